@@ -1,0 +1,179 @@
+"""The Agent interface and the ToolBox, the harness side of the agent's two tools.
+
+Every agent — scripted or LLM — acts only through `ToolBox.execute_code(language, code)`
+and `ToolBox.submit_results()`, so every trajectory is recorded the same way: a
+conversation (assistant tool calls + tool results) and trace events.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..runs.models import Conversation, Message
+from ..runs.trace import TraceWriter
+from ..sandbox.base import ExecResult, Sandbox
+from .stage_labels import label
+
+# Size of a tool result as the agent sees it (head + tail); the trace keeps the full output.
+TOOL_RESULT_CHARS = 8000
+
+# SPEC §6: first violation -> warning + blocked, second -> disqualified.
+MAX_VIOLATIONS_BEFORE_DQ = 1
+
+
+class RunStopped(Exception):
+    """Raised from a tool call when the run must end now (disqualified, limit hit)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class AgentContext:
+    """What an agent knows besides the system prompt: inside paths and the kickoff."""
+    task_id: str
+    tier: str
+    data_dir: str
+    workspace_dir: str
+    kickoff: str
+    output_files: list[str]
+    input_files: list[str]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AgentOutcome:
+    end_reason: str = "agent_finished"   # agent_finished | submitted | max_turns | wall_time | ...
+    model: str | None = None
+
+
+class Agent(Protocol):
+    name: str
+    model: str | None
+
+    def run(self, system_prompt: str, context: AgentContext, tools: "ToolBox") -> AgentOutcome: ...
+
+
+def clip_middle(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - 2 * half} characters elided; full output is in the trace ...]\n{text[-half:]}"
+
+
+def format_result(result: ExecResult, note: str = "") -> str:
+    parts = [f"exit_code: {result.exit_code}  duration: {result.duration_s:.2f}s"]
+    if result.timed_out:
+        parts.append("TIMED OUT: the execution was killed at the time limit.")
+    if note:
+        parts.append(note)
+    if result.stdout:
+        parts.append("stdout:\n" + clip_middle(result.stdout))
+    if result.stderr:
+        parts.append("stderr:\n" + clip_middle(result.stderr))
+    return "\n".join(parts)
+
+
+class ToolBox:
+    """Harness side of the tools: runs code in the sandbox, labels stages, applies the
+    violation policy, and records conversation + trace."""
+
+    def __init__(self, sandbox: Sandbox, trace: TraceWriter, conversation: Conversation,
+                 *, deadline: float | None = None, max_turns: int | None = None):
+        self.sandbox = sandbox
+        self.trace = trace
+        self.conversation = conversation
+        self.deadline = deadline          # time.monotonic() value; None = no wall limit
+        self.max_turns = max_turns
+        self.turns = 0                    # model turns (assistant messages)
+        self.calls = 0
+        self.stage: str | None = None
+        self.submitted = False
+        self.violations: list[dict[str, Any]] = []
+        self.disqualified = False
+        self.tokens_in = self.tokens_out = 0
+        self.cost_usd = 0.0
+
+    # ---- conversation bookkeeping (LLM agents call these directly) ----------------
+    def add_message(self, message: dict[str, Any]) -> None:
+        self.conversation.messages.append(Message.model_validate(message))
+
+    def begin_turn(self) -> None:
+        if self.max_turns is not None and self.turns >= self.max_turns:
+            raise RunStopped("max_turns")
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise RunStopped("wall_time")
+        self.turns += 1
+
+    def record_model_call(self, *, tokens_in: int, tokens_out: int, cost_usd: float,
+                          duration_s: float, tokens_cached: int | None = None, **data: Any) -> None:
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        self.cost_usd += cost_usd
+        self.trace.emit("model_call", turn=self.turns, tokens_in=tokens_in, tokens_out=tokens_out,
+                        tokens_cached=tokens_cached, cost_usd=round(cost_usd, 8),
+                        duration_s=round(duration_s, 4), data=data or None)
+
+    # ---- the two tools -------------------------------------------------------------
+    def execute_code(self, language: str, code: str) -> str:
+        """Run code in the sandbox; returns the text the agent sees."""
+        if self.disqualified:
+            raise RunStopped("disqualified")
+        self.calls += 1
+        stage, declared = label(code, self.stage)
+        self.stage = stage
+        self.trace.emit("tool_call", turn=self.turns, call_index=self.calls, stage=stage,
+                        kind="execute_code", language=language, code=code,
+                        data={"stage_declared": declared})
+        timeout = None
+        if self.deadline is not None:
+            # wall time is enforced during a long execution too, not only between turns
+            timeout = max(1.0, self.deadline - time.monotonic())
+            timeout = min(timeout, getattr(getattr(self.sandbox, "spec", None), "timeout_s", timeout))
+        if language not in ("python", "bash"):
+            text = f"error: unsupported language {language!r}; use 'python' or 'bash'"
+            self.trace.emit("error", call_index=self.calls, kind="bad_tool_arguments", message=text)
+            return text
+        result = self.sandbox.execute(language, code, timeout_s=timeout)
+        self.trace.emit("execution", turn=self.turns, call_index=self.calls, stage=stage,
+                        language=language, exit_code=result.exit_code, duration_s=round(result.duration_s, 4),
+                        stdout=result.stdout, stderr=result.stderr, timed_out=result.timed_out)
+        for w in result.warnings:
+            self.trace.emit("warning", call_index=self.calls, kind=w.get("kind", "advisory"),
+                            message=w.get("message", ""), data=w)
+        note = ""
+        if result.violations:
+            note = self._apply_violations(result)
+        if self.deadline is not None and time.monotonic() >= self.deadline and result.timed_out:
+            raise RunStopped("wall_time")
+        return format_result(result, note)
+
+    def submit_results(self) -> str:
+        if self.disqualified:
+            raise RunStopped("disqualified")
+        self.calls += 1
+        self.submitted = True
+        self.stage = "s5"
+        self.trace.emit("submit", turn=self.turns, call_index=self.calls, stage="s5")
+        return "Submission received. The harness will now check and score your outputs."
+
+    # ---- violation policy (SPEC §6) ---------------------------------------------------
+    def _apply_violations(self, result: ExecResult) -> str:
+        for v in result.violations:
+            record = {**v, "turn": self.turns, "call_index": self.calls}
+            self.violations.append(record)
+            self.trace.emit("violation", turn=self.turns, call_index=self.calls, kind=v.get("kind", "violation"),
+                            message=v.get("evidence", ""), data=record)
+        if len(self.violations) > MAX_VIOLATIONS_BEFORE_DQ:
+            self.disqualified = True
+            for v in self.violations:
+                v["action"] = "disqualified"
+            raise RunStopped("disqualified")
+        for v in self.violations:
+            v.setdefault("action", "warned")
+        return ("SANDBOX VIOLATION (warning 1 of 1): this call tried to reach a forbidden location "
+                f"({json.dumps(result.violations[0].get('path'))}). The access was blocked and recorded. "
+                "A second violation disqualifies the run.")

@@ -1,0 +1,105 @@
+"""Datasets: where they live, how they are built (demo) or staged (official sources).
+
+Layout (SPEC §5):
+    <data_root>/<dataset>/public/<case_id>/<input files>      agent sees it, read-only
+    <data_root>/<dataset>/private/<case_id>/<reference files> agent never sees it
+    <data_root>/<dataset>/manifest.json                       case ids + sha256 of every file
+
+`data_root` is `--data-root`, else $AUTOMEDBENCH_DATA, else ~/.cache/automedbench/data.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+
+class DatasetError(RuntimeError):
+    pass
+
+
+def data_root(root: Path | str | None = None) -> Path:
+    if root:
+        return Path(root).expanduser()
+    env = os.environ.get("AUTOMEDBENCH_DATA")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "automedbench" / "data"
+
+
+@dataclass(frozen=True)
+class DatasetPaths:
+    root: Path
+
+    @property
+    def public(self) -> Path:
+        return self.root / "public"
+
+    @property
+    def private(self) -> Path:
+        return self.root / "private"
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "manifest.json"
+
+    def is_staged(self) -> bool:
+        return self.manifest.is_file() and self.public.is_dir() and self.private.is_dir()
+
+    def load_manifest(self) -> dict[str, Any]:
+        if not self.manifest.is_file():
+            raise DatasetError(f"dataset at {self.root} is not staged (no manifest.json); "
+                               f"run `automedbench data stage {self.root.name}`")
+        try:
+            return json.loads(self.manifest.read_text())
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{self.manifest}: not valid JSON: {exc}") from None
+
+    def case_ids(self) -> list[str]:
+        return [c["case_id"] for c in self.load_manifest()["cases"]]
+
+
+def dataset_paths(name: str, root: Path | str | None = None) -> DatasetPaths:
+    return DatasetPaths(data_root(root) / name)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_manifest(paths: DatasetPaths, *, dataset: str, description: str,
+                   cases: list[dict[str, Any]], provenance: dict[str, Any]) -> dict[str, Any]:
+    """Hash every public and private file of every case and write manifest.json."""
+    for case in cases:
+        files = {}
+        for side in ("public", "private"):
+            case_dir = getattr(paths, side) / case["case_id"]
+            for f in sorted(case_dir.rglob("*")):
+                if f.is_file():
+                    files[str(f.relative_to(paths.root))] = sha256_file(f)
+        case["files"] = files
+    manifest = {"dataset": dataset, "description": description, "provenance": provenance,
+                "cases": cases}
+    paths.manifest.write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def verify_manifest(paths: DatasetPaths) -> list[str]:
+    """Files whose sha256 no longer matches the manifest (empty list = intact)."""
+    bad = []
+    for case in paths.load_manifest()["cases"]:
+        for rel, digest in case.get("files", {}).items():
+            f = paths.root / rel
+            if not f.is_file() or sha256_file(f) != digest:
+                bad.append(rel)
+    return bad
+
+
+# name -> builder(paths: DatasetPaths, **options) -> manifest dict.
+# Filled by data.registry so that importing this module stays cheap.
+Stager = Callable[..., dict[str, Any]]

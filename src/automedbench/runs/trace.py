@@ -1,0 +1,44 @@
+"""Append-only trace.jsonl writer: one TraceEvent per line, flushed as it happens so a
+crashed run still leaves its trace."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .models import TraceEvent
+
+
+class TraceWriter:
+    def __init__(self, path: Path, t0: float | None = None):
+        self.path = path
+        self.t0 = t0 if t0 is not None else time.monotonic()
+        self._fh = open(path, "a", encoding="utf-8")
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.t0
+
+    def emit(self, type: str, **fields: Any) -> TraceEvent:
+        event = TraceEvent(type=type, t=round(self.elapsed(), 4), **fields)
+        self._fh.write(event.model_dump_json(exclude_none=True) + "\n")
+        self._fh.flush()
+        return event
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def read_trace(path: Path) -> list[TraceEvent]:
+    """Events of a saved trace; a torn last line (crash mid-write) is skipped."""
+    events = []
+    if not path.is_file():
+        return events
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            events.append(TraceEvent.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValueError):
+            continue
+    return events

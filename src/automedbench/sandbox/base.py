@@ -1,0 +1,195 @@
+"""The Sandbox protocol: where agent code runs. Backends: bwrap (default), docker, local.
+
+A backend is built from a `SandboxSpec` (what the agent may see) and exposes `execute()`.
+The agent only ever learns the *inside* paths (`data_dir`, `workspace_dir`), so the same
+prompt works for every backend.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+# Bytes of stdout/stderr kept per stream; longer output keeps head and tail with a marker.
+DEFAULT_OUTPUT_CAP = 64 * 1024
+
+# The only host variables that may pass into a sandbox. Everything else (API keys, tokens,
+# harness paths) is dropped. Backends may add their own fixed values on top.
+ENV_ALLOW = ("LANG", "LC_ALL", "TZ", "TERM")
+
+
+@dataclass
+class SandboxSpec:
+    public_dir: Path            # task's public data, read-only inside
+    workspace: Path             # the run's workspace, read-write inside
+    network: bool = False
+    timeout_s: float = 600.0    # per execution
+    memory_mb: int | None = 16384
+    max_procs: int | None = 512
+    max_file_mb: int | None = 4096
+    output_cap: int = DEFAULT_OUTPUT_CAP
+    gpu: bool = True            # bind GPUs when the host has them
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ExecResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    blocked: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "exit_code": self.exit_code, "stdout": self.stdout, "stderr": self.stderr,
+            "duration_s": round(self.duration_s, 4), "timed_out": self.timed_out,
+            "violations": self.violations, "warnings": self.warnings,
+        }
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    name: str            # backend name as recorded in the report, e.g. "bwrap"
+    isolated: bool       # False only for `local`
+    data_dir: str        # public data path as the agent sees it
+    workspace_dir: str   # workspace path as the agent sees it
+
+    def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult: ...
+
+    def close(self) -> None: ...
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be built (missing binary, bad spec) — an infrastructure fault."""
+
+
+def cap_output(data: bytes, cap: int = DEFAULT_OUTPUT_CAP) -> str:
+    """Decode and bound a stream: keep head and tail, say how much was cut in the middle."""
+    if len(data) <= cap:
+        return data.decode("utf-8", errors="replace")
+    half = cap // 2
+    cut = len(data) - 2 * half
+    return (data[:half].decode("utf-8", errors="replace")
+            + f"\n[... {cut} bytes cut by the harness ...]\n"
+            + data[-half:].decode("utf-8", errors="replace"))
+
+
+def base_env(spec: SandboxSpec, home: str, tmp: str = "/tmp") -> dict[str, str]:
+    """Environment rebuilt from an allow-list; caches point into the workspace."""
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    env.update({
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": tmp,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HF_HOME": f"{home}/.cache/huggingface",
+        "TORCH_HOME": f"{home}/.cache/torch",
+        "PIP_CACHE_DIR": f"{home}/.cache/pip",
+        "XDG_CACHE_HOME": f"{home}/.cache",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.cache/matplotlib",
+    })
+    env.update(spec.extra_env)
+    return env
+
+
+def command_for(language: str, code: str, python: str) -> list[str]:
+    if language == "python":
+        return [python, "-c", code]
+    if language == "bash":
+        return ["/bin/bash", "-c", code]
+    raise ValueError(f"unsupported language {language!r}: use 'python' or 'bash'")
+
+
+def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeout_s: float,
+                cap: int, preexec=None, pass_fds=()) -> ExecResult:
+    """Run argv in its own session; on timeout kill the whole process group.
+
+    Output is read as it comes and bounded while reading (head + tail), so a flood of
+    output cannot exhaust the harness's memory."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
+    out, err = _Bounded(cap), _Bounded(cap)
+    timed_out = not _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + timeout_s)
+    if timed_out:
+        _kill_group(proc)
+        _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + 10)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.wait()
+    # Children that outlived the main process (daemonised, nohup) die with the group.
+    _kill_group(proc)
+    duration = time.monotonic() - start
+    stderr = err.text()
+    if timed_out:
+        stderr += f"\n[harness: execution killed after {timeout_s:g} s time limit]"
+    return ExecResult(proc.returncode if proc.returncode is not None else -9,
+                      out.text(), stderr, duration, timed_out)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> bool:
+    """Read both pipes until EOF (True) or the deadline (False)."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    for stream in sinks:
+        if not stream.closed:
+            sel.register(stream, selectors.EVENT_READ)
+    try:
+        while sel.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            for key, _ in sel.select(timeout=min(remaining, 0.5)):
+                chunk = os.read(key.fd, 65536)
+                if chunk:
+                    sinks[key.fileobj].add(chunk)
+                else:
+                    sel.unregister(key.fileobj)
+        return True
+    finally:
+        sel.close()
+
+
+class _Bounded:
+    """Keeps the first and last `cap // 2` bytes of a stream and counts the rest."""
+
+    def __init__(self, cap: int):
+        self.half, self.head, self.tail, self.total = cap // 2, bytearray(), bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        cut = self.total - len(self.head) - len(self.tail)
+        return head + tail if cut <= 0 else f"{head}\n[... {cut} bytes cut by the harness ...]\n{tail}"

@@ -1,0 +1,39 @@
+"""`local` backend: runs agent code as a plain subprocess. It isolates NOTHING.
+
+Kept for debugging on machines without bubblewrap. Every run using it is marked
+`sandbox: local (no isolation)` in its report and on the leaderboard. The environment is
+still scrubbed so API keys do not leak by accident.
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+
+from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
+
+LOCAL_LABEL = "local (no isolation)"
+
+
+class LocalSandbox:
+    name = LOCAL_LABEL
+    isolated = False
+
+    def __init__(self, spec: SandboxSpec):
+        warnings.warn("sandbox backend 'local' isolates nothing: agent code runs with your "
+                      "permissions and can read private references. Use it only for debugging.",
+                      RuntimeWarning, stacklevel=2)
+        self.spec = spec
+        self.data_dir = str(spec.public_dir.resolve())
+        self.workspace_dir = str(spec.workspace.resolve())
+        self.python = sys.executable
+
+    def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
+        env = base_env(self.spec, home=self.workspace_dir, tmp=self.workspace_dir + "/.tmp")
+        (self.spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
+        env["PATH"] = f"{sys.prefix}/bin:" + env["PATH"]
+        return run_process(command_for(language, code, self.python), env=env,
+                           cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
+                           cap=self.spec.output_cap)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,102 @@
+"""A task = one folder holding `task.yaml` and optional per-tier skill files.
+
+    <task_id>/task.yaml
+    <task_id>/skills/<tier>/s1.md ... s5.md      (optional, per tier)
+
+Tasks are discovered from the package's built-in folder, then from every directory in
+`AUTOMEDBENCH_TASKS` (os.pathsep-separated) and `--tasks-dir`, so users add tasks without
+touching code. A later folder with the same id overrides an earlier one.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+Tier = Literal["lite", "standard", "pro"]
+TIERS: tuple[str, ...] = ("lite", "standard", "pro")
+
+
+class TaskError(ValueError):
+    """A task folder is malformed. The message names the file and the field."""
+
+
+class LiteInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: str = Field(description="the exact model/method the agent must use")
+    requirements: list[str] = Field(default_factory=list, description="pinned requirements.txt lines")
+
+
+class StandardInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    candidates: list[str] = Field(min_length=2, max_length=5)
+
+
+class ProInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    background: str
+
+
+class TierInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    lite: LiteInfo
+    standard: StandardInfo
+    pro: ProInfo
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    title: str
+    track: str
+    dataset: str
+    description: str = Field(description="the clinical/research goal, shown in every tier")
+    case_unit: str = "3D volume"
+    input_files: list[str]
+    output_files: list[str]
+    time_limit_s: int = 3600
+    max_turns: int = 60
+    network: bool = True
+    track_options: dict[str, Any] = Field(default_factory=dict)
+    tiers: TierInfo
+    folder: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_slug(cls, v: str) -> str:
+        import re
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", v):
+            raise ValueError("must be lower-case letters, digits, '-' or '_'")
+        return v
+
+    def skill(self, tier: str, stage: str) -> str:
+        """Per-tier stage skill text, or '' when the task has none for that stage."""
+        if self.folder is None:
+            return ""
+        path = self.folder / "skills" / tier / f"{stage}.md"
+        return path.read_text().strip() if path.is_file() else ""
+
+
+def load_task(folder: Path) -> Task:
+    import yaml
+
+    path = folder / "task.yaml"
+    if not path.is_file():
+        raise TaskError(f"{path}: missing task.yaml")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise TaskError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise TaskError(f"{path}: expected a mapping at the top level")
+    try:
+        task = Task.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise TaskError(f"{path}: field '{field}': {first['msg']}") from None
+    if task.id != folder.name:
+        raise TaskError(f"{path}: field 'id': {task.id!r} must equal the folder name {folder.name!r}")
+    task.folder = folder
+    return task
