@@ -1,0 +1,46 @@
+"""Agents by name: the built-in scripted agents, then LLM agents from the YAML registry."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
+
+
+class AgentError(ValueError):
+    pass
+
+
+def scripted_agents() -> dict[str, type]:
+    from .scripted import SCRIPTED_AGENTS
+    return SCRIPTED_AGENTS
+
+
+def agent_names(agent_configs: list[Path] | None = None) -> list[str]:
+    names = list(scripted_agents())
+    try:
+        from .registry import load_agent_configs
+        names += list(load_agent_configs(agent_configs))
+    except ImportError:
+        pass
+    return names
+
+
+def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
+    """A scripted agent by name, else an LLM agent from the registry (built-in + files)."""
+    scripted = scripted_agents()
+    if name in scripted:
+        return scripted[name]()
+    try:
+        from .registry import load_agent_configs
+        from .llm import LLMAgent
+    except ImportError:
+        load_agent_configs = None
+    if load_agent_configs is not None:
+        configs = load_agent_configs(agent_configs)
+        if name in configs:
+            return LLMAgent(configs[name])
+    raise AgentError(f"unknown agent {name!r}; known: {', '.join(agent_names(agent_configs))}")
+
+
+__all__ = ["Agent", "AgentContext", "AgentOutcome", "AgentError", "RunStopped", "ToolBox",
+           "get_agent", "agent_names"]

@@ -1,0 +1,31 @@
+"""The judge interface for S1..S3. Backends: heuristic (offline default), llm (issue 4).
+
+A judge sees the evidence of the run — task brief, tier, saved plan artifacts, the trace —
+and NEVER the task score (avoids outcome bias, SPEC §2). It returns, per judged stage,
+item verdicts or None when the stage could not be judged (infrastructure fault)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ...runs.models import Conversation, StageResult, TraceEvent
+from ...tasks import Task
+
+
+@dataclass
+class JudgeEvidence:
+    task: Task
+    tier: str
+    workspace: Path
+    trace: list[TraceEvent]
+    conversation: Conversation | None
+
+
+class Judge(Protocol):
+    backend: str
+    model: str | None
+    version: str
+
+    def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
+        """Return {"s1": ..., "s2": ..., "s3": ...}; None for a stage = could not judge."""

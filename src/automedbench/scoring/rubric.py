@@ -1,0 +1,66 @@
+"""Load the rubric (scoring/rubric.yaml) and turn item verdicts into stage scores."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+RUBRIC_PATH = Path(__file__).with_name("rubric.yaml")
+STAGES = ("s1", "s2", "s3", "s4", "s5")
+
+
+@dataclass(frozen=True)
+class StageRubric:
+    id: str
+    name: str
+    weight: float
+    kind: str                      # items | ladder | deterministic
+    judged: bool
+    items: dict[str, str]
+    auto_pass: dict[str, list[str]] = field(default_factory=dict)
+    allowed: tuple[float, ...] = (0.0, 1.0)
+
+    def allowed_values(self) -> tuple[float, ...]:
+        return self.allowed if self.kind == "ladder" else (0.0, 1.0)
+
+    def auto_passed(self, tier: str) -> list[str]:
+        return list(self.auto_pass.get(tier, []))
+
+    def score(self, items: dict[str, float]) -> float:
+        """Stage score from complete item verdicts (ladder: the single item's value)."""
+        if self.kind == "ladder":
+            return float(items[next(iter(self.items))])
+        return sum(float(items[i]) for i in self.items) / len(self.items)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    version: int
+    stages: dict[str, StageRubric]
+
+    @property
+    def judged(self) -> list[str]:
+        return [s for s, r in self.stages.items() if r.judged]
+
+    def weights(self) -> dict[str, float]:
+        return {s: r.weight for s, r in self.stages.items()}
+
+
+def load_rubric(path: Path = RUBRIC_PATH) -> Rubric:
+    return _load(str(path))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> Rubric:
+    raw = yaml.safe_load(Path(path).read_text())
+    stages = {}
+    for sid, s in raw["stages"].items():
+        stages[sid] = StageRubric(
+            id=sid, name=s["name"], weight=float(s["weight"]), kind=s["kind"], judged=bool(s["judged"]),
+            items=dict(s["items"]), auto_pass={k: list(v) for k, v in (s.get("auto_pass") or {}).items()},
+            allowed=tuple(float(x) for x in s.get("allowed", (0.0, 1.0))))
+    if tuple(stages) != STAGES:
+        raise ValueError(f"{path}: stages must be exactly {STAGES}")
+    return Rubric(version=int(raw["version"]), stages=stages)
