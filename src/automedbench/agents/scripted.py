@@ -3,8 +3,8 @@ their calls are recorded as assistant tool calls, so their trajectories look lik
 
 - reference: plans (plan.md + plan.png), sets up and checks the inputs, pilots ONE case and
   inspects it, runs the batch, verifies, submits — with an honest classical method.
-- careless:  a one-line plan, no pilot, no inspection; a realistic bug (every other case is
-  flipped left-right, a classic orientation error), submits without checking.
+- careless:  a one-line plan, no pilot, no inspection; a realistic bug (every other case has its
+  z axis reversed, a classic orientation error), submits without checking.
 - empty:     looks at the data, writes nothing, submits anyway.
 - cheater:   tries to read the private references twice (disqualified in a real sandbox).
 - crasher:   raises mid-run (tests the harness's crash handling).
@@ -108,10 +108,10 @@ _PLAN_PNG = textwrap.dedent("""\
 
 def _batch(context: AgentContext, flip_every_other: bool = False) -> str:
     flip = textwrap.dedent("""\
-            if i % 2 == 1:  # (bug) re-orient every other case
+            if i % 2 == 1:  # (bug) 'fix' slice order on odd cases: reverses the z axis
                 for f in out.iterdir():
                     img = nib.load(str(f)); data = np.asarray(img.dataobj)
-                    nib.save(nib.Nifti1Image(np.ascontiguousarray(data[::-1]), img.affine), str(f))
+                    nib.save(nib.Nifti1Image(np.ascontiguousarray(data[:, :, ::-1]), img.affine), str(f))
         """) if flip_every_other else ""
     return "# S4 inference on every case\nimport pathlib, subprocess, sys\nimport numpy as np, nibabel as nib\n" + \
         f"cases = sorted(p.name for p in pathlib.Path({context.data_dir!r}).iterdir() if p.is_dir())\n" + \

@@ -75,7 +75,7 @@ def prompt_values(task: Task, tier: str, *, data_dir: str, workspace_dir: str,
         "case_unit": task.case_unit,
         "output_files_list": ", ".join(f"`{f}`" for f in task.output_files),
         "output_contract": task.track_options.get("output_contract", "").strip(),
-        "plan_artifacts": " and ".join(f"`{a}`" if "/" in a.split(" ")[0] else a for a in t["plan_artifacts"]),
+        "plan_artifacts": ", ".join(t["plan_artifacts"]),
         **{f"skill_{s}": _skill(task, tier, s) for s in ("s1", "s2", "s3", "s4", "s5")},
     }
 
