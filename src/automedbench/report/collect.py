@@ -40,6 +40,12 @@ class ReportList(list):
         self.warnings: list[str] = list(warnings or [])
         self.run_dirs: dict[str, Path] = dict(run_dirs or {})
 
+    def __getitem__(self, key):  # a slice keeps the warnings and run dirs
+        item = super().__getitem__(key)
+        if isinstance(key, slice):
+            return ReportList(item, warnings=self.warnings, run_dirs=self.run_dirs)
+        return item
+
 
 def _find_report_files(root: Path) -> list[Path]:
     """Every detail_report.json under root; run directories are leaves."""
