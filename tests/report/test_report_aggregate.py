@@ -145,3 +145,9 @@ def test_error_histogram_separates_infrastructure(make_report):
 def test_empty_input():
     board = aggregate([])
     assert board.n_runs == 0 and board.agents == [] and board.groups == []
+
+
+def test_non_finite_scores_are_treated_as_null(make_report):
+    reps = [make_report("r1", overall=float("nan")), make_report("r2", overall=0.5)]
+    a = _agent(aggregate(reps), "agent-a")
+    assert a.overall.mean == pytest.approx(0.5) and a.overall.n == 1

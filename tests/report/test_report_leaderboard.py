@@ -136,3 +136,10 @@ def test_headless_chromium_renders_page(tmp_path, make_report):
          (out / "index.html").as_uri()],
         capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 10_000, proc.stderr[-2000:]
+
+
+def test_json_is_strict_and_has_generated_at(tmp_path, make_report):
+    out, _ = _site(tmp_path, [make_report("r1", overall=float("nan")), make_report("r2")])
+    text = (out / "leaderboard.json").read_text()
+    assert "NaN" not in text
+    assert json.loads(text)["generated_at"] == "2026-11-26 00:00 UTC"

@@ -17,6 +17,7 @@ Rules (docs/leaderboard.md says the same in prose):
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -104,6 +105,7 @@ class Leaderboard(BaseModel):
     tiers: list[str]
     error_categories: list[str]         # columns for the per-agent error table
     bootstrap: BootstrapInfo = Field(default_factory=BootstrapInfo)
+    generated_at: str | None = None     # set by write_leaderboard; aggregate() leaves it None
 
 
 # ---- small pure helpers -----------------------------------------------------------------
@@ -140,8 +142,8 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLE
 
 
 def summarize(values: Iterable[float | None]) -> Stat:
-    """Stat over the non-null values."""
-    xs = [float(v) for v in values if v is not None]
+    """Stat over the non-null, finite values (a NaN is treated like a null)."""
+    xs = [float(v) for v in values if v is not None and math.isfinite(v)]
     if not xs:
         return Stat()
     arr = np.asarray(xs, dtype=float)
@@ -153,7 +155,9 @@ def summarize(values: Iterable[float | None]) -> Stat:
 
 
 def _mean(xs: Sequence[float]) -> float:
-    return float(np.mean(xs)) if xs else 0.0
+    """Plain mean for counters (turns, time, tokens, cost); non-finite values are ignored."""
+    ys = [float(x) for x in xs if math.isfinite(x)]
+    return float(np.mean(ys)) if ys else 0.0
 
 
 def _tier_key(t: str) -> tuple[int, str]:

@@ -47,10 +47,15 @@ class ReportList(list):
         return item
 
 
-def _find_report_files(root: Path) -> list[Path]:
+def _find_report_files(root: Path, warn=None) -> list[Path]:
     """Every detail_report.json under root; run directories are leaves."""
     found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+
+    def onerror(exc: OSError) -> None:
+        if warn is not None:
+            warn(f"{exc.filename}: cannot list ({exc.strerror or exc})")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
         if REPORT_NAME in filenames:
             found.append(Path(dirpath) / REPORT_NAME)
             dirnames[:] = []  # a run dir: do not look inside workspace/ etc.
@@ -97,7 +102,7 @@ def collect_reports(paths: Iterable[Path | str]) -> ReportList:
                 if not candidates:
                     warn(f"{p}: not a {REPORT_NAME} file; ignored")
             elif p.is_dir():
-                candidates = _find_report_files(p)
+                candidates = _find_report_files(p, warn)
                 if not candidates:
                     warn(f"{p}: no {REPORT_NAME} found")
             else:

@@ -196,11 +196,11 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         warnings = list(getattr(reports, "warnings", []))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    board = aggregate(reports)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    board = aggregate(reports).model_copy(update={"generated_at": stamp})
 
     (out / "leaderboard.json").write_text(
-        json.dumps({**board.model_dump(mode="json"), "generated_at": stamp}, indent=2) + "\n",
+        json.dumps(board.model_dump(mode="json"), indent=2, allow_nan=False) + "\n",
         encoding="utf-8")
     write_csv(board, out / "leaderboard.csv")
 
