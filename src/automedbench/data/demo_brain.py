@@ -166,7 +166,7 @@ def _insert_lesions(rng: np.random.Generator, t1: np.ndarray, wm: np.ndarray,
     lesions: list[dict[str, Any]] = []
     wm_ref = float(np.median(t1[wm > 0.9]))
     attempts = 0
-    while len(lesions) < n_lesions and attempts < 200:
+    while len(lesions) < n_lesions and attempts < 400:
         attempts += 1
         axes = rng.uniform(2.5, 5.5, 3)                    # semi-axes in voxels (5-11 mm)
         candidates = np.argwhere((depth >= 0.6 * axes.min() + 1) & ~ndimage.binary_dilation(
@@ -181,7 +181,7 @@ def _insert_lesions(rng: np.random.Generator, t1: np.ndarray, wm: np.ndarray,
                     for c, n in zip(centre, shape))
         r = _ellipsoid_radius(shape, centre, axes, rot, box)
         inside = (r <= 1.0) & (brain[box] > 0.5)
-        if inside.sum() < 20 or wm_mask[box][inside].mean() < 0.7 or mask[box][inside].any():
+        if inside.sum() < 20 or wm_mask[box][inside].mean() < 0.85 or mask[box][inside].any():
             continue
         hyper = bool(rng.random() < 0.5)
         contrast = rng.uniform(1.30, 1.50) if hyper else rng.uniform(0.42, 0.58)
