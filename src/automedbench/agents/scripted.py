@@ -107,20 +107,27 @@ _PLAN_PNG = textwrap.dedent("""\
 
 
 def _batch(context: AgentContext, flip_every_other: bool = False) -> str:
+    """Batch inference in ONE process (imports once) over every case."""
     flip = textwrap.dedent("""\
-            if i % 2 == 1:  # (bug) 'fix' slice order on odd cases: reverses the z axis
-                for f in out.iterdir():
-                    img = nib.load(str(f)); data = np.asarray(img.dataobj)
-                    nib.save(nib.Nifti1Image(np.ascontiguousarray(data[:, :, ::-1]), img.affine), str(f))
+        if i % 2 == 0:  # (bug) 'fix' slice order on every other case: reverses the z axis
+            for f in out.iterdir():
+                img = nib.load(str(f)); vol = np.asarray(img.dataobj)
+                nib.save(nib.Nifti1Image(np.ascontiguousarray(vol[:, :, ::-1]), img.affine), str(f))
         """) if flip_every_other else ""
-    return "# S4 inference on every case\nimport pathlib, subprocess, sys\nimport numpy as np, nibabel as nib\n" + \
-        f"cases = sorted(p.name for p in pathlib.Path({context.data_dir!r}).iterdir() if p.is_dir())\n" + \
-        "for i, cid in enumerate(cases):\n" + \
-        "    out = pathlib.Path('outputs') / cid\n" + \
-        f"    r = subprocess.run([sys.executable, 'method.py', str(pathlib.Path({context.data_dir!r}) / cid / {context.input_files[0]!r}), str(out)], capture_output=True, text=True)\n" + \
-        "    print(cid, 'exit', r.returncode, r.stdout.strip()[-120:], r.stderr.strip()[-300:])\n" + \
-        textwrap.indent(flip, "    ") + \
-        "print('done', len(cases), 'cases')\n"
+    return "\n".join([
+        "# S4 inference on every case",
+        "import pathlib, sys",
+        "import numpy as np, nibabel as nib",
+        "sys.path.insert(0, '.')",
+        "import method",
+        f"data = pathlib.Path({context.data_dir!r})",
+        "cases = sorted(p.name for p in data.iterdir() if p.is_dir())",
+        "for i, cid in enumerate(cases):",
+        "    out = pathlib.Path('outputs') / cid",
+        f"    code = method.main(['method.py', str(data / cid / {context.input_files[0]!r}), str(out)])",
+        "    print(cid, 'exit', code)",
+        textwrap.indent(flip, "    "),
+        "print('done', len(cases), 'cases')", ""])
 
 
 def _verify(context: AgentContext) -> str:

@@ -4,7 +4,6 @@ Each rule below is a small function of (trace, stages, task result); the table o
 steps and categories is data. Evidence names the turn/call and an excerpt."""
 from __future__ import annotations
 
-import statistics
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,6 +15,10 @@ from ..runs.models import ErrorCode, StageResult, TaskResult, TraceEvent
 @lru_cache(maxsize=1)
 def error_table() -> dict:
     return yaml.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
+
+
+# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT)
+LOGIC_DROP = 0.8
 
 
 def make_error(code: str, **evidence) -> ErrorCode:
@@ -59,15 +62,16 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
         e = unrecovered[0]
         fired.append(make_error("UNRECOVERED_ERROR", turn=e.turn, call=e.call_index, excerpt=_excerpt(e.stderr)))
 
-    # cases far below the others: a sign of wrong labels/orientation on some cases
+    # Cases far below the best case on the track's stable metric (organ / macro Dice, the first
+    # metric a track reports): the signature of wrong labels or orientation on some cases.
     primary = [(c.case_id, next(iter(v for v in c.metrics.values() if v is not None), None))
                for c in task.per_case if c.valid]
     values = [v for _, v in primary if v is not None]
-    if len(values) >= 3:
-        med = statistics.median(values)
-        low = [cid for cid, v in primary if v is not None and med >= 0.5 and v < 0.5 * med]
+    if len(values) >= 3 and max(values) >= 0.5:
+        best = max(values)
+        low = [cid for cid, v in primary if v is not None and v < LOGIC_DROP * best]
         if low:
-            fired.append(make_error("LOGIC_SUSPECT", cases=low, median=round(med, 4)))
+            fired.append(make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4)))
 
     missing = [c.case_id for c in task.per_case if c.reason.startswith("missing")]
     if missing and submitted:
