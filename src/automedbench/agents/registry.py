@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 BUILTIN_FILE = Path(__file__).with_name("agents.yaml")
 ENV_FILES = "AUTOMEDBENCH_AGENTS"
@@ -111,13 +111,15 @@ class AgentConfig(_Strict):
             raise ValueError("must start with http:// or https://")
         return v.rstrip("/")
 
-    @model_validator(mode="after")
-    def _headers_no_secrets(self) -> "AgentConfig":
-        for k, v in (self.headers or {}).items():
-            if _SECRET_HEADERS.search(k) and not _ENV_REF.fullmatch(v.strip().split()[-1] if v.strip() else v):
+    @field_validator("headers")
+    @classmethod
+    def _headers_no_secrets(cls, v: dict[str, str] | None) -> dict[str, str] | None:
+        for k, val in (v or {}).items():
+            last = val.strip().split()[-1] if val.strip() else val
+            if _SECRET_HEADERS.search(k) and not _ENV_REF.fullmatch(last):
                 raise ValueError(f"header {k!r} looks like a credential: write its value as "
                                  f"'${{ENV_NAME}}' (optionally after a scheme, e.g. 'Bearer ${{MY_TOKEN}}')")
-        return self
+        return v
 
     # ---- resolved at call time, in the harness process only ------------------------
     def api_key(self) -> str:
