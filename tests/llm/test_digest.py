@@ -58,3 +58,17 @@ def test_tiny_budget_still_bounded():
 
 def test_empty_trace():
     assert "no tool calls" in build_digest([])
+
+
+def test_bench_script_goal_met(capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "bench" / "judge_digest.py"
+    spec = importlib.util.spec_from_file_location("judge_digest_bench", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    trace = synthetic_trace(setup_calls=10, cohort_calls=30, log_chars=3000)
+    tmp = Path(__import__("tempfile").mkdtemp()) / "trace.jsonl"
+    tmp.write_text("\n".join(e.model_dump_json(exclude_none=True) for e in trace))
+    assert mod.main([str(tmp)]) == 0
+    assert "GOAL MET" in capsys.readouterr().out
