@@ -1,0 +1,57 @@
+# Two commands (README quick start):  make demo  |  make test
+# Both create .venv, install the package, and install the system packages they need
+# (bubblewrap for the sandbox, inotify-tools for access detection) when running as root
+# with apt-get; otherwise they say what to install and continue where possible.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+SYS_PACKAGES := bubblewrap inotify-tools
+
+.PHONY: demo test setup sysdeps bench clean help
+
+help:
+	@echo "make demo   - set up, build the embedded datasets, run the built-in agents, print results + leaderboard"
+	@echo "make test   - set up and run the whole test suite"
+	@echo "make bench  - run the benchmarks in bench/"
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ not found (install python3.11)"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
+	  { echo "error: $(PYTHON) is older than 3.11"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $@
+
+sysdeps:
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v inotifywait >/dev/null 2>&1 || missing="$$missing inotify-tools"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing system packages:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
+	      echo "warning: could not install$$missing; the bwrap sandbox will be unavailable (tests needing it skip)"; \
+	  else \
+	    echo "warning: missing system packages:$$missing. Install them with: sudo apt-get install$$missing"; \
+	    echo "         (without bubblewrap the demo falls back to the 'local' backend, which isolates nothing)"; \
+	  fi; \
+	fi
+
+setup: sysdeps $(STAMP)
+
+demo: setup
+	$(BIN)/automedbench demo
+
+test: setup
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: setup
+	$(BIN)/python bench/score_segmentation.py
+	$(BIN)/python bench/sandbox_overhead.py
+	$(BIN)/python bench/judge_digest.py
+
+clean:
+	rm -rf $(VENV) demo_out .pytest_cache

@@ -1,0 +1,63 @@
+"""Run directory layout. One folder per run:
+
+    RUN_DIR/run.json            what was run (task, tier, agent, dataset location, limits) — RunMeta
+    RUN_DIR/conversation.json   rendered system prompt + every message — Conversation
+    RUN_DIR/trace.jsonl         one TraceEvent per line
+    RUN_DIR/judge.json          the judge's S1..S3 verdicts (re-used by `score`, replaced by `judge`)
+    RUN_DIR/detail_report.json  the scored report — DetailReport
+    RUN_DIR/workspace/          the agent's workspace (outputs/<case_id>/..., plan/plan.md, ...)
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .models import RunInfo
+
+
+class RunMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run: RunInfo
+    dataset: str
+    dataset_root: str
+    tasks_dirs: list[str] = Field(default_factory=list)
+    case_ids: list[str]
+    lesion_positive: list[bool] | None = None
+    disqualified: bool = False
+    violations: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class RunFiles:
+    def __init__(self, run_dir: Path):
+        self.dir = Path(run_dir)
+
+    meta = property(lambda self: self.dir / "run.json")
+    conversation = property(lambda self: self.dir / "conversation.json")
+    trace = property(lambda self: self.dir / "trace.jsonl")
+    judge = property(lambda self: self.dir / "judge.json")
+    report = property(lambda self: self.dir / "detail_report.json")
+    workspace = property(lambda self: self.dir / "workspace")
+
+
+def new_run_id(agent: str, task: str, tier: str) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{stamp}_{task}_{tier}_{agent}_{secrets.token_hex(3)}"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write via a temp file + rename so a crash never leaves half a JSON file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    text = data.model_dump_json(indent=2) if isinstance(data, BaseModel) else json.dumps(data, indent=2)
+    tmp.write_text(text + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,103 @@
+"""Fire error codes (scoring/error_codes.yaml) from the evidence of a scored run.
+
+Each rule below is a small function of (trace, stages, task result); the table of codes,
+steps and categories is data. Evidence names the turn/call and an excerpt."""
+from __future__ import annotations
+
+import statistics
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from ..runs.models import ErrorCode, StageResult, TaskResult, TraceEvent
+
+
+@lru_cache(maxsize=1)
+def error_table() -> dict:
+    return yaml.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
+
+
+def make_error(code: str, **evidence) -> ErrorCode:
+    spec = error_table()["codes"][code]
+    return ErrorCode(code=code, category=spec["category"], step=spec["step"],
+                     evidence={"what": spec["text"], **evidence},
+                     infrastructure=bool(spec.get("infrastructure", False)))
+
+
+def _excerpt(text: str | None, n: int = 200) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= n else text[: n // 2] + " … " + text[-n // 2:]
+
+
+def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None], task: TaskResult,
+                  *, submitted: bool, end_reason: str | None, workspace: Path,
+                  all_trivial: bool = False) -> list[ErrorCode]:
+    fired: list[ErrorCode] = []
+    execs = [e for e in trace if e.type == "execution"]
+
+    if not (workspace / "plan" / "plan.md").is_file():
+        fired.append(make_error("PLAN_MISSING", path="plan/plan.md"))
+    elif stages.get("s1") and stages["s1"].items.get("s1b") == 0:
+        fired.append(make_error("PLAN_NO_STEPS"))
+
+    failed_setup = [e for e in execs if e.stage == "s2" and e.exit_code != 0]
+    if len(failed_setup) > 5:
+        fired.append(make_error("SETUP_RETRIES", calls=[e.call_index for e in failed_setup]))
+
+    s3 = stages.get("s3")
+    if s3 is not None and s3.score is not None:
+        if s3.score == 0:
+            fired.append(make_error("NO_PILOT", rationale=s3.rationale))
+        elif s3.score == 0.5:
+            fired.append(make_error("PILOT_NOT_INSPECTED", rationale=s3.rationale))
+
+    # a failure never followed by any successful execution
+    last_ok = max((e.call_index or 0 for e in execs if e.exit_code == 0), default=0)
+    unrecovered = [e for e in execs if e.exit_code not in (0, None) and (e.call_index or 0) > last_ok]
+    if unrecovered:
+        e = unrecovered[0]
+        fired.append(make_error("UNRECOVERED_ERROR", turn=e.turn, call=e.call_index, excerpt=_excerpt(e.stderr)))
+
+    # cases far below the others: a sign of wrong labels/orientation on some cases
+    primary = [(c.case_id, next(iter(v for v in c.metrics.values() if v is not None), None))
+               for c in task.per_case if c.valid]
+    values = [v for _, v in primary if v is not None]
+    if len(values) >= 3:
+        med = statistics.median(values)
+        low = [cid for cid, v in primary if v is not None and med >= 0.5 and v < 0.5 * med]
+        if low:
+            fired.append(make_error("LOGIC_SUSPECT", cases=low, median=round(med, 4)))
+
+    missing = [c.case_id for c in task.per_case if c.reason.startswith("missing")]
+    if missing and submitted:
+        fired.append(make_error("MISSING_CASES", cases=missing[:20], n_missing=len(missing)))
+    invalid = [(c.case_id, c.reason) for c in task.per_case if not c.valid and not c.reason.startswith("missing")]
+    if invalid:
+        fired.append(make_error("FORMAT_INVALID", cases=[{"case_id": c, "reason": r} for c, r in invalid[:20]]))
+    if not submitted:
+        fired.append(make_error("NOT_SUBMITTED", end_reason=end_reason))
+    elif not any(c.valid for c in task.per_case):
+        fired.append(make_error("SUBMITTED_NOTHING"))
+
+    if end_reason == "wall_time" or any(e.timed_out for e in execs):
+        fired.append(make_error("TIMEOUT", end_reason=end_reason,
+                                calls=[e.call_index for e in execs if e.timed_out]))
+    if all_trivial:
+        fired.append(make_error("PLACEHOLDER_OUTPUT", cases=[c.case_id for c in task.per_case if c.valid][:20]))
+    violations = [e for e in trace if e.type == "violation"]
+    if violations:
+        fired.append(make_error("SANDBOX_VIOLATION", calls=[e.call_index for e in violations],
+                                excerpt=_excerpt(violations[0].message)))
+    training = [e for e in trace if e.type == "warning" and e.kind == "training_detected"]
+    if training:
+        fired.append(make_error("TRAINING_DETECTED", calls=[e.call_index for e in training],
+                                excerpt=_excerpt(training[0].message)))
+    if end_reason in ("provider_error", "provider_unavailable"):
+        fired.append(make_error("INFRA_PROVIDER", end_reason=end_reason))
+    if end_reason == "agent_crash":
+        crash = next((e for e in trace if e.type == "error" and e.kind == "agent_crash"), None)
+        fired.append(make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else "")))
+    if any(stages.get(s) is None for s in ("s1", "s2", "s3")):
+        fired.append(make_error("INFRA_JUDGE", stages=[s for s in ("s1", "s2", "s3") if stages.get(s) is None]))
+    return fired

@@ -1,0 +1,24 @@
+"""The saved-artifact schemas are a public contract: the committed files must match the models."""
+import json
+from pathlib import Path
+
+from automedbench.runs.models import SCHEMA_VERSION, DetailReport
+from automedbench.runs.schemas import render_schemas
+
+SCHEMA_DIR = Path(__file__).parents[1] / "schemas"
+
+
+def test_committed_schemas_match_models():
+    for name, text in render_schemas().items():
+        committed = (SCHEMA_DIR / name).read_text()
+        assert committed == text, f"{name} changed: bump SCHEMA_VERSION and re-export (python -m automedbench.runs.schemas)"
+
+
+def test_detail_report_public_keys():
+    props = json.loads(render_schemas()["detail_report.schema.json"])["properties"]
+    assert set(props) >= {"schema_version", "run", "stages", "active_stages", "agentic", "task", "overall",
+                          "medal", "rating", "errors", "violations", "judge"}
+    run_keys = set(DetailReport.model_fields["run"].annotation.model_fields)
+    assert run_keys >= {"run_id", "agent", "model", "task", "track", "tier", "started_at", "wall_time_s", "turns",
+                        "tokens_in", "tokens_out", "cost_usd", "submitted", "sandbox"}
+    assert SCHEMA_VERSION == "1.0"
