@@ -127,3 +127,5 @@ def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
     assert report["run"]["end_reason"] == "provider_unavailable"
     trace = [json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()]
     assert any(e["type"] == "error" and e.get("kind") == "infrastructure" for e in trace)
+    infra = [e for e in report["errors"] if e["code"] == "INFRA_PROVIDER"]
+    assert infra and infra[0]["infrastructure"] is True
