@@ -38,7 +38,7 @@ class Rig:
     """A ToolBox over a local sandbox in a temp dir, as the runner would build it."""
 
     def __init__(self, root: Path, *, wall_s: float | None = None, max_turns: int | None = None,
-                 exec_timeout_s: float = 20):
+                 exec_timeout_s: float = 20, backend: str = "local"):
         self.public = root / "public"
         self.workspace = root / "workspace"
         self.public.mkdir(parents=True)
@@ -47,7 +47,7 @@ class Rig:
         (self.public / "case_001" / "image.txt").write_text("pixels")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            self.sandbox = open_sandbox("local", SandboxSpec(self.public, self.workspace, timeout_s=exec_timeout_s))
+            self.sandbox = open_sandbox(backend, SandboxSpec(self.public, self.workspace, timeout_s=exec_timeout_s))
         self.trace_path = root / "trace.jsonl"
         self.trace = TraceWriter(self.trace_path)
         self.conversation = Conversation(system_prompt="You are a test agent.")

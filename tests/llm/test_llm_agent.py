@@ -283,9 +283,19 @@ def test_usage_missing_is_estimated(fake_openai, rig):
 SECRET = "sk-test-SUPERSECRET-0123456789abcdef"
 
 
-def test_api_key_never_reaches_sandbox_conversation_or_trace(fake_openai, rig, monkeypatch):
+def _backends():
+    from automedbench.sandbox import available_backends
+    return available_backends()      # local today; bwrap/docker are covered once registered
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_api_key_never_reaches_sandbox_conversation_or_trace(fake_openai, rig, monkeypatch, backend):
     monkeypatch.setenv("AMB_TEST_API_KEY", SECRET)
-    r = rig()
+    from automedbench.sandbox import SandboxError
+    try:
+        r = rig(backend=backend)
+    except SandboxError as exc:
+        pytest.skip(f"sandbox {backend} unavailable here: {exc}")
     fake_openai.push(
         completion(tool_calls=[ex("bash", "env; cat /proc/self/environ | tr '\\0' '\\n'")]),
         completion(tool_calls=[ex("python", "import os; print(dict(os.environ))")]),
@@ -311,3 +321,19 @@ def test_missing_key_env_is_provider_error(fake_openai, rig, monkeypatch):
     out = LLMAgent(agent_config(fake_openai.url, api_key_env="AMB_TEST_API_KEY")).run("s", r.context, r.tools)
     assert out.end_reason == "provider_error" and fake_openai.chat_requests() == []
     assert "AMB_TEST_API_KEY" in r.types("error")[0].message
+
+
+def test_retry_after_parsing_and_backoff():
+    import email.utils
+    import random
+    from automedbench.agents.llm_client import backoff_delay, parse_retry_after
+    assert parse_retry_after({"retry-after": "2"}) == 2.0
+    assert parse_retry_after({"retry-after-ms": "150", "retry-after": "9"}) == 0.15
+    now = 1_000_000.0
+    date = email.utils.formatdate(now + 30, usegmt=True)
+    assert parse_retry_after({"retry-after": date}, now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after({"retry-after": "soon"}) is None and parse_retry_after({}) is None
+    rng = random.Random(0)
+    for attempt, cap in [(1, 1.0), (2, 2.0), (3, 4.0), (10, 8.0)]:
+        d = backoff_delay(attempt, 1.0, 8.0, rng)
+        assert cap / 2 <= d <= cap
