@@ -32,8 +32,12 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LITERAL_KEY_FIELDS = ("api_key", "key", "apikey", "token", "secret", "password", "openai_api_key")
 
 
-class AgentConfigError(ValueError):
-    """An agent/judge config is malformed. The message names the file and the field."""
+from . import AgentError
+
+
+class AgentConfigError(AgentError):
+    """An agent/judge config is malformed (or names a missing env var). The message names
+    the file and the field. A subclass of AgentError, so the CLI reports it as a user error."""
 
 
 class _Strict(BaseModel):
