@@ -337,3 +337,16 @@ def test_retry_after_parsing_and_backoff():
     for attempt, cap in [(1, 1.0), (2, 2.0), (3, 4.0), (10, 8.0)]:
         d = backoff_delay(attempt, 1.0, 8.0, rng)
         assert cap / 2 <= d <= cap
+
+
+def test_tool_call_inside_think_is_not_executed(fake_openai, rig):
+    r = rig()
+    thought = ('<think>I could run <tool_call>{"name": "execute_code", "arguments": {"language": "bash", '
+               '"code": "touch thought.txt"}}</tool_call> but first...</think>Let me think more.')
+    fake_openai.push(completion(thought),
+                     completion('<think>ok</think><tool_call>{"name": "execute_code", "arguments": '
+                                '{"language": "bash", "code": "touch real.txt"}}</tool_call>'),
+                     submit())
+    out = LLMAgent(agent_config(fake_openai.url)).run("s", r.context, r.tools)
+    assert out.end_reason == "submitted"
+    assert not (r.workspace / "thought.txt").exists() and (r.workspace / "real.txt").exists()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from typing import Any, Callable
 
@@ -51,6 +52,7 @@ NUDGE = ("You replied without calling a tool. Continue the task by calling execu
          "submit_results if all outputs are written and verified.")
 CONTINUE = ("Your reply was cut off at the output token limit. Continue exactly where you stopped; "
             "if you were writing a tool call, send it again, shorter.")
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 _LANG_ALIASES = {"python": "python", "python3": "python", "py": "python",
                  "bash": "bash", "sh": "bash", "shell": "bash", "zsh": "bash"}
 
@@ -193,9 +195,12 @@ class LLMAgent:
                                raw, repair_arguments(raw), "native"))
         if calls:
             return calls, content
-        found, rest = extract_text_tool_calls(content)
+        # calls a reasoning model only *thought about* (inside <think>...</think>) are not calls
+        thoughts = _THINK.findall(content or "")
+        found, rest = extract_text_tool_calls(_THINK.sub("", content or ""))
         if not found:
             return [], content
+        rest = "\n".join(thoughts + ([rest] if rest else [])).strip()
         tools.trace.emit("warning", turn=tools.turns, kind="text_tool_call_recovered",
                          message=f"{len(found)} tool call(s) recovered from the reply text",
                          data={"forms": [c.form for c in found]})
