@@ -253,6 +253,34 @@ def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[
     return "\n".join(out)
 
 
+ROUTINE_RUN = 8      # a run of more routine steps than this keeps only its ends
+ROUTINE_KEEP = 2
+
+
+def _routine_runs(steps: list[Step]) -> set[int]:
+    hidden: set[int] = set()
+    for seg in _segments(steps):
+        run: list[Step] = []
+        for st in seg + [None]:  # type: ignore[list-item]
+            if st is not None and st.priority >= 3 and st.kind == "exec":
+                run.append(st)
+                continue
+            if len(run) > ROUTINE_RUN:
+                hidden |= {s.index for s in run[ROUTINE_KEEP:-ROUTINE_KEEP]}
+            run = []
+    return hidden
+
+
+def _fair_key(steps: list[Step]):
+    rank: dict[int, int] = {}
+    seen: dict[tuple[int, str], int] = {}
+    for st in steps:
+        k = (st.priority, st.stage)
+        rank[st.index] = seen.get(k, 0)
+        seen[k] = rank[st.index] + 1
+    return lambda s: (s.priority, rank[s.index], s.index)
+
+
 def build_digest(trace: Iterable[TraceEvent], budget_chars: int = 24000) -> str:
     """The whole run in at most `budget_chars` characters, every stage represented."""
     steps, facts = collect_steps(list(trace))
@@ -269,24 +297,28 @@ def build_digest(trace: Iterable[TraceEvent], budget_chars: int = 24000) -> str:
         if used + extra <= reserve:
             levels[st.index] = 1
             used += extra
-    # 2. if one line per step does not fit, hide the least important steps (binary search
-    #    for the fewest); every stage segment keeps its most important step
-    hidden: set[int] = set()
+    # 2. long runs of routine steps (successful, not first/last of a stage) keep their
+    #    first and last two; then, if one line per step still does not fit, hide the least
+    #    important steps (binary search for the fewest); every stage segment keeps its most
+    #    important step
+    hidden: set[int] = _routine_runs(steps) if len(_render(header, steps, levels, set())) > budget_chars // 3 else set()
     if len(_render(header, steps, levels, hidden)) > budget_chars:
         segs = _segments(steps)
         keep = {min(seg, key=lambda s: (s.priority, s.index)).index for seg in segs} | set(levels)
-        order = sorted((s for s in steps if s.index not in keep), key=lambda s: (-s.priority, -s.index))
+        order = sorted((s for s in steps if s.index not in keep and s.index not in hidden),
+                       key=lambda s: (-s.priority, -s.index))
         lo, hi = 0, len(order)
         while lo < hi:
             mid = (lo + hi) // 2
-            if len(_render(header, steps, levels, {s.index for s in order[:mid]})) <= budget_chars:
+            if len(_render(header, steps, levels, hidden | {s.index for s in order[:mid]})) <= budget_chars:
                 hi = mid
             else:
                 lo = mid + 1
-        hidden = {s.index for s in order[:lo]}
-    # 3. spend what is left on more detail, most important first
+        hidden = hidden | {s.index for s in order[:lo]}
+    # 3. spend what is left on more detail, most important first; within one priority the
+    #    stages take turns (each stage's 1st step, then each stage's 2nd, ...)
     total = len(_render(header, steps, levels, hidden))
-    visible = sorted((s for s in steps if s.index not in hidden), key=lambda s: (s.priority, s.index))
+    visible = sorted((s for s in steps if s.index not in hidden), key=_fair_key(steps))
     for level in (1, 2):
         for st in visible:
             cur = levels.get(st.index, 0)
