@@ -93,7 +93,7 @@ def run(task: str = typer.Option(..., "--task"), tier: str = typer.Option("lite"
     except _user_errors() as exc:
         _fail(str(exc))
     report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
-    err.print(runs_table([report], [run_dir]))
+    err.print(runs_table([report], {report.run.run_id: run_dir}))
     print(run_dir)
 
 
@@ -102,7 +102,6 @@ def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboa
 
     from . import api
     from .report import collect_reports, runs_table, write_leaderboard
-    from .runs.models import DetailReport
     n = len(tasks) * len(tiers) * len(agents) * repeats
     failures = []
     with Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -120,17 +119,11 @@ def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboa
         except _user_errors() as exc:
             bar.stop()
             _fail(str(exc))
-    reports, dirs = [], []
-    for cell, run_dir, error in results:
-        path = Path(run_dir) / "detail_report.json"
-        if path.is_file():
-            reports.append(DetailReport.model_validate_json(path.read_text()))
-            dirs.append(Path(run_dir))
-    out.print(runs_table(reports, dirs))
+    reports = collect_reports([Path(run_dir) for _, run_dir, _ in results])
+    out.print(runs_table(reports))
     for cell, error in failures:
         err.print(f"[red]cell {cell.task}/{cell.tier}/{cell.agent}#{cell.repeat} failed:[/] {error}")
-    collected, problems = collect_reports([Path(out_dir)])
-    site = write_leaderboard(collected, leaderboard_dir or Path(out_dir) / "leaderboard")
+    site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
 
@@ -184,7 +177,7 @@ def score(run_dirs: list[Path] = typer.Argument(..., help="Run directories to re
             reports.append(api.score(d))
         except _user_errors() as exc:
             _fail(str(exc))
-    out.print(runs_table(reports, run_dirs))
+    out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}))
 
 
 @app.command()
@@ -197,7 +190,7 @@ def judge(run_dirs: list[Path] = typer.Argument(...), judge: list[str] = typer.O
         reports = api.judge(run_dirs, judge, agent_config)
     except (*_user_errors(), ValueError) as exc:
         _fail(str(exc))
-    out.print(runs_table(reports, run_dirs))
+    out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}))
 
 
 @app.command()
@@ -205,9 +198,7 @@ def report(paths: list[Path] = typer.Argument(..., help="Run directories or fold
            out_dir: Path = typer.Option(Path("leaderboard"), "--out")) -> None:
     """Aggregate saved runs into a leaderboard (HTML + JSON + CSV)."""
     from .report import collect_reports, write_leaderboard
-    reports, problems = collect_reports(paths)
-    for p in problems:
-        err.print(f"[yellow]skipped:[/] {p}")
+    reports = collect_reports(paths)  # skipped reports are logged and shown on the page
     site = write_leaderboard(reports, out_dir)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
@@ -329,3 +320,7 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """Fast, strict NIfTI reading for scoring.
 
-`read_nifti` decompresses a .nii.gz in one zlib call and views the voxels in place
+`read_nifti` decompresses a .nii.gz in one call (ISA-L when available, else zlib) and views the voxels in place
 (no float64 conversion, one copy at most), which is what makes scoring cost about the same
 as decompression. Anything odd (bad gzip, truncated data, a header that promises more
 voxels than the file holds) raises `NiftiReadError` with a one-line reason.
@@ -22,7 +22,20 @@ class NiftiReadError(ValueError):
     pass
 
 
+try:  # ISA-L inflate is ~2.5x faster than zlib's on NIfTI masks; zlib is the fallback
+    from isal import igzip as _igzip
+except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
+    _igzip = None
+
+
 def _decompress(raw: bytes) -> bytes:
+    if _igzip is not None:
+        try:
+            return _igzip.decompress(raw)
+        except EOFError:
+            raise NiftiReadError("truncated gzip stream (file cut short)") from None
+        except Exception as exc:  # isal raises IsalError / BadGzipFile for corrupt data
+            raise NiftiReadError(f"not a valid gzip file: {exc}") from None
     try:
         # wbits=47: auto-detect gzip/zlib headers; handles one gzip member (what nibabel writes)
         d = zlib.decompressobj(47)

@@ -30,7 +30,8 @@ def _as_labels(arr: np.ndarray, max_label: int) -> tuple[np.ndarray | None, str]
             return None, "non-integer values in a label map"
     elif arr.dtype.kind not in "iub":
         return None, f"unsupported voxel type {arr.dtype}"
-    lo, hi = arr.min(), arr.max()
+    lo = arr.min() if arr.dtype.kind != "u" else 0  # unsigned: skip a full pass
+    hi = arr.max()
     if lo < 0 or hi > max_label:
         what = "non-binary values" if max_label == 1 else "labels outside the allowed set"
         return None, f"{what} (found range {lo:g}..{hi:g}, allowed 0..{max_label})"
@@ -50,6 +51,13 @@ def _read_mask(case_dir: Path, name: str, shape: tuple[int, ...], max_label: int
         return None, f"{name}: wrong shape {arr.shape}, expected {shape}"
     mask, reason = _as_labels(arr, max_label)
     return (mask, "") if mask is not None else (None, f"{name}: {reason}")
+
+
+def _as_bool(mask: np.ndarray) -> np.ndarray:
+    """A 0/1 uint8 mask viewed as bool without a copy (checked: max <= 1), else mask != 0."""
+    if mask.dtype == np.uint8 and mask.max(initial=0) <= 1:
+        return mask.view(np.bool_)
+    return mask != 0
 
 
 class SegmentationTrack:
@@ -86,8 +94,8 @@ class SegmentationTrack:
         if options.get("variant") == "multiclass":
             return self._score_multiclass(prediction, reference, options)
         organ_f, lesion_f = self._files(options)
-        organ = binary_dice(reference[organ_f], prediction[organ_f])
-        ref_lesion, pred_lesion = reference[lesion_f], prediction[lesion_f]
+        organ = binary_dice(_as_bool(reference[organ_f]), _as_bool(prediction[organ_f]))
+        ref_lesion, pred_lesion = _as_bool(reference[lesion_f]), _as_bool(prediction[lesion_f])
         positive = bool(np.count_nonzero(ref_lesion))
         lesion = binary_dice(ref_lesion, pred_lesion) if positive else None
         metrics: dict[str, float | None] = {"organ_dice": organ, "lesion_dice": lesion}

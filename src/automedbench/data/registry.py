@@ -1,0 +1,153 @@
+"""Known datasets and the one entry point that builds (demo) or stages (official) them.
+
+``stage(name, root=None, force=False, **options)`` builds into a temporary sibling folder
+(``<data_root>/.<name>.tmp-XXXX``) and renames it into place only when the build finished
+and its manifest was written, so a crash or Ctrl-C never leaves a half-staged dataset
+behind.  An already staged dataset is reused unless ``force=True``.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from . import DatasetError, DatasetPaths, dataset_paths
+
+Builder = Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    name: str
+    description: str
+    kind: Literal["demo", "official"]       # demo: built offline here; official: staged
+    builder_path: str                       # "module:function", imported lazily
+    options: dict[str, str] = field(default_factory=dict)   # option -> help text
+    track: str = ""
+
+    def builder(self) -> Builder:
+        import importlib
+
+        mod, func = self.builder_path.split(":")
+        return getattr(importlib.import_module(mod), func)
+
+
+DATASETS: dict[str, DatasetInfo] = {
+    info.name: info for info in (
+        DatasetInfo(
+            name="mni-brain-lesion",
+            description=("Brain + lesion segmentation, 2 mm T1-like volumes: real MNI152 "
+                         "anatomy (nilearn), simulated deformation/noise/lesions. Offline."),
+            kind="demo", track="segmentation-binary",
+            builder_path="automedbench.data.demo_brain:build_mni_brain_lesion",
+            options={"n_cases": "number of cases (default 6)",
+                     "seed": "random seed (default 0); same seed -> identical files"}),
+        DatasetInfo(
+            name="mni-brain-tissue",
+            description=("CSF / grey / white matter segmentation, 2 mm T1-like volumes: real "
+                         "MNI152 anatomy and tissue maps (nilearn), simulated "
+                         "deformation/noise. Offline."),
+            kind="demo", track="segmentation-multiclass",
+            builder_path="automedbench.data.demo_brain:build_mni_brain_tissue",
+            options={"n_cases": "number of cases (default 6)",
+                     "seed": "random seed (default 0); same seed -> identical files"}),
+        DatasetInfo(
+            name="kits19",
+            description=("KiTS19 abdominal CT, kidney (organ) + tumour (lesion), staged from "
+                         "a local copy of the official release (not redistributed)."),
+            kind="official", track="segmentation-binary",
+            builder_path="automedbench.data.kits19:stage_kits19",
+            options={"source": "path to the official kits19 clone (or its data/ folder)",
+                     "cases": "subset of case ids / indices",
+                     "limit": "stage at most N usable cases",
+                     "download": "fetch from the official URLs when no source is given",
+                     "download_dir": "where downloads go (default <data_root>/_sources/kits19)",
+                     "link": "hard-link imaging into public/ (default True)"}),
+    )
+}
+
+
+def get(name: str) -> DatasetInfo:
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}") \
+            from None
+
+
+def _progress_context(name: str, quiet: bool):
+    """(context manager, callback) showing a rich progress bar, or a no-op."""
+    import contextlib
+
+    if quiet:
+        return contextlib.nullcontext(), None
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    bar = Progress(TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.description}"), TimeElapsedColumn(), transient=False)
+    task = bar.add_task("", total=None)
+
+    def callback(done: int, total: int, case_id: str) -> None:
+        bar.update(task, completed=done, total=total, description=case_id)
+
+    return bar, callback
+
+
+def _swap_into_place(tmp: Path, target: Path) -> None:
+    """Rename ``tmp`` to ``target``; a previous ``target`` is moved aside, then deleted."""
+    old = None
+    if target.exists() or target.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old.rmdir()
+        target.rename(old)
+    try:
+        tmp.rename(target)
+    except BaseException:
+        if old is not None and not target.exists():
+            old.rename(target)              # put the previous version back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def stage(name: str, root: Path | str | None = None, *, force: bool = False,
+          quiet: bool | None = None, **options: Any) -> DatasetPaths:
+    """Build or stage dataset ``name`` under ``root`` (default data root); return its paths.
+
+    quiet: no progress bar (default: quiet unless stdout is a terminal).
+    options: passed to the dataset's builder (see ``DATASETS[name].options``).
+    """
+    info = get(name)
+    unknown = set(options) - set(info.options)
+    if unknown:
+        raise DatasetError(f"{name}: unknown option(s) {sorted(unknown)}; "
+                           f"known: {sorted(info.options)}")
+    paths = dataset_paths(name, root)
+    if paths.is_staged() and not force:
+        return paths
+    paths.root.parent.mkdir(parents=True, exist_ok=True)
+    builder = info.builder()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
+    if quiet is None:
+        quiet = not sys.stdout.isatty()
+    ctx, callback = _progress_context(name, quiet)
+    try:
+        with ctx:
+            builder(DatasetPaths(tmp), progress=callback, **options)
+        if not DatasetPaths(tmp).is_staged():
+            raise DatasetError(f"{name}: builder finished without writing a manifest")
+        _swap_into_place(tmp, paths.root)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return paths
+
+
+def describe() -> list[dict[str, Any]]:
+    """One row per dataset, for ``automedbench data list``."""
+    return [{"name": i.name, "kind": i.kind, "track": i.track, "description": i.description,
+             "options": dict(i.options)} for i in DATASETS.values()]

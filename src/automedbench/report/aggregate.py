@@ -1,0 +1,251 @@
+"""Aggregate detail reports into leaderboard numbers. Pure functions: no I/O.
+
+Everything here stays on the reports' own scale, [0, 1]; multiplying by 100 is a display
+concern (HTML page, terminal table).
+
+Rules (docs/leaderboard.md says the same in prose):
+- groups: (agent, task, tier), and each agent over all its runs;
+- a `null` score (stage not scorable because of an infrastructure fault, or an overall that
+  could not be computed) is left out of that column's mean; every statistic carries the
+  number of values it is over (`n`);
+- spread over repeats: sample standard deviation (ddof=1) and a percentile bootstrap 95 %
+  CI of the mean, 2000 resamples with a fixed seed, so the same runs always give the same
+  interval regardless of input order. With one value the CI is that value and `n1` is set;
+- failure = the run did not submit (`run.submitted` False) or no case has a valid output;
+- error codes are counted per agent by category; codes flagged `infrastructure` (harness or
+  provider faults) are never counted against the agent and are listed separately.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..runs.models import DetailReport, StageId
+
+LEADERBOARD_SCHEMA_VERSION = "1.0"
+STAGES: tuple[StageId, ...] = ("s1", "s2", "s3", "s4", "s5")
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20261126
+CI_LEVEL = 0.95
+TIER_ORDER = ("lite", "standard", "pro")
+# SPEC §7, in the order the page shows them; unknown categories follow, sorted.
+ERROR_CATEGORIES = (
+    "task-understanding", "planning", "environment/setup", "verification/recovery",
+    "deliverable/submission", "resource/infrastructure", "hallucination", "integrity",
+)
+
+
+class Stat(BaseModel):
+    """Mean of the non-null values, with spread. All None when n == 0."""
+
+    mean: float | None = None
+    std: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+    n1: bool = False  # exactly one value: no spread, the CI is the point itself
+
+
+class ErrorHistogram(BaseModel):
+    by_category: dict[str, int] = Field(default_factory=dict)       # agent-attributable
+    by_code: dict[str, int] = Field(default_factory=dict)           # agent-attributable
+    infrastructure: dict[str, int] = Field(default_factory=dict)    # code -> count, not held against the agent
+    runs_with_errors: int = 0                                       # runs with >= 1 agent-attributable code
+    total: int = 0                                                  # agent-attributable codes fired
+
+
+class GroupStats(BaseModel):
+    agent: str
+    task: str | None = None      # None for the per-agent rows
+    tier: str | None = None
+    n_runs: int
+    models: list[str] = Field(default_factory=list)
+    overall: Stat
+    agentic: Stat
+    task_score: Stat
+    stages: dict[StageId, Stat]
+    avg_turns: float
+    avg_wall_time_s: float
+    avg_tokens: float            # tokens_in + tokens_out
+    avg_cost_usd: float
+    failures: int
+    failure_rate: float
+    disqualified: int
+    judge_incomplete: int
+    unisolated_runs: int         # runs whose sandbox isolated nothing (backend `local`)
+    sandboxes: list[str] = Field(default_factory=list)
+    medals: dict[str, int] = Field(default_factory=dict)
+    ratings: dict[str, int] = Field(default_factory=dict)
+    run_ids: list[str] = Field(default_factory=list)
+
+
+class AgentStats(GroupStats):
+    tasks: list[str] = Field(default_factory=list)
+    tiers: list[str] = Field(default_factory=list)
+    errors: ErrorHistogram = Field(default_factory=ErrorHistogram)
+
+
+class BootstrapInfo(BaseModel):
+    resamples: int = BOOTSTRAP_RESAMPLES
+    seed: int = BOOTSTRAP_SEED
+    level: float = CI_LEVEL
+    method: str = "percentile bootstrap of the mean"
+
+
+class Leaderboard(BaseModel):
+    schema_version: str = LEADERBOARD_SCHEMA_VERSION
+    n_runs: int
+    agents: list[AgentStats]            # sorted by overall mean, best first
+    groups: list[GroupStats]            # one per agent x task x tier
+    tasks: list[str]
+    tiers: list[str]
+    error_categories: list[str]         # columns for the per-agent error table
+    bootstrap: BootstrapInfo = Field(default_factory=BootstrapInfo)
+    generated_at: str | None = None     # set by write_leaderboard; aggregate() leaves it None
+
+
+# ---- small pure helpers -----------------------------------------------------------------
+
+def is_unisolated(sandbox: str | None) -> bool:
+    """True for backends that isolate nothing (`local`, recorded as 'local (no isolation)')."""
+    s = (sandbox or "").strip().lower()
+    return s.startswith("local") or "no isolation" in s or s in ("", "none")
+
+
+def is_failure(r: DetailReport) -> bool:
+    """No final submission: submit was not called, or not one case has a valid output."""
+    return (not r.run.submitted) or not any(c.valid for c in r.task.per_case)
+
+
+def is_judge_incomplete(r: DetailReport) -> bool:
+    return bool(r.judge.judge_incomplete) or "judge_incomplete" in r.flags
+
+
+def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLES,
+                 seed: int = BOOTSTRAP_SEED, level: float = CI_LEVEL) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean. Deterministic and independent of value order."""
+    x = np.sort(np.asarray(values, dtype=float))
+    if x.size == 0:
+        raise ValueError("bootstrap_ci needs at least one value")
+    if x.size == 1 or np.all(x == x[0]):
+        return float(x[0]), float(x[0])
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, x.size, size=(resamples, x.size))
+    means = x[idx].mean(axis=1)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def summarize(values: Iterable[float | None]) -> Stat:
+    """Stat over the non-null, finite values (a NaN is treated like a null)."""
+    xs = [float(v) for v in values if v is not None and math.isfinite(v)]
+    if not xs:
+        return Stat()
+    arr = np.asarray(xs, dtype=float)
+    mean = float(arr.mean())
+    if arr.size == 1:
+        return Stat(mean=mean, std=None, ci_low=mean, ci_high=mean, n=1, n1=True)
+    lo, hi = bootstrap_ci(xs)
+    return Stat(mean=mean, std=float(arr.std(ddof=1)), ci_low=lo, ci_high=hi, n=int(arr.size))
+
+
+def _mean(xs: Sequence[float]) -> float:
+    """Plain mean for counters (turns, time, tokens, cost); non-finite values are ignored."""
+    ys = [float(x) for x in xs if math.isfinite(x)]
+    return float(np.mean(ys)) if ys else 0.0
+
+
+def _tier_key(t: str) -> tuple[int, str]:
+    t_low = t.lower()
+    return (TIER_ORDER.index(t_low) if t_low in TIER_ORDER else len(TIER_ORDER), t_low)
+
+
+def _score_key(g: GroupStats) -> tuple:
+    """Best first; a group without any overall goes last."""
+    o, a = g.overall.mean, g.agentic.mean
+    return (o is None, -(o or 0.0), a is None, -(a or 0.0), g.agent)
+
+
+def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: str | None,
+                 cls: type[GroupStats] = GroupStats, **extra) -> GroupStats:
+    return cls(
+        agent=agent, task=task, tier=tier, n_runs=len(runs),
+        models=sorted({r.run.model for r in runs if r.run.model}),
+        overall=summarize(r.overall for r in runs),
+        agentic=summarize(r.agentic for r in runs),
+        task_score=summarize(r.task.score for r in runs),
+        stages={s: summarize((r.stages[s].score if s in r.stages else None) for r in runs)
+                for s in STAGES},
+        avg_turns=_mean([r.run.turns for r in runs]),
+        avg_wall_time_s=_mean([r.run.wall_time_s for r in runs]),
+        avg_tokens=_mean([r.run.tokens_in + r.run.tokens_out for r in runs]),
+        avg_cost_usd=_mean([r.run.cost_usd for r in runs]),
+        failures=sum(is_failure(r) for r in runs),
+        failure_rate=(sum(is_failure(r) for r in runs) / len(runs)) if runs else 0.0,
+        disqualified=sum(bool(r.disqualified) for r in runs),
+        judge_incomplete=sum(is_judge_incomplete(r) for r in runs),
+        unisolated_runs=sum(is_unisolated(r.run.sandbox) for r in runs),
+        sandboxes=sorted({r.run.sandbox for r in runs}),
+        medals=dict(sorted(Counter(r.medal for r in runs).items())),
+        ratings=dict(sorted(Counter(r.rating for r in runs).items())),
+        run_ids=[r.run.run_id for r in runs],
+        **extra,
+    )
+
+
+def error_histogram(runs: Iterable[DetailReport]) -> ErrorHistogram:
+    by_cat: Counter[str] = Counter()
+    by_code: Counter[str] = Counter()
+    infra: Counter[str] = Counter()
+    runs_with = 0
+    for r in runs:
+        agent_codes = [e for e in r.errors if not e.infrastructure]
+        runs_with += bool(agent_codes)
+        for e in r.errors:
+            if e.infrastructure:
+                infra[e.code] += 1
+            else:
+                by_cat[e.category] += 1
+                by_code[e.code] += 1
+    return ErrorHistogram(by_category=dict(sorted(by_cat.items())),
+                          by_code=dict(sorted(by_code.items())),
+                          infrastructure=dict(sorted(infra.items())),
+                          runs_with_errors=runs_with, total=sum(by_cat.values()))
+
+
+def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
+    """Leaderboard numbers for `reports` (see module doc). Input order does not matter."""
+    runs = sorted(reports, key=lambda r: r.run.run_id)
+
+    by_agent: dict[str, list[DetailReport]] = {}
+    by_group: dict[tuple[str, str, str], list[DetailReport]] = {}
+    for r in runs:
+        by_agent.setdefault(r.run.agent, []).append(r)
+        by_group.setdefault((r.run.agent, r.run.task, r.run.tier), []).append(r)
+
+    agents = [
+        _group_stats(rs, agent, None, None, cls=AgentStats,
+                     tasks=sorted({r.run.task for r in rs}),
+                     tiers=sorted({r.run.tier for r in rs}, key=_tier_key),
+                     errors=error_histogram(rs))
+        for agent, rs in by_agent.items()
+    ]
+    agents.sort(key=_score_key)
+
+    groups = [_group_stats(rs, a, t, tr) for (a, t, tr), rs in by_group.items()]
+    groups.sort(key=lambda g: (g.task or "", _tier_key(g.tier or ""), *_score_key(g)))
+
+    seen_cats = {c for a in agents for c in a.errors.by_category}
+    categories = list(ERROR_CATEGORIES) + sorted(seen_cats - set(ERROR_CATEGORIES))
+
+    return Leaderboard(
+        n_runs=len(runs), agents=agents, groups=groups,
+        tasks=sorted({r.run.task for r in runs}),
+        tiers=sorted({r.run.tier for r in runs}, key=_tier_key),
+        error_categories=categories,
+    )

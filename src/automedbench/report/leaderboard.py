@@ -1,0 +1,218 @@
+"""Write the leaderboard: leaderboard.json, leaderboard.csv, index.html and stage plots.
+
+The page is static and self-contained: inline CSS, no script, no CDN, nothing fetched; the
+only other files it refers to are the stage-profile PNGs written next to it. Every string
+that comes from a report (agent names, task names, warnings) is HTML-escaped.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from ..runs.models import DetailReport
+from .aggregate import STAGES, AgentStats, GroupStats, Leaderboard, Stat, aggregate
+
+STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
+STAGE_WEIGHTS = {"s1": 0.25, "s2": 0.15, "s3": 0.35, "s4": 0.15, "s5": 0.10}
+PLOT_PREFIX = "stage_profile_"
+
+CSV_COLUMNS: list[str] = (
+    ["agent", "task", "tier", "n_runs", "models"]
+    + [f"{k}_{f}" for k in ("overall", "agentic", "task_score")
+       for f in ("mean", "std", "ci_low", "ci_high", "n")]
+    + [f"{s}_{f}" for s in STAGES for f in ("mean", "n")]
+    + ["avg_turns", "avg_wall_time_s", "avg_tokens", "avg_cost_usd", "failure_rate",
+       "failures", "disqualified", "judge_incomplete", "unisolated_runs", "sandboxes"]
+)
+
+
+# ---- display helpers (scores are x100 here and only here) -------------------------------
+
+def fmt_score(v: float | None) -> str:
+    return "—" if v is None else f"{v * 100:.1f}"
+
+
+def fmt_ci(s: Stat) -> str:
+    if s.n == 0 or s.ci_low is None or s.ci_high is None:
+        return "—"
+    if s.n1:
+        return "n=1"
+    return f"{s.ci_low * 100:.1f}–{s.ci_high * 100:.1f}"
+
+
+def fmt_duration(sec: float) -> str:
+    sec = int(round(sec))
+    if sec < 60:
+        return f"{sec}s"
+    if sec < 3600:
+        return f"{sec // 60}m {sec % 60:02d}s"
+    return f"{sec // 3600}h {(sec % 3600) // 60:02d}m"
+
+
+def fmt_tokens(n: float) -> str:
+    if n >= 1e6:
+        return f"{n / 1e6:.2f}M"
+    if n >= 1e3:
+        return f"{n / 1e3:.1f}k"
+    return f"{n:.0f}"
+
+
+def fmt_cost(c: float) -> str:
+    return f"${c:.2f}" if c >= 0.01 or c == 0 else f"${c:.4f}"
+
+
+def fmt_pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def heat(v: float | None) -> str:
+    """Inline background for a score cell: red (0) -> amber -> green (1); grey for null."""
+    if v is None:
+        return "background:#eceff1;color:#78909c"
+    v = min(max(float(v), 0.0), 1.0)
+    return f"background:hsl({v * 120:.0f},65%,{86 - 6 * abs(v - 0.5):.0f}%)"
+
+
+def stat_title(s: Stat, label: str) -> str:
+    if s.n == 0:
+        return f"{label}: no scored runs"
+    parts = [f"{label}: mean {fmt_score(s.mean)} over n={s.n}"]
+    if s.std is not None:
+        parts.append(f"sd {s.std * 100:.1f}")
+    parts.append("95% CI " + fmt_ci(s) if not s.n1 else "single run, no spread")
+    return "; ".join(parts)
+
+
+def plot_name(agent: str) -> str:
+    """A file-safe, collision-free PNG name for an agent."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent).strip("-.")[:40] or "agent"
+    digest = hashlib.sha256(agent.encode("utf-8")).hexdigest()[:8]
+    return f"{PLOT_PREFIX}{slug}-{digest}.png"
+
+
+def _env() -> Environment:
+    env = Environment(loader=PackageLoader("automedbench.report", "templates"),
+                      autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
+                       cost=fmt_cost, pct=fmt_pct, heat=heat)
+    env.globals.update(stat_title=stat_title, STAGES=STAGES, STAGE_NAMES=STAGE_NAMES,
+                       STAGE_WEIGHTS=STAGE_WEIGHTS)
+    return env
+
+
+# ---- writers ------------------------------------------------------------------------------
+
+def _csv_row(g: GroupStats) -> dict[str, object]:
+    row: dict[str, object] = {"agent": g.agent, "task": g.task, "tier": g.tier,
+                              "n_runs": g.n_runs, "models": ";".join(g.models)}
+    for key, st in (("overall", g.overall), ("agentic", g.agentic), ("task_score", g.task_score)):
+        for f in ("mean", "std", "ci_low", "ci_high", "n"):
+            val = getattr(st, f)
+            row[f"{key}_{f}"] = "" if val is None else val
+    for s in STAGES:
+        st = g.stages[s]
+        row[f"{s}_mean"] = "" if st.mean is None else st.mean
+        row[f"{s}_n"] = st.n
+    row.update(avg_turns=g.avg_turns, avg_wall_time_s=g.avg_wall_time_s,
+               avg_tokens=g.avg_tokens, avg_cost_usd=g.avg_cost_usd,
+               failure_rate=g.failure_rate, failures=g.failures,
+               disqualified=g.disqualified, judge_incomplete=g.judge_incomplete,
+               unisolated_runs=g.unisolated_runs, sandboxes=";".join(g.sandboxes))
+    return row
+
+
+def write_csv(board: Leaderboard, path: Path) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+        w.writeheader()
+        for g in board.groups:
+            w.writerow(_csv_row(g))
+    return path
+
+
+def write_stage_plot(agent: AgentStats, path: Path) -> Path:
+    """Bar chart S1..S5 (x100) for one agent. Uses the Agg canvas directly (no pyplot state)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import hsv_to_rgb
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(3.6, 2.3), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    labels = [f"{s.upper()}\n{STAGE_NAMES[s]}" for s in STAGES]
+    vals, colors = [], []
+    for s in STAGES:
+        m = agent.stages[s].mean
+        vals.append(0.0 if m is None else m * 100)
+        colors.append((0.8, 0.82, 0.84) if m is None
+                      else hsv_to_rgb((min(max(m, 0.0), 1.0) / 3.0, 0.55, 0.85)))
+    bars = ax.bar(range(len(STAGES)), vals, color=colors, edgecolor="#455a64", linewidth=0.6)
+    for i, (b, s) in enumerate(zip(bars, STAGES)):
+        st = agent.stages[s]
+        txt = "n/a" if st.mean is None else f"{st.mean * 100:.0f}"
+        ax.text(i, b.get_height() + 2, txt, ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(STAGES)), labels, fontsize=6.5)
+    ax.set_ylim(0, 112)
+    ax.set_yticks([0, 25, 50, 75, 100])
+    ax.tick_params(axis="y", labelsize=6.5)
+    ax.set_ylabel("score ×100", fontsize=7)
+    ax.spines[["top", "right"]].set_visible(False)
+    # `$` would switch matplotlib to mathtext; show agent names literally.
+    ax.set_title(agent.agent.replace("$", r"\$")[:48], fontsize=8)
+    fig.tight_layout(pad=0.4)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    return path
+
+
+def render_html(board: Leaderboard, *, plots: dict[str, str], warnings: Sequence[str] = (),
+                title: str = "AutoMedBench leaderboard", generated_at: str = "") -> str:
+    agent_rows = {a.agent: a for a in board.agents}
+    unisolated_agents = [a.agent for a in board.agents if a.unisolated_runs]
+    return _env().get_template("leaderboard.html.j2").render(
+        board=board, plots=plots, warnings=list(warnings), title=title,
+        generated_at=generated_at, agent_rows=agent_rows, unisolated_agents=unisolated_agents,
+    )
+
+
+def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
+                      warnings: Sequence[str] | None = None,
+                      title: str = "AutoMedBench leaderboard",
+                      generated_at: str | None = None) -> Path:
+    """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
+
+    `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
+    and `reports` came from `collect_reports`, its warnings are used.
+    """
+    reports = list(reports) if not hasattr(reports, "warnings") else reports
+    if warnings is None:
+        warnings = list(getattr(reports, "warnings", []))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    board = aggregate(reports).model_copy(update={"generated_at": stamp})
+
+    (out / "leaderboard.json").write_text(
+        json.dumps(board.model_dump(mode="json"), indent=2, allow_nan=False) + "\n",
+        encoding="utf-8")
+    write_csv(board, out / "leaderboard.csv")
+
+    for old in out.glob(f"{PLOT_PREFIX}*.png"):  # plots of agents no longer on the board
+        old.unlink()
+    plots: dict[str, str] = {}
+    for a in board.agents:
+        name = plot_name(a.agent)
+        write_stage_plot(a, out / name)
+        plots[a.agent] = name
+
+    index = out / "index.html"
+    index.write_text(render_html(board, plots=plots, warnings=warnings, title=title,
+                                 generated_at=stamp), encoding="utf-8")
+    return index
