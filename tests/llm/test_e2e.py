@@ -74,6 +74,10 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch):
     base_url: {fake_openai.url}
     timeout_s: 10
     retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+  - name: fake-judge-2
+    model: second-judge-model
+    base_url: {fake_openai.url}
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
 """)
     data_dir = str((data_root / "mni-brain-lesion" / "public").resolve())
     fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
@@ -109,6 +113,22 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch):
     again = api.judge([run_dir], ["fake-judge"], [cfg])[0]
     assert len(fake_openai.chat_requests()) == n
     assert again.stages["s3"].score == 0.5
+
+    # a panel of two: the first is cached, the second asked; agreement lands in the report
+    second = {**VERDICT, "s3": {"items": {"s3": 1}, "rationale": "pilot inspected"},
+              "s2": {"items": {"s2a": 1, "s2b": 1, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "r"}}
+    fake_openai.push(completion(json.dumps(second)))
+    panel = api.judge([run_dir], ["fake-judge", "fake-judge-2"], [cfg])[0]
+    assert len(fake_openai.chat_requests()) == n + 1
+    assert panel.judge.backend == "panel" and panel.stages["s3"].score == 0.5     # tie -> lower
+    ag = panel.judge.agreement
+    assert ag["judges"] == ["fake-judge", "fake-judge-2"]
+    assert ag["stages"]["s2"]["percent_agreement"] == pytest.approx(0.8)
+    # s2: A=[1,0,1,1,0] B=[1,1,1,1,0]: p_o=.8, p_e=.6*.8+.4*.2=.56 -> kappa=(.8-.56)/.44
+    assert ag["stages"]["s2"]["cohen_kappa"] == pytest.approx(0.24 / 0.44, abs=1e-4)
+    assert ag["excluded_auto_passed"] == ["s1d", "s1e", "s1f"]
+    saved = json.loads((run_dir / "detail_report.json").read_text())
+    assert saved["judge"]["agreement"]["stages"]["s3"]["percent_agreement"] == 0.0
 
 
 def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
