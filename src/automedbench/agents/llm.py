@@ -151,7 +151,8 @@ class LLMAgent:
                                     finish_reason=reply.finish_reason, attempts=reply.attempts,
                                     usage_estimated=reply.usage_estimated or None)
             calls, content = self._calls(reply.message, tools)
-            assistant: dict[str, Any] = {"role": "assistant", "content": content}
+            # an assistant message needs content unless it carries tool calls
+            assistant: dict[str, Any] = {"role": "assistant", "content": content if (content or calls) else ""}
             if calls:
                 assistant["tool_calls"] = [c.wire() for c in calls]
             messages.append(assistant)
