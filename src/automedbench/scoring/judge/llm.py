@@ -132,12 +132,15 @@ class LLMJudge:
         return "\n".join(out)
 
     def _example(self, ask: dict[str, list[str]]) -> str:
-        def top(s: str) -> float | int:
-            v = self.rubric.stages[s].allowed_values()[-1]
-            return int(v) if float(v).is_integer() else v
-        ex = {s: {"items": {i: top(s) for i in ids}, "rationale": "one or two sentences citing the evidence"}
-              for s, ids in ask.items() if ids}
-        return json.dumps(ex, indent=1)
+        """The answer's shape with value placeholders (not example values: no anchoring)."""
+        lines = []
+        for s, ids in ask.items():
+            if not ids:
+                continue
+            vals = "|".join(_fmt_value(v) for v in self.rubric.stages[s].allowed_values())
+            items = ", ".join(f'"{i}": {vals}' for i in ids)
+            lines.append(f' "{s}": {{"items": {{{items}}}, "rationale": "<one to three sentences citing the evidence>"}}')
+        return "{\n" + ",\n".join(lines) + "\n}\n(where 0|1 means: exactly one of these numbers)"
 
     def _messages(self, ev: JudgeEvidence, digest: str, ask: dict[str, list[str]]) -> list[dict[str, Any]]:
         ws = Path(ev.workspace)
