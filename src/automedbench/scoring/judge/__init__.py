@@ -1,11 +1,37 @@
-"""Judges by name: `heuristic` (offline default) or LLM judges from the agent registry."""
+"""Judges for S1..S3: heuristic (offline default), llm (any OpenAI-compatible endpoint
+from the agent registry), and a panel of several with agreement statistics."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from .base import Judge, JudgeEvidence
+
+HEURISTIC = "heuristic"
 
 
-def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None = None):
-    if not names or names == ["heuristic"]:
-        from .heuristic import HeuristicJudge
+def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None = None,
+              **llm_options: Any) -> Judge:
+    """None / [] / ["heuristic"] -> HeuristicJudge; one registry name -> LLMJudge;
+    several names -> JudgePanel (names may include "heuristic").
+    `llm_options` go to every LLMJudge (cache_dir=, use_cache=, retries=, digest_budget=)."""
+    names = [n for n in (names or []) if n]
+    if not names:
+        names = [HEURISTIC]
+    judges = [_one(n, agent_configs, llm_options) for n in names]
+    if len(judges) == 1:
+        return judges[0]
+    from .panel import JudgePanel
+    return JudgePanel(judges)
+
+
+def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any]) -> Judge:
+    if name == HEURISTIC:
+        from .heuristic import HeuristicJudge   # written on main; imported lazily
         return HeuristicJudge()
-    raise ValueError(f"LLM judges {names} are not available in this build (only 'heuristic')")
+    from ...agents.registry import get_agent_config
+    from .llm import LLMJudge
+    return LLMJudge(get_agent_config(name, agent_configs), **llm_options)
+
+
+__all__ = ["Judge", "JudgeEvidence", "get_judge"]

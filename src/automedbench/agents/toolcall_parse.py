@@ -1,0 +1,308 @@
+"""Pure functions that make models' tool calls usable.
+
+1. `repair_arguments(raw)`: tool-call arguments as the model wrote them -> a dict, fixing
+   the usual damage (raw control characters inside strings, trailing commas, single-quoted
+   strings, Python literals, bare keys, code fences, junk around the object, a truncated
+   tail, double encoding). Returns `Repaired(value, repairs, error)`; `value is None`
+   means unrepairable and `error` says why (fed back to the model so it can retry).
+
+2. `extract_text_tool_calls(text)`: tool calls that a model wrote into its *text* instead
+   of the structured `tool_calls` field, in three forms:
+     <tool_call>{"name": ..., "arguments": {...}}</tool_call>                 (Hermes / Qwen)
+     <function=NAME><parameter=KEY>value</parameter></function>               (Qwen3-Coder)
+     <invoke name="NAME"><parameter name="KEY">value</parameter></invoke>     (XML style)
+   Only when the wrapper tag is really present: a bare JSON object in prose is never
+   taken for a call.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Repaired:
+    value: dict[str, Any] | None
+    repairs: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class TextToolCall:
+    name: str
+    arguments: dict[str, Any] | None
+    raw: str                       # the matched span
+    form: str                      # tool_call_json | function_tag | invoke_tag
+    repairs: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_CTRL_ESC = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _loads_dict(text: str, strict: bool = True) -> Any:
+    return json.loads(text, strict=strict)
+
+
+def repair_arguments(raw: str | dict | None) -> Repaired:
+    """Arguments string -> dict, with the list of repairs applied (empty when it was valid)."""
+    if isinstance(raw, dict):
+        return Repaired(raw)
+    if raw is None or not str(raw).strip():
+        return Repaired({}, ["empty arguments read as {}"])
+    text = str(raw)
+    repairs: list[str] = []
+    try:
+        value = _loads_dict(text)
+    except json.JSONDecodeError:
+        value = _MISSING
+        try:
+            value = _loads_dict(text, strict=False)
+            repairs.append("escaped control characters inside strings")
+        except json.JSONDecodeError:
+            pass
+    if value is _MISSING:
+        value = _repair_text(text, repairs)
+        if value is _MISSING:
+            return Repaired(None, repairs, "tool-call arguments are not valid JSON and could not be repaired; "
+                                           "send a JSON object such as {\"language\": \"python\", \"code\": \"...\"}")
+    # double encoding: "{\"code\": ...}"
+    for _ in range(2):
+        if isinstance(value, str) and value.strip().startswith("{"):
+            inner = repair_arguments(value)
+            if inner.value is not None:
+                repairs += ["decoded double-encoded JSON"] + inner.repairs
+                value = inner.value
+        else:
+            break
+    if not isinstance(value, dict):
+        return Repaired(None, repairs, f"tool-call arguments must be a JSON object, got {type(value).__name__}")
+    return Repaired(value, repairs)
+
+
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()
+
+
+def _repair_text(text: str, repairs: list[str]) -> Any:
+    s = text.strip()
+    m = _FENCE.match(s)
+    if m:
+        s = m.group(1).strip()
+        repairs.append("removed a code fence")
+        try:
+            return _loads_dict(s, strict=False)
+        except json.JSONDecodeError:
+            pass
+    start = s.find("{")
+    if start > 0:
+        s = s[start:]
+        repairs.append("dropped text before the object")
+    elif start < 0:
+        return _MISSING
+    fixed, notes = _normalise(s)
+    repairs += notes
+    for candidate in (fixed, _close_truncated(fixed, repairs)):
+        if candidate is None:
+            continue
+        try:
+            return _loads_dict(candidate, strict=False)
+        except json.JSONDecodeError as exc:
+            # junk after a complete object
+            if exc.msg == "Extra data":
+                try:
+                    value = _loads_dict(candidate[: exc.pos], strict=False)
+                    repairs.append("dropped text after the object")
+                    return value
+                except json.JSONDecodeError:
+                    pass
+    return _MISSING
+
+
+_BARE_WORDS = {"True": "true", "False": "false", "None": "null"}
+
+
+def _normalise(s: str) -> tuple[str, list[str]]:
+    """One pass over the text, string-aware: single -> double quotes, control characters
+    escaped, trailing commas dropped, Python literals and bare keys fixed."""
+    out: list[str] = []
+    notes: set[str] = set()
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c in "\"'":
+            quote = c
+            if quote == "'":
+                notes.add("converted single-quoted strings")
+            buf = ['"']
+            i += 1
+            closed = False
+            while i < n:
+                ch = s[i]
+                if ch == "\\" and i + 1 < n:
+                    nxt = s[i + 1]
+                    if quote == "'" and nxt == "'":
+                        buf.append("'")
+                    elif nxt in "\"\\/bfnrtu":
+                        buf.append(ch + nxt)
+                    else:   # invalid escape like \d in a regex: keep the backslash literally
+                        buf.append("\\\\" + nxt if nxt not in _CTRL_ESC else "\\\\" + _CTRL_ESC[nxt])
+                        notes.add("escaped stray backslashes")
+                    i += 2
+                    continue
+                if ch == quote:
+                    closed = True
+                    i += 1
+                    break
+                if ch == '"':          # a double quote inside a single-quoted string
+                    buf.append('\\"')
+                elif ch in _CTRL_ESC or ord(ch) < 0x20:
+                    buf.append(_CTRL_ESC.get(ch, f"\\u{ord(ch):04x}"))
+                    notes.add("escaped control characters inside strings")
+                else:
+                    buf.append(ch)
+                i += 1
+            if closed:
+                buf.append('"')
+            out.append("".join(buf))
+            continue
+        if c == ",":
+            j = i + 1
+            while j < n and s[j] in " \t\r\n":
+                j += 1
+            if j < n and s[j] in "}]":
+                notes.add("removed trailing commas")
+                i += 1
+                continue
+        if c.isalpha() or c == "_":
+            j = i
+            while j < n and (s[j].isalnum() or s[j] == "_"):
+                j += 1
+            word = s[i:j]
+            k = j
+            while k < n and s[k] in " \t":
+                k += 1
+            if k < n and s[k] == ":" and word not in ("true", "false", "null"):
+                out.append(f'"{word}"')
+                notes.add("quoted bare keys")
+            elif word in _BARE_WORDS:
+                out.append(_BARE_WORDS[word])
+                notes.add("converted Python literals")
+            else:
+                out.append(word)
+            i = j
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), sorted(notes)
+
+
+def _close_truncated(s: str, repairs: list[str]) -> str | None:
+    """Close an unterminated string and open brackets (a reply cut at max_tokens)."""
+    stack: list[str] = []
+    in_str = False
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if in_str:
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c in "{[":
+            stack.append("}" if c == "{" else "]")
+        elif c in "}]":
+            if stack:
+                stack.pop()
+        i += 1
+    if not in_str and not stack:
+        return None
+    tail = ('"' if in_str else "") + "".join(reversed(stack))
+    repairs.append("closed a truncated object")
+    return s.rstrip().rstrip(",") + tail if not in_str else s + tail
+
+
+# ---- tool calls written as text -------------------------------------------------------
+
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
+_FUNCTION_BLOCK = re.compile(r"<function=([A-Za-z0-9_.\-]+)>(.*?)(?:</function>|\Z)", re.DOTALL)
+_FUNCTION_PARAM = re.compile(r"<parameter=([A-Za-z0-9_.\-]+)>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL)
+_INVOKE_BLOCK = re.compile(r"<invoke\s+name=[\"']([A-Za-z0-9_.\-]+)[\"']\s*>(.*?)(?:</invoke>|\Z)", re.DOTALL)
+_INVOKE_PARAM = re.compile(r"<parameter\s+name=[\"']([A-Za-z0-9_.\-]+)[\"']\s*>(.*?)(?:</parameter>|\Z)", re.DOTALL)
+_WRAPPERS = re.compile(r"</?(?:function_calls|antml:function_calls|tool_calls)>")
+
+
+def _strip_value(v: str) -> str:
+    # the tag formats put values on their own lines: drop exactly one leading/trailing newline
+    if v.startswith("\n"):
+        v = v[1:]
+    if v.endswith("\n"):
+        v = v[:-1]
+    return v
+
+
+def _params(block: str, pattern: re.Pattern) -> dict[str, Any]:
+    return {m.group(1): _strip_value(m.group(2)) for m in pattern.finditer(block)}
+
+
+def _from_json_block(body: str, span: str) -> TextToolCall | None:
+    body = body.strip()
+    if body.startswith("<function="):
+        m = _FUNCTION_BLOCK.search(body)
+        if m:
+            return TextToolCall(m.group(1), _params(m.group(2), _FUNCTION_PARAM), span, "function_tag")
+    rep = repair_arguments(body)
+    if rep.value is None:
+        return TextToolCall("", None, span, "tool_call_json", rep.repairs,
+                            "the <tool_call> block is not valid JSON: " + (rep.error or ""))
+    obj = rep.value
+    fn = obj.get("function") if isinstance(obj.get("function"), dict) else {}
+    name = obj.get("name") or fn.get("name")
+    args = next((a for a in (obj.get("arguments"), obj.get("parameters"), obj.get("args"), fn.get("arguments"))
+                 if a is not None), None)
+    if not isinstance(name, str) or not name:
+        return TextToolCall("", None, span, "tool_call_json", rep.repairs, "the <tool_call> block has no \"name\"")
+    inner = repair_arguments(args if args is not None else {})
+    return TextToolCall(name, inner.value, span, "tool_call_json", rep.repairs + inner.repairs, inner.error)
+
+
+def extract_text_tool_calls(text: str | None) -> tuple[list[TextToolCall], str]:
+    """(calls in order of appearance, the text with the call markup removed)."""
+    if not text:
+        return [], text or ""
+    found: list[tuple[int, int, TextToolCall]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e, _ in found)
+
+    for m in _TOOL_CALL_BLOCK.finditer(text):
+        call = _from_json_block(m.group(1), m.group(0))
+        if call is not None:
+            found.append((m.start(), m.end(), call))
+    for m in _FUNCTION_BLOCK.finditer(text):
+        if free(m.start(), m.end()):
+            found.append((m.start(), m.end(), TextToolCall(m.group(1), _params(m.group(2), _FUNCTION_PARAM),
+                                                           m.group(0), "function_tag")))
+    for m in _INVOKE_BLOCK.finditer(text):
+        if free(m.start(), m.end()):
+            found.append((m.start(), m.end(), TextToolCall(m.group(1), _params(m.group(2), _INVOKE_PARAM),
+                                                           m.group(0), "invoke_tag")))
+    if not found:
+        return [], text
+    found.sort(key=lambda t: t[0])
+    rest, pos = [], 0
+    for s, e, _ in found:
+        rest.append(text[pos:s])
+        pos = e
+    rest.append(text[pos:])
+    remaining = _WRAPPERS.sub("", "".join(rest)).strip()
+    return [c for _, _, c in found], remaining

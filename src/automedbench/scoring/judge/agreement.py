@@ -1,0 +1,102 @@
+"""Inter-judge agreement (pure functions) and the panel's majority rule.
+
+Ratings are nominal categories (0, 0.5, 1). Definitions:
+  percent agreement  mean over subjects of the share of agreeing rater pairs
+                     (two raters: the share of subjects rated the same);
+  Cohen's kappa      two raters: (p_o - p_e) / (1 - p_e), p_e from each rater's own marginals;
+  Fleiss' kappa      ≥ 2 raters, same number per subject: (P̄ - P̄_e) / (1 - P̄_e), pooled marginals.
+A kappa whose chance agreement is 1 (every rating in one category) is undefined: None.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Hashable, Sequence
+
+
+def majority(values: Sequence[float]) -> float:
+    """The most frequent value; a tie goes to the LOWER value (a judge panel must not
+    award a criterion that half of it did not see)."""
+    counts = Counter(values)
+    best = max(counts.values())
+    return min(v for v, c in counts.items() if c == best)
+
+
+def _pairs_agree(row: Sequence[Hashable]) -> float:
+    n = len(row)
+    if n < 2:
+        return 1.0
+    counts = Counter(row)
+    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+
+
+def percent_agreement(ratings: Sequence[Sequence[Hashable]]) -> float | None:
+    """ratings[subject][rater]."""
+    if not ratings:
+        return None
+    return sum(_pairs_agree(r) for r in ratings) / len(ratings)
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    if len(a) != len(b):
+        raise ValueError("cohen_kappa: both raters must rate the same subjects")
+    n = len(a)
+    if n == 0:
+        return None
+    po = sum(x == y for x, y in zip(a, b)) / n
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(ca[k] * cb[k] for k in set(ca) | set(cb)) / (n * n)
+    if pe >= 1.0:
+        return None
+    return (po - pe) / (1 - pe)
+
+
+def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
+    """ratings[subject] = the categories given by each rater (same count per subject, ≥ 2)."""
+    if not ratings:
+        return None
+    n = len(ratings[0])
+    if n < 2 or any(len(r) != n for r in ratings):
+        raise ValueError("fleiss_kappa: every subject needs the same number (≥ 2) of ratings")
+    N = len(ratings)
+    p_bar = sum(_pairs_agree(r) for r in ratings) / N
+    totals: Counter = Counter()
+    for r in ratings:
+        totals.update(r)
+    pe = sum((c / (N * n)) ** 2 for c in totals.values())
+    if pe >= 1.0:
+        return None
+    return (p_bar - pe) / (1 - pe)
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def stats(ratings: Sequence[Sequence[Hashable]]) -> dict[str, Any]:
+    """percent agreement, Cohen (exactly 2 raters), Fleiss (≥ 2) for subjects × raters."""
+    out: dict[str, Any] = {"n_subjects": len(ratings), "n_raters": len(ratings[0]) if ratings else 0,
+                           "percent_agreement": _r(percent_agreement(ratings)),
+                           "cohen_kappa": None, "fleiss_kappa": None}
+    if ratings and out["n_raters"] >= 2 and all(len(r) == out["n_raters"] for r in ratings):
+        out["fleiss_kappa"] = _r(fleiss_kappa(ratings))
+        if out["n_raters"] == 2:
+            out["cohen_kappa"] = _r(cohen_kappa([r[0] for r in ratings], [r[1] for r in ratings]))
+    return out
+
+
+def aggregate_agreement(per_run: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Across runs: per item, subjects = runs where every panel judge rated the item.
+    Input: the `agreement` dicts a JudgePanel produced (DetailReport.judge.agreement)."""
+    by_item: dict[str, list[list[float]]] = {}
+    judges: list[str] | None = None
+    for ag in per_run:
+        if not ag:
+            continue
+        judges = judges or ag.get("judges")
+        for item, rec in (ag.get("items") or {}).items():
+            ratings = rec.get("ratings") or {}
+            if judges and all(j in ratings and ratings[j] is not None for j in judges):
+                by_item.setdefault(item, []).append([ratings[j] for j in judges])
+    items = {item: stats(rows) for item, rows in sorted(by_item.items())}
+    all_rows = [row for rows in by_item.values() for row in rows]
+    return {"judges": judges or [], "items": items, "overall": stats(all_rows) if all_rows else None}

@@ -1,0 +1,351 @@
+"""A stage-segmented digest of a run's trace for an LLM judge (pure functions).
+
+The reference harness showed its judge the first 40 % and last 40 % of the raw
+trajectory; on long runs that drops the middle — usually S2/S3, the stages being judged.
+`build_digest(trace, budget_chars)` instead covers the whole run:
+
+  - a header: turns, calls, failures, tokens, end reason, and one line per stage S1..S5
+    (calls, failures, "no calls" when the stage never happened) — every stage represented;
+  - the steps in order, segmented by stage; each step is one line at least
+    (`#12 [S3] python exit=1 (0.4s) | first code line`);
+  - budget spent by priority: the pilot (first S3 execution), violations, errors,
+    submit, non-zero exits/timeouts, the first and last step of every stage segment and
+    the step after a failure (the fix) get code and output first; long code and outputs
+    are elided in the middle (head + tail kept); when even one line per step does not
+    fit, the least important steps collapse into "... N calls omitted ..." lines.
+
+`render_full(trace)` is the unabridged trajectory in the same line format (for
+comparisons: bench/judge_digest.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from ...runs.models import TraceEvent
+
+STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
+_QUIET_WARNINGS = {"provider_retry"}
+
+
+@dataclass
+class Step:
+    index: int
+    stage: str
+    kind: str                  # exec | submit | violation | error | warning
+    call_index: int | None = None
+    turn: int | None = None
+    language: str | None = None
+    code: str = ""
+    exit_code: int | None = None
+    duration_s: float | None = None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    message: str = ""
+    sub: str = ""              # event kind (violation/error/warning kind)
+    priority: int = 4
+    pilot: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.kind == "exec" and (self.timed_out or (self.exit_code not in (0, None)))
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    if limit < 40:
+        return text[:limit]
+    half = (limit - 30) // 2
+    return f"{text[:half]}\n[... {len(text) - 2 * half} chars elided ...]\n{text[-half:]}"
+
+
+def _tail(text: str, limit: int) -> str:
+    text = (text or "").rstrip()
+    return text if len(text) <= limit else "[...]" + text[-limit:]
+
+
+def _first_code_line(code: str) -> str:
+    for line in (code or "").splitlines():
+        s = line.strip()
+        if s and not (s.startswith("#") and len(s) < 40 and "S" in s.upper()[:12]):
+            return s[:100]
+    return ""
+
+
+def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], dict]:
+    """Trace events -> ordered steps (+ run facts for the header)."""
+    steps: list[Step] = []
+    by_call: dict[int, Step] = {}
+    facts = {"turns": 0, "model_calls": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0,
+             "end_reason": None, "submitted": False, "retries": 0}
+    stage = "s1"
+    for ev in trace:
+        if ev.stage:
+            stage = ev.stage
+        if ev.turn:
+            facts["turns"] = max(facts["turns"], ev.turn)
+        t = ev.type
+        if t == "model_call":
+            facts["model_calls"] += 1
+            facts["tokens_in"] += ev.tokens_in or 0
+            facts["tokens_out"] += ev.tokens_out or 0
+            facts["cost_usd"] += ev.cost_usd or 0.0
+        elif t == "tool_call":
+            st = Step(len(steps), ev.stage or stage, "exec", ev.call_index, ev.turn, ev.language, ev.code or "")
+            steps.append(st)
+            if ev.call_index is not None:
+                by_call[ev.call_index] = st
+        elif t == "execution":
+            st = by_call.get(ev.call_index) if ev.call_index is not None else None
+            if st is None:
+                st = Step(len(steps), ev.stage or stage, "exec", ev.call_index, ev.turn, ev.language, ev.code or "")
+                steps.append(st)
+            st.exit_code, st.duration_s = ev.exit_code, ev.duration_s
+            st.stdout, st.stderr, st.timed_out = ev.stdout or "", ev.stderr or "", bool(ev.timed_out)
+        elif t == "submit":
+            facts["submitted"] = True
+            steps.append(Step(len(steps), ev.stage or "s5", "submit", ev.call_index, ev.turn,
+                              message="submit_results called"))
+        elif t in ("violation", "error"):
+            if t == "error" and ev.kind == "bad_tool_arguments" and ev.call_index in by_call:
+                by_call[ev.call_index].message = ev.message or ""
+                by_call[ev.call_index].exit_code = by_call[ev.call_index].exit_code or -1
+                continue
+            steps.append(Step(len(steps), ev.stage or stage, t, ev.call_index, ev.turn,
+                              message=ev.message or "", sub=ev.kind or ""))
+        elif t == "warning":
+            if ev.kind in _QUIET_WARNINGS:
+                facts["retries"] += 1
+                continue
+            steps.append(Step(len(steps), ev.stage or stage, "warning", ev.call_index, ev.turn,
+                              message=ev.message or "", sub=ev.kind or ""))
+        elif t == "run_end":
+            facts["end_reason"] = ev.kind or (ev.data or {}).get("end_reason") or ev.message
+    _prioritise(steps)
+    return steps, facts
+
+
+def _prioritise(steps: list[Step]) -> None:
+    pilot_done = False
+    prev_failed = False
+    for i, st in enumerate(steps):
+        if st.kind in ("violation", "submit") or (st.kind == "error"):
+            st.priority = 0
+        elif st.kind == "exec" and st.stage == "s3" and not pilot_done:
+            st.pilot, st.priority, pilot_done = True, 0, True
+        elif st.failed:
+            st.priority = 1
+        elif st.kind == "exec" and prev_failed:
+            st.priority = 3
+        elif st.kind == "warning":
+            st.priority = 5
+        if st.kind == "exec":
+            prev_failed = st.failed
+    # first / last exec of each stage segment
+    segs = _segments(steps)
+    for seg in segs:
+        execs = [s for s in seg if s.kind == "exec"]
+        for s in execs[:1] + execs[-1:]:
+            s.priority = min(s.priority, 2)
+
+
+def _segments(steps: list[Step]) -> list[list[Step]]:
+    segs: list[list[Step]] = []
+    for st in steps:
+        if segs and segs[-1][0].stage == st.stage:
+            segs[-1].append(st)
+        else:
+            segs.append([st])
+    return segs
+
+
+# detail levels: (code chars, stdout chars, stderr tail chars); level 0 = one line only
+_LEVELS = {1: (500, 300, 300), 2: (1800, 1400, 900)}
+
+
+def render_step(st: Step, level: int) -> str:
+    tag = f"#{st.call_index if st.call_index is not None else '-'} [{st.stage.upper()}]"
+    if st.kind == "exec":
+        status = "TIMED OUT" if st.timed_out else f"exit={st.exit_code}"
+        dur = f" ({st.duration_s:.1f}s)" if st.duration_s is not None else ""
+        flag = " PILOT" if st.pilot else ""
+        head = f"{tag} {st.language or '?'} {status}{dur}{flag} | {_first_code_line(st.code)}"
+        if st.message:
+            head += f" | {st.message[:160]}"
+        if level == 0:
+            return head
+        code_n, out_n, err_n = _LEVELS[level]
+        parts = [head, "  code:\n" + _indent(_clip(st.code, code_n))]
+        if st.stdout.strip():
+            parts.append("  stdout:\n" + _indent(_clip(st.stdout.rstrip(), out_n)))
+        if st.stderr.strip():
+            parts.append("  stderr:\n" + _indent(_tail(st.stderr, err_n)))
+        return "\n".join(parts)
+    label = {"submit": "SUBMIT", "violation": "VIOLATION", "error": "ERROR", "warning": "warning"}[st.kind]
+    sub = f" ({st.sub})" if st.sub else ""
+    limit = 160 if level == 0 else 600
+    return f"{tag} {label}{sub}: {_clip(st.message, limit)}".rstrip()
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())
+
+
+def _header(steps: list[Step], facts: dict) -> str:
+    execs = [s for s in steps if s.kind == "exec"]
+    failed = sum(s.failed for s in execs)
+    lines = [f"RUN DIGEST: {facts['turns']} model turns, {len(execs)} code executions ({failed} failed), "
+             f"tokens in/out {facts['tokens_in']}/{facts['tokens_out']}, "
+             f"submitted: {'yes' if facts['submitted'] else 'no'}"
+             + (f", end reason: {facts['end_reason']}" if facts["end_reason"] else "")
+             + (f", provider retries: {facts['retries']}" if facts["retries"] else ""),
+             "Stages (calls attributed by the harness):"]
+    for sid, name in STAGE_NAMES.items():
+        se = [s for s in execs if s.stage == sid]
+        other = [s for s in steps if s.stage == sid and s.kind in ("violation", "error", "submit")]
+        if not se and not other:
+            lines.append(f"  {sid.upper()} {name}: no calls")
+            continue
+        f = sum(s.failed for s in se)
+        extra = ", ".join(f"{sum(1 for o in other if o.kind == k)} {k}" for k in ("submit", "violation", "error")
+                          if any(o.kind == k for o in other))
+        idx = [s.call_index for s in se if s.call_index is not None]
+        span = f", calls #{min(idx)}-#{max(idx)}" if idx else ""
+        lines.append(f"  {sid.upper()} {name}: {len(se)} executions ({f} failed){span}"
+                     + (f"; {extra}" if extra else ""))
+    pilot = next((s for s in steps if s.pilot), None)
+    lines.append(f"Pilot (first S3 execution): call #{pilot.call_index}" if pilot
+                 else "Pilot: no execution was attributed to S3")
+    return "\n".join(lines)
+
+
+def _seg_header(seg: list[Step]) -> str:
+    sid = seg[0].stage
+    return f"=== {sid.upper()} {STAGE_NAMES.get(sid, '')} ==="
+
+
+def _omitted(hidden: list[Step]) -> str:
+    execs = [s for s in hidden if s.kind == "exec"]
+    f = sum(s.failed for s in execs)
+    other = len(hidden) - len(execs)
+    return (f"  [... {len(execs)} executions omitted ({f} failed)" + (f", {other} notes" if other else "")
+            + " ...]")
+
+
+def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[int]) -> str:
+    out = [header]
+    for seg in _segments(steps):
+        out.append(_seg_header(seg))
+        run: list[Step] = []
+        for st in seg:
+            if st.index in hidden:
+                run.append(st)
+                continue
+            if run:
+                out.append(_omitted(run))
+                run = []
+            out.append(render_step(st, levels.get(st.index, 0)))
+        if run:
+            out.append(_omitted(run))
+    return "\n".join(out)
+
+
+ROUTINE_RUN = 8      # a run of more routine steps than this keeps only its ends
+ROUTINE_KEEP = 2
+
+
+def _routine_runs(steps: list[Step]) -> set[int]:
+    hidden: set[int] = set()
+    for seg in _segments(steps):
+        run: list[Step] = []
+        for st in seg + [None]:  # type: ignore[list-item]
+            if st is not None and st.priority >= 3 and st.kind == "exec":
+                run.append(st)
+                continue
+            if len(run) > ROUTINE_RUN:
+                hidden |= {s.index for s in run[ROUTINE_KEEP:-ROUTINE_KEEP]}
+            run = []
+    return hidden
+
+
+def _fair_key(steps: list[Step]):
+    rank: dict[int, int] = {}
+    seen: dict[tuple[int, str], int] = {}
+    for st in steps:
+        k = (st.priority, st.stage)
+        rank[st.index] = seen.get(k, 0)
+        seen[k] = rank[st.index] + 1
+    return lambda s: (s.priority, rank[s.index], s.index)
+
+
+def build_digest(trace: Iterable[TraceEvent], budget_chars: int = 24000) -> str:
+    """The whole run in at most `budget_chars` characters, every stage represented."""
+    steps, facts = collect_steps(list(trace))
+    header = _header(steps, facts)
+    if not steps:
+        return _clip(header + "\n(no tool calls in the trace)", budget_chars)
+    levels: dict[int, int] = {}
+    # 1. reserve detail for the evidence that matters most: pilot, violations, errors,
+    #    submit, then failed executions -- up to half of the budget
+    reserve = budget_chars // 2
+    used = 0
+    for st in sorted((s for s in steps if s.priority <= 1), key=lambda s: (s.priority, s.index)):
+        extra = len(render_step(st, 1)) - len(render_step(st, 0))
+        if used + extra <= reserve:
+            levels[st.index] = 1
+            used += extra
+    # 2. long runs of routine steps (successful, not first/last of a stage) keep their
+    #    first and last two; then, if one line per step still does not fit, hide the least
+    #    important steps (binary search for the fewest); every stage segment keeps its most
+    #    important step
+    hidden: set[int] = _routine_runs(steps) if len(_render(header, steps, levels, set())) > budget_chars // 3 else set()
+    if len(_render(header, steps, levels, hidden)) > budget_chars:
+        segs = _segments(steps)
+        keep = {min(seg, key=lambda s: (s.priority, s.index)).index for seg in segs} | set(levels)
+        order = sorted((s for s in steps if s.index not in keep and s.index not in hidden),
+                       key=lambda s: (-s.priority, -s.index))
+        lo, hi = 0, len(order)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if len(_render(header, steps, levels, hidden | {s.index for s in order[:mid]})) <= budget_chars:
+                hi = mid
+            else:
+                lo = mid + 1
+        hidden = hidden | {s.index for s in order[:lo]}
+    # 3. spend what is left on more detail, most important first; within one priority the
+    #    stages take turns (each stage's 1st step, then each stage's 2nd, ...)
+    total = len(_render(header, steps, levels, hidden))
+    visible = sorted((s for s in steps if s.index not in hidden), key=_fair_key(steps))
+    for level in (1, 2):
+        for st in visible:
+            cur = levels.get(st.index, 0)
+            if cur >= level:
+                continue
+            delta = len(render_step(st, level)) - len(render_step(st, cur))
+            if total + delta <= budget_chars:
+                levels[st.index] = level
+                total += delta
+    text = _render(header, steps, levels, hidden)
+    return text if len(text) <= budget_chars else _clip(text, budget_chars)
+
+
+def render_full(trace: Iterable[TraceEvent]) -> str:
+    """The unabridged trajectory: every step with its complete code and outputs."""
+    steps, facts = collect_steps(list(trace))
+    out = [_header(steps, facts)]
+    for seg in _segments(steps):
+        out.append(_seg_header(seg))
+        for st in seg:
+            if st.kind == "exec":
+                parts = [render_step(st, 0), "  code:\n" + _indent(st.code)]
+                if st.stdout.strip():
+                    parts.append("  stdout:\n" + _indent(st.stdout.rstrip()))
+                if st.stderr.strip():
+                    parts.append("  stderr:\n" + _indent(st.stderr.rstrip()))
+                out.append("\n".join(parts))
+            else:
+                out.append(render_step(st, 2))
+    return "\n".join(out)

@@ -1,0 +1,292 @@
+"""LLM judge for S1..S3 over any OpenAI-compatible endpoint (an `AgentConfig` entry).
+
+What it sees: the task brief (description, tier and the tier's model info), the rubric
+items of the judged stages, plan/plan.md, plan/plan.png (as an image when the config says
+`vision: true`, else a line saying it exists but cannot be viewed), and a stage-segmented
+digest of the trajectory (digest.build_digest). Never the task score.
+
+Output contract: one JSON object
+    {"s1": {"items": {"s1a": 0|1, ...}, "rationale": "..."}, "s2": {...}, "s3": {"items": {"s3": 0|0.5|1}, ...}}
+with exactly the rubric's item ids (auto-passed items for the tier are not asked and are
+set to 1). Requested with `response_format` json_schema (strict); an endpoint that rejects
+it (HTTP 400/422) gets plain prompting from then on. An answer that does not validate is
+retried `retries` times (default 2) with the validation errors shown to the model; a
+stage still invalid after that — or any stage when the provider is down — is None
+(the scorer then nulls it and flags judge_incomplete). Temperature 0.
+
+Verdicts are cached (cache.py): a re-judge of an unchanged run makes zero HTTP calls.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ...agents.llm_client import ChatClient, ProviderError
+from ...agents.registry import AgentConfig
+from ...runs.models import StageResult
+from ..rubric import Rubric, StageRubric, load_rubric
+from .base import JudgeEvidence
+from .cache import JudgeCache, cache_key, plan_hash, sha256_text
+from .digest import build_digest
+
+PROMPT_VERSION = "llm-1"
+PLAN_MD_CHARS = 12000
+PLAN_PNG_MAX_BYTES = 8 * 1024 * 1024
+
+SYSTEM = """You are a strict, fair reviewer of an autonomous AI coding agent that worked alone in a sandbox on a medical-AI research task. You grade HOW it worked (the research workflow), stage by stage, using only the evidence given: the task brief, the agent's saved plan artifacts and a digest of its execution trace. You are NOT told how good its final outputs are; do not guess or reward outcomes, grade the process.
+
+Stage attribution in the digest comes from the harness (tags like [S3]). A criterion passes (1) only if the evidence shows it; 0 otherwise. Reply with one JSON object only, no prose around it."""
+
+
+def _fmt_value(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+class LLMJudge:
+    backend = "llm"
+    version = PROMPT_VERSION
+
+    def __init__(self, config: AgentConfig, *, cache_dir: Path | str | None = None, use_cache: bool = True,
+                 retries: int = 2, digest_budget: int = 24000, rubric: Rubric | None = None,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.config = config
+        self.name = config.name
+        self.model = config.model
+        self.retries = retries
+        self.digest_budget = digest_budget
+        self.rubric = rubric or load_rubric()
+        self.cache = JudgeCache(cache_dir) if use_cache else None
+        self._sleep = sleep
+        self._schema_ok: bool | None = None      # None = not tried yet
+        self.last_cache_hit = False
+        self.last_errors: list[str] = []
+
+    # ---- public -------------------------------------------------------------------------
+    def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
+        rubric = self.rubric
+        stages = rubric.judged
+        ask = {s: [i for i in rubric.stages[s].items if i not in rubric.stages[s].auto_passed(evidence.tier)]
+               for s in stages}
+        digest = build_digest(evidence.trace, self.digest_budget)
+        workspace = Path(evidence.workspace)
+        key = cache_key(rubric_version=rubric.version, judge_model=self.model, digest_hash=sha256_text(digest),
+                        plan_hash=plan_hash(workspace), prompt=PROMPT_VERSION, tier=evidence.tier,
+                        task=sha256_text(self._brief(evidence)), vision=self.config.vision,
+                        base_url=self.config.base_url)
+        self.last_cache_hit = False
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit and set(hit.get("stages", {})) == set(stages):
+                self.last_cache_hit = True
+                return {s: StageResult.model_validate(v) for s, v in hit["stages"].items()}
+        answers = self._ask(self._messages(evidence, digest, ask), ask) if any(ask.values()) else {}
+        out: dict[str, StageResult | None] = {}
+        for s in stages:
+            srub = rubric.stages[s]
+            auto = {i: 1.0 for i in srub.auto_passed(evidence.tier)}
+            if not ask[s]:
+                out[s] = StageResult(score=srub.score(auto), items=auto, rationale="all items auto-passed for this tier")
+                continue
+            got = answers.get(s)
+            if got is None:
+                out[s] = None
+                continue
+            items = {i: (auto[i] if i in auto else got[0][i]) for i in srub.items}
+            rationale = got[1] + (f" (auto-passed for tier {evidence.tier}: {', '.join(auto)})" if auto else "")
+            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale)
+        if self.cache is not None and all(v is not None for v in out.values()):
+            self.cache.put(key, {"stages": {s: v.model_dump() for s, v in out.items()},
+                                 "judge": {"name": self.name, "model": self.model, "version": PROMPT_VERSION},
+                                 "rubric_version": rubric.version})
+        return out
+
+    # ---- prompt -------------------------------------------------------------------------
+    def _brief(self, ev: JudgeEvidence) -> str:
+        task = ev.task
+        lines = [f"Task: {task.title} (id {task.id}, track {task.track})", f"Tier: {ev.tier}",
+                 f"Goal: {task.description.strip()}",
+                 f"Inputs per case: {', '.join(task.input_files)}; outputs per case: {', '.join(task.output_files)}"]
+        try:
+            tier_info = getattr(task.tiers, ev.tier)
+            lines.append(f"Tier information given to the agent: {json.dumps(tier_info.model_dump())}")
+        except AttributeError:
+            pass
+        return "\n".join(lines)
+
+    def _rubric_text(self, ask: dict[str, list[str]], tier: str) -> str:
+        out = []
+        for s, ids in ask.items():
+            r: StageRubric = self.rubric.stages[s]
+            if not ids:
+                continue
+            values = "/".join(_fmt_value(v) for v in r.allowed_values())
+            out.append(f"{s} {r.name} ({'one ladder value' if r.kind == 'ladder' else 'binary items'}, allowed {values}):")
+            out += [f"  {i}: {r.items[i]}" for i in ids]
+            auto = r.auto_passed(tier)
+            if auto:
+                out.append(f"  (not asked, auto-passed for tier {tier}: {', '.join(auto)})")
+        return "\n".join(out)
+
+    def _example(self, ask: dict[str, list[str]]) -> str:
+        """The answer's shape with value placeholders (not example values: no anchoring)."""
+        lines = []
+        for s, ids in ask.items():
+            if not ids:
+                continue
+            vals = "|".join(_fmt_value(v) for v in self.rubric.stages[s].allowed_values())
+            items = ", ".join(f'"{i}": {vals}' for i in ids)
+            lines.append(f' "{s}": {{"items": {{{items}}}, "rationale": "<one to three sentences citing the evidence>"}}')
+        return "{\n" + ",\n".join(lines) + "\n}\n(where 0|1 means: exactly one of these numbers)"
+
+    def _messages(self, ev: JudgeEvidence, digest: str, ask: dict[str, list[str]]) -> list[dict[str, Any]]:
+        ws = Path(ev.workspace)
+        md = ws / "plan" / "plan.md"
+        png = ws / "plan" / "plan.png"
+        plan_text = md.read_text(errors="replace") if md.is_file() else None
+        if plan_text is not None and len(plan_text) > PLAN_MD_CHARS:
+            plan_text = plan_text[: PLAN_MD_CHARS] + f"\n[... {len(plan_text) - PLAN_MD_CHARS} more characters not shown]"
+        head = "\n\n".join([
+            "## Task brief\n" + self._brief(ev),
+            "## Rubric (grade exactly these item ids)\n" + self._rubric_text(ask, ev.tier),
+            "## plan/plan.md\n" + (plan_text if plan_text is not None else "(plan/plan.md does not exist)"),
+        ])
+        parts: list[dict[str, Any]] = [{"type": "text", "text": head}]
+        if png.is_file():
+            size = png.stat().st_size
+            if self.config.vision and size <= PLAN_PNG_MAX_BYTES:
+                parts.append({"type": "text", "text": "## plan/plan.png (image below)"})
+                data = base64.b64encode(png.read_bytes()).decode()
+                parts.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
+            elif self.config.vision:
+                parts.append({"type": "text", "text": f"## plan/plan.png\nplan.png exists ({size} bytes) but is too large to show"})
+            else:
+                parts.append({"type": "text", "text": "## plan/plan.png\nplan.png exists but cannot be viewed by this judge"})
+        else:
+            parts.append({"type": "text", "text": "## plan/plan.png\n(plan/plan.png does not exist)"})
+        parts.append({"type": "text", "text": "## Trajectory digest\n" + digest})
+        parts.append({"type": "text", "text": "## Answer\nReply with JSON only, exactly in this shape "
+                      "(values must be among the allowed values):\n" + self._example(ask)})
+        content: Any = parts if any(p["type"] == "image_url" for p in parts) else \
+            "\n\n".join(p["text"] for p in parts)
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": content}]
+
+    def response_format(self, ask: dict[str, list[str]]) -> dict[str, Any]:
+        props = {}
+        for s, ids in ask.items():
+            if not ids:
+                continue
+            allowed = [int(v) if float(v).is_integer() else v for v in self.rubric.stages[s].allowed_values()]
+            props[s] = {"type": "object", "additionalProperties": False, "required": ["items", "rationale"],
+                        "properties": {
+                            "items": {"type": "object", "additionalProperties": False, "required": list(ids),
+                                      "properties": {i: {"type": "number", "enum": allowed} for i in ids}},
+                            "rationale": {"type": "string"}}}
+        return {"type": "json_schema", "json_schema": {
+            "name": "automedbench_judge", "strict": True,
+            "schema": {"type": "object", "additionalProperties": False, "required": list(props), "properties": props}}}
+
+    # ---- ask + validate -------------------------------------------------------------------
+    def _ask(self, messages: list[dict[str, Any]], ask: dict[str, list[str]]) -> dict[str, tuple[dict, str]]:
+        client = ChatClient(self.config, sleep=self._sleep)
+        valid: dict[str, tuple[dict, str]] = {}
+        self.last_errors = []
+        messages = list(messages)
+        try:
+            attempt = 0
+            while attempt <= self.retries:
+                missing = {s: ids for s, ids in ask.items() if ids and s not in valid}
+                if not missing:
+                    break
+                rf = self.response_format(missing) if self._schema_ok is not False else None
+                try:
+                    reply = client.complete(messages, response_format=rf, temperature=0.0)
+                except ProviderError as exc:
+                    if rf is not None and exc.status in (400, 422):
+                        self._schema_ok = False          # fall back to plain prompting, same attempt
+                        self.last_errors.append(f"response_format rejected ({exc.status}); plain prompting")
+                        continue
+                    self.last_errors.append(f"provider: {exc.reason}: {exc.message}")
+                    break                                # infrastructure: remaining stages None
+                if rf is not None:
+                    self._schema_ok = True
+                attempt += 1
+                content = reply.message.get("content") or ""
+                if isinstance(content, list):
+                    content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+                obj, problems = parse_verdict(content, missing, self.rubric)
+                for s, v in obj.items():
+                    valid[s] = v
+                if problems:
+                    self.last_errors += problems
+                    messages += [{"role": "assistant", "content": content},
+                                 {"role": "user", "content": "Your answer was not valid:\n- " + "\n- ".join(problems)
+                                  + "\nReply again with the complete JSON object only, exactly the item ids "
+                                  + "asked, values among the allowed values."}]
+        finally:
+            client.close()
+        return valid
+
+
+def _extract_json(text: str) -> Any:
+    s = text.strip()
+    m = re.match(r"^```(?:json)?\s*\n?(.*?)\n?```$", s, re.DOTALL)
+    if m:
+        s = m.group(1).strip()
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError:
+        pass
+    start = s.find("{")
+    if start < 0:
+        raise ValueError("no JSON object in the answer")
+    obj, _ = json.JSONDecoder().raw_decode(s[start:])
+    return obj
+
+
+def parse_verdict(text: str, ask: dict[str, list[str]], rubric: Rubric) -> tuple[dict[str, tuple[dict, str]], list[str]]:
+    """Validate a judge answer. Returns ({stage: (items, rationale)} for the valid stages,
+    [problems]) — a stage is valid only with exactly the asked ids, allowed values and a
+    rationale string."""
+    try:
+        obj = _extract_json(text)
+    except (ValueError, json.JSONDecodeError) as exc:
+        return {}, [f"the answer is not a JSON object ({exc})"]
+    if not isinstance(obj, dict):
+        return {}, ["the answer must be a JSON object keyed by stage id"]
+    good: dict[str, tuple[dict, str]] = {}
+    problems: list[str] = []
+    for s, ids in ask.items():
+        if not ids:
+            continue
+        st = obj.get(s)
+        if not isinstance(st, dict):
+            problems.append(f"{s}: missing (expected {{\"items\": {{...}}, \"rationale\": \"...\"}})")
+            continue
+        items, rationale = st.get("items"), st.get("rationale")
+        allowed = rubric.stages[s].allowed_values()
+        auto = set(rubric.stages[s].items) - set(ids)
+        bad = []
+        if not isinstance(items, dict):
+            bad.append("'items' must be an object")
+        else:
+            keys = set(items) - auto
+            if keys != set(ids):
+                miss, extra = sorted(set(ids) - keys), sorted(keys - set(ids))
+                bad.append(f"item ids must be exactly {ids}" + (f"; missing {miss}" if miss else "")
+                           + (f"; unexpected {extra}" if extra else ""))
+            for i in ids:
+                v = items.get(i)
+                if i in items and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                   or not any(abs(float(v) - a) < 1e-9 for a in allowed)):
+                    bad.append(f"{i}: {v!r} is not one of {[_fmt_value(a) for a in allowed]}")
+        if not isinstance(rationale, str):
+            bad.append("'rationale' must be a string")
+        if bad:
+            problems += [f"{s}: {b}" for b in bad]
+        else:
+            good[s] = ({i: float(items[i]) for i in ids}, rationale.strip())
+    return good, problems

@@ -1,0 +1,100 @@
+"""Several judges, one verdict: per-item majority, with agreement statistics.
+
+Majority per item over the judges that answered the stage; a TIE GOES TO THE LOWER VALUE
+(a criterion half the panel did not see is not awarded). A stage no judge could answer is
+None (infrastructure). `last_agreement` (also returned by `agreement()`) is the dict the
+scorer stores in DetailReport.judge.agreement:
+
+    {"judges": [names], "rule": "...",
+     "items":  {item: {"ratings": {judge: value|None}, "majority": v, "unanimous": bool}},
+     "stages": {stage: {n_subjects, n_raters, percent_agreement, cohen_kappa, fleiss_kappa}},
+     "overall": {...same over all rated items...},
+     "excluded_auto_passed": [items]}
+
+Within one run the subjects of a stage's kappa are its items; across runs use
+agreement.aggregate_agreement (subjects = runs, per item). Auto-passed items are
+excluded from the statistics (every judge "agrees" on them by construction).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ...runs.models import StageResult
+from ..rubric import load_rubric
+from .agreement import majority, stats
+from .base import Judge, JudgeEvidence
+
+RULE = "per-item majority over judges that answered; ties -> the lower value"
+
+
+def _name(j: Any, i: int) -> str:
+    return str(getattr(j, "name", None) or getattr(j, "model", None) or getattr(j, "backend", f"judge{i}"))
+
+
+class JudgePanel:
+    backend = "panel"
+
+    def __init__(self, judges: Sequence[Judge]):
+        if len(judges) < 2:
+            raise ValueError("a JudgePanel needs at least 2 judges")
+        self.judges = list(judges)
+        names: list[str] = []
+        for i, j in enumerate(self.judges):
+            n = _name(j, i)
+            names.append(n if n not in names else f"{n}#{i}")
+        self.names = names
+        self.model = ",".join(str(getattr(j, "model", None) or j.backend) for j in self.judges)
+        self.version = "panel-1:" + ",".join(f"{j.backend}-{j.version}" for j in self.judges)
+        self.last_agreement: dict[str, Any] | None = None
+        self.last_verdicts: dict[str, dict[str, StageResult | None]] = {}
+
+    def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
+        rubric = load_rubric()
+        stages = rubric.judged
+        verdicts: dict[str, dict[str, StageResult | None]] = {}
+        for name, j in zip(self.names, self.judges):
+            try:
+                verdicts[name] = j.judge(evidence)
+            except Exception as exc:  # a broken judge is an infrastructure fault, not a 0
+                verdicts[name] = {s: None for s in stages}
+                verdicts[name]["_error"] = f"{type(exc).__name__}: {exc}"  # type: ignore[assignment]
+        self.last_verdicts = verdicts
+        out: dict[str, StageResult | None] = {}
+        items_ag: dict[str, Any] = {}
+        stage_ag: dict[str, Any] = {}
+        all_rows: list[list[float]] = []
+        excluded: list[str] = []
+        for s in stages:
+            srub = rubric.stages[s]
+            answered = [(n, v[s]) for n, v in verdicts.items() if isinstance(v.get(s), StageResult)]
+            auto = set(srub.auto_passed(evidence.tier))
+            excluded += sorted(auto)
+            for i in srub.items:
+                ratings = {n: (v.get(s).items.get(i) if isinstance(v.get(s), StageResult) else None)
+                           for n, v in verdicts.items()}
+                given = [r for r in ratings.values() if r is not None]
+                items_ag[i] = {"ratings": ratings, "majority": majority(given) if given else None,
+                               "unanimous": bool(given) and len(set(given)) == 1 and len(given) == len(ratings)}
+            if not answered:
+                out[s] = None
+                stage_ag[s] = {"n_subjects": 0, "n_raters": 0, "percent_agreement": None,
+                               "cohen_kappa": None, "fleiss_kappa": None}
+                continue
+            items = {i: majority([r.items[i] for _, r in answered]) for i in srub.items}
+            rationale = "\n".join(f"[{n}] {r.rationale}" for n, r in answered)
+            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale)
+            rows = [[r.items[i] for _, r in answered] for i in srub.items if i not in auto]
+            stage_ag[s] = stats(rows) if rows else {"n_subjects": 0, "n_raters": len(answered),
+                                                    "percent_agreement": None, "cohen_kappa": None,
+                                                    "fleiss_kappa": None}
+            if len(answered) == len(self.judges):
+                all_rows += rows
+        self.last_agreement = {
+            "judges": self.names, "rule": RULE, "items": items_ag, "stages": stage_ag,
+            "overall": stats(all_rows) if all_rows else None, "excluded_auto_passed": excluded,
+            "errors": {n: v["_error"] for n, v in verdicts.items() if "_error" in v} or None,
+        }
+        return out
+
+    def agreement(self) -> dict[str, Any] | None:
+        return self.last_agreement

@@ -1,0 +1,52 @@
+"""The CLI with an LLM agent and an LLM judge, as a user runs it (real subprocess, the
+fake server on loopback)."""
+import json
+from pathlib import Path
+
+from test_cli import amb, tiny  # noqa: F401  (fixture)
+
+from .fake_openai import completion
+from .test_e2e import VERDICT, agent_script
+
+
+def registry(path, url):
+    path.write_text(f"""agents:
+  - name: fake-agent
+    model: fake-coder
+    base_url: {url}
+    pricing: {{input_per_mtok: 2.0, output_per_mtok: 8.0}}
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+  - name: fake-judge
+    model: fake-judge-model
+    base_url: {url}
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+""")
+    return path
+
+
+def test_cli_run_and_rejudge_with_llm(fake_openai, tiny):  # noqa: F811
+    env, tmp = tiny
+    cfg = registry(tmp / "agents.yaml", fake_openai.url)
+    data_dir = str((tmp / "data" / "tiny-lesion" / "public").resolve())
+    fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
+    proc = amb("run", "--task", "tiny-seg", "--tier", "lite", "--agent", "fake-agent", "--agent-config", cfg,
+               "--judge", "fake-judge", "--sandbox", "local", "--out", tmp / "runs", env=env)
+    run_dir = proc.stdout.strip().splitlines()[-1]
+    report = json.loads((Path(run_dir) / "detail_report.json").read_text())
+    assert report["run"]["end_reason"] == "submitted"
+    assert report["judge"]["backend"] == "llm" and report["stages"]["s3"]["score"] == 0.5
+    n = len(fake_openai.chat_requests())
+    assert n == 6
+    amb("judge", run_dir, "--judge", "fake-judge", "--agent-config", cfg, env=env)
+    assert len(fake_openai.chat_requests()) == n            # cached: zero HTTP calls
+
+
+def test_cli_agents_list_and_bad_config(tmp_path):
+    good = registry(tmp_path / "a.yaml", "http://127.0.0.1:9/v1")
+    listed = amb("agents", "list", "--agent-config", good, "--json").stdout
+    assert "fake-agent" in listed and "gpt-4.1" in listed
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("agents:\n  - {name: x, model: m, base_url: 'http://h/v1', api_key: sk-live-123}\n")
+    proc = amb("agents", "list", "--agent-config", bad, check=False)
+    assert proc.returncode != 0 and "api_key_env" in proc.stderr and "Traceback" not in proc.stderr
+    assert "sk-live-123" not in proc.stderr + proc.stdout

@@ -1,0 +1,151 @@
+"""End to end: `run_one` with an LLM agent and an LLM judge from a registry file, both
+served by the loopback fake server; then `judge` re-judges from the cache (zero calls)."""
+import json
+
+import pytest
+
+from automedbench import api
+from helpers import tiny_lesion_dataset
+
+from .fake_openai import call, completion, usage
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+SECRET = "sk-e2e-DO-NOT-LEAK-9f8e7d6c5b4a"
+
+PLAN = """# S1
+import os
+os.makedirs('plan', exist_ok=True)
+open('plan/plan.md', 'w').write('# Plan\\n1. threshold the brain\\n2. z-score lesions\\n3. write masks\\n')
+print('plan written')
+"""
+SEG = """import os, sys, nibabel as nib, numpy as np
+def seg(cid):
+    img = nib.load(os.path.join(DATA, cid, 'image.nii.gz'))
+    x = np.asarray(img.dataobj, dtype=np.float32)
+    organ = (x > 50).astype(np.uint8)
+    lesion = (x > 150).astype(np.uint8)
+    os.makedirs(f'outputs/{cid}', exist_ok=True)
+    nib.save(nib.Nifti1Image(organ, img.affine), f'outputs/{cid}/organ.nii.gz')
+    nib.save(nib.Nifti1Image(lesion, img.affine), f'outputs/{cid}/lesion.nii.gz')
+    return organ.shape, int(organ.sum()), int(lesion.sum())
+"""
+
+
+def agent_script(data_dir):
+    head = f"DATA = {data_dir!r}\n"
+    return [
+        completion("Planning first.", [call("execute_code", {"language": "python", "code": PLAN})],
+                   usage_=usage(1000, 200, cached=0)),
+        completion(tool_calls=[call("execute_code", {"language": "bash", "code": "# S2\nenv; python -c 'import nibabel'"})],
+                   usage_=usage(1500, 100, cached=1000)),
+        completion(tool_calls=[call("execute_code", {"language": "python",
+                                                     "code": "# S3\n" + head + SEG + "print(seg('case_001'))"})],
+                   usage_=usage(2000, 300, cached=1500)),
+        completion(tool_calls=[call("execute_code", {"language": "python",
+                                                     "code": "# S4\n" + head + SEG + "for c in sorted(os.listdir(DATA)):\n"
+                                                     "    if os.path.isdir(os.path.join(DATA, c)): print(c, seg(c))"})],
+                   usage_=usage(2500, 300, cached=2000)),
+        completion(tool_calls=[call("submit_results", {})], usage_=usage(3000, 20, cached=2500)),
+    ]
+
+
+VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan exists with steps"},
+           "s2": {"items": {"s2a": 1, "s2b": 0, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "no shape check"},
+           "s3": {"items": {"s3": 0.5}, "rationale": "pilot printed shape, no inspection"}}
+
+
+def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_E2E_KEY", SECRET)
+    data_root = tmp_path / "data"
+    tiny_lesion_dataset(data_root / "mni-brain-lesion", n_cases=3)
+    cfg = tmp_path / "agents.yaml"
+    cfg.write_text(f"""agents:
+  - name: fake-agent
+    model: fake-coder
+    base_url: {fake_openai.url}
+    api_key_env: AMB_E2E_KEY
+    pricing: {{input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: 0.5}}
+    timeout_s: 10
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+    limits: {{max_turns: 20}}
+  - name: fake-judge
+    model: fake-judge-model
+    base_url: {fake_openai.url}
+    timeout_s: 10
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+  - name: fake-judge-2
+    model: second-judge-model
+    base_url: {fake_openai.url}
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+""")
+    data_dir = str((data_root / "mni-brain-lesion" / "public").resolve())
+    fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
+    run_dir = api.run_one("brain-lesion-seg", "lite", "fake-agent", tmp_path / "runs", sandbox="local",
+                          data_root=data_root, agent_configs=[cfg], judges=["fake-judge"], exec_timeout_s=60)
+    report = json.loads((run_dir / "detail_report.json").read_text())
+    run = report["run"]
+    assert run["end_reason"] == "submitted" and run["submitted"] and run["model"] == "fake-coder"
+    assert run["turns"] == 5 and run["tokens_in"] == 10000 and run["tokens_out"] == 920
+    # cost: uncached (1000+500+500+500+500)*2 + cached 7000*0.5 + out 920*8 = 6000+3500+7360 µUSD
+    assert run["cost_usd"] == pytest.approx(0.01686, abs=1e-6)
+    assert report["judge"]["backend"] == "llm" and report["judge"]["model"] == "fake-judge-model"
+    assert not report["judge"]["judge_incomplete"]
+    st = report["stages"]
+    assert st["s1"]["items"] == {"s1a": 1, "s1b": 1, "s1c": 1, "s1d": 1, "s1e": 1, "s1f": 1}
+    assert st["s2"]["score"] == pytest.approx(0.6) and st["s3"]["score"] == 0.5
+    assert report["task"]["completion_rate"] == 1.0
+    reqs = fake_openai.chat_requests()
+    assert [r["body"]["model"] for r in reqs] == ["fake-coder"] * 5 + ["fake-judge-model"]
+    judge_prompt = reqs[-1]["body"]["messages"][1]["content"]
+    assert "threshold the brain" in judge_prompt and "[S3]" in judge_prompt and "[S4]" in judge_prompt
+    # the key: used on the wire, absent from everything the run saved and from the sandbox
+    assert reqs[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+    env_out = [json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()
+               if '"execution"' in l][1]["stdout"]
+    assert "PATH=" in env_out and "AMB_E2E_KEY" not in env_out
+    for f in run_dir.rglob("*"):
+        if f.is_file():
+            assert SECRET.encode() not in f.read_bytes(), f
+
+    # re-judge: served from the cache, zero HTTP calls
+    n = len(fake_openai.chat_requests())
+    again = api.judge([run_dir], ["fake-judge"], [cfg])[0]
+    assert len(fake_openai.chat_requests()) == n
+    assert again.stages["s3"].score == 0.5
+
+    # a panel of two: the first is cached, the second asked; agreement lands in the report
+    second = {**VERDICT, "s3": {"items": {"s3": 1}, "rationale": "pilot inspected"},
+              "s2": {"items": {"s2a": 1, "s2b": 1, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "r"}}
+    fake_openai.push(completion(json.dumps(second)))
+    panel = api.judge([run_dir], ["fake-judge", "fake-judge-2"], [cfg])[0]
+    assert len(fake_openai.chat_requests()) == n + 1
+    assert panel.judge.backend == "panel" and panel.stages["s3"].score == 0.5     # tie -> lower
+    ag = panel.judge.agreement
+    assert ag["judges"] == ["fake-judge", "fake-judge-2"]
+    assert ag["stages"]["s2"]["percent_agreement"] == pytest.approx(0.8)
+    # s2: A=[1,0,1,1,0] B=[1,1,1,1,0]: p_o=.8, p_e=.6*.8+.4*.2=.56 -> kappa=(.8-.56)/.44
+    assert ag["stages"]["s2"]["cohen_kappa"] == pytest.approx(0.24 / 0.44, abs=1e-4)
+    assert ag["excluded_auto_passed"] == ["s1d", "s1e", "s1f"]
+    saved = json.loads((run_dir / "detail_report.json").read_text())
+    assert saved["judge"]["agreement"]["stages"]["s3"]["percent_agreement"] == 0.0
+
+
+def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
+    data_root = tmp_path / "data"
+    tiny_lesion_dataset(data_root / "mni-brain-lesion", n_cases=2)
+    cfg = tmp_path / "agents.yaml"
+    cfg.write_text(f"""agents:
+  - name: down
+    model: m
+    base_url: {fake_openai.url}
+    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
+""")
+    run_dir = api.run_one("brain-lesion-seg", "lite", "down", tmp_path / "runs", sandbox="local",
+                          data_root=data_root, agent_configs=[cfg])
+    report = json.loads((run_dir / "detail_report.json").read_text())
+    assert report["run"]["end_reason"] == "provider_unavailable"
+    trace = [json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()]
+    assert any(e["type"] == "error" and e.get("kind") == "infrastructure" for e in trace)
+    infra = [e for e in report["errors"] if e["code"] == "INFRA_PROVIDER"]
+    assert infra and infra[0]["infrastructure"] is True
