@@ -32,8 +32,9 @@ try:
 except ImportError:  # pragma: no cover - only while the sandbox CLI is absent
     pass
 
-out = Console()
-err = Console(stderr=True)
+# Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns.
+out = Console(width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 
 def _user_errors():
@@ -293,23 +294,22 @@ def prompt(task: str, tier: str = typer.Option("lite", "--tier"), tasks_dir: Opt
 
 @agents_app.command("list")
 def agents_list(agent_config: Optional[list[Path]] = AgentCfg, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
     from rich.table import Table
 
-    from .agents import agent_names, scripted_agents
+    from .agents.registry import list_agents
     try:
-        names = agent_names(agent_config)
+        rows = list_agents(agent_config)
     except _user_errors() as exc:
         _fail(str(exc))
-    rows = []
-    for n in names:
-        kind = "scripted" if n in scripted_agents() else "llm"
-        rows.append({"name": n, "kind": kind})
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    table = Table("agent", "kind")
+    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source")
     for r in rows:
-        table.add_row(r["name"], r["kind"])
+        key = "" if not r["api_key_env"] else f"{r['api_key_env']} ({'yes' if r['key_set'] else 'no'})"
+        price = "" if r["input_per_mtok"] is None else f"{r['input_per_mtok']:g} / {r['output_per_mtok']:g}"
+        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]))
     out.print(table)
 
 

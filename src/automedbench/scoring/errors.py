@@ -17,6 +17,9 @@ def error_table() -> dict:
     return yaml.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
 
 
+INFRA_END_REASONS = {"provider_error", "provider_unavailable", "harness_error"}
+BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
+
 # a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT)
 LOGIC_DROP = 0.8
 
@@ -37,6 +40,8 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
                   *, submitted: bool, end_reason: str | None, workspace: Path,
                   all_trivial: bool = False) -> list[ErrorCode]:
     fired: list[ErrorCode] = []
+    # a run cut short by the provider or the harness is not the agent's missing submission
+    infra_end = end_reason in INFRA_END_REASONS
     execs = [e for e in trace if e.type == "execution"]
 
     if not (workspace / "plan" / "plan.md").is_file():
@@ -74,12 +79,12 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
             fired.append(make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4)))
 
     missing = [c.case_id for c in task.per_case if c.reason.startswith("missing")]
-    if missing and submitted:
+    if missing and submitted and not infra_end:
         fired.append(make_error("MISSING_CASES", cases=missing[:20], n_missing=len(missing)))
     invalid = [(c.case_id, c.reason) for c in task.per_case if not c.valid and not c.reason.startswith("missing")]
     if invalid:
         fired.append(make_error("FORMAT_INVALID", cases=[{"case_id": c, "reason": r} for c, r in invalid[:20]]))
-    if not submitted:
+    if not submitted and not infra_end:
         fired.append(make_error("NOT_SUBMITTED", end_reason=end_reason))
     elif not any(c.valid for c in task.per_case):
         fired.append(make_error("SUBMITTED_NOTHING"))
@@ -97,8 +102,13 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     if training:
         fired.append(make_error("TRAINING_DETECTED", calls=[e.call_index for e in training],
                                 excerpt=_excerpt(training[0].message)))
+    if end_reason in BUDGET_END_REASONS:
+        fired.append(make_error("BUDGET_EXHAUSTED", end_reason=end_reason))
     if end_reason in ("provider_error", "provider_unavailable"):
         fired.append(make_error("INFRA_PROVIDER", end_reason=end_reason))
+    if end_reason == "harness_error":
+        fault = next((e for e in trace if e.type == "error" and e.kind == "infrastructure"), None)
+        fired.append(make_error("INFRA_HARNESS", excerpt=_excerpt(fault.message if fault else "")))
     if end_reason == "agent_crash":
         crash = next((e for e in trace if e.type == "error" and e.kind == "agent_crash"), None)
         fired.append(make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else "")))
