@@ -59,8 +59,8 @@ INSTALL_HINT = ("bubblewrap is not installed: `apt-get install bubblewrap` "
 
 # Host /etc entries the sandbox may see. Everything else in /etc stays out.
 ETC_ALWAYS = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
-              "mime.types", "protocols", "services")
-ETC_NETWORK = ("resolv.conf", "hosts", "ssl/certs", "ca-certificates", "ca-certificates.conf",
+              "mime.types", "protocols", "services", "hosts")
+ETC_NETWORK = ("resolv.conf", "ssl/certs", "ca-certificates", "ca-certificates.conf",
                "pki", "gai.conf")
 # Driver paths for GPU pass-through (outside /usr they need their own bind; inside /usr
 # they are already visible, binding them again is harmless).
@@ -334,10 +334,11 @@ class BwrapSandbox:
 
     def _build_static(self) -> tuple[list[str], list[tuple[str, str]]]:
         binds: list[tuple[str, str]] = []
-        a = ["--unshare-all"]
+        a = ["--unshare-all", "--unshare-user"]
         if self.spec.network:
             a.append("--share-net")
-        a += ["--die-with-parent", "--new-session", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        # --disable-userns: no nested user namespaces (less kernel attack surface)
+        a += ["--disable-userns", "--die-with-parent", "--new-session", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
               "--cap-drop", "ALL", "--hostname", "sandbox"]
         a += ["--ro-bind", "/usr", "/usr"]
         for name in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
