@@ -219,12 +219,17 @@ _PROBE_LOCK = threading.Lock()
 _DROP_OK: bool | None = None
 
 
-def _preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None):
-    """The child-side setup, run between fork and exec of bwrap."""
+def _preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None,
+                     mntns_fd: int | None = None):
+    """The child-side setup, run between fork and exec of bwrap: enter (or build) the
+    private mount namespace holding the staging binds, set rlimits, drop privileges."""
     enc = [(s.encode(), d.encode()) for s, d in binds]
 
     def preexec() -> None:
-        if drop_to is not None:
+        if mntns_fd is not None:
+            if _libc.setns(mntns_fd, CLONE_NEWNS) != 0:
+                raise OSError(ctypes.get_errno(), "setns(mount namespace of the staging helper)")
+        elif drop_to is not None or enc:
             if _libc.unshare(CLONE_NEWNS) != 0:
                 raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
             if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
@@ -239,6 +244,45 @@ def _preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop
             os.setgid(drop_to)
             os.setuid(drop_to)
     return preexec
+
+
+class _StagingHelper:
+    """A sleeping root process that owns a private mount namespace in which the staging
+    binds exist. Each call's child joins it with setns() (cheap) instead of building a new
+    namespace and re-mounting (a few ms per call). It dies with the sandbox, or with the
+    harness (PDEATHSIG); nothing is ever mounted in the host's namespace."""
+
+    def __init__(self, binds: list[tuple[str, str]]):
+        import signal
+        import subprocess
+        enc = [(s.encode(), d.encode()) for s, d in binds]
+
+        def setup() -> None:
+            if _libc.unshare(CLONE_NEWNS) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+            if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+                raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
+            for src, dst in enc:
+                if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
+                    raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
+            _libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+        self.proc = subprocess.Popen(["sleep", "infinity"], preexec_fn=setup, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True, env={"PATH": "/usr/bin:/bin"})
+        try:
+            self.fd = os.open(f"/proc/{self.proc.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if getattr(self, "fd", -1) >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _probe_drop(bwrap: str) -> bool:
@@ -304,6 +348,12 @@ class BwrapSandbox:
         self._closed = False
         self._lock = threading.Lock()
         self._static_args, self._binds = self._build_static()
+        self._helper: _StagingHelper | None = None
+        if self.drop_to is not None and self._binds:
+            try:
+                self._helper = _StagingHelper(self._binds)
+            except (OSError, Exception):  # fall back to building the namespace per call
+                self._helper = None
 
     # -- construction ----------------------------------------------------------------
     def _write_etc(self, etc: Path) -> None:
@@ -314,8 +364,22 @@ class BwrapSandbox:
         (etc / "group").write_text(f"root:x:0:\nagent:x:{SANDBOX_UID}:\nnogroup:x:65534:\n")
         (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
         (etc / "hostname").write_text("sandbox\n")
-        for f in etc.iterdir():
-            f.chmod(0o644)
+        # copies (symlinks kept as symlinks) of the few host entries programs need
+        for name in ETC_ALWAYS + (ETC_NETWORK if self.spec.network else ()):
+            src, dst = Path("/etc") / name, etc / name
+            if not os.path.lexists(src):
+                continue
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                if src.is_symlink():
+                    dst.symlink_to(os.readlink(src))
+                elif src.is_dir():
+                    shutil.copytree(src, dst, symlinks=True)
+                else:
+                    shutil.copy2(src, dst)
+            except OSError:
+                continue
+        _make_readable(etc)
 
     def _source(self, host: Path, label: str, binds: list[tuple[str, str]]) -> str:
         """Path bwrap should bind from. In drop mode the source is bind-mounted (as root, in
@@ -352,13 +416,8 @@ class BwrapSandbox:
             if mask.startswith("/usr/"):
                 a += ["--tmpfs", mask]
         a += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp",
-              "--dir", "/run", "--dir", "/etc"]
-        stage_etc = self._stage / "etc"
-        for f in sorted(stage_etc.iterdir()):
-            a += ["--ro-bind", str(f), f"/etc/{f.name}"]
-        for name in ETC_ALWAYS + (ETC_NETWORK if self.spec.network else ()):
-            if os.path.exists(f"/etc/{name}"):
-                a += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+              "--dir", "/run"]
+        a += ["--ro-bind", str(self._stage / "etc"), "/etc"]
         a += ["--tmpfs", "/data",
               "--ro-bind", self._source(self.public, "public", binds), DATA_INSIDE,
               "--ro-bind", str(self._stage / "decoy"), DECOY_INSIDE,
@@ -410,7 +469,8 @@ class BwrapSandbox:
             self.watcher.drain()  # nothing that happened before this call is attributed to it
             result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                                  timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
-                                 preexec=_preexec_factory(self._binds, self.rlimits(), self.drop_to))
+                                 preexec=_preexec_factory(self._binds, self.rlimits(), self.drop_to,
+                                                          self._helper.fd if self._helper else None))
             events = self.watcher.drain()
         if events:
             result.violations.append({
@@ -428,6 +488,8 @@ class BwrapSandbox:
         if self._closed:
             return
         self._closed = True
+        if getattr(self, "_helper", None) is not None:
+            self._helper.close()
         self.watcher.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
@@ -450,6 +512,15 @@ def _harness_paths() -> list[str]:
     if sys.prefix != sys.base_prefix:
         paths.append(str(Path(sys.prefix).resolve()))
     return paths
+
+
+def _make_readable(top: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(top):
+        os.chmod(dirpath, 0o755)
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o644)
 
 
 def _chown_tree(top: Path, uid: int) -> None:

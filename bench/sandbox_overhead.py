@@ -1,0 +1,62 @@
+"""Latency of `execute("python", "print(1)")` through bwrap vs a bare subprocess.
+
+    PYTHONPATH=src python bench/sandbox_overhead.py [-n 50]
+
+Both sides run the same interpreter (the agent runtime's /usr/bin/python3 with the same
+PYTHONPATH), interleaved in the same run, so the difference is the sandbox alone:
+fork with privilege drop + private mount ns, bwrap's namespace setup, and the decoy drain.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", type=int, default=50)
+    args = ap.parse_args()
+    from automedbench.sandbox import SandboxSpec
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.runtime import ensure_agent_runtime
+
+    runtime = ensure_agent_runtime()
+    tmp = Path(tempfile.mkdtemp(prefix="amb-bench-"))
+    (tmp / "public" / "case_0").mkdir(parents=True)
+    box = BwrapSandbox(SandboxSpec(public_dir=tmp / "public", workspace=tmp / "ws"))
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(runtime / "boot"), "HOME": str(tmp / "ws")}
+    bare_argv = [str(runtime / "bin" / "python"), "-c", "print(1)"]
+    for _ in range(3):  # warm caches on both sides
+        box.execute("python", "print(1)")
+        subprocess.run(bare_argv, env=env, capture_output=True)
+    sandboxed, bare = [], []
+    for _ in range(args.n):
+        t = time.perf_counter()
+        r = box.execute("python", "print(1)")
+        sandboxed.append((time.perf_counter() - t) * 1000)
+        assert r.stdout.strip() == "1", r
+        t = time.perf_counter()
+        p = subprocess.run(bare_argv, env=env, capture_output=True, text=True)
+        bare.append((time.perf_counter() - t) * 1000)
+        assert p.stdout.strip() == "1"
+    box.close()
+    mb, ms = statistics.median(bare), statistics.median(sandboxed)
+    print(f"N={args.n} privilege mode={box.mode} python={sys.version.split()[0]} (harness)")
+    print(f"bare subprocess : median {mb:6.1f} ms   p95 {pct(bare, .95):6.1f} ms")
+    print(f"bwrap sandbox   : median {ms:6.1f} ms   p95 {pct(sandboxed, .95):6.1f} ms")
+    print(f"overhead        : median {ms - mb:6.1f} ms   p95 {pct(sandboxed, .95) - pct(bare, .95):6.1f} ms"
+          f"   ratio {ms / mb:4.2f}x")
+
+
+if __name__ == "__main__":
+    main()
