@@ -25,15 +25,23 @@ def pct(xs: list[float], q: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=50)
+    ap.add_argument("--python", help="use this interpreter (visible under /usr) with an empty runtime "
+                                     "instead of building the agent runtime")
     args = ap.parse_args()
     from automedbench.sandbox import SandboxSpec
     from automedbench.sandbox.bwrap import BwrapSandbox
     from automedbench.sandbox.runtime import ensure_agent_runtime
 
-    runtime = ensure_agent_runtime()
     tmp = Path(tempfile.mkdtemp(prefix="amb-bench-"))
+    if args.python:
+        runtime = tmp / "runtime"
+        (runtime / "bin").mkdir(parents=True)
+        (runtime / "boot").mkdir()
+        (runtime / "bin" / "python").symlink_to(args.python)
+    else:
+        runtime = ensure_agent_runtime()
     (tmp / "public" / "case_0").mkdir(parents=True)
-    box = BwrapSandbox(SandboxSpec(public_dir=tmp / "public", workspace=tmp / "ws"))
+    box = BwrapSandbox(SandboxSpec(public_dir=tmp / "public", workspace=tmp / "ws"), runtime_dir=runtime)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(runtime / "boot"), "HOME": str(tmp / "ws")}
     bare_argv = [str(runtime / "bin" / "python"), "-c", "print(1)"]
     for _ in range(3):  # warm caches on both sides

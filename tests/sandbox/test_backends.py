@@ -121,7 +121,7 @@ def test_extra_ro_binds_and_gpu_nodes_in_argv(world, tmp_path):
 def test_runtime_built_once_under_a_race(tmp_path):
     """Two processes ask for a fresh runtime at once: one builds, both get the same dir."""
     code = ("import sys; from pathlib import Path; from automedbench.sandbox.runtime import ensure_agent_runtime;"
-            "print(ensure_agent_runtime(root=Path(sys.argv[1])))")
+            "print(ensure_agent_runtime(root=Path(sys.argv[1]), compile_bytecode=False))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=env)
              for _ in range(2)]

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-RUNTIME_LAYOUT_VERSION = 2
+RUNTIME_LAYOUT_VERSION = 3
 INSIDE_DIR = "/opt/agent-python"
 SYSTEM_PYTHON = os.environ.get("AUTOMEDBENCH_AGENT_PYTHON", "/usr/bin/python3")
 AGENT_PACKAGES = ("numpy", "scipy", "nibabel", "matplotlib", "pillow", "pip")
@@ -148,7 +148,8 @@ def _pip_install(site: Path, python: str) -> None:
         raise RuntimeError_("could not build the agent runtime with pip:\n" + res.stderr[-2000:])
 
 
-def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None) -> Path:
+def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
+                         compile_bytecode: bool = True) -> Path:
     """Build (once per machine, cached) and return the host directory of the agent runtime."""
     if not Path(python).exists():
         raise RuntimeError_(f"{python} not found: the sandbox needs the system python "
@@ -172,6 +173,11 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None) 
             _copy_dists(dists, tmp / "site")
         else:
             _pip_install(tmp / "site", python)
+        # bytecode, compiled by the interpreter that will use it: the runtime is read-only
+        # inside the sandbox, so without this every `import scipy` would recompile
+        if compile_bytecode:
+            subprocess.run([python, "-m", "compileall", "-q", "-j", "0", str(tmp / "site")],
+                           capture_output=True)
         (tmp / "boot").mkdir()
         (tmp / "boot" / "sitecustomize.py").write_text(
             SITECUSTOMIZE.format(major=version[0], minor=version[1]))
