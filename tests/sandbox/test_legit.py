@@ -75,3 +75,25 @@ def test_training_code_warns(box):
     r = box.execute("python", "class M:\n  def train(self): pass\nm = M()\nm.train()\n# loss.backward()\nprint('ok')")
     kinds = [w["kind"] for w in r.warnings]
     assert "training_detected" in kinds and r.violations == []
+
+
+def _pypi_reachable() -> bool:
+    import urllib.request
+    try:
+        urllib.request.urlopen("https://pypi.org/simple/six/", timeout=5)
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.slow
+def test_pip_install_with_network_on(world, tmp_path):
+    """Network on: `pip install` lands in the workspace user site and imports."""
+    if not _pypi_reachable():
+        pytest.skip("PyPI not reachable from this machine")
+    from automedbench.sandbox import SandboxSpec
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    with BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True)) as box:
+        r = box.execute("bash", "pip install -q tomli-w && python -c 'import tomli_w; print(tomli_w.__file__)'", timeout_s=120)
+    assert r.exit_code == 0, r.stderr[-2000:]
+    assert r.stdout.strip().startswith("/workspace/.local/") and r.violations == []

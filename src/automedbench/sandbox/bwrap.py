@@ -439,6 +439,12 @@ class BwrapSandbox:
         env.update({"PYTHONPATH": f"{RUNTIME_INSIDE}/boot", "PIP_BREAK_SYSTEM_PACKAGES": "1",
                     "PIP_DISABLE_PIP_VERSION_CHECK": "1", "USER": "agent", "LOGNAME": "agent",
                     "SHELL": "/bin/bash"})
+        bundle = self._stage / "etc" / "ssl" / "certs" / "ca-certificates.crt"
+        if self.spec.network and bundle.exists():
+            # the system trust store (pip/requests otherwise use their own bundles, which
+            # miss site CAs such as a TLS-inspecting egress proxy's)
+            for var in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"):
+                env[var] = "/etc/ssl/certs/ca-certificates.crt"
         env.update(self.spec.extra_env)
         return env
 
