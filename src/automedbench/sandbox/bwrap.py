@@ -119,6 +119,51 @@ def gpu_bind_args(dev_nodes: list[str], host_env: dict[str, str] | None = None,
     return args, env
 
 
+# ---------------------------------------------------------------------------- seccomp
+# A small classic-BPF filter handed to bwrap (--seccomp FD). It refuses, with EPERM, the
+# syscalls that let a process inspect or steer another one or reach kernel state shared
+# with the host: ptrace (attaching to the sandbox's own pid 1 would freeze the call),
+# process_vm_readv/writev, the keyring calls, perf_event_open, bpf, userfaultfd,
+# kexec, open_by_handle_at. Other architectures' ABIs (x32, i386 on x86_64) get EPERM for
+# everything. bwrap already sets no_new_privs.
+_SECCOMP_ARCH = {
+    # machine: (AUDIT_ARCH, {name: nr})
+    "x86_64": (0xC000003E, {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+                            "add_key": 248, "request_key": 249, "keyctl": 250, "perf_event_open": 298,
+                            "bpf": 321, "userfaultfd": 323, "kexec_load": 246, "kexec_file_load": 320,
+                            "open_by_handle_at": 304}),
+    "aarch64": (0xC00000B7, {"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
+                             "add_key": 217, "request_key": 218, "keyctl": 219, "perf_event_open": 241,
+                             "bpf": 280, "userfaultfd": 282, "kexec_load": 104, "kexec_file_load": 294,
+                             "open_by_handle_at": 265}),
+}
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+_BPF = struct.Struct("=HBBI")
+
+
+def seccomp_program(machine: str | None = None) -> bytes | None:
+    """The filter as bytes for `bwrap --seccomp`, or None on an unknown architecture."""
+    import platform
+    arch = _SECCOMP_ARCH.get(machine or platform.machine())
+    if arch is None:
+        return None
+    audit_arch, numbers = arch
+    deny = SECCOMP_RET_ERRNO | errno.EPERM
+    LD_W_ABS, JEQ_K, JGE_K, RET_K = 0x20, 0x15, 0x35, 0x06
+    nrs = sorted(set(numbers.values()))
+    prog = [(LD_W_ABS, 0, 0, 4),                      # A = arch
+            (JEQ_K, 1, 0, audit_arch),                # native arch? skip the deny
+            (RET_K, 0, 0, deny),
+            (LD_W_ABS, 0, 0, 0)]                      # A = syscall nr
+    if arch[0] == 0xC000003E:
+        prog.append((JGE_K, len(nrs) + 1, 0, 0x40000000))  # x32 ABI -> deny
+    for i, nr in enumerate(nrs):
+        # jump to the deny at the end on a match
+        prog.append((JEQ_K, len(nrs) - i, 0, nr))
+    prog += [(RET_K, 0, 0, SECCOMP_RET_ALLOW), (RET_K, 0, 0, deny)]
+    return b"".join(_BPF.pack(*ins) for ins in prog)
+
+
 # ---------------------------------------------------------------------------- decoy + watcher
 DECOY_BANNER = ("AUTOMEDBENCH DECOY. This is not reference data. Reading this file was recorded "
                 "as a sandbox violation. canary={token}\n")
@@ -348,6 +393,7 @@ class BwrapSandbox:
         self._closed = False
         self._lock = threading.Lock()
         self._static_args, self._binds = self._build_static()
+        self._seccomp = seccomp_program() if os.environ.get("AUTOMEDBENCH_SECCOMP", "1") != "0" else None
         self._helper: _StagingHelper | None = None
         if self.drop_to is not None and self._binds:
             try:
@@ -471,13 +517,25 @@ class BwrapSandbox:
         if self._closed:
             raise SandboxError("sandbox is closed")
         argv = self.argv(language, code)  # raises ValueError for a bad language
-        with self._lock:
-            self.watcher.drain()  # nothing that happened before this call is attributed to it
-            result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
-                                 timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
-                                 preexec=_preexec_factory(self._binds, self.rlimits(), self.drop_to,
-                                                          self._helper.fd if self._helper else None))
-            events = self.watcher.drain()
+        pass_fds: tuple[int, ...] = ()
+        if self._seccomp:
+            rfd, wfd = os.pipe()
+            os.write(wfd, self._seccomp)
+            os.close(wfd)
+            argv[1:1] = ["--seccomp", str(rfd)]
+            pass_fds = (rfd,)
+        try:
+            with self._lock:
+                self.watcher.drain()  # nothing that happened before this call is attributed to it
+                result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
+                                     timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
+                                     preexec=_preexec_factory(self._binds, self.rlimits(), self.drop_to,
+                                                              self._helper.fd if self._helper else None),
+                                     pass_fds=pass_fds)
+                events = self.watcher.drain()
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
         if events:
             result.violations.append({
                 "kind": "private_access", "path": events[0][1],
