@@ -82,7 +82,10 @@ def _canon(name: str) -> str:
 def _closure(names: tuple[str, ...]) -> dict[str, metadata.Distribution] | None:
     """The harness environment's distributions needed for `names` (requirements followed,
     extras and markers respected), or None if one is missing."""
-    from packaging.requirements import Requirement  # packaging ships with pip/setuptools envs
+    try:
+        from packaging.requirements import Requirement  # a matplotlib dependency
+    except ImportError:
+        return None
 
     found: dict[str, metadata.Distribution] = {}
     todo = list(names)
