@@ -194,3 +194,34 @@ def test_cli_exec_unstaged_dataset_exits_2(fake_task, tmp_path):
                                            "--bash", str(script)])
     assert res.exit_code == 2
     assert "not staged" in res.output
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch):
+    """If a root harness cannot drop privileges, bwrap still isolates but every result says
+    that RLIMIT_NPROC is not enforced."""
+    if os.geteuid() != 0:
+        pytest.skip("only meaningful as root")
+    from automedbench.sandbox import bwrap
+    monkeypatch.setattr(bwrap, "_DROP_OK", False)
+    with pytest.warns(RuntimeWarning, match="RLIMIT_NPROC"):
+        box = bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws"))
+    with box:
+        r = box.execute("bash", "ls /data; cat /proc/self/uid_map")
+        assert box.mode == "root" and "public" in r.stdout
+        assert any(w["kind"] == "sandbox_degraded" for w in r.warnings)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_drop_mode_runs_as_unprivileged_host_uid(world, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("only meaningful as root")
+    from automedbench.sandbox import bwrap
+    with bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws")) as box:
+        assert box.mode == "drop"
+        r = box.execute("bash", "id -u; touch made-inside")
+        assert r.stdout.split() == ["1000"]
+        # uid 1000 inside is the unprivileged host uid outside (not root)
+        assert (tmp_path / "ws" / "made-inside").stat().st_uid == bwrap.HOST_UID
