@@ -1,7 +1,7 @@
 """GPU pass-through check for the bwrap sandbox. Run on a machine with an NVIDIA GPU:
 
     PYTHONPATH=src python3 bench/gpu_passthrough_check.py \
-        --python /opt/torch/.venv/bin/python3 --bind /opt
+        --python /opt/torch/.venv/bin/python3 --bind /opt/torch
 
 It opens a BwrapSandbox (gpu=True, the given read-only binds), then runs inside it
 `nvidia-smi -L` and `python -c "import torch; print(torch.cuda.is_available())"` (+ a small

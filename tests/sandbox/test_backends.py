@@ -225,3 +225,13 @@ def test_drop_mode_runs_as_unprivileged_host_uid(world, tmp_path):
         assert r.stdout.split() == ["1000"]
         # uid 1000 inside is the unprivileged host uid outside (not root)
         assert (tmp_path / "ws" / "made-inside").stat().st_uid == bwrap.HOST_UID
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+@pytest.mark.parametrize("dst", ["/opt", "/", "/usr", "/data", "/workspace", "/workspace/x", "/opt/agent-python/lib", "rel"])
+def test_extra_binds_cannot_cover_sandbox_paths(world, tmp_path, dst):
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    with pytest.raises(SandboxError):
+        BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws",
+                                 extra_ro_binds=[(str(tmp_path), dst)]))

@@ -363,6 +363,7 @@ class BwrapSandbox:
         self.workspace = Path(spec.workspace).resolve()
         if not self.public.is_dir():
             raise SandboxError(f"public data directory {self.public} does not exist")
+        _checked_extra_binds(spec)  # fail before anything is created
         self.runtime = Path(runtime_dir) if runtime_dir else ensure_agent_runtime()
         self.notes: list[dict[str, Any]] = []
         # privilege mode: "user" (not root), "drop" (root -> HOST_UID), "root" (fallback)
@@ -468,7 +469,7 @@ class BwrapSandbox:
               "--dir", "/opt",
               "--ro-bind", self._source(self.runtime, "runtime", binds), RUNTIME_INSIDE,
               "--bind", self._source(self.workspace, "workspace", binds), WORKSPACE_INSIDE]
-        for i, (src, dst) in enumerate(getattr(self.spec, "extra_ro_binds", []) or []):
+        for i, (src, dst) in enumerate(_checked_extra_binds(self.spec)):
             a += ["--ro-bind", self._source(Path(src), f"extra{i}", binds), dst]
         a += self.gpu_args
         a += ["--remount-ro", "/", "--chdir", WORKSPACE_INSIDE]
@@ -566,6 +567,24 @@ class BwrapSandbox:
             self.close()
         except Exception:
             pass
+
+
+def _checked_extra_binds(spec: SandboxSpec) -> list[tuple[str, str]]:
+    """spec.extra_ro_binds, refusing targets that would cover a path the sandbox owns."""
+    reserved = ("/", "/usr", "/etc", "/proc", "/dev", "/tmp", "/data", DATA_INSIDE, DECOY_INSIDE,
+                "/opt", RUNTIME_INSIDE, WORKSPACE_INSIDE)
+    owned = (DATA_INSIDE, DECOY_INSIDE, RUNTIME_INSIDE, WORKSPACE_INSIDE)
+    out = []
+    for src, dst in getattr(spec, "extra_ro_binds", []) or []:
+        dst = os.path.normpath(dst)
+        if (not dst.startswith("/") or dst in reserved
+                or any(r.startswith(dst.rstrip("/") + "/") or dst.startswith(r + "/") for r in owned)):
+            raise SandboxError(f"extra bind target {dst!r} would cover a sandbox path "
+                               f"({', '.join(reserved[1:])}); bind e.g. /opt/torch instead of /opt")
+        if not Path(src).exists():
+            raise SandboxError(f"extra bind source {src} does not exist")
+        out.append((str(src), dst))
+    return out
 
 
 def _harness_paths() -> list[str]:
