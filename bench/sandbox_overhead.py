@@ -9,6 +9,7 @@ fork with privilege drop + private mount ns, bwrap's namespace setup, and the de
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -64,6 +65,9 @@ def main() -> None:
     print(f"bwrap sandbox   : median {ms:6.1f} ms   p95 {pct(sandboxed, .95):6.1f} ms")
     print(f"overhead        : median {ms - mb:6.1f} ms   p95 {pct(sandboxed, .95) - pct(bare, .95):6.1f} ms"
           f"   ratio {ms / mb:4.2f}x")
+    # (no CPU-time comparison: bwrap's pid 1 reaps the sandboxed process inside the pid
+    # namespace, so its CPU never reaches our RUSAGE_CHILDREN)
+    print(f"load average    : {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (timings are wall clock)")
 
 
 if __name__ == "__main__":

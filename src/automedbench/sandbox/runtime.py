@@ -36,6 +36,8 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+from .base import SandboxError
+
 RUNTIME_LAYOUT_VERSION = 3
 INSIDE_DIR = "/opt/agent-python"
 SYSTEM_PYTHON = os.environ.get("AUTOMEDBENCH_AGENT_PYTHON", "/usr/bin/python3")
@@ -59,8 +61,11 @@ if sys.version_info[:2] == ({major}, {minor}) and os.path.isdir(_SITE) and _SITE
 PIP_WRAPPER = '#!/bin/sh\nexec {python} -m pip "$@"\n'
 
 
-class RuntimeError_(RuntimeError):
-    pass
+class RuntimeBuildError(SandboxError):
+    """The agent runtime could not be built (an infrastructure fault)."""
+
+
+RuntimeError_ = RuntimeBuildError  # short internal alias
 
 
 def cache_root() -> Path:
@@ -153,7 +158,15 @@ def _pip_install(site: Path, python: str) -> None:
 
 def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
                          compile_bytecode: bool = True) -> Path:
-    """Build (once per machine, cached) and return the host directory of the agent runtime."""
+    """Build (once per machine, cached) and return the host directory of the agent runtime.
+
+    `AUTOMEDBENCH_AGENT_RUNTIME=/dir` skips the build and uses a prepared directory with the
+    same layout (bin/python, boot/, site/), e.g. on a GPU machine whose python has torch."""
+    given = os.environ.get("AUTOMEDBENCH_AGENT_RUNTIME")
+    if given and root is None:
+        if not (Path(given) / "bin").is_dir():
+            raise RuntimeError_(f"AUTOMEDBENCH_AGENT_RUNTIME={given}: no bin/ directory there")
+        return Path(given)
     if not Path(python).exists():
         raise RuntimeError_(f"{python} not found: the sandbox needs the system python "
                             "(Debian: apt-get install python3)")
