@@ -19,7 +19,23 @@ def _local(spec: SandboxSpec) -> Sandbox:
     return LocalSandbox(spec)
 
 
+def _bwrap(spec: SandboxSpec) -> Sandbox:
+    from .bwrap import BwrapSandbox
+    return BwrapSandbox(spec)
+
+
+def _docker(spec: SandboxSpec) -> Sandbox:
+    from .docker import DockerSandbox
+    return DockerSandbox(spec)
+
+
 register_backend("local", _local)
+register_backend("bwrap", _bwrap)
+register_backend("docker", _docker)
+
+# The default backend; `open_sandbox("bwrap", ...)` raises SandboxError naming
+# `apt-get install bubblewrap` when the binary is missing.
+DEFAULT_BACKEND = "bwrap"
 
 
 def available_backends() -> list[str]:
@@ -32,5 +48,5 @@ def open_sandbox(name: str, spec: SandboxSpec) -> Sandbox:
     return _BACKENDS[name](spec)
 
 
-__all__ = ["ExecResult", "Sandbox", "SandboxError", "SandboxSpec", "open_sandbox",
+__all__ = ["DEFAULT_BACKEND", "ExecResult", "Sandbox", "SandboxError", "SandboxSpec", "open_sandbox",
            "register_backend", "available_backends"]

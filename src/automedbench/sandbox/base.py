@@ -34,6 +34,8 @@ class SandboxSpec:
     output_cap: int = DEFAULT_OUTPUT_CAP
     gpu: bool = True            # bind GPUs when the host has them
     extra_env: dict[str, str] = field(default_factory=dict)
+    # (host path, inside path) pairs bound read-only, e.g. ("/opt/torch", "/opt/torch")
+    extra_ro_binds: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
 
 LOCAL_LABEL = "local (no isolation)"
@@ -31,9 +32,11 @@ class LocalSandbox:
         env = base_env(self.spec, home=self.workspace_dir, tmp=self.workspace_dir + "/.tmp")
         (self.spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
         env["PATH"] = f"{sys.prefix}/bin:" + env["PATH"]
-        return run_process(command_for(language, code, self.python), env=env,
-                           cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
-                           cap=self.spec.output_cap)
+        result = run_process(command_for(language, code, self.python), env=env,
+                             cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
+                             cap=self.spec.output_cap)
+        result.warnings.extend(advisory.scan(language, code))
+        return result
 
     def close(self) -> None:
         pass

@@ -1,0 +1,71 @@
+"""`automedbench sandbox ...` commands. The main CLI mounts `sandbox_app` as `sandbox`."""
+from __future__ import annotations
+
+import json
+import warnings
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+sandbox_app = typer.Typer(help="Run code in the agent sandbox by hand.", no_args_is_help=True)
+
+
+class Backend(str, Enum):
+    bwrap = "bwrap"
+    docker = "docker"
+    local = "local"
+
+
+class OnOff(str, Enum):
+    on = "on"
+    off = "off"
+
+
+@sandbox_app.callback()
+def _group() -> None:
+    """Sandbox tools."""
+
+
+@sandbox_app.command("exec")
+def exec_cmd(
+    task: str = typer.Option(..., "--task", help="task id; its dataset's public dir is mounted"),
+    backend: Backend = typer.Option(Backend.bwrap, "--backend"),
+    network: OnOff = typer.Option(OnOff.off, "--network"),
+    data_root: Optional[Path] = typer.Option(None, "--data-root", help="default: $AUTOMEDBENCH_DATA"),
+    workspace: Optional[Path] = typer.Option(None, "--workspace", help="default: a temporary one"),
+    python: Optional[Path] = typer.Option(None, "--python", help="python file to run", exists=True,
+                                          dir_okay=False),
+    bash: Optional[Path] = typer.Option(None, "--bash", help="bash file to run", exists=True, dir_okay=False),
+    timeout: float = typer.Option(120.0, "--timeout", help="seconds"),
+) -> None:
+    """Run one python or bash file inside the sandbox of TASK; print one JSON object."""
+    from ..data import dataset_paths
+    from ..tasks import TaskError, get_task
+    from .base import SandboxError
+    from .exec import sandbox_exec
+
+    if (python is None) == (bash is None):
+        typer.echo("error: give exactly one of --python FILE or --bash FILE", err=True)
+        raise typer.Exit(2)
+    try:
+        t = get_task(task)
+    except TaskError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    public = dataset_paths(t.dataset, data_root).public
+    if not public.is_dir():
+        typer.echo(f"error: dataset {t.dataset!r} is not staged ({public} missing); "
+                   f"run `automedbench data stage {t.dataset}`", err=True)
+        raise typer.Exit(2)
+    language, path = ("python", python) if python is not None else ("bash", bash)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the local label is in the JSON instead
+            out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
+                               path.read_text(), timeout_s=timeout)
+    except SandboxError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo(json.dumps(out))

@@ -1,0 +1,225 @@
+"""The agent runtime: the Python that agent code gets *inside* the sandbox.
+
+The harness's own interpreter lives in its virtualenv, inside the harness source tree, and
+must never be visible to the agent. So the agent gets Debian's `/usr/bin/python3` (under
+`/usr`, which is bound read-only anyway) plus a package directory built once per machine:
+
+    <cache>/agent-runtime/<key>/
+        site/            numpy, scipy, nibabel, matplotlib, pillow (+ deps, + pip)
+        boot/sitecustomize.py   adds site/ to sys.path (after the user site, before
+                                Debian's dist-packages) -- only for the matching X.Y
+        bin/python, bin/python3 -> /usr/bin/python3.X ; bin/pip (python -m pip)
+
+It is bound read-only at `/opt/agent-python`; `PATH` starts with `/opt/agent-python/bin`
+and `PYTHONPATH=/opt/agent-python/boot`. `pip install X` inside the sandbox therefore
+installs into the user site `/workspace/.local` (PIP_BREAK_SYSTEM_PACKAGES=1 is set because
+Debian marks its python externally managed), and the user's newer packages win.
+
+How `site/` is filled, in order:
+  1. copied file by file (each distribution's RECORD) from the harness's own environment
+     when it runs the same Python X.Y as /usr/bin/python3 -- offline, ~1-2 s;
+  2. otherwise `pip install --target` from the package registry.
+Creation is cached under a key (python version + package versions), guarded by a file
+lock so racing processes build it once, and published with an atomic rename.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+
+from .base import SandboxError
+
+RUNTIME_LAYOUT_VERSION = 3
+INSIDE_DIR = "/opt/agent-python"
+SYSTEM_PYTHON = os.environ.get("AUTOMEDBENCH_AGENT_PYTHON", "/usr/bin/python3")
+AGENT_PACKAGES = ("numpy", "scipy", "nibabel", "matplotlib", "pillow", "pip")
+
+SITECUSTOMIZE = '''\
+# automedbench agent runtime: make the preinstalled packages importable.
+import os, site, sys
+_SITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "site")
+if sys.version_info[:2] == ({major}, {minor}) and os.path.isdir(_SITE) and _SITE not in sys.path:
+    _before = list(sys.path)
+    site.addsitedir(_SITE)
+    _added = [p for p in sys.path if p not in _before]
+    _rest = [p for p in sys.path if p in _before]
+    # after the user site and the workspace venv, before Debian's dist-packages
+    _at = next((i for i, p in enumerate(_rest) if "dist-packages" in p or
+                (p.startswith("/usr/") and "site-packages" in p)), len(_rest))
+    sys.path[:] = _rest[:_at] + _added + _rest[_at:]
+'''
+
+PIP_WRAPPER = '#!/bin/sh\nexec {python} -m pip "$@"\n'
+
+
+class RuntimeBuildError(SandboxError):
+    """The agent runtime could not be built (an infrastructure fault)."""
+
+
+RuntimeError_ = RuntimeBuildError  # short internal alias
+
+
+def cache_root() -> Path:
+    home = os.environ.get("AUTOMEDBENCH_HOME")
+    base = Path(home).expanduser() if home else Path.home() / ".cache" / "automedbench"
+    return base / "agent-runtime"
+
+
+def system_python_version(python: str = SYSTEM_PYTHON) -> tuple[int, int]:
+    out = subprocess.run([python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+def _canon(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _closure(names: tuple[str, ...]) -> dict[str, metadata.Distribution] | None:
+    """The harness environment's distributions needed for `names` (requirements followed,
+    extras and markers respected), or None if one is missing."""
+    try:
+        from packaging.requirements import Requirement  # a matplotlib dependency
+    except ImportError:
+        return None
+
+    found: dict[str, metadata.Distribution] = {}
+    todo = list(names)
+    while todo:
+        name = _canon(todo.pop())
+        if name in found:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            return None
+        found[name] = dist
+        for spec in dist.requires or []:
+            req = Requirement(spec)
+            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                continue
+            todo.append(req.name)
+    return found
+
+
+def _key(version: tuple[int, int], dists: dict[str, str]) -> str:
+    blob = json.dumps({"layout": RUNTIME_LAYOUT_VERSION, "python": version, "dists": dists,
+                       "platform": sys.platform}, sort_keys=True)
+    return f"py{version[0]}{version[1]}-" + hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+@contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _copy_dists(dists: dict[str, metadata.Distribution], site: Path) -> None:
+    for dist in dists.values():
+        base = Path(dist.locate_file(""))
+        for rel in dist.files or []:
+            if ".." in Path(rel).parts or str(rel).endswith(".pyc"):
+                continue  # console scripts live outside site-packages; bytecode is rebuilt
+            src = base / rel
+            if not src.is_file():
+                continue
+            dst = site / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst, follow_symlinks=True)
+
+
+def _pip_install(site: Path, python: str) -> None:
+    cmd = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+           "--no-warn-script-location", "--target", str(site), *AGENT_PACKAGES]
+    if subprocess.run([python, "-m", "pip", "--version"], capture_output=True).returncode != 0:
+        # Debian without python3-pip: let the harness's pip resolve wheels for that python.
+        ver = "%d.%d" % system_python_version(python)
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               "--no-warn-script-location", "--only-binary=:all:", "--python-version", ver,
+               "--target", str(site), *AGENT_PACKAGES]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError_("could not build the agent runtime with pip:\n" + res.stderr[-2000:])
+
+
+def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
+                         compile_bytecode: bool = True) -> Path:
+    """Build (once per machine, cached) and return the host directory of the agent runtime.
+
+    `AUTOMEDBENCH_AGENT_RUNTIME=/dir` skips the build and uses a prepared directory with the
+    same layout (bin/python, boot/, site/), e.g. on a GPU machine whose python has torch."""
+    given = os.environ.get("AUTOMEDBENCH_AGENT_RUNTIME")
+    if given and root is None:
+        if not (Path(given) / "bin").is_dir():
+            raise RuntimeError_(f"AUTOMEDBENCH_AGENT_RUNTIME={given}: no bin/ directory there")
+        return Path(given)
+    if not Path(python).exists():
+        raise RuntimeError_(f"{python} not found: the sandbox needs the system python "
+                            "(Debian: apt-get install python3)")
+    version = system_python_version(python)
+    same = sys.version_info[:2] == version
+    dists = _closure(AGENT_PACKAGES) if same else None
+    pins = ({n: d.version for n, d in sorted(dists.items())} if dists
+            else {"pip-install": list(AGENT_PACKAGES)})
+    root = root or cache_root()
+    final = root / _key(version, pins)
+    if (final / ".complete").is_file():
+        return final
+    with _locked(root / ".lock"):
+        if (final / ".complete").is_file():
+            return final  # another process built it while we waited
+        tmp = root / f".build-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        (tmp / "site").mkdir(parents=True)
+        if dists:
+            _copy_dists(dists, tmp / "site")
+        else:
+            _pip_install(tmp / "site", python)
+        # bytecode, compiled by the interpreter that will use it: the runtime is read-only
+        # inside the sandbox, so without this every `import scipy` would recompile
+        if compile_bytecode:
+            subprocess.run([python, "-m", "compileall", "-q", "-j", "0", str(tmp / "site")],
+                           capture_output=True)
+        (tmp / "boot").mkdir()
+        (tmp / "boot" / "sitecustomize.py").write_text(
+            SITECUSTOMIZE.format(major=version[0], minor=version[1]))
+        (tmp / "bin").mkdir()
+        target = os.path.realpath(python)
+        for name in ("python", "python3", f"python{version[0]}.{version[1]}"):
+            (tmp / "bin" / name).symlink_to(target)
+        for name in ("pip", "pip3"):
+            (tmp / "bin" / name).write_text(PIP_WRAPPER.format(python=target))
+            (tmp / "bin" / name).chmod(0o755)
+        (tmp / "runtime.json").write_text(json.dumps({"python": list(version), "packages": pins},
+                                                     indent=1))
+        _make_world_readable(tmp)
+        (tmp / ".complete").write_text("ok\n")
+        if final.exists():
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+    return final
+
+
+def _make_world_readable(top: Path) -> None:
+    """The sandbox user is not the owner: everything must be a+rX."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        os.chmod(dirpath, 0o755)
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                mode = os.stat(p).st_mode
+                os.chmod(p, (mode | 0o444 | (0o111 if mode & 0o100 else 0)) & 0o7777)

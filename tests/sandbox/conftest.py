@@ -1,0 +1,156 @@
+"""Fixtures for the sandbox tests: a dataset with a real private tree holding canaries,
+a fake harness dir, a sibling run workspace, a canary in the harness environment."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import warnings
+from pathlib import Path
+
+import pytest
+
+from automedbench.sandbox import SandboxSpec
+
+HAVE_BWRAP = shutil.which("bwrap") is not None
+needs_bwrap = pytest.mark.skipif(not HAVE_BWRAP, reason="bubblewrap not installed (apt-get install bubblewrap)")
+
+
+class World:
+    """Host-side paths and secrets the red team tries to reach."""
+
+    def __init__(self, root: Path):
+        token = os.urandom(6).hex()
+        self.canary_private = f"CANARY-PRIVATE-{token}"
+        self.canary_env = f"CANARY-ENV-{token}"
+        self.canary_harness = f"CANARY-HARNESS-{token}"
+        self.canary_other = f"CANARY-OTHERRUN-{token}"
+        self.canary_home = f"CANARY-HOME-{token}"
+        self.canary_net = f"CANARY-NET-{token}"
+        self.dataset = root / "data" / "demo_ds"
+        self.public = self.dataset / "public"
+        self.private = self.dataset / "private"
+        self.runs = root / "runs"
+        self.workspace = self.runs / "run-A" / "workspace"
+        self.other = self.runs / "run-B" / "workspace"
+        self.harness = root / "harness" / "src" / "automedbench"
+        self.src_dir = Path(__file__).resolve().parents[2] / "src"
+        self.home_file = Path.home() / f".amb-canary-{token}"
+        for case in ("case_00000", "case_00001"):
+            (self.public / case).mkdir(parents=True)
+            (self.public / case / "imaging.txt").write_text(f"public input of {case}\n")
+            (self.private / case).mkdir(parents=True)
+            (self.private / case / "ref.txt").write_text(self.canary_private + "\n")
+        self.private_file = self.private / "case_00000" / "ref.txt"
+        self.workspace.mkdir(parents=True)
+        self.other.mkdir(parents=True)
+        (self.other / "outputs.txt").write_text(self.canary_other + "\n")
+        self.other_file = self.other / "outputs.txt"
+        self.harness.mkdir(parents=True)
+        (self.harness / "config.yaml").write_text(f"api_key: {self.canary_harness}\n")
+        self.harness_file = self.harness / "config.yaml"
+        self.home_file.write_text(self.canary_home + "\n")
+        os.environ["AMB_CANARY_KEY"] = self.canary_env
+        # a loopback server in the host network namespace that hands out a canary
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("0.0.0.0", 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.abstract_name = f"amb-canary-{token}"
+        self.abstract.bind("\0" + self.abstract_name)
+        self.abstract.listen(4)
+        for srv in (self.server, self.abstract):
+            threading.Thread(target=self._serve, args=(srv,), daemon=True).start()
+        self.host_ip = _host_ip()
+
+    def _serve(self, srv: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            try:
+                conn.sendall((self.canary_net + "\n").encode())
+            finally:
+                conn.close()
+
+    @property
+    def canaries(self) -> list[str]:
+        return [self.canary_private, self.canary_env, self.canary_harness, self.canary_other,
+                self.canary_home, self.canary_net, "Sandbox backends behind one protocol"]
+
+    def subst(self, code: str) -> str:
+        rep = {"@PRIV@": str(self.private_file), "@PRIVDIR@": str(self.private), "@DS@": str(self.dataset),
+               "@PUB@": str(self.public), "@OTHER@": str(self.other_file), "@OTHERDIR@": str(self.other),
+               "@HARNESS@": str(self.harness_file), "@SRC@": str(self.src_dir), "@HOME@": str(self.home_file),
+               "@PORT@": str(self.port), "@HOSTIP@": self.host_ip, "@ABSTRACT@": self.abstract_name,
+               "@WS@": str(self.workspace), "@RUNS@": str(self.runs)}
+        for k, v in rep.items():
+            code = code.replace(k, v)
+        return code
+
+    def leaked_in_workspace(self) -> list[str]:
+        """Canaries found in regular files of the workspace (symlinks are NOT followed)."""
+        found = []
+        for dirpath, dirnames, filenames in os.walk(self.workspace):
+            for n in filenames:
+                p = os.path.join(dirpath, n)
+                if os.path.islink(p) or not os.path.isfile(p) or os.path.getsize(p) > 50_000_000:
+                    continue
+                data = open(p, "rb").read()
+                found += [f"{c} in {p}" for c in self.canaries if c.encode() in data]
+        return found
+
+    def clear_workspace(self) -> None:
+        for p in self.workspace.iterdir():
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink()
+
+    def close(self) -> None:
+        self.server.close()
+        self.abstract.close()
+        self.home_file.unlink(missing_ok=True)
+        os.environ.pop("AMB_CANARY_KEY", None)
+
+
+def _host_ip() -> str:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        s.close()
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory):
+    w = World(tmp_path_factory.mktemp("sbx"))
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="session")
+def bwrap_box(world):
+    """One bwrap sandbox for the whole session (every execute is a fresh namespace)."""
+    if not HAVE_BWRAP:
+        pytest.skip("bubblewrap not installed (apt-get install bubblewrap)")
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=False,
+                       timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
+    box = BwrapSandbox(spec)
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def box(bwrap_box, world):
+    world.clear_workspace()
+    yield bwrap_box
+    world.clear_workspace()

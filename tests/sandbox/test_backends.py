@@ -1,0 +1,237 @@
+"""Backends other than the bwrap namespace itself: registry, local, docker argv, GPU
+argument construction, the agent runtime cache, the exec function and its CLI."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from automedbench import sandbox as sb
+from automedbench.sandbox import SandboxError, SandboxSpec, open_sandbox
+from automedbench.sandbox.docker import agent_argv, check_image, docker_available, scoring_argv
+from automedbench.sandbox.guard import escaping_links, open_output
+
+from .conftest import needs_bwrap
+
+DIGEST = "ghcr.io/x/amb-agent@sha256:" + "a" * 64
+
+
+def test_registry_default_is_bwrap():
+    assert sb.DEFAULT_BACKEND == "bwrap"
+    assert {"bwrap", "docker", "local"} <= set(sb.available_backends())
+
+
+def test_missing_bwrap_names_the_apt_package(monkeypatch, tmp_path):
+    from automedbench.sandbox import bwrap
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name: None)
+    monkeypatch.setattr(bwrap.os, "access", lambda *a: False)
+    with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
+        open_sandbox("bwrap", SandboxSpec(public_dir=tmp_path, workspace=tmp_path / "ws"))
+
+
+def test_local_backend_is_labelled_and_warns(tmp_path):
+    with pytest.warns(RuntimeWarning, match="isolates nothing"):
+        box = open_sandbox("local", SandboxSpec(public_dir=tmp_path, workspace=tmp_path / "ws"))
+    assert box.name == "local (no isolation)" and box.isolated is False
+    assert box.execute("python", "print(6*7)").stdout.strip() == "42"
+
+
+# ------------------------------------------------------------------ docker
+def test_docker_requires_digest():
+    for bad in ("python:3.11", "amb-agent:latest", "amb@sha256:short", ""):
+        with pytest.raises(SandboxError, match="pinned by digest"):
+            check_image(bad)
+    assert check_image(DIGEST) == DIGEST
+
+
+def test_docker_agent_argv(tmp_path):
+    spec = SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / "ws", network=False,
+                       memory_mb=2048, max_procs=256, extra_env={"A": "1"})
+    a = agent_argv(spec, DIGEST, ["python", "-c", "print(1)"], gpu=True)
+    joined = " ".join(a)
+    for piece in ("--read-only", "--cap-drop ALL", "--security-opt no-new-privileges", "--pids-limit 256",
+                  "--memory 2048m", "--network none", "--gpus all", f"target=/data/public,readonly",
+                  "target=/workspace", "--env A=1"):
+        assert piece in joined, piece
+    assert a[-4:] == [DIGEST, "python", "-c", "print(1)"]
+    assert "private" not in joined
+    spec.network = True
+    assert "--network" not in agent_argv(spec, DIGEST, ["true"])
+
+
+def test_docker_scoring_argv_alone_mounts_private(tmp_path):
+    a = scoring_argv(DIGEST, tmp_path / "ws", tmp_path / "private", tmp_path / "out", ["score"])
+    joined = " ".join(a)
+    assert "--network none" in joined and "target=/data/private,readonly" in joined
+    assert "target=/workspace,readonly" in joined
+
+
+def test_docker_backend_runs_or_skips(tmp_path):
+    ok, why = docker_available()
+    if not ok:
+        pytest.skip(f"no Docker engine here: {why}")
+    image = os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE")
+    if not image:
+        pytest.skip("set AUTOMEDBENCH_DOCKER_IMAGE=name@sha256:... to run the docker backend for real")
+    (tmp_path / "pub").mkdir()
+    box = open_sandbox("docker", SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / "ws"))
+    r = box.execute("python", "import os; print(os.listdir('/data'))")
+    assert r.exit_code == 0 and "private" not in r.stdout
+
+
+# ------------------------------------------------------------------ GPU
+def test_gpu_bind_args_from_fake_dev_listing():
+    from automedbench.sandbox.bwrap import gpu_bind_args
+    nodes = ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/null"]
+    libs = {"/usr/local/nvidia", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}
+    fake_glob = lambda pat: sorted(p for p in libs if p == pat or (pat.endswith("*") and p.startswith(pat[:-1])))
+    args, env = gpu_bind_args(nodes, {"CUDA_VISIBLE_DEVICES": "0", "OPENAI_API_KEY": "x"},
+                              exists=lambda p: p in libs, globber=fake_glob)
+    for n in nodes[:4]:
+        i = args.index(n)
+        assert args[i - 1] == "--dev-bind" and args[i + 1] == n
+    assert "/dev/null" not in args
+    assert ["--ro-bind", "/usr/local/nvidia", "/usr/local/nvidia"] == args[args.index("/usr/local/nvidia") - 1:][:3]
+    assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1" in args
+    assert env["CUDA_VISIBLE_DEVICES"] == "0" and env["NVIDIA_VISIBLE_DEVICES"] == "all"
+    assert "/usr/local/nvidia/lib64" in env["LD_LIBRARY_PATH"] and "OPENAI_API_KEY" not in env
+    assert gpu_bind_args(["/dev/null", "/dev/zero"], {}) == ([], {})
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_extra_ro_binds_and_gpu_nodes_in_argv(world, tmp_path):
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    extra = tmp_path / "torch"
+    extra.mkdir()
+    (extra / "marker.txt").write_text("torch here")
+    spec = SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", extra_ro_binds=[(str(extra), "/opt/torch")])
+    with BwrapSandbox(spec, gpu_nodes=[]) as box:
+        r = box.execute("bash", "cat /opt/torch/marker.txt; touch /opt/torch/x || echo ro")
+        assert "torch here" in r.stdout and "ro" in r.stdout
+        assert "--dev-bind" not in box.argv("python", "1")
+
+
+# ------------------------------------------------------------------ agent runtime
+def test_runtime_built_once_under_a_race(tmp_path):
+    """Two processes ask for a fresh runtime at once: one builds, both get the same dir."""
+    code = ("import sys; from pathlib import Path; from automedbench.sandbox.runtime import ensure_agent_runtime;"
+            "print(ensure_agent_runtime(root=Path(sys.argv[1]), compile_bytecode=False))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=env)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert outs[0] == outs[1]
+    built = [d for d in tmp_path.iterdir() if not d.name.startswith(".")]
+    assert len(built) == 1 and (built[0] / ".complete").is_file()
+    assert not list(tmp_path.glob(".build-*"))
+    site = built[0] / "site"
+    assert (site / "numpy").is_dir() and (site / "nibabel").is_dir() and not (site / "automedbench").exists()
+    assert os.readlink(built[0] / "bin" / "python").startswith("/usr/")
+
+
+# ------------------------------------------------------------------ workspace guard
+def test_escaping_links_found(tmp_path):
+    ws = tmp_path / "ws"
+    (ws / "outputs").mkdir(parents=True)
+    (ws / "outputs" / "ok.txt").write_text("1")
+    (ws / "outputs" / "inner").symlink_to("ok.txt")
+    (ws / "outputs" / "ref.nii.gz").symlink_to("/root/.cache/automedbench/data/x/private/c/ref.nii.gz")
+    (ws / "up").symlink_to("../..")
+    found = {f["path"] for f in escaping_links(ws)}
+    assert found == {"outputs/ref.nii.gz", "up"}
+    with pytest.raises(PermissionError):
+        open_output(ws, "outputs/ref.nii.gz")
+    with pytest.raises(PermissionError):
+        open_output(ws, "outputs/inner")
+    assert open_output(ws, "outputs/ok.txt").read() == b"1"
+
+
+# ------------------------------------------------------------------ exec + CLI
+@needs_bwrap
+@pytest.mark.bwrap
+def test_sandbox_exec_function(world):
+    from automedbench.sandbox.exec import sandbox_exec
+    out = sandbox_exec(world.public, None, "bwrap", False, "bash", "ls /data/public; ls /data/private")
+    assert out["exit_code"] == 0 and "case_00000" in out["stdout"]
+    assert out["violations"] and out["violations"][0]["kind"] == "private_access"
+    assert set(out) >= {"exit_code", "stdout", "stderr", "duration_s", "violations"}
+
+
+@pytest.fixture
+def fake_task(monkeypatch, world):
+    import automedbench.tasks as tasks
+    monkeypatch.setattr(tasks, "get_task", lambda tid: types.SimpleNamespace(id=tid, dataset="demo_ds"))
+    return world.dataset.parent
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_cli_exec_prints_one_json_object(fake_task, tmp_path):
+    from typer.testing import CliRunner
+    from automedbench.sandbox.cli import sandbox_app
+    script = tmp_path / "probe.py"
+    script.write_text("import os\nprint(sorted(os.listdir('/data/public')))\n")
+    res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(fake_task),
+                                           "--python", str(script)])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["exit_code"] == 0 and "case_00000" in out["stdout"] and out["violations"] == []
+
+
+def test_cli_exec_unstaged_dataset_exits_2(fake_task, tmp_path):
+    from typer.testing import CliRunner
+    from automedbench.sandbox.cli import sandbox_app
+    script = tmp_path / "p.sh"
+    script.write_text("echo hi\n")
+    res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(tmp_path / "empty"),
+                                           "--bash", str(script)])
+    assert res.exit_code == 2
+    assert "not staged" in res.output
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch):
+    """If a root harness cannot drop privileges, bwrap still isolates but every result says
+    that RLIMIT_NPROC is not enforced."""
+    if os.geteuid() != 0:
+        pytest.skip("only meaningful as root")
+    from automedbench.sandbox import bwrap
+    monkeypatch.setattr(bwrap, "_DROP_OK", False)
+    with pytest.warns(RuntimeWarning, match="RLIMIT_NPROC"):
+        box = bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws"))
+    with box:
+        r = box.execute("bash", "ls /data; cat /proc/self/uid_map")
+        assert box.mode == "root" and "public" in r.stdout
+        assert any(w["kind"] == "sandbox_degraded" for w in r.warnings)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_drop_mode_runs_as_unprivileged_host_uid(world, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("only meaningful as root")
+    from automedbench.sandbox import bwrap
+    with bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws")) as box:
+        assert box.mode == "drop"
+        r = box.execute("bash", "id -u; touch made-inside")
+        assert r.stdout.split() == ["1000"]
+        # uid 1000 inside is the unprivileged host uid outside (not root)
+        assert (tmp_path / "ws" / "made-inside").stat().st_uid == bwrap.HOST_UID
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+@pytest.mark.parametrize("dst", ["/opt", "/", "/usr", "/data", "/workspace", "/workspace/x", "/opt/agent-python/lib", "rel"])
+def test_extra_binds_cannot_cover_sandbox_paths(world, tmp_path, dst):
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    with pytest.raises(SandboxError):
+        BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws",
+                                 extra_ro_binds=[(str(tmp_path), dst)]))
