@@ -31,10 +31,16 @@ log = logging.getLogger(__name__)
 
 
 def default_backend() -> str:
-    """bwrap when it is registered and usable here, else local (which warns loudly)."""
-    from . import sandbox as sb
-    chooser = getattr(sb, "default_backend_name", None)
-    return chooser() if chooser else "local"
+    """bwrap when its binary is installed, else `local` — which warns loudly and marks every
+    report `local (no isolation)`."""
+    import shutil
+
+    from .sandbox import DEFAULT_BACKEND
+    if DEFAULT_BACKEND == "bwrap" and shutil.which("bwrap") is None:
+        log.warning("bubblewrap (bwrap) is not installed: falling back to the 'local' backend, which "
+                    "isolates NOTHING. Install it with: sudo apt-get install bubblewrap")
+        return "local"
+    return DEFAULT_BACKEND
 
 
 def ensure_dataset(task: Task, data_root: Path | str | None = None):
