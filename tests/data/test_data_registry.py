@@ -56,10 +56,15 @@ def test_unknown_name_and_option(tmp_path, fake):
 def test_reuse_force_and_failed_restage(tmp_path, fake):
     paths = registry.stage("fake", tmp_path, quiet=True, n_cases=2)
     assert paths.case_ids() == ["case_000", "case_001"] and len(CALLS) == 1
+    assert paths.load_manifest()["stage_options"] == {"n_cases": 2}
     # staged -> reused, builder not called
-    assert registry.stage("fake", tmp_path, quiet=True, n_cases=3).case_ids() == \
+    assert registry.stage("fake", tmp_path, quiet=True).case_ids() == ["case_000", "case_001"]
+    assert registry.stage("fake", tmp_path, quiet=True, n_cases=2).case_ids() == \
         ["case_000", "case_001"]
     assert len(CALLS) == 1
+    # different options without force: an error, not a silent reuse
+    with pytest.raises(DatasetError, match="force=True"):
+        registry.stage("fake", tmp_path, quiet=True, n_cases=3)
     # force -> rebuilt and swapped in
     assert registry.stage("fake", tmp_path, force=True, quiet=True, n_cases=3).case_ids() == \
         ["case_000", "case_001", "case_002"]
