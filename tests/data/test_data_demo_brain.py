@@ -115,3 +115,22 @@ def test_bad_arguments(tmp_path):
         build_mni_brain_lesion(DatasetPaths(tmp_path / "x"), n_cases=0)
     with pytest.raises(ValueError):
         build_mni_brain_tissue(DatasetPaths(tmp_path / "y"), seed=-1)
+
+
+def test_source_anatomy_loads_without_network(monkeypatch):
+    """The MNI152 files ship inside nilearn: loading them must not touch the network."""
+    import socket
+
+    from automedbench.data import demo_brain
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("network access attempted while loading the MNI152 template")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    demo_brain._mni.cache_clear()
+    src = demo_brain._mni()
+    assert src["t1"].shape == src["brain"].shape == src["gm"].shape == (99, 117, 95)
+    assert 0.0 <= src["gm"].min() and src["wm"].max() <= 1.0
+    # CSF is the remainder of GM + WM inside the brain: the three sum to the brain mask
+    assert np.allclose(src["csf"] + src["gm"] + src["wm"], src["brain"], atol=1e-4)
