@@ -39,7 +39,7 @@ Progress = Callable[[int, int, str], None]
 LESION_DATASET = "mni-brain-lesion"
 TISSUE_DATASET = "mni-brain-tissue"
 TISSUE_LABELS = {"1": "csf", "2": "grey_matter", "3": "white_matter"}
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2   # 2: bias sd 0.25, noise relative to WM signal, gzip level 3
 BIAS_SD = 0.25          # -> multiplicative bias of roughly +-10-25 % across the brain
 
 _SOURCE = ("MNI ICBM152 2009a nonlinear symmetric T1 template with brain, grey-matter and "
