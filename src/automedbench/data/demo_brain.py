@@ -11,7 +11,7 @@ is simulated and seeded:
   shift <= 2 voxels) plus a mild elastic field (Gaussian-RBF interpolated random grid,
   ~1.5 voxel displacement);
 * intensity scaling to an arbitrary scanner range, a smooth multiplicative bias field
-  (roughly +-15 %) and Rician noise (2-4 % of the mean white-matter signal);
+  (roughly +-10-25 % across the brain) and Rician noise (2-4 % of the white-matter signal);
 * for ``mni-brain-lesion`` only: 1-3 ellipsoidal lesions with soft edges inserted in the
   white matter, either hypo- or hyperintense relative to the local white matter; about a
   third of the cases get no lesion at all (empty lesion mask).
@@ -39,7 +39,8 @@ Progress = Callable[[int, int, str], None]
 LESION_DATASET = "mni-brain-lesion"
 TISSUE_DATASET = "mni-brain-tissue"
 TISSUE_LABELS = {"1": "csf", "2": "grey_matter", "3": "white_matter"}
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2   # 2: bias sd 0.25, noise relative to WM signal, gzip level 3
+BIAS_SD = 0.25          # -> multiplicative bias of roughly +-10-25 % across the brain
 
 _SOURCE = ("MNI ICBM152 2009a nonlinear symmetric T1 template with brain, grey-matter and "
            "white-matter maps, as shipped in the nilearn package "
@@ -129,8 +130,9 @@ def _acquire(rng: np.random.Generator, t1: np.ndarray, brain: np.ndarray
     """Scanner simulation: scale, bias field, Rician noise -> int16 image."""
     shape = t1.shape
     base = rng.uniform(600.0, 1200.0)                      # arbitrary scanner units
-    bias = np.exp(_rbf_upsample(rng.normal(0.0, 0.12, (3, 3, 3)), shape)).astype(np.float32)
-    wm_level = base * float(np.median(t1[brain > 0.5]))
+    bias = np.exp(_rbf_upsample(rng.normal(0.0, BIAS_SD, (3, 3, 3)), shape)).astype(np.float32)
+    # white-matter signal ~ the 85th percentile of brain intensities (WM is the brightest class)
+    wm_level = base * float(np.percentile(t1[brain > 0.5], 85))
     sigma = rng.uniform(0.02, 0.04) * wm_level
     signal = (t1 * base * bias).astype(np.float64)
     n1 = rng.normal(0.0, sigma, shape)
@@ -138,7 +140,9 @@ def _acquire(rng: np.random.Generator, t1: np.ndarray, brain: np.ndarray
     img = np.sqrt((signal + n1) ** 2 + n2 ** 2)            # Rician magnitude
     img = np.clip(np.rint(img), 0, np.iinfo(np.int16).max).astype(np.int16)
     return img, {"scale": round(base, 3), "noise_sigma": round(sigma, 3), "noise": "rician",
-                 "bias_field": "exp(smooth RBF field, sd 0.12)"}
+                 "bias_field": f"exp(smooth RBF field, grid sd {BIAS_SD})",
+                 "bias_range_in_brain": [round(float(bias[brain > 0.5].min()), 3),
+                                         round(float(bias[brain > 0.5].max()), 3)]}
 
 
 def _ellipsoid_radius(shape: tuple[int, int, int], centre: np.ndarray, axes: np.ndarray,

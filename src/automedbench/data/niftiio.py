@@ -31,7 +31,7 @@ def make_nifti(data: np.ndarray, affine: np.ndarray, *, header: nib.Nifti1Header
     return img
 
 
-def save_nifti_gz(img: nib.Nifti1Image, path: Path | str, *, compresslevel: int = 6) -> Path:
+def save_nifti_gz(img: nib.Nifti1Image, path: Path | str, *, compresslevel: int = 3) -> Path:
     """Write ``img`` to ``path`` (.nii.gz) deterministically; atomic via a temp file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -3,10 +3,13 @@
 ``stage(name, root=None, force=False, **options)`` builds into a temporary sibling folder
 (``<data_root>/.<name>.tmp-XXXX``) and renames it into place only when the build finished
 and its manifest was written, so a crash or Ctrl-C never leaves a half-staged dataset
-behind.  An already staged dataset is reused unless ``force=True``.
+behind.  An already staged dataset is reused unless ``force=True``; the options it was
+staged with are recorded in the manifest (``stage_options``) and asking for different ones
+without ``force`` is an error rather than a silent reuse.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
@@ -97,6 +100,11 @@ def _progress_context(name: str, quiet: bool):
     return bar, callback
 
 
+def _normalise(options: dict[str, Any]) -> dict[str, Any]:
+    """Options as they are recorded in the manifest (JSON types; paths as strings)."""
+    return json.loads(json.dumps(options, sort_keys=True, default=str))
+
+
 def _swap_into_place(tmp: Path, target: Path) -> None:
     """Rename ``tmp`` to ``target``; a previous ``target`` is moved aside, then deleted."""
     old = None
@@ -127,7 +135,12 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         raise DatasetError(f"{name}: unknown option(s) {sorted(unknown)}; "
                            f"known: {sorted(info.options)}")
     paths = dataset_paths(name, root)
+    wanted = _normalise(options)
     if paths.is_staged() and not force:
+        have = paths.load_manifest().get("stage_options")
+        if options and have is not None and have != wanted:
+            raise DatasetError(f"{name} at {paths.root} was staged with options {have}, not "
+                               f"{wanted}; pass force=True to rebuild it")
         return paths
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     builder = info.builder()
@@ -138,8 +151,12 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
     try:
         with ctx:
             builder(DatasetPaths(tmp), progress=callback, **options)
-        if not DatasetPaths(tmp).is_staged():
+        built = DatasetPaths(tmp)
+        if not built.is_staged():
             raise DatasetError(f"{name}: builder finished without writing a manifest")
+        manifest = built.load_manifest()
+        manifest["stage_options"] = wanted
+        built.manifest.write_text(json.dumps(manifest, indent=2) + "\n")
         _swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

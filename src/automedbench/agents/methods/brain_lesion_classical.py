@@ -90,20 +90,25 @@ def kmeans_1d(x: np.ndarray, k: int = 3, iters: int = 50) -> np.ndarray:
     return np.sort(centres)
 
 
+def smooth_field(values: np.ndarray, weights: np.ndarray, sigma: float) -> np.ndarray:
+    """Normalised Gaussian convolution, computed on a 2x sub-sampled grid (the field is smooth)."""
+    num = ndimage.gaussian_filter((values * weights)[::2, ::2, ::2], sigma / 2)
+    den = ndimage.gaussian_filter(weights[::2, ::2, ::2], sigma / 2)
+    fallback = float(np.sum(values * weights) / max(np.sum(weights), 1e-9))
+    coarse = np.where(den > 1e-3, num / np.maximum(den, 1e-3), fallback)
+    zoom = [n / c for n, c in zip(values.shape, coarse.shape)]
+    return ndimage.zoom(coarse, zoom, order=1, mode="nearest", grid_mode=True)
+
+
 def bias_correct(img: np.ndarray, brain: np.ndarray, sigma: float = 8.0) -> np.ndarray:
     """Return img / (smooth white-matter intensity field); white matter ~ 1.0."""
     out = img.astype(np.float64)
     for _ in range(2):
-        vals = ndimage.gaussian_filter(out, 0.7)[brain]
-        c = kmeans_1d(vals[::3])
-        wm_thr = (c[1] + c[2]) / 2
-        wm = brain & (ndimage.gaussian_filter(out, 0.7) > wm_thr)
-        num = ndimage.gaussian_filter(np.where(wm, out, 0.0), sigma)
-        den = ndimage.gaussian_filter(wm.astype(np.float64), sigma)
-        field = num / np.maximum(den, 1e-3)
-        field = np.where(den > 1e-3, field, np.median(out[wm]))
-        # the field is relative to the current image: keep the product of all passes
-        out = out / np.maximum(field, 1e-6) * 1.0
+        smooth = ndimage.gaussian_filter(out, 0.7)
+        c = kmeans_1d(smooth[brain][::3])
+        wm = brain & (smooth > (c[1] + c[2]) / 2)
+        field = smooth_field(out, wm.astype(np.float64), sigma)
+        out = out / np.maximum(field, 1e-6)
     return out
 
 
@@ -196,8 +201,8 @@ def main(argv: list[str]) -> int:
     if img.ndim != 3:
         print(f"expected a 3-D volume, got shape {img.shape}", file=sys.stderr)
         return 1
-    brain = refine_mask(bias_correct(img, brain_mask(img)))
-    norm = bias_correct(img, brain)
+    norm = bias_correct(img, brain_mask(img))
+    brain = refine_mask(norm)
     lr = left_right_axis(img_nii.affine)          # the mirror search assumes axis 0 = L-R
     lesion = np.swapaxes(segment_lesions(np.swapaxes(norm, 0, lr), np.swapaxes(brain, 0, lr)),
                          0, lr)
