@@ -88,7 +88,7 @@ def test_docker_backend_runs_or_skips(tmp_path):
 def test_gpu_bind_args_from_fake_dev_listing():
     from automedbench.sandbox.bwrap import gpu_bind_args
     nodes = ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/null"]
-    libs = {"/usr/local/nvidia", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}
+    libs = {"/usr/local/nvidia", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/run/nvidia-persistenced"}
     fake_glob = lambda pat: sorted(p for p in libs if p == pat or (pat.endswith("*") and p.startswith(pat[:-1])))
     args, env = gpu_bind_args(nodes, {"CUDA_VISIBLE_DEVICES": "0", "OPENAI_API_KEY": "x"},
                               exists=lambda p: p in libs, globber=fake_glob)
@@ -96,8 +96,11 @@ def test_gpu_bind_args_from_fake_dev_listing():
         i = args.index(n)
         assert args[i - 1] == "--dev-bind" and args[i + 1] == n
     assert "/dev/null" not in args
-    assert ["--ro-bind", "/usr/local/nvidia", "/usr/local/nvidia"] == args[args.index("/usr/local/nvidia") - 1:][:3]
-    assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1" in args
+    # under /usr: visible through the recursive /usr bind, never bound again (a symlinked
+    # /usr/local/cuda made such a second bind fail on the GPU machine)
+    assert "/usr/local/nvidia" not in args and "/usr/lib/x86_64-linux-gnu/libcuda.so.1" not in args
+    i = args.index("/run/nvidia-persistenced")
+    assert args[i - 1:i + 2] == ["--ro-bind", "/run/nvidia-persistenced", "/run/nvidia-persistenced"]
     assert env["CUDA_VISIBLE_DEVICES"] == "0" and env["NVIDIA_VISIBLE_DEVICES"] == "all"
     assert "/usr/local/nvidia/lib64" in env["LD_LIBRARY_PATH"] and "OPENAI_API_KEY" not in env
     assert gpu_bind_args(["/dev/null", "/dev/zero"], {}) == ([], {})

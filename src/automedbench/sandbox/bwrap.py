@@ -62,12 +62,15 @@ ETC_ALWAYS = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "loca
               "mime.types", "protocols", "services", "hosts")
 ETC_NETWORK = ("resolv.conf", "ssl/certs", "ca-certificates", "ca-certificates.conf",
                "pki", "gai.conf")
-# Driver paths for GPU pass-through (outside /usr they need their own bind; inside /usr
-# they are already visible, binding them again is harmless).
+# Driver paths for GPU pass-through. Those under /usr are already visible through the
+# recursive /usr bind and are NOT bound again: binding onto a path that is a symlink inside
+# the new root fails (seen on the lent GPU machine: /usr/local/cuda -> cuda-13.0).
 GPU_LIB_GLOBS = ("/usr/local/nvidia", "/usr/local/cuda", "/usr/lib/x86_64-linux-gnu/libcuda*",
                  "/usr/lib/x86_64-linux-gnu/libnvidia*", "/usr/lib64/libcuda*",
-                 "/usr/lib64/libnvidia*", "/run/nvidia-persistenced", "/etc/OpenCL", "/etc/vulkan",
-                 "/usr/share/nvidia")
+                 "/usr/lib64/libnvidia*", "/run/nvidia-persistenced", "/usr/share/nvidia")
+# GPU config under /etc is copied into the sandbox's generated /etc (a read-only bind, so
+# nothing can be mounted into it later): ICD files for OpenCL/Vulkan.
+ETC_GPU = ("OpenCL", "vulkan", "nvidia")
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
@@ -104,7 +107,8 @@ def gpu_bind_args(dev_nodes: list[str], host_env: dict[str, str] | None = None,
         for path in sorted(globber(pattern)):
             if path not in seen and exists(path):
                 seen.add(path)
-                args += ["--ro-bind", path, path]
+                if not path.startswith("/usr/"):
+                    args += ["--ro-bind", path, path]
     env: dict[str, str] = {}
     for var in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES"):
         if host_env.get(var):
@@ -383,12 +387,12 @@ class BwrapSandbox:
         self.decoy_token = token
         priv = private_dir if private_dir is not None else self.public.parent / "private"
         build_decoy(self._stage / "decoy", self.public, priv, token)
-        self._write_etc(self._stage / "etc")
+        nodes = gpu_dev_nodes() if gpu_nodes is None else gpu_nodes
+        self.gpu_args, self.gpu_env = gpu_bind_args(nodes) if spec.gpu else ([], {})
+        self._write_etc(self._stage / "etc")  # needs gpu_args (GPU config files)
         self.watcher = DecoyWatcher(self._stage / "decoy", DECOY_INSIDE)
         if self.drop_to is not None:
             _chown_tree(self.workspace, self.drop_to)
-        nodes = gpu_dev_nodes() if gpu_nodes is None else gpu_nodes
-        self.gpu_args, self.gpu_env = gpu_bind_args(nodes) if spec.gpu else ([], {})
         self._closed = False
         self._lock = threading.Lock()
         self._static_args, self._binds = self._build_static()
@@ -410,7 +414,8 @@ class BwrapSandbox:
         (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
         (etc / "hostname").write_text("sandbox\n")
         # copies (symlinks kept as symlinks) of the few host entries programs need
-        for name in ETC_ALWAYS + (ETC_NETWORK if self.spec.network else ()):
+        for name in (ETC_ALWAYS + (ETC_NETWORK if self.spec.network else ())
+                     + (ETC_GPU if self.gpu_args else ())):
             src, dst = Path("/etc") / name, etc / name
             if not os.path.lexists(src):
                 continue
