@@ -4,7 +4,7 @@
 
 Builds a submission of CT-sized uint8 .nii.gz masks (organ + lesion per case, prediction and
 reference), then times, each in a fresh child process (so peak RSS is per method):
-  floor     only decompressing every file (zlib), nothing else
+  floor     only decompressing every file (zlib, and ISA-L as our reader does), nothing else
   baseline  the reference harness's way: nibabel get_fdata() -> float64, > 0.5, numpy Dice,
             one case after another
   ours      automedbench's scorer (score_workspace: strict format checks + Dice, threads)
@@ -55,6 +55,15 @@ def phase_floor(root: Path) -> dict:
     return {"bytes": n}
 
 
+def phase_floor_isal(root: Path) -> dict:
+    """The same floor with the inflate our reader uses (ISA-L), still serial."""
+    from isal import igzip
+    n = 0
+    for f in sorted(root.rglob("*.nii.gz")):
+        n += len(igzip.decompress(f.read_bytes()))
+    return {"bytes": n}
+
+
 def phase_baseline(root: Path) -> dict:
     import nibabel as nib
     dice = {}
@@ -100,7 +109,8 @@ def main() -> None:
     ap.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
-        fn = {"floor": phase_floor, "baseline": phase_baseline, "ours": phase_ours}[args.phase]
+        fn = {"floor": phase_floor, "floor_isal": phase_floor_isal, "baseline": phase_baseline,
+              "ours": phase_ours}[args.phase]
         if args.phase == "ours":  # imports are not part of the work being timed, for either side
             import automedbench.scoring.task_score  # noqa: F401
         import nibabel  # noqa: F401
@@ -121,6 +131,7 @@ def main() -> None:
     uncompressed_case_mib = np.prod(args.shape) / 2**20
     try:
         floor_s, floor_rss, _ = run_child("floor", root)
+        isal_s, _, _ = run_child("floor_isal", root)
         base_s, base_rss, base = run_child("baseline", root)
         ours_s, ours_rss, ours = run_child("ours", root)
     finally:
@@ -130,6 +141,7 @@ def main() -> None:
     print(f"cases: {args.cases} x {tuple(args.shape)} uint8, 2 masks/case, {os.cpu_count()} cores; "
           f"one uncompressed mask = {uncompressed_case_mib:.0f} MiB")
     print(f"floor (decompress only, serial): {floor_s:7.2f} s   peak RSS {floor_rss:7.0f} MiB")
+    print(f"floor (ISA-L inflate, serial)  : {isal_s:7.2f} s")
     print(f"baseline (get_fdata float64)   : {base_s:7.2f} s   peak RSS {base_rss:7.0f} MiB")
     print(f"ours (score_workspace)         : {ours_s:7.2f} s   peak RSS {ours_rss:7.0f} MiB")
     print(f"speed-up vs baseline: {base_s / ours_s:.1f}x   ours / floor: {ours_s / floor_s:.2f}x   "
