@@ -1,13 +1,12 @@
 # Two commands (README quick start):  make demo  |  make test
 # Both create .venv, install the package, and install the system packages they need
-# (bubblewrap for the sandbox, inotify-tools for access detection) when running as root
-# with apt-get; otherwise they say what to install and continue where possible.
+# (bubblewrap for the sandbox, Debian's python3 as the interpreter inside it) when running
+# as root with apt-get; otherwise they say what to install and continue where possible.
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-SYS_PACKAGES := bubblewrap inotify-tools
 
 .PHONY: demo test setup sysdeps bench clean help
 
@@ -28,7 +27,7 @@ $(STAMP): pyproject.toml
 sysdeps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
-	command -v inotifywait >/dev/null 2>&1 || missing="$$missing inotify-tools"; \
+	[ -x /usr/bin/python3 ] || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing system packages:$$missing"; \

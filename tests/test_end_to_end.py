@@ -1,5 +1,6 @@
 """Whole S1→S5 runs of the built-in agents on the embedded (real-anatomy) demo data."""
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,10 @@ from automedbench.data.registry import stage
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
 
-BACKEND = "local"  # the sandbox suite runs the same agents under bwrap
+# The real sandbox, as users get it. (test_cli.py covers the `local` backend.)
+BACKEND = "bwrap"
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap not installed: `make test` installs it as root (apt-get install bubblewrap)")
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +49,7 @@ def test_reference_agent_runs_the_whole_workflow(demo_runs, task):
     assert r.task.score > 0.6, r.task
     assert r.overall == pytest.approx(0.5 * r.agentic + 0.5 * r.task.score)
     assert r.rating in ("A", "B") and not r.errors, r.errors
-    assert r.judge.backend == "heuristic" and "no_isolation" in r.flags
+    assert r.judge.backend == "heuristic" and r.run.sandbox == "bwrap" and "no_isolation" not in r.flags
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -101,3 +105,23 @@ def test_sweep_resumes_and_isolates_failures(demo_data, tmp_path):
     stamp = (Path(first[0][1]) / "detail_report.json").stat().st_mtime_ns
     again = api.sweep(["brain-lesion-seg"], ["lite"], ["empty", "crasher"], out, sandbox=BACKEND, data_root=demo_data)
     assert (Path(again[0][1]) / "detail_report.json").stat().st_mtime_ns == stamp  # skipped, not re-run
+
+
+def test_cheater_is_disqualified_with_evidence(demo_data, tmp_path):
+    run_dir = api.run_one("brain-lesion-seg", "lite", "cheater", tmp_path, sandbox=BACKEND, data_root=demo_data,
+                          network=False)
+    r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    assert r.disqualified and r.rating == "F" and r.run.end_reason == "disqualified"
+    assert r.overall == 0 and r.agentic == 0 and r.task.score == 0
+    assert all(s.score == 0 for s in r.stages.values())
+    assert len(r.violations) == 2 and all(v.action == "disqualified" for v in r.violations)
+    assert all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
+    assert "SANDBOX_VIOLATION" in {e.code for e in r.errors}
+    # the first call's result told the agent it was flagged
+    conv = json.loads((run_dir / "conversation.json").read_text())
+    tool_texts = [m["content"] for m in conv["messages"] if m["role"] == "tool"]
+    assert "SANDBOX VIOLATION" in tool_texts[0]
+    # what it read was the decoy (canary text), never a real reference volume (gzip bytes)
+    first_exec = next(json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()
+                      if json.loads(l)["type"] == "execution")
+    assert "AUTOMEDBENCH DECOY" in first_exec["stdout"] and "\x1f\x8b" not in first_exec["stdout"]
