@@ -104,7 +104,8 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
         system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
                                       exec_timeout_s=int(exec_timeout_s), network=spec.network)
         conversation = Conversation(system_prompt=system_prompt)
-        box = ToolBox(sb, trace, conversation, deadline=t0 + task.time_limit_s, max_turns=task.max_turns)
+        box = ToolBox(sb, trace, conversation, deadline=t0 + task.time_limit_s, max_turns=task.max_turns,
+                      block_training=task.block_training)
         context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
                                kickoff=kickoff_message(task, tier), output_files=task.output_files,
                                input_files=task.input_files,

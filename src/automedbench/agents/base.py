@@ -82,12 +82,14 @@ class ToolBox:
     violation policy, and records conversation + trace."""
 
     def __init__(self, sandbox: Sandbox, trace: TraceWriter, conversation: Conversation,
-                 *, deadline: float | None = None, max_turns: int | None = None):
+                 *, deadline: float | None = None, max_turns: int | None = None,
+                 block_training: bool = False):
         self.sandbox = sandbox
         self.trace = trace
         self.conversation = conversation
         self.deadline = deadline          # time.monotonic() value; None = no wall limit
         self.max_turns = max_turns
+        self.block_training = block_training  # task option: refuse training code, not just flag it
         self.turns = 0                    # model turns (assistant messages)
         self.calls = 0
         self.stage: str | None = None
@@ -137,6 +139,10 @@ class ToolBox:
             text = f"error: unsupported language {language!r}; use 'python' or 'bash'"
             self.trace.emit("error", call_index=self.calls, kind="bad_tool_arguments", message=text)
             return text
+        if self.block_training:
+            blocked = self._blocked_training(language, code, stage)
+            if blocked:
+                return blocked
         result = self.sandbox.execute(language, code, timeout_s=timeout)
         self.trace.emit("execution", turn=self.turns, call_index=self.calls, stage=stage,
                         language=language, exit_code=result.exit_code, duration_s=round(result.duration_s, 4),
@@ -159,6 +165,19 @@ class ToolBox:
         self.stage = "s5"
         self.trace.emit("submit", turn=self.turns, call_index=self.calls, stage="s5")
         return "Submission received. The harness will now check and score your outputs."
+
+    def _blocked_training(self, language: str, code: str, stage: str) -> str | None:
+        """Inference-only tasks may block training code outright (SPEC §6). The static scan
+        is advisory everywhere else; here it decides whether the call runs at all."""
+        from ..sandbox import advisory
+        found = [w for w in advisory.scan(language, code) if w["kind"] == "training_detected"]
+        if not found:
+            return None
+        for w in found:
+            self.trace.emit("warning", turn=self.turns, call_index=self.calls, stage=stage,
+                            kind="training_detected", message=w["message"], data={**w, "blocked": True})
+        return (f"BLOCKED (not executed): {found[0]['message']} — line {found[0]['line']}: "
+                f"{found[0]['excerpt']}. This task is inference-only: use pre-trained weights.")
 
     # ---- violation policy (SPEC §6) ---------------------------------------------------
     def _apply_violations(self, result: ExecResult) -> str:

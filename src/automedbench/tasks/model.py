@@ -58,6 +58,7 @@ class Task(BaseModel):
     time_limit_s: int = 3600
     max_turns: int = 60
     network: bool = True
+    block_training: bool = Field(default=False, description="refuse (not only flag) training code")
     track_options: dict[str, Any] = Field(default_factory=dict)
     tiers: TierInfo
     folder: Path | None = Field(default=None, exclude=True)
