@@ -116,3 +116,15 @@ def test_crashed_agent_run_completes(tiny):
     crash = [e for e in report["errors"] if e["code"] == "INFRA_AGENT_CRASH"]
     assert crash and crash[0]["infrastructure"] and "simulated agent crash" in crash[0]["evidence"]["excerpt"]
     assert report["stages"]["s1"]["items"]["s1a"] == 1.0  # the plan it wrote before crashing still counts
+
+
+@pytest.mark.skipif(__import__("shutil").which("bwrap") is None, reason="bubblewrap not installed")
+def test_sandbox_exec_through_the_main_cli(tiny, tmp_path):
+    env, _ = tiny
+    probe = tmp_path / "probe.sh"
+    probe.write_text("ls /data/public; id -u; cat /data/private/case_001/* | head -c 40\n")
+    result = json.loads(amb("sandbox", "exec", "--task", "tiny-seg", "--bash", probe, "--network", "off", env=env).stdout)
+    assert result["exit_code"] == 0 and result["backend"] == "bwrap"
+    assert result["stdout"].split()[:4] == ["case_000", "case_001", "case_002", "1000"]
+    assert "AUTOMEDBENCH DECOY" in result["stdout"]
+    assert result["violations"] and result["violations"][0]["path"].startswith("/data/private")

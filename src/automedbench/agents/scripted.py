@@ -27,23 +27,20 @@ class ScriptedAgent:
 
     def call(self, tools: ToolBox, language: str, code: str) -> str:
         """One turn: the 'assistant' calls execute_code, the tool answers."""
-        tools.begin_turn()
-        self._n += 1
-        call_id = f"call_{self._n}"
-        tools.add_message({"role": "assistant", "content": None, "tool_calls": [{
-            "id": call_id, "type": "function",
-            "function": {"name": "execute_code", "arguments": json.dumps({"language": language, "code": code})}}]})
-        result = tools.execute_code(language, code)
-        tools.add_message({"role": "tool", "tool_call_id": call_id, "content": result})
-        return result
+        return self._turn(tools, "execute_code", {"language": language, "code": code},
+                          lambda: tools.execute_code(language, code))
 
     def submit(self, tools: ToolBox) -> str:
+        return self._turn(tools, "submit_results", {}, tools.submit_results)
+
+    def _turn(self, tools: ToolBox, name: str, arguments: dict, invoke) -> str:
+        """Record the call as an assistant tool call + its tool result, like an LLM turn."""
         tools.begin_turn()
         self._n += 1
         call_id = f"call_{self._n}"
         tools.add_message({"role": "assistant", "content": None, "tool_calls": [{
-            "id": call_id, "type": "function", "function": {"name": "submit_results", "arguments": "{}"}}]})
-        result = tools.submit_results()
+            "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]})
+        result = invoke()
         tools.add_message({"role": "tool", "tool_call_id": call_id, "content": result})
         return result
 
