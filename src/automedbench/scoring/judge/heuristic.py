@@ -98,7 +98,8 @@ class HeuristicJudge:
             "s2a": float(bool(ok_setup)),
             "s2b": float(input_checked),
             "s2c": float(bool(ok_setup)),
-            "s2d": float(len(failed_setup) <= 5),
+            # no credit for "few failures" when nothing was attempted at all
+            "s2d": float(bool(setup) and len(failed_setup) <= 5),
             "s2e": float(loaded),
         }
         why = (f"{len(setup)} setup executions ({len(failed_setup)} failed); input properties checked: "
