@@ -7,7 +7,8 @@ Builds mni-brain-lesion and mni-brain-tissue (one copy per seed) in a temporary 
 runs each method script's ``main([prog, image, outdir])`` in this process, one case at a
 time, and prints per seed and overall:
   s/case     mean wall seconds per case of main() (imports excluded: the module is imported,
-             and run once on the first case, before timing starts)
+             and run once on the first case, before timing starts); cpu: mean CPU seconds of
+             this process (steadier than wall time on a shared machine)
   lesion     organ Dice (mean, min); lesion Dice on lesion-positive cases (mean, min);
              predicted lesion voxels on lesion-negative cases (max)
   tissue     macro Dice over CSF/GM/WM (mean, min)
@@ -51,25 +52,26 @@ def arr(p: Path) -> np.ndarray:
     return np.asanyarray(nib.load(str(p)).dataobj)
 
 
-def run_cases(mod, ds, out: Path) -> tuple[list[float], dict[str, Path]]:
-    times, outs = [], {}
+def run_cases(mod, ds, out: Path) -> tuple[list[float], list[float], dict[str, Path]]:
+    times, cpu, outs = [], [], {}
     first = ds.case_ids()[0]
     with contextlib.redirect_stdout(io.StringIO()):      # warm-up: lazy imports, caches
         mod.main([mod.__name__, str(ds.public / first / "image.nii.gz"), str(out / "warmup")])
     for cid in ds.case_ids():
         o = out / cid
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             rc = mod.main([mod.__name__, str(ds.public / cid / "image.nii.gz"), str(o)])
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         if rc != 0:
             raise SystemExit(f"{mod.__file__} failed on {cid} (rc={rc})")
         outs[cid] = o
-    return times, outs
+    return times, cpu, outs
 
 
 def bench_lesion(mod, ds, out: Path) -> dict:
-    times, outs = run_cases(mod, ds, out)
+    times, cpu, outs = run_cases(mod, ds, out)
     organ, pos, fp = [], [], []
     for case in ds.load_manifest()["cases"]:
         cid = case["case_id"]
@@ -79,29 +81,29 @@ def bench_lesion(mod, ds, out: Path) -> dict:
             pos.append(dice(pl, arr(ds.private / cid / "lesion.nii.gz")))
         else:
             fp.append(int(pl.astype(bool).sum()))
-    return {"times": times, "organ": organ, "lesion": pos, "fp": fp}
+    return {"times": times, "cpu": cpu, "organ": organ, "lesion": pos, "fp": fp}
 
 
 def bench_tissue(mod, ds, out: Path) -> dict:
-    times, outs = run_cases(mod, ds, out)
+    times, cpu, outs = run_cases(mod, ds, out)
     macro = []
     for cid in ds.case_ids():
         p = arr(outs[cid] / "labels.nii.gz")
         r = arr(ds.private / cid / "labels.nii.gz")
         macro.append(float(np.mean([dice(p == k, r == k) for k in (1, 2, 3)])))
-    return {"times": times, "macro": macro}
+    return {"times": times, "cpu": cpu, "macro": macro}
 
 
 def fmt_lesion(r: dict) -> str:
     fp = max(r["fp"]) if r["fp"] else 0
-    return (f"{np.mean(r['times']):6.3f} s/case  organ {np.mean(r['organ']):.4f} "
+    return (f"{np.mean(r['times']):6.3f} s/case (cpu {np.mean(r['cpu']):.3f})  organ {np.mean(r['organ']):.4f} "
             f"(min {min(r['organ']):.4f})  lesion+ {np.mean(r['lesion']):.3f} "
             f"(min {min(r['lesion']):.3f}, n={len(r['lesion'])})  FP- max {fp} "
             f"(n={len(r['fp'])})")
 
 
 def fmt_tissue(r: dict) -> str:
-    return (f"{np.mean(r['times']):6.3f} s/case  macro {np.mean(r['macro']):.4f} "
+    return (f"{np.mean(r['times']):6.3f} s/case (cpu {np.mean(r['cpu']):.3f})  macro {np.mean(r['macro']):.4f} "
             f"(min {min(r['macro']):.4f})")
 
 

@@ -84,7 +84,8 @@ def fill_holes_slicewise(mask: np.ndarray) -> np.ndarray:
 
 def brain_mask(img: np.ndarray) -> np.ndarray:
     smooth = ndimage.gaussian_filter(img, 1.0)
-    t = otsu(smooth[smooth > np.percentile(smooth, 1)])
+    sub = smooth[::2, ::2, ::2]       # the threshold is a histogram statistic: 1/8 of it will do
+    t = otsu(sub[sub > np.percentile(sub, 1)])
     full = smooth > 0.3 * t
     # The morphology runs in the thresholded mask's bounding box: with a margin of 3 (> the
     # closing's reach of 2) every step gives what it gives on the whole volume, in half the time.
@@ -100,19 +101,21 @@ def brain_mask(img: np.ndarray) -> np.ndarray:
     return full
 
 
-def brain_box(mask: np.ndarray, margin: int = 8) -> tuple[slice, ...]:
+def brain_box(mask: np.ndarray, margin: int = 4) -> tuple[slice, ...]:
     """Bounding box of ``mask`` grown by ``margin`` voxels (clipped to the volume).
 
     Everything after the first brain mask runs inside this box (about half the volume):
     voxels farther than ``margin`` from the mask are background in every output.  The box
     starts at even indices so that smooth_field's 2x sub-sampled grid is the full volume's.
     """
-    nz = np.argwhere(mask)
-    if len(nz) == 0:
-        return tuple(slice(None) for _ in mask.shape)
-    lo = np.maximum(nz.min(axis=0) - margin, 0) // 2 * 2
-    hi = np.minimum(nz.max(axis=0) + margin + 1, mask.shape)
-    return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
+    box = []
+    for ax, n in enumerate(mask.shape):
+        idx = np.flatnonzero(mask.any(axis=tuple(a for a in range(mask.ndim) if a != ax)))
+        if len(idx) == 0:
+            return tuple(slice(None) for _ in mask.shape)
+        box.append(slice(max(int(idx[0]) - margin, 0) // 2 * 2,
+                         min(int(idx[-1]) + margin + 1, n)))
+    return tuple(box)
 
 
 def refine_mask(norm: np.ndarray) -> np.ndarray:
@@ -158,19 +161,20 @@ def upsample_linear(coarse: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         x = np.clip((np.arange(n) + 0.5) * (m / n) - 0.5, 0, m - 1)   # pixel-edge aligned
         i0 = np.floor(x).astype(np.intp)
         i1 = np.minimum(i0 + 1, m - 1)
-        w = (x - i0).reshape([n if a == ax else 1 for a in range(coarse.ndim)])
+        w = (x - i0).astype(coarse.dtype).reshape([n if a == ax else 1
+                                                    for a in range(coarse.ndim)])
         out = np.take(out, i0, axis=ax) * (1 - w) + np.take(out, i1, axis=ax) * w
     return out
 
 
 def bias_correct(img: np.ndarray, brain: np.ndarray, sigma: float = 8.0) -> np.ndarray:
     """Return img / (smooth white-matter intensity field); white matter ~ 1.0."""
-    out = img.astype(np.float64)
+    out = img.astype(np.float32)
     for _ in range(2):
         smooth = ndimage.gaussian_filter(out, 0.7)
         c = kmeans_1d(smooth[brain][::3])
         wm = brain & (smooth > (c[1] + c[2]) / 2)
-        field = smooth_field(out, wm.astype(np.float64), sigma)
+        field = smooth_field(out, wm.astype(np.float32), sigma)
         out = out / np.maximum(field, 1e-6)
     return out
 
@@ -207,12 +211,12 @@ def fit_midplane(smooth: np.ndarray, brain: np.ndarray) -> np.ndarray:
     brain and its reflection (voxel axis 0 = L-R).
 
     Cheap on purpose (a few dozen ~1 ms evaluations instead of ~150 Powell steps over the
-    whole sub-sampled box): the cost is sampled only at brain voxels of a 3x sub-sampled
+    whole sub-sampled box): the cost is sampled only at brain voxels of a 4x sub-sampled
     grid, the offset is first scanned over +-4 voxels with no tilt (the demo data is rotated
     by at most a few degrees), then a coordinate descent over (offset, yaw, roll) halves its
     steps twice, down to 1/8 voxel and ~0.3 degree.  Deterministic: no random starts.
     """
-    step = 3
+    step = 4
     centre = (np.asarray(smooth.shape, dtype=np.float64) - 1) / 2
     points = np.argwhere(brain[::step, ::step, ::step]).T.astype(np.float64) * step
     target = smooth[tuple(points.astype(np.intp))]
@@ -223,7 +227,7 @@ def fit_midplane(smooth: np.ndarray, brain: np.ndarray) -> np.ndarray:
         return float(np.mean((v - target) ** 2))
 
     offset0 = ndimage.center_of_mass(brain)[0] - centre[0]
-    scan = [np.array([offset0 + s, 0.0, 0.0]) for s in np.arange(-4.0, 4.01, 0.5)]
+    scan = [np.array([offset0 + s, 0.0, 0.0]) for s in np.arange(-4.0, 4.01, 1.0)]
     costs = [cost(x) for x in scan]
     best, best_cost = scan[int(np.argmin(costs))], min(costs)
     for scale in (1.0, 0.5, 0.25):
@@ -249,7 +253,7 @@ def mirror_image(smooth: np.ndarray, brain: np.ndarray, where: np.ndarray) -> np
     and the caller needs the mirror only around a few dark candidate voxels."""
     params = fit_midplane(smooth, brain)
     centre = (np.asarray(smooth.shape, dtype=np.float64) - 1) / 2
-    out = np.full(smooth.shape, np.inf)
+    out = np.full(smooth.shape, np.inf, dtype=smooth.dtype)
     points = np.argwhere(where).T.astype(np.float64)
     out[where] = ndimage.map_coordinates(smooth, _reflect(points, centre, params), order=1,
                                          mode="nearest")
@@ -302,7 +306,8 @@ def main(argv: list[str]) -> int:
         return 2
     src, outdir = Path(argv[1]), Path(argv[2])
     img_nii = nib.load(str(src))
-    img = np.asarray(img_nii.dataobj, dtype=np.float64)
+    # float32: halves the memory traffic of every filter; far finer than the image noise
+    img = np.asarray(img_nii.dataobj, dtype=np.float32)
     if img.ndim != 3:
         print(f"expected a 3-D volume, got shape {img.shape}", file=sys.stderr)
         return 1
