@@ -16,6 +16,9 @@ bias    a smooth multiplicative field fitted to the brightest (white-matter) cla
 classes a 3-class 1-D Gaussian mixture (EM, initialised by k-means) on the lightly smoothed,
         bias-corrected intensities inside the brain, then one pass of neighbourhood
         smoothing of the class posteriors (a poor man's MRF) before the argmax.
+
+Speed (~0.5 s per demo case on 2 cores, bench/demo_methods.py): float32 throughout; after
+the first mask everything runs in the brain's bounding box; EM runs on a fine histogram.
 """
 from __future__ import annotations
 
@@ -46,26 +49,73 @@ def largest_component(mask: np.ndarray) -> np.ndarray:
     return lab == (int(np.argmax(sizes)) + 1)
 
 
+def _fill_holes(mask: np.ndarray, structure: np.ndarray, border_axes: tuple[int, ...]
+                ) -> np.ndarray:
+    """Background components (connected by ``structure``) that touch no face of the volume
+    across ``border_axes`` are holes; return ``mask`` with them filled.  One ``label`` call
+    replaces ``binary_fill_holes``, whose border-inward propagation is ~10x slower."""
+    lab, n = ndimage.label(~mask, structure)
+    outside = np.zeros(n + 1, dtype=bool)
+    outside[0] = True                                   # label 0 is the foreground itself
+    for ax in border_axes:
+        outside[np.take(lab, 0, axis=ax)] = True
+        outside[np.take(lab, -1, axis=ax)] = True
+    return mask | ~outside[lab]
+
+
 def fill_holes_slicewise(mask: np.ndarray) -> np.ndarray:
-    out = ndimage.binary_fill_holes(mask)
+    """3-D hole filling, then 2-D hole filling of every slice along each axis in turn.
+
+    Same result as ``binary_fill_holes`` on the volume and then on each slice, but all slices
+    along one axis are labelled in one call: the structuring element connects voxels only
+    within a slice (4-connectivity), and a 2-D hole is a background component that touches
+    none of its slice's edges, i.e. no face of the volume across the two other axes.
+    """
+    out = _fill_holes(mask, ndimage.generate_binary_structure(3, 1), (0, 1, 2))
     for axis in range(3):
-        for i in range(mask.shape[axis]):
-            sl = [slice(None)] * 3
-            sl[axis] = i
-            out[tuple(sl)] = ndimage.binary_fill_holes(out[tuple(sl)])
+        st = np.zeros((3, 3, 3), dtype=bool)
+        sl = [slice(None)] * 3
+        sl[axis] = 1
+        st[tuple(sl)] = ndimage.generate_binary_structure(2, 1)
+        out = _fill_holes(out, st, tuple(a for a in range(3) if a != axis))
     return out
 
 
 def brain_mask(img: np.ndarray) -> np.ndarray:
     smooth = ndimage.gaussian_filter(img, 1.0)
-    t = otsu(smooth[smooth > np.percentile(smooth, 1)])
-    mask = smooth > 0.3 * t
+    sub = smooth[::2, ::2, ::2]       # the threshold is a histogram statistic: 1/8 of it will do
+    t = otsu(sub[sub > np.percentile(sub, 1)])
+    full = smooth > 0.3 * t
+    # The morphology runs in the thresholded mask's bounding box: with a margin of 3 (> the
+    # closing's reach of 2) every step gives what it gives on the whole volume, in half the time.
+    box = brain_box(full, margin=3)
+    mask = full[box]
     ball = ndimage.generate_binary_structure(3, 1)
     mask = ndimage.binary_opening(mask, ball, iterations=2)
     mask = largest_component(mask)
     mask = fill_holes_slicewise(mask)
     mask = ndimage.binary_closing(mask, ball, iterations=2) | mask
-    return fill_holes_slicewise(mask)
+    full[:] = False
+    full[box] = fill_holes_slicewise(mask)
+    return full
+
+
+def brain_box(mask: np.ndarray, margin: int = 4) -> tuple[slice, ...]:
+    """Bounding box of ``mask`` grown by ``margin`` voxels (clipped to the volume).
+
+    Work is confined to such boxes for speed (the brain fills about half of its box's
+    volume and a third of the image): voxels farther than ``margin`` from the mask are
+    background in every output.  The box starts at even indices so that smooth_field's 2x
+    sub-sampled grid is the full volume's.
+    """
+    box = []
+    for ax, n in enumerate(mask.shape):
+        idx = np.flatnonzero(mask.any(axis=tuple(a for a in range(mask.ndim) if a != ax)))
+        if len(idx) == 0:
+            return tuple(slice(None) for _ in mask.shape)
+        box.append(slice(max(int(idx[0]) - margin, 0) // 2 * 2,
+                         min(int(idx[-1]) + margin + 1, n)))
+    return tuple(box)
 
 
 def refine_mask(norm: np.ndarray) -> np.ndarray:
@@ -76,10 +126,17 @@ def refine_mask(norm: np.ndarray) -> np.ndarray:
 
 
 def kmeans_1d(x: np.ndarray, k: int = 3, iters: int = 50) -> np.ndarray:
-    centres = np.quantile(x, np.linspace(0.15, 0.85, k))
+    """Lloyd's k-means in 1-D, exact but O(k log n) per iteration: with sorted centres the
+    clusters are contiguous runs of the sorted values, cut at the centres' midpoints (a tie
+    goes to the lower centre, as argmin would), and their means come from a cumulative sum."""
+    xs = np.sort(np.asarray(x, dtype=np.float64))
+    csum = np.concatenate([[0.0], np.cumsum(xs)])
+    centres = np.quantile(xs, np.linspace(0.15, 0.85, k))
     for _ in range(iters):
-        lab = np.argmin(np.abs(x[:, None] - centres[None, :]), axis=1)
-        new = np.array([x[lab == j].mean() if np.any(lab == j) else centres[j] for j in range(k)])
+        cuts = np.searchsorted(xs, (centres[:-1] + centres[1:]) / 2, side="right")
+        lo, hi = np.concatenate([[0], cuts]), np.concatenate([cuts, [len(xs)]])
+        cnt = hi - lo
+        new = np.where(cnt > 0, (csum[hi] - csum[lo]) / np.maximum(cnt, 1), centres)
         if np.allclose(new, centres):
             break
         centres = new
@@ -92,35 +149,58 @@ def smooth_field(values: np.ndarray, weights: np.ndarray, sigma: float) -> np.nd
     den = ndimage.gaussian_filter(weights[::2, ::2, ::2], sigma / 2)
     fallback = float(np.sum(values * weights) / max(np.sum(weights), 1e-9))
     coarse = np.where(den > 1e-3, num / np.maximum(den, 1e-3), fallback)
-    zoom = [n / c for n, c in zip(values.shape, coarse.shape)]
-    return ndimage.zoom(coarse, zoom, order=1, mode="nearest", grid_mode=True)
+    return upsample_linear(coarse, values.shape)
+
+
+def upsample_linear(coarse: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``ndimage.zoom(coarse, ..., order=1, mode="nearest", grid_mode=True)`` to ``shape``,
+    done separably as two-tap gathers along each axis: same values, ~3x faster."""
+    out = coarse
+    for ax, n in enumerate(shape):
+        m = coarse.shape[ax]
+        x = np.clip((np.arange(n) + 0.5) * (m / n) - 0.5, 0, m - 1)   # pixel-edge aligned
+        i0 = np.floor(x).astype(np.intp)
+        i1 = np.minimum(i0 + 1, m - 1)
+        w = (x - i0).astype(coarse.dtype).reshape([n if a == ax else 1
+                                                    for a in range(coarse.ndim)])
+        out = np.take(out, i0, axis=ax) * (1 - w) + np.take(out, i1, axis=ax) * w
+    return out
 
 
 def bias_correct(img: np.ndarray, brain: np.ndarray, sigma: float = 8.0) -> np.ndarray:
     """Return img / (smooth white-matter intensity field); white matter ~ 1.0."""
-    out = img.astype(np.float64)
+    out = img.astype(np.float32)
     for _ in range(2):
         smooth = ndimage.gaussian_filter(out, 0.7)
         c = kmeans_1d(smooth[brain][::3])
         wm = brain & (smooth > (c[1] + c[2]) / 2)
-        field = smooth_field(out, wm.astype(np.float64), sigma)
+        field = smooth_field(out, wm.astype(np.float32), sigma)
         out = out / np.maximum(field, 1e-6)
     return out
 
 
-def gmm_1d(x: np.ndarray, k: int = 3, iters: int = 60) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """EM for a 1-D Gaussian mixture; returns sorted (means, sds, weights)."""
+def gmm_1d(x: np.ndarray, k: int = 3, iters: int = 60, bins: int = 1024
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """EM for a 1-D Gaussian mixture; returns sorted (means, sds, weights).
+
+    EM runs on a ``bins``-bin histogram of ``x`` (bin centres weighted by counts) instead of
+    on every voxel: the bins are ~100x narrower than the class spreads, so the fit is the
+    same to a fraction of a percent, and each iteration costs O(bins) instead of O(voxels).
+    """
+    counts, edges = np.histogram(x, bins=bins)
+    keep = counts > 0
+    c, n = ((edges[:-1] + edges[1:]) / 2)[keep], counts[keep].astype(np.float64)
     mu = kmeans_1d(x, k)
     sd = np.full(k, np.std(x) / k)
     w = np.full(k, 1.0 / k)
     for _ in range(iters):
-        logp = (-0.5 * ((x[:, None] - mu) / sd) ** 2 - np.log(sd) + np.log(w))
+        logp = (-0.5 * ((c[:, None] - mu) / sd) ** 2 - np.log(sd) + np.log(w))
         logp -= logp.max(axis=1, keepdims=True)
         r = np.exp(logp)
-        r /= r.sum(axis=1, keepdims=True)
+        r *= (n / r.sum(axis=1))[:, None]          # responsibilities times bin counts
         nk = r.sum(axis=0) + 1e-9
-        mu = (r * x[:, None]).sum(axis=0) / nk
-        sd = np.sqrt((r * (x[:, None] - mu) ** 2).sum(axis=0) / nk) + 1e-6
+        mu = (r * c[:, None]).sum(axis=0) / nk
+        sd = np.sqrt((r * (c[:, None] - mu) ** 2).sum(axis=0) / nk) + 1e-6
         w = nk / nk.sum()
     order = np.argsort(mu)
     return mu[order], sd[order], w[order]
@@ -129,7 +209,7 @@ def gmm_1d(x: np.ndarray, k: int = 3, iters: int = 60) -> tuple[np.ndarray, np.n
 def classify(norm: np.ndarray, brain: np.ndarray) -> np.ndarray:
     smooth = ndimage.gaussian_filter(norm, 0.5)
     x = smooth[brain]
-    mu, sd, w = gmm_1d(x[::2])
+    mu, sd, w = gmm_1d(x)
     post = np.stack([w[j] / sd[j] * np.exp(-0.5 * ((smooth - mu[j]) / sd[j]) ** 2)
                      for j in range(3)])
     post /= np.maximum(post.sum(axis=0, keepdims=True), 1e-12)
@@ -146,13 +226,16 @@ def main(argv: list[str]) -> int:
         return 2
     src, outdir = Path(argv[1]), Path(argv[2])
     img_nii = nib.load(str(src))
-    img = np.asarray(img_nii.dataobj, dtype=np.float64)
+    # float32: halves the memory traffic of every filter; far finer than the image noise
+    img = np.asarray(img_nii.dataobj, dtype=np.float32)
     if img.ndim != 3:
         print(f"expected a 3-D volume, got shape {img.shape}", file=sys.stderr)
         return 1
-    norm = bias_correct(img, brain_mask(img))
-    brain = refine_mask(norm)
-    labels = classify(norm, brain)
+    mask0 = brain_mask(img)
+    box = brain_box(mask0)                        # the rest runs in the brain's bounding box
+    norm = bias_correct(img[box], mask0[box])
+    labels = np.zeros(img.shape, dtype=np.uint8)
+    labels[box] = classify(norm, refine_mask(norm))
     outdir.mkdir(parents=True, exist_ok=True)
     out = nib.Nifti1Image(labels, img_nii.affine)
     out.set_qform(img_nii.affine, code=int(img_nii.header["qform_code"]) or 1)
