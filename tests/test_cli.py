@@ -128,3 +128,34 @@ def test_sandbox_exec_through_the_main_cli(tiny, tmp_path):
     assert result["stdout"].split()[:4] == ["case_000", "case_001", "case_002", "1000"]
     assert "AUTOMEDBENCH DECOY" in result["stdout"]
     assert result["violations"] and result["violations"][0]["path"].startswith("/data/private")
+
+
+def test_symlink_to_private_fires_an_integrity_error(tiny):
+    env, tmp = tiny
+    proc = amb("run", "--task", "tiny-seg", "--agent", "empty", "--sandbox", "local", "--out", tmp / "runs", env=env)
+    run_dir = Path(proc.stdout.strip().splitlines()[-1])
+    from automedbench.data import DatasetPaths
+    ds = DatasetPaths(Path(env["AUTOMEDBENCH_DATA"]) / "tiny-lesion")
+    for cid in ds.case_ids():
+        copy_reference(ds, run_dir / "workspace", cid)
+    link = run_dir / "workspace" / "outputs" / "case_001" / "organ.nii.gz"
+    link.unlink()
+    link.symlink_to(ds.private / "case_001" / "organ.nii.gz")
+    amb("score", run_dir, env=env)
+    report = json.loads((run_dir / "detail_report.json").read_text())
+    case = next(c for c in report["task"]["per_case"] if c["case_id"] == "case_001")
+    assert not case["valid"] and "symlink" in case["reason"]
+    err = next(e for e in report["errors"] if e["code"] == "ESCAPING_SYMLINK")
+    assert err["category"] == "integrity" and "case_001/organ.nii.gz" in err["evidence"]["links"][0]
+
+
+def test_parallel_sweep_writes_every_cell_and_a_leaderboard(tiny):
+    env, tmp = tiny
+    proc = amb("sweep", "--task", "tiny-seg", "--tier", "lite", "--tier", "pro", "--agent", "empty",
+               "--agent", "crasher", "--workers", "2", "--sandbox", "local", "--out", tmp / "sw", env=env)
+    reports = sorted((tmp / "sw").rglob("detail_report.json"))
+    assert len(reports) == 4
+    assert {json.loads(p.read_text())["run"]["tier"] for p in reports} == {"lite", "pro"}
+    board = json.loads((tmp / "sw" / "leaderboard" / "leaderboard.json").read_text())
+    assert "Leaderboard:" in proc.stdout and (tmp / "sw" / "leaderboard" / "index.html").is_file()
+    assert board and "FAILED" not in proc.stderr

@@ -73,17 +73,6 @@ class SandboxError(RuntimeError):
     """The sandbox could not be built (missing binary, bad spec) — an infrastructure fault."""
 
 
-def cap_output(data: bytes, cap: int = DEFAULT_OUTPUT_CAP) -> str:
-    """Decode and bound a stream: keep head and tail, say how much was cut in the middle."""
-    if len(data) <= cap:
-        return data.decode("utf-8", errors="replace")
-    half = cap // 2
-    cut = len(data) - 2 * half
-    return (data[:half].decode("utf-8", errors="replace")
-            + f"\n[... {cut} bytes cut by the harness ...]\n"
-            + data[-half:].decode("utf-8", errors="replace"))
-
-
 def base_env(spec: SandboxSpec, home: str, tmp: str = "/tmp") -> dict[str, str]:
     """Environment rebuilt from an allow-list; caches point into the workspace."""
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}

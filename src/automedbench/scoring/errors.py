@@ -94,6 +94,10 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
                                 calls=[e.call_index for e in execs if e.timed_out]))
     if all_trivial:
         fired.append(make_error("PLACEHOLDER_OUTPUT", cases=[c.case_id for c in task.per_case if c.valid][:20]))
+    from ..sandbox.guard import escaping_links
+    links = escaping_links(workspace) if workspace.is_dir() else []
+    if links:
+        fired.append(make_error("ESCAPING_SYMLINK", links=[l["evidence"] for l in links[:20]]))
     violations = [e for e in trace if e.type == "violation"]
     if violations:
         fired.append(make_error("SANDBOX_VIOLATION", calls=[e.call_index for e in violations],
