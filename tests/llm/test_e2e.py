@@ -55,7 +55,12 @@ VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan ex
            "s3": {"items": {"s3": 0.5}, "rationale": "pilot printed shape, no inspection"}}
 
 
-def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend", [
+    "local",
+    pytest.param("bwrap", marks=pytest.mark.skipif(__import__("shutil").which("bwrap") is None,
+                                                   reason="bubblewrap not installed")),
+])
+def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch, backend):
     monkeypatch.setenv("AMB_E2E_KEY", SECRET)
     data_root = tmp_path / "data"
     tiny_lesion_dataset(data_root / "mni-brain-lesion", n_cases=3)
@@ -79,13 +84,15 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch):
     base_url: {fake_openai.url}
     retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
 """)
-    data_dir = str((data_root / "mni-brain-lesion" / "public").resolve())
+    # the agent only knows the paths its prompt gives: inside bwrap the data is at /data/public
+    data_dir = "/data/public" if backend == "bwrap" else str((data_root / "mni-brain-lesion" / "public").resolve())
     fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
-    run_dir = api.run_one("brain-lesion-seg", "lite", "fake-agent", tmp_path / "runs", sandbox="local",
+    run_dir = api.run_one("brain-lesion-seg", "lite", "fake-agent", tmp_path / "runs", sandbox=backend,
                           data_root=data_root, agent_configs=[cfg], judges=["fake-judge"], exec_timeout_s=60)
     report = json.loads((run_dir / "detail_report.json").read_text())
     run = report["run"]
     assert run["end_reason"] == "submitted" and run["submitted"] and run["model"] == "fake-coder"
+    assert run["sandbox"] == ("bwrap" if backend == "bwrap" else "local (no isolation)")
     assert run["turns"] == 5 and run["tokens_in"] == 10000 and run["tokens_out"] == 920
     # cost: uncached (1000+500+500+500+500)*2 + cached 7000*0.5 + out 920*8 = 6000+3500+7360 µUSD
     assert run["cost_usd"] == pytest.approx(0.01686, abs=1e-6)
