@@ -42,6 +42,9 @@ def dice(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def load_module(path: Path, name: str):
+    # as when run as a script: the method imports its helpers (brain_common) from its folder
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

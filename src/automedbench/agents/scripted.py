@@ -45,8 +45,12 @@ class ScriptedAgent:
         return result
 
 
-def _method_source(context: AgentContext) -> str:
-    name = context.options.get("reference_method")
+# Modules the classical methods import from their own folder; written beside method.py.
+METHOD_SUPPORT = ("brain_common.py",)
+
+
+def _method_source(context: AgentContext, name: str | None = None) -> str:
+    name = name or context.options.get("reference_method")
     if not name:
         raise RuntimeError(f"task {context.task_id!r} names no reference_method for scripted agents")
     return resources.files("automedbench.agents.methods").joinpath(name).read_text()
@@ -54,11 +58,12 @@ def _method_source(context: AgentContext) -> str:
 
 def _write_method(context: AgentContext) -> str:
     """Python code that saves the method script into the workspace and checks the inputs."""
-    src = _method_source(context)
+    files = {"method.py": _method_source(context), **{n: _method_source(context, n) for n in METHOD_SUPPORT}}
     return textwrap.dedent(f"""\
         # S2 setup: install the method, check the runtime and one input
         import pathlib, numpy, scipy, nibabel as nib
-        pathlib.Path("method.py").write_text({src!r})
+        for name, text in {files!r}.items():
+            pathlib.Path(name).write_text(text)
         print("numpy", numpy.__version__, "scipy", scipy.__version__, "nibabel", nib.__version__)
         first = sorted(pathlib.Path({context.data_dir!r}).iterdir())[0] / {context.input_files[0]!r}
         img = nib.load(str(first))
