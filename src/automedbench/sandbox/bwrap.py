@@ -268,6 +268,18 @@ _PROBE_LOCK = threading.Lock()
 _DROP_OK: bool | None = None
 
 
+
+def _private_mount_ns_with(binds: list[tuple[bytes, bytes]]) -> None:
+    """In a forked child: enter a new, private mount namespace and bind-mount `binds` there
+    (never in the host's namespace)."""
+    if _libc.unshare(CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
+    for src, dst in binds:
+        if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
+            raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
+
 def _preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None,
                      mntns_fd: int | None = None):
     """The child-side setup, run between fork and exec of bwrap: enter (or build) the
@@ -279,13 +291,7 @@ def _preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop
             if _libc.setns(mntns_fd, CLONE_NEWNS) != 0:
                 raise OSError(ctypes.get_errno(), "setns(mount namespace of the staging helper)")
         elif drop_to is not None or enc:
-            if _libc.unshare(CLONE_NEWNS) != 0:
-                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
-            if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-                raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
-            for src, dst in enc:
-                if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
-                    raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
+            _private_mount_ns_with(enc)
         for res, value in rlimits.items():
             resource.setrlimit(res, (value, value))
         if drop_to is not None:
@@ -308,13 +314,7 @@ class _StagingHelper:
         enc = [(s.encode(), d.encode()) for s, d in binds]
 
         def setup() -> None:
-            if _libc.unshare(CLONE_NEWNS) != 0:
-                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
-            if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-                raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
-            for src, dst in enc:
-                if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
-                    raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
+            _private_mount_ns_with(enc)
             _libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
         self.proc = subprocess.Popen(["sleep", "infinity"], preexec_fn=setup, stdin=subprocess.DEVNULL,
