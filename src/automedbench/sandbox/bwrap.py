@@ -280,6 +280,7 @@ def _private_mount_ns_with(binds: list[tuple[bytes, bytes]]) -> None:
         if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
             raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
 
+
 def _preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None,
                      mntns_fd: int | None = None):
     """The child-side setup, run between fork and exec of bwrap: enter (or build) the
