@@ -1,7 +1,6 @@
 """Small builders shared by tests: tiny NIfTI datasets laid out like the real ones."""
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import nibabel as nib

@@ -1,5 +1,4 @@
 import re
-import shutil
 from collections import Counter
 
 import pytest

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from .base import AgentContext, AgentOutcome, RunStopped, ToolBox, clip_middle
 from .llm_client import ChatClient, ProviderError
 from .registry import AgentConfig
-from .toolcall_parse import Repaired, TextToolCall, extract_text_tool_calls, repair_arguments
+from .toolcall_parse import Repaired, extract_text_tool_calls, repair_arguments
 
 TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from ..data import DatasetPaths
 from ..runs.layout import RunFiles, RunMeta, write_json_atomic
-from ..runs.models import (Conversation, DetailReport, JudgeInfo, StageResult, TaskResult,
-                           Violation)
+from ..runs.models import Conversation, DetailReport, JudgeInfo, StageResult, Violation
 from ..runs.trace import read_trace
 from ..tasks import get_task
 from ..tracks import get_track
