@@ -44,7 +44,7 @@ from typing import Any
 from . import advisory
 from .base import ExecResult, SandboxError, SandboxSpec, base_env, command_for, run_process
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
-from .runtime import ensure_agent_runtime
+from .runtime import ensure_agent_runtime, make_world_readable
 
 SANDBOX_UID = 1000
 HOST_UID = int(os.environ.get("AUTOMEDBENCH_SANDBOX_UID", "64000"))
@@ -430,7 +430,7 @@ class BwrapSandbox:
                     shutil.copy2(src, dst)
             except OSError:
                 continue
-        _make_readable(etc)
+        make_world_readable(etc)
 
     def _source(self, host: Path, label: str, binds: list[tuple[str, str]]) -> str:
         """Path bwrap should bind from. In drop mode the source is bind-mounted (as root, in
@@ -599,15 +599,6 @@ def _harness_paths() -> list[str]:
     if sys.prefix != sys.base_prefix:
         paths.append(str(Path(sys.prefix).resolve()))
     return paths
-
-
-def _make_readable(top: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(top):
-        os.chmod(dirpath, 0o755)
-        for f in filenames:
-            p = os.path.join(dirpath, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o644)
 
 
 def _chown_tree(top: Path, uid: int) -> None:

@@ -206,7 +206,7 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
             (tmp / "bin" / name).chmod(0o755)
         (tmp / "runtime.json").write_text(json.dumps({"python": list(version), "packages": pins},
                                                      indent=1))
-        _make_world_readable(tmp)
+        make_world_readable(tmp)
         (tmp / ".complete").write_text("ok\n")
         if final.exists():
             shutil.rmtree(final)
@@ -214,7 +214,7 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
     return final
 
 
-def _make_world_readable(top: Path) -> None:
+def make_world_readable(top: Path) -> None:
     """The sandbox user is not the owner: everything must be a+rX."""
     for dirpath, dirnames, filenames in os.walk(top):
         os.chmod(dirpath, 0o755)

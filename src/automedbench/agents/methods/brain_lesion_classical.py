@@ -26,13 +26,11 @@ mirror is resampled only near the dark candidates.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-import nibabel as nib
 import numpy as np
 from scipy import ndimage
 
-from brain_common import brain_mask, brain_box, refine_mask, kmeans_1d, bias_correct
+from brain_common import kmeans_1d, load_and_prepare, refine_mask, save_like
 
 MIN_LESION_VOXELS = 15
 
@@ -159,19 +157,10 @@ def segment_lesions(norm: np.ndarray, brain: np.ndarray) -> np.ndarray:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    src, outdir = Path(argv[1]), Path(argv[2])
-    img_nii = nib.load(str(src))
-    # float32: halves the memory traffic of every filter; far finer than the image noise
-    img = np.asarray(img_nii.dataobj, dtype=np.float32)
-    if img.ndim != 3:
-        print(f"expected a 3-D volume, got shape {img.shape}", file=sys.stderr)
-        return 1
-    mask0 = brain_mask(img)
-    box = brain_box(mask0)                        # the rest runs in the brain's bounding box
-    norm = bias_correct(img[box], mask0[box])
+    prepared = load_and_prepare(argv, __doc__.split("\n\n")[1])
+    if isinstance(prepared, int):
+        return prepared
+    src, outdir, img_nii, img, box, norm = prepared
     brain_c = refine_mask(norm)
     lr = left_right_axis(img_nii.affine)          # the mirror search assumes axis 0 = L-R
     lesion_c = np.swapaxes(segment_lesions(np.swapaxes(norm, 0, lr),
@@ -179,12 +168,8 @@ def main(argv: list[str]) -> int:
     brain = np.zeros(img.shape, dtype=bool)
     lesion = np.zeros(img.shape, dtype=bool)
     brain[box], lesion[box] = brain_c, lesion_c
-    outdir.mkdir(parents=True, exist_ok=True)
     for name, mask in (("organ", brain), ("lesion", lesion)):
-        out = nib.Nifti1Image(mask.astype(np.uint8), img_nii.affine)
-        out.set_qform(img_nii.affine, code=int(img_nii.header["qform_code"]) or 1)
-        out.set_sform(img_nii.affine, code=int(img_nii.header["sform_code"]) or 1)
-        nib.save(out, str(outdir / f"{name}.nii.gz"))
+        save_like(mask.astype(np.uint8), img_nii, outdir / f"{name}.nii.gz")
     n_comp = ndimage.label(lesion_c)[1]
     print(f"{src.name}: organ={int(brain.sum())} voxels, lesion={int(lesion.sum())} voxels "
           f"in {n_comp} component(s), shape={img.shape}")

@@ -23,13 +23,11 @@ the first mask everything runs in the brain's bounding box; EM runs on a fine hi
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-import nibabel as nib
 import numpy as np
 from scipy import ndimage
 
-from brain_common import brain_mask, brain_box, refine_mask, kmeans_1d, bias_correct
+from brain_common import kmeans_1d, load_and_prepare, refine_mask, save_like
 
 
 def gmm_1d(x: np.ndarray, k: int = 3, iters: int = 60, bins: int = 1024
@@ -74,26 +72,13 @@ def classify(norm: np.ndarray, brain: np.ndarray) -> np.ndarray:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    src, outdir = Path(argv[1]), Path(argv[2])
-    img_nii = nib.load(str(src))
-    # float32: halves the memory traffic of every filter; far finer than the image noise
-    img = np.asarray(img_nii.dataobj, dtype=np.float32)
-    if img.ndim != 3:
-        print(f"expected a 3-D volume, got shape {img.shape}", file=sys.stderr)
-        return 1
-    mask0 = brain_mask(img)
-    box = brain_box(mask0)                        # the rest runs in the brain's bounding box
-    norm = bias_correct(img[box], mask0[box])
+    prepared = load_and_prepare(argv, __doc__.split("\n\n")[1])
+    if isinstance(prepared, int):
+        return prepared
+    src, outdir, img_nii, img, box, norm = prepared
     labels = np.zeros(img.shape, dtype=np.uint8)
     labels[box] = classify(norm, refine_mask(norm))
-    outdir.mkdir(parents=True, exist_ok=True)
-    out = nib.Nifti1Image(labels, img_nii.affine)
-    out.set_qform(img_nii.affine, code=int(img_nii.header["qform_code"]) or 1)
-    out.set_sform(img_nii.affine, code=int(img_nii.header["sform_code"]) or 1)
-    nib.save(out, str(outdir / "labels.nii.gz"))
+    save_like(labels, img_nii, outdir / "labels.nii.gz")
     counts = {name: int((labels == k).sum()) for k, name in ((1, "csf"), (2, "gm"), (3, "wm"))}
     print(f"{src.name}: labels written, voxels {counts}, shape={img.shape}")
     return 0
