@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -21,6 +19,7 @@ from .data import DatasetError, dataset_paths
 from .prompts.render import kickoff_message, render_prompt
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import Conversation, DetailReport, RunInfo
+from .runs.sweep import Cell, RunOptions, SweepSpec, run_sweep
 from .runs.trace import TraceWriter
 from .sandbox import SandboxSpec, open_sandbox
 from .scoring.score_run import score_run
@@ -154,63 +153,31 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     return [score_run(Path(d), judge=j) for d in run_dirs]
 
 
-# ---- sweeps ------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Cell:
-    task: str
-    tier: str
-    agent: str
-    repeat: int
-
-    def dir(self, root: Path) -> Path:
-        return root / self.task / self.tier / self.agent / f"rep{self.repeat}"
-
-
-def _run_cell(cell: Cell, root: str, kwargs: dict) -> tuple[Cell, str, str | None]:
-    try:
-        path = run_one(cell.task, cell.tier, cell.agent, run_dir=cell.dir(Path(root)), **kwargs)
-        return cell, str(path), None
-    except Exception as exc:  # one bad cell never stops a sweep
-        return cell, str(cell.dir(Path(root))), f"{type(exc).__name__}: {exc}"
-
+# ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
-          repeats: int = 1, workers: int = 1, resume: bool = True,
-          progress: Callable[[Cell, str, str | None], None] | None = None, **kwargs) -> list[tuple[Cell, str, str | None]]:
-    """Run every (task, tier, agent, repeat) cell. With resume, cells whose run directory
-    already holds a detail_report.json are skipped, so an interrupted sweep picks up where it
-    stopped. Returns (cell, run_dir, error-or-None) for every cell."""
-    root = Path(out_dir)
-    for t in tasks:        # fail fast on user errors, before any work
-        task = get_task(t, kwargs.get("tasks_dirs"))
-        ensure_dataset(task, kwargs.get("data_root"))
-    for tier in tiers:
-        check_tier(tier)
-    for a in agents:
-        get_agent(a, kwargs.get("agent_configs"))
-    cells = [Cell(t, tier, a, r) for t in tasks for tier in tiers for a in agents for r in range(repeats)]
-    results, todo = [], []
-    for cell in cells:
-        if resume and RunFiles(cell.dir(root)).report.is_file():
-            results.append((cell, str(cell.dir(root)), None))
-            if progress:
-                progress(cell, str(cell.dir(root)), None)
-        else:
-            todo.append(cell)
-    if workers <= 1:
-        for cell in todo:
-            res = _run_cell(cell, str(root), kwargs)
-            results.append(res)
-            if progress:
-                progress(*res)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_cell, cell, str(root), kwargs) for cell in todo]
-            for fut in as_completed(futures):
-                res = fut.result()
-                results.append(res)
-                if progress:
-                    progress(*res)
-    order = {c: i for i, c in enumerate(cells)}
-    return sorted(results, key=lambda r: order[r[0]])
+          repeats: int = 1, workers: int = 1, resume: bool = True, executor: str = "local",
+          address: str | None = None, retries: int = 2, force: bool = False,
+          progress: Callable[[Cell, str, str | None], None] | None = None,
+          on_event: Callable | None = None, **run_options) -> list[tuple[Cell, str, str | None]]:
+    """Run every (task, tier, agent, repeat) cell, crash-safe and resumable (see
+    `automedbench.runs.sweep`). `run_options` are run_one's (sandbox, network, judges,
+    data_root, tasks_dirs, agent_configs, exec_timeout_s). Returns (cell, run_dir,
+    error-or-None) for every cell; `progress` is called once per finished or skipped cell."""
+    opts = {k: v for k, v in run_options.items() if v is not None}
+    for key in ("tasks_dirs", "agent_configs"):
+        if key in opts:
+            opts[key] = [str(Path(p).resolve()) for p in opts[key]]
+    if "data_root" in opts:
+        opts["data_root"] = str(Path(opts["data_root"]).resolve())
+    spec = SweepSpec(agents=agents, tasks=tasks, tiers=tiers, repeats=repeats, retries=retries,
+                     options=RunOptions(**opts))
+
+    def relay(ev):
+        if on_event:
+            on_event(ev)
+        if progress and ev.kind in ("skip", "finish"):
+            progress(ev.cell, str(ev.result.run_dir), ev.result.error)
+    results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
+                        resume=resume, on_event=relay)
+    return [(r.cell, str(r.run_dir), r.error) for r in results]

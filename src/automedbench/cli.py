@@ -98,50 +98,128 @@ def run(task: str = typer.Option(..., "--task"), tier: str = typer.Option("lite"
     print(run_dir)
 
 
-def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboard_dir, **kw) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+class SweepProgress:
+    """The sweep's rich progress bar: done/total, ETA, failures and infra counts, and the
+    cells that are running now (not the last one that finished)."""
 
-    from . import api
+    def __init__(self, console):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+        self.bar = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[counts]}"),
+                            TextColumn("{task.description}"), console=console, transient=False)
+        self.job = None
+        self.failed: list = []
+        self.infra = 0
+        self.retried = 0
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.__exit__(*exc)
+
+    def _counts(self) -> str:
+        parts = []
+        if self.failed:
+            parts.append(f"[red]{len(self.failed)} failed[/]")
+        if self.infra:
+            parts.append(f"[yellow]{self.infra} infra[/]")
+        if self.retried:
+            parts.append(f"{self.retried} retried")
+        return " ".join(parts)
+
+    def __call__(self, ev) -> None:
+        if ev.kind == "plan":
+            self.job = self.bar.add_task("", total=ev.total, counts="")
+            return
+        if self.job is None:
+            return
+        adv = 0
+        if ev.kind in ("skip", "finish"):
+            adv = 1
+            if ev.result.status == "failed" or (ev.result.error and ev.result.status != "skipped"):
+                self.failed.append(ev.result)
+            elif ev.result.status == "infra":
+                self.infra += 1
+        elif ev.kind == "retry":
+            self.retried += 1
+        names = [c.key for c in ev.running]
+        running = ("running: " + ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")) if names else ""
+        self.bar.update(self.job, advance=adv, description=running, counts=self._counts())
+
+
+def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
+              leaderboard_dir=None) -> list:
     from .report import collect_reports, runs_table, write_leaderboard
-    n = len(tasks) * len(tiers) * len(agents) * repeats
-    failures = []
-    with Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=err, transient=False) as bar:
-        job = bar.add_task("", total=n)
-
-        def progress(cell, run_dir, error):
-            bar.update(job, advance=1, description=f"{cell.task}/{cell.tier}/{cell.agent}#{cell.repeat}"
-                                                   + (" [red]FAILED[/]" if error else ""))
-            if error:
-                failures.append((cell, error))
+    from .runs.executors import ExecutorError
+    from .runs.sweep import SweepConfigError, run_sweep
+    with SweepProgress(err) as progress:
         try:
-            results = api.sweep(tasks, tiers, agents, out_dir, repeats=repeats, workers=workers,
-                                resume=resume, progress=progress, **kw)
-        except _user_errors() as exc:
-            bar.stop()
+            results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
+                                resume=resume, on_event=progress)
+        except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
+            progress.bar.stop()
             _fail(str(exc))
-    reports = collect_reports([Path(run_dir) for _, run_dir, _ in results])
+    reports = collect_reports([r.run_dir for r in results if r.status != "failed"])
     out.print(runs_table(reports))
-    for cell, error in failures:
-        err.print(f"[red]cell {cell.task}/{cell.tier}/{cell.agent}#{cell.repeat} failed:[/] {error}")
+    for r in progress.failed:
+        err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
+    infra = [r for r in results if r.status == "infra"]
+    for r in infra:
+        err.print(f"[yellow]cell {r.cell.key} ended on an infrastructure fault ({r.end_reason}) after "
+                  f"{r.attempts} attempt(s); not counted against the agent[/]", highlight=False)
     site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    return results
 
 
 @app.command()
-def sweep(task: list[str] = typer.Option(..., "--task"), tier: list[str] = typer.Option(["lite"], "--tier"),
-          agent: list[str] = typer.Option(..., "--agent"), out_dir: Path = typer.Option(Path("runs"), "--out"),
-          repeats: int = typer.Option(1, "--repeats", min=1), workers: int = typer.Option(1, "--workers", min=1),
-          resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip cells that already have a report."),
+def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents, tasks, tiers, repeats, "
+                                                          "include/exclude, options (see docs/sweeps.md)."),
+          task: Optional[list[str]] = typer.Option(None, "--task", help="Task id (repeatable); instead of SWEEP.yaml."),
+          tier: Optional[list[str]] = typer.Option(None, "--tier", help="lite | standard | pro (repeatable)."),
+          agent: Optional[list[str]] = typer.Option(None, "--agent", help="Agent name (repeatable)."),
+          out_dir: Optional[Path] = typer.Option(None, "--out", help="Sweep root (default: the file's `out`, else runs/)."),
+          repeats: Optional[int] = typer.Option(None, "--repeats", min=1),
+          workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Concurrent runs (CPU slots)."),
+          executor: Optional[str] = typer.Option(None, "--executor", help="local (default) | ray"),
+          address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),
+          retries: Optional[int] = typer.Option(None, "--retries", min=0, help="Re-runs of an infrastructure-ended cell (default 2)."),
+          force: bool = typer.Option(False, "--force", help="Adopt a changed configuration on an existing sweep root."),
+          resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip cells that already finished."),
           sandbox: Optional[str] = typer.Option(None, "--sandbox"),
           network: Optional[str] = typer.Option(None, "--network"),
           judge: Optional[list[str]] = typer.Option(None, "--judge"),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
-    """Run every task × tier × agent × repeat (resumable), then write the leaderboard."""
-    _do_sweep(task, tier, agent, out_dir, repeats, workers, resume, None, sandbox=sandbox, network=_net(network),
-              judges=judge, data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config)
+    """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
+    from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
+    if executor is not None and executor not in ("local", "ray"):
+        _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
+    try:
+        if config is not None:
+            if task or agent or tier or repeats:
+                _fail("give either SWEEP.yaml or --task/--agent/--tier/--repeats, not both")
+            spec = load_sweep_file(config)
+        else:
+            if not task or not agent:
+                _fail("give SWEEP.yaml, or at least one --task and one --agent")
+            spec = SweepSpec(agents=agent, tasks=task, tiers=tier or ["lite"], repeats=repeats or 1)
+        opts = spec.options.model_dump()
+        over = {"sandbox": sandbox, "network": _net(network), "judges": judge,
+                "data_root": str(data_root.resolve()) if data_root else None,
+                "tasks_dirs": [str(p.resolve()) for p in tasks_dir] if tasks_dir else None,
+                "agent_configs": [str(p.resolve()) for p in agent_config] if agent_config else None}
+        opts.update({k: v for k, v in over.items() if v is not None})
+        spec = spec.model_copy(update={"options": RunOptions(**opts),
+                                       **({"retries": retries} if retries is not None else {})})
+    except SweepConfigError as exc:
+        _fail(str(exc))
+    root = out_dir or (Path(spec.out) if spec.out else Path("runs"))
+    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume)
 
 
 DEMO_TASKS = ["brain-lesion-seg", "brain-tissue-seg"]
@@ -161,8 +239,12 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
     for t in DEMO_TASKS:
         paths = ensure_dataset(get_task(t), data_root)
         err.print(f"dataset for {t}: {paths.root}")
-    _do_sweep(DEMO_TASKS, tier, DEMO_AGENTS, out_dir / "runs", 1, workers, False, out_dir / "leaderboard",
-              sandbox=sandbox, network=False, data_root=data_root)
+    from .runs.sweep import RunOptions, SweepSpec
+    spec = SweepSpec(agents=DEMO_AGENTS, tasks=DEMO_TASKS, tiers=tier, repeats=1,
+                     options=RunOptions(sandbox=sandbox, network=False,
+                                        data_root=str(data_root.resolve()) if data_root else None))
+    _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
+              leaderboard_dir=out_dir / "leaderboard")
 
 
 # ---- score / judge / report ---------------------------------------------------------
