@@ -281,7 +281,18 @@ def report(paths: list[Path] = typer.Argument(..., help="Run directories or fold
            out_dir: Path = typer.Option(Path("leaderboard"), "--out")) -> None:
     """Aggregate saved runs into a leaderboard (HTML + JSON + CSV)."""
     from .report import collect_reports, write_leaderboard
-    reports = collect_reports(paths)  # skipped reports are logged and shown on the page
+    for p in paths:
+        if not p.exists():
+            _fail(f"{p}: no such file or directory")
+    logging.getLogger("automedbench.report.collect").setLevel(logging.ERROR)  # summarised below instead
+    reports = collect_reports(paths)  # skipped reports are shown on the page
+    if not reports:
+        where = ", ".join(str(p) for p in paths)
+        skipped = [w for w in reports.warnings if "skipped" in w]
+        _fail(f"no run reports (detail_report.json) under {where}"
+              + (f"; {len(skipped)} unreadable, first: {skipped[0]}" if skipped else ""))
+    if reports.warnings:
+        err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
     site = write_leaderboard(reports, out_dir)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 

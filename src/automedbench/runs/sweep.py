@@ -149,6 +149,7 @@ class CellResult:
     end_reason: str | None = None
     attempts: int = 0
     wall_s: float = 0.0
+    gpus: str | None = None       # CUDA_VISIBLE_DEVICES the run saw (None: not set)
 
 
 @dataclass
@@ -448,12 +449,14 @@ def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[C
     complete, end = read_end_reason(d)
     attempts = past_attempts(cell, root) + 1
     if complete and end not in INFRA_END_REASONS:
-        return CellResult(cell, d, "done", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s)
+        return CellResult(cell, d, "done", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
+                          gpus=jr.gpus)
     if complete:  # the run ended on an infrastructure fault
         if past_attempts(cell, root) < retries:
             _archive_attempt(cell, root)
             return None
-        return CellResult(cell, d, "infra", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s)
+        return CellResult(cell, d, "infra", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
+                          gpus=jr.gpus)
     # no report: run_one raised or the worker died; a harness fault, retried like one
     crashes[cell] = crashes.get(cell, 0) + 1
     if crashes[cell] <= retries:
