@@ -279,22 +279,52 @@ def judge(run_dirs: list[Path] = typer.Argument(...), judge: list[str] = typer.O
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out")) -> None:
-    """Aggregate saved runs into a leaderboard (HTML + JSON + CSV)."""
-    from .report import collect_reports, write_leaderboard
-    for p in paths:
-        if not p.exists():
-            _fail(f"{p}: no such file or directory")
-    logging.getLogger("automedbench.report.collect").setLevel(logging.ERROR)  # summarised below instead
-    reports = collect_reports(paths)  # skipped reports are shown on the page
-    if not reports:
-        where = ", ".join(str(p) for p in paths)
-        skipped = [w for w in reports.warnings if "skipped" in w]
-        _fail(f"no run reports (detail_report.json) under {where}"
-              + (f"; {len(skipped)} unreadable, first: {skipped[0]}" if skipped else ""))
+    """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
+    comparison, error analysis) plus leaderboard.json and .csv."""
+    from .report import write_leaderboard
+    reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
     site = write_leaderboard(reports, out_dir)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
+
+
+def _collect_or_fail(paths: list[Path]):
+    from .report import collect_reports
+    for p in paths:
+        if not p.exists():
+            _fail(f"{p}: no such file or directory")
+    logging.getLogger("automedbench.report.collect").setLevel(logging.ERROR)
+    reports = collect_reports(paths)
+    if not reports:
+        skipped = [w for w in reports.warnings if "skipped" in w]
+        _fail(f"no run reports (detail_report.json) under {', '.join(str(p) for p in paths)}"
+              + (f"; {len(skipped)} unreadable, first: {skipped[0]}" if skipped else ""))
+    return reports
+
+
+@app.command()
+def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or folders holding them."),
+            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the analysis as JSON to this file ('-' = stdout)."),
+            site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
+    """The error analysis: fired codes by category and step, stage score distributions per agent,
+    the overall gap between runs with a fired code and clean runs, the most frequent codes."""
+    from .analyze import analyze as run_analysis
+    from .analyze import print_tables, write_analysis_page
+    from .report.site import _code_texts
+    reports = _collect_or_fail(paths)
+    result = run_analysis(reports, _code_texts())
+    if json_out is not None and str(json_out) == "-":
+        print(result.model_dump_json(indent=2))
+        return
+    print_tables(result, out)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        out.print(f"JSON: {json_out.resolve()}")
+    if site is not None:
+        page = write_analysis_page(reports, site)
+        out.print(f"Page: {page.resolve()}")
 
 
 # ---- tasks / data / prompt / agents -------------------------------------------------

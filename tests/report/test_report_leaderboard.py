@@ -16,6 +16,7 @@ EVIL = '<script>alert("x")</script>'
 
 def _site(tmp_path, reports, **kw):
     out = tmp_path / "site"
+    kw.setdefault("analysis_plots", False)  # matplotlib figures cost seconds; tests/report/test_analyze.py draws them
     index = write_leaderboard(reports, out, generated_at="2026-11-26 00:00 UTC", **kw)
     return out, index.read_text(encoding="utf-8")
 
@@ -56,8 +57,9 @@ def test_csv_header_and_one_row_per_agent_task_tier(tmp_path, make_report):
 
 def test_agent_names_are_html_escaped(tmp_path, make_report):
     out, html = _site(tmp_path, [make_report("x", agent=EVIL)])
-    assert "<script" not in html.lower()
-    assert "&lt;script&gt;" in html
+    assert EVIL not in html and "<script>" not in html.lower()   # only the site's own <script src=...>
+    assert "&lt;script&gt;" in html                              # tables: HTML-escaped
+    assert "\\u003cscript\\u003e" in html                         # embedded JSON: cannot close its element
     data = json.loads((out / "leaderboard.json").read_text())
     assert data["agents"][0]["agent"] == EVIL  # data files keep the name as it is
 
@@ -65,8 +67,10 @@ def test_agent_names_are_html_escaped(tmp_path, make_report):
 def test_page_is_self_contained(tmp_path, make_report):
     _, html = _site(tmp_path, [make_report("x")])
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html, re.I)
-    assert "@import" not in html and "<link" not in html.lower()
-    assert "<style>" in html
+    assert "@import" not in html
+    # its only stylesheet and script are the site's own files, next to it
+    assert re.findall(r'<link [^>]*href="([^"]+)"', html) == ["assets/site.css"]
+    assert re.findall(r'<script src="([^"]+)"', html) == ["assets/site.js"]
 
 
 def test_single_run_page(tmp_path, make_report):
@@ -96,17 +100,17 @@ def test_unisolated_runs_are_marked(tmp_path, make_report):
             make_report("b1", agent="boxed-agent", sandbox="bwrap")]
     _, html = _site(tmp_path, reps)
     assert 'id="unisolated-note"' in html and "local (no isolation)" in html
-    assert html.count('class="unisolated"') == 3  # agents row, per-task row, errors row
+    assert html.count('class="unisolated"') == 2  # per-task row, errors row (the agents table is built in the browser)
     _, html2 = _site(tmp_path, [make_report("b2", sandbox="bwrap")])
     assert 'id="unisolated-note"' not in html2 and 'class="unisolated"' not in html2
 
 
 def test_null_stage_counts_and_infrastructure_errors_shown(tmp_path, make_report):
     reps = [make_report("r1", stages={"s1": 1.0, "s2": None, "s3": 1.0, "s4": 1.0, "s5": 1.0},
-                        judge_incomplete=True,
                         errors=[{"code": "JUDGE_DOWN", "category": "resource/infrastructure",
                                  "step": "S2", "infrastructure": True}]),
-            make_report("r2", errors=[{"code": "E3", "category": "verification/recovery", "step": "S3"}])]
+            make_report("r2", errors=[{"code": "E3", "category": "verification/recovery", "step": "S3"}]),
+            make_report("r3", judge_incomplete=True)]
     _, html = _site(tmp_path, reps)
     assert "n=1/2" in html
     assert "JUDGE_DOWN ×1" in html

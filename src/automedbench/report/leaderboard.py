@@ -1,8 +1,9 @@
-"""Write the leaderboard: leaderboard.json, leaderboard.csv, index.html and stage plots.
+"""Write the leaderboard: leaderboard.json, leaderboard.csv, stage plots and the static site
+(index.html, per-task boards, run pages, comparison, error analysis — see report/site.py).
 
-The page is static and self-contained: inline CSS, no script, no CDN, nothing fetched; the
-only other files it refers to are the stage-profile PNGs written next to it. Every string
-that comes from a report (agent names, task names, warnings) is HTML-escaped.
+The site is static: its own CSS/JS in assets/, no CDN, nothing fetched, works from file://.
+Every string that comes from a report (agent names, task names, warnings, tool output) is
+HTML-escaped, and JSON embedded in a page cannot close its <script> element.
 """
 from __future__ import annotations
 
@@ -101,8 +102,12 @@ def _env() -> Environment:
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
+    from markupsafe import Markup
+
+    from .site import tojson_safe
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
-                       cost=fmt_cost, pct=fmt_pct, heat=heat)
+                       cost=fmt_cost, pct=fmt_pct, heat=heat,
+                       tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
     env.globals.update(stat_title=stat_title, STAGES=STAGES, STAGE_NAMES=STAGE_NAMES,
                        STAGE_WEIGHTS=STAGE_WEIGHTS)
     return env
@@ -172,20 +177,10 @@ def write_stage_plot(agent: AgentStats, path: Path) -> Path:
     return path
 
 
-def render_html(board: Leaderboard, *, plots: dict[str, str], warnings: Sequence[str] = (),
-                title: str = "AutoMedBench leaderboard", generated_at: str = "") -> str:
-    agent_rows = {a.agent: a for a in board.agents}
-    unisolated_agents = [a.agent for a in board.agents if a.unisolated_runs]
-    return _env().get_template("leaderboard.html.j2").render(
-        board=board, plots=plots, warnings=list(warnings), title=title,
-        generated_at=generated_at, agent_rows=agent_rows, unisolated_agents=unisolated_agents,
-    )
-
-
 def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
-                      generated_at: str | None = None) -> Path:
+                      generated_at: str | None = None, analysis_plots: bool = True) -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
@@ -212,7 +207,22 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         write_stage_plot(a, out / name)
         plots[a.agent] = name
 
+    from . import site
+    run_dirs = dict(getattr(reports, "run_dirs", {}) or {})
+    task_track = {r.run.task: r.run.track for r in reports}
+    common = {"generated_at": stamp, "prov": board,
+              "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
+    env = _env()
+    extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs)
+    from ..analyze import write_analysis_page
+    write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
+    views = site.filter_views(reports, board)
+    agent_rows = {a.agent: a for a in board.agents}
     index = out / "index.html"
-    index.write_text(render_html(board, plots=plots, warnings=warnings, title=title,
-                                 generated_at=stamp), encoding="utf-8")
+    index.write_text(env.get_template("leaderboard.html.j2").render(
+        **common, root="", page="index", board=board, plots=plots, warnings=list(warnings), title=title,
+        agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
+        tracks=sorted(set(task_track.values())), task_track=task_track,
+        task_slug={t: site.task_slug(t) for t in board.tasks},
+        board_data={"views": views, "task_track": task_track}, **extra), encoding="utf-8")
     return index
