@@ -92,7 +92,7 @@
     }).join("");
     return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '">' +
       '<td class="rank" data-v="' + rank + '">' + rank + "</td>" +
-      '<td class="agent"><span class="name">' + esc(a.agent) + "</span>" + flags +
+      '<td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + flags +
       (a.models && a.models.length ? "<small>" + esc(a.models.join(", ")) + "</small>" : "") + "</td>" +
       sc(a.overall, "Overall") + '<td class="num" data-v="' + (a.overall.ci_low == null ? "" : a.overall.ci_high - a.overall.ci_low) + '">' + ci(a.overall) + "</td>" +
       sc(a.agentic, "Agentic") + sc(a.task_score, "Task") + stageCells + "<td>" + bars + "</td>" +
@@ -159,7 +159,9 @@
     if (!id) return;
     var el = document.getElementById(id);
     if (!el) return;
-    var call = el.matches("details.call") ? el : el.closest("details.call");
+    var next = el.nextElementSibling;  // a turn anchor sits just before its first call
+    var call = el.matches("details.call") ? el : el.closest("details.call") ||
+      (next && next.matches("details.call") ? next : null);
     $$("details.call.target").forEach(function (d) { d.classList.remove("target"); });
     if (call) { call.open = true; call.classList.add("target"); call.classList.remove("hidden"); }
     el.scrollIntoView({block: "start"});
