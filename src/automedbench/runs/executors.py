@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ class JobResult:
     error: str | None             # None: run_one returned (the run is recorded and scored)
     wall_s: float = 0.0
     gpus: str | None = None       # the CUDA_VISIBLE_DEVICES the run saw
+    worker: str = ""              # host:pid of the process that ran it
 
 
 class ExecutorError(RuntimeError):
@@ -66,11 +68,12 @@ def execute_job(job: RunJob, gpu_ids: list[str] | None) -> JobResult:
     if gpu_ids is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(gpu_ids)
     seen = os.environ.get("CUDA_VISIBLE_DEVICES")
+    worker = f"{socket.gethostname()}:{os.getpid()}"
     try:
         run_one(job.task, job.tier, job.agent, run_dir=job.run_dir, **job.kwargs)
-        return JobResult(job.key, job.run_dir, None, time.monotonic() - t0, seen)
+        return JobResult(job.key, job.run_dir, None, time.monotonic() - t0, seen, worker)
     except BaseException as exc:  # one bad cell never stops a sweep
-        return JobResult(job.key, job.run_dir, f"{type(exc).__name__}: {exc}", time.monotonic() - t0, seen)
+        return JobResult(job.key, job.run_dir, f"{type(exc).__name__}: {exc}", time.monotonic() - t0, seen, worker)
     finally:
         if gpu_ids is not None:
             if old is None:

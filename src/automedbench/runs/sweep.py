@@ -150,6 +150,7 @@ class CellResult:
     attempts: int = 0
     wall_s: float = 0.0
     gpus: str | None = None       # CUDA_VISIBLE_DEVICES the run saw (None: not set)
+    worker: str = ""              # host:pid that ran it
 
 
 @dataclass
@@ -450,7 +451,7 @@ def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[C
     attempts = past_attempts(cell, root) + 1
     if complete and end not in INFRA_END_REASONS:
         return CellResult(cell, d, "done", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
-                          gpus=jr.gpus)
+                          gpus=jr.gpus, worker=jr.worker)
     if complete:  # the run ended on an infrastructure fault
         if past_attempts(cell, root) < retries:
             _archive_attempt(cell, root)
