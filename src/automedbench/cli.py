@@ -327,6 +327,20 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
         out.print(f"Page: {page.resolve()}")
 
 
+@app.command()
+def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
+           fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
+           out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
+    """Export a run to another tool's format."""
+    from .export import ExportError
+    from .export import export as do_export
+    try:
+        path = do_export(run_dir, fmt, out_file)
+    except ExportError as exc:
+        _fail(str(exc))
+    print(path)
+
+
 # ---- tasks / data / prompt / agents -------------------------------------------------
 
 def _task_json(t, data_root) -> dict:
