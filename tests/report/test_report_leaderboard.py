@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from automedbench.report import collect_reports, write_leaderboard
-from automedbench.report.leaderboard import CSV_COLUMNS, plot_name
+from automedbench.report.leaderboard import CSV_COLUMNS, PLOT_PREFIX
 
 EVIL = '<script>alert("x")</script>'
 
@@ -26,10 +26,7 @@ def test_writes_all_files_and_shows_agents(tmp_path, make_report):
             make_report("b1", agent="beta", task="other", tier="pro", overall=0.3)]
     out, html = _site(tmp_path, reps)
     assert (out / "index.html").is_file()
-    assert {p.name for p in out.glob("*.png")} == {plot_name("alpha"), plot_name("beta")}
-    for png in out.glob("*.png"):
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert f'src="{png.name}"' in html
+    assert list(out.glob("*.png")) == []  # S1-S5 bars are drawn in the table (see test_site_browser.py)
     assert "alpha" in html and "beta" in html
     assert "70.0" in html          # alpha overall mean x100
     assert html.index("alpha") < html.index("beta")  # sorted by overall
@@ -88,11 +85,13 @@ def test_zero_run_page_has_empty_state(tmp_path):
     assert list(out.glob("*.png")) == []
 
 
-def test_stale_plots_are_removed(tmp_path, make_report):
+def test_stale_files_are_removed(tmp_path, make_report):
     out, _ = _site(tmp_path, [make_report("x", agent="old-agent")])
-    assert (out / plot_name("old-agent")).exists()
+    assert (out / "runs" / "x.html").exists()
+    (out / f"{PLOT_PREFIX}old-agent-1234.png").write_bytes(b"\x89PNG")  # an earlier version's plot
     _site(tmp_path, [make_report("y", agent="new-agent")])
-    assert not (out / plot_name("old-agent")).exists()
+    assert not (out / "runs" / "x.html").exists() and (out / "runs" / "y.html").exists()
+    assert not list(out.glob(f"{PLOT_PREFIX}*"))
 
 
 def test_unisolated_runs_are_marked(tmp_path, make_report):

@@ -182,8 +182,9 @@ def stratified_bootstrap(strata: dict[tuple[str, str], Sequence[float]], *,
     return mean, lo, hi
 
 
-def summarize_stratified(pairs: Iterable[tuple[tuple[str, str], float | None]]) -> Stat:
-    """Stat of the task-stratified mean over ((task, tier), value) pairs; nulls left out."""
+def summarize_stratified(pairs: Iterable[tuple[tuple[str, str], float | None]], *, ci: bool = True) -> Stat:
+    """Stat of the task-stratified mean over ((task, tier), value) pairs; nulls left out.
+    ci=False: the mean and counts only (no bootstrap), for quick filtered views."""
     strata: dict[tuple[str, str], list[float]] = {}
     for k, v in pairs:
         if v is not None and math.isfinite(v):
@@ -191,6 +192,12 @@ def summarize_stratified(pairs: Iterable[tuple[tuple[str, str], float | None]]) 
     n = sum(len(v) for v in strata.values())
     if n == 0:
         return Stat()
+    if not ci:
+        per_task: dict[str, list[float]] = {}
+        for (task, _tier), v in strata.items():
+            per_task.setdefault(task, []).append(float(np.mean(v)))
+        mean = float(np.mean([np.mean(v) for v in per_task.values()]))
+        return Stat(mean=mean, n=n, n1=n == 1, n_strata=len(strata))
     mean, lo, hi = stratified_bootstrap(strata)
     if n == 1:
         return Stat(mean=mean, ci_low=mean, ci_high=mean, n=1, n1=True, n_strata=1)
@@ -245,13 +252,15 @@ def _score_key(g: GroupStats) -> tuple:
 
 
 def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: str | None,
-                 cls: type[GroupStats] = GroupStats, **extra) -> GroupStats:
+                 cls: type[GroupStats] = GroupStats, ci_for: Iterable[str] | None = None, **extra) -> GroupStats:
     done = [r for r in runs if is_complete(r)]
     if task is None:  # an agent's row: the task-stratified mean (module doc)
-        def stat(get):
-            return summarize_stratified(((r.run.task, r.run.tier), get(r)) for r in done)
+        want_ci = None if ci_for is None else set(ci_for)
+        def stat(get, name="overall"):
+            return summarize_stratified([((r.run.task, r.run.tier), get(r)) for r in done],
+                                        ci=want_ci is None or name in want_ci)
     else:
-        def stat(get):
+        def stat(get, name="overall"):
             return summarize(get(r) for r in done)
     failures = sum(is_failure(r) for r in done)
     return cls(
@@ -259,9 +268,9 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         infra_runs=sum(is_infra(r) for r in runs),
         models=sorted({r.run.model for r in runs if r.run.model}),
         overall=stat(lambda r: r.overall),
-        agentic=stat(lambda r: r.agentic),
-        task_score=stat(lambda r: r.task.score),
-        stages={s: stat(lambda r, s=s: r.stages[s].score if s in r.stages else None) for s in STAGES},
+        agentic=stat(lambda r: r.agentic, "agentic"),
+        task_score=stat(lambda r: r.task.score, "task_score"),
+        stages={s: stat(lambda r, s=s: r.stages[s].score if s in r.stages else None, s) for s in STAGES},
         avg_turns=_mean([r.run.turns for r in done]),
         avg_wall_time_s=_mean([r.run.wall_time_s for r in done]),
         avg_tokens=_mean([r.run.tokens_in + r.run.tokens_out for r in done]),
@@ -300,6 +309,16 @@ def error_histogram(runs: Iterable[DetailReport]) -> ErrorHistogram:
                           by_code=dict(sorted(by_code.items())),
                           infrastructure=dict(sorted(infra.items())),
                           runs_with_errors=runs_with, total=sum(by_cat.values()))
+
+
+def agent_rows(reports: Iterable[DetailReport], ci_for: Iterable[str] = ("overall",)) -> list[AgentStats]:
+    """Only the per-agent rows, with bootstrap CIs only for `ci_for` (the site's filtered views)."""
+    by_agent: dict[str, list[DetailReport]] = {}
+    for r in sorted(reports, key=lambda r: r.run.run_id):
+        by_agent.setdefault(r.run.agent, []).append(r)
+    rows = [_group_stats(rs, agent, None, None, cls=AgentStats, ci_for=ci_for) for agent, rs in by_agent.items()]
+    rows.sort(key=_score_key)
+    return rows
 
 
 def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:

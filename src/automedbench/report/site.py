@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runs.models import DetailReport
-from .aggregate import STAGES, Leaderboard, aggregate, is_infra, is_judge_incomplete
+from .aggregate import STAGES, Leaderboard, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
 CALL_TEXT_LIMIT = 20_000  # characters of code/stdout/stderr shown per call (the trace itself is bounded too)
@@ -235,13 +235,28 @@ def item_rationale(stage, item: str) -> str:
 
 # ---- views for the index's filters ----------------------------------------------------------
 
-_AGENT_FIELDS = {"agent", "models", "overall", "agentic", "task_score", "stages", "avg_turns", "avg_wall_time_s",
-                 "avg_tokens", "avg_cost_usd", "failure_rate", "failures", "n_runs", "n_complete", "infra_runs",
-                 "judge_incomplete", "disqualified", "unisolated_runs"}
+def _r(v):
+    return None if v is None else round(float(v), 4)
+
+
+def _compact(a) -> dict:
+    """What the index's agent table shows, rounded: keeps the page small with many views."""
+    def st(s, full=False):
+        d = {"mean": _r(s.mean), "n": s.n}
+        if full:
+            d.update(ci_low=_r(s.ci_low), ci_high=_r(s.ci_high), n1=s.n1)
+        return d
+    return {"agent": a.agent, "models": a.models, "overall": st(a.overall, True), "agentic": st(a.agentic),
+            "task_score": st(a.task_score), "stages": {k: st(v) for k, v in a.stages.items()},
+            "avg_turns": _r(a.avg_turns), "avg_wall_time_s": _r(a.avg_wall_time_s), "avg_tokens": _r(a.avg_tokens),
+            "avg_cost_usd": _r(a.avg_cost_usd), "failure_rate": _r(a.failure_rate), "n_runs": a.n_runs,
+            "n_complete": a.n_complete, "infra_runs": a.infra_runs, "judge_incomplete": a.judge_incomplete,
+            "disqualified": a.disqualified, "unisolated_runs": a.unisolated_runs}
 
 
 def filter_views(reports: Sequence[DetailReport], board: Leaderboard) -> dict[str, list[dict]]:
-    """Agent rows for every filter the index offers: key 'track|task|tier' ('*' = all)."""
+    """Agent rows for every filter the index offers: key 'track|task|tier' ('*' = all).
+    Filtered views bootstrap only the overall CI (the only interval the table shows)."""
     keys: set[tuple[str, str, str]] = {("*", "*", "*")}
     for r in reports:
         tr, tk, ti = r.run.track, r.run.task, r.run.tier
@@ -253,8 +268,8 @@ def filter_views(reports: Sequence[DetailReport], board: Leaderboard) -> dict[st
         else:
             sel = [r for r in reports if (tr == "*" or r.run.track == tr) and (tk == "*" or r.run.task == tk)
                    and (ti == "*" or r.run.tier == ti)]
-            agents = aggregate(sel).agents
-        views[f"{tr}|{tk}|{ti}"] = [a.model_dump(mode="json", include=_AGENT_FIELDS) for a in agents]
+            agents = agent_rows(sel)
+        views[f"{tr}|{tk}|{ti}"] = [_compact(a) for a in agents]
     return views
 
 
