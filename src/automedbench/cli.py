@@ -151,8 +151,9 @@ class SweepProgress:
 
 
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None) -> list:
-    from .report import collect_reports, runs_table, write_leaderboard
+              leaderboard_dir=None, compact=False) -> tuple[list, Path]:
+    from .report import aggregate, collect_reports, runs_table, write_leaderboard
+    from .report.table import agents_table
     from .runs.executors import ExecutorError
     from .runs.sweep import SweepConfigError, run_sweep
     with SweepProgress(err) as progress:
@@ -163,7 +164,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
             progress.bar.stop()
             _fail(str(exc))
     reports = collect_reports([r.run_dir for r in results if r.status != "failed"])
-    out.print(runs_table(reports))
+    out.print(agents_table(aggregate(reports)) if compact else runs_table(reports))
     for r in progress.failed:
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     infra = [r for r in results if r.status == "infra"]
@@ -173,7 +174,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
     site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
-    return results
+    return results, site
 
 
 @app.command()
@@ -229,22 +230,57 @@ DEMO_AGENTS = ["reference", "careless", "empty"]
 @app.command()
 def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
          workers: int = typer.Option(2, "--workers", min=1),
+         repeats: int = typer.Option(2, "--repeats", min=1, help="Runs per agent x task x tier (CIs need >= 2)."),
          tier: list[str] = typer.Option(["lite", "standard"], "--tier"),
          sandbox: Optional[str] = typer.Option(None, "--sandbox"),
          data_root: Optional[Path] = DataRoot) -> None:
-    """Build the embedded datasets, run the built-in agents through S1..S5, score, and print
-    where the results and the leaderboard are."""
+    """Build the embedded datasets, sweep the built-in agents over the demo tasks (repeats),
+    build the leaderboard site, and print its path, a compact table and the slowest step."""
+    import time
+
     from .api import ensure_dataset
+    from .runs.sweep import RunOptions, SweepSpec
     from .tasks import get_task
+    steps: list[tuple[str, float]] = []
+    t0 = time.monotonic()
     for t in DEMO_TASKS:
         paths = ensure_dataset(get_task(t), data_root)
         err.print(f"dataset for {t}: {paths.root}")
-    from .runs.sweep import RunOptions, SweepSpec
-    spec = SweepSpec(agents=DEMO_AGENTS, tasks=DEMO_TASKS, tiers=tier, repeats=1,
+    steps.append(("build the datasets", time.monotonic() - t0))
+    spec = SweepSpec(agents=DEMO_AGENTS, tasks=DEMO_TASKS, tiers=tier, repeats=repeats,
                      options=RunOptions(sandbox=sandbox, network=False,
                                         data_root=str(data_root.resolve()) if data_root else None))
-    _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
-              leaderboard_dir=out_dir / "leaderboard")
+    t1 = time.monotonic()
+    results, site = _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
+                              leaderboard_dir=out_dir / "leaderboard", compact=True)
+    steps.append((f"sweep of {len(results)} runs + site ({workers} workers)", time.monotonic() - t1))
+    slow = _slowest_tool_call([r.run_dir for r in results])
+    total = time.monotonic() - t0
+    name, secs = max(steps, key=lambda s: s[1])
+    out.print(f"\nDemo done in {total:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
+              + (f"; slowest tool call: {slow}" if slow else ""))
+    print(site.resolve())
+
+
+def _slowest_tool_call(run_dirs) -> str:
+    """'agent task/tier S4 call 5: 9.8 s' for the longest execution over the runs, or ''."""
+    best = (0.0, "")
+    for d in run_dirs:
+        try:
+            run = json.loads((Path(d) / "run.json").read_text())["run"]
+            lines = (Path(d) / "trace.jsonl").read_text().splitlines()
+        except (OSError, ValueError, KeyError):
+            continue
+        for line in lines:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("type") == "execution" and (ev.get("duration_s") or 0) > best[0]:
+                best = (ev["duration_s"], f"{run['agent']} {run['task']}/{run['tier']} "
+                                          f"{(ev.get('stage') or '?').upper()} call {ev.get('call_index')}: "
+                                          f"{ev['duration_s']:.1f} s")
+    return best[1]
 
 
 # ---- score / judge / report ---------------------------------------------------------
