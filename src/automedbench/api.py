@@ -71,7 +71,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
             run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
             data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
             agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            exec_timeout_s: float = 600.0) -> Path:
+            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> Path:
     """Run one (task, tier, agent) cell end to end and score it. Returns the run directory.
 
     Agent faults (crash, limits, violations) end the run and are recorded; the run is
@@ -82,6 +82,9 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     data = ensure_dataset(task, data_root)
     manifest = data.load_manifest()
     backend = sandbox or default_backend()
+    if answer_judge:  # a user error (unknown name, unset key) now, not after the agent's turns
+        from .scoring.answer_judge import get_answer_judge
+        get_answer_judge(answer_judge, agent_configs)
 
     run_id = new_run_id(agent_name, task.id, tier)
     run_dir = Path(run_dir) if run_dir else Path(out_dir) / run_id
@@ -106,6 +109,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                    task_snapshot=snapshot, task_hash=task_hash(snapshot),
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
                    rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
+                   answer_judge=answer_judge,
                    limits={"time_limit_s": task.time_limit_s, "max_turns": task.max_turns,
                            "exec_timeout_s": exec_timeout_s, "network": spec.network})
     write_json_atomic(files.meta, meta)
@@ -154,13 +158,15 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
         write_json_atomic(files.meta, meta)
 
     from .scoring.judge import get_judge
-    score_run(run_dir, judge=get_judge(judges, agent_configs))
+    score_run(run_dir, judge=get_judge(judges, agent_configs), agent_configs=agent_configs)
     return run_dir
 
 
-def score(run_dir: Path | str) -> DetailReport:
-    """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json."""
-    return score_run(Path(run_dir))
+def score(run_dir: Path | str, *, answer_judge: str | None = None,
+          agent_configs: list[Path] | None = None) -> DetailReport:
+    """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json.
+    `answer_judge` overrides the LLM answer judge recorded in run.json (if the track uses one)."""
+    return score_run(Path(run_dir), answer_judge=answer_judge, agent_configs=agent_configs)
 
 
 def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list[Path] | None = None) -> list[DetailReport]:

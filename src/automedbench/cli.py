@@ -63,6 +63,8 @@ def _net(value: Optional[str]) -> Optional[bool]:
 TasksDir = typer.Option(None, "--tasks-dir", help="Extra folder of task folders (repeatable).")
 DataRoot = typer.Option(None, "--data-root", help="Where datasets live (default $AUTOMEDBENCH_DATA or ~/.cache/automedbench/data).")
 AgentCfg = typer.Option(None, "--agent-config", help="Extra agent registry YAML (repeatable).")
+AnswerJudgeHelp = ("Registry name of an LLM answer judge for tracks whose metric can use one (VQA); "
+                   "verdicts are cached; an answer it cannot judge is null, never 0.")
 
 
 @app.callback()
@@ -82,6 +84,7 @@ def run(task: str = typer.Option(..., "--task"), tier: str = typer.Option("lite"
         sandbox: Optional[str] = typer.Option(None, "--sandbox", help="bwrap (default when available) | docker | local"),
         network: Optional[str] = typer.Option(None, "--network", help="on | off (default: the task's setting)"),
         judge: Optional[list[str]] = typer.Option(None, "--judge", help="Judge name(s); default heuristic."),
+        answer_judge: Optional[str] = typer.Option(None, "--answer-judge", help=AnswerJudgeHelp),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
         agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
@@ -90,7 +93,8 @@ def run(task: str = typer.Option(..., "--task"), tier: str = typer.Option("lite"
     from .runs.models import DetailReport
     try:
         run_dir = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
-                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge)
+                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
+                              answer_judge=answer_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
@@ -174,14 +178,16 @@ def _all_task_ids() -> list[str]:
 # ---- score / judge / report ---------------------------------------------------------
 
 @app.command()
-def score(run_dirs: list[Path] = typer.Argument(..., help="Run directories to re-score.")) -> None:
+def score(run_dirs: list[Path] = typer.Argument(..., help="Run directories to re-score."),
+          answer_judge: Optional[str] = typer.Option(None, "--answer-judge", help=AnswerJudgeHelp),
+          agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
     from . import api
     from .report import runs_table
     reports = []
     for d in run_dirs:
         try:
-            reports.append(api.score(d))
+            reports.append(api.score(d, answer_judge=answer_judge, agent_configs=agent_config))
         except _user_errors() as exc:
             _fail(str(exc))
     out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}))

@@ -56,9 +56,11 @@ def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageRes
     return verdict, info
 
 
-def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
+def score_run(run_dir: Path, judge: Judge | None = None, *, answer_judge: str | None = None,
+              agent_configs: list[Path] | None = None) -> DetailReport:
     """Score (or re-score) a run. `judge=None` re-uses saved verdicts (judge.json) if present,
-    else the offline heuristic judge."""
+    else the offline heuristic judge. `answer_judge` (a registry name) overrides the LLM answer
+    judge recorded in run.json for metrics that use one (ScoringContext)."""
     run_dir = Path(run_dir)
     files = RunFiles(run_dir)
     meta = load_meta(run_dir)
@@ -72,7 +74,7 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
 
     task_result, outcomes = score_workspace(
         track, files.workspace, data.private, expected_cases(meta, data), task.options,
-        scoring_context(files))
+        scoring_context(files, answer_judge or meta.answer_judge, agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
@@ -151,8 +153,13 @@ def expected_cases(meta: RunMeta, data: DatasetPaths) -> list[dict]:
     return [{k: v for k, v in by_id.get(cid, {"case_id": cid}).items() if k != "files"} for cid in meta.case_ids]
 
 
-def scoring_context(files: RunFiles) -> ScoringContext:
-    return ScoringContext(cache_dir=files.dir / ".scoring_cache")
+def scoring_context(files: RunFiles, answer_judge: str | None = None,
+                    agent_configs: list[Path] | None = None) -> ScoringContext:
+    """Services a track's metric may use. The answer judge's verdicts are cached in the judge
+    cache, so re-scoring never pays twice."""
+    from .answer_judge import get_answer_judge
+    return ScoringContext(answer_judge=get_answer_judge(answer_judge, agent_configs),
+                          cache_dir=files.dir / ".scoring_cache")
 
 
 def task_hash(snapshot: dict) -> str:
