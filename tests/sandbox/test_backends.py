@@ -201,8 +201,8 @@ def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch):
     that RLIMIT_NPROC is not enforced."""
     if os.geteuid() != 0:
         pytest.skip("only meaningful as root")
-    from automedbench.sandbox import bwrap
-    monkeypatch.setattr(bwrap, "_DROP_OK", False)
+    from automedbench.sandbox import bwrap, privilege
+    monkeypatch.setattr(privilege, "_DROP_OK", False)
     with pytest.warns(RuntimeWarning, match="RLIMIT_NPROC"):
         box = bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws"))
     with box:
