@@ -20,12 +20,12 @@ inside paths / scrubbed env / GPU discovery shared with docker in inside.py.
 """
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import shutil
 import tempfile
 import threading
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,16 @@ from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import DecoyWatcher, build_decoy, violation_from_events
-from .inside import CA_BUNDLE_INSIDE, DATA_INSIDE, DECOY_INSIDE, SANDBOX_UID, WORKSPACE_INSIDE, agent_env, \
-    gpu_dev_nodes
+from .inside import (
+    CA_BUNDLE_INSIDE,
+    DATA_INSIDE,
+    DECOY_INSIDE,
+    SANDBOX_UID,
+    WORKSPACE_INSIDE,
+    agent_env,
+    gpu_dev_nodes,
+)
+from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import HOST_UID, StagingHelper, chown_tree, preexec_factory, probe_drop
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
@@ -44,6 +52,7 @@ __all__ = ["BwrapSandbox", "find_bwrap", "gpu_bind_args", "gpu_dev_nodes", "secc
            "SANDBOX_UID"]
 
 NOFILE = 4096
+log = logging.getLogger("automedbench.sandbox")
 INSTALL_HINT = ("bubblewrap is not installed: `apt-get install bubblewrap` "
                 "(or choose --backend docker / local)")
 
@@ -82,10 +91,12 @@ class BwrapSandbox:
             self.mode, self.drop_to = "root", None
             msg = ("bwrap runs as host root (could not drop privileges): RLIMIT_NPROC is not "
                    "enforced and sandbox files are owned by root")
-            warnings.warn(msg, RuntimeWarning, stacklevel=2)
+            log.warning(msg)
             self.notes.append({"kind": "sandbox_degraded", "message": msg, "nproc_enforced": False})
         self._closed = False
         self._helper: StagingHelper | None = None
+        self.net: SandboxNetwork | None = None
+        self._pip_env: dict[str, str] = {}
         self._stage = Path(tempfile.mkdtemp(prefix="amb-sbx-"))
         os.chmod(self._stage, 0o755)
         self.decoy_token = os.urandom(8).hex()
@@ -93,7 +104,17 @@ class BwrapSandbox:
         build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
         nodes = gpu_dev_nodes() if gpu_nodes is None else gpu_nodes
         self.gpu_args, self.gpu_env = gpu_bind_args(nodes) if spec.gpu else ([], {})
-        write_etc(self._stage / "etc", network=spec.network, gpu=bool(self.gpu_args))
+        if spec.network:
+            # its own network namespace: internet egress, nothing of the host (netns.py)
+            try:
+                self.net = SandboxNetwork(spec.network_allow)
+            except BaseException:
+                self.close()
+                raise
+            self._pip_env = pip_index_env()
+        write_etc(self._stage / "etc", network=spec.network, gpu=bool(self.gpu_args),
+                  resolv_conf=f"nameserver {SLIRP_DNS}\n" if self.net else None,
+                  extra_hosts=self.net.hosts_entries() if self.net else "")
         self.watcher = DecoyWatcher(self._stage / "decoy", DECOY_INSIDE)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
@@ -111,8 +132,11 @@ class BwrapSandbox:
 
     def env(self) -> dict[str, str]:
         bundle = self._stage / "etc" / "ssl" / "certs" / "ca-certificates.crt"
-        return agent_env(self.spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
-                         ca_bundle=CA_BUNDLE_INSIDE if bundle.exists() else None)
+        env = agent_env(self.spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
+                        ca_bundle=CA_BUNDLE_INSIDE if bundle.exists() else None)
+        if self.net is not None:
+            env.update({k: v for k, v in self._pip_env.items() if k not in self.spec.extra_env})
+        return env
 
     def argv(self, language: str, code: str) -> list[str]:
         env = self.env()
@@ -150,7 +174,8 @@ class BwrapSandbox:
                 result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                                      timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
                                      preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
-                                                             self._helper.fd if self._helper else None),
+                                                             self._helper.fd if self._helper else None,
+                                                             self.net.fd if self.net else None),
                                      pass_fds=pass_fds)
                 events = self.watcher.drain()
         finally:
@@ -170,6 +195,9 @@ class BwrapSandbox:
         self._closed = True
         if self._helper is not None:
             self._helper.close()
+        if getattr(self, "net", None) is not None:
+            self.net.close()
+            self.net = None
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()
         shutil.rmtree(self._stage, ignore_errors=True)

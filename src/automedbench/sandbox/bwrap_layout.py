@@ -14,8 +14,16 @@ import sys
 from pathlib import Path
 
 from .base import SandboxError, SandboxSpec
-from .inside import (DATA_INSIDE, DECOY_INSIDE, ETC_GPU, SANDBOX_UID, WORKSPACE_INSIDE, gpu_driver_paths,
-                     gpu_env, gpu_nodes_only)
+from .inside import (
+    DATA_INSIDE,
+    DECOY_INSIDE,
+    ETC_GPU,
+    SANDBOX_UID,
+    WORKSPACE_INSIDE,
+    gpu_driver_paths,
+    gpu_env,
+    gpu_nodes_only,
+)
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import make_world_readable
 
@@ -44,7 +52,8 @@ def gpu_bind_args(dev_nodes: list[str], host_env: dict[str, str] | None = None,
     return args, gpu_env(drivers, host_env)
 
 
-def write_etc(etc: Path, *, network: bool, gpu: bool, resolv_conf: str | None = None) -> None:
+def write_etc(etc: Path, *, network: bool, gpu: bool, resolv_conf: str | None = None,
+              extra_hosts: str = "") -> None:
     """A minimal generated /etc: our passwd/group, and copies (symlinks kept as symlinks)
     of the few host entries programs need. `resolv_conf` replaces the host's resolver list
     (the sandbox's own network namespace has its own DNS address)."""
@@ -71,6 +80,11 @@ def write_etc(etc: Path, *, network: bool, gpu: bool, resolv_conf: str | None = 
             continue
     if network and resolv_conf is not None:
         (etc / "resolv.conf").write_text(resolv_conf)
+    if extra_hosts:
+        hosts = etc / "hosts"
+        base = hosts.read_text() if hosts.is_file() and not hosts.is_symlink() else "127.0.0.1 localhost\n"
+        hosts.unlink(missing_ok=True)
+        hosts.write_text(base + extra_hosts)
     make_world_readable(etc)
 
 
@@ -129,8 +143,8 @@ class BwrapLayout:
                share_net: bool) -> list[str]:
         a = ["--unshare-all", "--unshare-user"]
         if share_net:
-            # the caller's network namespace: the sandbox's own one (netns.py) when the
-            # child joined it before exec, never the host's
+            # the caller's network namespace: the sandbox's own one (netns.py), which the
+            # child joined before exec -- never the host's
             a.append("--share-net")
         # --disable-userns: no nested user namespaces (less kernel attack surface)
         a += ["--disable-userns", "--die-with-parent", "--new-session", "--uid", str(SANDBOX_UID),
