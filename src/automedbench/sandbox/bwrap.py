@@ -131,7 +131,7 @@ class BwrapSandbox:
                 self._helper = None
 
     def env(self) -> dict[str, str]:
-        bundle = self._stage / "etc" / "ssl" / "certs" / "ca-certificates.crt"
+        bundle = Path("/etc/ssl/certs/ca-certificates.crt")  # bound at the same path when the network is on
         env = agent_env(self.spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
                         ca_bundle=CA_BUNDLE_INSIDE if bundle.exists() else None)
         if self.net is not None:

@@ -30,8 +30,10 @@ from .runtime import make_world_readable
 # Host /etc entries the sandbox may see. Everything else in /etc stays out.
 ETC_ALWAYS = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
               "mime.types", "protocols", "services", "hosts")
-ETC_NETWORK = ("resolv.conf", "ssl/certs", "ca-certificates", "ca-certificates.conf",
-               "pki", "gai.conf")
+ETC_NETWORK = ("resolv.conf", "ca-certificates.conf", "gai.conf")
+# Certificate directories (hundreds of files) are bound read-only over an empty mount point
+# in the generated /etc instead of copied: copying them cost ~0.3 s per sandbox open.
+ETC_NETWORK_BIND = ("ssl/certs", "ca-certificates", "pki")
 
 
 def gpu_bind_args(dev_nodes: list[str], host_env: dict[str, str] | None = None,
@@ -78,6 +80,10 @@ def write_etc(etc: Path, *, network: bool, gpu: bool, resolv_conf: str | None = 
                 shutil.copy2(src, dst)
         except OSError:
             continue
+    if network:
+        for name in ETC_NETWORK_BIND:
+            if os.path.isdir(Path("/etc") / name):
+                (etc / name).mkdir(parents=True, exist_ok=True)
     if network and resolv_conf is not None:
         (etc / "resolv.conf").write_text(resolv_conf)
     if extra_hosts:
@@ -163,6 +169,10 @@ class BwrapLayout:
         a += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp",
               "--dir", "/run"]
         a += ["--ro-bind", str(self.stage / "etc"), "/etc"]
+        if self.spec.network:
+            for name in ETC_NETWORK_BIND:
+                if os.path.isdir(Path("/etc") / name):
+                    a += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         a += ["--tmpfs", "/data",
               "--ro-bind", self._source(public, "public"), DATA_INSIDE,
               "--ro-bind", str(self.stage / "decoy"), DECOY_INSIDE,

@@ -25,6 +25,7 @@ sending traffic to the blocked ranges.
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import os
@@ -118,17 +119,22 @@ def route_script(host_nets: list[ipaddress.IPv4Interface], allow: dict[str, list
     return lines
 
 
+@functools.lru_cache(maxsize=4)
+def _pip_config_list(python: str) -> str:
+    try:
+        return subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True,
+                              text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def pip_index_env(python: str | None = None) -> dict[str, str]:
     """pip's index settings on the host (`pip config list`, which merges pip's config files
     and PIP_* variables), as PIP_* variables for the sandbox: so `pip install` inside uses
     the same index as the host's pip. Only http(s) URLs pass (a file:// index or a
     find-links directory of the host is not in the sandbox)."""
     import sys
-    try:
-        out = subprocess.run([python or sys.executable, "-m", "pip", "config", "list"], capture_output=True,
-                             text=True, timeout=30, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {}
+    out = _pip_config_list(python or sys.executable)  # ~0.5 s, once per process
     found: dict[str, str] = {}
     for line in out.splitlines():
         key, _, value = line.partition("=")
