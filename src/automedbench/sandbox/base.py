@@ -26,7 +26,10 @@ ENV_ALLOW = ("LANG", "LC_ALL", "TZ", "TERM")
 class SandboxSpec:
     public_dir: Path            # task's public data, read-only inside
     workspace: Path             # the run's workspace, read-write inside
-    network: bool = False
+    network: bool = False       # egress through the sandbox's own network namespace (netns.py)
+    # with the network on: only these hosts (names or IPv4 literals, resolved at open);
+    # None = any public address
+    network_allow: list[str] | None = None
     timeout_s: float = 600.0    # per execution
     memory_mb: int | None = 16384
     max_procs: int | None = 512
