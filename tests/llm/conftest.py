@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from automedbench.agents.base import AgentContext, ToolBox
-from automedbench.agents.registry import AgentConfig
+from automedbench.llm.registry import AgentConfig
 from automedbench.runs.models import Conversation
 from automedbench.runs.trace import TraceWriter, read_trace
 from automedbench.sandbox import SandboxSpec, open_sandbox

@@ -18,7 +18,7 @@ def scripted_agents() -> dict[str, type]:
 def agent_names(agent_configs: list[Path] | None = None) -> list[str]:
     names = list(scripted_agents())
     try:
-        from .registry import load_agent_configs
+        from ..llm.registry import load_agent_configs
         names += list(load_agent_configs(agent_configs))
     except ImportError:
         pass
@@ -31,7 +31,7 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
     if name in scripted:
         return scripted[name]()
     try:
-        from .registry import load_agent_configs
+        from ..llm.registry import load_agent_configs
         from .llm import LLMAgent
     except ImportError:
         load_agent_configs = None
