@@ -42,5 +42,14 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
     raise AgentError(f"unknown agent {name!r}; known: {', '.join(agent_names(agent_configs))}")
 
 
+def check_ready(agent: Agent) -> None:
+    """Raise a user error (naming the env var) if `agent` cannot start, e.g. an LLM agent
+    whose `api_key_env` is unset. Call it before the first turn (SPEC §7). Scripted agents
+    need nothing."""
+    ready = getattr(agent, "check_ready", None)
+    if callable(ready):
+        ready()
+
+
 __all__ = ["Agent", "AgentContext", "AgentOutcome", "AgentError", "RunStopped", "ToolBox",
-           "get_agent", "agent_names"]
+           "check_ready", "get_agent", "agent_names"]

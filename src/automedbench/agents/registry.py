@@ -6,9 +6,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..llm.registry import (BUILTIN_FILE, ENV_FILES, AgentConfig, AgentConfigError, EndpointConfig,  # noqa: F401
-                            Limits, LLMConfigError, Pricing, Retry, config_files, get_agent_config,
-                            load_agent_configs, load_agent_file)
+from ..llm.registry import (  # noqa: F401
+    BUILTIN_FILE,
+    ENV_FILES,
+    AgentConfig,
+    AgentConfigError,
+    EndpointConfig,
+    Limits,
+    LLMConfigError,
+    Pricing,
+    Retry,
+    config_files,
+    get_agent_config,
+    load_agent_configs,
+    load_agent_file,
+)
 
 
 def list_agents(extra_files: list[Path] | None = None) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ Used by the LLM agent loop (`agents/llm.py`), the LLM judge of S1-S3
     reply = ChatClient(cfg).complete(messages)
 """
 from .client import ChatClient, ChatReply, ProviderError
-from .registry import (AgentConfig, EndpointConfig, LLMConfigError, get_agent_config, load_agent_configs)
+from .registry import AgentConfig, EndpointConfig, LLMConfigError, get_agent_config, load_agent_configs
 
 get_endpoint = get_agent_config
 load_endpoints = load_agent_configs
