@@ -13,6 +13,16 @@ from automedbench.sandbox import SandboxSpec, open_sandbox
 from .fake_openai import FakeOpenAI
 
 
+def pytest_collection_modifyitems(config, items):
+    """`realserver` tests start a real model server: they run only when asked for (-m realserver)."""
+    if "realserver" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="starts a real llama.cpp server; run with -m realserver (see docs/llm.md)")
+    for item in items:
+        if "realserver" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def fake_openai():
     srv = FakeOpenAI().start()

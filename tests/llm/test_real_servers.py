@@ -173,7 +173,7 @@ def test_fenced_json_rejected_recovered_and_unknown_tool(fake_openai, rig):
     assert [e.data["tool"] for e in rejected] == ["execute_code", "list_files"]
     assert warnings(r, "text_tool_call_recovered")[0].data["forms"] == ["fenced_json"]
     fired = codes(r, out.end_reason, submitted=True)
-    assert fired["TOOL_CALL_REJECTED"].evidence["count"] == 2
+    assert fired["TOOL_CALL_REJECTED"].evidence["count"] == 2 and "TOOL_CALL_TEXT_ONLY" not in fired
     assert '"""' in fired["TOOL_CALL_REJECTED"].evidence["excerpt"]
 
 
@@ -226,3 +226,19 @@ def test_fixtures_say_whether_they_were_recorded():
         fx = json.loads(path.read_text())
         assert fx["server"] and fx["exchanges"], path.name
         assert ("RECORDED" in fx["notes"]) != ("NOT recorded" in fx["server"]), path.name
+
+
+def test_recorded_lite_run_replays_to_the_same_trace(fake_openai, rig):
+    """The exchanges of the opt-in real-server run (tests/llm/test_realserver.py), replayed."""
+    r = rig()
+    fx = load_fixture("llamacpp_lite_run")
+    fake_openai.replay(fx)
+    out = LLMAgent(agent_config(fake_openai.url, max_tokens=96, nudges=2, limits={"max_turns": 4})
+                   ).run("s", r.context, r.tools)
+    assert out.end_reason == "max_turns"
+    usage = [ex["response"]["json"]["usage"] for ex in fx["exchanges"]]
+    assert [(c.tokens_in, c.tokens_out) for c in r.types("model_call")] == \
+        [(u["prompt_tokens"], u["completion_tokens"]) for u in usage]
+    assert len(warnings(r, "text_reply")) == 4 and len(warnings(r, "continue_prompt")) == 3
+    assert len(warnings(r, "nudge")) == 1
+    assert "TOOL_CALL_TEXT_ONLY" in codes(r, out.end_reason)

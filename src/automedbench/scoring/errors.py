@@ -130,10 +130,11 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     return fired
 
 
-# trace events of the LLM loop (agents/llm.py) -> tool-calling codes; nudged text replies only
-# (a reply cut at the token limit and answered with "continue" is not a format failure)
+# trace events of the LLM loop (agents/llm.py) -> tool-calling codes. Plain nudges only: a reply
+# cut at the token limit ("continue") is not a format failure, and a nudge that answers rejected
+# tool-call text is counted once, as TOOL_CALL_REJECTED.
 _TOOL_CALL_EVENTS = {
-    "TOOL_CALL_TEXT_ONLY": lambda e: e.kind == "nudge",
+    "TOOL_CALL_TEXT_ONLY": lambda e: e.kind == "nudge" and not (e.data or {}).get("rejected"),
     "TOOL_CALL_REJECTED": lambda e: e.kind in ("tool_call_rejected", "bad_tool_arguments"),
     "TOOL_CALL_TRUNCATED": lambda e: e.kind == "tool_call_truncated",
     "TOOL_UNKNOWN": lambda e: e.kind == "unknown_tool",
