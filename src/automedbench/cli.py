@@ -39,12 +39,13 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 def _user_errors():
     from .agents import AgentError
+    from .llm import LLMConfigError
     from .data import DatasetError
     from .prompts.render import PromptError
     from .sandbox import SandboxError
     from .scoring.score_run import RunDirError
     from .tasks import TaskError
-    return (TaskError, AgentError, DatasetError, RunDirError, PromptError, SandboxError, FileNotFoundError)
+    return (TaskError, AgentError, LLMConfigError, DatasetError, RunDirError, PromptError, SandboxError, FileNotFoundError)
 
 
 def _fail(msg: str) -> None:

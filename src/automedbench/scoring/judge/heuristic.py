@@ -131,10 +131,13 @@ class HeuristicJudge:
             value, why = 0.5, ("a pilot ran but its output was not inspected" if pilot_ok
                                else "outputs were inspected but no pilot preceded the batch")
         else:
-            value, why = 0.0, "no single-case pilot before the batch"
+            value, why = 0.0, ("no single-case pilot before the batch" if first_batch is not None
+                               else "no single-case pilot (and no batch ran)")
         if failed_then_fixed:
             why += "; a failing pilot was fixed and re-run"
         items = {"s3": value}
         return StageResult(score=rubric.score(items), items=items,
                            rationale=f"{why} (pilot calls {[e.call_index for e in pilot_ok]}, "
-                                     f"inspection calls {[e.call_index for e in inspected]}, batch starts at call {first_batch})")
+                                     f"inspection calls {[e.call_index for e in inspected]}, "
+                                     + (f"batch starts at call {first_batch})" if first_batch is not None
+                                        else "no batch ran)"))

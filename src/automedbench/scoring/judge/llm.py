@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ...agents.llm_client import ChatClient, ProviderError
-from ...agents.registry import AgentConfig
+from ...llm.client import ChatClient, ProviderError
+from ...llm.registry import AgentConfig
 from ...runs.models import StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
 from .base import JudgeEvidence
