@@ -31,11 +31,11 @@ def test_verdicts_are_graded_cached_and_null_when_unjudgeable(fake_openai, tmp_p
 
 
 def test_missing_key_is_a_user_error_before_any_call(tmp_path, monkeypatch):
-    from automedbench.agents import AgentError
+    from automedbench.llm.registry import LLMConfigError
     cfg = tmp_path / "agents.yaml"
     cfg.write_text("agents:\n  - name: grader\n    model: m\n    base_url: http://127.0.0.1:9/v1\n"
                    "    api_key_env: AMB_TEST_GRADER_KEY\n")
     monkeypatch.delenv("AMB_TEST_GRADER_KEY", raising=False)
-    with pytest.raises(AgentError, match="AMB_TEST_GRADER_KEY"):
+    with pytest.raises(LLMConfigError, match="AMB_TEST_GRADER_KEY"):
         get_answer_judge("grader", [cfg])
     assert get_answer_judge(None) is None

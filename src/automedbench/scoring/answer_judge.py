@@ -46,7 +46,7 @@ def parse_score(text: str) -> float | None:
 
 class LLMAnswerJudge:
     def __init__(self, config: Any, *, cache_dir: Path | str | None = None, retries: int = 1):
-        from ..agents.llm_client import ChatClient
+        from ..llm.client import ChatClient
         self.config = config
         self.model = config.model
         self.client = ChatClient(config)
@@ -60,7 +60,7 @@ class LLMAnswerJudge:
         hit = self.cache.get(key)
         if hit is not None and hit.get("score") in ALLOWED:
             return float(hit["score"])
-        from ..agents.llm_client import ProviderError
+        from ..llm.client import ProviderError
         user = f"QUESTION: {question}\nREFERENCE: {reference}\nPREDICTED: {prediction}"
         for _ in range(self.retries + 1):
             self.calls += 1
@@ -86,7 +86,7 @@ def get_answer_judge(name: str | None, agent_configs: list[Path] | None = None,
     unknown name or a missing API key, before any paid call."""
     if not name:
         return None
-    from ..agents.registry import get_agent_config
+    from ..llm.registry import get_agent_config
     config = get_agent_config(name, agent_configs)
     config.api_key()  # raises when the key's environment variable is unset: a user error, now
     return LLMAnswerJudge(config, cache_dir=cache_dir)
