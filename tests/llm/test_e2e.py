@@ -133,7 +133,7 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch, bac
     assert ag["stages"]["s2"]["percent_agreement"] == pytest.approx(0.8)
     # s2: A=[1,0,1,1,0] B=[1,1,1,1,0]: p_o=.8, p_e=.6*.8+.4*.2=.56 -> kappa=(.8-.56)/.44
     assert ag["stages"]["s2"]["cohen_kappa"] == pytest.approx(0.24 / 0.44, abs=1e-4)
-    assert ag["excluded_auto_passed"] == ["s1d", "s1e", "s1f"]
+    assert ag["excluded_not_applicable"] == ["s1d", "s1e", "s1f"]
     saved = json.loads((run_dir / "detail_report.json").read_text())
     assert saved["judge"]["agreement"]["stages"]["s3"]["percent_agreement"] == 0.0
 
