@@ -332,6 +332,15 @@ def _run_cell(cell: Cell, root: str, kwargs: dict) -> tuple[Cell, str, str | Non
         return cell, str(cell.dir(Path(root))), f"{type(exc).__name__}: {exc}"
 
 
+def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
+    """prepare_run for every (task, tier, agent): raises UserError before any cell runs."""
+    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")
+    for t in tasks:
+        for tier in tiers:
+            for a in agents:
+                prepare_run(t, tier, a, **{k: kwargs.get(k) for k in keys})
+
+
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
           repeats: int = 1, workers: int = 1, resume: bool = True,
           progress: Callable[[Cell, str, str | None], None] | None = None, **kwargs) -> list[tuple[Cell, str, str | None]]:
@@ -339,11 +348,7 @@ def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path |
     already holds the report of a finished run are skipped, so an interrupted sweep picks up
     where it stopped and re-runs the interrupted cells. Returns (cell, run_dir, error-or-None) for every cell."""
     root = Path(out_dir)
-    for t in tasks:        # fail fast on user errors, before any work
-        for tier in tiers:
-            for a in agents:
-                prepare_run(t, tier, a, **{k: kwargs.get(k) for k in
-                                           ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
+    check_sweep(tasks, tiers, agents, **kwargs)   # fail fast on user errors, before any work
     cells = [Cell(t, tier, a, r) for t in tasks for tier in tiers for a in agents for r in range(repeats)]
     results, todo = [], []
     for cell in cells:

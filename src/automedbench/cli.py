@@ -147,6 +147,10 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
     print(run_dir)
+    if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
+        err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
+                  "'infra_error' (not scored, left out of rankings)", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboard_dir, **kw) -> None:
@@ -161,6 +165,10 @@ def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboa
     from . import api
     from .report import collect_reports, runs_table, write_leaderboard
     n = len(tasks) * len(tiers) * len(agents) * repeats
+    try:
+        api.check_sweep(tasks, tiers, agents, **kw)   # a user error is one line, before the progress bar
+    except _user_errors() as exc:
+        _fail(str(exc))
     failures = []
     with Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=False) as bar:

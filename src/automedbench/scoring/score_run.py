@@ -201,7 +201,8 @@ def null_for_infrastructure(report: DetailReport) -> DetailReport:
         "overall": None,
         "medal": "none",
         "rating": None,
-        "errors": [e for e in report.errors if e.infrastructure],
+        # the judge was not asked (nothing to judge), so INFRA_JUDGE would be noise
+        "errors": [e for e in report.errors if e.infrastructure and e.code != "INFRA_JUDGE"],
         "flags": ["infra_error"] + [f for f in report.flags if f not in ("infra_error", "judge_incomplete")],
     })
 
