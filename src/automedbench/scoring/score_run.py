@@ -9,7 +9,14 @@ from pathlib import Path
 from ..data import DatasetPaths
 from ..errors import InfrastructureError, UserError, one_line
 from ..runs.layout import RunFiles, RunMeta, write_json_atomic
-from ..runs.models import INFRA_END_REASONS, Conversation, DetailReport, JudgeInfo, StageResult, Violation
+from ..runs.models import (
+    INFRA_END_REASONS,
+    Conversation,
+    DetailReport,
+    JudgeInfo,
+    StageResult,
+    Violation,
+)
 from ..runs.trace import read_trace
 from ..tasks import get_task
 from ..tracks import get_track
