@@ -5,14 +5,21 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from test_cli import CLI, amb, tiny  # noqa: F401  (fixture)
+from test_cli import amb, tiny  # noqa: F401  (fixture)
 
 from .fake_openai import call, completion
 from .test_cli_llm import registry
+
+# The CLI as a terminal starts it: a test runner's shell may have started us with SIGINT
+# ignored (inherited by children), a terminal's Ctrl-C is not.
+_BOOT = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "sys.argv[0] = 'automedbench'; runpy.run_module('automedbench.cli', run_name='__main__')")
+CLI_WITH_CTRL_C = [sys.executable, "-c", _BOOT]
 
 
 def _wait_for(predicate, timeout=60.0):
@@ -45,15 +52,13 @@ def test_interrupted_run_is_closed_and_not_scored(fake_openai, tiny, sig):  # no
     fake_openai.push(completion(tool_calls=[call("execute_code", {"language": "bash",
                                                                   "code": f"# S2\nsleep 120; echo {token}"})]))
     out = tmp / "runs"
-    proc = subprocess.Popen([*CLI, "run", "--task", "tiny-seg", "--agent", "fake-agent", "--agent-config", str(cfg),
-                             "--sandbox", "local", "--out", str(out)], env={**os.environ, **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # a shell may start us with SIGINT ignored; a terminal's Ctrl-C is not
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen([*CLI_WITH_CTRL_C, "run", "--task", "tiny-seg", "--agent", "fake-agent",
+                             "--agent-config", str(cfg), "--sandbox", "local", "--out", str(out)],
+                            env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert _wait_for(lambda: bool(_alive(token))), "the agent's command never started"
         proc.send_signal(sig)
-        stdout, stderr = proc.communicate(timeout=60)
+        _, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode == 130, stderr
