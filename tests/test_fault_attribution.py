@@ -108,3 +108,18 @@ def test_runs_table_fits_the_terminal(tiny):  # noqa: F811
     report = json.loads((Path(run_dir) / "detail_report.json").read_text())
     # Lite's not-applicable S1 items are left out, not passed: an agent that wrote nothing gets S1 = 0
     assert report["stages"]["s1"]["score"] == 0 and set(report["stages"]["s1"]["items"]) == {"s1a", "s1b", "s1c"}
+
+
+@needs_bwrap
+def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOMEDBENCH_HOME", str(tmp_path / "home"))   # no agent runtime built here yet
+    monkeypatch.delenv("AUTOMEDBENCH_AGENT_RUNTIME", raising=False)
+    tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
+    runs = [api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox="bwrap",
+                        data_root=tmp_path / "data", network=False) for _ in range(2)]
+    first, second = (DetailReport.model_validate_json((d / "detail_report.json").read_text()).run for d in runs)
+    assert first.setup_time_s > 2 * second.setup_time_s                # the build is the first run's setup
+    assert first.wall_time_s < second.wall_time_s + first.setup_time_s / 2, (first, second)
+    trace = read_trace(runs[0] / "trace.jsonl")
+    assert trace[0].type == "run_start" and trace[0].t < 0.5 and trace[0].data["setup_time_s"] == first.setup_time_s
+    assert trace[-1].t == pytest.approx(first.wall_time_s, abs=0.05)   # the agent's clock starts at run_start
