@@ -123,3 +123,28 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
     trace = read_trace(runs[0] / "trace.jsonl")
     assert trace[0].type == "run_start" and trace[0].t < 0.5 and trace[0].data["setup_time_s"] == first.setup_time_s
     assert trace[-1].t == pytest.approx(first.wall_time_s, abs=0.05)   # the agent's clock starts at run_start
+
+
+def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
+    """SPEC §7: a sweep re-runs infra-ended cells; the retry's report is what the cell keeps."""
+    from automedbench.sandbox import SandboxError
+    from automedbench.sandbox.local import LocalSandbox
+
+    starts = []
+
+    def flaky(spec):   # the first start fails (an engine not up yet), later ones work
+        starts.append(spec.workspace)
+        if len(starts) == 1:
+            raise SandboxError("container engine not reachable")
+        return LocalSandbox(spec)
+
+    tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
+    register_backend("flaky", flaky)
+    try:
+        [(cell, run_dir, error)] = api.sweep(["brain-lesion-seg"], ["lite"], ["empty"], tmp_path / "sweep",
+                                             sandbox="flaky", data_root=tmp_path / "data", infra_retries=1)
+    finally:
+        _BACKENDS.pop("flaky")
+    assert error is None and len(starts) == 2
+    r = DetailReport.model_validate_json((Path(run_dir) / "detail_report.json").read_text())
+    assert r.run.end_reason == "submitted" and "infra_error" not in r.flags and r.task.score == 0

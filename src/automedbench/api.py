@@ -315,19 +315,27 @@ class Cell:
 
 
 def _finished(run_dir: Path) -> bool:
-    """A cell is done when it has a report of a run that ended (an interrupted run, even one
-    scored with --force, is run again)."""
+    """A cell is done when it has the report of a run that ended on its own: an interrupted
+    run (even one scored with --force) or one the infrastructure ended is run again."""
     try:
         report = DetailReport.model_validate_json(RunFiles(run_dir).report.read_text())
     except (OSError, ValueError):
         return False
-    return report.run.end_reason not in ("interrupted", None) and "interrupted" not in report.flags
+    return (report.run.end_reason not in ("interrupted", None, *INFRA_END_REASONS)
+            and not {"interrupted", "infra_error"} & set(report.flags))
 
 
-def _run_cell(cell: Cell, root: str, kwargs: dict) -> tuple[Cell, str, str | None]:
+def _run_cell(cell: Cell, root: str, kwargs: dict, infra_retries: int = 0) -> tuple[Cell, str, str | None]:
+    """Run one cell; a run the infrastructure ended (sandbox, provider) is run again up to
+    `infra_retries` times (SPEC §7); the last attempt is what the cell keeps."""
     try:
-        path = run_one(cell.task, cell.tier, cell.agent, run_dir=cell.dir(Path(root)), **kwargs)
-        return cell, str(path), None
+        for attempt in range(infra_retries + 1):
+            path = run_one(cell.task, cell.tier, cell.agent, run_dir=cell.dir(Path(root)), **kwargs)
+            if _finished(path) or attempt == infra_retries:
+                return cell, str(path), None
+            log.warning("cell %s/%s/%s#%d ended on an infrastructure fault; retry %d of %d", cell.task, cell.tier,
+                        cell.agent, cell.repeat, attempt + 1, infra_retries)
+        raise AssertionError("unreachable")
     except Exception as exc:  # one bad cell never stops a sweep
         return cell, str(cell.dir(Path(root))), f"{type(exc).__name__}: {exc}"
 
@@ -342,11 +350,12 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
 
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
-          repeats: int = 1, workers: int = 1, resume: bool = True,
+          repeats: int = 1, workers: int = 1, resume: bool = True, infra_retries: int = 2,
           progress: Callable[[Cell, str, str | None], None] | None = None, **kwargs) -> list[tuple[Cell, str, str | None]]:
     """Run every (task, tier, agent, repeat) cell. With resume, cells whose run directory
     already holds the report of a finished run are skipped, so an interrupted sweep picks up
-    where it stopped and re-runs the interrupted cells. Returns (cell, run_dir, error-or-None) for every cell."""
+    where it stopped and re-runs the interrupted cells. A cell the infrastructure ended is
+    retried up to `infra_retries` times. Returns (cell, run_dir, error-or-None) for every cell."""
     root = Path(out_dir)
     check_sweep(tasks, tiers, agents, **kwargs)   # fail fast on user errors, before any work
     cells = [Cell(t, tier, a, r) for t in tasks for tier in tiers for a in agents for r in range(repeats)]
@@ -360,13 +369,13 @@ def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path |
             todo.append(cell)
     if workers <= 1:
         for cell in todo:
-            res = _run_cell(cell, str(root), kwargs)
+            res = _run_cell(cell, str(root), kwargs, infra_retries)
             results.append(res)
             if progress:
                 progress(*res)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_cell, cell, str(root), kwargs) for cell in todo]
+            futures = [pool.submit(_run_cell, cell, str(root), kwargs, infra_retries) for cell in todo]
             for fut in as_completed(futures):
                 res = fut.result()
                 results.append(res)

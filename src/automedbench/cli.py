@@ -203,13 +203,16 @@ def sweep(task: list[str] = typer.Option(..., "--task", metavar="TASK", help="Ta
           workers: int = typer.Option(1, "--workers", min=1, metavar="N", help="Cells run in parallel (processes)."),
           resume: bool = typer.Option(True, "--resume/--no-resume",
                                       help="Skip cells that already have the report of a finished run."),
+          infra_retries: int = typer.Option(2, "--infra-retries", min=0, metavar="N",
+                                            help="Re-run a cell the sandbox or provider ended, up to N times."),
           sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Run every task × tier × agent × repeat (resumable), then write the leaderboard."""
-    _do_sweep(task, tier, agent, out_dir, repeats, workers, resume, None, sandbox=sandbox, network=_net(network),
+    _do_sweep(task, tier, agent, out_dir, repeats, workers, resume, None, infra_retries=infra_retries,
+              sandbox=sandbox, network=_net(network),
               judges=judge, data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config)
 
 
