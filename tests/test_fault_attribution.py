@@ -141,7 +141,7 @@ def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
     tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
     register_backend("flaky", flaky)
     try:
-        [(cell, run_dir, error)] = api.sweep(["brain-lesion-seg"], ["lite"], ["empty"], tmp_path / "sweep",
+        [(_, run_dir, error)] = api.sweep(["brain-lesion-seg"], ["lite"], ["empty"], tmp_path / "sweep",
                                              sandbox="flaky", data_root=tmp_path / "data", infra_retries=1)
     finally:
         _BACKENDS.pop("flaky")
