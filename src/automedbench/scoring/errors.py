@@ -9,7 +9,13 @@ from pathlib import Path
 
 import yaml
 
-from ..runs.models import ErrorCode, StageResult, TaskResult, TraceEvent
+from ..runs.models import (
+    INFRA_END_REASONS,
+    ErrorCode,
+    StageResult,
+    TaskResult,
+    TraceEvent,
+)
 
 
 @lru_cache(maxsize=1)
@@ -17,7 +23,8 @@ def error_table() -> dict:
     return yaml.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
 
 
-INFRA_END_REASONS = {"provider_error", "provider_unavailable", "harness_error"}
+# end_detail values (api.run_one) that mean the model provider, not the sandbox, failed
+PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
 
 # a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT)
@@ -39,10 +46,10 @@ def _excerpt(text: str | None, n: int = 200) -> str:
 
 def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None], task: TaskResult,
                   *, submitted: bool, end_reason: str | None, workspace: Path,
-                  all_trivial: bool = False) -> list[ErrorCode]:
+                  all_trivial: bool = False, end_detail: str | None = None) -> list[ErrorCode]:
     fired: list[ErrorCode] = []
-    # a run cut short by the provider or the harness is not the agent's missing submission
-    infra_end = end_reason in INFRA_END_REASONS
+    # a run cut short by the provider, the harness or the user is not the agent's missing submission
+    infra_end = end_reason in INFRA_END_REASONS or end_reason in ("interrupted", None)
     execs = [e for e in trace if e.type == "execution"]
 
     if not (workspace / "plan" / "plan.md").is_file():
@@ -123,15 +130,20 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     if end_reason in BUDGET_END_REASONS:
         fired.append(make_error("BUDGET_EXHAUSTED", end_reason=end_reason))
     fired += _tool_calling_errors(trace)
-    if end_reason in ("provider_error", "provider_unavailable"):
-        fault = next((e for e in trace if e.type == "error" and e.kind == "infrastructure"), None)
-        if fault and (fault.data or {}).get("fault") == "request_rejected":
-            fired.append(make_error("INFRA_REQUEST_REJECTED", end_reason=end_reason, excerpt=_excerpt(fault.message)))
-        else:
-            fired.append(make_error("INFRA_PROVIDER", end_reason=end_reason))
-    if end_reason == "harness_error":
-        fault = next((e for e in trace if e.type == "error" and e.kind == "infrastructure"), None)
-        fired.append(make_error("INFRA_HARNESS", excerpt=_excerpt(fault.message if fault else "")))
+    provider = end_reason in PROVIDER_DETAILS or (end_reason == "infra_error" and end_detail in PROVIDER_DETAILS)
+    fault = next((e for e in trace if e.type == "error" and e.kind == "infrastructure"), None)
+    if provider and fault is not None and (fault.data or {}).get("fault") == "request_rejected":
+        # an interop fault between harness and server (e.g. a field the server refuses), not an outage
+        fired.append(make_error("INFRA_REQUEST_REJECTED", end_reason=end_reason, detail=end_detail or end_reason,
+                                excerpt=_excerpt(fault.message)))
+    elif provider:
+        fired.append(make_error("INFRA_PROVIDER", end_reason=end_reason, detail=end_detail or end_reason,
+                                excerpt=_excerpt(fault.message if fault else "")))
+    elif end_reason in ("harness_error", "infra_error"):
+        code = "INFRA_SANDBOX" if (end_detail or "").startswith("sandbox") else "INFRA_HARNESS"
+        fired.append(make_error(code, detail=end_detail, excerpt=_excerpt(fault.message if fault else "")))
+    if end_reason in ("interrupted", None):
+        fired.append(make_error("RUN_INTERRUPTED", end_reason=end_reason, detail=end_detail))
     if end_reason == "agent_crash":
         crash = next((e for e in trace if e.type == "error" and e.kind == "agent_crash"), None)
         fired.append(make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else "")))

@@ -50,7 +50,7 @@ def _codes(trace: list[TraceEvent]) -> dict[int, str]:
 class HeuristicJudge:
     backend = "heuristic"
     model = None
-    version = "1"
+    version = "2"
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
         return {"s1": self._s1(ev), "s2": self._s2(ev), "s3": self._s3(ev)}
@@ -77,12 +77,13 @@ class HeuristicJudge:
             "s1e": float(png is not None),
             "s1f": float(png is not None and png[0] >= 200 and png[1] >= 100),
         }
-        for auto in rubric.auto_passed(ev.tier):
-            items[auto] = 1.0
+        na = rubric.not_applicable_in(ev.tier)
+        for item in na:   # not asked in this tier: left out of the mean, never passed
+            items.pop(item, None)
         why = (f"plan.md {'present' if has_plan else 'missing'}; {steps} step lines; target words "
                f"{target_words} {'found' if fits else 'not all found'}; candidates named {mentioned}, "
                f"table rows {max(table_rows, 0)}; plan.png {'%dx%d' % png if png else 'missing/invalid'}"
-               f"{'; auto-pass ' + ','.join(rubric.auto_passed(ev.tier)) if rubric.auto_passed(ev.tier) else ''}"
+               f"{'; not applicable in ' + ev.tier + ': ' + ','.join(na) if na else ''}"
                "; (heuristic: plot content not inspected, size only)")
         return StageResult(score=rubric.score(items), items=items, rationale=why)
 
