@@ -282,7 +282,7 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         unisolated_runs=sum(is_unisolated(r.run.sandbox) for r in runs),
         sandboxes=sorted({r.run.sandbox for r in runs}),
         medals=dict(sorted(Counter(r.medal for r in done).items())),
-        ratings=dict(sorted(Counter(r.rating for r in done).items())),
+        ratings=dict(sorted(Counter(r.rating or "unrated" for r in done).items())),
         run_ids=[r.run.run_id for r in runs],
         **extra,
     )

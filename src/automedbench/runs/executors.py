@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UserError
+
 
 @dataclass(frozen=True)
 class Resources:
@@ -56,7 +58,7 @@ class JobResult:
     worker: str = ""              # host:pid of the process that ran it
 
 
-class ExecutorError(RuntimeError):
+class ExecutorError(UserError, RuntimeError):
     """An executor cannot be used as asked (Ray not installed, no GPU for a GPU task...)."""
 
 
@@ -72,7 +74,7 @@ def execute_job(job: RunJob, gpu_ids: list[str] | None) -> JobResult:
     try:
         run_one(job.task, job.tier, job.agent, run_dir=job.run_dir, **job.kwargs)
         return JobResult(job.key, job.run_dir, None, time.monotonic() - t0, seen, worker)
-    except BaseException as exc:  # one bad cell never stops a sweep
+    except Exception as exc:  # one bad cell never stops a sweep (Ctrl-C/SIGTERM do: they propagate)
         return JobResult(job.key, job.run_dir, f"{type(exc).__name__}: {exc}", time.monotonic() - t0, seen, worker)
     finally:
         if gpu_ids is not None:
@@ -170,10 +172,53 @@ class LocalPool:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
-    def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def shutdown(self, kill: bool = False) -> None:
+        """kill=True (Ctrl-C): SIGTERM the workers, so their runs close as `interrupted`
+        (a restart re-runs them) instead of the sweep waiting for them to finish."""
+        if self._pool is None:
+            return
+        if kill:
+            for proc in list(getattr(self._pool, "_processes", {}).values()):
+                try:
+                    proc.terminate()
+                except (OSError, AttributeError):
+                    pass
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
+
+
+class InlinePool:
+    """One slot, runs in the sweep's own process: no worker start-up, and in-process
+    registrations (a test's sandbox backend) apply. What `--workers 1` gets."""
+
+    name = "inline"
+
+    def __init__(self, gpus: list[str] | None = None):
+        self.gpus = list(detect_gpus() if gpus is None else gpus)
+        self._queue: list[tuple[object, RunJob]] = []
+
+    def check(self, res: Resources) -> str | None:
+        if res.gpus > len(self.gpus):
+            return f"needs {res.gpus} GPU(s) but this machine offers {len(self.gpus)}"
+        return None
+
+    def can_start(self, res: Resources) -> bool:
+        return not self._queue
+
+    def submit(self, job: RunJob) -> object:
+        handle = object()
+        self._queue.append((handle, job))
+        return handle
+
+    def wait(self, handles: list, timeout: float) -> list[tuple[Any, JobResult]]:
+        if not self._queue:
+            return []
+        handle, job = self._queue.pop(0)
+        ids = self.gpus[:job.resources.gpus] if self.gpus else None
+        return [(handle, execute_job(job, ids))]
+
+    def shutdown(self, kill: bool = False) -> None:
+        self._queue.clear()
 
 
 def _ray_execute(job: RunJob) -> JobResult:
@@ -242,7 +287,7 @@ class RayPool:
             results.append((ref, res))
         return results
 
-    def shutdown(self) -> None:
+    def shutdown(self, kill: bool = False) -> None:
         for ref in list(self._held):
             try:
                 self.ray.cancel(ref, force=True)
@@ -255,7 +300,7 @@ class RayPool:
 def make_executor(kind: str, *, workers: int = 1, address: str | None = None,
                   gpus: list[str] | None = None):
     if kind == "local":
-        return LocalPool(workers, gpus)
+        return InlinePool(gpus) if workers <= 1 else LocalPool(workers, gpus)
     if kind == "ray":
         return RayPool(address, num_cpus=workers if address is None else None)
     raise ExecutorError(f"unknown executor {kind!r} (choose local or ray)")

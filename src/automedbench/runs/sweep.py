@@ -40,20 +40,21 @@ from typing import Any, Callable, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import UserError
 from .executors import JobResult, Resources, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
+from .models import INFRA_END_REASONS as MODEL_INFRA_END_REASONS
 
-# Runs that ended because of the harness, the sandbox or the provider (SPEC §7). `interrupted`
-# is re-run without counting as an attempt (the sweep itself was stopped).
-INFRA_END_REASONS = frozenset({"infra_error", "harness_error", "provider_unavailable", "provider_error",
-                               "interrupted"})
+# Runs that ended because of the harness, the sandbox or the provider (SPEC §7), plus
+# `interrupted` (a stopped run is nobody's score either): a sweep re-runs them.
+INFRA_END_REASONS = frozenset(MODEL_INFRA_END_REASONS | {"interrupted"})
 LOCK_NAME = "sweep.lock.json"
 PID_NAME = ".sweep.pid"
 ATTEMPTS_DIR = ".attempts"
 LOCK_VERSION = 1
 
 
-class SweepConfigError(ValueError):
+class SweepConfigError(UserError, ValueError):
     """A sweep file or configuration is invalid, or conflicts with the root's lock. One line."""
 
 
@@ -345,23 +346,18 @@ def _resources(spec: SweepSpec, task_obj) -> Resources:
 
 
 def validate(spec: SweepSpec) -> dict[str, Any]:
-    """User errors before any run starts: unknown task/tier/agent, unstaged official data."""
-    from ..agents import get_agent
-    from ..api import ensure_dataset
-    from ..tasks import check_tier, get_task
+    """User errors before any run starts (api.prepare_run for every agent x task x tier:
+    unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
+    from ..api import check_sweep
+    from ..tasks import get_task
     o = spec.options
-    tasks_dirs = [Path(p) for p in o.tasks_dirs] if o.tasks_dirs else None
-    agent_cfgs = [Path(p) for p in o.agent_configs] if o.agent_configs else None
+    kw = run_kwargs(spec)
     cells = expand_cells(spec)
-    tasks = {}
-    for t in sorted({c.task for c in cells}):
-        tasks[t] = get_task(t, tasks_dirs)
-        ensure_dataset(tasks[t], o.data_root)
-    for tier in sorted({c.tier for c in cells}):
-        check_tier(tier)
-    for a in sorted({c.agent for c in cells}):
-        get_agent(a, agent_cfgs)
-    return tasks
+    combos = sorted({(c.task, c.tier, c.agent) for c in cells})
+    for task, tier, agent in combos:
+        check_sweep([task], [tier], [agent], **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs",
+                                                                  "agent_configs", "judges")})
+    return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
 
 
 def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
@@ -439,8 +435,10 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
                         continue
                     results[cell] = outcome
                     emit(SweepEvent("finish", cell, outcome, running=list(running.values())))
-        finally:
-            pool.shutdown()
+        except BaseException:  # Ctrl-C, SIGTERM, a bug: stop the runs; a restart re-runs them
+            pool.shutdown(kill=True)
+            raise
+        pool.shutdown()
     return [results[c] for c in cells]
 
 
