@@ -28,7 +28,7 @@ import numpy as np
 
 from automedbench.data import DatasetPaths, write_manifest
 from automedbench.runs.sweep import RunOptions, SweepSpec, run_sweep
-from automedbench.tasks import BUILTIN_DIR
+from automedbench.tracks.segmentation import SegmentationTrack
 
 
 def tiny_task(root: Path) -> tuple[Path, Path]:
@@ -44,7 +44,7 @@ def tiny_task(root: Path) -> tuple[Path, Path]:
         cases.append({"case_id": cid, "lesion_positive": i > 0})
     write_manifest(paths, dataset="tiny-lesion", description="bench", cases=cases, provenance={})
     (tasks / "tiny-seg").mkdir(parents=True)
-    src = (BUILTIN_DIR / "brain-lesion-seg" / "task.yaml").read_text()
+    src = (SegmentationTrack.tasks_dir / "brain-lesion-seg" / "task.yaml").read_text()
     (tasks / "tiny-seg" / "task.yaml").write_text(
         src.replace("id: brain-lesion-seg", "id: tiny-seg").replace("dataset: mni-brain-lesion", "dataset: tiny-lesion"))
     return data, tasks

@@ -15,7 +15,7 @@ import pytest
 from helpers import tiny_lesion_dataset
 from llm.fake_openai import FakeOpenAI, call, completion, error
 
-from automedbench.tasks import BUILTIN_DIR
+from automedbench.tracks.segmentation import SegmentationTrack
 
 
 class Responder:
@@ -61,7 +61,7 @@ def sweep_env(tmp_path, fake_llm):
     tiny_lesion_dataset(data / "tiny-lesion", n_cases=2)
     tasks = tmp_path / "tasks"
     (tasks / "tiny-seg").mkdir(parents=True)
-    src = (BUILTIN_DIR / "brain-lesion-seg" / "task.yaml").read_text()
+    src = (SegmentationTrack.tasks_dir / "brain-lesion-seg" / "task.yaml").read_text()
     (tasks / "tiny-seg" / "task.yaml").write_text(
         src.replace("id: brain-lesion-seg", "id: tiny-seg").replace("dataset: mni-brain-lesion", "dataset: tiny-lesion"))
     retry = "{max_retries: 0, backoff_base_s: 0.01, backoff_max_s: 0.02}"
