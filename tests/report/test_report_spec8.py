@@ -71,12 +71,21 @@ def test_stratified_bootstrap_against_hand_values():
 
 
 def test_page_names_harness_rubric_and_judges(tmp_path, make_report):
-    index = write_leaderboard([make_report("a1")], tmp_path / "site")
+    from automedbench.scoring.rubric import load_rubric
+    current = str(load_rubric().version)
+    index = write_leaderboard([make_report("a1")], tmp_path / "site", analysis_plots=False)
     html = index.read_text()
-    board = aggregate([make_report("a1")])
-    assert board.harness_version == __version__ and board.rubric_version == "1"
+    board = aggregate([make_report("a1")])      # reports without recorded versions: the current ones
+    assert board.harness_version == __version__ and board.rubric_version == current
     assert board.judges == ["heuristic v1"]
-    assert f"harness {__version__}" in html and "rubric v1" in html and "heuristic v1" in html
+    assert f"harness {__version__}" in html and f"rubric v{current}" in html and "heuristic v1" in html
+    # the versions the reports were scored with win, and a mix is shown, not hidden
+    old = make_report("o1")
+    old.versions = {"harness_scored": "0.0.9", "rubric": "1"}
+    new = make_report("n1")
+    new.versions = {"harness_scored": "0.1.0", "rubric": "2"}
+    mixed = aggregate([old, new])
+    assert mixed.rubric_version == "1, 2" and mixed.harness_version == "0.0.9, 0.1.0"
 
 
 def test_infra_and_judge_incomplete_counts_beside_the_row(tmp_path, make_report):

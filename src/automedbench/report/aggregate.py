@@ -351,7 +351,8 @@ def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
         tasks=sorted({r.run.task for r in runs}),
         tiers=sorted({r.run.tier for r in runs}, key=_tier_key),
         error_categories=categories,
-        harness_version=_harness_version(), rubric_version=_rubric_version(),
+        harness_version=_recorded(runs, "harness_scored") or _harness_version(),
+        rubric_version=_recorded(runs, "rubric") or _rubric_version(),
         judges=sorted({judge_name(r) for r in runs}),
         metrics={t: sorted({r.task.metric_name for r in runs if r.run.task == t}) for t in sorted({r.run.task for r in runs})},
         infra_runs=sum(is_infra(r) for r in runs),
@@ -362,6 +363,13 @@ def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
 def judge_name(r: DetailReport) -> str:
     j = r.judge
     return j.backend + (f":{j.model}" if j.model else "") + (f" v{j.version}" if j.version else "")
+
+
+def _recorded(runs: Sequence[DetailReport], key: str) -> str:
+    """The versions the reports say they were scored with ('1, 2' when they differ)."""
+    seen = sorted({str((getattr(r, "versions", None) or {}).get(key)) for r in runs
+                   if (getattr(r, "versions", None) or {}).get(key)})
+    return ", ".join(seen)
 
 
 def _harness_version() -> str:

@@ -286,7 +286,7 @@ def _copy_static(out: Path) -> None:
 def run_row(r: DetailReport) -> dict:
     return {"run_id": r.run.run_id, "slug": run_slug(r.run.run_id), "agent": r.run.agent, "task": r.run.task,
             "tier": r.run.tier, "track": r.run.track, "overall": r.overall, "agentic": r.agentic,
-            "task_score": r.task.score, "rating": r.rating, "n_codes": sum(not e.infrastructure for e in r.errors),
+            "task_score": r.task.score, "rating": r.rating or "—", "n_codes": sum(not e.infrastructure for e in r.errors),
             "codes": [e.code for e in r.errors], "turns": r.run.turns, "wall": r.run.wall_time_s,
             "status": run_status(r),
             "stages": {s: (r.stages[s].score if s in r.stages else None) for s in STAGES}}
