@@ -210,7 +210,7 @@ class SweepProgress:
 
 
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None, compact=False) -> tuple[list, Path]:
+              leaderboard_dir=None, compact=False) -> tuple[list, Path, float]:
     from .report import aggregate, collect_reports, runs_table, write_leaderboard
     from .report.table import agents_table
     from .runs.executors import ExecutorError
@@ -237,10 +237,10 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
     import time
     t_site = time.monotonic()
     site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
-    _do_sweep.site_s = time.monotonic() - t_site  # for the demo's "slowest step"
+    site_s = time.monotonic() - t_site
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
-    return results, site
+    return results, site, site_s
 
 
 @app.command()
@@ -320,9 +320,8 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
                      options=RunOptions(sandbox=sandbox, network=False,
                                         data_root=str(data_root.resolve()) if data_root else None))
     t1 = time.monotonic()
-    results, site = _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
+    results, site, site_s = _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
                               leaderboard_dir=out_dir / "leaderboard", compact=True)
-    site_s = getattr(_do_sweep, "site_s", 0.0)
     steps.append((f"sweep of {len(results)} runs ({workers} workers)", time.monotonic() - t1 - site_s))
     steps.append(("build the site", site_s))
     slow = _slowest_tool_call([r.run_dir for r in results])
