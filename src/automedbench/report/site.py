@@ -152,6 +152,35 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
 _CALL_REF = re.compile(r"\bcalls? \[?([\d, ]+)\]?")
 
 
+def evidence_links(ev: dict, step: str, known_calls: set, turns: set) -> list[dict]:
+    """Where a code's evidence points in the run page: the turn, the call(s), the case rows,
+    the plan; S1-S3 codes without a pointer link to the judge's verdicts."""
+    links: list[dict] = []
+
+    def add(target: str, label: str) -> None:
+        if all(link["target"] != target for link in links):
+            links.append({"target": target, "label": label})
+    if isinstance(ev.get("turn"), int) and ev["turn"] in turns:
+        add(f"turn-{ev['turn']}", f"turn {ev['turn']}")
+    idxs = [ev.get("call")] + list(ev.get("calls") or [])
+    for text in (ev.get("rationale"), ev.get("excerpt")):  # "pilot calls [], batch starts at call 3"
+        if isinstance(text, str):
+            for m in _CALL_REF.finditer(text):
+                idxs += [int(x) for x in re.findall(r"\d+", m.group(1))]
+    for i in idxs:
+        if isinstance(i, int) and i in known_calls:
+            add(f"call-{i}", f"call {i}")
+    for c in ev.get("cases") or []:
+        cid = c.get("case_id") if isinstance(c, dict) else c
+        if isinstance(cid, str):
+            add(f"case-{cid}", cid)
+    if step == "S1":
+        add("plan", "plan")
+    if not links and step in ("S1", "S2", "S3"):
+        add("judge", "judge verdicts")
+    return links
+
+
 def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str]) -> list[dict]:
     """Each fired code with its evidence and links to the turn/call/case/plan it points at."""
     known_calls = {c["index"] for c in calls}
@@ -159,32 +188,10 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str]) -
     rows = []
     for e in r.errors:
         ev = dict(e.evidence or {})
-        links: list[dict] = []
-
-        def add(target: str, label: str) -> None:
-            if all(link["target"] != target for link in links):
-                links.append({"target": target, "label": label})
-        if isinstance(ev.get("turn"), int) and ev["turn"] in turns:
-            add(f"turn-{ev['turn']}", f"turn {ev['turn']}")
-        idxs = [ev.get("call")] + list(ev.get("calls") or [])
-        for text in (ev.get("rationale"), ev.get("excerpt")):  # "pilot calls [], batch starts at call 3"
-            if isinstance(text, str):
-                for m in _CALL_REF.finditer(text):
-                    idxs += [int(x) for x in re.findall(r"\d+", m.group(1))]
-        for i in idxs:
-            if isinstance(i, int) and i in known_calls:
-                add(f"call-{i}", f"call {i}")
-        for c in ev.get("cases") or []:
-            cid = c.get("case_id") if isinstance(c, dict) else c
-            if isinstance(cid, str):
-                add(f"case-{cid}", cid)
-        if e.step == "S1":
-            add("plan", "plan")
-        if not links and e.step in ("S1", "S2", "S3"):
-            add("judge", "judge verdicts")
         shown = [(k, v if isinstance(v, str) else json.dumps(v)[:600]) for k, v in ev.items() if k != "what"]
         rows.append({"code": e.code, "step": e.step, "category": e.category, "infrastructure": e.infrastructure,
-                     "text": ev.get("what") or code_texts.get(e.code, ""), "evidence": shown, "links": links})
+                     "text": ev.get("what") or code_texts.get(e.code, ""), "evidence": shown,
+                     "links": evidence_links(ev, e.step, known_calls, turns)})
     return rows
 
 

@@ -350,7 +350,6 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
     unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
     from ..api import check_sweep
     from ..tasks import get_task
-    o = spec.options
     kw = run_kwargs(spec)
     cells = expand_cells(spec)
     combos = sorted({(c.task, c.tier, c.agent) for c in cells})
