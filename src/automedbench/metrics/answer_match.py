@@ -5,7 +5,8 @@ Normalisation (the rules are a TABLE, `answer_normalisation.yaml`; this module o
                   whitespace collapsed.
   canonical(text) basic, then the table's phrases and number words mapped to one canonical
                   spelling (longest token sequence first: "magnetic resonance imaging" -> "mri",
-                  "two" -> "2"), then the table's filler words dropped.
+                  "two" -> "2"), then the table's filler words dropped, then a token repeated
+                  in a row kept once ("computed tomography (CT)" -> "ct").
 
 Open questions:
   - yes/no reference (its basic form is a yes/no synonym): STRICT. The prediction's polarity is
@@ -17,7 +18,7 @@ Open questions:
     evaluate-v1.1.py): F1 over the multiset of tokens, 0 when nothing overlaps.
 
 Multiple choice: exact label. `parse_choice` reads a label embedded in text, in this order
-(the first rule that yields exactly one valid label wins; two different labels = ambiguous):
+(rules 2-4 must agree: two different labels found anywhere by them = ambiguous, no label):
   1. the whole text is a label, optionally wrapped: "B", "(B)", "B.", "b)"
   2. an explicit statement: "answer is C", "Answer: (C)", "option D", "choice: b."
      (a lower-case letter only when followed by punctuation or the end: "the answer is a
@@ -35,10 +36,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 
@@ -66,10 +68,11 @@ class AnswerTable:
     no: frozenset[str]
     yes_no_words: Mapping[str, str]                     # single-token synonyms -> yes/no
     placeholders: frozenset[str]
+    collapse_repeats: bool = True
     version: int = 0
 
     @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any]) -> "AnswerTable":
+    def from_mapping(cls, raw: Mapping[str, Any]) -> AnswerTable:
         phrases: dict[tuple[str, ...], tuple[str, ...]] = {}
         for canonical, spellings in (raw.get("phrases") or {}).items():
             target = tuple(basic(str(canonical)).split())
@@ -86,6 +89,7 @@ class AnswerTable:
                    drop=frozenset(basic(str(w)) for w in raw.get("drop") or []),
                    yes=yes, no=no, yes_no_words=single,
                    placeholders=frozenset(basic(str(p)) for p in raw.get("placeholders") or []),
+                   collapse_repeats=bool(raw.get("collapse_repeats", True)),
                    version=int(raw.get("version", 0)))
 
 
@@ -109,7 +113,10 @@ def canonical_tokens(text: str, table: AnswerTable) -> tuple[str, ...]:
         else:
             out.append(tokens[i])
             i += 1
-    return tuple(t for t in out if t not in table.drop)
+    kept = [t for t in out if t not in table.drop]
+    if table.collapse_repeats:
+        kept = [t for i, t in enumerate(kept) if i == 0 or t != kept[i - 1]]
+    return tuple(kept)
 
 
 def polarity(text: str, table: AnswerTable) -> str | None:
@@ -191,22 +198,20 @@ def parse_choice(text: str | None, labels: Iterable[str],
     text = str(text)
     valid = {str(label).upper() for label in labels}
 
-    def unique(found: Iterable[str]) -> str | None:
-        hits = {f.upper() for f in found if f and f.upper() in valid}
-        return hits.pop() if len(hits) == 1 else None
-
     m = _WRAPPED.match(text)
     if m and m.group(1).upper() in valid:
         return m.group(1).upper(), "label"
-    for rule, found in (("statement", [a or b for a, b in _STATEMENT.findall(text)]),
-                        ("leading", _LEADING.findall(text)),
-                        ("parenthesised", _PAREN.findall(text))):
-        if found:
-            label = unique(found)
-            if label:
-                return label, rule
-            if len({f.upper() for f in found if f.upper() in valid}) > 1:
-                return None, f"ambiguous: several labels ({rule})"
+    # rules 2-4 together: the first that fires names the rule, and every label any of them
+    # finds must be the same one ("(A) or (B)" is ambiguous, not A)
+    hits = [(rule, {f.upper() for f in found if f and f.upper() in valid}) for rule, found in (
+        ("statement", [a or b for a, b in _STATEMENT.findall(text)]),
+        ("leading", _LEADING.findall(text)),
+        ("parenthesised", _PAREN.findall(text)))]
+    labels_found = set().union(*(h for _, h in hits))
+    if len(labels_found) > 1:
+        return None, f"ambiguous: several labels ({', '.join(sorted(labels_found))})"
+    if labels_found:
+        return labels_found.pop(), next(rule for rule, h in hits if h)
     if options:
         table = table or load_table()
         pred = canonical_tokens(text, table)

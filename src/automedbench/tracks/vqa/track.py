@@ -30,8 +30,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    ScoringContext, SubmissionLayout, OutputFile, SubmittedCase, TrackWording)
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
 from ..safety import safe_output_file
 
 ANSWER_FILE = "answer.json"
@@ -138,7 +149,7 @@ def judge_answer(context: ScoringContext, question: str, reference: str, predict
             pass
     try:
         value = context.answer_judge(question, reference, prediction)
-    except Exception:  # a judge fault is never the agent's: the case is unjudged, not 0
+    except Exception:  # noqa: BLE001 — a judge fault is never the agent's: unjudged, not 0
         return None
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
             or float(value) not in JUDGE_VALUES:
@@ -224,7 +235,7 @@ class VQATrack:
                 return CaseCheck(False, reason)
             answer["placeholder"] = placeholder_reason(answer, mcq)
             return CaseCheck(True, "", prediction=answer, non_trivial=not answer["placeholder"])
-        except Exception as exc:  # the checker never raises for bad agent output
+        except Exception as exc:  # noqa: BLE001 — the checker never raises for bad agent output
             return CaseCheck(False, f"{ANSWER_FILE}: unreadable ({type(exc).__name__})")
 
     def score_case(self, prediction: dict[str, Any], reference: dict[str, Any], options: Any,
@@ -246,7 +257,8 @@ class VQATrack:
             label, rule = parse_choice(text, options_map, options_map)
             if label is None and prediction.get("predicted_label"):
                 # the label field held no label ("pneumonia"): fall back to the answer text
-                label, rule = parse_choice(prediction.get("predicted_answer"), options_map, options_map)
+                label, second = parse_choice(prediction.get("predicted_answer"), options_map, options_map)
+                rule = second if label else f"predicted_label: {rule}; predicted_answer: {second}"
             extra.update(parsed_label=label, label_rule=rule)
             correct = float(label == str(reference["label"]).upper())
             return CaseScore(metrics={"score": correct, "placeholder": 0.0}, extra=extra)

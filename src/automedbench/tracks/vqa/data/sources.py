@@ -174,7 +174,7 @@ def mni_slice(plane: str, position: float) -> Source:
     t1, brain = _mni()
     axis = {"sagittal": 0, "coronal": 1, "axial": 2}[plane]
     extent = np.flatnonzero(brain.any(axis=tuple(a for a in range(3) if a != axis)))
-    k = int(round(extent[0] + position * (extent[-1] - extent[0])))
+    k = round(float(extent[0] + position * (extent[-1] - extent[0])))
     img = np.take(t1, k, axis=axis)
     mask = np.take(brain, k, axis=axis)
     img, mask = np.rot90(img), np.rot90(mask)

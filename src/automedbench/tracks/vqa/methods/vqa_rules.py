@@ -147,7 +147,7 @@ def choose_option(answer: str, options: dict[str, str]) -> tuple[str, str]:
         t = text.lower()
         if t == answer.lower() or any(w == t or re.search(rf"\b{re.escape(w)}\b", t) for w in words):
             return label, f"matched option {label} ({text})"
-    first = sorted(options)[0]
+    first = min(options)
     return first, f"no option matched {answer!r}; guessed {first}"
 
 
