@@ -125,6 +125,10 @@ def _source(source: Any, dataset: str) -> Path:
 
 
 def _find(root: Path, *candidates: str) -> Path:
+    """The first candidate that exists under root (tried directly, then searched for)."""
+    for c in candidates:
+        if (root / c).exists():
+            return root / c
     for c in candidates:
         hits = [root / c] if (root / c).exists() else sorted(root.glob(f"**/{c}"))
         if hits:
@@ -162,8 +166,8 @@ def read_vqa_rad(root: Path, split: str = "test") -> Iterator[QARecord]:
 
 
 def read_slake(root: Path, split: str = "test") -> Iterator[QARecord]:
-    qa = _find(root, f"{split}.json")
-    images = _find(root, "imgs")
+    qa = _find(root, f"Slake1.0/{split}.json", f"{split}.json")
+    images = _find(root, "Slake1.0/imgs", "imgs")
     for item in _read_json(qa):
         if item.get("q_lang", "en") != "en":
             continue
@@ -184,12 +188,12 @@ class _PlainUnpickler(pickle.Unpickler):
 
 
 def read_pathvqa(root: Path, split: str = "test") -> Iterator[QARecord]:
-    qa = _find(root, f"{split}_qa.pkl")
+    qa = _find(root, f"pvqa/qas/{split}/{split}_qa.pkl", f"qas/{split}/{split}_qa.pkl", f"{split}_qa.pkl")
     try:
         items = _PlainUnpickler(io.BytesIO(qa.read_bytes())).load()
     except (pickle.UnpicklingError, EOFError, ValueError) as exc:
         raise DatasetError(f"{qa}: not a plain data pickle ({exc})") from None
-    image_dir = _find(root, f"images/{split}")
+    image_dir = _find(root, f"pvqa/images/{split}", f"images/{split}")
     for i, item in enumerate(items):
         stem = str(item.get("image", ""))
         image = next((image_dir / f"{stem}{ext}" for ext in ("", ".jpg", ".png", ".jpeg")
