@@ -53,8 +53,9 @@ _SPACE = re.compile(r"\s+")
 
 def basic(text: str) -> str:
     """NFKC, lower case, punctuation to spaces, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return _SPACE.sub(" ", _PUNCT.sub(" ", text)).strip()
+    if not text.isascii():              # NFKC is a no-op on ASCII: skip it on the common path
+        text = unicodedata.normalize("NFKC", text)
+    return _SPACE.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
 
 
 @dataclass(frozen=True, eq=False)   # hashed by identity (cache key); compiled once per process
@@ -144,9 +145,15 @@ def is_placeholder(text: str | None, table: AnswerTable) -> bool:
 
 def token_f1(pred: tuple[str, ...], ref: tuple[str, ...]) -> float:
     """SQuAD token F1 over multisets of tokens. Both empty -> 1.0; one empty -> 0.0."""
-    if not pred or not ref:
+    if not pred or not ref or pred == ref:
         return float(pred == ref)
-    common = sum((Counter(pred) & Counter(ref)).values())
+    # multiset overlap without building two Counters (answers are a handful of tokens)
+    left = Counter(pred)
+    common = 0
+    for t in ref:
+        if left.get(t, 0) > 0:
+            left[t] -= 1
+            common += 1
     if common == 0:
         return 0.0
     p, r = common / len(pred), common / len(ref)
