@@ -17,7 +17,13 @@ from collections import Counter
 
 import yaml
 
-from automedbench.metrics.answer_match import TABLE_PATH, basic, load_table, parse_choice, score_open
+from automedbench.metrics.answer_match import (
+    TABLE_PATH,
+    basic,
+    load_table,
+    parse_choice,
+    score_open,
+)
 
 OPEN_REFS = [("yes", ["yes, there is a lesion", "Yes.", "present", "probably yes", "no", "y"]),
              ("no", ["No", "no lesion", "not present", "yes", "negative", "N/A"]),
