@@ -12,7 +12,9 @@ from automedbench.scoring.judge.panel import JudgePanel
 from automedbench.tracks.base import ScriptedMethods, Track
 from automedbench.tracks.segmentation import TRACK as SEGMENTATION
 from automedbench.tracks.segmentation.scripted import SegmentationMethods
+from automedbench.tracks.vqa import TRACK as VQA
+from automedbench.tracks.vqa.scripted import VQAScriptedMethods
 
-tracks: list[Track] = [SEGMENTATION]
+tracks: list[Track] = [SEGMENTATION, VQA]
 judges: list[type[Judge]] = [HeuristicJudge, LLMJudge, JudgePanel]
-methods: list[type[ScriptedMethods]] = [SegmentationMethods]
+methods: list[type[ScriptedMethods]] = [SegmentationMethods, VQAScriptedMethods]

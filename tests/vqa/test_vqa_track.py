@@ -91,7 +91,7 @@ def test_placeholders_are_flagged_and_score_zero(demo_open, tmp_path):
         rec = records[qid]
         assert rec.status == CaseStatus.OK                       # well-formed, but not an answer
         assert rec.score.metrics["score"] == 0.0 and rec.score.metrics["placeholder"] == 1.0
-        assert rec.score.extra["placeholder"] is True and rec.score.extra["flags"] == ["placeholder_answer"]
+        assert rec.score.extra["placeholder"] is True and rec.score.extra["flags"] == ["placeholder"]
     assert "raw_model_output is empty" in records[ids[2]].score.extra["reason"]
     assert agg.metrics["n_placeholder"] == 3.0
     assert agg.metrics["placeholder_rate"] == pytest.approx(3 / len(ids))

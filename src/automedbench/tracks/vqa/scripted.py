@@ -5,7 +5,7 @@ question.json and its image, pilots ONE question and inspects its answer.json, a
 question, verifies every answer before submitting.
 careless: the same answerer with its bug switched on — questions its lesion rules do not cover
 get the placeholder "unknown" and an empty raw_model_output ("fill in later"), which the scorer
-flags (placeholder_answer) and scores 0.
+flags ("placeholder" -> PLACEHOLDER_OUTPUT) and scores 0.
 """
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ Per-case score (metrics/answer_match.py; normalisation is the table answer_norma
   open yes/no reference: strict polarity match; otherwise max(EM, token-F1) over the reference
        and its alternatives.
   Placeholders ("unknown", "n/a", an empty answer, or an empty raw_model_output beside a
-  non-empty answer) score 0 and are flagged: CaseScore.extra["flags"] = ["placeholder_answer"].
+  non-empty answer) score 0 and are flagged: CaseScore.extra["flags"] = ["placeholder"] (the
+  core fires PLACEHOLDER_OUTPUT for flagged cases).
 Optional LLM answer judge (ScoringContext.answer_judge, open questions only): {0, 0.5, 1}, cached
 by content; a question it could not judge is None, never 0. Reported beside the deterministic
 score with their agreement rate; it never replaces the task score.
@@ -46,7 +47,7 @@ from ..base import (
 from ..safety import safe_output_file
 
 ANSWER_FILE = "answer.json"
-PLACEHOLDER_FLAG = "placeholder_answer"
+PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
 JUDGE_VALUES = (0.0, 0.5, 1.0)
 
 
@@ -58,7 +59,6 @@ class VQAOptions(BaseModel):
     max_answer_bytes: int = Field(65_536, gt=0)       # a larger answer.json is refused, not read
     use_answer_judge: bool = True                     # ask the core's LLM answer judge when wired
     reference_method: str = "vqa_rules.py"
-    target_keywords: list[str] = Field(default_factory=lambda: ["question", "answer"])
 
 
 def as_options(options: Any) -> VQAOptions:
