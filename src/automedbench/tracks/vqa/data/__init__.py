@@ -12,6 +12,7 @@ _OFFICIAL_OPTIONS = {"source": "path to your local copy of the official release"
 _OFFICIAL = {
     "vqa-rad": "stage_vqa_rad", "slake-en": "stage_slake_en", "pathvqa": "stage_pathvqa",
     "pmc-vqa": "stage_pmc_vqa", "medxpertqa-mm": "stage_medxpertqa_mm", "omnimedvqa": "stage_omnimedvqa",
+    "kvasir-vqa": "stage_kvasir_vqa", "medframeqa": "stage_medframeqa", "mmmu-med": "stage_mmmu_med",
 }
 
 DATASETS: tuple[DatasetInfo, ...] = (

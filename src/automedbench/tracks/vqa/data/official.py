@@ -12,11 +12,18 @@ Covered (reader -> expected local layout under `source`):
   pmc-vqa      `test_2.csv` (or `test.csv`) + `images/` (or `figures/`); MCQ, choices "A:text"
   medxpertqa-mm `MM/test.jsonl` (or `test.jsonl`) + `images/`; MCQ, options {A..E}
   omnimedvqa   `QA_information/Open-access/*.json` + image paths relative to the release root; MCQ
-Not covered yet (Hugging Face parquet releases; need a parquet reader): MedFrameQA, Kvasir-VQA,
-MMMU Health & Medicine.
+Hugging Face parquet releases (need the optional `pyarrow`: pip install 'automedbench[parquet]';
+images are embedded as {bytes, path} structs and written out as files):
+  kvasir-vqa   `**/*.parquet` with image, question, answer, img_id (open-ended; no official split)
+  medframeqa   `**/test-*.parquet` with question, options (list), correct_answer, image_1..image_5
+  mmmu-med     `<Subject>/<split>-*.parquet` for the Health & Medicine subjects (Basic Medical
+               Science, Clinical Medicine, Diagnostics and Laboratory Medicine, Pharmacy, Public
+               Health); options = a Python-literal list, answer = letter (MCQ) or text (open);
+               default split `validation` (the test answers are not public)
 """
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -39,7 +46,7 @@ YES_NO = {"yes", "no"}
 class QARecord:
     qid: str
     question: str
-    images: list[Path]
+    images: list[Path | bytes]         # files, or image bytes embedded in the release (parquet)
     answer: str
     question_type: str = "unknown"
     answer_type: str = "open"          # open | closed (yes/no) | mcq
@@ -79,7 +86,7 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
         qid = _safe_id(rec.qid)
         if qid in seen:
             raise DatasetError(f"{dataset}: duplicate question id {qid!r} in the source")
-        missing = [str(p) for p in rec.images if not Path(p).is_file()]
+        missing = [str(p) for p in rec.images if not isinstance(p, bytes) and not Path(p).is_file()]
         if not rec.images or missing or not (rec.answer or rec.label):
             skipped.append(qid)
             continue
@@ -89,8 +96,12 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
         private.mkdir(parents=True)
         names = []
         for i, img in enumerate(rec.images):
-            name = f"image_{i}{Path(img).suffix.lower() or '.img'}"
-            _place(Path(img), public / name, link)
+            if isinstance(img, bytes):
+                name = f"image_{i}{_image_suffix(img)}"
+                (public / name).write_bytes(img)
+            else:
+                name = f"image_{i}{Path(img).suffix.lower() or '.img'}"
+                _place(Path(img), public / name, link)
             names.append(name)
         q: dict[str, Any] = {"question_id": qid, "question": rec.question, "images": names,
                              "question_type": rec.question_type}
@@ -113,6 +124,14 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
     return write_manifest(paths, dataset=dataset, description=description, cases=cases,
                           provenance={**provenance, "n_skipped": len(skipped),
                                       "skipped_examples": skipped[:20]})
+
+
+def _image_suffix(data: bytes) -> str:
+    for magic, suffix in ((b"\x89PNG", ".png"), (b"\xff\xd8", ".jpg"), (b"GIF8", ".gif"),
+                          (b"BM", ".bmp"), (b"II*\x00", ".tif"), (b"MM\x00*", ".tif")):
+        if data.startswith(magic):
+            return suffix
+    return ".img"
 
 
 def _source(source: Any, dataset: str) -> Path:
@@ -261,6 +280,88 @@ def read_omnimedvqa(root: Path, split: str = "open-access") -> Iterator[QARecord
                                                     "source_dataset": item.get("dataset")})
 
 
+# ---- Hugging Face parquet releases -------------------------------------------------------------
+MMMU_HEALTH_SUBJECTS = ("Basic_Medical_Science", "Clinical_Medicine", "Diagnostics_and_Laboratory_Medicine",
+                        "Pharmacy", "Public_Health")
+
+
+def _parquet_rows(files: list[Path]) -> Iterator[dict[str, Any]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise DatasetError("reading parquet releases needs pyarrow: pip install 'automedbench[parquet]'") from None
+    if not files:
+        raise DatasetError("no parquet file found (is this the official layout?)")
+    for f in files:
+        try:
+            table = pq.read_table(f)
+        except Exception as exc:  # noqa: BLE001 — any pyarrow failure is a bad source file
+            raise DatasetError(f"{f}: unreadable parquet ({exc})") from None
+        yield from table.to_pylist()
+
+
+def _image_bytes(cell: Any) -> bytes | None:
+    """An HF `Image` cell: {"bytes": ..., "path": ...} (or raw bytes)."""
+    if isinstance(cell, (bytes, bytearray)):
+        return bytes(cell)
+    if isinstance(cell, dict) and cell.get("bytes"):
+        return bytes(cell["bytes"])
+    return None
+
+
+def _letters(options: list[str]) -> dict[str, str]:
+    return {chr(65 + i): str(o) for i, o in enumerate(options)}
+
+
+def read_kvasir_vqa(root: Path, split: str = "all") -> Iterator[QARecord]:
+    files = sorted(root.glob("**/*.parquet")) if split == "all" else sorted(root.glob(f"**/{split}-*.parquet"))
+    for i, row in enumerate(_parquet_rows(files)):
+        image = _image_bytes(row.get("image"))
+        answer = str(row.get("answer", "")).strip()
+        yield QARecord(qid=f"kvasir_{i:06d}_{row.get('img_id', '')}", question=str(row.get("question", "")),
+                       images=[image] if image else [], answer=answer, question_type="open_ended",
+                       answer_type=_closed(answer), meta={"source_dataset": row.get("source")})
+
+
+def read_medframeqa(root: Path, split: str = "test") -> Iterator[QARecord]:
+    for i, row in enumerate(_parquet_rows(sorted(root.glob(f"**/{split}-*.parquet")))):
+        options = _letters(list(row.get("options") or []))
+        correct = str(row.get("correct_answer", "")).strip()
+        label = correct.upper() if correct.upper() in options else \
+            next((k for k, v in options.items() if v.strip() == correct), None)
+        if label is None:
+            continue
+        images = [b for b in (_image_bytes(row.get(f"image_{k}")) for k in range(1, 6)) if b]
+        yield QARecord(qid=f"medframeqa_{row.get('question_id', i)}", question=str(row.get("question", "")),
+                       images=images, answer=options[label], options=options, label=label,
+                       question_type=str(row.get("modality") or "multi_frame").lower(), answer_type="mcq",
+                       meta={"system": row.get("system"), "organ": row.get("organ")})
+
+
+def read_mmmu_med(root: Path, split: str = "validation") -> Iterator[QARecord]:
+    for subject in MMMU_HEALTH_SUBJECTS:
+        files = sorted((root / subject).glob(f"{split}-*.parquet")) if (root / subject).is_dir() \
+            else sorted(root.glob(f"**/{subject}/{split}-*.parquet"))
+        if not files:
+            continue
+        for row in _parquet_rows(files):
+            try:
+                raw_options = ast.literal_eval(str(row.get("options") or "[]"))
+            except (ValueError, SyntaxError):
+                raw_options = []
+            options = _letters([str(o) for o in raw_options]) if isinstance(raw_options, list) else {}
+            answer = str(row.get("answer", "")).strip()
+            images = [b for b in (_image_bytes(row.get(f"image_{k}")) for k in range(1, 8)) if b]
+            meta = {"subject": subject, "subfield": row.get("subfield"), "img_type": row.get("img_type")}
+            if options and answer.upper() in options:
+                yield QARecord(qid=f"mmmu_{row.get('id')}", question=str(row.get("question", "")), images=images,
+                               answer=options[answer.upper()], options=options, label=answer.upper(),
+                               question_type=subject.lower(), answer_type="mcq", meta=meta)
+            elif not options and answer and answer != "?":
+                yield QARecord(qid=f"mmmu_{row.get('id')}", question=str(row.get("question", "")), images=images,
+                               answer=answer, question_type=subject.lower(), answer_type=_closed(answer), meta=meta)
+
+
 READERS: dict[str, tuple[Callable[..., Iterator[QARecord]], str, str]] = {
     # name -> (reader, default split, description)
     "vqa-rad": (read_vqa_rad, "test", "VQA-RAD radiology VQA (open + closed)"),
@@ -269,6 +370,9 @@ READERS: dict[str, tuple[Callable[..., Iterator[QARecord]], str, str]] = {
     "pmc-vqa": (read_pmc_vqa, "test", "PMC-VQA figure VQA (multiple choice)"),
     "medxpertqa-mm": (read_medxpertqa_mm, "test", "MedXpertQA multimodal subset (multiple choice)"),
     "omnimedvqa": (read_omnimedvqa, "open-access", "OmniMedVQA open-access subset (multiple choice)"),
+    "kvasir-vqa": (read_kvasir_vqa, "all", "Kvasir-VQA gastrointestinal endoscopy VQA (open + yes/no)"),
+    "medframeqa": (read_medframeqa, "test", "MedFrameQA multi-frame medical VQA (multiple choice)"),
+    "mmmu-med": (read_mmmu_med, "validation", "MMMU Health & Medicine subjects (multiple choice + open)"),
 }
 
 
@@ -296,3 +400,6 @@ stage_pathvqa = _stager("pathvqa")
 stage_pmc_vqa = _stager("pmc-vqa")
 stage_medxpertqa_mm = _stager("medxpertqa-mm")
 stage_omnimedvqa = _stager("omnimedvqa")
+stage_kvasir_vqa = _stager("kvasir-vqa")
+stage_medframeqa = _stager("medframeqa")
+stage_mmmu_med = _stager("mmmu-med")
