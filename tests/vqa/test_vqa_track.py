@@ -205,6 +205,16 @@ def test_answer_judge_is_reported_beside_the_score_with_agreement_and_cache(demo
         assert len(srv.requests) - before == len({refs[q]["question"] for q in no_q})
         assert all(records2[q].score.metrics["judged"] == 0.5 for q in no_q)
         assert agg2.metrics["judge_coverage"] == 1.0
+        # an unanswered question counts 0 in the judged score and is not in coverage / agreement
+        gone = next(q for q, r in refs.items() if r["answer"] == "yes")
+        (out / gone / "answer.json").unlink()
+        (out / gone).rmdir()
+        agg_m, _ = score_outputs(demo_open, out, context=context)
+        agreeing = agg2.metrics["judge_agreement"] * n                  # every answer judged in agg2
+        assert agg_m.metrics["judge_coverage"] == 1.0
+        assert agg_m.metrics["judge_agreement"] == pytest.approx((agreeing - 1) / (n - 1))
+        assert agg_m.metrics["judged_score"] == pytest.approx(agg2.metrics["judged_score"] - 1 / n)
+        TRACK.gold_submission(demo_open.root, out, {})
         # the judge server goes down: every verdict is cached, nothing breaks
         srv.stop()
         agg3, _ = score_outputs(demo_open, out, context=context)

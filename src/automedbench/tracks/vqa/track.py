@@ -313,20 +313,23 @@ class VQATrack:
             metrics[f"by_type.{t}"] = _mean([value(r) or 0.0 for r in scorable if qtype(r) == t])
         notes: dict[str, str] = {}
         components = ["deterministic"]
-        # the LLM answer judge, beside the deterministic score (open questions only)
-        judged = [(r, value(r, "judged")) for r in open_recs]
-        have = [(r, v) for r, v in judged if v is not None]
-        judge_live = any(r.status == CaseStatus.OK and r.score is not None and r.score.metrics.get("judged") is not None
-                         and not r.score.extra.get("placeholder") for r in open_recs)
-        if open_recs and judge_live:
+        # the LLM answer judge, beside the deterministic score (open questions only). Questions
+        # without an answer (missing / invalid / placeholder) count 0 in the judged score, as in
+        # the deterministic one; coverage and agreement are over the ANSWERED questions only.
+        asked = [r for r in open_recs if r.status == CaseStatus.OK and r.score is not None
+                 and not r.score.extra.get("placeholder")]
+        verdicts = [(r, r.score.metrics.get("judged")) for r in asked if r.score is not None]
+        verdicts = [(r, v) for r, v in verdicts if v is not None]
+        if verdicts:
             components.append("llm_answer_judge")
-            metrics["judged_score"] = _mean([v for _, v in have])
-            metrics["judge_coverage"] = len(have) / len(open_recs)
-            agree = [float(_nearest_half(value(r) or 0.0) == v) for r, v in have]
-            metrics["judge_agreement"] = _mean(agree)
-            unjudged = len(open_recs) - len(have)
-            if unjudged:
-                notes["judged_score"] = f"{unjudged} open question(s) could not be judged (left out, not 0)"
+            asked_ids = {id(r) for r in asked}
+            unanswered = [0.0 for r in open_recs if id(r) not in asked_ids]
+            metrics["judged_score"] = _mean([v for _, v in verdicts] + unanswered)
+            metrics["judge_coverage"] = len(verdicts) / len(asked)
+            metrics["judge_agreement"] = _mean([float(_nearest_half(value(r) or 0.0) == v) for r, v in verdicts])
+            if len(verdicts) < len(asked):
+                notes["judged_score"] = (f"{len(asked) - len(verdicts)} answered open question(s) could not be "
+                                         "judged (left out, not 0)")
         else:
             metrics.update(judged_score=None, judge_coverage=None, judge_agreement=None)
             notes["judged_score"] = ("no open questions" if not open_recs else
