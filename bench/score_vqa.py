@@ -143,6 +143,24 @@ def score_naive(answers: list[tuple]) -> list[float]:
     return scores
 
 
+def score_track(answers: list[tuple]) -> tuple[float, float]:
+    """The same answers through the track's score_case + aggregate (in memory, no file I/O)."""
+    from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext
+    from automedbench.tracks.vqa import TRACK
+
+    context, records = ScoringContext(), []
+    t0 = time.perf_counter()
+    for i, (kind, pred, ref) in enumerate(answers):
+        reference = {"answer": ref, "question_type": kind, "answer_type": "open"} if kind == "open" else \
+            {"answer": OPTIONS[ref], "label": ref, "options": OPTIONS, "question_type": kind}
+        prediction = {"predicted_answer": pred if kind == "open" else "", "raw_model_output": pred,
+                      "predicted_label": None if kind == "open" else pred}
+        score = TRACK.score_case(prediction, reference, {}, context)
+        records.append(CaseRecord(f"q{i}", {"question_type": kind}, CaseStatus.OK, score=score, reference=reference))
+    agg = TRACK.aggregate(records, {}, context)
+    return time.perf_counter() - t0, agg.score
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000)
@@ -162,6 +180,9 @@ def main() -> None:
     print(f"VQA scoring of {args.n} answers: track matcher {t_fast:.3f} s "
           f"({t_fast / args.n * 1e6:.1f} us/answer), naive per-answer {t_naive:.3f} s; "
           f"ratio {t_naive / t_fast:.1f}x; identical scores: yes (mean {sum(fast) / len(fast):.4f})")
+    t_track, track_score = score_track(answers)
+    print(f"  whole track path (score_case + placeholder check + aggregate, in memory): {t_track:.3f} s, "
+          f"task score {track_score:.4f}")
 
 
 if __name__ == "__main__":

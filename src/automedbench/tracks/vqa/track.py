@@ -242,7 +242,8 @@ class VQATrack:
                    context: ScoringContext) -> CaseScore:
         opts = as_options(options)
         mcq = bool(reference.get("label"))
-        placeholder = prediction.get("placeholder") or placeholder_reason(prediction, mcq)
+        # check_case already decided ("" = a real answer); recompute only for a bare prediction
+        placeholder = prediction["placeholder"] if "placeholder" in prediction else placeholder_reason(prediction, mcq)
         extra: dict[str, Any] = {"question_type": reference.get("question_type", "unknown"),
                                  "answer_type": "mcq" if mcq else reference.get("answer_type", "open")}
         if placeholder:
