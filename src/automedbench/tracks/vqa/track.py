@@ -56,16 +56,22 @@ class VQAOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     mode: Literal["open", "mcq", "mixed"] = "open"   # mixed: MCQ where the question has options
-    max_answer_bytes: int = Field(65_536, gt=0)       # a larger answer.json is refused, not read
+    max_answer_bytes: int = Field(default=65_536, gt=0)       # a larger answer.json is refused, not read
     use_answer_judge: bool = True                     # ask the core's LLM answer judge when wired
     reference_method: str = "vqa_rules.py"
 
 
+_OPTION_FIELDS = frozenset(VQAOptions.model_fields)
+_DEFAULT_OPTIONS = VQAOptions()
+
+
 def as_options(options: Any) -> VQAOptions:
+    """The validated options (the core passes the model; tests and scripts may pass a dict)."""
     if isinstance(options, VQAOptions):
         return options
-    known = VQAOptions.model_fields
-    return VQAOptions(**{k: v for k, v in dict(options or {}).items() if k in known})
+    if not options:
+        return _DEFAULT_OPTIONS
+    return VQAOptions(**{k: v for k, v in dict(options).items() if k in _OPTION_FIELDS})
 
 
 # ---- answer.json ------------------------------------------------------------------------------
@@ -325,7 +331,7 @@ class VQATrack:
             components.append("llm_answer_judge")
             asked_ids = {id(r) for r in asked}
             unanswered = [0.0 for r in open_recs if id(r) not in asked_ids]
-            metrics["judged_score"] = _mean([v for _, v in verdicts] + unanswered)
+            metrics["judged_score"] = _mean([float(v) for _, v in verdicts if v is not None] + unanswered)
             metrics["judge_coverage"] = len(verdicts) / len(asked)
             metrics["judge_agreement"] = _mean([float(_nearest_half(value(r) or 0.0) == v) for r, v in verdicts])
             if len(verdicts) < len(asked):
