@@ -103,7 +103,7 @@ def mean_average_precision(gt_per_image: Sequence, dt_per_image: Sequence, n_cla
     n_gt_all, n_det_all = [], []
     for c in range(n_classes):
         scores, hits = [], []
-        n_gt = n_det = 0
+        n_gt = 0
         for g_img, d_img in zip(gts, dts):
             g = g_img[g_img[:, 0] == c, 1:] if len(g_img) else g_img[:, 1:]
             d = d_img[d_img[:, 0] == c] if len(d_img) else d_img

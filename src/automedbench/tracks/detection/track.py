@@ -26,8 +26,19 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...metrics.detection_map import match_detections, mean_average_precision
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
 
 REFERENCE_FILE = "boxes.json"
