@@ -61,3 +61,31 @@ def read_dicom_gray(name: str, frame: int = 0) -> tuple[np.ndarray, dict[str, st
              "photometric": photometric, "rows": str(getattr(ds, "Rows", "")),
              "columns": str(getattr(ds, "Columns", ""))}
     return arr, facts
+
+
+def read_dicom_rgb(name: str, frame: int = 0) -> tuple[np.ndarray, dict[str, str]]:
+    """(image as float32 RGB (H, W, 3) in [0, 1]; header facts). Palette-colour and YBR images
+    are converted to RGB; grayscale images are windowed as in `read_dicom_gray` and repeated
+    in the three channels."""
+    import pydicom
+    from pydicom.pixels import apply_color_lut, convert_color_space
+
+    ds = pydicom.dcmread(str(find_dicom(name)))
+    photometric = str(getattr(ds, "PhotometricInterpretation", ""))
+    if photometric not in ("PALETTE COLOR", "RGB") and not photometric.startswith("YBR"):
+        gray, facts = read_dicom_gray(name, frame)
+        return np.repeat(gray[..., None], 3, axis=2), facts
+    arr = ds.pixel_array
+    if int(getattr(ds, "NumberOfFrames", 1) or 1) > 1:
+        arr = arr[frame]
+    if photometric == "PALETTE COLOR":
+        arr = apply_color_lut(arr, ds)
+    elif photometric.startswith("YBR"):
+        arr = convert_color_space(arr, photometric, "RGB")
+    arr = np.asarray(arr, dtype=np.float32)
+    top = float(2 ** int(getattr(ds, "BitsStored", 8)) - 1) if photometric != "PALETTE COLOR" else float(arr.max())
+    arr = np.clip(arr / max(top, 1.0), 0.0, 1.0)
+    facts = {"file": name, "modality": str(getattr(ds, "Modality", "")),
+             "body_part": str(getattr(ds, "BodyPartExamined", "")), "photometric": photometric,
+             "rows": str(getattr(ds, "Rows", "")), "columns": str(getattr(ds, "Columns", ""))}
+    return arr[..., :3], facts
