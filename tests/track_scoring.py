@@ -1,58 +1,28 @@
-"""Score a workspace with a track's own functions, as the core does (load reference, check,
-score, aggregate over every expected case). Used by the track tests before/besides the core's
-end-to-end path; it calls only the public Track protocol."""
+"""Helpers for the track tests: score a workspace through the core's own scorer
+(scoring.task_score.score_workspace), and run scripted-agent code in a workspace."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
-from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase
-from automedbench.tracks.cohort import read_cohort
+from automedbench.scoring.task_score import score_workspace
 
 
 def score_outputs(track, dataset_root: Path, outputs: Path, options):
-    import json
+    """(TaskResult, one CaseRecord per expected case) for `<workspace>/outputs`."""
+    assert outputs.name == "outputs", "score_workspace reads <workspace>/outputs"
     manifest = json.loads((dataset_root / "manifest.json").read_text())
-    layout = track.submission(options)
-    ids = [c["case_id"] for c in manifest["cases"]]
-    cohort = read_cohort(outputs, layout, ids) if layout.kind == "cohort" else None
-    records = []
-    ctx = ScoringContext()
-    for case in manifest["cases"]:
-        cid = case["case_id"]
-        try:
-            ref, ref_meta = track.load_reference(dataset_root / "private" / cid, case, options)
-        except Exception as exc:  # noqa: BLE001 - a harness fault, recorded
-            records.append(CaseRecord(cid, case, CaseStatus.REFERENCE_ERROR, reason=str(exc)))
-            continue
-        if cohort is not None:
-            if cid in cohort.case_errors or cohort.file_error:
-                why = cohort.case_errors.get(cid, cohort.file_error)
-                records.append(CaseRecord(cid, case, CaseStatus.INVALID, reason=why, reference=ref))
-                continue
-            if cid not in cohort.rows:
-                records.append(CaseRecord(cid, case, CaseStatus.MISSING, reference=ref))
-                continue
-            sub = SubmittedCase(cid, row=cohort.rows[cid])
-        else:
-            case_dir = outputs / cid
-            if not case_dir.exists():
-                records.append(CaseRecord(cid, case, CaseStatus.MISSING, reference=ref))
-                continue
-            sub = SubmittedCase(cid, dir=case_dir)
-        check = track.check_case(sub, ref_meta, options)
-        if not check.valid:
-            records.append(CaseRecord(cid, case, CaseStatus.INVALID, reason=check.reason, reference=ref))
-            continue
-        score = track.score_case(check.prediction, ref, options, ctx)
-        records.append(CaseRecord(cid, case, CaseStatus.OK, score=score, prediction=check.prediction, reference=ref))
-    return track.aggregate(records, options, ctx), records
+    cases = [{k: v for k, v in c.items() if k != "files"} for c in manifest["cases"]]
+    result, outcomes = score_workspace(track, outputs.parent, dataset_root / "private", cases, options)
+    return result, [o.record for o in outcomes]
 
 
 def run_scripted(code: str, workspace: Path) -> str:
-    """Run one piece of scripted-agent code in the workspace, like execute_code does."""
+    """Run one piece of scripted-agent code in the workspace (cwd), as execute_code does."""
     workspace.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run([sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True,
+                       timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout

@@ -55,13 +55,13 @@ def _gold_rows(demo):
 
 
 def test_gold_scores_one_and_empty_scores_zero(demo, tmp_path):
-    TRACK.gold_submission(demo, tmp_path / "gold", OPTS)
-    agg, _ = score_outputs(TRACK, demo, tmp_path / "gold", OPTS)
-    assert agg.score == pytest.approx(1.0) and agg.metrics["balanced_accuracy"] == 1.0
-    (tmp_path / "none").mkdir()
-    agg, records = score_outputs(TRACK, demo, tmp_path / "none", OPTS)
-    assert agg.score == 0.0 and agg.metrics["completion"] == 0.0
-    assert agg.metrics["confusion/ct/(none)"] == 20.0
+    TRACK.gold_submission(demo, tmp_path / "gold" / "outputs", OPTS)
+    agg, _ = score_outputs(TRACK, demo, tmp_path / "gold" / "outputs", OPTS)
+    assert agg.score == pytest.approx(1.0) and agg.aggregate_metrics["balanced_accuracy"] == 1.0
+    (tmp_path / "none" / "outputs").mkdir(parents=True)
+    agg, records = score_outputs(TRACK, demo, tmp_path / "none" / "outputs", OPTS)
+    assert agg.score == 0.0 and agg.aggregate_metrics["completion"] == 0.0
+    assert agg.aggregate_metrics["confusion/ct/(none)"] == 20.0
 
 
 def test_reference_earns_good_medal_and_careless_shows_the_shift(demo, tmp_path):
@@ -72,7 +72,7 @@ def test_reference_earns_good_medal_and_careless_shows_the_shift(demo, tmp_path)
                  methods.batch_code(data, careless=False), methods.verify_code(data)):
         run_scripted(code, ws)
     agg, _ = score_outputs(TRACK, demo, ws / "outputs", OPTS)
-    assert agg.score >= TRACK.default_bands(OPTS).good, agg.metrics
+    assert agg.score >= TRACK.default_bands(OPTS).good, agg.aggregate_metrics
 
     ws = tmp_path / "careless"
     run_scripted(methods.setup_code(data), ws)
@@ -81,7 +81,7 @@ def test_reference_earns_good_medal_and_careless_shows_the_shift(demo, tmp_path)
     assert bad.score < TRACK.default_bands(OPTS).okay
     assert all(r.status == CaseStatus.OK for r in records)      # well-formed, just wrong
     # the shift shows in the confusion matrix: each class mostly predicted as another one
-    assert all(bad.metrics[f"recall/{x}"] < 0.5 for x in LABELS)
+    assert all(bad.aggregate_metrics[f"recall/{x}"] < 0.5 for x in LABELS)
 
 
 def test_missing_and_bad_rows_count_as_wrong_with_reasons(demo, tmp_path):
@@ -90,8 +90,8 @@ def test_missing_and_bad_rows_count_as_wrong_with_reasons(demo, tmp_path):
     body += [f"{cid},{lab}" for cid, lab in rows[:90]]
     body += [f"{rows[90][0]},", f"{rows[91][0]},tumour", f"{rows[92][0]}, CT ".replace("CT", rows[92][1].upper())]
     body += [f"{rows[93][0]},{rows[93][1]}", f"{rows[93][0]},{rows[93][1]}", "pt_999,ct", "_examples,ct"]
-    _write(tmp_path / "out", "\n".join(body) + "\n")
-    agg, records = score_outputs(TRACK, demo, tmp_path / "out", OPTS)
+    _write(tmp_path / "out" / "outputs", "\n".join(body) + "\n")
+    agg, records = score_outputs(TRACK, demo, tmp_path / "out" / "outputs", OPTS)
     by = {r.case_id: r for r in records}
     assert by[rows[90][0]].status == CaseStatus.INVALID and "empty label" in by[rows[90][0]].reason
     assert by[rows[91][0]].status == CaseStatus.INVALID and "unknown label 'tumour'" in by[rows[91][0]].reason
@@ -99,7 +99,7 @@ def test_missing_and_bad_rows_count_as_wrong_with_reasons(demo, tmp_path):
     assert by[rows[93][0]].status == CaseStatus.INVALID and "duplicates" in by[rows[93][0]].reason
     assert by[rows[95][0]].status == CaseStatus.MISSING
     assert agg.score == pytest.approx(91 / 100)
-    assert agg.metrics["completion"] == pytest.approx(91 / 100)
+    assert agg.aggregate_metrics["completion"] == pytest.approx(91 / 100)
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -109,17 +109,17 @@ def test_missing_and_bad_rows_count_as_wrong_with_reasons(demo, tmp_path):
     ("", "lacks column"),
 ])
 def test_unusable_files_fail_every_case_with_a_reason(demo, tmp_path, content, reason):
-    _write(tmp_path / "out", content)
-    agg, records = score_outputs(TRACK, demo, tmp_path / "out", OPTS)
+    _write(tmp_path / "out" / "outputs", content)
+    agg, records = score_outputs(TRACK, demo, tmp_path / "out" / "outputs", OPTS)
     assert agg.score == 0.0
     assert all(r.status == CaseStatus.INVALID and reason in r.reason for r in records)
 
 
 def test_symlinked_or_huge_cohort_file_is_refused(demo, tmp_path):
-    out = tmp_path / "out"
-    out.mkdir()
-    TRACK.gold_submission(demo, tmp_path / "gold", OPTS)
-    os.symlink(tmp_path / "gold" / "predictions.csv", out / "predictions.csv")
+    out = tmp_path / "out" / "outputs"
+    out.mkdir(parents=True)
+    TRACK.gold_submission(demo, tmp_path / "gold" / "outputs", OPTS)
+    os.symlink(tmp_path / "gold" / "outputs" / "predictions.csv", out / "predictions.csv")
     agg, records = score_outputs(TRACK, demo, out, OPTS)
     assert agg.score == 0.0 and "symlink" in records[0].reason
     (out / "predictions.csv").unlink()
@@ -135,8 +135,8 @@ def test_reference_error_cases_are_left_out(demo, tmp_path):
     shutil.copytree(demo, broken)
     first = _manifest(broken)["cases"][0]["case_id"]
     (broken / "private" / first / "label.txt").write_text("alien\n")
-    TRACK.gold_submission(demo, tmp_path / "gold", OPTS)
-    agg, records = score_outputs(TRACK, broken, tmp_path / "gold", OPTS)
+    TRACK.gold_submission(demo, tmp_path / "gold" / "outputs", OPTS)
+    agg, records = score_outputs(TRACK, broken, tmp_path / "gold" / "outputs", OPTS)
     assert records[0].status == CaseStatus.REFERENCE_ERROR
     assert agg.score == pytest.approx(1.0)
 

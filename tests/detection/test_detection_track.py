@@ -42,7 +42,7 @@ def test_gold_submission_scores_one(demo, tmp_path):
     agg, records = score_outputs(TRACK, demo, tmp_path / "outputs", OPTS)
     assert all(r.status == CaseStatus.OK for r in records)
     assert agg.score == pytest.approx(1.0, abs=1e-6)
-    assert agg.metrics["completion"] == 1.0
+    assert agg.aggregate_metrics["completion"] == 1.0
 
 
 def test_empty_submission_scores_zero(demo, tmp_path):
@@ -59,7 +59,7 @@ def test_reference_method_earns_good_medal_and_careless_names_its_bug(demo, tmp_
                  methods.batch_code(data, careless=False), methods.verify_code(data)):
         run_scripted(code, ws)
     agg, _ = score_outputs(TRACK, demo, ws / "outputs", OPTS)
-    assert agg.score >= TRACK.default_bands(OPTS).good, agg.metrics
+    assert agg.score >= TRACK.default_bands(OPTS).good, agg.aggregate_metrics
 
     ws = tmp_path / "careless"
     run_scripted(methods.setup_code(data), ws)
@@ -79,14 +79,14 @@ def test_missing_images_count_their_boxes_as_missed_and_cut_completion(demo, tmp
     (out / pos / "prediction.json").unlink()
     (out / pos).rmdir()
     agg, _ = score_outputs(TRACK, demo, out, OPTS)
-    assert agg.metrics["map50"] < 1.0 and agg.metrics["map50_answered"] == pytest.approx(1.0)
+    assert agg.aggregate_metrics["map50"] < 1.0 and agg.aggregate_metrics["map50_answered"] == pytest.approx(1.0)
     n = len(manifest["cases"])
-    assert agg.score == pytest.approx(agg.metrics["map50"] * (n - 1) / n)
+    assert agg.score == pytest.approx(agg.aggregate_metrics["map50"] * (n - 1) / n)
     # skipping a NEGATIVE image leaves mAP perfect but still costs completion
     TRACK.gold_submission(demo, out, OPTS)
     (out / neg / "prediction.json").unlink()
     agg, _ = score_outputs(TRACK, demo, out, OPTS)
-    assert agg.metrics["map50"] == pytest.approx(1.0) and agg.score == pytest.approx((n - 1) / n)
+    assert agg.aggregate_metrics["map50"] == pytest.approx(1.0) and agg.score == pytest.approx((n - 1) / n)
 
 
 def _check(tmp_path, content, *, raw=False, opts=OPTS):
@@ -173,7 +173,7 @@ def test_class_agnostic_policy_scores_one_class_and_accepts_abnormality(tmp_path
         f.write_text(json.dumps({"boxes": boxes}))
     assert score_outputs(TRACK, demo, out, opts)[0].score == pytest.approx(1.0)
     strict = score_outputs(TRACK, demo, out, OPTS)[0]
-    assert strict.score < 0.5 and strict.metrics["ap50_marker"] is not None
+    assert strict.score < 0.5 and strict.aggregate_metrics["ap50_marker"] is not None
 
 
 def test_options_refuse_duplicate_or_unknown_fields():

@@ -44,7 +44,6 @@ class ClassificationOptions(BaseModel):
     key: str = "patient_id"
     label_column: str = "label"
     image_file: str = "image.png"
-    target_keywords: list[str] = Field(default_factory=list)
 
     @field_validator("labels")
     @classmethod

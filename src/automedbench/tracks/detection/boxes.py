@@ -61,13 +61,13 @@ def parse_prediction(data: Any, width: int, height: int, table: dict[str, int],
         score = _number(box["score"])
         if score is None or not 0.0 <= score <= 1.0:
             return None, f"box {i}: score {box['score']!r} is not a finite number in [0, 1]"
-        coords = [_number(box[k]) for k in COORDS]
-        if any(c is None for c in coords):
+        coords = [c for c in (_number(box[k]) for k in COORDS) if c is not None]
+        if len(coords) != 4:
             return None, f"box {i}: coordinates must be finite numbers"
         x1, y1, x2, y2 = coords
         if x2 <= x1 or y2 <= y1:
-            hint = (" — looks like (x, y, w, h); boxes are corners (x1, y1, x2, y2)"
-                    if x2 > 0 and y2 > 0 and (x2 <= x1 or y2 <= y1) else "")
+            # positive x2/y2 below x1/y1 is the classic (x, y, w, h) mix-up: say so
+            hint = " — looks like (x, y, w, h); boxes are corners (x1, y1, x2, y2)" if x2 > 0 and y2 > 0 else ""
             return None, f"box {i}: empty box x1={x1:g} x2={x2:g} y1={y1:g} y2={y2:g}{hint}"
         if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
             return None, (f"box {i}: ({x1:g}, {y1:g}, {x2:g}, {y2:g}) lies outside the "

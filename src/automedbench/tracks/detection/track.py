@@ -53,7 +53,6 @@ class DetectionOptions(BaseModel):
     max_boxes: int = Field(1000, ge=1, description="more boxes than this in one file: invalid")
     image_file: str = "image.png"
     output_file: str = "prediction.json"
-    target_keywords: list[str] = Field(default_factory=list)
 
     @field_validator("classes")
     @classmethod
