@@ -10,9 +10,13 @@ from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.judge.llm import LLMJudge
 from automedbench.scoring.judge.panel import JudgePanel
 from automedbench.tracks.base import ScriptedMethods, Track
+from automedbench.tracks.classification import TRACK as CLASSIFICATION
+from automedbench.tracks.classification.scripted import ClassificationMethods
+from automedbench.tracks.detection import TRACK as DETECTION
+from automedbench.tracks.detection.scripted import DetectionMethods
 from automedbench.tracks.segmentation import TRACK as SEGMENTATION
 from automedbench.tracks.segmentation.scripted import SegmentationMethods
 
-tracks: list[Track] = [SEGMENTATION]
+tracks: list[Track] = [SEGMENTATION, DETECTION, CLASSIFICATION]
 judges: list[type[Judge]] = [HeuristicJudge, LLMJudge, JudgePanel]
-methods: list[type[ScriptedMethods]] = [SegmentationMethods]
+methods: list[type[ScriptedMethods]] = [SegmentationMethods, DetectionMethods, ClassificationMethods]
