@@ -55,26 +55,28 @@ class ClassificationMethods:
 
     def pilot_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
-            # S3 pilot: classify the first few cases
-            import pathlib, sys
-            sys.path.insert(0, ".")
-            import {METHOD[:-3]} as method
-            cases = {self._cases(data_dir)}[:5]
-            for case, label in zip(cases, method.classify({data_dir!r}, cases)):
-                print(case.name, label)
-            """)
-
-    def inspect_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 inspect: pilot labels must come from the allowed set
-            import pathlib, sys
-            from collections import Counter
+            # S3 pilot: classify the first few cases into outputs/{self.o.output_file}
+            import csv, pathlib, sys
             sys.path.insert(0, ".")
             import {METHOD[:-3]} as method
             cases = {self._cases(data_dir)}[:5]
             labels = method.classify({data_dir!r}, cases)
-            assert set(labels) <= set({list(self.o.labels)!r}), labels
-            print(Counter(labels))
+            pathlib.Path("outputs").mkdir(exist_ok=True)
+            with open("outputs/{self.o.output_file}", "w", newline="") as fh:
+                csv.writer(fh).writerows([({self.o.key!r}, {self.o.label_column!r}), *zip([c.name for c in cases], labels)])
+            print("pilot rows written:", len(cases))
+            """)
+
+    def inspect_code(self, data_dir: str) -> str:
+        return textwrap.dedent(f"""\
+            # S3 inspect the pilot file: header, one row per case, labels from the allowed set
+            import csv
+            from collections import Counter
+            rows = list(csv.DictReader(open("outputs/{self.o.output_file}")))
+            print(len(rows), "rows", rows[:2])
+            assert all(r[{self.o.label_column!r}] in {list(self.o.labels)!r} for r in rows), rows
+            assert len({{r[{self.o.key!r}] for r in rows}}) == len(rows), "duplicate ids"
+            print(Counter(r[{self.o.label_column!r}] for r in rows))
             """)
 
     def batch_code(self, data_dir: str, careless: bool) -> str:

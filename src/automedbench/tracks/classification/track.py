@@ -119,7 +119,11 @@ class ClassificationTrack:
 
     def score_case(self, prediction: int, reference: int, options: Any,
                    context: ScoringContext | None = None) -> CaseScore:
-        return CaseScore({"correct": float(prediction == reference)})
+        """No per-case metric on purpose: a single label is right or wrong, and the core
+        flags cases "far below the others" on a track's first per-case metric (LOGIC_SUSPECT),
+        which would fire on every honest misclassification. Correctness per class is in the
+        aggregate (recall, confusion matrix), where a systematic label shift shows."""
+        return CaseScore({})
 
     def aggregate(self, records: list[CaseRecord], options: Any,
                   context: ScoringContext | None = None) -> AggregateResult:

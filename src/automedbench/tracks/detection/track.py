@@ -129,8 +129,13 @@ class DetectionTrack:
     # ---- scoring ---------------------------------------------------------------------------
     def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: Any,
                    context: ScoringContext | None = None) -> CaseScore:
-        """Per-image diagnostics (the task metric is dataset-level, in aggregate): boxes found
-        at the task's IoU among the top `max_dets` per class, false positives, recall."""
+        """Per-image diagnostics (the task metric is dataset-level, in aggregate).
+
+        `found50` comes first on purpose: the core compares cases on a track's first per-case
+        metric to flag cases far below the others (LOGIC_SUSPECT: flipped or mis-scaled boxes
+        on some images). It is the share of the image's reference boxes found at the task's
+        IoU among the top `max_dets` per class, 1.0 for an image without reference boxes.
+        Low-score false positives are not held against an image here (AP tolerates them)."""
         o = _options(options)
         gt = reference["boxes"]
         tp = 0
@@ -139,9 +144,10 @@ class DetectionTrack:
             d = d[np.argsort(-d[:, 1], kind="mergesort")[:o.max_dets]]
             tp += int(match_detections(d[:, 2:], gt[gt[:, 0] == c, 1:], o.iou_threshold).sum())
         n_gt, n_pred = len(gt), len(prediction)
-        return CaseScore({"n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
-                          "fp50": float(n_pred - tp),
-                          "recall50": tp / n_gt if n_gt else None})
+        return CaseScore({"found50": tp / n_gt if n_gt else 1.0,
+                          "recall50": tp / n_gt if n_gt else None,
+                          "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
+                          "fp50": float(n_pred - tp)})
 
     def _gt_rows(self, rec: CaseRecord, o: DetectionOptions) -> np.ndarray:
         if rec.reference is not None:
