@@ -138,6 +138,15 @@ def test_nan_and_infinity_literals_are_refused(tmp_path):
         assert not check.valid and "finite" in check.reason
 
 
+def test_absurd_numbers_and_deep_nesting_never_raise(tmp_path):
+    box = '{"boxes": [{"class": "marker", "score": 0.5, "x1": %s, "y1": 1, "x2": 5, "y2": 5}]}'
+    for literal in ("1" + "0" * 400, "1" + "0" * 5000, "1e400", "-1e400"):
+        check = _check(tmp_path, box % literal, raw=True)
+        assert not check.valid and check.reason
+    check = _check(tmp_path, "[" * 100000 + "]" * 100000, raw=True)
+    assert not check.valid and check.reason
+
+
 def test_symlink_and_huge_files_are_refused(tmp_path):
     secret = tmp_path / "secret.json"
     secret.write_text(json.dumps({"boxes": []}))

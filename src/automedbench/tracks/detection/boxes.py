@@ -33,7 +33,10 @@ def class_table(classes: list[str], class_agnostic: bool) -> dict[str, int]:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:             # an integer literal too large for a float
+        return None
     return value if math.isfinite(value) else None
 
 
@@ -91,6 +94,8 @@ def read_prediction(case_dir: Path, name: str, width: int, height: int, table: d
         return None, f"{name}: malformed JSON: {exc.msg} (line {exc.lineno})"
     except RecursionError:
         return None, f"{name}: JSON nested too deeply"
+    except ValueError as exc:         # e.g. an integer literal longer than Python's digit limit
+        return None, f"{name}: unreadable JSON: {str(exc)[:80]}"
     rows, reason = parse_prediction(data, width, height, table, max_boxes)
     return (rows, "") if rows is not None else (None, f"{name}: {reason}")
 
