@@ -12,7 +12,7 @@ from automedbench.tracks.base import CaseStatus
 from automedbench.tracks.classification import TRACK
 from automedbench.tracks.classification.data.demo import LABELS, build_modality_patches
 
-OPTS = TRACK.options_model.model_validate({"labels": list(LABELS)})
+OPTS = TRACK.options_model.model_validate({"labels": list(LABELS), "reference_method": "patch_classifier.py"})
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +149,7 @@ def test_contract_is_a_cohort_csv():
     assert "predictions.csv" in text and "histology" in text
     with pytest.raises(ValueError):
         TRACK.options_model.model_validate({"labels": ["a", " A"]})
+
+
+def test_official_tasks_have_no_scripted_method():
+    assert TRACK.scripted_methods(TRACK.options_model.model_validate({"labels": ["NORMAL", "PNEUMONIA"]})) is None

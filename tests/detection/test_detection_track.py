@@ -12,7 +12,7 @@ from automedbench.tracks.base import CaseStatus, SubmittedCase
 from automedbench.tracks.detection import TRACK
 from automedbench.tracks.detection.data.demo import build_xray_markers
 
-OPTS = TRACK.options_model.model_validate({"classes": ["marker", "ring"]})
+OPTS = TRACK.options_model.model_validate({"classes": ["marker", "ring"], "reference_method": "marker_detector.py"})
 
 
 @pytest.fixture(scope="module")
@@ -199,3 +199,8 @@ def test_score_case_diagnostics():
     assert m["tp50"] == 1 and m["fp50"] == 1 and m["recall50"] == 0.5 == m["found50"]
     neg = TRACK.score_case(np.zeros((0, 6)), {"boxes": np.zeros((0, 5))}, OPTS).metrics
     assert neg["recall50"] is None and neg["found50"] == 1.0 and neg["n_pred"] == 0
+
+
+def test_official_tasks_have_no_scripted_method():
+    opts = TRACK.options_model.model_validate({"classes": ["RBC", "WBC", "Platelets"]})
+    assert TRACK.scripted_methods(opts) is None

@@ -15,16 +15,15 @@ from importlib import resources
 
 from .track import ClassificationOptions
 
-METHOD = "patch_classifier.py"
-
-
-def _source() -> str:
-    return resources.files("automedbench.tracks.classification.methods").joinpath(METHOD).read_text()
+def _source(name: str) -> str:
+    return resources.files("automedbench.tracks.classification.methods").joinpath(name).read_text()
 
 
 class ClassificationMethods:
     def __init__(self, options: ClassificationOptions):
         self.o = options
+        self.method = options.reference_method or ""   # a file in methods/
+        self.module = self.method.removesuffix(".py")
 
     def plan_steps(self) -> list[str]:
         return ["Inspect one input patch (size, channels, range) and the labelled examples in _examples/.",
@@ -43,7 +42,7 @@ class ClassificationMethods:
             # S2 setup: install the classifier, check the runtime, one input and the examples
             import csv, pathlib, numpy, scipy, PIL
             from PIL import Image
-            pathlib.Path({METHOD!r}).write_text({_source()!r})
+            pathlib.Path({self.method!r}).write_text({_source(self.method)!r})
             print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
             first = {self._cases(data_dir)}[0] / {self.o.image_file!r}
             im = Image.open(first)
@@ -58,7 +57,7 @@ class ClassificationMethods:
             # S3 pilot: classify the first few cases into outputs/{self.o.output_file}
             import csv, pathlib, sys
             sys.path.insert(0, ".")
-            import {METHOD[:-3]} as method
+            import {self.module} as method
             cases = {self._cases(data_dir)}[:5]
             labels = method.classify({data_dir!r}, cases)
             pathlib.Path("outputs").mkdir(exist_ok=True)
@@ -87,7 +86,7 @@ class ClassificationMethods:
             "# S4 classify every case into one cohort file",
             "import csv, pathlib, sys",
             "sys.path.insert(0, '.')",
-            f"import {METHOD[:-3]} as method",
+            f"import {self.module} as method",
             f"cases = {self._cases(data_dir)}",
             f"preds = method.classify({data_dir!r}, cases)",
             "classes = sorted(set(preds))",

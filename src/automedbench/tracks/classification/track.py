@@ -44,6 +44,7 @@ class ClassificationOptions(BaseModel):
     key: str = "patient_id"
     label_column: str = "label"
     image_file: str = "image.png"
+    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
 
     @field_validator("labels")
     @classmethod
@@ -159,6 +160,8 @@ class ClassificationTrack:
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):
+        if not _options(options).reference_method:
+            return None        # official tasks: no classical method fits them; scripted agents skip
         from .scripted import ClassificationMethods
         return ClassificationMethods(_options(options))
 

@@ -14,16 +14,15 @@ from importlib import resources
 
 from .track import DetectionOptions
 
-METHOD = "marker_detector.py"
-
-
-def _source() -> str:
-    return resources.files("automedbench.tracks.detection.methods").joinpath(METHOD).read_text()
+def _source(name: str) -> str:
+    return resources.files("automedbench.tracks.detection.methods").joinpath(name).read_text()
 
 
 class DetectionMethods:
     def __init__(self, options: DetectionOptions):
         self.o = options
+        self.method = options.reference_method or ""   # a file in methods/
+        self.module = self.method.removesuffix(".py")
 
     def plan_steps(self) -> list[str]:
         return ["Inspect one input: image size, bit depth, intensity range.",
@@ -43,7 +42,7 @@ class DetectionMethods:
             # S2 setup: install the detector, check the runtime and one input
             import pathlib, numpy, scipy, PIL
             from PIL import Image
-            pathlib.Path({METHOD!r}).write_text({_source()!r})
+            pathlib.Path({self.method!r}).write_text({_source(self.method)!r})
             print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
             first = {self._cases(data_dir)}[0] / {self.o.image_file!r}
             im = Image.open(first)
@@ -57,7 +56,7 @@ class DetectionMethods:
             # S3 pilot ONE case end to end
             import pathlib, subprocess, sys
             case = {self._cases(data_dir)}[0]
-            r = subprocess.run([sys.executable, {METHOD!r}, str(case / {self.o.image_file!r}),
+            r = subprocess.run([sys.executable, {self.method!r}, str(case / {self.o.image_file!r}),
                                 f"outputs/{{case.name}}"], capture_output=True, text=True)
             print(r.stdout, r.stderr); print("pilot exit", r.returncode)
             """)
@@ -88,7 +87,7 @@ class DetectionMethods:
             "import numpy as np",
             "from PIL import Image",
             "sys.path.insert(0, '.')",
-            f"import {METHOD[:-3]} as method",
+            f"import {self.module} as method",
             f"cases = {self._cases(data_dir)}",
             "for case in cases:",
             f"    img = np.asarray(Image.open(case / {self.o.image_file!r}).convert('L'), dtype=np.float32) / 255.0",

@@ -53,6 +53,7 @@ class DetectionOptions(BaseModel):
     max_boxes: int = Field(1000, ge=1, description="more boxes than this in one file: invalid")
     image_file: str = "image.png"
     output_file: str = "prediction.json"
+    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
 
     @field_validator("classes")
     @classmethod
@@ -192,6 +193,8 @@ class DetectionTrack:
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):
+        if not _options(options).reference_method:
+            return None        # official tasks: no classical method fits them; scripted agents skip
         from .scripted import DetectionMethods
         return DetectionMethods(_options(options))
 
