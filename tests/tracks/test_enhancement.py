@@ -14,7 +14,6 @@ import pytest
 from automedbench.data import DatasetError, DatasetPaths
 from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase
 from automedbench.tracks.enhancement import TRACK, EnhancementOptions
-from automedbench.tracks.enhancement.baselines import compute_bands
 from automedbench.tracks.enhancement.data.demo import build_ldct_demo, build_mri_sr_demo
 from automedbench.tracks.enhancement.data.official import stage_fastmri_sr, stage_simnict
 
@@ -94,7 +93,7 @@ def test_ldct_demo_input_is_noisier_than_reference_in_hu(ldct_demo):
 
 # ---- computed bands ----------------------------------------------------------------------
 def test_bands_are_computed_from_the_baselines(sr_demo):
-    bands = json.loads((sr_demo.root / "bands.json").read_text())
+    bands = json.loads((sr_demo.root / "baselines.json").read_text())
     assert set(bands["baselines"]) == {"nearest", "bicubic"}
     top = max(v["ssim"] for v in bands["baselines"].values())
     assert bands["top"]["ssim"] == top
@@ -102,10 +101,12 @@ def test_bands_are_computed_from_the_baselines(sr_demo):
     assert mb["good"] == pytest.approx(top - 0.02) and mb["okay"] == pytest.approx(top - 0.05)
     assert bands["edges"]["A"]["ssim"] == pytest.approx(top + 0.02)
     assert TRACK.dataset_bands(sr_demo.root).good == mb["good"]
+    # bands.json holds exactly the MedalBands fields, which the core's resolver reads
+    assert json.loads((sr_demo.root / "bands.json").read_text()) == mb
 
 
 def test_ldct_bands_rank_the_denoisers_above_identity(ldct_demo):
-    b = json.loads((ldct_demo.root / "bands.json").read_text())["baselines"]
+    b = json.loads((ldct_demo.root / "baselines.json").read_text())["baselines"]
     assert b["nl_means"]["ssim"] > b["identity"]["ssim"] and b["gaussian_sigma1"]["ssim"] > b["identity"]["ssim"]
 
 
@@ -196,7 +197,7 @@ def test_constant_image_is_valid_but_trivial(one_case):
 
 def test_unreadable_reference_raises_for_the_core_to_record(tmp_path):
     (tmp_path / "reference.npy").write_bytes(b"junk")
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError):
         TRACK.load_reference(tmp_path, {}, SR)
 
 
@@ -232,8 +233,7 @@ def test_simnict_stager_pairs_volumes_and_skips_bad_ones(tmp_path):
     paths = DatasetPaths(tmp_path / "staged")
     manifest = stage_simnict(paths, source=src, slices_per_volume=2)
     assert len(manifest["cases"]) == 4 and "p3.nii.gz" in manifest["provenance"]["skipped"]
-    bands = json.loads((paths.root / "bands.json").read_text())
-    assert bands["variant"] == "denoise"
+    assert json.loads((paths.root / "baselines.json").read_text())["variant"] == "denoise"
     cid = manifest["cases"][0]["case_id"]
     assert np.load(paths.public / cid / "input.npy").shape == (32, 32)
     with pytest.raises(DatasetError, match="not redistributed"):
@@ -258,4 +258,4 @@ def test_fastmri_stager_reads_reconstructions_from_h5(tmp_path):
     cid = manifest["cases"][0]["case_id"]
     assert np.load(paths.public / cid / "input.npy").shape == (20, 18)
     assert np.load(paths.private / cid / "reference.npy").shape == (40, 36)
-    assert json.loads((paths.root / "bands.json").read_text())["variant"] == "super_resolution"
+    assert json.loads((paths.root / "baselines.json").read_text())["variant"] == "super_resolution"

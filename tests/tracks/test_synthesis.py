@@ -154,7 +154,7 @@ def test_hu_clip_is_applied_to_reference_and_prediction(tmp_path):
     vol[3:9, 3:9, 3:9] = 5000
     vol[5, 5, 5] = 0
     nib.save(nib.Nifti1Image(vol, np.eye(4)), str(tmp_path / "reference.nii.gz"))
-    ref, meta = TRACK.load_reference(tmp_path, {}, opts)
+    ref, _ = TRACK.load_reference(tmp_path, {}, opts)
     assert ref.min() == -1024 and ref.max() == 3000
 
 

@@ -4,7 +4,9 @@
 
 runs every baseline of the dataset's variant on every case (public input → prediction),
 scores it against the private reference with the track's metric (mean SSIM and PSNR, data
-range = the reference's max − min) and writes ``DATASET_DIR/bands.json``:
+range = the reference's max − min) and writes ``DATASET_DIR/bands.json`` (the medal bands,
+exactly the fields of tracks.base.MedalBands, which the core reads) and
+``DATASET_DIR/baselines.json`` (every baseline's mean SSIM/PSNR and the three band edges):
 
     denoise:           identity (the low-dose input itself), Gaussian σ = 1 px,
                        non-local means (scikit-image, patch 5, distance 6, h = 0.8·σ̂, σ̂ from
@@ -36,7 +38,8 @@ import numpy as np
 
 from ...metrics.ssim import ssim_psnr
 
-BANDS_FILE = "bands.json"
+BANDS_FILE = "bands.json"          # MedalBands fields only: what the core reads
+DETAILS_FILE = "baselines.json"    # every baseline's numbers and the three SPEC edges
 BAND_OFFSETS = {"A": (0.02, 1.0), "B": (-0.02, -1.0), "C": (-0.05, -3.0)}   # (SSIM, dB)
 
 
@@ -87,7 +90,7 @@ def bands_from_top(top_ssim: float, top_psnr: float | None) -> dict[str, Any]:
              for k, (ds, dp) in BAND_OFFSETS.items()}
     return {"edges": edges,
             "medal_bands": {"metric": "ssim", "good": edges["B"]["ssim"], "okay": edges["C"]["ssim"],
-                            "source": "bands.json (baselines)"},
+                            "source": "bands.json (computed from the baselines in baselines.json)"},
             "mapping": "good = B edge (top - 0.02), okay = C edge (top - 0.05); A edge = top + 0.02 reported only"}
 
 
@@ -132,7 +135,8 @@ def compute_bands(dataset_dir: Path | str, workers: int = 2, progress: Callable[
                                                                        "psnr": top_psnr},
              "data_range": "reference max - min, per case",
              **bands_from_top(top_ssim, None if math.isinf(top_psnr) else top_psnr)}
-    (root / BANDS_FILE).write_text(json.dumps(bands, indent=2) + "\n")
+    (root / DETAILS_FILE).write_text(json.dumps(bands, indent=2) + "\n")
+    (root / BANDS_FILE).write_text(json.dumps(bands["medal_bands"], indent=2) + "\n")
     return bands
 
 
@@ -163,7 +167,7 @@ def main() -> None:
         mb = bands["medal_bands"]
         console.print(f"top {bands['top']['baseline']} SSIM {bands['top']['ssim']:.4f}: good ≥ {mb['good']:.4f} (B edge), "
                       f"okay ≥ {mb['okay']:.4f} (C edge), A edge {bands['edges']['A']['ssim']:.4f} "
-                      f"→ {dataset_dir / BANDS_FILE}")
+                      f"→ {dataset_dir / BANDS_FILE} (details: {DETAILS_FILE})")
 
     app()
 

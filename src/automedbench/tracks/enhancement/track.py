@@ -39,7 +39,10 @@ class EnhancementOptions(BaseModel):
     output_file: str = "enhanced.npy"
     reference_file: str = "reference.npy"
     lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
-    target_keywords: list[str] = Field(default_factory=list)
+
+
+def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
+    return [float(v) for m in metrics if (v := m.get(key)) is not None]
 
 
 class EnhancementTrack:
@@ -83,8 +86,8 @@ class EnhancementTrack:
         path = Path(dataset_root) / "bands.json"
         if not path.is_file():
             return None
-        mb = json.loads(path.read_text())["medal_bands"]
-        return MedalBands(**{**mb, "source": f"{Path(dataset_root).name}/bands.json (baselines)"})
+        return MedalBands.model_validate({**json.loads(path.read_text()),
+                                          "source": f"{Path(dataset_root).name}/bands.json (baselines)"})
 
     # ---- per case ------------------------------------------------------------------------
     def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
@@ -123,24 +126,25 @@ class EnhancementTrack:
     def aggregate(self, records: list[CaseRecord], options: EnhancementOptions,
                   context: ScoringContext) -> AggregateResult:
         scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        ok = [r for r in scorable if r.status == CaseStatus.OK and r.score is not None]
+        ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
         n = len(scorable)
-        mean_ssim = sum(float(r.score.metrics["ssim"]) for r in ok) / n if n else 0.0
-        psnrs = [float(r.score.metrics["psnr"]) for r in ok]
-        lp = [r.score.metrics.get("lpips") for r in ok]
-        lpips_mean = float(np.mean(lp)) if lp and all(v is not None for v in lp) else None
+        ssims = _values(ok, "ssim")
+        mean_ssim = sum(ssims) / n if n else 0.0
+        psnrs = _values(ok, "psnr")
+        lp = _values(ok, "lpips")
+        lpips_mean = float(np.mean(lp)) if ok and len(lp) == len(ok) else None
         notes = {"data_range": "per case: reference max - min (SSIM and PSNR)",
                  "psnr": f"mean over valid cases only; capped at {PSNR_CAP_DB:g} dB"}
         components = ["ssim", "psnr"]
         if lpips_mean is None:
-            notes["lpips"] = lpips_status() if options.lpips else "disabled by the task"
+            notes["lpips"] = (lpips_status() or "not computed for every case") if options.lpips else "disabled by the task"
         else:
             components.append("lpips")
         return AggregateResult(
             score=mean_ssim,
             metrics={"ssim": mean_ssim, "psnr_valid_mean": float(np.mean(psnrs)) if psnrs else None,
                      "lpips_valid_mean": lpips_mean, "completion": len(ok) / n if n else 0.0,
-                     "ssim_valid_mean": float(np.mean([r.score.metrics["ssim"] for r in ok])) if ok else None},
+                     "ssim_valid_mean": float(np.mean(ssims)) if ssims else None},
             components=components, notes=notes)
 
     # ---- data, agents, conformance -----------------------------------------------------

@@ -47,7 +47,6 @@ class SynthesisOptions(BaseModel):
     reference_file: str = "reference.nii.gz"
     hu_clip: tuple[float, float] | None = Field(None, description="clip both volumes before SSIM")
     win_size: int = WIN_SIZE
-    target_keywords: list[str] = Field(default_factory=list)
 
 
 def _peek_shape(path: Path) -> tuple[tuple[int, ...] | None, str]:
@@ -69,6 +68,10 @@ def _squeeze_trailing(arr: np.ndarray, ndim: int) -> np.ndarray:
     while arr.ndim > ndim and arr.shape[-1] == 1:
         arr = arr[..., 0]
     return arr
+
+
+def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
+    return [float(v) for m in metrics if (v := m.get(key)) is not None]
 
 
 class SynthesisTrack:
@@ -162,11 +165,11 @@ class SynthesisTrack:
     def aggregate(self, records: list[CaseRecord], options: SynthesisOptions,
                   context: ScoringContext) -> AggregateResult:
         scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        ok = [r for r in scorable if r.status == CaseStatus.OK and r.score is not None]
+        ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
         n = len(scorable)
-        score = sum(float(r.score.metrics["ssim"]) for r in ok) / n if n else 0.0
-        base = [r.meta.get("baseline_ssim") for r in scorable]
-        baseline = float(np.mean(base)) if base and all(b is not None for b in base) else None
+        score = sum(_values(ok, "ssim")) / n if n else 0.0
+        base = [float(b) for r in scorable if (b := r.meta.get("baseline_ssim")) is not None]
+        baseline = float(np.mean(base)) if base and len(base) == n else None
         notes = {"data_range": "per case: reference max - min" + (f" after clipping to {list(options.hu_clip)}"
                                                                   if options.hu_clip else ""),
                  "window": f"uniform {options.win_size}^3, K1=0.01, K2=0.03 (scikit-image defaults)"}
@@ -177,11 +180,12 @@ class SynthesisTrack:
             medal = score if score >= baseline else 0.0
             if score < baseline:
                 notes["baseline"] = f"mean SSIM {score:.4f} is below the task baseline {baseline:.4f}: fail"
+        psnrs, maes = _values(ok, "psnr"), _values(ok, "mae")
         return AggregateResult(score=score, metrics={
             "ssim": score, "ssim_medal": medal, "baseline_ssim": baseline,
             "completion": len(ok) / n if n else 0.0,
-            "psnr_valid_mean": float(np.mean([r.score.metrics["psnr"] for r in ok])) if ok else None,
-            "mae_valid_mean": float(np.mean([r.score.metrics["mae"] for r in ok])) if ok else None},
+            "psnr_valid_mean": float(np.mean(psnrs)) if psnrs else None,
+            "mae_valid_mean": float(np.mean(maes)) if maes else None},
             components=["ssim", "psnr", "mae"], notes=notes)
 
     def datasets(self) -> list:

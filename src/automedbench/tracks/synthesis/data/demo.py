@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 from ....data import DatasetPaths, write_manifest
-from ....data.niftiio import make_nifti, save_nifti_gz
+from ...nifti_io import make_nifti, save_nifti_gz
 from ....metrics.ssim import reference_data_range, ssim
 from .. import zsr
 

@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ....data import DatasetError, DatasetPaths, write_manifest
-from ....data.niftiio import make_nifti, save_nifti_gz
+from ...nifti_io import make_nifti, save_nifti_gz
 from ....metrics.ssim import reference_data_range, ssim
 from ..mha import read_mha
 from .demo import write_zsr_case
