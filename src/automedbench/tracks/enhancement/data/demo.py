@@ -1,11 +1,15 @@
 """Embedded demo datasets for the enhancement track: real images, simulated degradation.
 
-``ldct-demo`` (LDCT denoising): real CT slices shipped in ``pydicom`` / ``pydicom-data``
-(693_UNCI.dcm 512², both frames of eCT_Supplemental.dcm 512², CT_small.dcm 128²), converted
-to HU, clipped to [-1024, 3071], the 512² slices block-averaged to 256² (0.96 mm pixels).
-Each case draws an incident photon count I0 log-uniformly in [5e3, 2e4] per ray and
-simulates a low-dose scan with projection-domain Poisson noise + FBP (see ``degrade.py``);
-the reference is the noiseless FBP. Input ``input.npy`` and reference are float32 HU.
+``ldct-demo`` (LDCT denoising): the two uncompressed real CT slices with a full HU range
+shipped in ``pydicom-data`` / ``pydicom`` (693_UNCI.dcm 512², block-averaged to 256² = 0.96 mm
+pixels; CT_small.dcm 128²), converted to HU and clipped to [-1024, 3071]. (eCT_Supplemental.dcm
+is left out: a soft-tissue-only sample, -1024..~110 HU, on which no classical denoiser gets
+near the others, so every run would flag it as a logic error.) Each case alternates the
+source, draws an incident photon count I0 log-uniformly in [5e3, 2e4] per ray and simulates a
+low-dose scan with projection-domain Poisson noise + FBP (see ``degrade.py``); the reference
+is the noiseless FBP. Input and reference are then rotated by the same seeded multiple of 90°
+and mirrored (parallel-beam FBP over 180 views 1° apart commutes with 90° rotations, so this
+equals scanning the rotated slice). Input ``input.npy`` and reference are float32 HU.
 
 ``mri-sr-demo`` (MRI ×2 super-resolution): real MR slices — axial slices of the MNI152
 2009 T1 template at 1 mm (nilearn; a population average, real anatomy) at seeded heights,
@@ -31,11 +35,10 @@ from .. import degrade
 Progress = Callable[[int, int, str], None]
 LDCT_DATASET = "ldct-demo"
 MRI_SR_DATASET = "mri-sr-demo"
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2   # 2: eCT dropped, seeded 90° rotations / mirroring
 N_ANGLES = 180
 DOSE_RANGE = (5e3, 2e4)
-CT_SOURCES = (("pydicom-data", "693_UNCI.dcm", 0), ("pydicom-data", "eCT_Supplemental.dcm", 0),
-              ("pydicom-data", "eCT_Supplemental.dcm", 1), ("pydicom", "CT_small.dcm", 0))
+CT_SOURCES = (("pydicom-data", "693_UNCI.dcm", 0), ("pydicom", "CT_small.dcm", 0))
 MR_DICOM_SOURCES = (("pydicom-data", "MR-SIEMENS-DICOM-WithOverlays.dcm"), ("pydicom-data", "MR2_UNCI.dcm"))
 
 
@@ -104,6 +107,11 @@ def _ct_sinogram(package: str, name: str, frame: int) -> tuple[np.ndarray, np.nd
     return sino, theta, reference, px
 
 
+def _orient(image: np.ndarray, turns: int, mirror: bool) -> np.ndarray:
+    out = np.rot90(image, turns)
+    return np.ascontiguousarray(out[:, ::-1] if mirror else out)
+
+
 def _case_rng(seed: int, dataset: str, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, index, sum(dataset.encode())])
 
@@ -136,6 +144,8 @@ def build_ldct_demo(paths: DatasetPaths, n_cases: int = 8, seed: int = 0, *,
         rng = _case_rng(seed, LDCT_DATASET, i)
         photons = float(np.exp(rng.uniform(np.log(DOSE_RANGE[0]), np.log(DOSE_RANGE[1]))))
         low = degrade.simulate_low_dose(sino, theta, px, reference.shape[0], photons, rng)
+        turns, mirror = int(rng.integers(0, 4)), bool(rng.integers(0, 2))
+        low, reference = (_orient(a, turns, mirror) for a in (low, reference))
         _save(paths.public / cid / "input.npy", low)
         _save(paths.private / cid / "reference.npy", reference)
         info = {"task": "denoise", "modality": "CT", "units": "HU", "pixel_spacing_mm": round(px, 4),
@@ -143,13 +153,15 @@ def build_ldct_demo(paths: DatasetPaths, n_cases: int = 8, seed: int = 0, *,
         _write_info(paths.public / cid / "info.json", info)
         cases.append({"case_id": cid, "variant": "denoise", "output_shape": list(reference.shape),
                       "source": f"{package}:{name}#frame{frame}",
-                      "simulation": {"incident_photons": round(photons, 1), "n_angles": N_ANGLES}})
+                      "simulation": {"incident_photons": round(photons, 1), "n_angles": N_ANGLES,
+                                     "rot90": turns, "mirrored": mirror}})
         if progress:
             progress(i + 1, n_cases, cid)
     provenance = {
         "real": "CT slices from the pydicom / pydicom-data test files (HU)",
         "simulated": ["projection-domain Poisson quantum noise (parallel beam, "
-                      f"{N_ANGLES} views, I0 log-uniform in {list(DOSE_RANGE)}), FBP ramp filter"],
+                      f"{N_ANGLES} views, I0 log-uniform in {list(DOSE_RANGE)}), FBP ramp filter",
+                      "90° rotations / mirroring of input and reference together"],
         "reference": "FBP of the noiseless sinogram (same geometry)",
         "builder": f"automedbench.tracks.enhancement.data.demo.build_ldct_demo v{GENERATOR_VERSION}",
         "seed": seed, "n_cases": n_cases, "inputs": ["input.npy", "info.json"],
