@@ -110,6 +110,7 @@ def test_ldct_bands_rank_the_denoisers_above_identity(ldct_demo):
     assert b["nl_means"]["ssim"] > b["identity"]["ssim"] and b["gaussian_sigma1"]["ssim"] > b["identity"]["ssim"]
 
 
+@pytest.mark.slow
 def test_baselines_command_writes_bands_and_refuses_a_non_dataset(sr_demo, tmp_path):
     env = {**os.environ, "COLUMNS": "200"}
     cmd = [sys.executable, "-m", "automedbench.tracks.enhancement.baselines"]
@@ -129,6 +130,7 @@ def test_gold_submission_scores_one(sr_demo, tmp_path):
     assert agg.metrics["lpips_valid_mean"] is None and "lpips" in agg.notes
 
 
+@pytest.mark.slow
 def test_reference_method_earns_a_good_medal_on_both_demos(sr_demo, ldct_demo, tmp_path):
     for paths, opts in ((sr_demo, SR), (ldct_demo, DENOISE)):
         out = tmp_path / paths.root.name
@@ -201,6 +203,7 @@ def test_unreadable_reference_raises_for_the_core_to_record(tmp_path):
         TRACK.load_reference(tmp_path, {}, SR)
 
 
+@pytest.mark.slow
 def test_careless_bug_ruins_exactly_every_other_case(sr_demo, tmp_path):
     methods = TRACK.scripted_methods(SR)
     ws = tmp_path / "ws"

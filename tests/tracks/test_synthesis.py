@@ -63,6 +63,7 @@ def test_demo_is_reproducible_and_its_grid_is_consistent(demo, tmp_path):
         assert 0.9 < case["baseline_ssim"] < 1.0
 
 
+@pytest.mark.slow
 def test_gold_scores_one_and_reference_method_beats_the_interpolation_baseline(demo, tmp_path):
     TRACK.gold_submission(demo.root, tmp_path / "gold", ZSR)
     assert _score(demo, tmp_path / "gold")[1].score == 1.0
@@ -135,6 +136,7 @@ def test_a_header_promising_a_huge_volume_is_refused_before_decompression(case):
     assert not check.valid and "wrong shape (2000, 2000, 2000)" in check.reason
 
 
+@pytest.mark.slow
 def test_careless_input_header_bug_fails_exactly_every_other_case(demo, tmp_path):
     methods = TRACK.scripted_methods(ZSR)
     ws = tmp_path / "ws"
