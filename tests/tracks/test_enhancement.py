@@ -166,15 +166,25 @@ def _check(out, meta):
     return TRACK.check_case(SubmittedCase(out.name, dir=out), meta, SR)
 
 
+def _npy_header(shape) -> bytes:
+    """A valid .npy header promising `shape` float32, with no data behind it."""
+    import io
+    from numpy.lib import format as npformat
+    buf = io.BytesIO()
+    npformat.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
 @pytest.mark.parametrize("write, reason", [
     (lambda f, s: np.save(f, np.zeros((s[0], s[1] + 2), np.float32)), "wrong shape"),
     (lambda f, s: np.save(f, np.full(s, np.nan, np.float32)), "NaN"),
     (lambda f, s: np.save(f, np.zeros(s, np.int16)), "not floating point"),
-    (lambda f, s: np.save(f, np.array([{"a": 1}], dtype=object)), "unreadable"),
+    (lambda f, s: np.save(f, np.array([{"a": 1}], dtype=object)), "not floating point"),   # never unpickled
     (lambda f, s: f.write_bytes(os.urandom(300)), "not a .npy"),
     (lambda f, s: f.write_bytes(b"\x93NUMPY garbage"), "unreadable"),
     (lambda f, s: np.save(f, np.zeros((s[0] * 4, s[1] * 4), np.float64)), "more than any float array"),
     (lambda f, s: None, "missing"),
+    (lambda f, s: f.write_bytes(_npy_header((100000, 100000))), "wrong shape (100000, 100000)"),
 ])
 def test_bad_outputs_fail_that_case_with_a_reason(one_case, write, reason):
     out, meta = one_case

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numpy.lib import format as npformat
 
 _MAGIC = b"\x93NUMPY"
 
@@ -24,6 +25,15 @@ def read_float_npy(path: Path, shape: tuple[int, ...]) -> tuple[np.ndarray | Non
             head = fh.read(6)
             if head != _MAGIC:
                 return None, f"{name}: not a .npy file (bad magic bytes)"
+            # the header first: refuse a wrong shape/dtype before np.load allocates what it claims
+            fh.seek(0)
+            version = npformat.read_magic(fh)
+            read_header = npformat.read_array_header_1_0 if version == (1, 0) else npformat.read_array_header_2_0
+            head_shape, _, head_dtype = read_header(fh)
+            if head_dtype.kind != "f":
+                return None, f"{name}: dtype {head_dtype} is not floating point (float32/float64 required)"
+            if tuple(head_shape) != tuple(shape):
+                return None, f"{name}: wrong shape {tuple(head_shape)}, expected {tuple(shape)}"
             fh.seek(0)
             arr = np.load(fh, allow_pickle=False)
     except ValueError as exc:
