@@ -6,7 +6,12 @@ import pytest
 from pydantic import ValidationError
 
 from automedbench.metrics import meteor as meteor_mod
-from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase
+from automedbench.tracks.base import (
+    CaseRecord,
+    CaseStatus,
+    ScoringContext,
+    SubmittedCase,
+)
 from automedbench.tracks.registry import get_track
 from automedbench.tracks.reportgen import scoring
 from automedbench.tracks.reportgen.text import extract_findings

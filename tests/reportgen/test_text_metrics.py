@@ -14,9 +14,7 @@ from automedbench.metrics.meteor import Meteor
 from automedbench.metrics.rouge_l import lcs_length, rouge_l
 from automedbench.metrics.text_tokens import tokenize
 
-VOCAB = ("the lungs are clear no focal consolidation pleural effusion or pneumothorax heart size is "
-         "normal there a small moderate right left lower upper zone nodule mm opacity opacities "
-         "cardiomediastinal silhouette within limits enlarged large big effusions blunting angle").split()
+VOCAB = ["the", "lungs", "are", "clear", "no", "focal", "consolidation", "pleural", "effusion", "or", "pneumothorax", "heart", "size", "is", "normal", "there", "a", "small", "moderate", "right", "left", "lower", "upper", "zone", "nodule", "mm", "opacity", "opacities", "cardiomediastinal", "silhouette", "within", "limits", "enlarged", "large", "big", "effusions", "blunting", "angle"]
 
 
 def _pairs(n, seed=0, max_len=30):
@@ -87,7 +85,7 @@ def test_corpus_bleu_equals_sacrebleu_and_nltk():
 def test_bleu_edge_cases():
     assert sentence_bleu(bleu_stats([], ["a", "b"]))["bleu"] == 0.0
     assert sentence_bleu(bleu_stats(["x"], ["a", "b"]))["bleu"] == 0.0      # no unigram match
-    same = "no pleural effusion or pneumothorax".split()
+    same = ["no", "pleural", "effusion", "or", "pneumothorax"]
     assert sentence_bleu(bleu_stats(same, same))["bleu"] == pytest.approx(1.0, abs=1e-12)   # exp(log 100)/100
     assert corpus_bleu([])["corpus_bleu"] == 0.0
 
@@ -134,6 +132,6 @@ def test_meteor_equals_nltk_exactly(wordnet):
 
 
 def test_meteor_of_identical_text_is_below_one_by_the_fragmentation_penalty(wordnet):
-    text = "there is a small right pleural effusion".split()
+    text = ["there", "is", "a", "small", "right", "pleural", "effusion"]
     m = len(text)
     assert Meteor(wordnet).score(text, text) == pytest.approx(1 - 0.5 * (1 / m) ** 3, abs=1e-15)

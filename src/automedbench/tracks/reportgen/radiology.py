@@ -51,7 +51,7 @@ def radgraph_f1(hyps: list[str], refs: list[str], *, allow_download: bool = Fals
             scorer = F1RadGraph(reward_level="partial")
             _, per_study, _, _ = scorer(hyps=hyps, refs=refs)
         return [float(x) for x in per_study], ""
-    except Exception as exc:  # missing weights offline, a broken install: reported, not raised
+    except Exception as exc:  # noqa: BLE001 - missing weights offline, a broken install: reported, not raised
         return None, f"RadGraph unavailable ({'download allowed' if allow_download else 'offline'}): {_one_line(exc)}"
 
 
@@ -69,5 +69,5 @@ def chexbert_micro(hyps: list[str], refs: list[str], *, allow_download: bool = F
         micro: dict[str, Any] = report["micro avg"]
         return {"chexbert_micro_p": float(micro["precision"]), "chexbert_micro_r": float(micro["recall"]),
                 "chexbert_micro_f1": float(micro["f1-score"])}, ""
-    except Exception as exc:  # as above
+    except Exception as exc:  # noqa: BLE001 - as above
         return None, f"CheXbert unavailable ({'download allowed' if allow_download else 'offline'}): {_one_line(exc)}"

@@ -21,8 +21,8 @@ class ReportScriptedMethods:
         return [
             "Read each study's manifest.json: body part, views and their positions.",
             "Pick the frontal view (PA/AP) and normalise its grey levels.",
-            "Chest: measure lower-zone and basal density per hemithorax (consolidation, effusion) "
-            "and blob responses per zone (nodules); leg: transverse lucent lines across the tibial shaft.",
+            ("Chest: measure lower-zone and basal density per hemithorax (consolidation, effusion) "
+            "and blob responses per zone (nodules); leg: transverse lucent lines across the tibial shaft."),
             "Compare every feature with the cohort (robust z-score) and threshold it into findings.",
             "Write FINDINGS + IMPRESSION sentences per study into outputs/<study_id>/report.txt.",
             "Pilot one study, read the report back, then run all and verify every report exists.",

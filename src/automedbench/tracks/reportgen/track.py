@@ -21,8 +21,19 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
 from . import radiology
 from .scoring import corpus_metrics, meteor_scorer, study_metrics
 from .text import Report, read_report, rules

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import yaml

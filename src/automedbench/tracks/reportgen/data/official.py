@@ -32,8 +32,9 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ....data import DatasetError, DatasetPaths, write_manifest
 from ..text import extract_findings

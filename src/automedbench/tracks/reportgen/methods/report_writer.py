@@ -89,7 +89,7 @@ def chest_report(z: dict[str, float], raw: dict[str, float]) -> str:
     for side in ("right", "left"):
         for zone in ("upper", "lower"):
             if z[f"{side}_nodule_{zone}"] >= T_NODULE:
-                size = int(round(min(max(raw[f"{side}_nodule_{zone}_mm"], 6), 30)))
+                size = round(min(max(raw[f"{side}_nodule_{zone}_mm"], 6), 30))
                 lungs.append(f"There is a {size} mm nodular opacity in the {side} {zone} zone.")
                 impression.append(f"{side.capitalize()} {zone} zone nodule of about {size} mm; CT is suggested.")
         if z[f"{side}_lower"] >= T_CONSOLIDATION and z[f"{side}_lower"] > z[f"{side}_base"] + 0.5:
