@@ -78,9 +78,10 @@ def phase_baseline(root: Path) -> dict:
 
 def phase_ours(root: Path) -> dict:
     from automedbench.scoring.task_score import score_workspace
-    from automedbench.tracks.segmentation import SegmentationTrack
+    from automedbench.tracks.segmentation import SegmentationOptions, SegmentationTrack
     cases = json.loads((root / "cases.json").read_text())
-    result, _, _ = score_workspace(SegmentationTrack(), root / "ws", root / "private", cases, {"variant": "organ_lesion"})
+    result, _ = score_workspace(SegmentationTrack(), root / "ws", root / "private", [{"case_id": c} for c in cases],
+                                SegmentationOptions(variant="organ_lesion"))
     dice = {}
     for c in result.per_case:
         assert c.valid, c.reason

@@ -45,12 +45,14 @@ def test_agentic_weights_and_null_policy():
 def test_overall_medal_rating():
     assert overall_score(0.6, 0.4) == pytest.approx(0.5)
     assert overall_score(None, 0.4) is None
-    assert medal_and_rating("segmentation", "organ_lesion", {"lesion_dice": 0.71}, True, False) == ("good", "A")
-    assert medal_and_rating("segmentation", "organ_lesion", {"lesion_dice": 0.3}, True, False) == ("okay", "B")
-    assert medal_and_rating("segmentation", "organ_lesion", {"lesion_dice": 0.1}, True, False) == ("none", "C")
-    assert medal_and_rating("segmentation", "organ_lesion", {"organ_dice": 0.9}, True, False) == ("good", "A")
-    assert medal_and_rating("segmentation", "multiclass", {"macro_dice": 0.9}, False, False) == ("none", "F")
-    assert medal_and_rating("segmentation", "multiclass", {"macro_dice": 0.9}, True, True) == ("none", "F")
+    from automedbench.tracks.base import MedalBands
+    bands = MedalBands(metric="lesion_dice", fallback_metric="organ_dice", good=0.70, okay=0.30)
+    assert medal_and_rating(bands, {"lesion_dice": 0.71}, True, False) == ("good", "A")
+    assert medal_and_rating(bands, {"lesion_dice": 0.3}, True, False) == ("okay", "B")
+    assert medal_and_rating(bands, {"lesion_dice": 0.1}, True, False) == ("none", "C")
+    assert medal_and_rating(bands, {"lesion_dice": None, "organ_dice": 0.9}, True, False) == ("good", "A")
+    assert medal_and_rating(bands, {"lesion_dice": 0.9}, False, False) == ("none", "F")
+    assert medal_and_rating(bands, {"lesion_dice": 0.9}, True, True) == ("none", "F")
 
 
 def test_lite_auto_pass_items_are_data():

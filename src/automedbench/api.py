@@ -29,6 +29,16 @@ from .tasks import Task, check_tier, get_task
 log = logging.getLogger(__name__)
 
 
+# the built-in scripted agents the demo runs on every task marked `demo: true`
+DEMO_AGENTS = ["reference", "careless", "empty"]
+
+
+def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:
+    """Task ids marked `demo: true` (one per track): the demo's default cells."""
+    from .tasks import discover
+    return sorted(t.id for t in discover(tasks_dirs).values() if t.demo)
+
+
 def default_backend() -> str:
     """bwrap when its binary is installed, else `local` — which warns loudly and marks every
     report `local (no isolation)`."""
@@ -55,11 +65,6 @@ def ensure_dataset(task: Task, data_root: Path | str | None = None):
         raise DatasetError(f"dataset {task.dataset!r} is not staged under {paths.root}; "
                            f"run `automedbench data stage {task.dataset} --source DIR` first")
     return stage(task.dataset, data_root)
-
-
-def _lesion_positive(manifest: dict) -> list[bool] | None:
-    flags = [c.get("lesion_positive") for c in manifest["cases"]]
-    return None if any(f is None for f in flags) else [bool(f) for f in flags]
 
 
 def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "runs", *,
@@ -90,10 +95,19 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     t0 = time.monotonic()
     info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
                    track=task.track, tier=tier, started_at=now_iso(), sandbox=backend)
+    from . import __version__
+    from .data import sha256_file
+    from .scoring.rubric import load_rubric
+    from .scoring.score_run import task_hash
+    snapshot = task.snapshot()
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
                    tasks_dirs=[str(Path(p).resolve()) for p in (tasks_dirs or [])],
                    case_ids=[c["case_id"] for c in manifest["cases"]],
-                   lesion_positive=_lesion_positive(manifest))
+                   task_snapshot=snapshot, task_hash=task_hash(snapshot),
+                   manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
+                   rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
+                   limits={"time_limit_s": task.time_limit_s, "max_turns": task.max_turns,
+                           "exec_timeout_s": exec_timeout_s, "network": spec.network})
     write_json_atomic(files.meta, meta)
     trace = TraceWriter(files.trace, t0)
     box = None
@@ -107,8 +121,9 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                       block_training=task.block_training)
         context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
                                kickoff=kickoff_message(task, tier), output_files=task.output_files,
-                               input_files=task.input_files,
-                               options={**task.track_options, "candidates": task.tiers.standard.candidates})
+                               input_files=task.input_files, track=task.track, track_options=task.options,
+                               candidates=list(task.tiers.standard.candidates),
+                               target_keywords=list(task.target_keywords))
         trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name})
         try:
             outcome = agent.run(system_prompt, context, box)

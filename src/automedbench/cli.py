@@ -144,25 +144,31 @@ def sweep(task: list[str] = typer.Option(..., "--task"), tier: list[str] = typer
               judges=judge, data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config)
 
 
-DEMO_TASKS = ["brain-lesion-seg", "brain-tissue-seg"]
-DEMO_AGENTS = ["reference", "careless", "empty"]
 
 
 @app.command()
 def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
          workers: int = typer.Option(2, "--workers", min=1),
-         tier: list[str] = typer.Option(["lite", "standard"], "--tier"),
+         tier: list[str] = typer.Option(["lite"], "--tier"),
          sandbox: Optional[str] = typer.Option(None, "--sandbox"),
          data_root: Optional[Path] = DataRoot) -> None:
     """Build the embedded datasets, run the built-in agents through S1..S5, score, and print
     where the results and the leaderboard are."""
-    from .api import ensure_dataset
+    from .api import DEMO_AGENTS, demo_tasks, ensure_dataset
     from .tasks import get_task
-    for t in DEMO_TASKS:
+    tasks = demo_tasks()
+    for t in tasks:
         paths = ensure_dataset(get_task(t), data_root)
         err.print(f"dataset for {t}: {paths.root}")
-    _do_sweep(DEMO_TASKS, tier, DEMO_AGENTS, out_dir / "runs", 1, workers, False, out_dir / "leaderboard",
+    _do_sweep(tasks, tier, DEMO_AGENTS, out_dir / "runs", 1, workers, False, out_dir / "leaderboard",
               sandbox=sandbox, network=False, data_root=data_root)
+    out.print("Full matrix: automedbench sweep " + " ".join(f"--task {t}" for t in sorted(_all_task_ids()))
+              + " --tier lite --tier standard --tier pro --agent reference --agent careless --agent empty")
+
+
+def _all_task_ids() -> list[str]:
+    from .tasks import discover
+    return list(discover())
 
 
 # ---- score / judge / report ---------------------------------------------------------

@@ -3,7 +3,6 @@ import json
 
 import pytest
 
-from automedbench.runs.models import StageResult
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.llm import LLMJudge, parse_verdict
 from automedbench.scoring.judge.synthetic import synthetic_trace
@@ -16,7 +15,7 @@ from .fake_openai import completion, error
 TASK = Task.model_validate({
     "id": "kits-demo", "title": "Kidney tumour segmentation", "track": "segmentation", "dataset": "demo",
     "description": "Segment kidney and kidney tumour in abdominal CT.", "input_files": ["ct.nii.gz"],
-    "output_files": ["organ.nii.gz", "lesion.nii.gz"],
+    "track_options": {"variant": "organ_lesion"},
     "tiers": {"lite": {"model": "nnU-Net KiTS19"}, "standard": {"candidates": ["nnU-Net", "MONAI SwinUNETR"]},
               "pro": {"background": "renal cell carcinoma"}}})
 

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
@@ -55,7 +54,7 @@ def test_docker_agent_argv(tmp_path):
     a = agent_argv(spec, DIGEST, ["python", "-c", "print(1)"], gpu=True)
     joined = " ".join(a)
     for piece in ("--read-only", "--cap-drop ALL", "--security-opt no-new-privileges", "--pids-limit 256",
-                  "--memory 2048m", "--network none", "--gpus all", f"target=/data/public,readonly",
+                  "--memory 2048m", "--network none", "--gpus all", "target=/data/public,readonly",
                   "target=/workspace", "--env A=1"):
         assert piece in joined, piece
     assert a[-4:] == [DIGEST, "python", "-c", "print(1)"]

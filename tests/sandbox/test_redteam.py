@@ -4,7 +4,6 @@ ever shows up in stdout/stderr or in a workspace file."""
 from __future__ import annotations
 
 import base64
-import os
 import subprocess
 import time
 

@@ -41,7 +41,10 @@ class AgentContext:
     kickoff: str
     output_files: list[str]
     input_files: list[str]
-    options: dict[str, Any] = field(default_factory=dict)
+    track: str = ""
+    track_options: Any = None               # the track's validated options model
+    candidates: list[str] = field(default_factory=list)
+    target_keywords: list[str] = field(default_factory=list)
 
 
 @dataclass

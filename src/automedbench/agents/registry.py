@@ -32,7 +32,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LITERAL_KEY_FIELDS = ("api_key", "key", "apikey", "token", "secret", "password", "openai_api_key")
 
 
-from . import AgentError
+from . import AgentError  # noqa: E402  (after the patterns it documents)
 
 
 class AgentConfigError(AgentError):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"   # 1.1: case status, aggregate metrics, excluded cases, versions; 1.0 still loads
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -41,11 +41,27 @@ class StageResult(_Strict):
     rationale: str = ""
 
 
+CaseStatusName = Literal["ok", "missing", "invalid", "reference_error"]
+
+
 class CaseResult(_Strict):
     case_id: str
+    # decided by the core, never parsed from `reason` (schema 1.0 reports lack it: derived on load)
+    status: CaseStatusName = "ok"
     valid: bool
     reason: str = ""
     metrics: dict[str, float | None] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)   # track flags, e.g. "placeholder" (error codes)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_from_v1_0(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "status" not in data:
+            reason = str(data.get("reason", ""))
+            data = {**data, "status": "ok" if data.get("valid") else
+                    "missing" if reason.startswith("missing") else
+                    "reference_error" if reason.startswith("reference unreadable") else "invalid"}
+        return data
 
 
 class TaskResult(_Strict):
@@ -55,6 +71,12 @@ class TaskResult(_Strict):
     format_valid: bool = False
     per_case: list[CaseResult] = Field(default_factory=list)
     unexpected_cases: list[str] = Field(default_factory=list)
+    # the track's named dataset-level metrics (per-class AP, corpus text components, …)
+    aggregate_metrics: dict[str, float | None] = Field(default_factory=dict)
+    components: list[str] = Field(default_factory=list)        # metric components actually used
+    component_notes: dict[str, str] = Field(default_factory=dict)  # why a component is missing
+    excluded_cases: list[str] = Field(default_factory=list)    # reference errors (harness faults)
+    medal_bands: dict[str, Any] | None = None                  # the bands the medal was read from
 
 
 class ErrorCode(_Strict):
@@ -97,6 +119,8 @@ class DetailReport(_Strict):
     judge: JudgeInfo = Field(default_factory=JudgeInfo)
     disqualified: bool = False
     flags: list[str] = Field(default_factory=list)
+    # harness, rubric and task-definition versions this report was scored with
+    versions: dict[str, str] = Field(default_factory=dict)
 
 
 # ---- trace.jsonl: one event per line -------------------------------------------------

@@ -67,8 +67,8 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
         e = unrecovered[0]
         fired.append(make_error("UNRECOVERED_ERROR", turn=e.turn, call=e.call_index, excerpt=_excerpt(e.stderr)))
 
-    # Cases far below the best case on the track's stable metric (organ / macro Dice, the first
-    # metric a track reports): the signature of wrong labels or orientation on some cases.
+    # Cases far below the best case on the track's first per-case metric (its most stable one):
+    # the signature of wrong labels, orientation or units on some cases.
     primary = [(c.case_id, next(iter(v for v in c.metrics.values() if v is not None), None))
                for c in task.per_case if c.valid]
     values = [v for _, v in primary if v is not None]
@@ -78,22 +78,32 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
         if low:
             fired.append(make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4)))
 
-    missing = [c.case_id for c in task.per_case if c.reason.startswith("missing")]
+    missing = [c.case_id for c in task.per_case if c.status == "missing"]
     if missing and submitted and not infra_end:
         fired.append(make_error("MISSING_CASES", cases=missing[:20], n_missing=len(missing)))
-    invalid = [(c.case_id, c.reason) for c in task.per_case if not c.valid and not c.reason.startswith("missing")]
+    invalid = [(c.case_id, c.reason) for c in task.per_case if c.status == "invalid"]
     if invalid:
         fired.append(make_error("FORMAT_INVALID", cases=[{"case_id": c, "reason": r} for c, r in invalid[:20]]))
     if not submitted and not infra_end:
         fired.append(make_error("NOT_SUBMITTED", end_reason=end_reason))
     elif not any(c.valid for c in task.per_case):
         fired.append(make_error("SUBMITTED_NOTHING"))
+    broken = [(c.case_id, c.reason) for c in task.per_case if c.status == "reference_error"]
+    if broken:  # our private reference could not be read: a harness fault, never the agent's
+        fired.append(make_error("INFRA_REFERENCE", cases=[{"case_id": c, "reason": r} for c, r in broken[:20]]))
 
     if end_reason == "wall_time" or any(e.timed_out for e in execs):
         fired.append(make_error("TIMEOUT", end_reason=end_reason,
                                 calls=[e.call_index for e in execs if e.timed_out]))
+    flagged: dict[str, list[str]] = {}
+    for flag, code in (error_table().get("case_flag_codes") or {}).items():
+        cases = [c.case_id for c in task.per_case if flag in c.flags]
+        if cases:
+            flagged.setdefault(code, []).extend(cases)
     if all_trivial:
-        fired.append(make_error("PLACEHOLDER_OUTPUT", cases=[c.case_id for c in task.per_case if c.valid][:20]))
+        flagged.setdefault("PLACEHOLDER_OUTPUT", []).extend(c.case_id for c in task.per_case if c.valid)
+    for code, cases in flagged.items():
+        fired.append(make_error(code, cases=sorted(set(cases))[:20], n_cases=len(set(cases))))
     from ..sandbox.guard import escaping_links
     links = escaping_links(workspace) if workspace.is_dir() else []
     if links:
@@ -116,6 +126,8 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     if end_reason == "agent_crash":
         crash = next((e for e in trace if e.type == "error" and e.kind == "agent_crash"), None)
         fired.append(make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else "")))
-    if any(stages.get(s) is None for s in ("s1", "s2", "s3")):
-        fired.append(make_error("INFRA_JUDGE", stages=[s for s in ("s1", "s2", "s3") if stages.get(s) is None]))
+    from .rubric import load_rubric
+    unjudged = [s for s in load_rubric().judged if stages.get(s) is None]
+    if unjudged:
+        fired.append(make_error("INFRA_JUDGE", stages=unjudged))
     return fired

@@ -11,10 +11,10 @@ from ..runs.layout import RunFiles, RunMeta, write_json_atomic
 from ..runs.models import Conversation, DetailReport, JudgeInfo, StageResult, Violation
 from ..runs.trace import read_trace
 from ..tasks import get_task
-from ..tracks import get_track
+from ..tracks.base import ScoringContext
 from .errors import detect_errors
 from .judge.base import Judge, JudgeEvidence
-from .overall import medal_and_rating, overall_score
+from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
 from .stages import agentic_score, s4_inference, s5_submit
 from .task_score import score_workspace
@@ -50,9 +50,9 @@ def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageRes
         verdict = judge.judge(evidence)
     except Exception as exc:  # the judge is infrastructure: never fail the run for it
         log.warning("judge %s failed: %s", judge.backend, exc)
-        verdict = {"s1": None, "s2": None, "s3": None}
+        verdict = {s: None for s in load_rubric().judged}
     info.agreement = getattr(judge, "last_agreement", None)
-    info.judge_incomplete = any(verdict.get(s) is None for s in ("s1", "s2", "s3"))
+    info.judge_incomplete = any(verdict.get(s) is None for s in load_rubric().judged)
     return verdict, info
 
 
@@ -63,13 +63,16 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
     files = RunFiles(run_dir)
     meta = load_meta(run_dir)
     task = get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
-    track = get_track(task.track)
+    track = task.track_impl
     data = DatasetPaths(Path(meta.dataset_root))
     trace = read_trace(files.trace)
-    options = task.track_options
+    changed = task_definition_changed(meta, task)
+    if changed:
+        log.warning("%s: %s", run_dir, changed)
 
-    task_result, outcomes, aggregate = score_workspace(
-        track, files.workspace, data.private, meta.case_ids, options, meta.lesion_positive)
+    task_result, outcomes = score_workspace(
+        track, files.workspace, data.private, expected_cases(meta, data), task.options,
+        scoring_context(files))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
@@ -94,8 +97,10 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
     agentic, active = agentic_score(stages, rubric)
     disqualified = meta.disqualified
     any_valid = any(c.valid for c in task_result.per_case)
-    variant = options.get("variant", "organ_lesion")
-    medal, rating = medal_and_rating(task.track, variant, aggregate, any_valid, disqualified)
+    bands = resolve_bands(task, data.root)
+    task_result.medal_bands = bands.model_dump()
+    medal, rating = medal_and_rating(bands, {"score": task_result.score, **task_result.aggregate_metrics},
+                                     any_valid, disqualified)
     errors = detect_errors(trace, stages, task_result, submitted=meta.run.submitted,
                            end_reason=meta.run.end_reason, workspace=files.workspace,
                            all_trivial=any_valid and not any_non_trivial)
@@ -104,6 +109,10 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
         flags.append("judge_incomplete")
     if meta.run.sandbox.startswith("local"):
         flags.append("no_isolation")
+    if task_result.excluded_cases:
+        flags.append("reference_error")
+    if changed:
+        flags.append("task_changed")
     if disqualified:
         flags.append("disqualified")
         stages = {s: StageResult(score=0.0, items=(r.items if r else {}),
@@ -126,9 +135,50 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
         judge=judge_info,
         disqualified=disqualified,
         flags=flags,
+        versions=_versions(meta, rubric.version),
     )
     write_json_atomic(files.report, report)
     return report
+
+
+def expected_cases(meta: RunMeta, data: DatasetPaths) -> list[dict]:
+    """The manifest's entry for each expected case (metadata the track's aggregate needs), in
+    the run's order; a case the manifest no longer lists keeps just its id."""
+    try:
+        by_id = {str(c["case_id"]): c for c in data.load_manifest().get("cases", [])}
+    except Exception:  # an unreadable manifest: score with ids only (cases then lack metadata)
+        by_id = {}
+    return [{k: v for k, v in by_id.get(cid, {"case_id": cid}).items() if k != "files"} for cid in meta.case_ids]
+
+
+def scoring_context(files: RunFiles) -> ScoringContext:
+    return ScoringContext(cache_dir=files.dir / ".scoring_cache")
+
+
+def task_hash(snapshot: dict) -> str:
+    import hashlib
+    return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def task_definition_changed(meta: RunMeta, task) -> str:
+    """'' when the task is as it was at run time; else a one-line note (recorded as a flag)."""
+    if not meta.task_hash:
+        return ""
+    now = task_hash(task.snapshot())
+    if now != meta.task_hash:
+        return (f"the definition of task {task.id!r} changed since this run (hash {meta.task_hash[:12]} → "
+                f"{now[:12]}); scored with the current definition")
+    return ""
+
+
+def _versions(meta: RunMeta, rubric_version: int) -> dict[str, str]:
+    from .. import __version__
+    out = {"harness_scored": __version__, "rubric": str(rubric_version)}
+    if meta.harness_version:
+        out["harness_run"] = meta.harness_version
+    if meta.task_hash:
+        out["task_hash"] = meta.task_hash[:16]
+    return out
 
 
 def _load_saved_verdict(files: RunFiles):

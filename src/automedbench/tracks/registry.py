@@ -47,7 +47,7 @@ def all_tracks() -> dict[str, Track]:
     """Every registered track by name. A broken third-party plug-in is logged and skipped; a
     broken built-in track is a bug and raises."""
     found: dict[str, Track] = {}
-    for name, module in sorted(_builtin().items()):
+    for module in sorted(_builtin().values()):
         mod = importlib.import_module(module)
         if hasattr(mod, "TRACK"):
             found[mod.TRACK.name] = _validate(mod.TRACK, module)

@@ -15,10 +15,16 @@ from ..rubric import load_rubric
 from .base import JudgeEvidence
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
-_INSPECT = re.compile(r"\.shape|np\.unique|unique\(|\.sum\(|count_nonzero|\.max\(|\.min\(|\bdtype\b|"
-                      r"describe|head -c|nib-ls|fslinfo|\.mean\(", re.IGNORECASE)
-_INPUT_CHECK = re.compile(r"\.shape|header\.get_zooms|get_zooms|spacing|\.affine|\bdtype\b|intensity|percentile",
-                          re.IGNORECASE)
+# Generic evidence patterns; each track adds its own (TrackWording.judge_patterns).
+_INSPECT_GENERIC = [r"\.shape", r"np\.unique", r"unique\(", r"\.sum\(", r"\.max\(", r"\.min\(", r"\bdtype\b",
+                    r"describe", r"head -c", r"\.mean\(", r"json\.load", r"read_csv", r"\blen\("]
+_INPUT_CHECK_GENERIC = [r"\.shape", r"\bdtype\b", r"intensity", r"percentile", r"\.size\b", r"\.mode\b",
+                        r"json\.load"]
+
+
+def _patterns(ev: JudgeEvidence, kind: str, generic: list[str]) -> re.Pattern:
+    extra = ev.task.track_impl.wording.judge_patterns.get(kind, [])  # type: ignore[call-overload]
+    return re.compile("|".join([*generic, *extra]), re.IGNORECASE)
 
 
 def _png_size(path: Path) -> tuple[int, int] | None:
@@ -57,7 +63,7 @@ class HeuristicJudge:
         has_plan = bool(text.strip())
         steps = len(_STEP_LINE.findall(text))
         low = text.lower()
-        target_words = [w.lower() for w in ev.task.track_options.get("target_keywords", [])]
+        target_words = [w.lower() for w in ev.task.target_keywords]
         fits = has_plan and (not target_words or all(w in low for w in target_words))
         cands = ev.task.tiers.standard.candidates
         mentioned = [c for c in cands if c.lower() in low]
@@ -89,6 +95,7 @@ class HeuristicJudge:
         ok_setup = [e for e in setup if e.exit_code == 0]
         failed_setup = [e for e in setup if e.exit_code != 0]
         before_batch = [e for e in execs if e.stage in ("s1", "s2", "s3")]
+        _INPUT_CHECK = _patterns(ev, "input_check", _INPUT_CHECK_GENERIC)
         input_checked = any(_INPUT_CHECK.search(codes.get(e.call_index, "")) and e.exit_code == 0
                             and "/data" in codes.get(e.call_index, "") + (e.stdout or "")
                             for e in before_batch) or any(
@@ -112,6 +119,7 @@ class HeuristicJudge:
         execs = _executions(ev.trace)
         codes = _codes(ev.trace)
         first_batch = next((e.call_index for e in execs if e.stage == "s4"), None)
+        _INSPECT = _patterns(ev, "inspect", _INSPECT_GENERIC)
         pre = [e for e in execs if e.stage == "s3" and (first_batch is None or e.call_index < first_batch)]
         pilot_ok = [e for e in pre if e.exit_code == 0 and "outputs" in codes.get(e.call_index, "")]
         inspected = [e for e in pre if e.exit_code == 0 and _INSPECT.search(codes.get(e.call_index, ""))

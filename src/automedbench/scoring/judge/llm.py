@@ -117,7 +117,9 @@ class LLMJudge:
             pass
         return "\n".join(lines)
 
-    def _rubric_text(self, ask: dict[str, list[str]], tier: str) -> str:
+    def _rubric_text(self, ask: dict[str, list[str]], tier: str, wording: dict[str, str] | None = None) -> str:
+        """The rubric items to grade, with the track's wording appended (TrackWording.rubric)."""
+        wording = wording or {}
         out = []
         for s, ids in ask.items():
             r: StageRubric = self.rubric.stages[s]
@@ -125,7 +127,7 @@ class LLMJudge:
                 continue
             values = "/".join(_fmt_value(v) for v in r.allowed_values())
             out.append(f"{s} {r.name} ({'one ladder value' if r.kind == 'ladder' else 'binary items'}, allowed {values}):")
-            out += [f"  {i}: {r.items[i]}" for i in ids]
+            out += [f"  {i}: {r.items[i]}" + (f" — {wording[i]}" if i in wording else "") for i in ids]
             auto = r.auto_passed(tier)
             if auto:
                 out.append(f"  (not asked, auto-passed for tier {tier}: {', '.join(auto)})")
@@ -151,7 +153,7 @@ class LLMJudge:
             plan_text = plan_text[: PLAN_MD_CHARS] + f"\n[... {len(plan_text) - PLAN_MD_CHARS} more characters not shown]"
         head = "\n\n".join([
             "## Task brief\n" + self._brief(ev),
-            "## Rubric (grade exactly these item ids)\n" + self._rubric_text(ask, ev.tier),
+            "## Rubric (grade exactly these item ids)\n" + self._rubric_text(ask, ev.tier, ev.task.track_impl.wording.rubric),
             "## plan/plan.md\n" + (plan_text if plan_text is not None else "(plan/plan.md does not exist)"),
         ])
         parts: list[dict[str, Any]] = [{"type": "text", "text": head}]
