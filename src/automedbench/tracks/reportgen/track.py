@@ -62,6 +62,10 @@ class ReportGenerationTrack:
     options_model = ReportGenOptions
     runtime_packages = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
+    # a verbatim copy of an m-word findings section scores METEOR = 1 - 0.5/m³ (nltk, Lavie &
+    # Agarwal 2007: one chunk is still a fragmentation penalty), so the gold submission's task
+    # score is 1 - 0.5/(3·m³) on average; the demo's sections have >= 20 words (< 2.1e-5)
+    gold_tolerance = 1e-4
     wording = TrackWording(
         rubric={
             "s1c": "for report generation: a method that reads the images and describes the "
