@@ -10,9 +10,11 @@ from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.judge.llm import LLMJudge
 from automedbench.scoring.judge.panel import JudgePanel
 from automedbench.tracks.base import ScriptedMethods, Track
+from automedbench.tracks.reportgen import TRACK as REPORT_GENERATION
+from automedbench.tracks.reportgen.scripted import ReportScriptedMethods
 from automedbench.tracks.segmentation import TRACK as SEGMENTATION
 from automedbench.tracks.segmentation.scripted import SegmentationMethods
 
-tracks: list[Track] = [SEGMENTATION]
+tracks: list[Track] = [SEGMENTATION, REPORT_GENERATION]
 judges: list[type[Judge]] = [HeuristicJudge, LLMJudge, JudgePanel]
-methods: list[type[ScriptedMethods]] = [SegmentationMethods]
+methods: list[type[ScriptedMethods]] = [SegmentationMethods, ReportScriptedMethods]

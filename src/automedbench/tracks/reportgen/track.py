@@ -45,13 +45,17 @@ Component = Literal["bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f
 ALL_COMPONENTS: tuple[str, ...] = ("bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1")
 
 
+def _all_components() -> list[Component]:
+    return ["bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1"]
+
+
 class ReportGenOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     output_file: str = "report.txt"
     # which part of each report is scored: the findings section (when headers exist) or all
     section: Literal["findings", "full"] = "findings"
     # components this task asks for; the ones that cannot be computed are left out and named
-    components: list[Component] = Field(default_factory=lambda: list(ALL_COMPONENTS))
+    components: list[Component] = Field(default_factory=lambda: _all_components())
     max_bytes: int = Field(default_factory=lambda: int(rules()["max_bytes"]), gt=0)
     # the modality wording used in the prompt's output contract
     report_kind: str = "radiology report"
@@ -143,21 +147,23 @@ class ReportGenerationTrack:
         context = context or ScoringContext()
         expected = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
         ok = [r for r in expected if r.status == CaseStatus.OK and r.score is not None]
+        scores = [r.score for r in ok if r.score is not None]
         n = len(expected)
         notes: dict[str, str] = {}
         values: dict[str, float | None] = {}
         per_study_means = ("bleu", "bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "rougeL_p", "rougeL_r", "meteor")
         for key in per_study_means:
-            vals = [r.score.metrics.get(key) for r in ok]
-            if n and any(v is None for v in vals):
+            vals = [s.metrics.get(key) for s in scores]
+            present = [v for v in vals if v is not None]
+            if len(present) < len(vals):
                 values[key] = None
             else:
-                values[key] = sum(vals) / n if n else 0.0  # missing / invalid studies count 0
+                values[key] = sum(present) / n if n else 0.0  # missing / invalid studies count 0
         if values["meteor"] is None and "meteor" in o.components:
             notes["meteor"] = meteor_scorer()[1] or "METEOR could not be computed"
-        values.update(corpus_metrics([r.score.extra["bleu_stats"] for r in ok]))
+        values.update(corpus_metrics([s.extra["bleu_stats"] for s in scores]))
         values.update(self._weight_backed(ok, n, o, context, notes))
-        components = [c for c in o.components if values.get(c) is not None]
+        components: list[str] = [c for c in o.components if values.get(c) is not None]
         for c in ALL_COMPONENTS:
             if c not in o.components:
                 notes.setdefault(c, "not requested by this task")
@@ -212,5 +218,5 @@ class ReportGenerationTrack:
 
 
 def _mean(vals: list[float | None]) -> float | None:
-    vals = [v for v in vals if v is not None]
-    return sum(vals) / len(vals) if vals else None
+    present = [v for v in vals if v is not None]
+    return sum(present) / len(present) if present else None
