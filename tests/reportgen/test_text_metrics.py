@@ -135,3 +135,22 @@ def test_meteor_of_identical_text_is_below_one_by_the_fragmentation_penalty(word
     text = ["there", "is", "a", "small", "right", "pleural", "effusion"]
     m = len(text)
     assert Meteor(wordnet).score(text, text) == pytest.approx(1 - 0.5 * (1 / m) ** 3, abs=1e-15)
+
+
+def test_meteor_is_thread_safe(wordnet):
+    # the core scores cases in threads; nltk's WordNet reader shares file handles
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    words = ["operating", "theater", "room", "effusion", "pleural", "opacity", "nodule", "lung", "heart",
+             "fracture", "shaft", "bone", "clear", "normal", "large", "small", "zone", "angle", "lesion"]
+    rng = random.Random(6)
+    pairs = [([rng.choice(words) for _ in range(15)], [rng.choice(words) for _ in range(15)]) for _ in range(200)]
+    fresh = WordNetCorpusReader.__new__(type(wordnet))   # no synset cache shared with other tests
+    fresh.__dict__.update({k: v for k, v in wordnet.__dict__.items()})
+    fresh._synset_offset_cache = type(wordnet._synset_offset_cache)(dict)
+    scorer = Meteor(fresh)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda p: scorer.score(*p), pairs))
+    assert got == [single_meteor_score(r, h, wordnet=wordnet) for h, r in pairs]

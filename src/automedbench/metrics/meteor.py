@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 import warnings
 from collections import defaultdict
 from functools import lru_cache
@@ -122,6 +123,9 @@ class Meteor:
         self._stem_fn = stemmer.stem
         self._stems: dict[str, str] = {}
         self._syns: dict[str, frozenset[str]] = {}
+        # nltk's WordNet reader seeks and reads shared file handles: not thread-safe, and the
+        # core scores cases in threads. Only cache misses take the lock.
+        self._lock = threading.Lock()
 
     def _stem(self, word: str) -> str:
         s = self._stems.get(word)
@@ -132,9 +136,10 @@ class Meteor:
     def _synonyms(self, word: str) -> frozenset[str]:
         s = self._syns.get(word)
         if s is None:
-            s = self._syns[word] = frozenset(chain.from_iterable(
-                (lemma.name() for lemma in synset.lemmas() if lemma.name().find("_") < 0)
-                for synset in self.wordnet.synsets(word))).union({word})
+            with self._lock:
+                s = self._syns[word] = frozenset(chain.from_iterable(
+                    (lemma.name() for lemma in synset.lemmas() if lemma.name().find("_") < 0)
+                    for synset in self.wordnet.synsets(word))).union({word})
         return s
 
     def score(self, hyp: list[str], ref: list[str]) -> float:

@@ -30,8 +30,10 @@ class ReportScriptedMethods:
 
     def setup_code(self, data_dir: str) -> str:
         return (
+            "# S2 setup: install the method, check the runtime and one input\n"
             "import json, pathlib, numpy, scipy, PIL\n"
             "from PIL import Image\n"
+            "print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'pillow', PIL.__version__)\n"
             f"pathlib.Path('report_writer.py').write_text({METHOD.read_text()!r})\n"
             f"data = pathlib.Path({data_dir!r})\n"
             "first = sorted(p for p in data.iterdir() if (p / 'manifest.json').is_file())[0]\n"
@@ -44,21 +46,25 @@ class ReportScriptedMethods:
 
     def pilot_code(self, data_dir: str) -> str:
         return (
+            "# S3 pilot ONE case end to end\n"
             "import pathlib, subprocess, sys\n"
             f"data = pathlib.Path({data_dir!r})\n"
             "first = sorted(p.name for p in data.iterdir() if (p / 'manifest.json').is_file())[0]\n"
             "r = subprocess.run([sys.executable, 'report_writer.py', str(data), 'outputs', '--only', first],\n"
             "                   capture_output=True, text=True)\n"
-            "print(r.stdout, r.stderr, 'exit', r.returncode)\n"
+            "print(r.stdout, r.stderr); print('pilot exit', r.returncode)\n"
         )
 
     def inspect_code(self, data_dir: str) -> str:
         return (
-            "import pathlib\n"
+            "# S3 inspect the pilot output against its input\n"
+            "import json, pathlib\n"
             f"data = pathlib.Path({data_dir!r})\n"
             "first = sorted(p.name for p in data.iterdir() if (p / 'manifest.json').is_file())[0]\n"
             f"text = (pathlib.Path('outputs') / first / {self.output_file!r}).read_text(encoding='utf-8')\n"
             "print(text)\n"
+            "study = json.loads((data / first / 'manifest.json').read_text())\n"
+            "print('study', first, study.get('body_part'), 'views', [v.get('view_position') for v in study['views']])\n"
             "assert text.strip(), 'empty report'\n"
             "assert 'FINDINGS:' in text, 'no FINDINGS section'\n"
             "print('words:', len(text.split()), '| sections ok')\n"
@@ -67,6 +73,7 @@ class ReportScriptedMethods:
     def batch_code(self, data_dir: str, careless: bool) -> str:
         flag = ", '--careless'" if careless else ""
         return (
+            "# S4 inference on every case\n"
             "import subprocess, sys\n"
             f"r = subprocess.run([sys.executable, 'report_writer.py', {data_dir!r}, 'outputs'{flag}],\n"
             "                   capture_output=True, text=True)\n"
@@ -75,6 +82,7 @@ class ReportScriptedMethods:
 
     def verify_code(self, data_dir: str) -> str:
         return (
+            "# S5 verify every case before submitting\n"
             "import pathlib\n"
             f"data = pathlib.Path({data_dir!r})\n"
             "expected = sorted(p.name for p in data.iterdir() if (p / 'manifest.json').is_file())\n"

@@ -70,6 +70,9 @@ class ReportGenerationTrack:
     # Agarwal 2007: one chunk is still a fragmentation penalty), so the gold submission's task
     # score is 1 - 0.5/(3·m³) on average; the demo's sections have >= 20 words (< 2.1e-5)
     gold_tolerance = 1e-4
+    # honest reports vary a lot per study on text metrics (0.4-0.75 for the reference writer on
+    # the demo): LOGIC_SUSPECT only for studies below half the best one
+    logic_drop = 0.5
     wording = TrackWording(
         rubric={
             "s1c": "for report generation: a method that reads the images and describes the "
@@ -138,8 +141,10 @@ class ReportGenerationTrack:
             extra["reason"] = f"placeholder text {prediction.placeholder[:40]!r}, not a report: scored 0"
         elif not prediction.tokens:
             extra["reason"] = "the findings section is empty"
-        metrics["score"] = _mean([metrics.get(c) for c in self._opts(options).components if c in metrics])
-        return CaseScore(metrics, extra)
+        # the per-study task score first: the core's consistency check (LOGIC_SUSPECT) reads the
+        # first per-case metric
+        score = _mean([metrics.get(c) for c in self._opts(options).components if c in metrics])
+        return CaseScore({"score": score, **metrics}, extra)
 
     def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext | None = None
                   ) -> AggregateResult:
