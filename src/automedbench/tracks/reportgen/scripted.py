@@ -2,8 +2,8 @@
 
 reference: writes the rule-based report writer (methods/report_writer.py) into the workspace,
 checks one study's manifest and views, pilots ONE study, reads the report back, runs all,
-verifies every report exists. careless: same writer with --careless (it takes the last listed
-view as the frontal film — the coned view on two-view studies), no pilot.
+verifies every report exists. careless: same writer with --careless (it ignores the body part
+and treats every study as a chest film: the leg studies get chest reports), no pilot.
 """
 from __future__ import annotations
 

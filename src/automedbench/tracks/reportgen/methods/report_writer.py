@@ -11,8 +11,8 @@ Reads ONLY the public study folders (manifest.json + images). Classical, no mode
   4. thresholds → findings → sentences, FINDINGS + IMPRESSION.
 
 usage: python report_writer.py DATA_DIR OUT_DIR [--only STUDY_ID] [--careless]
-  --careless  reproduces a realistic bug: takes the LAST listed view as "the frontal image"
-              (on two-view studies that is the coned view, so the zones are wrong).
+  --careless  reproduces a realistic bug: ignores the manifest's body part and treats every
+              study as a chest film (leg studies get chest features and a chest report).
 """
 from __future__ import annotations
 
@@ -30,10 +30,8 @@ T_CONSOLIDATION, T_EFFUSION, T_NODULE, T_FRACTURE = 2.2, 1.15, 2.7, 2.5
 MM_PER_PX_256 = 1.4   # nominal detector pixel at 256 px across a chest film
 
 
-def frontal_view(study: dict, careless: bool) -> str:
+def frontal_view(study: dict) -> str:
     views = study.get("views", [])
-    if careless:
-        return views[-1]["file"]
     for v in views:
         if str(v.get("view_position", "")).upper() in ("PA", "AP", "FRONTAL"):
             return v["file"]
@@ -125,8 +123,8 @@ def main(argv: list[str]) -> int:
                for p in sorted(data.iterdir()) if (p / "manifest.json").is_file()}
     groups: dict[str, dict[str, dict[str, float]]] = {"CHEST": {}, "LEG": {}}
     for sid, st in studies.items():
-        part = "CHEST" if str(st.get("body_part", "CHEST")).upper() == "CHEST" else "LEG"
-        img = load(data / sid / frontal_view(st, careless), 256 if part == "CHEST" else None)
+        part = "CHEST" if careless or str(st.get("body_part", "CHEST")).upper() == "CHEST" else "LEG"
+        img = load(data / sid / frontal_view(st), 256 if part == "CHEST" else None)
         groups[part][sid] = chest_features(img) if part == "CHEST" else leg_features(img)
     written = 0
     for part, rows in groups.items():
