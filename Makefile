@@ -28,6 +28,7 @@ sysdeps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	[ -x /usr/bin/python3 ] || missing="$$missing python3"; \
+	[ -f /usr/share/wordnet/data.noun ] || missing="$$missing wordnet-base"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing system packages:$$missing"; \
@@ -35,7 +36,8 @@ sysdeps:
 	      echo "warning: could not install$$missing; the bwrap sandbox will be unavailable (tests needing it skip)"; \
 	  else \
 	    echo "warning: missing system packages:$$missing. Install them with: sudo apt-get install$$missing"; \
-	    echo "         (without bubblewrap the demo falls back to the 'local' backend, which isolates nothing)"; \
+	    echo "         (without bubblewrap the demo falls back to the 'local' backend, which isolates nothing;"; \
+	    echo "          without wordnet-base the report-generation METEOR component is reported as null)"; \
 	  fi; \
 	fi
 
