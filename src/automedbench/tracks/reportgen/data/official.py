@@ -45,7 +45,7 @@ _SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
 
 def _source(source: str | Path | None, name: str) -> Path:
     if not source:
-        raise DatasetError(f"{name}: pass source=<path to your local copy of the official release>")
+        raise DatasetError(f"{name}: no source given: pass --source <path to your local copy of the official release>")
     root = Path(source).expanduser()
     if not root.is_dir():
         raise DatasetError(f"{name}: source {root} is not a folder")
