@@ -55,6 +55,10 @@ def test_overall_medal_rating():
     assert medal_and_rating(bands, {"lesion_dice": 0.9}, True, True) == ("none", "F")
 
 
-def test_lite_auto_pass_items_are_data():
-    s1 = load_rubric().stages["s1"]
-    assert s1.auto_passed("lite") == ["s1d", "s1e", "s1f"] and s1.auto_passed("pro") == []
+def test_lite_not_applicable_items_are_data_and_left_out_of_the_mean():
+    rubric = load_rubric()
+    s1 = rubric.stages["s1"]
+    assert rubric.version == 2
+    assert s1.not_applicable_in("lite") == ["s1d", "s1e", "s1f"] and s1.not_applicable_in("pro") == []
+    assert s1.applicable("lite") == ["s1a", "s1b", "s1c"]
+    assert s1.score({"s1a": 1, "s1b": 0, "s1c": 0}) == pytest.approx(1 / 3)   # not (1 + 3) / 6

@@ -329,7 +329,7 @@ def test_missing_key_env_is_provider_error(fake_openai, rig, monkeypatch):
 def test_retry_after_parsing_and_backoff():
     import email.utils
     import random
-    from automedbench.agents.llm_client import backoff_delay, parse_retry_after
+    from automedbench.llm.client import backoff_delay, parse_retry_after
     assert parse_retry_after({"retry-after": "2"}) == 2.0
     assert parse_retry_after({"retry-after-ms": "150", "retry-after": "9"}) == 0.15
     now = 1_000_000.0

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import AgentFault
 from ..runs.models import Conversation, Message
 from ..runs.trace import TraceWriter
 from ..sandbox.base import ExecResult, Sandbox
@@ -23,7 +24,7 @@ TOOL_RESULT_CHARS = 8000
 MAX_VIOLATIONS_BEFORE_DQ = 1
 
 
-class RunStopped(Exception):
+class RunStopped(AgentFault):
     """Raised from a tool call when the run must end now (disqualified, limit hit)."""
 
     def __init__(self, reason: str):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from ..errors import UserError
 from ..scoring.rubric import load_rubric
 from ..tasks import Task, check_tier
 
@@ -19,7 +20,7 @@ _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 TEMPLATE_ORDER = ("preamble", "environment", "task", "stages")
 
 
-class PromptError(ValueError):
+class PromptError(UserError, ValueError):
     pass
 
 

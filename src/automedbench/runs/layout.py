@@ -39,6 +39,7 @@ class RunMeta(BaseModel):
     harness_version: str | None = None
     rubric_version: str | None = None
     judges: list[str] | None = None
+    answer_judge: str | None = None      # registry name of the LLM answer judge (ScoringContext)
     limits: dict[str, Any] = Field(default_factory=dict)
     disqualified: bool = False
     violations: list[dict[str, Any]] = Field(default_factory=list)

@@ -8,9 +8,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = "1.1"   # 1.1: case status, aggregate metrics, excluded cases, versions; 1.0 still loads
+# 1.1 (additive: every 1.0 report still loads): case status, aggregate metrics, excluded
+# cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
+# and run.setup_time_s; task.score and rating may be null (infra-ended runs).
+SCHEMA_VERSION = "1.1"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
+
+# Why a run ended (SPEC §7). The agent's own endings, then the two that are nobody's score:
+#   infra_error  the sandbox could not start or died, the provider stayed down (detail in
+#                run.end_detail): S1..S5 and task are null, the run is left out of means;
+#   interrupted  the user stopped it (Ctrl-C, SIGTERM): `score` refuses it unless forced.
+# provider_error / provider_unavailable / harness_error are what schema 1.0 recorded for
+# infrastructure endings; they stay valid so old reports load, and are read as infra_error.
+EndReason = Literal[
+    "submitted", "agent_finished", "max_turns", "wall_time", "max_tokens", "max_cost",
+    "disqualified", "agent_crash", "infra_error", "interrupted",
+    "provider_error", "provider_unavailable", "harness_error",
+]
+INFRA_END_REASONS = frozenset({"infra_error", "provider_error", "provider_unavailable", "harness_error"})
 
 
 class _Strict(BaseModel):
@@ -25,14 +41,17 @@ class RunInfo(_Strict):
     track: str
     tier: str
     started_at: str
-    wall_time_s: float = 0.0
+    wall_time_s: float = Field(0.0, description="the agent's time: from its sandbox being ready to the run's end")
+    setup_time_s: float = Field(0.0, description="opening the sandbox, incl. a one-time agent-runtime build")
     turns: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
     submitted: bool = False
     sandbox: str = "local"
-    end_reason: str | None = None
+    end_reason: EndReason | None = None
+    end_detail: str | None = Field(None, description="cause behind the end reason, e.g. provider_unavailable, "
+                                                    "sandbox_died, SIGINT")
 
 
 class StageResult(_Strict):
@@ -65,7 +84,7 @@ class CaseResult(_Strict):
 
 
 class TaskResult(_Strict):
-    score: float = 0.0
+    score: float | None = 0.0   # null only for a run ended by infrastructure
     metric_name: str
     completion_rate: float = 0.0
     format_valid: bool = False
@@ -102,6 +121,7 @@ class JudgeInfo(_Strict):
     version: str = "1"
     judge_incomplete: bool = False
     agreement: dict[str, Any] | None = None
+    error: str | None = None   # why a stage could not be judged (one line), when one could not
 
 
 class DetailReport(_Strict):
@@ -113,7 +133,7 @@ class DetailReport(_Strict):
     task: TaskResult
     overall: float | None
     medal: Literal["good", "okay", "none"] = "none"
-    rating: Literal["A", "B", "C", "F"] = "F"
+    rating: Literal["A", "B", "C", "F"] | None = "F"   # null: not rated (infra-ended run)
     errors: list[ErrorCode] = Field(default_factory=list)
     violations: list[Violation] = Field(default_factory=list)
     judge: JudgeInfo = Field(default_factory=JudgeInfo)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -61,11 +60,19 @@ def exec_cmd(
         raise typer.Exit(2) from None
     language, path = ("python", python) if python is not None else ("bash", bash)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the local label is in the JSON instead
-            out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
-                               path.read_text(), timeout_s=timeout)
+        out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
+                           path.read_text(), timeout_s=timeout)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps(out))
+    raise typer.Exit(script_exit_status(out))
+
+
+def script_exit_status(out: dict) -> int:
+    """The script's own exit status, shell-style: 124 when it ran into the time limit,
+    128+N when signal N killed it."""
+    if out.get("timed_out"):
+        return 124
+    code = int(out.get("exit_code") or 0)
+    return 128 - code if code < 0 else code

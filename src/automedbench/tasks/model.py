@@ -14,11 +14,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from ..errors import UserError
+
 Tier = Literal["lite", "standard", "pro"]
 TIERS: tuple[str, ...] = ("lite", "standard", "pro")
 
 
-class TaskError(ValueError):
+class TaskError(UserError, ValueError):
     """A task folder is malformed. The message names the file and the field."""
 
 

@@ -17,13 +17,14 @@ from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
+from ..errors import UserError
 from .base import Track
 
 log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "automedbench.tracks"
 
 
-class TrackError(LookupError):
+class TrackError(UserError, LookupError):
     """Unknown track, or a track package that does not satisfy the protocol."""
 
 

@@ -50,7 +50,7 @@ def _codes(trace: list[TraceEvent]) -> dict[int, str]:
 class HeuristicJudge:
     backend = "heuristic"
     model = None
-    version = "1"
+    version = "2"
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
         return {"s1": self._s1(ev), "s2": self._s2(ev), "s3": self._s3(ev)}
@@ -77,12 +77,13 @@ class HeuristicJudge:
             "s1e": float(png is not None),
             "s1f": float(png is not None and png[0] >= 200 and png[1] >= 100),
         }
-        for auto in rubric.auto_passed(ev.tier):
-            items[auto] = 1.0
+        na = rubric.not_applicable_in(ev.tier)
+        for item in na:   # not asked in this tier: left out of the mean, never passed
+            items.pop(item, None)
         why = (f"plan.md {'present' if has_plan else 'missing'}; {steps} step lines; target words "
                f"{target_words} {'found' if fits else 'not all found'}; candidates named {mentioned}, "
                f"table rows {max(table_rows, 0)}; plan.png {'%dx%d' % png if png else 'missing/invalid'}"
-               f"{'; auto-pass ' + ','.join(rubric.auto_passed(ev.tier)) if rubric.auto_passed(ev.tier) else ''}"
+               f"{'; not applicable in ' + ev.tier + ': ' + ','.join(na) if na else ''}"
                "; (heuristic: plot content not inspected, size only)")
         return StageResult(score=rubric.score(items), items=items, rationale=why)
 
@@ -131,10 +132,13 @@ class HeuristicJudge:
             value, why = 0.5, ("a pilot ran but its output was not inspected" if pilot_ok
                                else "outputs were inspected but no pilot preceded the batch")
         else:
-            value, why = 0.0, "no single-case pilot before the batch"
+            value, why = 0.0, ("no single-case pilot before the batch" if first_batch is not None
+                               else "no single-case pilot (and no batch ran)")
         if failed_then_fixed:
             why += "; a failing pilot was fixed and re-run"
         items = {"s3": value}
         return StageResult(score=rubric.score(items), items=items,
                            rationale=f"{why} (pilot calls {[e.call_index for e in pilot_ok]}, "
-                                     f"inspection calls {[e.call_index for e in inspected]}, batch starts at call {first_batch})")
+                                     f"inspection calls {[e.call_index for e in inspected]}, "
+                                     + (f"batch starts at call {first_batch})" if first_batch is not None
+                                        else "no batch ran)"))
