@@ -103,6 +103,7 @@ def test_placeholder_scores_zero_and_is_trivial(tmp_path):
     assert check.valid and not check.non_trivial
     score = TRACK.score_case(check.prediction, ref, {}, ScoringContext())
     assert score.metrics["score"] == 0.0 and "placeholder" in score.extra["reason"]
+    assert score.extra["flags"] == [score.extra["reason"]]
 
 
 def test_only_the_findings_section_is_scored(tmp_path):

@@ -141,6 +141,8 @@ class ReportGenerationTrack:
             extra["reason"] = f"placeholder text {prediction.placeholder[:40]!r}, not a report: scored 0"
         elif not prediction.tokens:
             extra["reason"] = "the findings section is empty"
+        if "reason" in extra:
+            extra["flags"] = [extra["reason"]]       # shown per case in the detail report
         # the per-study task score first: the core's consistency check (LOGIC_SUSPECT) reads the
         # first per-case metric
         score = _mean([metrics.get(c) for c in self._opts(options).components if c in metrics])
