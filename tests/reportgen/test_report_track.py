@@ -152,6 +152,7 @@ def test_aggregate_is_metric_times_completion_and_names_components(tmp_path, wor
     assert agg.components == ["bleu", "rougeL", "meteor"]
     assert agg.score == pytest.approx((agg.metrics["bleu"] + agg.metrics["rougeL"] + agg.metrics["meteor"]) / 3)
     assert agg.metrics["corpus_bleu4"] == pytest.approx(1.0)   # over the scored studies
+    assert agg.metrics["distinct_reports"] == 0.5               # a and b are the same text
     # weight-backed metrics: null with a reason, never a silent 0 or substitute
     for c in ("radgraph_f1", "chexbert_micro_f1"):
         assert agg.metrics[c] is None and "radiology" in agg.notes[c]

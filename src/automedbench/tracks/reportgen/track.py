@@ -175,7 +175,9 @@ class ReportGenerationTrack:
             if c not in o.components:
                 notes.setdefault(c, "not requested by this task")
         score = _mean([values[c] for c in components]) if components else 0.0
-        values.update({"score": score, "completion": len(ok) / n if n else 0.0,
+        # diagnostic: one fixed template for every study shows here (1/n), not in BLEU alone
+        distinct = len({" ".join(r.prediction.tokens) for r in ok}) / len(ok) if ok else 0.0
+        values.update({"score": score, "completion": len(ok) / n if n else 0.0, "distinct_reports": distinct,
                        "n_scored": float(len(ok)), "n_expected": float(n)})
         return AggregateResult(score=score or 0.0, metrics=values, components=components, notes=notes)
 
