@@ -67,6 +67,7 @@ lint: setup
 
 bench: setup
 	$(BIN)/python bench/score_segmentation.py
+	$(BIN)/python bench/score_text.py
 	$(BIN)/python bench/sandbox_overhead.py
 	$(BIN)/python bench/judge_digest.py
 
