@@ -10,11 +10,15 @@ from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.judge.llm import LLMJudge
 from automedbench.scoring.judge.panel import JudgePanel
 from automedbench.tracks.base import ScriptedMethods, Track
+from automedbench.tracks.enhancement import TRACK as ENHANCEMENT
+from automedbench.tracks.enhancement.scripted import EnhancementMethods
 from automedbench.tracks.reportgen import TRACK as REPORT_GENERATION
 from automedbench.tracks.reportgen.scripted import ReportScriptedMethods
 from automedbench.tracks.segmentation import TRACK as SEGMENTATION
 from automedbench.tracks.segmentation.scripted import SegmentationMethods
+from automedbench.tracks.synthesis import TRACK as SYNTHESIS
+from automedbench.tracks.synthesis.scripted import SynthesisMethods
 
-tracks: list[Track] = [SEGMENTATION, REPORT_GENERATION]
+tracks: list[Track] = [SEGMENTATION, ENHANCEMENT, SYNTHESIS, REPORT_GENERATION]
 judges: list[type[Judge]] = [HeuristicJudge, LLMJudge, JudgePanel]
-methods: list[type[ScriptedMethods]] = [SegmentationMethods, ReportScriptedMethods]
+methods: list[type[ScriptedMethods]] = [SegmentationMethods, EnhancementMethods, SynthesisMethods, ReportScriptedMethods]
