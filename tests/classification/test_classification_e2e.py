@@ -39,6 +39,9 @@ def test_careless_label_shift_shows_in_score_and_confusion(runs):
     assert r.stages["s4"].score == 1.0          # a well-formed file: the labels are just wrong
     # ct patches land in the next class of the (sorted) label map, not in ct
     assert m["confusion/ct/ct"] <= 2 and max(m[f"confusion/ct/{x}"] for x in ("mr", "xray", "ultrasound", "histology")) >= 10
+    # ... and the error codes name it: LOGIC_SUSPECT from the aggregate's label-shift finding
+    suspect = next(e for e in r.errors if e.code == "LOGIC_SUSPECT")
+    assert suspect.evidence["n_cases"] >= 50 and suspect.step == "S3"
 
 
 def test_empty_agent_scores_nothing(runs):

@@ -154,7 +154,8 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     errors = detect_errors(trace, stages, task_result, submitted=meta.run.submitted,
                            end_reason=meta.run.end_reason, workspace=files.workspace,
                            all_trivial=any_valid and not any_non_trivial, end_detail=meta.run.end_detail,
-                           logic_drop=getattr(task.track_impl, "logic_drop", LOGIC_DROP))
+                           logic_drop=getattr(task.track_impl, "logic_drop", LOGIC_DROP),
+                           logic_metric=getattr(task.track_impl, "logic_metric", ""))
     flags = []
     if meta.run.end_reason in ("interrupted", None):
         flags.append("interrupted")

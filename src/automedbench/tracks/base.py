@@ -96,6 +96,10 @@ class AggregateResult:
     components: list[str] = field(default_factory=list)
     # why a component is missing, e.g. {"meteor": "WordNet not installed"}
     notes: dict[str, str] = field(default_factory=dict)
+    # dataset-level findings naming cases, e.g. {"logic_suspect": [ids]} for a label shift seen in
+    # the confusion matrix; each flag becomes a per-case flag and fires the error code that
+    # scoring/error_codes.yaml `case_flag_codes` maps it to
+    flags: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -126,6 +126,9 @@ class ClassificationTrack:
         aggregate (recall, confusion matrix), where a systematic label shift shows."""
         return CaseScore({})
 
+    # a per-case right/wrong is no signal of a bug on its own; label shifts are found in aggregate
+    logic_metric = None
+
     def aggregate(self, records: list[CaseRecord], options: Any,
                   context: ScoringContext | None = None) -> AggregateResult:
         o = _options(options)
@@ -153,7 +156,8 @@ class ClassificationTrack:
         metrics["balanced_accuracy"] = sum(recalls) / len(recalls) if recalls else None
         for (t, p), c in counts.items():
             metrics[f"confusion/{t}/{p}"] = float(c)
-        return AggregateResult(correct / n, metrics, components=["accuracy"])
+        return AggregateResult(correct / n, metrics, components=["accuracy"],
+                               flags=_label_shift_flags(scored, counts, o, index))
 
     def datasets(self):
         from .data import DATASETS
@@ -173,3 +177,28 @@ class ClassificationTrack:
             w.writerow([o.key, o.label_column])
             for case_dir in sorted((dataset_root / "private").iterdir()):
                 w.writerow([case_dir.name, (case_dir / REFERENCE_FILE).read_text().strip()])
+
+
+# a true class whose cases mostly land on ONE other class (a shifted or swapped label map, not
+# honest confusion) — at least this share of that class's answered cases, and at least 3 of them
+SHIFT_SHARE = 0.6
+SHIFT_MIN_CASES = 3
+
+
+def _label_shift_flags(scored: list[CaseRecord], counts: dict[tuple[str, str], int], o: Any,
+                       index: dict[str, int]) -> dict[str, list[str]]:
+    shifted: dict[str, str] = {}
+    for t in o.labels:
+        answered = sum(c for (tt, p), c in counts.items() if tt == t and p != NO_PREDICTION)
+        for p in o.labels:
+            if p != t and counts[(t, p)] >= SHIFT_MIN_CASES and answered and counts[(t, p)] / answered >= SHIFT_SHARE:
+                shifted[t] = p
+    if not shifted:
+        return {}
+    cases = []
+    for r in scored:
+        truth = r.reference if r.reference is not None else index[str(r.meta["label"]).strip().casefold()]
+        t = o.labels[truth]
+        if t in shifted and r.status == CaseStatus.OK and r.prediction is not None and o.labels[r.prediction] == shifted[t]:
+            cases.append(r.case_id)
+    return {"logic_suspect": cases}
