@@ -115,7 +115,8 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
 
     task_result, outcomes = score_workspace(
         track, files.workspace, data.private, expected_cases(meta, data), task.options,
-        scoring_context(files, answer_judge or meta.answer_judge, agent_configs))
+        # an infra-ended run is not scored: no paid answer-judge calls for it either
+        scoring_context(files, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
@@ -124,7 +125,7 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
 
     saved = _load_saved_verdict(files) if judge is None else None
     if infra_end:   # nothing of the agent's workflow to judge, and no paid judge call for it
-        verdict = {"s1": None, "s2": None, "s3": None}
+        verdict = {s: None for s in load_rubric().judged}
         judge_info = JudgeInfo(backend="none", version="-", error="not judged: the run ended on an infrastructure fault")
     elif saved is not None:
         verdict, judge_info = saved
