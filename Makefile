@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test setup sysdeps bench clean help
+.PHONY: demo test lint setup sysdeps bench clean help
 
 help:
 	@echo "make demo   - set up, build the embedded datasets, run the built-in agents, print results + leaderboard"
@@ -24,15 +24,25 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	@touch $@
 
+# System packages: bubblewrap (the sandbox), slirp4netns + iproute2 (network on: the
+# sandbox's own network namespace), Debian's python3 (the interpreter inside). apt waits at
+# most 120 s for a held dpkg lock, and a failure prints apt's own last lines, not a guess.
+SYSDEPS_LOG := /tmp/automedbench-apt.log
 sysdeps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v slirp4netns >/dev/null 2>&1 || missing="$$missing slirp4netns"; \
+	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	[ -x /usr/bin/python3 ] || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing system packages:$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
-	      echo "warning: could not install$$missing; the bwrap sandbox will be unavailable (tests needing it skip)"; \
+	    APT="apt-get -o DPkg::Lock::Timeout=120 -q"; \
+	    if ! (DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing || \
+	          ($$APT update && DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing)) >$(SYSDEPS_LOG) 2>&1; then \
+	      echo "warning: could not install$$missing; apt-get said:"; tail -n 3 $(SYSDEPS_LOG) | sed 's/^/  /'; \
+	      echo "  (full log: $(SYSDEPS_LOG)); tests needing these packages skip and say why"; \
+	    fi; \
 	  else \
 	    echo "warning: missing system packages:$$missing. Install them with: sudo apt-get install$$missing"; \
 	    echo "         (without bubblewrap the demo falls back to the 'local' backend, which isolates nothing)"; \
@@ -44,8 +54,14 @@ setup: sysdeps $(STAMP)
 demo: setup
 	$(BIN)/automedbench demo
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear)
+# and mypy, which also checks that every built-in track and judge satisfies its protocol
+lint: setup
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/python bench/score_segmentation.py

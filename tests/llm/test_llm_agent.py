@@ -166,7 +166,10 @@ def test_provider_unavailable_after_retries(fake_openai, rig):
 
 def test_connection_refused_is_unavailable(rig):
     import socket
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
     r = rig()
     out = LLMAgent(agent_config(f"http://127.0.0.1:{port}/v1", retry={"max_retries": 1})).run("s", r.context, r.tools)
     assert out.end_reason == "provider_unavailable"

@@ -6,7 +6,6 @@ import os
 import shutil
 import socket
 import threading
-import warnings
 from pathlib import Path
 
 import pytest
@@ -95,7 +94,7 @@ class World:
     def leaked_in_workspace(self) -> list[str]:
         """Canaries found in regular files of the workspace (symlinks are NOT followed)."""
         found = []
-        for dirpath, dirnames, filenames in os.walk(self.workspace):
+        for dirpath, _dirnames, filenames in os.walk(self.workspace):
             for n in filenames:
                 p = os.path.join(dirpath, n)
                 if os.path.islink(p) or not os.path.isfile(p) or os.path.getsize(p) > 50_000_000:
@@ -116,6 +115,32 @@ class World:
         self.abstract.close()
         self.home_file.unlink(missing_ok=True)
         os.environ.pop("AMB_CANARY_KEY", None)
+
+
+def pip_index_problem(tmp: Path) -> str | None:
+    """None when the host's pip downloads a small package from its configured http(s)
+    index (read from pip's own configuration, as the sandbox gets it), else why not. No
+    registry host is named here: pip decides where to go."""
+    import subprocess
+    import sys
+
+    from automedbench.sandbox.netns import pip_index_env
+    # --isolated: no host find-links or file:// index may answer in the network's place;
+    # the http(s) index settings the sandbox gets are passed explicitly
+    index_args: list[str] = []
+    for var, opt in (("PIP_INDEX_URL", "--index-url"), ("PIP_EXTRA_INDEX_URL", "--extra-index-url"),
+                     ("PIP_TRUSTED_HOST", "--trusted-host")):
+        for value in pip_index_env().get(var, "").split():
+            index_args += [opt, value]
+    try:
+        res = subprocess.run([sys.executable, "-m", "pip", "download", "--isolated", *index_args, "--no-deps",
+                              "-q", "-d", str(tmp / "host-dl"), "tomli-w"], capture_output=True,
+                             text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "the configured package index did not answer this host within 120 s"
+    if res.returncode != 0:
+        return "the configured package index is not reachable from this host: " + res.stderr.strip()[-200:]
+    return None
 
 
 def _host_ip() -> str:
@@ -153,4 +178,28 @@ def bwrap_box(world):
 def box(bwrap_box, world):
     world.clear_workspace()
     yield bwrap_box
+    world.clear_workspace()
+
+
+@pytest.fixture(scope="session")
+def bwrap_net_box(world):
+    """A bwrap sandbox with the network ON (its own namespace + slirp4netns)."""
+    if not HAVE_BWRAP:
+        pytest.skip("bubblewrap not installed (apt-get install bubblewrap)")
+    if os.geteuid() != 0:
+        pytest.skip("network on needs a root harness (the sandbox's own network namespace)")
+    if shutil.which("slirp4netns") is None:
+        pytest.skip("slirp4netns not installed (apt-get install slirp4netns)")
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=True,
+                       timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
+    box = BwrapSandbox(spec)
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def net_box(bwrap_net_box, world):
+    world.clear_workspace()
+    yield bwrap_net_box
     world.clear_workspace()

@@ -7,13 +7,17 @@ import os
 import subprocess
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
 from automedbench import sandbox as sb
 from automedbench.sandbox import SandboxError, SandboxSpec, open_sandbox
-from automedbench.sandbox.docker import agent_argv, check_image, docker_available, scoring_argv
+from automedbench.sandbox.docker import (
+    agent_argv,
+    check_image,
+    docker_available,
+    scoring_argv,
+)
 from automedbench.sandbox.guard import escaping_links
 
 from .conftest import needs_bwrap
@@ -34,9 +38,12 @@ def test_missing_bwrap_names_the_apt_package(monkeypatch, tmp_path):
         open_sandbox("bwrap", SandboxSpec(public_dir=tmp_path, workspace=tmp_path / "ws"))
 
 
-def test_local_backend_is_labelled_and_warns(tmp_path):
-    with pytest.warns(RuntimeWarning, match="isolates nothing"):
+def test_local_backend_is_labelled_and_warns(tmp_path, caplog, recwarn):
+    with caplog.at_level("WARNING", logger="automedbench.sandbox"):
         box = open_sandbox("local", SandboxSpec(public_dir=tmp_path, workspace=tmp_path / "ws"))
+    # one log line, no Python RuntimeWarning (which prints a source line to the user)
+    assert [r.getMessage() for r in caplog.records if "isolates nothing" in r.getMessage()]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
     assert box.name == "local (no isolation)" and box.isolated is False
     assert box.execute("python", "print(6*7)").stdout.strip() == "42"
 
@@ -55,7 +62,7 @@ def test_docker_agent_argv(tmp_path):
     a = agent_argv(spec, DIGEST, ["python", "-c", "print(1)"], gpu=True)
     joined = " ".join(a)
     for piece in ("--read-only", "--cap-drop ALL", "--security-opt no-new-privileges", "--pids-limit 256",
-                  "--memory 2048m", "--network none", "--gpus all", f"target=/data/public,readonly",
+                  "--memory 2048m", "--network none", "--gpus all", "target=/data/public,readonly",
                   "target=/workspace", "--env A=1"):
         assert piece in joined, piece
     assert a[-4:] == [DIGEST, "python", "-c", "print(1)"]
@@ -173,6 +180,7 @@ def fake_task(monkeypatch, world):
 @pytest.mark.bwrap
 def test_cli_exec_prints_one_json_object(fake_task, tmp_path):
     from typer.testing import CliRunner
+
     from automedbench.sandbox.cli import sandbox_app
     script = tmp_path / "probe.py"
     script.write_text("import os\nprint(sorted(os.listdir('/data/public')))\n")
@@ -183,8 +191,27 @@ def test_cli_exec_prints_one_json_object(fake_task, tmp_path):
     assert out["exit_code"] == 0 and "case_00000" in out["stdout"] and out["violations"] == []
 
 
+@needs_bwrap
+@pytest.mark.bwrap
+def test_cli_exec_exits_with_the_scripts_status(fake_task, tmp_path):
+    from typer.testing import CliRunner
+
+    from automedbench.sandbox.cli import sandbox_app
+    script = tmp_path / "fail.sh"
+    script.write_text("echo partial; exit 3\n")
+    res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(fake_task),
+                                           "--bash", str(script)])
+    assert res.exit_code == 3, res.output
+    assert json.loads(res.stdout)["exit_code"] == 3
+    script.write_text("kill -9 $$\n")
+    res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(fake_task),
+                                           "--bash", str(script)])
+    assert res.exit_code == 137, res.output
+
+
 def test_cli_exec_unstaged_dataset_exits_2(fake_task, tmp_path):
     from typer.testing import CliRunner
+
     from automedbench.sandbox.cli import sandbox_app
     script = tmp_path / "p.sh"
     script.write_text("echo hi\n")
@@ -196,15 +223,16 @@ def test_cli_exec_unstaged_dataset_exits_2(fake_task, tmp_path):
 
 @needs_bwrap
 @pytest.mark.bwrap
-def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch):
+def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch, caplog):
     """If a root harness cannot drop privileges, bwrap still isolates but every result says
     that RLIMIT_NPROC is not enforced."""
     if os.geteuid() != 0:
         pytest.skip("only meaningful as root")
-    from automedbench.sandbox import bwrap
-    monkeypatch.setattr(bwrap, "_DROP_OK", False)
-    with pytest.warns(RuntimeWarning, match="RLIMIT_NPROC"):
+    from automedbench.sandbox import bwrap, privilege
+    monkeypatch.setattr(privilege, "_DROP_OK", False)
+    with caplog.at_level("WARNING", logger="automedbench.sandbox"):
         box = bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws"))
+    assert any("RLIMIT_NPROC" in r.getMessage() for r in caplog.records)
     with box:
         r = box.execute("bash", "ls /data; cat /proc/self/uid_map")
         assert box.mode == "root" and "public" in r.stdout

@@ -1,10 +1,13 @@
 """Legitimate work runs with zero violations (no false positives)."""
 from __future__ import annotations
 
+import os
+import shutil
+
 import numpy as np
 import pytest
 
-from .conftest import needs_bwrap
+from .conftest import needs_bwrap, pip_index_problem
 
 pytestmark = [needs_bwrap, pytest.mark.bwrap]
 
@@ -77,20 +80,14 @@ def test_training_code_warns(box):
     assert "training_detected" in kinds and r.violations == []
 
 
-def _pypi_reachable() -> bool:
-    import urllib.request
-    try:
-        urllib.request.urlopen("https://pypi.org/simple/six/", timeout=5)
-        return True
-    except Exception:
-        return False
-
-
 @pytest.mark.slow
 def test_pip_install_with_network_on(world, tmp_path):
     """Network on: `pip install` lands in the workspace user site and imports."""
-    if not _pypi_reachable():
-        pytest.skip("PyPI not reachable from this machine")
+    why = pip_index_problem(tmp_path)
+    if why:
+        pytest.skip(why)
+    if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
+        pytest.skip("network on needs a root harness and slirp4netns")
     from automedbench.sandbox import SandboxSpec
     from automedbench.sandbox.bwrap import BwrapSandbox
     with BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True)) as box:

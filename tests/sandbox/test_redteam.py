@@ -4,7 +4,6 @@ ever shows up in stdout/stderr or in a workspace file."""
 from __future__ import annotations
 
 import base64
-import os
 import subprocess
 import time
 
@@ -168,7 +167,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("net-bash-devtcp", "bash", "exec 3<>/dev/tcp/127.0.0.1/@PORT@ && cat <&3; exec 3<>/dev/tcp/@HOSTIP@/@PORT@ && cat <&3"),
     ("net-host-ip", "python", "import socket\nfor h in ('@HOSTIP@','localhost','0.0.0.0'):\n    s=socket.socket(); s.settimeout(2)\n    try: s.connect((h, @PORT@)); print(s.recv(100))\n    except OSError as e: print(h, e)"),
     ("net-abstract-unix", "python", "import socket\ns=socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('\\0@ABSTRACT@'); print(s.recv(100))\nexcept OSError as e: print(e)"),
-    ("net-dns-and-curl", "bash", "getent hosts pypi.org; (command -v curl && curl -sm 3 http://127.0.0.1:@PORT@/) ; python -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:@PORT@', timeout=2).read())\" 2>&1 | tail -1"),
+    ("net-dns-and-curl", "bash", "getent hosts localhost; (command -v curl && curl -sm 3 http://127.0.0.1:@PORT@/) ; python -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:@PORT@', timeout=2).read())\" 2>&1 | tail -1"),
     # -- resources and process lifetime
     ("kill-everything", "bash", "kill -9 -1; echo survived"),
     ("ptrace-parent", "python", "import ctypes,os\nl=ctypes.CDLL(None,use_errno=True)\nprint(l.ptrace(16, os.getppid(), 0, 0), ctypes.get_errno())\nprint(l.ptrace(16, 1, 0, 0), ctypes.get_errno())"),
@@ -203,6 +202,18 @@ def _assert_clean(result, w, what: str) -> None:
     leaked = [c for c in w.canaries if c in text]
     assert not leaked, f"{what}: canary leaked in output: {leaked}\n{text[-2000:]}"
     assert not w.leaked_in_workspace(), f"{what}: canary copied into the workspace"
+
+
+NET_ATTACKS = [a for a in ATTACKS if a[0].startswith("net-")]
+
+
+@pytest.mark.parametrize("name,language,code", NET_ATTACKS, ids=[a[0] for a in NET_ATTACKS])
+def test_network_on_reaches_nothing_of_the_host(net_box, world, name, language, code):
+    """The same host-network canaries with the network ON: the sandbox's own namespace and
+    slirp4netns (host loopback disabled) keep the host's loopback, its addresses and its
+    abstract sockets out of reach."""
+    result = net_box.execute(language, _materialise(code, world), timeout_s=30)
+    _assert_clean(result, world, name + " (network on)")
 
 
 def test_attack_count():

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import UserError
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
 
 
-class AgentError(ValueError):
+class AgentError(UserError, ValueError):
     pass
 
 

@@ -26,6 +26,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import UserError
+
 BUILTIN_FILE = Path(__file__).with_name("endpoints.yaml")
 ENV_FILES = "AUTOMEDBENCH_AGENTS"
 
@@ -35,7 +37,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LITERAL_KEY_FIELDS = ("api_key", "key", "apikey", "token", "secret", "password", "openai_api_key")
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(UserError, ValueError):
     """An endpoint entry is malformed, unknown, or names an env var that is not set. The
     message names the file and the field (or the variable). A user error: the CLI prints
     it as one line and exits 2."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -48,24 +47,32 @@ def exec_cmd(
 
     if (python is None) == (bash is None):
         typer.echo("error: give exactly one of --python FILE or --bash FILE", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     try:
         t = get_task(task)
     except TaskError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     public = dataset_paths(t.dataset, data_root).public
     if not public.is_dir():
         typer.echo(f"error: dataset {t.dataset!r} is not staged ({public} missing); "
                    f"run `automedbench data stage {t.dataset}`", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     language, path = ("python", python) if python is not None else ("bash", bash)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the local label is in the JSON instead
-            out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
-                               path.read_text(), timeout_s=timeout)
+        out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
+                           path.read_text(), timeout_s=timeout)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     typer.echo(json.dumps(out))
+    raise typer.Exit(script_exit_status(out))
+
+
+def script_exit_status(out: dict) -> int:
+    """The script's own exit status, shell-style: 124 when it ran into the time limit,
+    128+N when signal N killed it."""
+    if out.get("timed_out"):
+        return 124
+    code = int(out.get("exit_code") or 0)
+    return 128 - code if code < 0 else code

@@ -22,11 +22,10 @@ from pathlib import Path
 
 from . import advisory
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
+from .inside import DATA_INSIDE, PRIVATE_INSIDE, WORKSPACE_INSIDE, has_nvidia_gpu
+from .inside import agent_env as shared_agent_env
 
 DIGEST_RE = re.compile(r"^[\w./:-]+@sha256:[0-9a-f]{64}$")
-DATA_INSIDE = "/data/public"
-WORKSPACE_INSIDE = "/workspace"
-PRIVATE_INSIDE = "/data/private"
 
 
 def check_image(image: str) -> str:
@@ -58,13 +57,8 @@ def _env_args(env: dict[str, str]) -> list[str]:
 
 
 def agent_env(spec: SandboxSpec) -> dict[str, str]:
-    env = {"HOME": WORKSPACE_INSIDE, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1",
-           "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
-           "XDG_CACHE_HOME": f"{WORKSPACE_INSIDE}/.cache", "PIP_CACHE_DIR": f"{WORKSPACE_INSIDE}/.cache/pip",
-           "HF_HOME": f"{WORKSPACE_INSIDE}/.cache/huggingface", "TORCH_HOME": f"{WORKSPACE_INSIDE}/.cache/torch",
-           "MPLCONFIGDIR": f"{WORKSPACE_INSIDE}/.cache/matplotlib"}
-    env.update(spec.extra_env)
-    return env
+    """The same scrubbed environment as bwrap (inside.agent_env); the image's python is on PATH."""
+    return shared_agent_env(spec)
 
 
 def agent_argv(spec: SandboxSpec, image: str, command: list[str], *, name: str | None = None,
@@ -122,7 +116,7 @@ class DockerSandbox:
         if not ok:
             raise SandboxError(f"docker backend unavailable: {why}")
         self.docker = shutil.which(docker) or docker
-        self.gpu = spec.gpu and any(Path("/dev").glob("nvidia[0-9]*"))
+        self.gpu = spec.gpu and has_nvidia_gpu()
         Path(spec.workspace).mkdir(parents=True, exist_ok=True)
 
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:

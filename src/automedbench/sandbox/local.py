@@ -6,13 +6,17 @@ still scrubbed so API keys do not leak by accident.
 """
 from __future__ import annotations
 
+import logging
 import sys
-import warnings
 
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
 
 LOCAL_LABEL = "local (no isolation)"
+LOCAL_WARNING = ("sandbox backend 'local' isolates nothing: agent code runs with your "
+                 "permissions and can read private references. Use it only for debugging.")
+# one clean log line (the CLI formats it), not a Python warning with a source line
+log = logging.getLogger("automedbench.sandbox")
 
 
 class LocalSandbox:
@@ -20,9 +24,7 @@ class LocalSandbox:
     isolated = False
 
     def __init__(self, spec: SandboxSpec):
-        warnings.warn("sandbox backend 'local' isolates nothing: agent code runs with your "
-                      "permissions and can read private references. Use it only for debugging.",
-                      RuntimeWarning, stacklevel=2)
+        log.warning(LOCAL_WARNING)
         self.spec = spec
         self.data_dir = str(spec.public_dir.resolve())
         self.workspace_dir = str(spec.workspace.resolve())

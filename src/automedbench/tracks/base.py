@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -185,11 +185,20 @@ class TrackWording(BaseModel):
 class Track(Protocol):
     """Structural protocol; mypy checks every registered track against it."""
 
-    name: ClassVar[str] | str
-    options_model: type[BaseModel]
-    wording: TrackWording
-    # Python packages (pip names) agent code needs for this track (added to the sandbox runtime)
-    runtime_packages: tuple[str, ...]
+    # read-only members (properties here) so a plain class attribute satisfies them
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def options_model(self) -> type[BaseModel]: ...
+
+    @property
+    def wording(self) -> TrackWording: ...
+
+    @property
+    def runtime_packages(self) -> tuple[str, ...]:
+        """Python packages (pip names) agent code needs for this track (sandbox runtime)."""
+        ...
 
     def submission(self, options: Any) -> SubmissionLayout: ...
 

@@ -17,13 +17,14 @@ from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
+from ..errors import UserError
 from .base import Track
 
 log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "automedbench.tracks"
 
 
-class TrackError(LookupError):
+class TrackError(UserError, LookupError):
     """Unknown track, or a track package that does not satisfy the protocol."""
 
 
@@ -47,7 +48,7 @@ def all_tracks() -> dict[str, Track]:
     """Every registered track by name. A broken third-party plug-in is logged and skipped; a
     broken built-in track is a bug and raises."""
     found: dict[str, Track] = {}
-    for name, module in sorted(_builtin().items()):
+    for module in sorted(_builtin().values()):
         mod = importlib.import_module(module)
         if hasattr(mod, "TRACK"):
             found[mod.TRACK.name] = _validate(mod.TRACK, module)

@@ -36,8 +36,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from . import DatasetError, DatasetPaths, write_manifest
-from .niftiio import make_nifti, save_nifti_gz
+from ....data import DatasetError, DatasetPaths, write_manifest
+from ...nifti_io import make_nifti, save_nifti_gz
 
 DATASET = "kits19"
 N_LABELLED = 210                      # case_00000 .. case_00209 have segmentations

@@ -21,7 +21,7 @@ they are anatomically plausible, but they are *not* expert annotations of a pati
 datasets are for exercising the benchmark (can an agent produce correctly formatted,
 sensible segmentations), not for claiming clinical performance.
 
-Same seed -> byte-identical files (see :mod:`automedbench.data.niftiio`).
+Same seed -> byte-identical files (see :mod:`automedbench.tracks.nifti_io`).
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy import ndimage
 
-from . import DatasetPaths, write_manifest
-from .niftiio import make_nifti, save_nifti_gz
+from ....data import DatasetPaths, write_manifest
+from ...nifti_io import make_nifti, save_nifti_gz
 
 Progress = Callable[[int, int, str], None]
 

@@ -1,0 +1,125 @@
+"""Detection, separate from prevention: a plausible fake private tree shown to the agent at
+/data/private, and an inotify watcher on it from outside the sandbox.
+
+The decoy holds the public case ids as folders, the *names* of the real reference files
+(never their content) and canary content saying it is a decoy. Touching it becomes one
+`private_access` violation per call, with evidence.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import struct
+from pathlib import Path
+from typing import Any
+
+from .base import SandboxError
+
+MAX_DECOY_CASES = 64
+DECOY_BANNER = ("AUTOMEDBENCH DECOY. This is not reference data. Reading this file was recorded "
+                "as a sandbox violation. canary={token}\n")
+MAX_EVIDENCE_EVENTS = 20
+
+
+def build_decoy(dest: Path, public_dir: Path, private_dir: Path | None, token: str) -> None:
+    """A plausible private tree: the public case ids, the real reference *file names*
+    (names only, never content) and canary content."""
+    dest.mkdir(parents=True, exist_ok=True)
+    cases = sorted(p.name for p in public_dir.iterdir() if p.is_dir())[:MAX_DECOY_CASES] \
+        if public_dir.is_dir() else []
+    cases = cases or ["case_00000", "case_00001", "case_00002"]
+    names: list[str] = []
+    if private_dir is not None and private_dir.is_dir():
+        try:
+            first = next((p for p in sorted(private_dir.iterdir()) if p.is_dir()), None)
+            if first is not None:
+                names = sorted(f.name for f in first.iterdir() if f.is_file())[:8]
+        except OSError:
+            names = []
+    names = names or ["segmentation.nii.gz", "reference.json"]
+    for case in cases:
+        (dest / case).mkdir(exist_ok=True)
+        for name in names:
+            (dest / case / name).write_text(DECOY_BANNER.format(token=token))
+    (dest / "manifest.json").write_text('{"decoy": true, "canary": "%s"}\n' % token)
+    for dirpath, _dirs, files in os.walk(dest):
+        os.chmod(dirpath, 0o755)
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), 0o644)
+
+
+def violation_from_events(events: list[tuple[str, str]]) -> dict[str, Any] | None:
+    """One `private_access` violation summarising a call's decoy events, or None."""
+    if not events:
+        return None
+    more = len(events) - MAX_EVIDENCE_EVENTS
+    return {"kind": "private_access", "path": events[0][1],
+            "paths": sorted({p for _, p in events}),
+            "evidence": "; ".join(f"{e} {p}" for e, p in events[:MAX_EVIDENCE_EVENTS])
+                        + (f"; ... {more} more" if more > 0 else "")}
+
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+IN_ACCESS, IN_OPEN, IN_ISDIR = 0x1, 0x20, 0x40000000
+IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
+_EVENT = struct.Struct("iIII")
+
+
+class DecoyWatcher:
+    """inotify (via libc, no extra dependency) on every directory of a decoy tree. The
+    kernel queues events synchronously with the syscall that caused them, so once the
+    sandboxed process has exited every event it caused is already readable: `drain()`
+    after each call attributes events to that call exactly."""
+
+    def __init__(self, host_root: Path, inside_root: str):
+        self.host_root, self.inside_root = str(host_root), inside_root
+        self.fd = _libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        if self.fd < 0:
+            raise SandboxError(f"inotify_init1 failed: {os.strerror(ctypes.get_errno())}")
+        self.wds: dict[int, str] = {}
+        for dirpath, _dirs, _files in os.walk(self.host_root):
+            wd = _libc.inotify_add_watch(self.fd, dirpath.encode(), IN_OPEN | IN_ACCESS)
+            if wd < 0:
+                raise SandboxError(f"inotify_add_watch({dirpath}) failed: {os.strerror(ctypes.get_errno())}")
+            self.wds[wd] = dirpath
+
+    def _inside(self, host_path: str) -> str:
+        rel = os.path.relpath(host_path, self.host_root)
+        return self.inside_root if rel == "." else f"{self.inside_root}/{rel}"
+
+    def drain(self) -> list[tuple[str, str]]:
+        """(event, inside path) for every event since the last drain, deduplicated, in order."""
+        out: list[tuple[str, str]] = []
+        while True:
+            try:
+                buf = os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError as exc:
+                if exc.errno == errno.EAGAIN:
+                    break
+                raise
+            if not buf:
+                break
+            pos = 0
+            while pos < len(buf):
+                wd, mask, _cookie, length = _EVENT.unpack_from(buf, pos)
+                name = buf[pos + _EVENT.size: pos + _EVENT.size + length].rstrip(b"\0").decode(errors="replace")
+                pos += _EVENT.size + length
+                base = self.wds.get(wd)
+                if base is None:
+                    continue
+                path = self._inside(os.path.join(base, name) if name else base)
+                kind = "OPEN" if mask & IN_OPEN else "ACCESS" if mask & IN_ACCESS else hex(mask)
+                if mask & IN_ISDIR:
+                    kind += ",ISDIR"
+                if (kind, path) not in out:
+                    out.append((kind, path))
+        return out
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

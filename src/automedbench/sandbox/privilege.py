@@ -1,0 +1,158 @@
+"""The privileged, ctypes-level part of the bwrap backend -- the riskiest code, kept apart
+so it can be reviewed on its own.
+
+bwrap maps the sandbox uid 1000 onto whoever runs bwrap. If that is host root, the kernel
+exempts the sandbox from RLIMIT_NPROC (fork bombs go unchecked) and every file it writes
+is root's. So when the harness runs as root we drop to an unprivileged host uid
+(`AUTOMEDBENCH_SANDBOX_UID`, default 64000) before exec'ing bwrap. That uid cannot
+traverse e.g. /root/.cache, so the child first enters a private mount namespace in which
+the sources (public data, workspace, runtime, extra binds) are bind-mounted onto a
+world-traversable staging directory; bwrap then binds from there. Nothing is ever mounted
+in the host's namespace.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import resource
+import signal
+import subprocess
+import threading
+from pathlib import Path
+from typing import Callable
+
+from .inside import SANDBOX_UID
+
+HOST_UID = int(os.environ.get("AUTOMEDBENCH_SANDBOX_UID", "64000"))
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG = 1
+
+_PROBE_LOCK = threading.Lock()
+_DROP_OK: bool | None = None
+
+
+def unshare(flags: int, what: str) -> None:
+    if _libc.unshare(flags) != 0:
+        raise OSError(ctypes.get_errno(), f"unshare({what})")
+
+
+def setns(fd: int, nstype: int, what: str) -> None:
+    if _libc.setns(fd, nstype) != 0:
+        raise OSError(ctypes.get_errno(), f"setns({what})")
+
+
+def die_with_parent() -> None:
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def private_mount_ns_with(binds: list[tuple[bytes, bytes]]) -> None:
+    """In a forked child: enter a new, private mount namespace and bind-mount `binds` there
+    (never in the host's namespace)."""
+    unshare(CLONE_NEWNS, "CLONE_NEWNS")
+    if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
+    for src, dst in binds:
+        if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
+            raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
+
+
+def preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None,
+                    mntns_fd: int | None = None, netns_fd: int | None = None) -> Callable[[], None]:
+    """The child-side setup, run between fork and exec of bwrap: join the sandbox's network
+    namespace (when it has one), enter (or build) the private mount namespace holding the
+    staging binds, set rlimits, drop privileges."""
+    enc = [(s.encode(), d.encode()) for s, d in binds]
+
+    def preexec() -> None:
+        if netns_fd is not None:
+            setns(netns_fd, CLONE_NEWNET, "network namespace of the sandbox")
+        if mntns_fd is not None:
+            setns(mntns_fd, CLONE_NEWNS, "mount namespace of the staging helper")
+        elif drop_to is not None or enc:
+            private_mount_ns_with(enc)
+        for res, value in rlimits.items():
+            resource.setrlimit(res, (value, value))
+        if drop_to is not None:
+            os.setgroups([])
+            os.setgid(drop_to)
+            os.setuid(drop_to)
+    return preexec
+
+
+class NamespaceHolder:
+    """A namespace built once by a short-lived root child and then pinned by an open nsfs
+    fd (the child is reaped at once: the fd alone keeps the namespace alive). Each call's
+    child joins it with setns(). Closing the fd frees it."""
+
+    def __init__(self, setup: Callable[[], None], nstype: str, *, keep_child: bool = False):
+        def child() -> None:
+            setup()
+            die_with_parent()
+
+        self.proc = subprocess.Popen(["sleep", "infinity"], preexec_fn=child, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True, env={"PATH": "/usr/bin:/bin"})
+        try:
+            self.fd = os.open(f"/proc/{self.proc.pid}/ns/{nstype}", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self._reap()
+            raise
+        if not keep_child:
+            self._reap()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _reap(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def close(self) -> None:
+        if getattr(self, "fd", -1) >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if getattr(self, "proc", None) is not None:
+            self._reap()
+
+
+class StagingHelper(NamespaceHolder):
+    """The private mount namespace in which the staging binds exist."""
+
+    def __init__(self, binds: list[tuple[str, str]]):
+        enc = [(s.encode(), d.encode()) for s, d in binds]
+        super().__init__(lambda: private_mount_ns_with(enc), "mnt")
+
+
+def probe_drop(bwrap: str) -> bool:
+    """Can this root process enter a private mount ns, drop to HOST_UID and still run bwrap?"""
+    global _DROP_OK
+    with _PROBE_LOCK:
+        if _DROP_OK is None:
+            try:
+                res = subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/usr", "/usr",
+                                      "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                                      "--symlink", "usr/bin", "/bin", "--uid", str(SANDBOX_UID),
+                                      "--gid", str(SANDBOX_UID), "/bin/true"],
+                                     preexec_fn=preexec_factory([], {}, HOST_UID),
+                                     capture_output=True, timeout=30)
+                _DROP_OK = res.returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                _DROP_OK = False
+        return _DROP_OK
+
+
+def chown_tree(top: Path, uid: int) -> None:
+    os.chown(top, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(top):
+        for n in dirnames + filenames:
+            try:
+                os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
+            except OSError:
+                pass

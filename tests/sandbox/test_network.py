@@ -1,0 +1,221 @@
+"""Network on, host off (netns.py). The link-local / private-range policy is shown without
+sending traffic off this machine: the routing table of the sandbox's namespace, slirp4netns's
+options, and listeners this test places in a network namespace it creates (veth pair)."""
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from automedbench.sandbox import SandboxError, SandboxSpec
+from automedbench.sandbox.netns import (
+    BLOCKED_RANGES,
+    SLIRP_DNS,
+    SLIRP_GATEWAY,
+    pip_index_env,
+    route_script,
+)
+
+from .conftest import needs_bwrap, pip_index_problem
+
+PRIVATE_AND_LINK_LOCAL = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10")
+HOST = [ipaddress.IPv4Interface("192.0.2.2/24"), ipaddress.IPv4Interface("127.0.0.1/8")]
+DOC_ADDR = "203.0.113.7"  # documentation range: only ever put in a routing table here, never contacted
+
+
+# ------------------------------------------------------------------ pure policy
+def test_route_script_blocks_private_link_local_and_the_host():
+    lines = route_script(HOST, None)
+    unreachable = {line.split()[-1] for line in lines if line.startswith("route add unreachable")}
+    assert set(PRIVATE_AND_LINK_LOCAL) <= unreachable
+    assert {"192.0.2.0/24", "127.0.0.0/8"} <= unreachable  # the host's subnet and loopback
+    assert f"route replace default via {SLIRP_GATEWAY} dev tap0 onlink" in lines
+    assert f"route add {SLIRP_DNS}/32 dev tap0" in lines
+
+
+def test_route_script_allowlist_has_no_default_route():
+    lines = route_script(HOST, {DOC_ADDR: [DOC_ADDR]})
+    assert not any("default via" in line for line in lines)
+    assert f"route replace {DOC_ADDR}/32 via {SLIRP_GATEWAY} dev tap0 onlink" in lines
+    with pytest.raises(SandboxError, match="blocked range"):
+        route_script(HOST, {"metadata": ["169.254.169.254"]})
+
+
+def test_pip_index_env_keeps_only_http_indexes():
+    env = pip_index_env()
+    for key, value in env.items():
+        assert key in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST")
+        if key != "PIP_TRUSTED_HOST":
+            assert all(u.startswith(("http://", "https://")) for u in value.split())
+
+
+# ------------------------------------------------------------------ the real namespace
+def _routes_inside(box) -> list[dict]:
+    r = box.execute("bash", "ip -j -4 route show")
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_sandbox_routing_table_refuses_private_ranges(net_box):
+    routes = _routes_inside(net_box)
+    unreachable = {r["dst"] for r in routes if r.get("type") == "unreachable"}
+    assert set(PRIVATE_AND_LINK_LOCAL) <= unreachable, routes
+    assert set(BLOCKED_RANGES) <= unreachable
+    default = [r for r in routes if r["dst"] == "default"]
+    assert default == [{"dst": "default", "gateway": SLIRP_GATEWAY, "dev": "tap0", "flags": ["onlink"]}]
+    # slirp's own subnet is gone except its DNS forwarder
+    assert not any(r["dst"] == "10.0.2.0/24" for r in routes)
+    assert routes == net_box.net.routes()  # what the agent sees is what the harness set
+    desc = net_box.net.describe()
+    assert "--disable-host-loopback" in desc["options"] and desc["mode"] == "slirp4netns"
+    r = net_box.execute("bash", "cat /etc/resolv.conf")
+    assert r.stdout.strip() == f"nameserver {SLIRP_DNS}"
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_agent_cannot_change_its_routes(net_box):
+    r = net_box.execute("bash", "ip route del unreachable 10.0.0.0/8; ip route add default dev tap0 metric 1; "
+                                "ip link set tap0 down; echo rc=$?")
+    assert "rc=0" not in r.stdout
+    assert any(x.get("dst") == "10.0.0.0/8" for x in net_box.net.routes())
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_host_loopback_listener_unreachable(net_box):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    port = srv.getsockname()[1]
+    hits: list[int] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            hits.append(1)
+            c.sendall(b"HOST-LOOPBACK-CANARY\n")
+            c.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        code = ("import socket\nfor h in ('127.0.0.1', 'localhost', '%s', '10.0.2.2'):\n"
+                "    try:\n        print(h, socket.create_connection((h, %d), timeout=3).recv(64))\n"
+                "    except OSError as e: print(h, 'refused:', e)\n" % (SLIRP_DNS, port))
+        r = net_box.execute("python", code, timeout_s=30)
+        assert "HOST-LOOPBACK-CANARY" not in r.stdout + r.stderr and not hits
+        assert r.stdout.count("refused:") == 4, r.stdout
+        # positive control: the listener does answer on the host
+        assert b"HOST-LOOPBACK-CANARY" in socket.create_connection(("127.0.0.1", port), timeout=3).recv(64)
+    finally:
+        srv.close()
+
+
+@pytest.fixture
+def private_listeners():
+    """Listeners on a private (10.x) and a link-local (169.254.x) address, inside a network
+    namespace this test creates and joins to the host by a veth pair: reachable from the
+    host, never off this machine."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("needs root and iproute2 to create a network namespace")
+    tag = os.urandom(3).hex()
+    ns, veth_host, veth_ns = f"amb-t-{tag}", f"ambh{tag}", f"ambn{tag}"
+    nets = {"private": ("10.213.77.1", "10.213.77.2"), "link-local": ("169.254.213.1", "169.254.213.2")}
+
+    def ip(*args: str) -> None:
+        subprocess.run(["ip", *args], check=True, capture_output=True, timeout=20)
+
+    try:
+        ip("netns", "add", ns)
+        ip("link", "add", veth_host, "type", "veth", "peer", "name", veth_ns)
+        ip("link", "set", veth_ns, "netns", ns)
+        for host_ip, ns_ip in nets.values():
+            ip("addr", "add", f"{host_ip}/30", "dev", veth_host)
+            ip("-n", ns, "addr", "add", f"{ns_ip}/30", "dev", veth_ns)
+        ip("link", "set", veth_host, "up")
+        ip("-n", ns, "link", "set", veth_ns, "up")
+        ip("-n", ns, "link", "set", "lo", "up")
+    except subprocess.CalledProcessError as exc:
+        subprocess.run(["ip", "link", "del", veth_host], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        pytest.skip(f"cannot create a test network namespace: {exc.stderr.decode().strip()}")
+    server = ("import socket,sys,threading\nss=[]\nfor a in sys.argv[1:]:\n"
+              "    s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((a, 8765)); s.listen(8); ss.append(s)\n"
+              "def serve(s):\n    while True:\n        c,_=s.accept(); c.sendall(b'NETNS-CANARY\\n'); c.close()\n"
+              "for s in ss: threading.Thread(target=serve, args=(s,), daemon=True).start()\n"
+              "print('ready', flush=True)\nthreading.Event().wait()\n")
+    proc = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", server,
+                             *[n for _, n in nets.values()]], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        yield {k: v[1] for k, v in nets.items()}
+    finally:
+        proc.kill()
+        proc.wait()
+        subprocess.run(["ip", "link", "del", veth_host], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_private_and_link_local_listeners_unreachable(net_box, private_listeners):
+    for kind, addr in private_listeners.items():
+        # positive control from the host: the listener answers
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                got = socket.create_connection((addr, 8765), timeout=2).recv(64)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        assert b"NETNS-CANARY" in got, kind
+        r = net_box.execute("python", "import socket\ntry:\n    print(socket.create_connection(('%s', 8765), "
+                                      "timeout=3).recv(64))\nexcept OSError as e: print('refused:', e)\n" % addr)
+        assert "NETNS-CANARY" not in r.stdout and "refused:" in r.stdout, (kind, r.stdout, r.stderr)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_allowlist_routes_only_the_allowed_hosts(world, tmp_path):
+    if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
+        pytest.skip("network on needs root and slirp4netns")
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    spec = SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True, network_allow=[DOC_ADDR])
+    with BwrapSandbox(spec) as box:
+        routes = _routes_inside(box)
+    assert not any(r["dst"] == "default" for r in routes)
+    assert {"dst": DOC_ADDR, "gateway": SLIRP_GATEWAY, "dev": "tap0", "flags": ["onlink"]} in routes
+    with pytest.raises(SandboxError, match="blocked range"):
+        BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws2", network=True,
+                                 network_allow=["localhost"]))
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.bwrap
+def test_pip_download_inside_with_network_on(net_box, world, tmp_path):
+    """pip inside uses the host's configured index (pip's own configuration, passed as
+    PIP_INDEX_URL & co. when http(s)), through the sandbox's own network namespace."""
+    why = pip_index_problem(tmp_path)
+    if why:
+        pytest.skip(why)
+    r = net_box.execute("bash", "pip download --no-deps -q -d dl tomli-w && ls dl && "
+                                "python -m pip install -q --no-index --find-links dl tomli-w && "
+                                "python -c 'import tomli_w; print(tomli_w.__file__)'", timeout_s=120)
+    assert r.exit_code == 0, r.stderr[-2000:]
+    assert ".whl" in r.stdout and "/workspace/.local/" in r.stdout and r.violations == []
