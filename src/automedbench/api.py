@@ -229,7 +229,9 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                 context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
                                        workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),
                                        output_files=task.output_files, input_files=task.input_files,
-                                       options={**task.track_options, "candidates": task.tiers.standard.candidates})
+                                       track=task.track, track_options=task.options,
+                                       candidates=list(task.tiers.standard.candidates),
+                                       target_keywords=list(task.target_keywords))
                 trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name,
                                               "setup_time_s": info.setup_time_s})
                 try:

@@ -63,7 +63,7 @@ def test_interrupted_run_is_closed_and_not_scored(fake_openai, tiny, sig):  # no
         proc.kill()
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
-    assert _wait_for(lambda: not _alive(token), 10), "the agent's process outlived the harness"
+    assert _wait_for(lambda: not _alive(token), 30), "the agent's process outlived the harness"
     run_dir = next(out.iterdir())
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["run"]["end_reason"] == "interrupted" and meta["run"]["end_detail"] == sig.name
