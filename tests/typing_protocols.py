@@ -16,6 +16,8 @@ from automedbench.tracks.detection import TRACK as DETECTION
 from automedbench.tracks.detection.scripted import DetectionMethods
 from automedbench.tracks.enhancement import TRACK as ENHANCEMENT
 from automedbench.tracks.enhancement.scripted import EnhancementMethods
+from automedbench.tracks.reportgen import TRACK as REPORT_GENERATION
+from automedbench.tracks.reportgen.scripted import ReportScriptedMethods
 from automedbench.tracks.segmentation import TRACK as SEGMENTATION
 from automedbench.tracks.segmentation.scripted import SegmentationMethods
 from automedbench.tracks.synthesis import TRACK as SYNTHESIS
@@ -23,7 +25,8 @@ from automedbench.tracks.synthesis.scripted import SynthesisMethods
 from automedbench.tracks.vqa import TRACK as VQA
 from automedbench.tracks.vqa.scripted import VQAScriptedMethods
 
-tracks: list[Track] = [SEGMENTATION, ENHANCEMENT, SYNTHESIS, DETECTION, CLASSIFICATION, VQA]
+tracks: list[Track] = [SEGMENTATION, ENHANCEMENT, SYNTHESIS, DETECTION, CLASSIFICATION, VQA, REPORT_GENERATION]
 judges: list[type[Judge]] = [HeuristicJudge, LLMJudge, JudgePanel]
 methods: list[type[ScriptedMethods]] = [SegmentationMethods, EnhancementMethods, SynthesisMethods,
-                                        DetectionMethods, ClassificationMethods, VQAScriptedMethods]
+                                        DetectionMethods, ClassificationMethods, VQAScriptedMethods,
+                                        ReportScriptedMethods]

@@ -7,7 +7,8 @@ from automedbench import api
 from automedbench.data.registry import stage
 from automedbench.runs.models import DetailReport
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+              pytest.mark.slow]
 TASK = "modality-patch-cls"
 
 

@@ -64,6 +64,7 @@ def test_gold_scores_one_and_empty_scores_zero(demo, tmp_path):
     assert agg.aggregate_metrics["confusion/ct/(none)"] == 20.0
 
 
+@pytest.mark.slow
 def test_reference_earns_good_medal_and_careless_shows_the_shift(demo, tmp_path):
     methods = TRACK.scripted_methods(OPTS)
     data = str(demo / "public")

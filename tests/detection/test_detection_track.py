@@ -51,6 +51,7 @@ def test_empty_submission_scores_zero(demo, tmp_path):
     assert agg.score == 0.0 and all(r.status == CaseStatus.MISSING for r in records)
 
 
+@pytest.mark.slow
 def test_reference_method_earns_good_medal_and_careless_names_its_bug(demo, tmp_path):
     methods = TRACK.scripted_methods(OPTS)
     data = str(demo / "public")

@@ -27,7 +27,9 @@ def error_table() -> dict:
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
 
-# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT)
+# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT); a
+# track whose per-case metric varies more between honest cases (free text) declares its own
+# `logic_drop` attribute
 LOGIC_DROP = 0.8
 
 
@@ -46,7 +48,8 @@ def _excerpt(text: str | None, n: int = 200) -> str:
 
 def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None], task: TaskResult,
                   *, submitted: bool, end_reason: str | None, workspace: Path,
-                  all_trivial: bool = False, end_detail: str | None = None) -> list[ErrorCode]:
+                  all_trivial: bool = False, end_detail: str | None = None,
+                  logic_drop: float = LOGIC_DROP) -> list[ErrorCode]:
     fired: list[ErrorCode] = []
     # a run cut short by the provider, the harness or the user is not the agent's missing submission
     infra_end = end_reason in INFRA_END_REASONS or end_reason in ("interrupted", None)
@@ -85,7 +88,7 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     values = [v for _, v in primary if v is not None]
     if len(values) >= 3 and max(values) >= 0.5:
         best = max(values)
-        low = [cid for cid, v in primary if v is not None and v < LOGIC_DROP * best]
+        low = [cid for cid, v in primary if v is not None and v < logic_drop * best]
         if low:
             fired.append(make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4)))
 
