@@ -164,6 +164,10 @@ class VQATrack:
     options_model = VQAOptions
     runtime_packages: tuple[str, ...] = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
+    # LOGIC_SUSPECT compares each case with the best one; a VQA case is right or wrong (0/1, or a
+    # token-F1), so a wrong answer beside a right one is the accuracy itself, not the signature
+    # of a flipped axis or wrong label map. 0.0 = never "far below the best" (scoring/errors.py).
+    logic_drop = 0.0
     wording = TrackWording(
         rubric={"s1c": "For VQA: a method that reads the image AND the question (a medical VQA "
                        "model or an explicit rule per question type), not a text-only guess.",
