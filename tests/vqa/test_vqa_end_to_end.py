@@ -33,7 +33,9 @@ def test_reference_agent_answers_in_the_sandbox(vqa_runs, task):
     assert r.task.completion_rate == 1.0 and r.task.format_valid
     assert r.task.score >= 0.75, r.task.aggregate_metrics
     assert r.task.aggregate_metrics["n_placeholder"] == 0
-    assert "PLACEHOLDER_OUTPUT" not in {e.code for e in r.errors}
+    codes = {e.code for e in r.errors}
+    assert "PLACEHOLDER_OUTPUT" not in codes
+    assert "LOGIC_SUSPECT" not in codes          # a few wrong answers are accuracy, not a logic bug
     answer = json.loads(next((run_dir / "workspace" / "outputs").glob("*/answer.json")).read_text())
     assert answer["model_name"] == "rule-based-vqa-1" and answer["raw_model_output"]
 

@@ -7,8 +7,7 @@ import os
 import re
 
 import pytest
-from llm.fake_openai import FakeOpenAI, completion
-from openai import OpenAI
+from llm.fake_openai import FakeOpenAI, completion, error
 from vqa.conftest import score_outputs, write_answer
 
 from automedbench.tracks.base import CaseStatus, ScoringContext, Track
@@ -152,43 +151,35 @@ def test_an_unreadable_reference_is_left_out(demo_open, tmp_path):
     assert agg.score == pytest.approx(1.0) and agg.metrics["n_questions"] == len(records) - 1
 
 
-def _llm_judge(url: str):
-    """The shape of the core's answer judge: one chat call, a verdict 0 / 0.5 / 1, else None."""
-    client = OpenAI(base_url=url, api_key="test-key", max_retries=0, timeout=5)
+def test_the_cores_llm_answer_judge_is_reported_beside_the_score(demo_open, tmp_path):
+    """The core's LLMAnswerJudge over a loopback OpenAI-compatible server: verdicts beside the
+    deterministic score, agreement, coverage; unjudgeable = null, never 0; verdicts cached."""
+    from llm.conftest import agent_config
 
-    def judge(question: str, reference: str, prediction: str) -> float | None:
-        reply = client.chat.completions.create(model="fake-model", messages=[{"role": "user", "content": (
-            f"Question: {question}\nReference: {reference}\nAnswer: {prediction}\nVerdict 0, 0.5 or 1?")}])
-        m = re.fullmatch(r"\s*(0|0\.5|1)\s*", reply.choices[0].message.content or "")
-        return float(m.group(1)) if m else None
-    return judge
+    from automedbench.scoring.answer_judge import LLMAnswerJudge
 
-
-def test_answer_judge_is_reported_beside_the_score_with_agreement_and_cache(demo_open, tmp_path):
     out = tmp_path / "out"
     TRACK.gold_submission(demo_open.root, out, {})
     refs = {c["case_id"]: _ref(demo_open, c["case_id"]) for c in _cases(demo_open)}
     n = len(refs)
-    verdicts = {"first": True}
+    phase = {"first": True}
 
     def reply(request):
-        """'no' references: an unparseable verdict (then 0.5 once re-asked); numbers: 0; else 1."""
-        text = request["body"]["messages"][0]["content"]
-        ref = re.search(r"Reference: (.*)\n", text).group(1)
+        """'no' references: unparseable (then 0.5 once asked again); numbers: 0; else 1."""
+        text = request["body"]["messages"][1]["content"]
+        ref = re.search(r"REFERENCE: (.*)\n", text).group(1)
         if ref == "no":
-            return completion(content="I think it is right" if verdicts["first"] else "0.5")
-        return completion(content="0" if ref.isdigit() else "1")
+            return completion(content="I think it is right" if phase["first"] else '{"score": 0.5}')
+        return completion(content='{"score": 0}' if ref.isdigit() else '{"score": 1}')
 
     srv = FakeOpenAI().start()
     srv.default = reply
-    url = srv.url
     try:
-        context = ScoringContext(answer_judge=_llm_judge(srv.url), cache_dir=tmp_path / "cache")
+        judge = LLMAnswerJudge(agent_config(srv.url, retry={"max_retries": 0}), cache_dir=tmp_path / "cache",
+                               retries=0)
+        context = ScoringContext(answer_judge=judge)
         agg, records = score_outputs(demo_open, out, context=context)
         no_q = [q for q, r in refs.items() if r["answer"] == "no"]
-        # verdicts are cached by content; "could not judge" is never cached (asked every time)
-        distinct = {(r["question"], r["answer"]) for r in refs.values() if r["answer"] != "no"}
-        assert len(srv.requests) == len(distinct) + len(no_q)
         num_q = [q for q, r in refs.items() if r["answer"].isdigit()]
         assert no_q and num_q
         assert all(records[q].score.metrics["judged"] is None for q in no_q)   # null, never 0
@@ -199,8 +190,8 @@ def test_answer_judge_is_reported_beside_the_score_with_agreement_and_cache(demo
         assert agg.metrics["judge_coverage"] == pytest.approx(judged_n / n)
         assert agg.metrics["judge_agreement"] == pytest.approx((judged_n - len(num_q)) / judged_n)
         assert "llm_answer_judge" in agg.components and "could not be judged" in agg.notes["judged_score"]
-        # second scoring: verdicts come from the cache; only the unjudged questions are asked again
-        before, verdicts["first"] = len(srv.requests), False
+        # re-scoring: cached verdicts are not asked again; the unjudged ones are
+        before, phase["first"] = len(srv.requests), False
         agg2, records2 = score_outputs(demo_open, out, context=context)
         assert len(srv.requests) - before == len({refs[q]["question"] for q in no_q})
         assert all(records2[q].score.metrics["judged"] == 0.5 for q in no_q)
@@ -215,14 +206,25 @@ def test_answer_judge_is_reported_beside_the_score_with_agreement_and_cache(demo
         assert agg_m.metrics["judge_agreement"] == pytest.approx((agreeing - 1) / (n - 1))
         assert agg_m.metrics["judged_score"] == pytest.approx(agg2.metrics["judged_score"] - 1 / n)
         TRACK.gold_submission(demo_open.root, out, {})
-        # the judge server goes down: every verdict is cached, nothing breaks
-        srv.stop()
-        agg3, _ = score_outputs(demo_open, out, context=context)
-        assert agg3.metrics["judge_coverage"] == 1.0
-        # a fresh cache while the server is down: every question unjudged (null), score unchanged
-        down = ScoringContext(answer_judge=_llm_judge(url), cache_dir=tmp_path / "cache2")
-        agg4, _ = score_outputs(demo_open, out, context=down)
+        # the provider goes down: a fresh cache judges nothing (null), the score is unchanged
+        srv.default = error(503, "down")
+        fresh = LLMAnswerJudge(agent_config(srv.url, retry={"max_retries": 0}), cache_dir=tmp_path / "c2", retries=0)
+        agg4, _ = score_outputs(demo_open, out, context=ScoringContext(answer_judge=fresh))
         assert agg4.score == pytest.approx(1.0) and agg4.metrics["judged_score"] is None
         assert "judged no question" in agg4.notes["judged_score"]
     finally:
         srv.stop()
+
+
+def test_a_judge_that_raises_or_answers_off_grid_is_unjudged_not_zero(demo_open, tmp_path):
+    out = tmp_path / "out"
+    TRACK.gold_submission(demo_open.root, out, {})
+
+    def broken(question, reference, prediction):
+        if reference == "yes":
+            raise RuntimeError("judge crashed")
+        return 0.7 if reference == "no" else True                        # neither is a verdict
+
+    agg, records = score_outputs(demo_open, out, context=ScoringContext(answer_judge=broken))
+    assert all(r.score.metrics["judged"] is None for r in records.values())
+    assert agg.score == pytest.approx(1.0) and agg.metrics["judged_score"] is None

@@ -15,14 +15,13 @@ Per-case score (metrics/answer_match.py; normalisation is the table answer_norma
   Placeholders ("unknown", "n/a", an empty answer, or an empty raw_model_output beside a
   non-empty answer) score 0 and are flagged: CaseScore.extra["flags"] = ["placeholder"] (the
   core fires PLACEHOLDER_OUTPUT for flagged cases).
-Optional LLM answer judge (ScoringContext.answer_judge, open questions only): {0, 0.5, 1}, cached
-by content; a question it could not judge is None, never 0. Reported beside the deterministic
+Optional LLM answer judge (ScoringContext.answer_judge, open questions only; the core's judge
+caches its verdicts): {0, 0.5, 1}; a question it could not judge is None, never 0. Reported beside the deterministic
 score with their agreement rate; it never replaces the task score.
 Task score = mean per-case score over ALL expected questions (missing/invalid = 0).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -134,25 +133,13 @@ def placeholder_reason(answer: dict[str, Any], mcq: bool) -> str:
     return ""
 
 
-# ---- the answer judge (cached) ---------------------------------------------------------------
-def _judge_key(question: str, reference: str, prediction: str) -> str:
-    return hashlib.sha256(json.dumps([question, reference, prediction]).encode()).hexdigest()
-
-
+# ---- the answer judge -------------------------------------------------------------------------
 def judge_answer(context: ScoringContext, question: str, reference: str, prediction: str) -> float | None:
-    """The context's answer judge, cached on disk by content when `cache_dir` is set. A verdict
-    outside {0, 0.5, 1} or an exception is "could not judge" (None); None is never cached."""
+    """The context's answer judge (the core's LLM judge caches its verdicts by model, prompt
+    version and content). A verdict outside {0, 0.5, 1} or an exception is "could not judge"
+    (None), never 0."""
     if context.answer_judge is None:
         return None
-    key = _judge_key(question, reference, prediction)
-    cache = (context.cache_dir / "vqa_answer_judge" / f"{key}.json") if context.cache_dir else None
-    if cache is not None and cache.is_file():
-        try:
-            value = json.loads(cache.read_text()).get("verdict")
-            if value in JUDGE_VALUES:
-                return float(value)
-        except (OSError, ValueError, AttributeError):
-            pass
     try:
         value = context.answer_judge(question, reference, prediction)
     except Exception:  # noqa: BLE001 — a judge fault is never the agent's: unjudged, not 0
@@ -160,12 +147,6 @@ def judge_answer(context: ScoringContext, question: str, reference: str, predict
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
             or float(value) not in JUDGE_VALUES:
         return None
-    if cache is not None:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps({"verdict": float(value)}))
-        except OSError:
-            pass
     return float(value)
 
 
@@ -183,6 +164,10 @@ class VQATrack:
     options_model = VQAOptions
     runtime_packages: tuple[str, ...] = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
+    # LOGIC_SUSPECT compares each case with the best one; a VQA case is right or wrong (0/1, or a
+    # token-F1), so a wrong answer beside a right one is the accuracy itself, not the signature
+    # of a flipped axis or wrong label map. 0.0 = never "far below the best" (scoring/errors.py).
+    logic_drop = 0.0
     wording = TrackWording(
         rubric={"s1c": "For VQA: a method that reads the image AND the question (a medical VQA "
                        "model or an explicit rule per question type), not a text-only guess.",
