@@ -68,6 +68,9 @@ lint: setup
 bench: setup
 	$(BIN)/python bench/score_segmentation.py
 	$(BIN)/python bench/score_text.py
+	$(BIN)/python bench/score_vqa.py
+	$(BIN)/python bench/score_detection.py
+	$(BIN)/python bench/score_enhancement.py
 	$(BIN)/python bench/sandbox_overhead.py
 	$(BIN)/python bench/judge_digest.py
 
