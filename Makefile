@@ -34,6 +34,7 @@ sysdeps:
 	command -v slirp4netns >/dev/null 2>&1 || missing="$$missing slirp4netns"; \
 	command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	[ -x /usr/bin/python3 ] || missing="$$missing python3"; \
+	[ -f /usr/share/wordnet/data.noun ] || missing="$$missing wordnet-base"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing system packages:$$missing"; \
@@ -45,7 +46,8 @@ sysdeps:
 	    fi; \
 	  else \
 	    echo "warning: missing system packages:$$missing. Install them with: sudo apt-get install$$missing"; \
-	    echo "         (without bubblewrap the demo falls back to the 'local' backend, which isolates nothing)"; \
+	    echo "         (without bubblewrap the demo falls back to the 'local' backend, which isolates nothing;"; \
+	    echo "          without wordnet-base the report-generation METEOR component is reported as null)"; \
 	  fi; \
 	fi
 
@@ -65,6 +67,10 @@ lint: setup
 
 bench: setup
 	$(BIN)/python bench/score_segmentation.py
+	$(BIN)/python bench/score_text.py
+	$(BIN)/python bench/score_vqa.py
+	$(BIN)/python bench/score_detection.py
+	$(BIN)/python bench/score_enhancement.py
 	$(BIN)/python bench/sandbox_overhead.py
 	$(BIN)/python bench/judge_digest.py
 

@@ -10,9 +10,23 @@ from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.judge.llm import LLMJudge
 from automedbench.scoring.judge.panel import JudgePanel
 from automedbench.tracks.base import ScriptedMethods, Track
+from automedbench.tracks.classification import TRACK as CLASSIFICATION
+from automedbench.tracks.classification.scripted import ClassificationMethods
+from automedbench.tracks.detection import TRACK as DETECTION
+from automedbench.tracks.detection.scripted import DetectionMethods
+from automedbench.tracks.enhancement import TRACK as ENHANCEMENT
+from automedbench.tracks.enhancement.scripted import EnhancementMethods
+from automedbench.tracks.reportgen import TRACK as REPORT_GENERATION
+from automedbench.tracks.reportgen.scripted import ReportScriptedMethods
 from automedbench.tracks.segmentation import TRACK as SEGMENTATION
 from automedbench.tracks.segmentation.scripted import SegmentationMethods
+from automedbench.tracks.synthesis import TRACK as SYNTHESIS
+from automedbench.tracks.synthesis.scripted import SynthesisMethods
+from automedbench.tracks.vqa import TRACK as VQA
+from automedbench.tracks.vqa.scripted import VQAScriptedMethods
 
-tracks: list[Track] = [SEGMENTATION]
+tracks: list[Track] = [SEGMENTATION, ENHANCEMENT, SYNTHESIS, DETECTION, CLASSIFICATION, VQA, REPORT_GENERATION]
 judges: list[type[Judge]] = [HeuristicJudge, LLMJudge, JudgePanel]
-methods: list[type[ScriptedMethods]] = [SegmentationMethods]
+methods: list[type[ScriptedMethods]] = [SegmentationMethods, EnhancementMethods, SynthesisMethods,
+                                        DetectionMethods, ClassificationMethods, VQAScriptedMethods,
+                                        ReportScriptedMethods]

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, get_args
 
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
 from .data import DatasetError, dataset_paths
-from .errors import InfrastructureError, RunInterrupted, UserError, one_line
+from .errors import InfrastructureError, RunInterrupted, one_line
 from .prompts.render import kickoff_message, render_prompt
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import (
@@ -84,12 +84,8 @@ def _check_llm_ready(obj: object, role: str) -> None:
     """An LLM agent or judge whose key/header variables are unset is a user error, found
     before the first turn or paid call (AgentConfigError is a UserError)."""
     config = getattr(obj, "config", None)
-    if config is not None and hasattr(config, "api_key"):
-        try:
-            config.api_key()
-            config.resolved_headers()
-        except UserError as exc:
-            raise type(exc)(f"{role}: {exc}") from None
+    if config is not None and hasattr(config, "check_ready"):
+        config.check_ready(role=role)   # LLMConfigError naming every unset variable
     for sub in getattr(obj, "judges", None) or []:   # a judge panel
         _check_llm_ready(sub, role)
 
@@ -114,7 +110,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     task = get_task(task_id, tasks_dirs)
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
-    _check_llm_ready(agent, f"agent {agent_name!r}")
+    _check_llm_ready(agent, "agent")
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
@@ -328,7 +324,7 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
 
 def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
     """prepare_run for every (task, tier, agent): raises UserError before any cell runs."""
-    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")
+    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge")
     for t in tasks:
         for tier in tiers:
             for a in agents:

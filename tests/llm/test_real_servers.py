@@ -242,3 +242,15 @@ def test_recorded_lite_run_replays_to_the_same_trace(fake_openai, rig):
     assert len(warnings(r, "text_reply")) == 4 and len(warnings(r, "continue_prompt")) == 3
     assert len(warnings(r, "nudge")) == 1
     assert "TOOL_CALL_TEXT_ONLY" in codes(r, out.end_reason)
+
+
+def test_tool_results_as_user_for_servers_that_drop_tool_messages(fake_openai, rig):
+    """llama-cpp-python's chatml-function-calling drops role:tool messages from the prompt;
+    `tool_results_as: user` carries the results in a user message instead."""
+    r = rig()
+    fake_openai.push(completion(tool_calls=[ex("bash", "echo seen-by-model"), ex("bash", "echo second")]), submit())
+    out = LLMAgent(agent_config(fake_openai.url, tool_results_as="user")).run("s", r.context, r.tools)
+    assert out.end_reason == "submitted"
+    sent = fake_openai.chat_requests()[1]["body"]["messages"]
+    assert all(m["role"] != "tool" for m in sent)
+    assert sent[-1]["role"] == "user" and "seen-by-model" in sent[-1]["content"] and "second" in sent[-1]["content"]

@@ -207,6 +207,7 @@ class LLMAgent:
             nudges_left = cfg.nudges
             cut_at_limit = self._hit_token_limit(reply)
             end: str | None = None
+            results: list[tuple[_Call, str]] = []
             for i, call in enumerate(calls):
                 if end is not None:
                     text = f"not executed: the run ended ({end}) before this call."
@@ -215,12 +216,20 @@ class LLMAgent:
                     # needed closing brackets was cut too
                     limit_hit = cut_at_limit if i == len(calls) - 1 else None
                     text, end = self._dispatch(call, tools, reply, limit_hit)
-                tool_msg = {"role": "tool", "tool_call_id": call.id,
-                            "content": clip_middle(text, cfg.tool_result_chars)}
-                messages.append(tool_msg)
-                tools.add_message(tool_msg)
+                results.append((call, clip_middle(text, cfg.tool_result_chars)))
+            for msg in self._result_messages(results):
+                messages.append(msg)
+                tools.add_message(msg)
             if end is not None:
                 return end
+
+    def _result_messages(self, results: list[tuple[_Call, str]]) -> list[dict[str, Any]]:
+        """Tool results as `role: tool` messages, or - for servers whose chat format drops
+        them (llama-cpp-python's chatml-function-calling) - as one user message."""
+        if self.config.tool_results_as == "tool":
+            return [{"role": "tool", "tool_call_id": c.id, "content": text} for c, text in results]
+        body = "\n\n".join(f"[result of {c.name} call {c.id}]\n{text}" for c, text in results)
+        return [{"role": "user", "content": "Tool results:\n\n" + body}]
 
     def _prompt(self, messages: list, tools: ToolBox, text: str, kind: str, data: dict | None = None) -> None:
         """A harness message to the model (nudge, continue, rejection), recorded as a trace event."""

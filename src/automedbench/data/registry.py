@@ -81,6 +81,12 @@ class _Datasets:
     def values(self):
         return all_datasets().values()
 
+    def items(self):
+        return all_datasets().items()
+
+    def keys(self):
+        return all_datasets().keys()
+
 
 DATASETS = _Datasets()
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -98,6 +98,9 @@ class AgentConfig(_Strict):
     nudges: int = Field(1, ge=0, description="text-only replies answered with a nudge before the run ends")
     max_continuations: int = Field(3, ge=0, description="consecutive 'continue' prompts after finish_reason=length")
     tool_result_chars: int = Field(16000, ge=200, description="size of a tool result fed back to the model")
+    tool_results_as: Literal["tool", "user"] = Field(
+        "tool", description="'user' sends tool results as a user message, for chat formats that drop "
+                            "role:tool messages (llama-cpp-python chatml-function-calling)")
     vision: bool = Field(False, description="the model accepts image_url parts (judges: see plan.png)")
     source: str | None = Field(None, exclude=True, description="file this entry came from")
 

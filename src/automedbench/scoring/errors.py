@@ -27,7 +27,9 @@ def error_table() -> dict:
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
 
-# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT)
+# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT); a
+# track whose per-case metric varies more between honest cases (free text) declares its own
+# `logic_drop` attribute
 LOGIC_DROP = 0.8
 
 
@@ -46,7 +48,11 @@ def _excerpt(text: str | None, n: int = 200) -> str:
 
 def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None], task: TaskResult,
                   *, submitted: bool, end_reason: str | None, workspace: Path,
-                  all_trivial: bool = False, end_detail: str | None = None) -> list[ErrorCode]:
+                  all_trivial: bool = False, end_detail: str | None = None,
+                  logic_drop: float = LOGIC_DROP, logic_metric: str | None = "") -> list[ErrorCode]:
+    """`logic_metric`: the per-case metric compared across cases for LOGIC_SUSPECT ("" = the
+    track's first per-case metric; None = the track has no per-case metric for which one case far
+    below the others means a bug — it may flag cases from its aggregate instead)."""
     fired: list[ErrorCode] = []
     # a run cut short by the provider, the harness or the user is not the agent's missing submission
     infra_end = end_reason in INFRA_END_REASONS or end_reason in ("interrupted", None)
@@ -80,13 +86,16 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
 
     # Cases far below the best case on the track's first per-case metric (its most stable one):
     # the signature of wrong labels, orientation or units on some cases.
-    primary = [(c.case_id, next(iter(v for v in c.metrics.values() if v is not None), None))
-               for c in task.per_case if c.valid]
+    def case_value(c):
+        if logic_metric:
+            return c.metrics.get(logic_metric)
+        return next(iter(v for v in c.metrics.values() if v is not None), None)
+    primary = [(c.case_id, case_value(c)) for c in task.per_case if c.valid] if logic_metric is not None else []
     values = [v for _, v in primary if v is not None]
     if len(values) >= 3 and max(values) >= 0.5:
         best = max(values)
-        low = [cid for cid, v in primary if v is not None and v < LOGIC_DROP * best]
-        if low:
+        low = [cid for cid, v in primary if v is not None and v < logic_drop * best]
+        if low and not any("logic_suspect" in c.flags for c in task.per_case):
             fired.append(make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4)))
 
     missing = [c.case_id for c in task.per_case if c.status == "missing"]

@@ -20,7 +20,7 @@ from ..runs.models import (
 from ..runs.trace import read_trace
 from ..tasks import get_task
 from ..tracks.base import ScoringContext
-from .errors import detect_errors
+from .errors import LOGIC_DROP, detect_errors
 from .judge.base import Judge, JudgeEvidence
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
@@ -115,7 +115,8 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
 
     task_result, outcomes = score_workspace(
         track, files.workspace, data.private, expected_cases(meta, data), task.options,
-        scoring_context(files, answer_judge or meta.answer_judge, agent_configs))
+        # an infra-ended run is not scored: no paid answer-judge calls for it either
+        scoring_context(files, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
@@ -124,7 +125,7 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
 
     saved = _load_saved_verdict(files) if judge is None else None
     if infra_end:   # nothing of the agent's workflow to judge, and no paid judge call for it
-        verdict = {"s1": None, "s2": None, "s3": None}
+        verdict = {s: None for s in load_rubric().judged}
         judge_info = JudgeInfo(backend="none", version="-", error="not judged: the run ended on an infrastructure fault")
     elif saved is not None:
         verdict, judge_info = saved
@@ -153,7 +154,9 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
                                      any_valid, disqualified)
     errors = detect_errors(trace, stages, task_result, submitted=meta.run.submitted,
                            end_reason=meta.run.end_reason, workspace=files.workspace,
-                           all_trivial=any_valid and not any_non_trivial, end_detail=meta.run.end_detail)
+                           all_trivial=any_valid and not any_non_trivial, end_detail=meta.run.end_detail,
+                           logic_drop=getattr(task.track_impl, "logic_drop", LOGIC_DROP),
+                           logic_metric=getattr(task.track_impl, "logic_metric", ""))
     flags = []
     if meta.run.end_reason in ("interrupted", None):
         flags.append("interrupted")

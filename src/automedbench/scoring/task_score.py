@@ -117,6 +117,11 @@ def score_workspace(track: Track, workspace: Path, private: Path, cases: list[di
         outcomes = list(pool.map(one, cases))
     records = [o.record for o in outcomes]
     agg = track.aggregate(records, options, context)
+    by_id = {o.result.case_id: o.result for o in outcomes}
+    for flag, case_ids in (agg.flags or {}).items():
+        for cid in case_ids:
+            if cid in by_id and flag not in by_id[cid].flags:
+                by_id[cid].flags.append(flag)
     scorable = [o for o in outcomes if o.record.status is not CaseStatus.REFERENCE_ERROR]
     n = len(scorable)
     valid = sum(o.record.status is CaseStatus.OK for o in scorable)

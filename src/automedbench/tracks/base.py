@@ -96,6 +96,10 @@ class AggregateResult:
     components: list[str] = field(default_factory=list)
     # why a component is missing, e.g. {"meteor": "WordNet not installed"}
     notes: dict[str, str] = field(default_factory=dict)
+    # dataset-level findings naming cases, e.g. {"logic_suspect": [ids]} for a label shift seen in
+    # the confusion matrix; each flag becomes a per-case flag and fires the error code that
+    # scoring/error_codes.yaml `case_flag_codes` maps it to
+    flags: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -232,7 +236,9 @@ class Track(Protocol):
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
         """Write a perfect submission (from the private references) into `outputs/` — used by
-        the conformance suite: it must earn a task score of 1.0 (within 1e-6)."""
+        the conformance suite: it must earn a task score of 1.0 (within 1e-6, or within the
+        track's optional `gold_tolerance` attribute when its metric cannot reach exactly 1 on
+        a verbatim copy, e.g. METEOR's fragmentation penalty 0.5/m³)."""
         ...
 
 

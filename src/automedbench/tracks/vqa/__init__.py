@@ -1,0 +1,4 @@
+"""Medical VQA track (open-ended and multiple-choice questions); see track.py."""
+from .track import VQATrack
+
+TRACK = VQATrack()

@@ -1,0 +1,352 @@
+"""Medical VQA track (SPEC §4): one question per case, open-ended or multiple choice.
+
+Input  public/<qid>/question.json  {question_id, question, images: [file names], options
+       ({label: text}, MCQ only), question_type} + the image files.
+Output outputs/<qid>/answer.json   {question_id, predicted_label (MCQ), predicted_answer,
+       raw_model_output, model_name}.
+Reference private/<qid>/answer.json {question_id, question, answer, alternatives: [...],
+       label (MCQ), options (MCQ), question_type, answer_type}.
+
+Per-case score (metrics/answer_match.py; normalisation is the table answer_normalisation.yaml):
+  MCQ  exact label: `predicted_label` if given, else a label parsed from `predicted_answer`
+       with the documented parser (parse_choice).
+  open yes/no reference: strict polarity match; otherwise max(EM, token-F1) over the reference
+       and its alternatives.
+  Placeholders ("unknown", "n/a", an empty answer, or an empty raw_model_output beside a
+  non-empty answer) score 0 and are flagged: CaseScore.extra["flags"] = ["placeholder"] (the
+  core fires PLACEHOLDER_OUTPUT for flagged cases).
+Optional LLM answer judge (ScoringContext.answer_judge, open questions only; the core's judge
+caches its verdicts): {0, 0.5, 1}; a question it could not judge is None, never 0. Reported beside the deterministic
+score with their agreement rate; it never replaces the task score.
+Task score = mean per-case score over ALL expected questions (missing/invalid = 0).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
+from ..safety import safe_output_file
+
+ANSWER_FILE = "answer.json"
+PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
+JUDGE_VALUES = (0.0, 0.5, 1.0)
+
+
+class VQAOptions(BaseModel):
+    """task.yaml `track_options` for a VQA task."""
+
+    model_config = ConfigDict(extra="forbid")
+    mode: Literal["open", "mcq", "mixed"] = "open"   # mixed: MCQ where the question has options
+    max_answer_bytes: int = Field(default=65_536, gt=0)       # a larger answer.json is refused, not read
+    use_answer_judge: bool = True                     # ask the core's LLM answer judge when wired
+    reference_method: str = "vqa_rules.py"
+
+
+_OPTION_FIELDS = frozenset(VQAOptions.model_fields)
+_DEFAULT_OPTIONS = VQAOptions()
+
+
+def as_options(options: Any) -> VQAOptions:
+    """The validated options (the core passes the model; tests and scripts may pass a dict)."""
+    if isinstance(options, VQAOptions):
+        return options
+    if not options:
+        return _DEFAULT_OPTIONS
+    return VQAOptions(**{k: v for k, v in dict(options).items() if k in _OPTION_FIELDS})
+
+
+# ---- answer.json ------------------------------------------------------------------------------
+def read_answer(case_dir: Path, case_id: str, mcq: bool, max_bytes: int) -> tuple[dict | None, str]:
+    """Load and validate one answer.json; (answer, "") or (None, one-line reason). Never raises."""
+    path, reason = safe_output_file(case_dir, ANSWER_FILE)
+    if path is None:
+        return None, reason
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return None, f"{ANSWER_FILE}: {size} bytes, larger than the {max_bytes}-byte limit (refused)"
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, f"{ANSWER_FILE}: unreadable: {exc.strerror}"
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None, f"{ANSWER_FILE}: not UTF-8 text (binary data?)"
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return None, f"{ANSWER_FILE}: malformed JSON: {getattr(exc, 'msg', exc)}".rstrip()
+    if not isinstance(data, dict):
+        return None, f"{ANSWER_FILE}: expected a JSON object, got {type(data).__name__}"
+    qid = data.get("question_id")
+    if qid != case_id:
+        return None, f"{ANSWER_FILE}: question_id {str(qid)[:40]!r} does not match the case {case_id!r}"
+    for key in ("predicted_answer", "raw_model_output", "model_name"):
+        if key not in data:
+            return None, f"{ANSWER_FILE}: missing field {key!r}"
+        if not isinstance(data[key], str):
+            return None, f"{ANSWER_FILE}: {key!r} must be a string, got {type(data[key]).__name__}"
+    if not data["model_name"].strip():
+        return None, f"{ANSWER_FILE}: 'model_name' is empty"
+    label = data.get("predicted_label")
+    if label is not None and not isinstance(label, str):
+        return None, f"{ANSWER_FILE}: 'predicted_label' must be a string or null, got {type(label).__name__}"
+    if mcq and "predicted_label" not in data:
+        return None, f"{ANSWER_FILE}: missing field 'predicted_label' (multiple-choice question)"
+    return {"question_id": qid, "predicted_answer": data["predicted_answer"],
+            "predicted_label": label, "raw_model_output": data["raw_model_output"],
+            "model_name": data["model_name"]}, ""
+
+
+def placeholder_reason(answer: dict[str, Any], mcq: bool) -> str:
+    """Why an answer is a placeholder, or "" when it is a real answer."""
+    table = load_table()
+    label, text = answer.get("predicted_label"), answer.get("predicted_answer", "")
+    if mcq:
+        has_answer = bool((label or "").strip()) and not is_placeholder(label, table)
+        has_answer = has_answer or not is_placeholder(text, table)
+    else:
+        has_answer = not is_placeholder(text, table)
+    if not has_answer:
+        shown = (label if mcq and label else text).strip()[:30]
+        return f"placeholder answer {shown!r}" if shown else "empty answer"
+    if not answer.get("raw_model_output", "").strip():
+        return "raw_model_output is empty while an answer is present"
+    return ""
+
+
+# ---- the answer judge -------------------------------------------------------------------------
+def judge_answer(context: ScoringContext, question: str, reference: str, prediction: str) -> float | None:
+    """The context's answer judge (the core's LLM judge caches its verdicts by model, prompt
+    version and content). A verdict outside {0, 0.5, 1} or an exception is "could not judge"
+    (None), never 0."""
+    if context.answer_judge is None:
+        return None
+    try:
+        value = context.answer_judge(question, reference, prediction)
+    except Exception:  # noqa: BLE001 — a judge fault is never the agent's: unjudged, not 0
+        return None
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or float(value) not in JUDGE_VALUES:
+        return None
+    return float(value)
+
+
+def _nearest_half(x: float) -> float:
+    """Deterministic score on the judge's grid {0, 0.5, 1} (ties go up) for the agreement rate."""
+    return math.floor(x * 2 + 0.5) / 2
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+class VQATrack:
+    name = "vqa"
+    options_model = VQAOptions
+    runtime_packages: tuple[str, ...] = ("numpy", "scipy", "pillow")
+    tasks_dir = Path(__file__).with_name("tasks")
+    # LOGIC_SUSPECT compares each case with the best one; a VQA case is right or wrong (0/1, or a
+    # token-F1), so a wrong answer beside a right one is the accuracy itself, not the signature
+    # of a flipped axis or wrong label map. 0.0 = never "far below the best" (scoring/errors.py).
+    logic_drop = 0.0
+    wording = TrackWording(
+        rubric={"s1c": "For VQA: a method that reads the image AND the question (a medical VQA "
+                       "model or an explicit rule per question type), not a text-only guess.",
+                "s2b": "Checked a question.json and its image(s): fields, options, image size/mode."},
+        skills={"s3": "Answer ONE question end to end, open answer.json and check question_id, the "
+                      "label against the options (MCQ) and that the answer is not a placeholder."},
+        judge_patterns={"input_check": [r"question\.json", r"\.size\b", r"\.mode\b", r"options"],
+                        "inspect": [r"answer\.json", r"predicted_(label|answer)"]},
+        input_properties="question fields, options, image size and mode")
+
+    # ---- contract ---------------------------------------------------------------------------
+    def submission(self, options: Any) -> SubmissionLayout:
+        opts = as_options(options)
+        label_rule = {"open": "`predicted_label`: null (open questions)",
+                      "mcq": "`predicted_label`: the chosen option's label, e.g. \"B\"",
+                      "mixed": "`predicted_label`: the chosen option's label for questions with "
+                               "`options`, else null"}[opts.mode]
+        return SubmissionLayout(
+            kind="per_case",
+            files=[OutputFile(name=ANSWER_FILE, description=(
+                "a JSON object with `question_id` (the case id), `predicted_label`, "
+                "`predicted_answer` (the answer text), `raw_model_output` (the full text your "
+                "model or method produced) and `model_name`"))],
+            notes=(f"{label_rule}. Give a real answer: placeholders such as \"unknown\" or "
+                   f"\"n/a\", or an empty `raw_model_output`, score 0 and are flagged. "
+                   f"UTF-8 JSON, at most {opts.max_answer_bytes} bytes."))
+
+    def metric_name(self, options: Any) -> str:
+        return {"open": "open-answer score: yes/no strict, else max(EM, token-F1)",
+                "mcq": "multiple-choice accuracy (exact label)",
+                "mixed": "VQA accuracy (MCQ exact label; open: yes/no strict, else max(EM, token-F1))"
+                }[as_options(options).mode]
+
+    def default_bands(self, options: Any) -> MedalBands:
+        return MedalBands(metric="score", good=0.40, okay=0.25)
+
+    # ---- per case ---------------------------------------------------------------------------
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: Any
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
+        ref = json.loads((private_case_dir / ANSWER_FILE).read_text())
+        if not isinstance(ref, dict) or not (ref.get("answer") or ref.get("label")):
+            raise ValueError(f"{private_case_dir.name}: reference has neither answer nor label")
+        mcq = bool(ref.get("label"))
+        if mcq and ref["label"] not in (ref.get("options") or {}):
+            raise ValueError(f"{private_case_dir.name}: reference label {ref['label']!r} is not an option")
+        return ref, {"mcq": mcq, "labels": sorted(ref.get("options") or {})}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: Any) -> CaseCheck:
+        try:
+            opts = as_options(options)
+            if submitted.dir is None:
+                return CaseCheck(False, "no output folder for this question")
+            mcq = bool(reference_meta.get("mcq"))
+            answer, reason = read_answer(submitted.dir, submitted.case_id, mcq, opts.max_answer_bytes)
+            if answer is None:
+                return CaseCheck(False, reason)
+            answer["placeholder"] = placeholder_reason(answer, mcq)
+            return CaseCheck(True, "", prediction=answer, non_trivial=not answer["placeholder"])
+        except Exception as exc:  # noqa: BLE001 — the checker never raises for bad agent output
+            return CaseCheck(False, f"{ANSWER_FILE}: unreadable ({type(exc).__name__})")
+
+    def score_case(self, prediction: dict[str, Any], reference: dict[str, Any], options: Any,
+                   context: ScoringContext) -> CaseScore:
+        opts = as_options(options)
+        mcq = bool(reference.get("label"))
+        # check_case already decided ("" = a real answer); recompute only for a bare prediction
+        placeholder = prediction["placeholder"] if "placeholder" in prediction else placeholder_reason(prediction, mcq)
+        extra: dict[str, Any] = {"question_type": reference.get("question_type", "unknown"),
+                                 "answer_type": "mcq" if mcq else reference.get("answer_type", "open")}
+        if placeholder:
+            extra.update(placeholder=True, flags=[PLACEHOLDER_FLAG], reason=placeholder)
+            metrics: dict[str, float | None] = {"score": 0.0, "placeholder": 1.0}
+            if not mcq:
+                metrics.update(em=0.0, f1=0.0, judged=0.0)
+            return CaseScore(metrics=metrics, extra=extra)
+        if mcq:
+            options_map = reference.get("options") or {}
+            text = prediction.get("predicted_label") or prediction.get("predicted_answer") or ""
+            label, rule = parse_choice(text, options_map, options_map)
+            if label is None and prediction.get("predicted_label"):
+                # the label field held no label ("pneumonia"): fall back to the answer text
+                label, second = parse_choice(prediction.get("predicted_answer"), options_map, options_map)
+                rule = second if label else f"predicted_label: {rule}; predicted_answer: {second}"
+            extra.update(parsed_label=label, label_rule=rule)
+            correct = float(label == str(reference["label"]).upper())
+            return CaseScore(metrics={"score": correct, "placeholder": 0.0}, extra=extra)
+        refs = [reference["answer"], *(reference.get("alternatives") or [])]
+        result = score_open(prediction["predicted_answer"], refs)
+        extra["rule"] = result["rule"]
+        judged = None
+        if opts.use_answer_judge and context.answer_judge is not None:
+            judged = judge_answer(context, str(reference.get("question", "")), str(reference["answer"]),
+                                  prediction["predicted_answer"])
+        return CaseScore(metrics={"score": result["score"], "em": result["em"], "f1": result["f1"],
+                                  "judged": judged, "placeholder": 0.0}, extra=extra)
+
+    # ---- whole task -------------------------------------------------------------------------
+    def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext) -> AggregateResult:
+        scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
+        if not scorable:
+            return AggregateResult(score=0.0, metrics={"score": 0.0, "accuracy": 0.0, "n_questions": 0.0},
+                                   components=["deterministic"], notes={"score": "no scorable question"})
+
+        def value(r: CaseRecord, key: str = "score") -> float | None:
+            if r.status != CaseStatus.OK or r.score is None:
+                return 0.0
+            return r.score.metrics.get(key)
+
+        def kind(r: CaseRecord) -> str:
+            if r.score is not None and "answer_type" in r.score.extra:
+                return r.score.extra["answer_type"]
+            if r.reference is not None:
+                return "mcq" if r.reference.get("label") else r.reference.get("answer_type", "open")
+            return str(r.meta.get("answer_type", "open"))
+
+        def qtype(r: CaseRecord) -> str:
+            return str(r.meta.get("question_type") or (r.reference or {}).get("question_type") or "unknown")
+
+        scores = [value(r) or 0.0 for r in scorable]
+        score = sum(scores) / len(scores)
+        ok = [r for r in scorable if r.status == CaseStatus.OK]
+        open_recs = [r for r in scorable if kind(r) != "mcq"]
+        flagged = [r for r in ok if r.score is not None and r.score.extra.get("placeholder")]
+        metrics: dict[str, float | None] = {
+            "score": score, "accuracy": score, "n_questions": float(len(scorable)),
+            "completion": len(ok) / len(scorable),
+            "n_placeholder": float(len(flagged)), "placeholder_rate": len(flagged) / len(scorable),
+            "mcq_accuracy": _mean([value(r) or 0.0 for r in scorable if kind(r) == "mcq"]),
+            "closed_accuracy": _mean([value(r) or 0.0 for r in open_recs if kind(r) == "closed"]),
+            "open_score": _mean([value(r) or 0.0 for r in open_recs if kind(r) != "closed"]),
+            "em": _mean([value(r, "em") or 0.0 for r in open_recs]),
+            "token_f1": _mean([value(r, "f1") or 0.0 for r in open_recs]),
+        }
+        for t in sorted({qtype(r) for r in scorable}):
+            metrics[f"by_type.{t}"] = _mean([value(r) or 0.0 for r in scorable if qtype(r) == t])
+        notes: dict[str, str] = {}
+        components = ["deterministic"]
+        # the LLM answer judge, beside the deterministic score (open questions only). Questions
+        # without an answer (missing / invalid / placeholder) count 0 in the judged score, as in
+        # the deterministic one; coverage and agreement are over the ANSWERED questions only.
+        asked = [r for r in open_recs if r.status == CaseStatus.OK and r.score is not None
+                 and not r.score.extra.get("placeholder")]
+        verdicts = [(r, r.score.metrics.get("judged")) for r in asked if r.score is not None]
+        verdicts = [(r, v) for r, v in verdicts if v is not None]
+        if verdicts:
+            components.append("llm_answer_judge")
+            asked_ids = {id(r) for r in asked}
+            unanswered = [0.0 for r in open_recs if id(r) not in asked_ids]
+            metrics["judged_score"] = _mean([float(v) for _, v in verdicts if v is not None] + unanswered)
+            metrics["judge_coverage"] = len(verdicts) / len(asked)
+            metrics["judge_agreement"] = _mean([float(_nearest_half(value(r) or 0.0) == v) for r, v in verdicts])
+            if len(verdicts) < len(asked):
+                notes["judged_score"] = (f"{len(asked) - len(verdicts)} answered open question(s) could not be "
+                                         "judged (left out, not 0)")
+        else:
+            metrics.update(judged_score=None, judge_coverage=None, judge_agreement=None)
+            notes["judged_score"] = ("no open questions" if not open_recs else
+                                     "no LLM answer judge configured" if context.answer_judge is None
+                                     else "the answer judge judged no question")
+        return AggregateResult(score=score, metrics=metrics, components=components, notes=notes)
+
+    # ---- data, methods, gold ----------------------------------------------------------------
+    def datasets(self) -> list:
+        from .data import DATASETS
+        return list(DATASETS)
+
+    def scripted_methods(self, options: Any):
+        from .scripted import VQAScriptedMethods
+        return VQAScriptedMethods(as_options(options))
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
+        """answer.json from every private reference (label + answer text)."""
+        manifest = json.loads((Path(dataset_root) / "manifest.json").read_text())
+        for case in manifest["cases"]:
+            qid = case["case_id"]
+            ref = json.loads((Path(dataset_root) / "private" / qid / ANSWER_FILE).read_text())
+            answer = ref.get("answer") or (ref.get("options") or {}).get(ref.get("label"), "")
+            out = Path(outputs) / qid
+            out.mkdir(parents=True, exist_ok=True)
+            (out / ANSWER_FILE).write_text(json.dumps({
+                "question_id": qid, "predicted_label": ref.get("label"), "predicted_answer": answer,
+                "raw_model_output": f"gold: {answer}", "model_name": "gold-reference"}))
