@@ -116,6 +116,7 @@ class BwrapSandbox:
                   resolv_conf=f"nameserver {SLIRP_DNS}\n" if self.net else None,
                   extra_hosts=self.net.hosts_entries() if self.net else "")
         self.watcher = DecoyWatcher(self._stage / "decoy", DECOY_INSIDE)
+        self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
         self._lock = threading.Lock()

@@ -156,7 +156,9 @@ class SandboxNetwork:
     """One sandbox's network namespace, its slirp4netns and its routes. `fd` is the
     namespace a call's child joins (setns) before exec'ing bwrap."""
 
-    def __init__(self, allow_hosts: list[str] | None = None):
+    def __init__(self, allow_hosts: list[str] | None = None, *, target_pid: int | None = None):
+        """`target_pid`: attach to that process's network namespace (a docker container's)
+        instead of building a new one."""
         if os.geteuid() != 0:
             raise SandboxError("network on needs a root harness to build the sandbox's own network "
                                "namespace (slirp4netns); run as root or turn the network off")
@@ -165,8 +167,15 @@ class SandboxNetwork:
         self.holder: NamespaceHolder | None = None
         self.slirp: subprocess.Popen | None = None
         self._exit_w = -1
+        self._target_fd = -1
         try:
-            self.holder = NamespaceHolder(lambda: unshare(CLONE_NEWNET, "CLONE_NEWNET"), "net", keep_child=True)
+            if target_pid is None:
+                self.holder = NamespaceHolder(lambda: unshare(CLONE_NEWNET, "CLONE_NEWNET"), "net",
+                                              keep_child=True)
+                self.pid = self.holder.pid
+            else:
+                self.pid = target_pid
+                self._target_fd = os.open(f"/proc/{target_pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
             self._start_slirp()
             self.script = route_script(host_addresses(), self.allow)
             self._ip(["-batch", "-"], "\n".join(self.script) + "\n")
@@ -176,8 +185,7 @@ class SandboxNetwork:
 
     @property
     def fd(self) -> int:
-        assert self.holder is not None
-        return self.holder.fd
+        return self.holder.fd if self.holder is not None else self._target_fd
 
     @property
     def options(self) -> list[str]:
@@ -185,14 +193,13 @@ class SandboxNetwork:
                 "--enable-sandbox", "--enable-seccomp"]
 
     def _start_slirp(self) -> None:
-        assert self.holder is not None
         ready_r, ready_w = os.pipe()
         exit_r, self._exit_w = os.pipe()
         os.set_inheritable(self._exit_w, False)
         try:
             self.slirp = subprocess.Popen(
                 [self.slirp_bin, *self.options, f"--ready-fd={ready_w}", f"--exit-fd={exit_r}",
-                 str(self.holder.pid), TAP],
+                 str(self.pid), TAP],
                 pass_fds=(ready_w, exit_r), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, start_new_session=True)
         finally:
@@ -252,3 +259,6 @@ class SandboxNetwork:
         if self.holder is not None:
             self.holder.close()
             self.holder = None
+        if self._target_fd >= 0:
+            os.close(self._target_fd)
+            self._target_fd = -1
