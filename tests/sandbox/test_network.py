@@ -112,9 +112,9 @@ def test_host_loopback_listener_unreachable(net_box):
 
     threading.Thread(target=serve, daemon=True).start()
     try:
-        code = ("import socket\nfor h in ('127.0.0.1', 'localhost', '%s', '10.0.2.2'):\n"
-                "    try:\n        print(h, socket.create_connection((h, %d), timeout=3).recv(64))\n"
-                "    except OSError as e: print(h, 'refused:', e)\n" % (SLIRP_DNS, port))
+        code = (f"import socket\nfor h in ('127.0.0.1', 'localhost', '{SLIRP_DNS}', '10.0.2.2'):\n"
+                f"    try:\n        print(h, socket.create_connection((h, {port}), timeout=3).recv(64))\n"
+                "    except OSError as e: print(h, 'refused:', e)\n")
         r = net_box.execute("python", code, timeout_s=30)
         assert "HOST-LOOPBACK-CANARY" not in r.stdout + r.stderr and not hits
         assert r.stdout.count("refused:") == 4, r.stdout
@@ -184,8 +184,8 @@ def test_private_and_link_local_listeners_unreachable(net_box, private_listeners
                     raise
                 time.sleep(0.1)
         assert b"NETNS-CANARY" in got, kind
-        r = net_box.execute("python", "import socket\ntry:\n    print(socket.create_connection(('%s', 8765), "
-                                      "timeout=3).recv(64))\nexcept OSError as e: print('refused:', e)\n" % addr)
+        r = net_box.execute("python", f"import socket\ntry:\n    print(socket.create_connection(('{addr}', 8765), "
+                                      "timeout=3).recv(64))\nexcept OSError as e: print('refused:', e)\n")
         assert "NETNS-CANARY" not in r.stdout and "refused:" in r.stdout, (kind, r.stdout, r.stderr)
 
 

@@ -19,8 +19,8 @@ import resource
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .inside import SANDBOX_UID
 
