@@ -87,14 +87,18 @@ def build_image_cmd(
     from rich.console import Console
 
     from .base import SandboxError
-    from .docker_engine import engine_answers
+    import os
+
+    from .docker import find_engine
     from .docker_image import build_image
 
     console = Console(stderr=True)
-    ok, why = engine_answers()
-    if not ok:
-        typer.echo(f"error: {why}", err=True)
+    host, why = find_engine()
+    if why:
+        typer.echo(f"error: no Docker engine: {why}", err=True)
         raise typer.Exit(2)
+    if host:
+        os.environ["DOCKER_HOST"] = host
     try:
         with console.status("building the agent image (cached by recipe; a first build takes minutes)"):
             record = build_image(force=force, log=lambda m: console.log(m))

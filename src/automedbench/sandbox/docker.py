@@ -32,7 +32,7 @@ from pathlib import Path
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .decoy import DecoyWatcher, build_decoy, violation_from_events
-from .docker_engine import engine_answers
+from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
 from .inside import (
     CA_BUNDLE_INSIDE,
@@ -61,6 +61,19 @@ def docker_available(docker: str = "docker") -> tuple[bool, str]:
     if not shutil.which(docker):
         return False, "docker CLI not installed"
     return engine_answers(os.environ.get("DOCKER_HOST"))
+
+
+def find_engine(docker: str = "docker") -> tuple[str | None, str]:
+    """(DOCKER_HOST to use, or None for the CLI's default; why not, when no engine answers):
+    the configured engine, else the private one the tests start (docker_engine.py)."""
+    if not shutil.which(docker):
+        return None, "docker CLI not installed"
+    ok, why = engine_answers(os.environ.get("DOCKER_HOST"))
+    if ok:
+        return os.environ.get("DOCKER_HOST"), ""
+    if not os.environ.get("DOCKER_HOST") and engine_answers(PRIVATE_SOCKET, timeout=5)[0]:
+        return PRIVATE_SOCKET, ""
+    return None, why
 
 
 def _env_args(env: dict[str, str]) -> list[str]:
@@ -99,9 +112,11 @@ class DockerSandbox:
         self.image = check_image(chosen)
         # the run record's `sandbox` field names the pinned image
         self.name = f"docker@{self.image}" if self.image.startswith("sha256:") else f"docker {self.image}"
-        ok, why = docker_available(docker)
-        if not ok:
+        host, why = find_engine(docker)
+        if why:
             raise SandboxError(f"docker backend unavailable: {why}")
+        # every docker CLI call of this sandbox talks to that engine
+        self._cli_env = {**os.environ, **({"DOCKER_HOST": host} if host else {})}
         self.docker = shutil.which(docker) or docker
         self.gpu = spec.gpu and has_nvidia_gpu()
         self.public = Path(spec.public_dir).resolve()
@@ -137,12 +152,12 @@ class DockerSandbox:
             profile.write_text(json.dumps(seccomp.docker_profile()))
             argv = container_argv(spec, self.image, self.container, extra_mounts, gpu=self.gpu,
                                   docker=self.docker, seccomp_profile=profile if seccomp.enabled() else None)
-            res = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
             if res.returncode != 0:
                 raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
             if spec.network:
                 pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
-                                     capture_output=True, text=True, timeout=30).stdout.strip()
+                                     capture_output=True, text=True, timeout=30, env=self._cli_env).stdout.strip()
                 self.net = SandboxNetwork(spec.network_allow, target_pid=int(pid))
                 self._pip_env = pip_index_env()
         except BaseException:
@@ -169,13 +184,11 @@ class DockerSandbox:
         argv = self.exec_argv(language, code)  # raises ValueError for a bad language
         with self._lock:
             self.watcher.drain()
-            result = run_process(argv, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                            **({"DOCKER_HOST": os.environ["DOCKER_HOST"]}
-                                               if os.environ.get("DOCKER_HOST") else {})},
+            result = run_process(argv, env=self._cli_env,
                                  cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap)
             if result.timed_out:  # killing the CLI does not stop what it started inside
                 subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
-                                "kill", "-9", "-1"], capture_output=True, timeout=30)
+                                "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)
             events = self.watcher.drain()
         violation = violation_from_events(events)
         if violation:
@@ -191,7 +204,9 @@ class DockerSandbox:
         if self.net is not None:
             self.net.close()
             self.net = None
-        subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60)
+        if hasattr(self, "_cli_env"):
+            subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60,
+                           env=self._cli_env)
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()
         shutil.rmtree(self._stage, ignore_errors=True)
