@@ -234,8 +234,6 @@ def bwrap_net_box(world):
     """A bwrap sandbox with the network ON (its own namespace + slirp4netns)."""
     if not HAVE_BWRAP:
         pytest.skip("bubblewrap not installed (apt-get install bubblewrap)")
-    if os.geteuid() != 0:
-        pytest.skip("network on needs a root harness (the sandbox's own network namespace)")
     if shutil.which("slirp4netns") is None:
         pytest.skip("slirp4netns not installed (apt-get install slirp4netns)")
     from automedbench.sandbox.bwrap import BwrapSandbox
@@ -250,7 +248,7 @@ def bwrap_net_box(world):
 def docker_net_box(world, docker_image):
     """A docker sandbox with the network ON (slirp4netns attached to the container's netns)."""
     if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
-        pytest.skip("network on needs a root harness and slirp4netns")
+        pytest.skip("docker with the network on needs a root harness and slirp4netns")
     from automedbench.sandbox.docker import DockerSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=True,
                        timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)

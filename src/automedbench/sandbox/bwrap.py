@@ -176,7 +176,8 @@ class BwrapSandbox:
                                      timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
                                      preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
                                                              self._helper.fd if self._helper else None,
-                                                             self.net.fd if self.net else None),
+                                                             self.net.fd if self.net else None,
+                                                             self.net.userns_fd if self.net else None),
                                      pass_fds=pass_fds)
                 events = self.watcher.drain()
         finally:

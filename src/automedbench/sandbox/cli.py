@@ -84,11 +84,11 @@ def build_image_cmd(
 ) -> None:
     """Build the docker backend's agent image offline (mmdebstrap from this host's Debian
     mirror + the agent runtime, `docker import`); print its record (image id, recipe key)."""
+    import os
+
     from rich.console import Console
 
     from .base import SandboxError
-    import os
-
     from .docker import find_engine
     from .docker_image import build_image
 
