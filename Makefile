@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test setup sysdeps testdeps bench clean help
+.PHONY: demo test lint setup sysdeps testdeps bench clean help
 
 help:
 	@echo "make demo   - set up, build the embedded datasets, run the built-in agents, print results + leaderboard"
@@ -71,8 +71,14 @@ setup: sysdeps $(STAMP)
 demo: setup
 	$(BIN)/automedbench demo
 
-test: setup testdeps
+test: setup lint testdeps
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear)
+# and mypy, which also checks that every built-in track and judge satisfies its protocol
+lint: setup
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/python bench/score_segmentation.py

@@ -13,7 +13,7 @@ time, and prints per seed and overall:
              predicted lesion voxels on lesion-negative cases (max)
   tissue     macro Dice over CSF/GM/WM (mean, min)
 --lesion/--tissue run another copy of a script (e.g. an old version from
-``git show REV:src/automedbench/agents/methods/brain_lesion_classical.py > /tmp/old.py``).
+``git show REV:src/automedbench/tracks/segmentation/methods/brain_lesion_classical.py > /tmp/old.py``).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import numpy as np
 
 from automedbench.data.registry import stage
 
-METHODS = Path(__file__).resolve().parents[1] / "src" / "automedbench" / "agents" / "methods"
+METHODS = Path(__file__).resolve().parents[1] / "src" / "automedbench" / "tracks" / "segmentation" / "methods"
 
 
 def dice(a: np.ndarray, b: np.ndarray) -> float:

@@ -4,6 +4,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# A test-only third-party track, registered through the public entry-point group (its
+# dist-info lives beside the package): no core file knows it. See tests/toy_track/.
+sys.path.insert(0, str(Path(__file__).parent / "toy_track"))
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from helpers import copy_reference, tiny_lesion_dataset
 
-from automedbench.tasks import BUILTIN_DIR
+from automedbench.tracks.segmentation import SegmentationTrack
+BUILTIN_DIR = SegmentationTrack.tasks_dir
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
 

@@ -125,3 +125,40 @@ def test_cheater_is_disqualified_with_evidence(demo_data, tmp_path):
     first_exec = next(json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()
                       if json.loads(l)["type"] == "execution")
     assert "AUTOMEDBENCH DECOY" in first_exec["stdout"] and "\x1f\x8b" not in first_exec["stdout"]
+
+
+def test_corrupt_private_reference_is_a_harness_fault_not_the_agents(demo_data, tmp_path):
+    """SPEC §4/§7: an unreadable private reference is excluded from task, S4 and S5, flagged, and
+    fires an infrastructure code — never FORMAT_INVALID against the agent."""
+    data = tmp_path / "data"
+    shutil.copytree(demo_data / "mni-brain-lesion", data / "mni-brain-lesion")
+    clean_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox=BACKEND,
+                            data_root=data, network=False)
+    clean = DetailReport.model_validate_json((clean_dir / "detail_report.json").read_text())
+    (data / "mni-brain-lesion" / "private" / "case_001" / "organ.nii.gz").write_bytes(b"\x1f\x8b broken")
+    r = api.score(clean_dir)
+    codes = {e.code: e for e in r.errors}
+    assert "INFRA_REFERENCE" in codes and codes["INFRA_REFERENCE"].infrastructure
+    assert "FORMAT_INVALID" not in codes
+    assert r.task.excluded_cases == ["case_001"] and "reference_error" in r.flags
+    assert r.stages["s4"].score == 1.0 and r.stages["s5"].score == 1.0
+    others = [c for c in clean.task.per_case if c.case_id != "case_001"]
+    assert r.task.aggregate_metrics["organ_dice"] == pytest.approx(
+        sum(c.metrics["organ_dice"] for c in others) / len(others))
+
+
+def test_run_records_what_ran_and_rescoring_says_when_the_task_changed(demo_data, tmp_path):
+    extra = tmp_path / "tasks"
+    from automedbench.tracks.segmentation import SegmentationTrack
+    src = SegmentationTrack.tasks_dir / "brain-lesion-seg"
+    shutil.copytree(src, extra / "brain-lesion-seg")
+    run_dir = api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox=BACKEND,
+                          data_root=demo_data, network=False, tasks_dirs=[extra])
+    meta = json.loads((run_dir / "run.json").read_text())
+    assert meta["task_snapshot"]["id"] == "brain-lesion-seg" and len(meta["task_hash"]) == 64
+    assert meta["harness_version"] and meta["rubric_version"] and meta["manifest_sha256"]
+    r = api.score(run_dir)
+    assert "task_changed" not in r.flags and r.versions["task_hash"] == meta["task_hash"][:16]
+    y = extra / "brain-lesion-seg" / "task.yaml"
+    y.write_text(y.read_text().replace("max_turns: 60", "max_turns: 61"))
+    assert "task_changed" in api.score(run_dir).flags

@@ -54,7 +54,9 @@ def test_s1_without_plan(tmp_path):
     v = _judge(tmp_path, plan=None, png=False)
     assert v["s1"].score == 0
     lite = _judge(tmp_path, tier="lite", plan=None, png=False)
-    assert lite["s1"].items == {"s1a": 0, "s1b": 0, "s1c": 0, "s1d": 1, "s1e": 1, "s1f": 1}  # Lite auto-pass
+    # Lite's not-applicable items are left out of the mean, not passed: nothing written -> S1 = 0
+    assert lite["s1"].items == {"s1a": 0, "s1b": 0, "s1c": 0} and lite["s1"].score == 0
+    assert "not applicable in lite: s1d,s1e,s1f" in lite["s1"].rationale
 
 
 def test_s1_wrong_target_and_fake_png(tmp_path):

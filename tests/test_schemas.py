@@ -21,4 +21,12 @@ def test_detail_report_public_keys():
     run_keys = set(DetailReport.model_fields["run"].annotation.model_fields)
     assert run_keys >= {"run_id", "agent", "model", "task", "track", "tier", "started_at", "wall_time_s", "turns",
                         "tokens_in", "tokens_out", "cost_usd", "submitted", "sandbox"}
-    assert SCHEMA_VERSION == "1.0"
+    assert SCHEMA_VERSION == "1.1"
+
+
+def test_schema_1_0_reports_still_load():
+    """A 1.0 case (no status) gets its status derived once, on load."""
+    from automedbench.runs.models import CaseResult
+    assert CaseResult.model_validate({"case_id": "a", "valid": False, "reason": "missing: no output folder"}).status == "missing"
+    assert CaseResult.model_validate({"case_id": "a", "valid": False, "reason": "organ: NaN"}).status == "invalid"
+    assert CaseResult.model_validate({"case_id": "a", "valid": True}).status == "ok"

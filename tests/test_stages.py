@@ -45,14 +45,20 @@ def test_agentic_weights_and_null_policy():
 def test_overall_medal_rating():
     assert overall_score(0.6, 0.4) == pytest.approx(0.5)
     assert overall_score(None, 0.4) is None
-    assert medal_and_rating("segmentation", "organ_lesion", {"lesion_dice": 0.71}, True, False) == ("good", "A")
-    assert medal_and_rating("segmentation", "organ_lesion", {"lesion_dice": 0.3}, True, False) == ("okay", "B")
-    assert medal_and_rating("segmentation", "organ_lesion", {"lesion_dice": 0.1}, True, False) == ("none", "C")
-    assert medal_and_rating("segmentation", "organ_lesion", {"organ_dice": 0.9}, True, False) == ("good", "A")
-    assert medal_and_rating("segmentation", "multiclass", {"macro_dice": 0.9}, False, False) == ("none", "F")
-    assert medal_and_rating("segmentation", "multiclass", {"macro_dice": 0.9}, True, True) == ("none", "F")
+    from automedbench.tracks.base import MedalBands
+    bands = MedalBands(metric="lesion_dice", fallback_metric="organ_dice", good=0.70, okay=0.30)
+    assert medal_and_rating(bands, {"lesion_dice": 0.71}, True, False) == ("good", "A")
+    assert medal_and_rating(bands, {"lesion_dice": 0.3}, True, False) == ("okay", "B")
+    assert medal_and_rating(bands, {"lesion_dice": 0.1}, True, False) == ("none", "C")
+    assert medal_and_rating(bands, {"lesion_dice": None, "organ_dice": 0.9}, True, False) == ("good", "A")
+    assert medal_and_rating(bands, {"lesion_dice": 0.9}, False, False) == ("none", "F")
+    assert medal_and_rating(bands, {"lesion_dice": 0.9}, True, True) == ("none", "F")
 
 
-def test_lite_auto_pass_items_are_data():
-    s1 = load_rubric().stages["s1"]
-    assert s1.auto_passed("lite") == ["s1d", "s1e", "s1f"] and s1.auto_passed("pro") == []
+def test_lite_not_applicable_items_are_data_and_left_out_of_the_mean():
+    rubric = load_rubric()
+    s1 = rubric.stages["s1"]
+    assert rubric.version == 2
+    assert s1.not_applicable_in("lite") == ["s1d", "s1e", "s1f"] and s1.not_applicable_in("pro") == []
+    assert s1.applicable("lite") == ["s1a", "s1b", "s1c"]
+    assert s1.score({"s1a": 1, "s1b": 0, "s1c": 0}) == pytest.approx(1 / 3)   # not (1 + 3) / 6

@@ -6,9 +6,18 @@ import pytest
 from helpers import copy_reference, save_nii, tiny_lesion_dataset, truncate, write_prediction
 
 from automedbench.scoring.task_score import score_workspace
-from automedbench.tracks.segmentation import SegmentationTrack
+from automedbench.tracks.segmentation import SegmentationOptions, SegmentationTrack
 
-OPTS = {"variant": "organ_lesion"}
+OPTS = SegmentationOptions(variant="organ_lesion")
+
+
+def _cases(paths):
+    return [{k: v for k, v in c.items() if k != "files"} for c in paths.load_manifest()["cases"]]
+
+
+def score(paths, ws, opts=OPTS):
+    result, outcomes = score_workspace(SegmentationTrack(), ws, paths.private, _cases(paths), opts)
+    return result, outcomes, result.aggregate_metrics
 
 
 @pytest.fixture
@@ -17,9 +26,7 @@ def ds(tmp_path):
 
 
 def _score(ds, ws):
-    ids = ds.case_ids()
-    positive = [c["lesion_positive"] for c in ds.load_manifest()["cases"]]
-    return score_workspace(SegmentationTrack(), ws, ds.private, ids, OPTS, positive)
+    return score(ds, ws)
 
 
 def _case(result, cid):
@@ -33,15 +40,16 @@ def test_perfect_submission(ds, tmp_path):
     result, outcomes, agg = _score(ds, ws)
     assert result.score == pytest.approx(1.0)
     assert result.completion_rate == 1.0 and result.format_valid
-    # lesion-negative case: lesion Dice is not averaged in, but false positives are reported
+    # lesion-negative case: BraTS convention (empty prediction = 1), false positives reported
     neg = _case(result, "case_000")
-    assert neg.metrics["lesion_dice"] is None and neg.metrics["lesion_false_positive_voxels"] == 0
+    assert neg.metrics["lesion_dice"] == 1.0 and neg.metrics["lesion_false_positive_voxels"] == 0
+    assert agg["lesion_dice_positive"] == pytest.approx(1.0) and agg["negative_cases_clean"] == 1.0
 
 
 def test_empty_workspace(ds, tmp_path):
     result, _, _ = _score(ds, tmp_path / "nothing")
     assert result.score == 0 and result.completion_rate == 0 and not result.format_valid
-    assert all(c.reason == "missing: no output folder" for c in result.per_case)
+    assert all(c.status == "missing" and c.reason == "no output folder" for c in result.per_case)
 
 
 def test_missing_case_counts_zero(ds, tmp_path):
@@ -49,10 +57,12 @@ def test_missing_case_counts_zero(ds, tmp_path):
     copy_reference(ds, ws, "case_000")
     copy_reference(ds, ws, "case_001")
     result, _, agg = _score(ds, ws)
-    # organ: 2 of 3 perfect -> 2/3; lesion: positives are 001 (1.0) and 002 (missing, 0) -> 0.5
+    # organ: 2 of 3 perfect -> 2/3; lesion over all cases (BraTS): 000 (negative, empty) 1,
+    # 001 1, 002 missing 0 -> 2/3; positives only: 001 (1.0) and 002 (missing, 0) -> 0.5
     assert agg["organ_dice"] == pytest.approx(2 / 3)
-    assert agg["lesion_dice"] == pytest.approx(0.5)
-    assert result.score == pytest.approx(0.5 * 0.5 + 0.5 * 2 / 3)
+    assert agg["lesion_dice"] == pytest.approx(2 / 3)
+    assert agg["lesion_dice_positive"] == pytest.approx(0.5)
+    assert result.score == pytest.approx(0.5 * 2 / 3 + 0.5 * 2 / 3)
     assert result.completion_rate == pytest.approx(2 / 3)
     assert result.format_valid  # what was submitted is valid
 
@@ -65,9 +75,18 @@ BAD = {
     "non_binary": (lambda p, shape: save_nii(p / "lesion.nii.gz", np.full(shape, 2, np.uint8)), "non-binary"),
     "negative": (lambda p, shape: save_nii(p / "lesion.nii.gz", np.full(shape, -1, np.int16)), "non-binary"),
     "missing_file": (lambda p, shape: (p / "lesion.nii.gz").unlink(), "lesion.nii.gz: missing"),
+    "leading_singleton": (lambda p, shape: save_nii(p / "organ.nii.gz", np.zeros((1, *shape), np.uint8)),
+                          "wrong shape"),
+    "flipped_affine": (lambda p, shape: save_nii(p / "organ.nii.gz", _ref(p, "organ"), np.diag([-1, 1, 1, 1])),
+                       "affine differs"),
     "directory_not_file": (lambda p, shape: ((p / "lesion.nii.gz").unlink(), (p / "lesion.nii.gz").mkdir()),
                            "not a regular file"),
 }
+
+
+def _ref(case_out, name):
+    import nibabel as nib
+    return np.asarray(nib.load(str(case_out / f"{name}.nii.gz")).dataobj)
 
 
 @pytest.mark.parametrize("kind", sorted(BAD))
@@ -80,7 +99,7 @@ def test_bad_case_scores_zero_with_reason(ds, tmp_path, kind):
     make_bad(ws / "outputs" / "case_001", shape)
     result, _, agg = _score(ds, ws)
     bad = _case(result, "case_001")
-    assert not bad.valid and expected_reason in bad.reason
+    assert not bad.valid and bad.status == "invalid" and expected_reason in bad.reason
     assert _case(result, "case_002").valid and _case(result, "case_000").valid
     assert not result.format_valid
     assert result.completion_rate == pytest.approx(2 / 3)
@@ -141,12 +160,84 @@ def test_multiclass_macro_dice(tmp_path):
     pred = ref.copy()
     pred[pred == 3] = 2  # class 3 lost, class 2 doubled
     save_nii(tmp_path / "ws" / "outputs" / "c0" / "labels.nii.gz", pred)
-    opts = {"variant": "multiclass", "labels": {1: "a", 2: "b", 3: "c"}}
-    result, _, agg = score_workspace(SegmentationTrack(), tmp_path / "ws", paths.private, ["c0"], opts)
+    opts = SegmentationOptions(variant="multiclass", labels={1: "a", 2: "b", 3: "c"})
+    result, _, agg = score(paths, tmp_path / "ws", opts)
     # dice a = 1; b: tp=100, |ref|=100, |pred|=200 -> 2/3; c = 0
     assert agg["macro_dice"] == pytest.approx((1 + 2 / 3 + 0) / 3)
     bad = pred.copy()
     bad[0, 0, 0] = 7
     save_nii(tmp_path / "ws" / "outputs" / "c0" / "labels.nii.gz", bad)
-    result, _, _ = score_workspace(SegmentationTrack(), tmp_path / "ws", paths.private, ["c0"], opts)
+    result, _, _ = score(paths, tmp_path / "ws", opts)
     assert "outside the allowed set" in result.per_case[0].reason
+
+
+def test_trailing_singleton_axis_is_tolerated(ds, tmp_path):
+    ws = tmp_path / "ws"
+    for cid in ds.case_ids():
+        copy_reference(ds, ws, cid)
+    p = ws / "outputs" / "case_001" / "organ.nii.gz"
+    save_nii(p, _ref(p.parent, "organ")[..., None])
+    result, _, _ = _score(ds, ws)
+    assert _case(result, "case_001").valid and result.score == pytest.approx(1.0)
+
+
+def test_flipped_voxels_with_matching_flipped_affine_fail_with_a_format_message(ds, tmp_path):
+    """Same anatomy stored in flipped voxel order with a flipped affine: the contract asks for
+    the input's affine, so it is a format error naming the affine, not a silent lesion 0."""
+    ws = tmp_path / "ws"
+    for cid in ds.case_ids():
+        copy_reference(ds, ws, cid)
+    flip = np.diag([-1.0, 1, 1, 1])
+    flip[0, 3] = 15
+    for f in ("organ", "lesion"):
+        p = ws / "outputs" / "case_001" / f"{f}.nii.gz"
+        save_nii(p, np.ascontiguousarray(_ref(p.parent, f)[::-1]), flip)
+    result, _, _ = _score(ds, ws)
+    assert "affine differs" in _case(result, "case_001").reason
+
+
+def test_whole_brain_as_lesion_on_a_negative_case_costs(ds, tmp_path):
+    """BraTS convention (SPEC §4): labelling everything as lesion on a lesion-free case scores 0."""
+    ws = tmp_path / "ws"
+    for cid in ds.case_ids():
+        copy_reference(ds, ws, cid)
+    clean, _, _ = _score(ds, ws)
+    p = ws / "outputs" / "case_000" / "lesion.nii.gz"
+    save_nii(p, _ref(p.parent, "organ"))
+    result, _, agg = _score(ds, ws)
+    assert _case(result, "case_000").metrics["lesion_dice"] == 0.0
+    assert agg["lesion_dice"] == pytest.approx(2 / 3) and agg["lesion_dice_positive"] == pytest.approx(1.0)
+    assert result.score < clean.score - 0.1
+
+
+def test_corrupt_private_reference_is_excluded_as_a_harness_fault(ds, tmp_path):
+    ws = tmp_path / "ws"
+    for cid in ds.case_ids():
+        copy_reference(ds, ws, cid)
+    (ds.private / "case_002" / "organ.nii.gz").write_bytes(b"garbage")
+    result, _, _ = _score(ds, ws)
+    broken = _case(result, "case_002")
+    assert broken.status == "reference_error" and "benchmark data fault" in broken.reason
+    assert result.excluded_cases == ["case_002"]
+    assert result.score == pytest.approx(1.0) and result.completion_rate == 1.0 and result.format_valid
+
+
+def test_multiclass_class_absent_from_both_is_left_out(tmp_path):
+    from automedbench.data import DatasetPaths, write_manifest
+    paths = DatasetPaths(tmp_path / "mc")
+    ref = np.zeros((10, 10, 4), np.uint8)
+    ref[:5] = 1
+    ref[5:, :5] = 2          # class 3 absent from the reference
+    save_nii(paths.public / "c0" / "image.nii.gz", ref.astype(np.float32))
+    save_nii(paths.private / "c0" / "labels.nii.gz", ref)
+    write_manifest(paths, dataset="mc", description="", cases=[{"case_id": "c0"}], provenance={})
+    opts = SegmentationOptions(variant="multiclass", labels={1: "a", 2: "b", 3: "c"})
+    save_nii(tmp_path / "ws" / "outputs" / "c0" / "labels.nii.gz", ref)
+    result, _, agg = score(paths, tmp_path / "ws", opts)
+    assert result.per_case[0].metrics["dice_c"] is None and agg["macro_dice"] == pytest.approx(1.0)
+    stray = ref.copy()
+    stray[9, 9, 3] = 3       # one stray voxel of the absent class: that class scores 0
+    save_nii(tmp_path / "ws" / "outputs" / "c0" / "labels.nii.gz", stray)
+    result, _, agg = score(paths, tmp_path / "ws", opts)
+    assert result.per_case[0].metrics["dice_c"] == 0.0
+    assert agg["macro_dice"] == pytest.approx((1 + 1 + 0) / 3)   # the stray voxel was background

@@ -4,7 +4,10 @@ from collections import Counter
 import pytest
 
 from automedbench.prompts.render import PromptError, _fill, render_prompt
-from automedbench.tasks import TIERS, BUILTIN_DIR, TaskError, discover, get_task
+from automedbench.tasks import TIERS, TaskError, discover, get_task
+from automedbench.tracks.segmentation import SegmentationTrack
+
+BUILTIN_DIR = SegmentationTrack.tasks_dir
 
 
 def test_builtin_tasks_are_discovered():

@@ -9,24 +9,47 @@
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, get_args
 
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
 from .data import DatasetError, dataset_paths
+from .errors import InfrastructureError, RunInterrupted, UserError, one_line
 from .prompts.render import kickoff_message, render_prompt
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
-from .runs.models import Conversation, DetailReport, RunInfo
+from .runs.models import (
+    INFRA_END_REASONS,
+    Conversation,
+    DetailReport,
+    EndReason,
+    RunInfo,
+)
 from .runs.trace import TraceWriter
-from .sandbox import SandboxSpec, open_sandbox
+from .sandbox import SandboxError, SandboxSpec, check_backend, open_sandbox
 from .scoring.score_run import score_run
 from .tasks import Task, check_tier, get_task
 
 log = logging.getLogger(__name__)
+
+# agent end reasons that are the model provider's fault: recorded as infra_error + detail
+PROVIDER_FAULTS = ("provider_error", "provider_unavailable")
+
+
+# the built-in scripted agents the demo runs on every task marked `demo: true`
+DEMO_AGENTS = ["reference", "careless", "empty"]
+
+
+def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:
+    """Task ids marked `demo: true` (one per track): the demo's default cells."""
+    from .tasks import discover
+    return sorted(t.id for t in discover(tasks_dirs).values() if t.demo)
 
 
 def default_backend() -> str:
@@ -57,26 +80,103 @@ def ensure_dataset(task: Task, data_root: Path | str | None = None):
     return stage(task.dataset, data_root)
 
 
-def _lesion_positive(manifest: dict) -> list[bool] | None:
-    flags = [c.get("lesion_positive") for c in manifest["cases"]]
-    return None if any(f is None for f in flags) else [bool(f) for f in flags]
+def _check_llm_ready(obj: object, role: str) -> None:
+    """An LLM agent or judge whose key/header variables are unset is a user error, found
+    before the first turn or paid call (AgentConfigError is a UserError)."""
+    config = getattr(obj, "config", None)
+    if config is not None and hasattr(config, "api_key"):
+        try:
+            config.api_key()
+            config.resolved_headers()
+        except UserError as exc:
+            raise type(exc)(f"{role}: {exc}") from None
+    for sub in getattr(obj, "judges", None) or []:   # a judge panel
+        _check_llm_ready(sub, role)
+
+
+@dataclass
+class Prepared:
+    """Everything a run needs, checked before anything runs (SPEC §7 user errors)."""
+    task: Task
+    agent: object
+    judge: object
+    backend: str
+    data: object
+
+
+def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None = None,
+                data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
+                agent_configs: list[Path] | None = None, judges: list[str] | None = None,
+                answer_judge: str | None = None) -> Prepared:
+    """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs),
+    sandbox backend, data staged. Raises UserError before any agent turn or paid call."""
+    from .scoring.judge import get_judge
+    task = get_task(task_id, tasks_dirs)
+    check_tier(tier)
+    agent = get_agent(agent_name, agent_configs)
+    _check_llm_ready(agent, f"agent {agent_name!r}")
+    judge = get_judge(judges, agent_configs)
+    _check_llm_ready(judge, "judge")
+    if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
+        from .scoring.answer_judge import get_answer_judge
+        get_answer_judge(answer_judge, agent_configs)
+    backend = sandbox or default_backend()
+    check_backend(backend)
+    data = ensure_dataset(task, data_root)
+    return Prepared(task, agent, judge, backend, data)
+
+
+@contextmanager
+def _interrupts_as_exceptions():
+    """SIGTERM raises RunInterrupted (like Ctrl-C raises KeyboardInterrupt), so a killed run
+    still closes its records. Only the main thread can own signal handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise RunInterrupted("SIGTERM")
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _end_as_infra(info: RunInfo, trace: TraceWriter, detail: str, exc: BaseException) -> None:
+    info.end_reason, info.end_detail = "infra_error", detail
+    trace.emit("error", kind="infrastructure", message=f"{type(exc).__name__}: {one_line(exc)}",
+               data={"detail": detail})
+    log.error("run %s: infrastructure fault (%s): %s", info.run_id, detail, one_line(exc))
+
+
+def _agent_end(info: RunInfo, reason: str | None) -> None:
+    """Record the agent's end reason; provider faults become infra_error (detail kept), an
+    end reason the schema does not know is kept as detail of agent_finished."""
+    if reason in PROVIDER_FAULTS:
+        info.end_reason, info.end_detail = "infra_error", reason
+    elif reason in get_args(EndReason):
+        info.end_reason = reason
+    else:
+        info.end_reason, info.end_detail = "agent_finished", str(reason)
 
 
 def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "runs", *,
             run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
             data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
             agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            exec_timeout_s: float = 600.0) -> Path:
+            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> Path:
     """Run one (task, tier, agent) cell end to end and score it. Returns the run directory.
 
-    Agent faults (crash, limits, violations) end the run and are recorded; the run is
-    still scored. Only user errors (unknown task/tier/agent, unstaged official data) raise."""
-    task = get_task(task_id, tasks_dirs)
-    check_tier(tier)
-    agent = get_agent(agent_name, agent_configs)
-    data = ensure_dataset(task, data_root)
+    User errors (unknown task/tier/agent/judge/backend, missing key, unstaged data) raise
+    UserError before anything runs. Agent faults (crash, limits, violations) end the run and
+    are recorded; the run is still scored. A sandbox that cannot start or dies, or a provider
+    that stays down, ends the run as `infra_error` (scored null, never charged to the agent).
+    Ctrl-C / SIGTERM close the run as `interrupted`, unscored, and raise RunInterrupted."""
+    prep = prepare_run(task_id, tier, agent_name, sandbox=sandbox, data_root=data_root, tasks_dirs=tasks_dirs,
+                       agent_configs=agent_configs, judges=judges, answer_judge=answer_judge)
+    task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
-    backend = sandbox or default_backend()
 
     run_id = new_run_id(agent_name, task.id, tier)
     run_dir = Path(run_dir) if run_dir else Path(out_dir) / run_id
@@ -87,71 +187,141 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
 
     spec = SandboxSpec(public_dir=data.public, workspace=files.workspace,
                        network=task.network if network is None else network, timeout_s=exec_timeout_s)
-    t0 = time.monotonic()
+    t_setup = time.monotonic()
+    t0 = t_setup
     info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
                    track=task.track, tier=tier, started_at=now_iso(), sandbox=backend)
+    from . import __version__
+    from .data import sha256_file
+    from .scoring.rubric import load_rubric
+    from .scoring.score_run import task_hash
+    snapshot = task.snapshot()
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
                    tasks_dirs=[str(Path(p).resolve()) for p in (tasks_dirs or [])],
                    case_ids=[c["case_id"] for c in manifest["cases"]],
-                   lesion_positive=_lesion_positive(manifest))
+                   task_snapshot=snapshot, task_hash=task_hash(snapshot),
+                   manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
+                   rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
+                   answer_judge=answer_judge,
+                   limits={"time_limit_s": task.time_limit_s, "max_turns": task.max_turns,
+                           "exec_timeout_s": exec_timeout_s, "network": spec.network})
     write_json_atomic(files.meta, meta)
-    trace = TraceWriter(files.trace, t0)
-    box = None
-    try:
-        sb = open_sandbox(backend, spec)
-        info.sandbox = sb.name
-        system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
-                                      exec_timeout_s=int(exec_timeout_s), network=spec.network)
-        conversation = Conversation(system_prompt=system_prompt)
-        box = ToolBox(sb, trace, conversation, deadline=t0 + task.time_limit_s, max_turns=task.max_turns,
-                      block_training=task.block_training)
-        context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
-                               kickoff=kickoff_message(task, tier), output_files=task.output_files,
-                               input_files=task.input_files,
-                               options={**task.track_options, "candidates": task.tiers.standard.candidates})
-        trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name})
+    trace = TraceWriter(files.trace, t_setup)
+    box = conversation = None
+    interrupted: KeyboardInterrupt | None = None
+    with _interrupts_as_exceptions():
         try:
-            outcome = agent.run(system_prompt, context, box)
-            info.end_reason = outcome.end_reason
-            info.model = outcome.model or info.model
-        except RunStopped as stop:
-            info.end_reason = stop.reason
-        except Exception as exc:  # a crashed agent must not crash the sweep
-            info.end_reason = "agent_crash"
-            trace.emit("error", kind="agent_crash", message=f"{type(exc).__name__}: {exc}",
-                       data={"traceback": traceback.format_exc()[-4000:]})
+            try:
+                sb = open_sandbox(backend, spec)
+            except Exception as exc:
+                raise SandboxError(f"sandbox {backend!r} could not start: {one_line(exc)}",
+                                   detail="sandbox_start_failed") from exc
+            # the agent's clock starts when its sandbox is ready: a one-time runtime build is setup
+            info.setup_time_s = round(time.monotonic() - t_setup, 3)
+            t0 = trace.t0 = time.monotonic()
+            info.sandbox = sb.name
+            try:
+                system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
+                                              exec_timeout_s=int(exec_timeout_s), network=spec.network)
+                conversation = Conversation(system_prompt=system_prompt)
+                box = ToolBox(sb, trace, conversation, deadline=t0 + task.time_limit_s, max_turns=task.max_turns,
+                              block_training=task.block_training)
+                context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
+                                       workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),
+                                       output_files=task.output_files, input_files=task.input_files,
+                                       track=task.track, track_options=task.options,
+                                       candidates=list(task.tiers.standard.candidates),
+                                       target_keywords=list(task.target_keywords))
+                trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name,
+                                              "setup_time_s": info.setup_time_s})
+                try:
+                    outcome = agent.run(system_prompt, context, box)
+                    _agent_end(info, outcome.end_reason)
+                    info.model = outcome.model or info.model
+                except RunStopped as stop:
+                    info.end_reason = stop.reason
+                except InfrastructureError as exc:   # the sandbox died under the agent
+                    _end_as_infra(info, trace, exc.detail if exc.detail != "sandbox_failed" else "sandbox_died", exc)
+                except Exception as exc:  # a crashed agent must not crash the sweep
+                    info.end_reason = "agent_crash"
+                    trace.emit("error", kind="agent_crash", message=f"{type(exc).__name__}: {exc}",
+                               data={"traceback": traceback.format_exc()[-4000:]})
+            finally:
+                sb.close()
+        except InfrastructureError as exc:   # the sandbox could not start
+            _end_as_infra(info, trace, exc.detail, exc)
+        except Exception as exc:
+            _end_as_infra(info, trace, "harness_error", exc)
+        except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM through RunInterrupted
+            interrupted = exc
+            info.end_reason = "interrupted"
+            info.end_detail = exc.signal_name if isinstance(exc, RunInterrupted) else "SIGINT"
+            trace.emit("error", kind="interrupted", message=f"run interrupted by {info.end_detail}")
         finally:
-            sb.close()
-        write_json_atomic(files.conversation, conversation)
-    except Exception as exc:  # the harness side failed (sandbox could not start...)
-        info.end_reason = "harness_error"
-        trace.emit("error", kind="infrastructure", message=f"{type(exc).__name__}: {exc}")
-        log.error("run %s: harness error: %s", run_id, exc)
-    finally:
-        if box is not None:
-            info.turns, info.submitted = box.turns, box.submitted
-            info.tokens_in, info.tokens_out, info.cost_usd = box.tokens_in, box.tokens_out, round(box.cost_usd, 6)
-            meta.disqualified = box.disqualified
-            meta.violations = box.violations
-        info.wall_time_s = round(time.monotonic() - t0, 3)
-        trace.emit("run_end", kind=info.end_reason, data={"turns": info.turns, "submitted": info.submitted})
-        trace.close()
-        write_json_atomic(files.meta, meta)
+            if conversation is not None:
+                write_json_atomic(files.conversation, conversation)
+            if box is not None:
+                info.turns, info.submitted = box.turns, box.submitted
+                info.tokens_in, info.tokens_out, info.cost_usd = box.tokens_in, box.tokens_out, round(box.cost_usd, 6)
+                meta.disqualified = box.disqualified
+                meta.violations = box.violations
+            info.wall_time_s = round(time.monotonic() - t0, 3)
+            trace.emit("run_end", kind=info.end_reason, data={"turns": info.turns, "submitted": info.submitted,
+                                                              "end_detail": info.end_detail})
+            trace.close()
+            write_json_atomic(files.meta, meta)
+    if interrupted is not None:
+        raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
 
-    from .scoring.judge import get_judge
-    score_run(run_dir, judge=get_judge(judges, agent_configs))
+    score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
     return run_dir
 
 
-def score(run_dir: Path | str) -> DetailReport:
-    """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json."""
-    return score_run(Path(run_dir))
+def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,
+          agent_configs: list[Path] | None = None) -> DetailReport:
+    """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json.
+    An interrupted run raises RunIncompleteError (a UserError) unless `force`. `answer_judge`
+    overrides the LLM answer judge recorded in run.json (if the track uses one)."""
+    return score_run(Path(run_dir), force=force, answer_judge=answer_judge, agent_configs=agent_configs)
+
+
+class JudgeRunsFailed(InfrastructureError):
+    """Some runs could not be re-judged; their saved verdicts were kept. `reports` holds the
+    runs that were, `failures` (run_dir, one-line reason) the others."""
+
+    detail = "judge_failed"
+
+    def __init__(self, reports: list[DetailReport], failures: list[tuple[str, str]]):
+        super().__init__(f"{len(failures)} run(s) could not be re-judged; their saved verdicts were kept")
+        self.reports, self.failures = reports, failures
 
 
 def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list[Path] | None = None) -> list[DetailReport]:
+    """Re-judge S1..S3 of saved runs. Unknown judge or missing key: UserError before any call.
+    A judge that fails on a run (unreachable, unparseable) never replaces its saved verdicts;
+    JudgeRunsFailed is raised at the end, carrying the runs that were re-judged."""
     from .scoring.judge import get_judge
+    from .scoring.score_run import JudgeFailed, load_meta
     j = get_judge(judges, agent_configs)
-    return [score_run(Path(d), judge=j) for d in run_dirs]
+    _check_llm_ready(j, "judge")
+    dirs = [Path(d) for d in run_dirs]
+    for d in dirs:
+        load_meta(d)   # every path is a run directory before the first paid call
+    reports, failures = [], []
+    for d in dirs:
+        try:
+            report = score_run(d, judge=j)
+        except JudgeFailed as exc:
+            failures.append((str(d), one_line(exc)))
+            continue
+        if report.judge.judge_incomplete and report.run.end_reason not in INFRA_END_REASONS:
+            why = (f"{d}: judge could not judge every stage ({report.judge.error}); "
+                   "no verdicts were saved before, so the null stages are recorded")
+            failures.append((str(d), why))
+        reports.append(report)
+    if failures:
+        raise JudgeRunsFailed(reports, failures)
+    return reports
 
 
 # ---- sweeps ------------------------------------------------------------------------
@@ -167,32 +337,54 @@ class Cell:
         return root / self.task / self.tier / self.agent / f"rep{self.repeat}"
 
 
-def _run_cell(cell: Cell, root: str, kwargs: dict) -> tuple[Cell, str, str | None]:
+def _finished(run_dir: Path) -> bool:
+    """A cell is done when it has the report of a run that ended on its own: an interrupted
+    run (even one scored with --force) or one the infrastructure ended is run again."""
     try:
-        path = run_one(cell.task, cell.tier, cell.agent, run_dir=cell.dir(Path(root)), **kwargs)
-        return cell, str(path), None
+        report = DetailReport.model_validate_json(RunFiles(run_dir).report.read_text())
+    except (OSError, ValueError):
+        return False
+    return (report.run.end_reason not in ("interrupted", None, *INFRA_END_REASONS)
+            and not {"interrupted", "infra_error"} & set(report.flags))
+
+
+def _run_cell(cell: Cell, root: str, kwargs: dict, infra_retries: int = 0) -> tuple[Cell, str, str | None]:
+    """Run one cell; a run the infrastructure ended (sandbox, provider) is run again up to
+    `infra_retries` times (SPEC §7); the last attempt is what the cell keeps."""
+    try:
+        for attempt in range(infra_retries + 1):
+            path = run_one(cell.task, cell.tier, cell.agent, run_dir=cell.dir(Path(root)), **kwargs)
+            if _finished(path) or attempt == infra_retries:
+                return cell, str(path), None
+            log.warning("cell %s/%s/%s#%d ended on an infrastructure fault; retry %d of %d", cell.task, cell.tier,
+                        cell.agent, cell.repeat, attempt + 1, infra_retries)
+        raise AssertionError("unreachable")
     except Exception as exc:  # one bad cell never stops a sweep
         return cell, str(cell.dir(Path(root))), f"{type(exc).__name__}: {exc}"
 
 
+def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
+    """prepare_run for every (task, tier, agent): raises UserError before any cell runs."""
+    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")
+    for t in tasks:
+        for tier in tiers:
+            for a in agents:
+                prepare_run(t, tier, a, **{k: kwargs.get(k) for k in keys})
+
+
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
-          repeats: int = 1, workers: int = 1, resume: bool = True,
+          repeats: int = 1, workers: int = 1, resume: bool = True, infra_retries: int = 2,
           progress: Callable[[Cell, str, str | None], None] | None = None, **kwargs) -> list[tuple[Cell, str, str | None]]:
     """Run every (task, tier, agent, repeat) cell. With resume, cells whose run directory
-    already holds a detail_report.json are skipped, so an interrupted sweep picks up where it
-    stopped. Returns (cell, run_dir, error-or-None) for every cell."""
+    already holds the report of a finished run are skipped, so an interrupted sweep picks up
+    where it stopped and re-runs the interrupted cells. A cell the infrastructure ended is
+    retried up to `infra_retries` times. Returns (cell, run_dir, error-or-None) for every cell."""
     root = Path(out_dir)
-    for t in tasks:        # fail fast on user errors, before any work
-        task = get_task(t, kwargs.get("tasks_dirs"))
-        ensure_dataset(task, kwargs.get("data_root"))
-    for tier in tiers:
-        check_tier(tier)
-    for a in agents:
-        get_agent(a, kwargs.get("agent_configs"))
+    check_sweep(tasks, tiers, agents, **kwargs)   # fail fast on user errors, before any work
     cells = [Cell(t, tier, a, r) for t in tasks for tier in tiers for a in agents for r in range(repeats)]
     results, todo = [], []
     for cell in cells:
-        if resume and RunFiles(cell.dir(root)).report.is_file():
+        if resume and _finished(cell.dir(root)):
             results.append((cell, str(cell.dir(root)), None))
             if progress:
                 progress(cell, str(cell.dir(root)), None)
@@ -200,13 +392,13 @@ def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path |
             todo.append(cell)
     if workers <= 1:
         for cell in todo:
-            res = _run_cell(cell, str(root), kwargs)
+            res = _run_cell(cell, str(root), kwargs, infra_retries)
             results.append(res)
             if progress:
                 progress(*res)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_cell, cell, str(root), kwargs) for cell in todo]
+            futures = [pool.submit(_run_cell, cell, str(root), kwargs, infra_retries) for cell in todo]
             for fut in as_completed(futures):
                 res = fut.result()
                 results.append(res)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -16,6 +17,29 @@ import typer
 from rich.console import Console
 
 from . import __version__
+from .errors import UserError, one_line
+
+
+def _plain_type_labels() -> None:
+    """Recent typer prints Python types in help (`<bool>` beside every flag, `<list[Path]>`
+    beside repeatable options). A flag takes no value, so show none; a value shows its
+    metavar, else click's classic upper-case name (TEXT, PATH, INTEGER)."""
+    from typer import core
+
+    def label(self, ctx):
+        if self.metavar is not None:
+            return self.metavar
+        if getattr(self, "is_flag", False):
+            return None
+        text = str(self.display_type(ctx)).strip("<>").removeprefix("list[").removesuffix("]")
+        return {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}.get(text, text.upper())
+
+    for cls in ("TyperOption", "TyperArgument"):
+        if hasattr(getattr(core, cls, None), "display_type_rich"):
+            getattr(core, cls).display_type_rich = label
+
+
+_plain_type_labels()
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="AutoMedBench: run LLM coding agents on medical-AI research tasks and score "
@@ -32,24 +56,26 @@ try:
 except ImportError:  # pragma: no cover - only while the sandbox CLI is absent
     pass
 
-# Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns.
-out = Console(width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+# Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
+# $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
+def _console(stream) -> Console:
+    fixed = stream.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    return Console(file=stream, width=None if fixed else 200)
 
 
-def _user_errors():
-    from .agents import AgentError
-    from .data import DatasetError
-    from .prompts.render import PromptError
-    from .sandbox import SandboxError
-    from .scoring.score_run import RunDirError
-    from .tasks import TaskError
-    return (TaskError, AgentError, DatasetError, RunDirError, PromptError, SandboxError, FileNotFoundError)
+out = _console(sys.stdout)
+err = _console(sys.stderr)
 
 
-def _fail(msg: str) -> None:
-    err.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """One class (errors.UserError: unknown task/tier/agent/judge/backend, missing key,
+    unstaged data, not a run directory...) plus a missing file named on the command line."""
+    return (UserError, FileNotFoundError)
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {one_line(Exception(msg))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def _net(value: Optional[str]) -> Optional[bool]:
@@ -60,50 +86,93 @@ def _net(value: Optional[str]) -> Optional[bool]:
     return value == "on"
 
 
-TasksDir = typer.Option(None, "--tasks-dir", help="Extra folder of task folders (repeatable).")
-DataRoot = typer.Option(None, "--data-root", help="Where datasets live (default $AUTOMEDBENCH_DATA or ~/.cache/automedbench/data).")
-AgentCfg = typer.Option(None, "--agent-config", help="Extra agent registry YAML (repeatable).")
+def _tiers_metavar() -> str:
+    from .tasks.model import TIERS
+    return "|".join(TIERS)
+
+
+TIERS_METAVAR = _tiers_metavar()   # --tier shows its choices
+
+
+# Every option names what it takes (metavar) instead of a Python type, and says what it does.
+TasksDir = typer.Option(None, "--tasks-dir", metavar="DIR", help="Extra folder of task folders (repeatable).")
+DataRoot = typer.Option(None, "--data-root", metavar="DIR",
+                        help="Where datasets live (default $AUTOMEDBENCH_DATA or ~/.cache/automedbench/data).")
+AgentCfg = typer.Option(None, "--agent-config", metavar="FILE", help="Extra agent registry YAML (repeatable).")
+TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = candidates, pro = background only)."
+SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
+NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
+JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"automedbench {__version__}")
+        raise typer.Exit()
+ANSWER_JUDGE_HELP = ("Registry name of an LLM answer judge for tracks whose metric can use one (VQA); "
+                     "verdicts are cached; an answer it cannot judge is null, never 0.")
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", help="Print the version."),
-          verbose: bool = typer.Option(False, "-v", "--verbose")) -> None:
+def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit."),
+          verbose: bool = typer.Option(False, "-v", "--verbose", help="Log progress (INFO level).")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
-    if version:
-        out.print(__version__)
-        raise typer.Exit()
 
 
 # ---- run / sweep / demo -------------------------------------------------------------
 
 @app.command()
-def run(task: str = typer.Option(..., "--task"), tier: str = typer.Option("lite", "--tier"),
-        agent: str = typer.Option(..., "--agent"), out_dir: Path = typer.Option(Path("runs"), "--out"),
-        sandbox: Optional[str] = typer.Option(None, "--sandbox", help="bwrap (default when available) | docker | local"),
-        network: Optional[str] = typer.Option(None, "--network", help="on | off (default: the task's setting)"),
-        judge: Optional[list[str]] = typer.Option(None, "--judge", help="Judge name(s); default heuristic."),
+def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (see `automedbench tasks list`)."),
+        tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP),
+        agent: str = typer.Option(..., "--agent", metavar="AGENT", help="Scripted or registry agent (see `agents list`)."),
+        out_dir: Path = typer.Option(Path("runs"), "--out", metavar="DIR", help="Folder the run directory is created in."),
+        sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
+        network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
+        judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
+        answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
         agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
     from . import api
+    from .errors import RunInterrupted
     from .report import runs_table
     from .runs.models import DetailReport
     try:
         run_dir = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
-                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge)
+                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
+                              answer_judge=answer_judge)
     except _user_errors() as exc:
         _fail(str(exc))
+    except RunInterrupted as exc:
+        err.print(f"interrupted ({exc.signal_name}): run closed as end_reason 'interrupted', not scored: "
+                  f"{exc.run_dir}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
-    err.print(runs_table([report], {report.run.run_id: run_dir}))
+    err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
     print(run_dir)
+    if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
+        err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
+                  "'infra_error' (not scored, left out of rankings)", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboard_dir, **kw) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     from . import api
     from .report import collect_reports, runs_table, write_leaderboard
     n = len(tasks) * len(tiers) * len(agents) * repeats
+    try:
+        api.check_sweep(tasks, tiers, agents, **kw)   # a user error is one line, before the progress bar
+    except _user_errors() as exc:
+        _fail(str(exc))
     failures = []
     with Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=False) as bar:
@@ -121,7 +190,7 @@ def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboa
             bar.stop()
             _fail(str(exc))
     reports = collect_reports([Path(run_dir) for _, run_dir, _ in results])
-    out.print(runs_table(reports))
+    out.print(runs_table(reports, width=out.width))
     for cell, error in failures:
         err.print(f"[red]cell {cell.task}/{cell.tier}/{cell.agent}#{cell.repeat} failed:[/] {error}")
     site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
@@ -130,73 +199,103 @@ def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboa
 
 
 @app.command()
-def sweep(task: list[str] = typer.Option(..., "--task"), tier: list[str] = typer.Option(["lite"], "--tier"),
-          agent: list[str] = typer.Option(..., "--agent"), out_dir: Path = typer.Option(Path("runs"), "--out"),
-          repeats: int = typer.Option(1, "--repeats", min=1), workers: int = typer.Option(1, "--workers", min=1),
-          resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip cells that already have a report."),
-          sandbox: Optional[str] = typer.Option(None, "--sandbox"),
-          network: Optional[str] = typer.Option(None, "--network"),
-          judge: Optional[list[str]] = typer.Option(None, "--judge"),
+def sweep(task: list[str] = typer.Option(..., "--task", metavar="TASK", help="Task id (repeatable)."),
+          tier: list[str] = typer.Option(["lite"], "--tier", metavar=TIERS_METAVAR, help=TIER_HELP + " Repeatable."),
+          agent: list[str] = typer.Option(..., "--agent", metavar="AGENT", help="Agent name (repeatable)."),
+          out_dir: Path = typer.Option(Path("runs"), "--out", metavar="DIR", help="Root of the sweep's run directories."),
+          repeats: int = typer.Option(1, "--repeats", min=1, metavar="N", help="Runs per task x tier x agent cell."),
+          workers: int = typer.Option(1, "--workers", min=1, metavar="N", help="Cells run in parallel (processes)."),
+          resume: bool = typer.Option(True, "--resume/--no-resume",
+                                      help="Skip cells that already have the report of a finished run."),
+          infra_retries: int = typer.Option(2, "--infra-retries", min=0, metavar="N",
+                                            help="Re-run a cell the sandbox or provider ended, up to N times."),
+          sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
+          network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
+          judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Run every task × tier × agent × repeat (resumable), then write the leaderboard."""
-    _do_sweep(task, tier, agent, out_dir, repeats, workers, resume, None, sandbox=sandbox, network=_net(network),
+    _do_sweep(task, tier, agent, out_dir, repeats, workers, resume, None, infra_retries=infra_retries,
+              sandbox=sandbox, network=_net(network),
               judges=judge, data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config)
 
 
-DEMO_TASKS = ["brain-lesion-seg", "brain-tissue-seg"]
-DEMO_AGENTS = ["reference", "careless", "empty"]
 
 
 @app.command()
-def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
-         workers: int = typer.Option(2, "--workers", min=1),
-         tier: list[str] = typer.Option(["lite", "standard"], "--tier"),
-         sandbox: Optional[str] = typer.Option(None, "--sandbox"),
+def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out", metavar="DIR",
+                                      help="Where the runs and the leaderboard are written."),
+         workers: int = typer.Option(2, "--workers", min=1, metavar="N", help="Cells run in parallel (processes)."),
+         tier: list[str] = typer.Option(["lite"], "--tier", metavar=TIERS_METAVAR, help=TIER_HELP + " Repeatable."),
+         sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
          data_root: Optional[Path] = DataRoot) -> None:
     """Build the embedded datasets, run the built-in agents through S1..S5, score, and print
     where the results and the leaderboard are."""
-    from .api import ensure_dataset
+    from .api import DEMO_AGENTS, demo_tasks, ensure_dataset
     from .tasks import get_task
-    for t in DEMO_TASKS:
+    tasks = demo_tasks()
+    for t in tasks:
         paths = ensure_dataset(get_task(t), data_root)
         err.print(f"dataset for {t}: {paths.root}")
-    _do_sweep(DEMO_TASKS, tier, DEMO_AGENTS, out_dir / "runs", 1, workers, False, out_dir / "leaderboard",
+    _do_sweep(tasks, tier, DEMO_AGENTS, out_dir / "runs", 1, workers, False, out_dir / "leaderboard",
               sandbox=sandbox, network=False, data_root=data_root)
+    out.print("Full matrix: automedbench sweep " + " ".join(f"--task {t}" for t in sorted(_all_task_ids()))
+              + " --tier lite --tier standard --tier pro --agent reference --agent careless --agent empty")
+
+
+def _all_task_ids() -> list[str]:
+    from .tasks import discover
+    return list(discover())
 
 
 # ---- score / judge / report ---------------------------------------------------------
 
 @app.command()
-def score(run_dirs: list[Path] = typer.Argument(..., help="Run directories to re-score.")) -> None:
+def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-score."),
+          force: bool = typer.Option(False, "--force",
+                                     help="Also score interrupted runs (their report is flagged 'interrupted')."),
+          answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
+          agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
     from . import api
     from .report import runs_table
-    reports = []
+    reports, dirs = [], {}
     for d in run_dirs:
         try:
-            reports.append(api.score(d))
+            reports.append(api.score(d, force=force, answer_judge=answer_judge, agent_configs=agent_config))
+            dirs[reports[-1].run.run_id] = d
         except _user_errors() as exc:
             _fail(str(exc))
-    out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}))
+    out.print(runs_table(reports, dirs, width=out.width))
 
 
 @app.command()
-def judge(run_dirs: list[Path] = typer.Argument(...), judge: list[str] = typer.Option(["heuristic"], "--judge"),
+def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-judge."),
+          judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
-    """Re-judge S1..S3 of saved runs without re-running the agent (cached)."""
+    """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
+    (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
     from . import api
     from .report import runs_table
+    failures: list[tuple[str, str]] = []
     try:
         reports = api.judge(run_dirs, judge, agent_config)
-    except (*_user_errors(), ValueError) as exc:
+    except _user_errors() as exc:
         _fail(str(exc))
-    out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}))
+    except api.JudgeRunsFailed as exc:
+        reports, failures = exc.reports, exc.failures
+    if reports:
+        out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}, width=out.width))
+    for _, why in failures:
+        err.print(f"[bold red]judge failed:[/] {why}", highlight=False, soft_wrap=True)
+    if failures:
+        raise typer.Exit(1)
 
 
 @app.command()
-def report(paths: list[Path] = typer.Argument(..., help="Run directories or folders holding them."),
-           out_dir: Path = typer.Option(Path("leaderboard"), "--out")) -> None:
+def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
+           out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
+                                        help="Where index.html, leaderboard.json and .csv are written.")) -> None:
     """Aggregate saved runs into a leaderboard (HTML + JSON + CSV)."""
     from .report import collect_reports, write_leaderboard
     reports = collect_reports(paths)  # skipped reports are logged and shown on the page
@@ -219,8 +318,9 @@ def _task_json(t, data_root) -> dict:
 
 
 @tasks_app.command("list")
-def tasks_list(as_json: bool = typer.Option(False, "--json"), tasks_dir: Optional[list[Path]] = TasksDir,
+def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."), tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
+    """Tasks (built-in and from --tasks-dir / $AUTOMEDBENCH_TASKS): track, dataset, staged?"""
     from rich.table import Table
 
     from .tasks import discover
@@ -238,8 +338,10 @@ def tasks_list(as_json: bool = typer.Option(False, "--json"), tasks_dir: Optiona
 
 
 @tasks_app.command("show")
-def tasks_show(task: str, as_json: bool = typer.Option(False, "--json"),
+def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of YAML."),
                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
+    """One task: its YAML, folder, case ids and where its public/private data are."""
     from .tasks import get_task
     try:
         t = get_task(task, tasks_dir)
@@ -254,11 +356,14 @@ def tasks_show(task: str, as_json: bool = typer.Option(False, "--json"),
 
 
 @data_app.command("stage")
-def data_stage(name: str, source: Optional[Path] = typer.Option(None, "--source", help="Local copy of an official dataset."),
-               force: bool = typer.Option(False, "--force"), limit: Optional[int] = typer.Option(None, "--limit"),
+def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset name (see `data list`)."),
+               source: Optional[Path] = typer.Option(None, "--source", metavar="DIR",
+                                                     help="Local copy of an official dataset."),
+               force: bool = typer.Option(False, "--force", help="Rebuild even if already staged."),
+               limit: Optional[int] = typer.Option(None, "--limit", metavar="N", help="Stage at most N cases."),
                download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
                data_root: Optional[Path] = DataRoot) -> None:
-    """Build an embedded dataset or stage an official one into <data_root>/<name>."""
+    """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
     from .data.registry import stage
     options = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
@@ -270,6 +375,7 @@ def data_stage(name: str, source: Optional[Path] = typer.Option(None, "--source"
 
 @data_app.command("list")
 def data_list(data_root: Optional[Path] = DataRoot) -> None:
+    """Known datasets, their kind (demo / official) and whether they are staged."""
     from rich.table import Table
 
     from .data import dataset_paths
@@ -282,7 +388,8 @@ def data_list(data_root: Optional[Path] = DataRoot) -> None:
 
 
 @app.command()
-def prompt(task: str, tier: str = typer.Option("lite", "--tier"), tasks_dir: Optional[list[Path]] = TasksDir) -> None:
+def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
+           tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP), tasks_dir: Optional[list[Path]] = TasksDir) -> None:
     """Print the exact rendered system prompt of a task and tier (as the bwrap sandbox lays it out)."""
     from .prompts.render import render_prompt
     from .tasks import check_tier, get_task
@@ -293,7 +400,8 @@ def prompt(task: str, tier: str = typer.Option("lite", "--tier"), tasks_dir: Opt
 
 
 @agents_app.command("list")
-def agents_list(agent_config: Optional[list[Path]] = AgentCfg, as_json: bool = typer.Option(False, "--json")) -> None:
+def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
+                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
     """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
     from rich.table import Table
 

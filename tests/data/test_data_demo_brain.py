@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from automedbench.data import DatasetPaths, verify_manifest
-from automedbench.data.demo_brain import build_mni_brain_lesion, build_mni_brain_tissue
+from automedbench.tracks.segmentation.data.demo_brain import build_mni_brain_lesion, build_mni_brain_tissue
 
 
 def _files(paths: DatasetPaths, side: str) -> dict[str, set[str]]:
@@ -121,7 +121,7 @@ def test_source_anatomy_loads_without_network(monkeypatch):
     """The MNI152 files ship inside nilearn: loading them must not touch the network."""
     import socket
 
-    from automedbench.data import demo_brain
+    from automedbench.tracks.segmentation.data import demo_brain
 
     def no_network(*args, **kwargs):
         raise AssertionError("network access attempted while loading the MNI152 template")

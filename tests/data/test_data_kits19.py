@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from automedbench.data import DatasetError, DatasetPaths, registry, verify_manifest
-from automedbench.data import kits19
+from automedbench.tracks.segmentation.data import kits19
 
 # KiTS19 volumes have odd affines (axes swapped, negative spacing); keep them as they are.
 AFFINE = np.array([[0.0, 0.0, -0.8, 0.0], [0.0, -0.78, 0.0, 0.0],

@@ -84,3 +84,15 @@ def test_crash_on_first_stage_leaves_nothing(tmp_path, fake):
 def test_progress_bar_path(tmp_path, fake, capsys):
     registry.stage("fake", tmp_path, quiet=False, n_cases=2)
     assert "fake" in capsys.readouterr().out
+
+
+def test_dataset_lacking_a_required_case_field_is_refused_at_staging(tmp_path, monkeypatch):
+    """SPEC §4: a dataset that does not say which cases are lesion-positive is refused when it is
+    staged, never guessed at scoring time; nothing half-staged is left behind."""
+    info = registry.DatasetInfo(name="fake-flags", description="test double", kind="demo",
+                                builder_path=f"{__name__}:fake_builder", options={"n_cases": ""},
+                                required_case_fields=("lesion_positive",))
+    monkeypatch.setitem(registry.DATASETS, "fake-flags", info)
+    with pytest.raises(DatasetError, match="case_000.*lesion_positive.*refused"):
+        registry.stage("fake-flags", tmp_path, quiet=True)
+    assert list(tmp_path.iterdir()) == []

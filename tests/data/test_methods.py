@@ -11,7 +11,7 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-import automedbench.agents.methods as methods_pkg
+import automedbench.tracks.segmentation.methods as methods_pkg
 
 METHODS = Path(methods_pkg.__file__).parent
 pytestmark = pytest.mark.slow

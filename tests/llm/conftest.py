@@ -5,12 +5,22 @@ from pathlib import Path
 import pytest
 
 from automedbench.agents.base import AgentContext, ToolBox
-from automedbench.agents.registry import AgentConfig
+from automedbench.llm.registry import AgentConfig
 from automedbench.runs.models import Conversation
 from automedbench.runs.trace import TraceWriter, read_trace
 from automedbench.sandbox import SandboxSpec, open_sandbox
 
 from .fake_openai import FakeOpenAI
+
+
+def pytest_collection_modifyitems(config, items):
+    """`realserver` tests start a real model server: they run only when asked for (-m realserver)."""
+    if "realserver" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="starts a real llama.cpp server; run with -m realserver (see docs/llm.md)")
+    for item in items:
+        if "realserver" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture

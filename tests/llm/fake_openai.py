@@ -10,6 +10,10 @@ A scripted response is a dict with any of:
   headers (dict), hang (seconds to sleep before answering, e.g. beyond the client timeout)
 or a callable(request_dict) -> such a dict. When the queue is empty, `default` is served
 (a 500 unless set), so a test that makes more calls than scripted sees failures, not hangs.
+
+Fixtures (tests/llm/fixtures/*.json, recorded through recording_proxy.py or written from a
+server's documentation; each says which in "server"/"notes") are replayed with
+`srv.replay(load_fixture(name))`: their responses are served in order.
 """
 from __future__ import annotations
 
@@ -18,9 +22,19 @@ import threading
 import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable
 
 _counter = {"n": 0}
+FIXTURES = Path(__file__).with_name("fixtures")
+
+
+def load_fixture(name: str) -> dict[str, Any]:
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+def fixture_responses(name: str) -> list[dict[str, Any]]:
+    return [ex["response"] for ex in load_fixture(name)["exchanges"]]
 
 
 def usage(prompt: int, completion: int, cached: int | None = None) -> dict[str, Any]:
@@ -76,6 +90,11 @@ class FakeOpenAI:
         with self._lock:
             self.queue.extend(responses)
         return self
+
+    def replay(self, fixture: dict[str, Any] | str) -> "FakeOpenAI":
+        """Serve a fixture's recorded responses, in order."""
+        fx = load_fixture(fixture) if isinstance(fixture, str) else fixture
+        return self.push(*[ex["response"] for ex in fx["exchanges"]])
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"].endswith("/chat/completions")]

@@ -50,3 +50,21 @@ def test_cli_agents_list_and_bad_config(tmp_path):
     proc = amb("agents", "list", "--agent-config", bad, check=False)
     assert proc.returncode != 0 and "api_key_env" in proc.stderr and "Traceback" not in proc.stderr
     assert "sk-live-123" not in proc.stderr + proc.stdout
+
+
+def test_llm_agent_without_its_key_is_a_user_error_before_any_call(fake_openai, tiny):  # noqa: F811
+    """SPEC §7: an unset api_key_env used to run, print nothing and score F."""
+    env, tmp = tiny
+    cfg = tmp / "keyed.yaml"
+    cfg.write_text(f"""agents:
+  - name: keyed-agent
+    model: m
+    base_url: {fake_openai.url}
+    api_key_env: AMB_TEST_UNSET_KEY
+""")
+    out = tmp / "runs"
+    proc = amb("run", "--task", "tiny-seg", "--agent", "keyed-agent", "--agent-config", cfg, "--sandbox", "local",
+               "--out", out, env={**env, "AMB_TEST_UNSET_KEY": ""}, check=False)
+    assert proc.returncode == 2 and "AMB_TEST_UNSET_KEY" in proc.stderr and "keyed-agent" in proc.stderr
+    assert len([line for line in proc.stderr.splitlines() if line.strip()]) == 1 and "Traceback" not in proc.stderr
+    assert fake_openai.chat_requests() == [] and not out.exists()

@@ -166,7 +166,10 @@ def test_provider_unavailable_after_retries(fake_openai, rig):
 
 def test_connection_refused_is_unavailable(rig):
     import socket
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
     r = rig()
     out = LLMAgent(agent_config(f"http://127.0.0.1:{port}/v1", retry={"max_retries": 1})).run("s", r.context, r.tools)
     assert out.end_reason == "provider_unavailable"
@@ -326,7 +329,7 @@ def test_missing_key_env_is_provider_error(fake_openai, rig, monkeypatch):
 def test_retry_after_parsing_and_backoff():
     import email.utils
     import random
-    from automedbench.agents.llm_client import backoff_delay, parse_retry_after
+    from automedbench.llm.client import backoff_delay, parse_retry_after
     assert parse_retry_after({"retry-after": "2"}) == 2.0
     assert parse_retry_after({"retry-after-ms": "150", "retry-after": "9"}) == 0.15
     now = 1_000_000.0

@@ -3,7 +3,6 @@ import json
 
 import pytest
 
-from automedbench.runs.models import StageResult
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.llm import LLMJudge, parse_verdict
 from automedbench.scoring.judge.synthetic import synthetic_trace
@@ -16,7 +15,7 @@ from .fake_openai import completion, error
 TASK = Task.model_validate({
     "id": "kits-demo", "title": "Kidney tumour segmentation", "track": "segmentation", "dataset": "demo",
     "description": "Segment kidney and kidney tumour in abdominal CT.", "input_files": ["ct.nii.gz"],
-    "output_files": ["organ.nii.gz", "lesion.nii.gz"],
+    "track_options": {"variant": "organ_lesion"},
     "tiers": {"lite": {"model": "nnU-Net KiTS19"}, "standard": {"candidates": ["nnU-Net", "MONAI SwinUNETR"]},
               "pro": {"background": "renal cell carcinoma"}}})
 
@@ -65,13 +64,15 @@ def test_valid_answer(fake_openai, evidence, tmp_path):
     assert "task score" not in prompt.lower().replace("not told how good", "")
 
 
-def test_lite_auto_pass_not_asked(fake_openai, evidence, tmp_path):
+def test_lite_not_applicable_items_not_asked_nor_passed(fake_openai, evidence, tmp_path):
     evidence.tier = "lite"
     ans = {**FULL, "s1": {"items": {"s1a": 1, "s1b": 0, "s1c": 1}, "rationale": "r"}}
     fake_openai.push(answer(ans))
     out = judge(fake_openai, tmp_path).judge(evidence)
-    assert out["s1"].items == {"s1a": 1, "s1b": 0, "s1c": 1, "s1d": 1, "s1e": 1, "s1f": 1}
-    assert out["s1"].score == pytest.approx(5 / 6)
+    assert out["s1"].items == {"s1a": 1, "s1b": 0, "s1c": 1}      # s1d-s1f left out, not set to 1
+    assert out["s1"].score == pytest.approx(2 / 3)
+    prompt = fake_openai.chat_requests()[0]["body"]["messages"][1]["content"]
+    assert "not applicable in tier lite: s1d, s1e, s1f" in prompt and "auto-pass" not in prompt
     req = fake_openai.chat_requests()[0]["body"]["response_format"]["json_schema"]["schema"]
     assert req["properties"]["s1"]["properties"]["items"]["required"] == ["s1a", "s1b", "s1c"]
 

@@ -46,7 +46,7 @@ class Fixed:
     def __init__(self, name, verdict):
         self.name, self.model, self.verdict = name, name, verdict
 
-    def judge(self, evidence):
+    def judge(self, evidence):  # noqa: F811  (shadows the fixture name on purpose)
         return self.verdict
 
 
@@ -67,7 +67,7 @@ def test_two_judge_panel(evidence):  # noqa: F811
     a = Fixed("A", {"s1": sr(S1A), "s2": sr(S2A), "s3": sr({"s3": 1.0})})
     b = Fixed("B", {"s1": sr(S1B), "s2": sr(S2B), "s3": sr({"s3": 0.5})})
     panel = JudgePanel([a, b])
-    out = panel.judge(evidence)          # tier standard: nothing auto-passed
+    out = panel.judge(evidence)          # tier standard: every item applicable
     # ties -> lower: s1b 1/0 -> 0, s1e 0/1 -> 0; s3 1/0.5 -> 0.5
     assert out["s1"].items == {"s1a": 1, "s1b": 0, "s1c": 0, "s1d": 1, "s1e": 0, "s1f": 0}
     assert out["s1"].score == pytest.approx(2 / 6)

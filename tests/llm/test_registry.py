@@ -1,8 +1,8 @@
 import pytest
 
 from automedbench.agents import get_agent
-from automedbench.agents.registry import (AgentConfigError, list_agents, load_agent_configs,
-                                          load_agent_file)
+from automedbench.agents.registry import list_agents
+from automedbench.llm.registry import AgentConfigError, load_agent_configs, load_agent_file
 
 
 def write(tmp_path, text, name="agents.yaml"):

@@ -94,7 +94,7 @@ class World:
     def leaked_in_workspace(self) -> list[str]:
         """Canaries found in regular files of the workspace (symlinks are NOT followed)."""
         found = []
-        for dirpath, dirnames, filenames in os.walk(self.workspace):
+        for dirpath, _dirnames, filenames in os.walk(self.workspace):
             for n in filenames:
                 p = os.path.join(dirpath, n)
                 if os.path.islink(p) or not os.path.isfile(p) or os.path.getsize(p) > 50_000_000:

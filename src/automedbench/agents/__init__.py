@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import UserError
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
 
 
-class AgentError(ValueError):
+class AgentError(UserError, ValueError):
     pass
 
 
@@ -18,7 +19,7 @@ def scripted_agents() -> dict[str, type]:
 def agent_names(agent_configs: list[Path] | None = None) -> list[str]:
     names = list(scripted_agents())
     try:
-        from .registry import load_agent_configs
+        from ..llm.registry import load_agent_configs
         names += list(load_agent_configs(agent_configs))
     except ImportError:
         pass
@@ -31,7 +32,7 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
     if name in scripted:
         return scripted[name]()
     try:
-        from .registry import load_agent_configs
+        from ..llm.registry import load_agent_configs
         from .llm import LLMAgent
     except ImportError:
         load_agent_configs = None
@@ -42,5 +43,14 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
     raise AgentError(f"unknown agent {name!r}; known: {', '.join(agent_names(agent_configs))}")
 
 
+def check_ready(agent: Agent) -> None:
+    """Raise a user error (naming the env var) if `agent` cannot start, e.g. an LLM agent
+    whose `api_key_env` is unset. Call it before the first turn (SPEC §7). Scripted agents
+    need nothing."""
+    ready = getattr(agent, "check_ready", None)
+    if callable(ready):
+        ready()
+
+
 __all__ = ["Agent", "AgentContext", "AgentOutcome", "AgentError", "RunStopped", "ToolBox",
-           "get_agent", "agent_names"]
+           "check_ready", "get_agent", "agent_names"]

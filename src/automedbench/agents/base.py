@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import AgentFault
 from ..runs.models import Conversation, Message
 from ..runs.trace import TraceWriter
 from ..sandbox.base import ExecResult, Sandbox
@@ -23,7 +24,7 @@ TOOL_RESULT_CHARS = 8000
 MAX_VIOLATIONS_BEFORE_DQ = 1
 
 
-class RunStopped(Exception):
+class RunStopped(AgentFault):
     """Raised from a tool call when the run must end now (disqualified, limit hit)."""
 
     def __init__(self, reason: str):
@@ -41,7 +42,10 @@ class AgentContext:
     kickoff: str
     output_files: list[str]
     input_files: list[str]
-    options: dict[str, Any] = field(default_factory=dict)
+    track: str = ""
+    track_options: Any = None               # the track's validated options model
+    candidates: list[str] = field(default_factory=list)
+    target_keywords: list[str] = field(default_factory=list)
 
 
 @dataclass

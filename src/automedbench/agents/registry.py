@@ -1,229 +1,36 @@
-"""The LLM agent registry: named endpoint + model + pricing + limits, loaded from YAML.
-
-Files, later overriding earlier by `name`:
-  1. the built-in examples `agents/agents.yaml` (shipped with the package),
-  2. every file in `AUTOMEDBENCH_AGENTS` (os.pathsep-separated),
-  3. the files passed explicitly (`--agent-config FILE`).
-
-Each file holds a list under `agents:`. The field names of `AgentConfig` are a public
-contract. Secrets never live in these files: `api_key_env` names the environment
-variable that holds the key, read in the harness process when a run starts (never passed
-into the sandbox). A literal `api_key` is rejected.
-
-The same entries serve as LLM *judges* (`--judge NAME`); `vision: true` lets a judge see
-plan.png.
-"""
+"""LLM agents come from the registry of model endpoints (`automedbench.llm.registry`);
+this module keeps the old import path and lists agents of both kinds for the CLI."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-BUILTIN_FILE = Path(__file__).with_name("agents.yaml")
-ENV_FILES = "AUTOMEDBENCH_AGENTS"
-
-# Header names whose values are credentials: they must be written as "${ENV_NAME}".
-_SECRET_HEADERS = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
-_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_LITERAL_KEY_FIELDS = ("api_key", "key", "apikey", "token", "secret", "password", "openai_api_key")
-
-
-from . import AgentError
-
-
-class AgentConfigError(AgentError):
-    """An agent/judge config is malformed (or names a missing env var). The message names
-    the file and the field. A subclass of AgentError, so the CLI reports it as a user error."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Pricing(_Strict):
-    """USD per million tokens. `cached_input_per_mtok` defaults to the input price."""
-    input_per_mtok: float = Field(0.0, ge=0)
-    output_per_mtok: float = Field(0.0, ge=0)
-    cached_input_per_mtok: float | None = Field(None, ge=0)
-
-    def cost(self, tokens_in: int, tokens_out: int, tokens_cached: int = 0) -> float:
-        cached = max(0, min(tokens_cached or 0, tokens_in))
-        cached_rate = self.input_per_mtok if self.cached_input_per_mtok is None else self.cached_input_per_mtok
-        return ((tokens_in - cached) * self.input_per_mtok + cached * cached_rate
-                + tokens_out * self.output_per_mtok) / 1_000_000
-
-
-class Limits(_Strict):
-    """Run limits enforced by the LLM agent loop (None = no limit from the agent side;
-    the task's own max_turns / time limit still apply through the ToolBox)."""
-    max_turns: int | None = Field(None, ge=1)
-    wall_time_s: float | None = Field(None, gt=0)
-    max_total_tokens: int | None = Field(None, ge=1)
-    max_cost_usd: float | None = Field(None, gt=0)
-
-
-class Retry(_Strict):
-    """Retries of one model request on 429 / 5xx / connection errors / timeouts / bad bodies."""
-    max_retries: int = Field(5, ge=0)
-    backoff_base_s: float = Field(1.0, ge=0)
-    backoff_max_s: float = Field(60.0, ge=0)
-    retry_after_max_s: float = Field(120.0, ge=0, description="cap on an honoured Retry-After")
-
-
-class AgentConfig(_Strict):
-    name: str
-    model: str
-    base_url: str
-    api_key_env: str | None = None
-    description: str = ""
-    pricing: Pricing = Field(default_factory=Pricing)
-    max_tokens: int | None = Field(4096, ge=1)
-    temperature: float | None = Field(None, ge=0, le=2)
-    extra_body: dict[str, Any] | None = None
-    headers: dict[str, str] | None = None
-    timeout_s: float = Field(300.0, gt=0, description="HTTP timeout of one model request")
-    limits: Limits = Field(default_factory=Limits)
-    retry: Retry = Field(default_factory=Retry)
-    nudges: int = Field(1, ge=0, description="text-only replies answered with a nudge before the run ends")
-    max_continuations: int = Field(3, ge=0, description="consecutive 'continue' prompts after finish_reason=length")
-    tool_result_chars: int = Field(16000, ge=200, description="size of a tool result fed back to the model")
-    vision: bool = Field(False, description="the model accepts image_url parts (judges: see plan.png)")
-    source: str | None = Field(None, exclude=True, description="file this entry came from")
-
-    @field_validator("name")
-    @classmethod
-    def _slug(cls, v: str) -> str:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:-]*", v):
-            raise ValueError("must be letters, digits, '-', '_', '.', ':'")
-        return v
-
-    @field_validator("api_key_env")
-    @classmethod
-    def _env_name(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
-            raise ValueError("must be the NAME of an environment variable (e.g. OPENAI_API_KEY), not a key")
-        return v
-
-    @field_validator("base_url")
-    @classmethod
-    def _url(cls, v: str) -> str:
-        if not re.match(r"https?://", v):
-            raise ValueError("must start with http:// or https://")
-        return v.rstrip("/")
-
-    @field_validator("headers")
-    @classmethod
-    def _headers_no_secrets(cls, v: dict[str, str] | None) -> dict[str, str] | None:
-        for k, val in (v or {}).items():
-            last = val.strip().split()[-1] if val.strip() else val
-            if _SECRET_HEADERS.search(k) and not _ENV_REF.fullmatch(last):
-                raise ValueError(f"header {k!r} looks like a credential: write its value as "
-                                 f"'${{ENV_NAME}}' (optionally after a scheme, e.g. 'Bearer ${{MY_TOKEN}}')")
-        return v
-
-    # ---- resolved at call time, in the harness process only ------------------------
-    def api_key(self) -> str:
-        """The key from the environment, read now. Local servers need none."""
-        if not self.api_key_env:
-            return "not-needed"
-        value = os.environ.get(self.api_key_env)
-        if not value:
-            raise AgentConfigError(f"agent {self.name!r}: environment variable {self.api_key_env} "
-                                   f"(api_key_env) is not set")
-        return value
-
-    def resolved_headers(self) -> dict[str, str]:
-        def sub(m: re.Match) -> str:
-            if m.group(1) not in os.environ:
-                raise AgentConfigError(f"agent {self.name!r}: header needs environment variable {m.group(1)}")
-            return os.environ[m.group(1)]
-        return {k: _ENV_REF.sub(sub, v) for k, v in (self.headers or {}).items()}
-
-    def secrets(self) -> list[str]:
-        """Secret values currently in the environment for this config (for redaction)."""
-        out = []
-        if self.api_key_env and os.environ.get(self.api_key_env):
-            out.append(os.environ[self.api_key_env])
-        for v in (self.headers or {}).values():
-            out += [os.environ[n] for n in _ENV_REF.findall(v) if os.environ.get(n)]
-        return out
-
-
-def _field_error(path: Path, index: int, name: Any, exc: ValidationError) -> AgentConfigError:
-    first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(entry)"
-    who = f"agents[{index}]" + (f" (name {name!r})" if name else "")
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden" and str(first["loc"][-1]).lower() in _LITERAL_KEY_FIELDS:
-        msg = ("a literal key/secret is not allowed in agent configs; put the key in an "
-               "environment variable and name it with 'api_key_env' (e.g. api_key_env: OPENAI_API_KEY)")
-    return AgentConfigError(f"{path}: {who}: field '{field}': {msg}")
-
-
-def load_agent_file(path: Path) -> dict[str, AgentConfig]:
-    path = Path(path)
-    if not path.is_file():
-        raise AgentConfigError(f"{path}: agent config file does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise AgentConfigError(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("agents"), list):
-        raise AgentConfigError(f"{path}: expected a list under the top-level key 'agents:'")
-    extra = set(raw) - {"agents"}
-    if extra:
-        raise AgentConfigError(f"{path}: unknown top-level key(s) {sorted(extra)}; only 'agents' is allowed")
-    out: dict[str, AgentConfig] = {}
-    for i, entry in enumerate(raw["agents"]):
-        if not isinstance(entry, dict):
-            raise AgentConfigError(f"{path}: agents[{i}]: expected a mapping")
-        try:
-            cfg = AgentConfig.model_validate({**entry, "source": str(path)})
-        except ValidationError as exc:
-            raise _field_error(path, i, entry.get("name"), exc) from None
-        if cfg.name in out:
-            raise AgentConfigError(f"{path}: agents[{i}]: field 'name': duplicate name {cfg.name!r}")
-        out[cfg.name] = cfg
-    return out
-
-
-def config_files(extra_files: list[Path] | None = None) -> list[Path]:
-    files = [BUILTIN_FILE]
-    files += [Path(p) for p in os.environ.get(ENV_FILES, "").split(os.pathsep) if p]
-    files += [Path(p) for p in (extra_files or [])]
-    return files
-
-
-def load_agent_configs(extra_files: list[Path] | None = None) -> dict[str, AgentConfig]:
-    """All LLM agent configs by name: built-ins, then $AUTOMEDBENCH_AGENTS, then extra_files."""
-    configs: dict[str, AgentConfig] = {}
-    for f in config_files(extra_files):
-        configs.update(load_agent_file(f))
-    return configs
-
-
-def get_agent_config(name: str, extra_files: list[Path] | None = None) -> AgentConfig:
-    configs = load_agent_configs(extra_files)
-    if name not in configs:
-        raise AgentConfigError(f"unknown agent/judge {name!r}; known: {', '.join(sorted(configs))}")
-    return configs[name]
+from ..llm.registry import (  # noqa: F401
+    BUILTIN_FILE,
+    ENV_FILES,
+    AgentConfig,
+    AgentConfigError,
+    EndpointConfig,
+    Limits,
+    LLMConfigError,
+    Pricing,
+    Retry,
+    config_files,
+    get_agent_config,
+    load_agent_configs,
+    load_agent_file,
+)
 
 
 def list_agents(extra_files: list[Path] | None = None) -> list[dict[str, Any]]:
     """Rows for `automedbench agents list`: name, kind, model, base_url, key env, set?, pricing, source."""
+    from . import scripted_agents
     rows: list[dict[str, Any]] = []
-    try:
-        from . import scripted_agents
-        for name in scripted_agents():
-            rows.append({"name": name, "kind": "scripted", "model": None, "base_url": None,
-                         "api_key_env": None, "key_set": None, "input_per_mtok": None,
-                         "output_per_mtok": None, "vision": False, "source": "built-in (scripted)"})
-    except ImportError:
-        pass
+    for name in scripted_agents():
+        rows.append({"name": name, "kind": "scripted", "model": None, "base_url": None,
+                     "api_key_env": None, "key_set": None, "input_per_mtok": None,
+                     "output_per_mtok": None, "vision": False, "source": "built-in (scripted)"})
     for cfg in load_agent_configs(extra_files).values():
         rows.append({"name": cfg.name, "kind": "llm", "model": cfg.model, "base_url": cfg.base_url,
                      "api_key_env": cfg.api_key_env,

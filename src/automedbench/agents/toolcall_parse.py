@@ -13,6 +13,15 @@
      <invoke name="NAME"><parameter name="KEY">value</parameter></invoke>     (XML style)
    Only when the wrapper tag is really present: a bare JSON object in prose is never
    taken for a call.
+
+3. `extract_fenced_json_calls(text, tool_names)`: a fenced block holding exactly one
+   object `{"name": TOOL, "arguments": {...}}` (common in small models). Recovered only
+   when the name is one of `tool_names` and the arguments parse without closing a
+   truncated object; otherwise it is *rejected* (returned with `error` set), never run.
+
+4. `tool_call_like(text)`: reasons why a text that produced no call still looks like an
+   attempted tool call (a bare `{"name", "arguments"}` object, an unterminated
+   `<tool_call>`, ...) - the harness records it and tells the model, it never runs it.
 """
 from __future__ import annotations
 
@@ -306,3 +315,69 @@ def extract_text_tool_calls(text: str | None) -> tuple[list[TextToolCall], str]:
     rest.append(text[pos:])
     remaining = _WRAPPERS.sub("", "".join(rest)).strip()
     return [c for _, _, c in found], remaining
+
+
+# ---- fenced JSON calls and tool-call-like text ------------------------------------------
+
+_FENCED = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+_NAME_ARGS = re.compile(r"[{,]\s*[\"']name[\"']\s*:\s*[\"']([^\"']*)[\"'].*?[\"'](?:arguments|parameters)[\"']\s*:",
+                        re.DOTALL)
+TRUNCATION_REPAIR = "closed a truncated object"
+
+
+def extract_fenced_json_calls(text: str | None, tool_names: set[str] | frozenset[str]
+                              ) -> tuple[list[TextToolCall], str]:
+    """(calls found in ``` fences, text without those fences). A returned call with
+    `error` set was rejected (unknown tool, unparseable or truncated JSON): never run it."""
+    if not text:
+        return [], text or ""
+    calls: list[TextToolCall] = []
+    rest, pos = [], 0
+    for m in _FENCED.finditer(text):
+        lang, body = m.group(1).lower(), m.group(2).strip()
+        if lang not in ("", "json", "json5", "tool_call", "tool", "function") or not body.startswith("{"):
+            continue
+        named = _NAME_ARGS.search(body)
+        if not named:
+            continue
+        rest.append(text[pos:m.start()])
+        pos = m.end()
+        name = named.group(1)
+        rep = repair_arguments(body)
+        if rep.value is None or TRUNCATION_REPAIR in rep.repairs:
+            why = ("the JSON is incomplete (cut off)" if rep.value is not None else
+                   "it is not valid JSON" + (" (a Python triple-quoted string is not JSON: put the code in one "
+                                             "JSON string with \\n escapes)" if '"""' in body or "'''" in body else ""))
+            calls.append(TextToolCall(name, None, m.group(0), "fenced_json", rep.repairs,
+                                      f"a fenced tool call for {name!r} was not executed: {why}"))
+            continue
+        obj = rep.value
+        args = next((a for a in (obj.get("arguments"), obj.get("parameters")) if a is not None), {})
+        inner = repair_arguments(args)
+        if name not in tool_names:
+            calls.append(TextToolCall(name, None, m.group(0), "fenced_json", rep.repairs,
+                                      f"{name!r} is not a tool; the tools are {', '.join(sorted(tool_names))}"))
+        elif inner.value is None or TRUNCATION_REPAIR in inner.repairs:
+            calls.append(TextToolCall(name, None, m.group(0), "fenced_json", rep.repairs + inner.repairs,
+                                      f"the arguments of the fenced call to {name!r} are not a complete JSON object"))
+        else:
+            calls.append(TextToolCall(name, inner.value, m.group(0), "fenced_json", rep.repairs + inner.repairs))
+    rest.append(text[pos:])
+    return calls, "".join(rest).strip()
+
+
+_TOOL_TAGS = re.compile(r"<tool_call>|<function=|<invoke\s+name=|<\|python_tag\|>|\[TOOL_CALLS\]")
+
+
+def tool_call_like(text: str | None) -> str | None:
+    """Why `text` (which yielded no usable call) looks like an attempted tool call, or None."""
+    if not text:
+        return None
+    m = _TOOL_TAGS.search(text)
+    if m:
+        return f"tool-call markup {m.group(0)!r} that could not be read as a call"
+    m = _NAME_ARGS.search(text)
+    if m:
+        return (f"a JSON object naming {m.group(1)!r} with arguments, written as text; "
+                "text is never executed")
+    return None

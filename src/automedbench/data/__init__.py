@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import UserError
 
-class DatasetError(RuntimeError):
+
+class DatasetError(UserError, RuntimeError):
     pass
 
 

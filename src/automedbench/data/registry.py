@@ -30,6 +30,8 @@ class DatasetInfo:
     builder_path: str                       # "module:function", imported lazily
     options: dict[str, str] = field(default_factory=dict)   # option -> help text
     track: str = ""
+    # per-case manifest fields scoring relies on; a build/stage without them is refused
+    required_case_fields: tuple[str, ...] = ()
 
     def builder(self) -> Builder:
         import importlib
@@ -38,47 +40,65 @@ class DatasetInfo:
         return getattr(importlib.import_module(mod), func)
 
 
-DATASETS: dict[str, DatasetInfo] = {
-    info.name: info for info in (
-        DatasetInfo(
-            name="mni-brain-lesion",
-            description=("Brain + lesion segmentation, 2 mm T1-like volumes: real MNI152 "
-                         "anatomy (nilearn), simulated deformation/noise/lesions. Offline."),
-            kind="demo", track="segmentation-binary",
-            builder_path="automedbench.data.demo_brain:build_mni_brain_lesion",
-            options={"n_cases": "number of cases (default 6)",
-                     "seed": "random seed (default 0); same seed -> identical files"}),
-        DatasetInfo(
-            name="mni-brain-tissue",
-            description=("CSF / grey / white matter segmentation, 2 mm T1-like volumes: real "
-                         "MNI152 anatomy and tissue maps (nilearn), simulated "
-                         "deformation/noise. Offline."),
-            kind="demo", track="segmentation-multiclass",
-            builder_path="automedbench.data.demo_brain:build_mni_brain_tissue",
-            options={"n_cases": "number of cases (default 6)",
-                     "seed": "random seed (default 0); same seed -> identical files"}),
-        DatasetInfo(
-            name="kits19",
-            description=("KiTS19 abdominal CT, kidney (organ) + tumour (lesion), staged from "
-                         "a local copy of the official release (not redistributed)."),
-            kind="official", track="segmentation-binary",
-            builder_path="automedbench.data.kits19:stage_kits19",
-            options={"source": "path to the official kits19 clone (or its data/ folder)",
-                     "cases": "subset of case ids / indices",
-                     "limit": "stage at most N usable cases",
-                     "download": "fetch from the official URLs when no source is given",
-                     "download_dir": "where downloads go (default <data_root>/_sources/kits19)",
-                     "link": "hard-link imaging into public/ (default True)"}),
-    )
-}
+def all_datasets() -> dict[str, DatasetInfo]:
+    """Every dataset of every registered track (tracks declare them in `datasets()`)."""
+    from ..tracks.registry import all_tracks
+    found: dict[str, DatasetInfo] = dict(_registered)
+    for track in all_tracks().values():
+        for info in track.datasets():
+            found.setdefault(info.name, info)
+    return found
+
+
+_registered: dict[str, DatasetInfo] = {}   # added at run time (tests, notebooks): register_dataset
+
+
+def register_dataset(info: DatasetInfo) -> None:
+    _registered[info.name] = info
+
+
+class _Datasets:
+    """Mapping view of all datasets; assignment registers one at run time (tests)."""
+
+    def __setitem__(self, name: str, info: DatasetInfo) -> None:
+        _registered[name] = info
+
+    def __delitem__(self, name: str) -> None:
+        del _registered[name]
+
+    def __getitem__(self, name: str) -> DatasetInfo:
+        return all_datasets()[name]
+
+    def get(self, name: str, default: DatasetInfo | None = None) -> DatasetInfo | None:
+        return all_datasets().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in all_datasets()
+
+    def __iter__(self):
+        return iter(all_datasets())
+
+    def values(self):
+        return all_datasets().values()
+
+
+DATASETS = _Datasets()
 
 
 def get(name: str) -> DatasetInfo:
-    try:
-        return DATASETS[name]
-    except KeyError:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}") \
-            from None
+    found = all_datasets()
+    if name not in found:
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}")
+    return found[name]
+
+
+def _check_required_fields(info: DatasetInfo, manifest: dict[str, Any]) -> None:
+    """Refuse, at staging, a dataset whose cases lack what scoring needs (never guessed later)."""
+    for case in manifest.get("cases", []):
+        missing = [f for f in info.required_case_fields if case.get(f) is None]
+        if missing:
+            raise DatasetError(f"{info.name}: case {case.get('case_id')!r} has no {', '.join(missing)} "
+                               "in its manifest entry; the track needs it to score (refused)")
 
 
 def _progress_context(name: str, quiet: bool):
@@ -155,6 +175,7 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         if not built.is_staged():
             raise DatasetError(f"{name}: builder finished without writing a manifest")
         manifest = built.load_manifest()
+        _check_required_fields(info, manifest)
         manifest["stage_options"] = wanted
         built.manifest.write_text(json.dumps(manifest, indent=2) + "\n")
         _swap_into_place(tmp, paths.root)
@@ -167,4 +188,4 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
 def describe() -> list[dict[str, Any]]:
     """One row per dataset, for ``automedbench data list``."""
     return [{"name": i.name, "kind": i.kind, "track": i.track, "description": i.description,
-             "options": dict(i.options)} for i in DATASETS.values()]
+             "options": dict(i.options)} for i in all_datasets().values()]

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import yaml
 
+from ..errors import UserError
+from ..scoring.rubric import load_rubric
 from ..tasks import Task, check_tier
 
 HERE = Path(__file__).parent
@@ -18,7 +20,7 @@ _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 TEMPLATE_ORDER = ("preamble", "environment", "task", "stages")
 
 
-class PromptError(ValueError):
+class PromptError(UserError, ValueError):
     pass
 
 
@@ -46,10 +48,14 @@ def _model_info(task: Task, tier: str) -> str:
 
 
 def _skill(task: Task, tier: str, stage: str) -> str:
+    """Generic skill + the track's wording + the task's own skill file, in tiers that get skills."""
     if stage not in tiers()[tier]["skill_stages"]:
         return ""
+    wording = task.track_impl.wording
     generic = HERE / "skills" / f"{stage}.md"
-    parts = [generic.read_text().strip() if generic.is_file() else "", task.skill(tier, stage)]
+    text = generic.read_text().strip() if generic.is_file() else ""
+    text = text.replace("{input_properties}", wording.input_properties)
+    parts = [text, wording.skills.get(stage, ""), task.skill(tier, stage)]
     return "\n".join(p for p in parts if p)
 
 
@@ -73,10 +79,10 @@ def prompt_values(task: Task, tier: str, *, data_dir: str, workspace_dir: str,
         "model_info": _model_info(task, tier),
         "description": task.description.strip(),
         "case_unit": task.case_unit,
-        "output_files_list": ", ".join(f"`{f}`" for f in task.output_files),
-        "output_contract": task.track_options.get("output_contract", "").strip(),
+        "output_contract": task.submission.contract(workspace_dir),
+        "input_properties": task.track_impl.wording.input_properties,
         "plan_artifacts": ", ".join(t["plan_artifacts"]),
-        **{f"skill_{s}": _skill(task, tier, s) for s in ("s1", "s2", "s3", "s4", "s5")},
+        **{f"skill_{s}": _skill(task, tier, s) for s in load_rubric().stages},
     }
 
 

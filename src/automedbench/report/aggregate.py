@@ -192,7 +192,7 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         unisolated_runs=sum(is_unisolated(r.run.sandbox) for r in runs),
         sandboxes=sorted({r.run.sandbox for r in runs}),
         medals=dict(sorted(Counter(r.medal for r in runs).items())),
-        ratings=dict(sorted(Counter(r.rating for r in runs).items())),
+        ratings=dict(sorted(Counter(r.rating or "unrated" for r in runs).items())),  # null: infra_error run
         run_ids=[r.run.run_id for r in runs],
         **extra,
     )

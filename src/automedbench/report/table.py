@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -11,52 +12,74 @@ from ..runs.models import DetailReport
 from .aggregate import STAGES, is_unisolated
 
 
-def _score(v: float | None, *, bold: bool = False) -> Text:
+def _score(v: float | None, *, bold: bool = False, digits: int = 1) -> Text:
     if v is None:
         return Text("—", style="dim")
     style = "green" if v >= 0.7 else "yellow" if v >= 0.3 else "red"
-    return Text(f"{v * 100:.1f}", style=f"bold {style}" if bold else style)
+    return Text(f"{v * 100:.{digits}f}", style=f"bold {style}" if bold else style)
 
 
 _MEDAL_STYLE = {"good": "bold green", "okay": "yellow", "none": "dim"}
 _RATING_STYLE = {"A": "bold green", "B": "green", "C": "yellow", "F": "bold red"}
 
+# Layouts by terminal width. Scores never wrap or get cut ("66…"): names fold instead, and
+# narrower terminals drop the run-dir column (the CLI prints run dirs itself), then show
+# whole numbers and leave the medal to the rating it maps to.
+WIDE, MEDIUM = 150, 100
+
 
 def runs_table(reports: Iterable[DetailReport], run_dirs: Mapping[str, Path | str] | None = None,
-               *, title: str | None = "AutoMedBench runs") -> Table:
+               *, title: str | None = "AutoMedBench runs", width: int | None = None) -> Table:
     """One row per run: agent, task, tier, S1..S5, agentic, task, overall, medal, rating, run dir.
 
-    Scores are shown ×100; a null stage shows "—". `run_dirs` maps run_id -> directory; when
-    omitted and `reports` came from `collect_reports`, its `run_dirs` are used. All cell text
-    is literal (rich markup in an agent name is not interpreted).
+    Scores are shown ×100; a null stage shows "—". `width` is the console width the table must
+    fit (default: wide, 200): ≥ 150 shows everything; ≥ 100 drops the run-dir column; below,
+    scores are whole numbers and the medal column is dropped (it fits 80 columns). `run_dirs`
+    maps run_id -> directory; when omitted and `reports` came from `collect_reports`, its
+    `run_dirs` are used. All cell text is literal (rich markup in an agent name is not
+    interpreted). Runs that are nobody's score are marked: [infra] (infrastructure ended
+    them), [interrupted], [DQ].
     """
     if run_dirs is None:
         run_dirs = getattr(reports, "run_dirs", None) or {}
-    table = Table(title=title, show_lines=False, header_style="bold")
-    table.add_column("agent", overflow="fold")
-    table.add_column("task", overflow="fold")
-    table.add_column("tier")
+    width = width or 200
+    show_dir, show_medal = width >= WIDE, width >= MEDIUM
+    digits = 1 if width >= MEDIUM else 0
+    table = Table(title=title, show_lines=False, header_style="bold", box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True)
+    table.add_column("agent", overflow="fold", ratio=2, min_width=6)
+    table.add_column("task", overflow="fold", ratio=2, min_width=6)
+    table.add_column("tier", overflow="fold", min_width=4)
+    num = {"justify": "right", "no_wrap": True}
     for s in STAGES:
-        table.add_column(s.upper(), justify="right")
-    table.add_column("agentic", justify="right")
-    table.add_column("task score", justify="right")
-    table.add_column("overall", justify="right")
-    table.add_column("medal")
-    table.add_column("rating", justify="center")
-    table.add_column("run dir", overflow="fold")
+        table.add_column(s.upper(), **num)
+    table.add_column("agentic" if show_medal else "agt", **num)
+    table.add_column("task score" if show_medal else "tsk", **num)
+    table.add_column("overall" if show_medal else "all", **num)
+    if show_medal:
+        table.add_column("medal", no_wrap=True)
+    table.add_column("rating" if show_medal else "rt", justify="center", no_wrap=True)
+    if show_dir:
+        table.add_column("run dir", overflow="fold", ratio=3)
     for r in reports:
         agent = Text(r.run.agent)
         if r.disqualified:
             agent.append(" [DQ]", style="bold red")
+        if "infra_error" in r.flags:
+            agent.append(" [infra]", style="bold magenta")
+        if "interrupted" in r.flags:
+            agent.append(" [interrupted]", style="bold magenta")
         if is_unisolated(r.run.sandbox):
             agent.append(" [no isolation]", style="yellow")
-        rd = run_dirs.get(r.run.run_id)
-        table.add_row(
-            agent, Text(r.run.task), Text(r.run.tier),
-            *[_score(r.stages[s].score if s in r.stages else None) for s in STAGES],
-            _score(r.agentic), _score(r.task.score), _score(r.overall, bold=True),
-            Text(r.medal, style=_MEDAL_STYLE.get(r.medal, "")),
-            Text(r.rating, style=_RATING_STYLE.get(r.rating, "")),
-            Text(str(rd) if rd is not None else "—", style="dim" if rd is None else ""),
-        )
+        row = [agent, Text(r.run.task), Text(r.run.tier),
+               *[_score(r.stages[s].score if s in r.stages else None, digits=digits) for s in STAGES],
+               _score(r.agentic, digits=digits), _score(r.task.score, digits=digits),
+               _score(r.overall, bold=True, digits=digits)]
+        if show_medal:
+            row.append(Text(r.medal, style=_MEDAL_STYLE.get(r.medal, "")))
+        row.append(Text(r.rating or "—", style=_RATING_STYLE.get(r.rating or "", "dim")))
+        if show_dir:
+            rd = run_dirs.get(r.run.run_id)
+            row.append(Text(str(rd) if rd is not None else "—", style="dim" if rd is None else ""))
+        table.add_row(*row)
     return table

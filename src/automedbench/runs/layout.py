@@ -17,9 +17,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .models import RunInfo
+
+
+_LEGACY_KEYS = {"lesion_positive"}   # schema 1.0 run.json keys (one track's flags), dropped on load
 
 
 class RunMeta(BaseModel):
@@ -29,9 +32,25 @@ class RunMeta(BaseModel):
     dataset_root: str
     tasks_dirs: list[str] = Field(default_factory=list)
     case_ids: list[str]
-    lesion_positive: list[bool] | None = None
+    # reproducibility: what exactly ran (SPEC §8)
+    task_snapshot: dict[str, Any] | None = None
+    task_hash: str | None = None
+    manifest_sha256: str | None = None
+    harness_version: str | None = None
+    rubric_version: str | None = None
+    judges: list[str] | None = None
+    answer_judge: str | None = None      # registry name of the LLM answer judge (ScoringContext)
+    limits: dict[str, Any] = Field(default_factory=dict)
     disqualified: bool = False
     violations: list[dict[str, Any]] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_schema_1_0_keys(cls, data: Any) -> Any:
+        # 1.0 recorded one track's per-case flags here; cases now carry the manifest's metadata
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in _LEGACY_KEYS}
+        return data
 
 
 class RunFiles:

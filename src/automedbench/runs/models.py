@@ -6,11 +6,27 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = "1.0"
+# 1.1 (additive: every 1.0 report still loads): case status, aggregate metrics, excluded
+# cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
+# and run.setup_time_s; task.score and rating may be null (infra-ended runs).
+SCHEMA_VERSION = "1.1"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
+
+# Why a run ended (SPEC §7). The agent's own endings, then the two that are nobody's score:
+#   infra_error  the sandbox could not start or died, the provider stayed down (detail in
+#                run.end_detail): S1..S5 and task are null, the run is left out of means;
+#   interrupted  the user stopped it (Ctrl-C, SIGTERM): `score` refuses it unless forced.
+# provider_error / provider_unavailable / harness_error are what schema 1.0 recorded for
+# infrastructure endings; they stay valid so old reports load, and are read as infra_error.
+EndReason = Literal[
+    "submitted", "agent_finished", "max_turns", "wall_time", "max_tokens", "max_cost",
+    "disqualified", "agent_crash", "infra_error", "interrupted",
+    "provider_error", "provider_unavailable", "harness_error",
+]
+INFRA_END_REASONS = frozenset({"infra_error", "provider_error", "provider_unavailable", "harness_error"})
 
 
 class _Strict(BaseModel):
@@ -25,14 +41,17 @@ class RunInfo(_Strict):
     track: str
     tier: str
     started_at: str
-    wall_time_s: float = 0.0
+    wall_time_s: float = Field(0.0, description="the agent's time: from its sandbox being ready to the run's end")
+    setup_time_s: float = Field(0.0, description="opening the sandbox, incl. a one-time agent-runtime build")
     turns: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
     submitted: bool = False
     sandbox: str = "local"
-    end_reason: str | None = None
+    end_reason: EndReason | None = None
+    end_detail: str | None = Field(None, description="cause behind the end reason, e.g. provider_unavailable, "
+                                                    "sandbox_died, SIGINT")
 
 
 class StageResult(_Strict):
@@ -41,20 +60,42 @@ class StageResult(_Strict):
     rationale: str = ""
 
 
+CaseStatusName = Literal["ok", "missing", "invalid", "reference_error"]
+
+
 class CaseResult(_Strict):
     case_id: str
+    # decided by the core, never parsed from `reason` (schema 1.0 reports lack it: derived on load)
+    status: CaseStatusName = "ok"
     valid: bool
     reason: str = ""
     metrics: dict[str, float | None] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)   # track flags, e.g. "placeholder" (error codes)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_from_v1_0(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "status" not in data:
+            reason = str(data.get("reason", ""))
+            data = {**data, "status": "ok" if data.get("valid") else
+                    "missing" if reason.startswith("missing") else
+                    "reference_error" if reason.startswith("reference unreadable") else "invalid"}
+        return data
 
 
 class TaskResult(_Strict):
-    score: float = 0.0
+    score: float | None = 0.0   # null only for a run ended by infrastructure
     metric_name: str
     completion_rate: float = 0.0
     format_valid: bool = False
     per_case: list[CaseResult] = Field(default_factory=list)
     unexpected_cases: list[str] = Field(default_factory=list)
+    # the track's named dataset-level metrics (per-class AP, corpus text components, …)
+    aggregate_metrics: dict[str, float | None] = Field(default_factory=dict)
+    components: list[str] = Field(default_factory=list)        # metric components actually used
+    component_notes: dict[str, str] = Field(default_factory=dict)  # why a component is missing
+    excluded_cases: list[str] = Field(default_factory=list)    # reference errors (harness faults)
+    medal_bands: dict[str, Any] | None = None                  # the bands the medal was read from
 
 
 class ErrorCode(_Strict):
@@ -80,6 +121,7 @@ class JudgeInfo(_Strict):
     version: str = "1"
     judge_incomplete: bool = False
     agreement: dict[str, Any] | None = None
+    error: str | None = None   # why a stage could not be judged (one line), when one could not
 
 
 class DetailReport(_Strict):
@@ -91,12 +133,14 @@ class DetailReport(_Strict):
     task: TaskResult
     overall: float | None
     medal: Literal["good", "okay", "none"] = "none"
-    rating: Literal["A", "B", "C", "F"] = "F"
+    rating: Literal["A", "B", "C", "F"] | None = "F"   # null: not rated (infra-ended run)
     errors: list[ErrorCode] = Field(default_factory=list)
     violations: list[Violation] = Field(default_factory=list)
     judge: JudgeInfo = Field(default_factory=JudgeInfo)
     disqualified: bool = False
     flags: list[str] = Field(default_factory=list)
+    # harness, rubric and task-definition versions this report was scored with
+    versions: dict[str, str] = Field(default_factory=dict)
 
 
 # ---- trace.jsonl: one event per line -------------------------------------------------

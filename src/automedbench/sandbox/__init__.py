@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .base import ExecResult, Sandbox, SandboxError, SandboxSpec
+from .base import ExecResult, Sandbox, SandboxConfigError, SandboxError, SandboxSpec
 
 # name -> factory. Backends register lazily so a missing optional dependency only
 # matters when that backend is asked for.
@@ -42,11 +42,35 @@ def available_backends() -> list[str]:
     return sorted(_BACKENDS)
 
 
+def check_backend(name: str) -> None:
+    """Raise SandboxConfigError (a user error) when backend `name` cannot run here at all:
+    unknown name, bwrap not installed, docker image not pinned. Cheap; called before a run
+    starts so a misconfiguration never becomes a run scored against the agent. (A backend
+    that passes this and then fails to start is an infrastructure fault, not a user error.)"""
+    if name not in _BACKENDS:
+        raise SandboxConfigError(f"unknown sandbox backend {name!r}; known: {', '.join(available_backends())}")
+    if name == "bwrap":
+        from .bwrap import find_bwrap
+        try:
+            find_bwrap()
+        except SandboxError as exc:
+            raise SandboxConfigError(str(exc)) from None
+    elif name == "docker":
+        import os
+
+        from .docker import check_image
+        try:
+            check_image(os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE", ""))
+        except SandboxError as exc:
+            raise SandboxConfigError(f"--sandbox docker needs AUTOMEDBENCH_DOCKER_IMAGE: {exc}") from None
+
+
 def open_sandbox(name: str, spec: SandboxSpec) -> Sandbox:
     if name not in _BACKENDS:
-        raise SandboxError(f"unknown sandbox backend {name!r}; known: {', '.join(available_backends())}")
+        raise SandboxConfigError(f"unknown sandbox backend {name!r}; known: {', '.join(available_backends())}")
     return _BACKENDS[name](spec)
 
 
-__all__ = ["DEFAULT_BACKEND", "ExecResult", "Sandbox", "SandboxError", "SandboxSpec", "open_sandbox",
+__all__ = ["DEFAULT_BACKEND", "ExecResult", "Sandbox", "SandboxConfigError", "SandboxError", "SandboxSpec",
+           "check_backend", "open_sandbox",
            "register_backend", "available_backends"]

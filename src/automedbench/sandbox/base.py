@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..errors import InfrastructureError, UserError
+
 # Bytes of stdout/stderr kept per stream; longer output keeps head and tail with a marker.
 DEFAULT_OUTPUT_CAP = 64 * 1024
 
@@ -73,8 +75,15 @@ class Sandbox(Protocol):
     def close(self) -> None: ...
 
 
-class SandboxError(RuntimeError):
-    """The sandbox could not be built (missing binary, bad spec) — an infrastructure fault."""
+class SandboxError(InfrastructureError, RuntimeError):
+    """The sandbox could not be built or died under the agent — an infrastructure fault."""
+
+    detail = "sandbox_failed"
+
+
+class SandboxConfigError(UserError, SandboxError):
+    """The sandbox asked for cannot exist here (unknown backend, bwrap not installed, docker
+    image not pinned): a user error, raised before a run starts."""
 
 
 def base_env(spec: SandboxSpec, home: str, tmp: str = "/tmp") -> dict[str, str]:
@@ -116,7 +125,12 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
     out, err = _Bounded(cap), _Bounded(cap)
-    timed_out = not _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + timeout_s)
+    try:
+        timed_out = not _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + timeout_s)
+    except BaseException:   # Ctrl-C / SIGTERM of the harness: the agent's processes die with it
+        _kill_group(proc)
+        proc.wait()
+        raise
     if timed_out:
         _kill_group(proc)
         _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + 10)

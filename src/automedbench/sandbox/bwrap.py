@@ -160,7 +160,13 @@ class BwrapSandbox:
     # -- the protocol ----------------------------------------------------------------
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
         if self._closed:
-            raise SandboxError("sandbox is closed")
+            raise SandboxError("sandbox is closed", detail="sandbox_died")
+        # The host side of the sandbox (staging: /etc, decoy; the public data) must still be
+        # there, else bwrap fails before the agent's code runs and its "exit 1" would read as
+        # the agent's error. Checked here, on the host: agent code cannot fake it.
+        gone = [str(p) for p in (self._stage / "etc", self.public, self.workspace) if not p.is_dir()]
+        if gone:
+            raise SandboxError(f"the sandbox died: {', '.join(gone)} no longer exist(s)", detail="sandbox_died")
         argv = self.argv(language, code)  # raises ValueError for a bad language
         pass_fds: tuple[int, ...] = ()
         if self._seccomp:

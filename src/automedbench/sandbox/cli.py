@@ -47,24 +47,24 @@ def exec_cmd(
 
     if (python is None) == (bash is None):
         typer.echo("error: give exactly one of --python FILE or --bash FILE", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     try:
         t = get_task(task)
     except TaskError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     public = dataset_paths(t.dataset, data_root).public
     if not public.is_dir():
         typer.echo(f"error: dataset {t.dataset!r} is not staged ({public} missing); "
                    f"run `automedbench data stage {t.dataset}`", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     language, path = ("python", python) if python is not None else ("bash", bash)
     try:
         out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
                            path.read_text(), timeout_s=timeout)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     typer.echo(json.dumps(out))
     raise typer.Exit(script_exit_status(out))
 

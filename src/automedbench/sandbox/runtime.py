@@ -5,7 +5,7 @@ must never be visible to the agent. So the agent gets Debian's `/usr/bin/python3
 `/usr`, which is bound read-only anyway) plus a package directory built once per machine:
 
     <cache>/agent-runtime/<key>/
-        site/            numpy, scipy, nibabel, matplotlib, pillow (+ deps, + pip)
+        site/            numpy, scipy, matplotlib, pillow + each track's runtime_packages (+ deps, + pip)
         boot/sitecustomize.py   adds site/ to sys.path (after the user site, before
                                 Debian's dist-packages) -- only for the matching X.Y
         bin/python, bin/python3 -> /usr/bin/python3.X ; bin/pip (python -m pip)
@@ -41,7 +41,14 @@ from .base import SandboxError
 RUNTIME_LAYOUT_VERSION = 3
 INSIDE_DIR = "/opt/agent-python"
 SYSTEM_PYTHON = os.environ.get("AUTOMEDBENCH_AGENT_PYTHON", "/usr/bin/python3")
-AGENT_PACKAGES = ("numpy", "scipy", "nibabel", "matplotlib", "pillow", "pip")
+# the base set; each registered track adds what its agent code needs (Track.runtime_packages)
+BASE_AGENT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "pip")
+
+
+def agent_packages() -> tuple[str, ...]:
+    from ..tracks import all_tracks
+    extra = sorted({p for t in all_tracks().values() for p in t.runtime_packages} - set(BASE_AGENT_PACKAGES))
+    return (*BASE_AGENT_PACKAGES, *extra)
 
 SITECUSTOMIZE = '''\
 # automedbench agent runtime: make the preinstalled packages importable.
@@ -144,13 +151,13 @@ def _copy_dists(dists: dict[str, metadata.Distribution], site: Path) -> None:
 
 def _pip_install(site: Path, python: str) -> None:
     cmd = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-           "--no-warn-script-location", "--target", str(site), *AGENT_PACKAGES]
+           "--no-warn-script-location", "--target", str(site), *agent_packages()]
     if subprocess.run([python, "-m", "pip", "--version"], capture_output=True).returncode != 0:
         # Debian without python3-pip: let the harness's pip resolve wheels for that python.
         ver = "%d.%d" % system_python_version(python)
         cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                "--no-warn-script-location", "--only-binary=:all:", "--python-version", ver,
-               "--target", str(site), *AGENT_PACKAGES]
+               "--target", str(site), *agent_packages()]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError_("could not build the agent runtime with pip:\n" + res.stderr[-2000:])
@@ -172,9 +179,10 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
                             "(Debian: apt-get install python3)")
     version = system_python_version(python)
     same = sys.version_info[:2] == version
-    dists = _closure(AGENT_PACKAGES) if same else None
+    packages = agent_packages()
+    dists = _closure(packages) if same else None
     pins = ({n: d.version for n, d in sorted(dists.items())} if dists
-            else {"pip-install": list(AGENT_PACKAGES)})
+            else {"pip-install": list(packages)})
     root = root or cache_root()
     final = root / _key(version, pins)
     if (final / ".complete").is_file():
@@ -216,7 +224,7 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
 
 def make_world_readable(top: Path) -> None:
     """The sandbox user is not the owner: everything must be a+rX."""
-    for dirpath, dirnames, filenames in os.walk(top):
+    for dirpath, _dirnames, filenames in os.walk(top):
         os.chmod(dirpath, 0o755)
         for f in filenames:
             p = os.path.join(dirpath, f)

@@ -1,25 +1,47 @@
-"""Overall, medal and rating (SPEC §1, §4). Bands are data (tracks/bands.yaml)."""
+"""Overall, medal and rating (SPEC §1, §4).
+
+Medal bands are data, resolved in this order: the task's `medal_bands:` (task.yaml), then the
+dataset's `bands.json` (e.g. computed from baselines by the track), then the track's default.
+"""
 from __future__ import annotations
 
-from ..tracks import medal_bands
+import json
+from pathlib import Path
+from typing import Any
+
+from ..tracks.base import MedalBands
+
+RATING_FOR_MEDAL = {"good": "A", "okay": "B", "none": "C"}
 
 
-def overall_score(agentic: float | None, task: float) -> float | None:
-    return None if agentic is None else 0.5 * agentic + 0.5 * task
+def overall_score(agentic: float | None, task: float | None) -> float | None:
+    return None if agentic is None or task is None else 0.5 * agentic + 0.5 * task
 
 
-def medal_and_rating(track: str, variant: str, aggregate: dict[str, float], any_valid: bool,
+def resolve_bands(task: Any, dataset_root: Path | None) -> MedalBands:
+    if task.medal_bands:
+        return MedalBands.model_validate({**task.medal_bands, "source": "task.yaml"})
+    if dataset_root is not None:
+        path = Path(dataset_root) / "bands.json"
+        if path.is_file():
+            try:
+                raw = json.loads(path.read_text())
+                return MedalBands.model_validate({**raw, "source": f"{path.parent.name}/bands.json"})
+            except (OSError, ValueError):
+                pass  # a broken bands file falls back to the track's default (recorded in the report)
+    return task.track_impl.default_bands(task.options)
+
+
+def medal_and_rating(bands: MedalBands, metrics: dict[str, float | None], any_valid: bool,
                      disqualified: bool) -> tuple[str, str]:
-    bands = medal_bands()
     if disqualified or not any_valid:
         return "none", "F"
-    band = bands[track][variant]
-    value = aggregate.get(band["metric"])
-    if value is None and band.get("fallback_metric"):
-        value = aggregate.get(band["fallback_metric"])
+    value = metrics.get(bands.metric)
+    if value is None and bands.fallback_metric:
+        value = metrics.get(bands.fallback_metric)
     medal = "none"
-    if value is not None and value >= band["good"]:
+    if value is not None and value >= bands.good:
         medal = "good"
-    elif value is not None and value >= band["okay"]:
+    elif value is not None and value >= bands.okay:
         medal = "okay"
-    return medal, bands["rating_for_medal"][medal]
+    return medal, RATING_FOR_MEDAL[medal]

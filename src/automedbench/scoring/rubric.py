@@ -19,20 +19,30 @@ class StageRubric:
     kind: str                      # items | ladder | deterministic
     judged: bool
     items: dict[str, str]
-    auto_pass: dict[str, list[str]] = field(default_factory=dict)
+    not_applicable: dict[str, list[str]] = field(default_factory=dict)
     allowed: tuple[float, ...] = (0.0, 1.0)
 
     def allowed_values(self) -> tuple[float, ...]:
         return self.allowed if self.kind == "ladder" else (0.0, 1.0)
 
-    def auto_passed(self, tier: str) -> list[str]:
-        return list(self.auto_pass.get(tier, []))
+    def not_applicable_in(self, tier: str) -> list[str]:
+        """Items this tier does not ask for: never judged, never in the mean."""
+        return list(self.not_applicable.get(tier, []))
+
+    def applicable(self, tier: str) -> list[str]:
+        skip = set(self.not_applicable_in(tier))
+        return [i for i in self.items if i not in skip]
 
     def score(self, items: dict[str, float]) -> float:
-        """Stage score from complete item verdicts (ladder: the single item's value)."""
+        """Stage score from the item verdicts: the mean over the rubric items present (a
+        tier's not-applicable items are absent, so they are left out, not passed); a ladder
+        is its single item's value."""
         if self.kind == "ladder":
             return float(items[next(iter(self.items))])
-        return sum(float(items[i]) for i in self.items) / len(self.items)
+        present = [i for i in self.items if i in items]
+        if not present:
+            raise ValueError(f"stage {self.id}: no applicable item verdicts to score")
+        return sum(float(items[i]) for i in present) / len(present)
 
 
 @dataclass(frozen=True)
@@ -59,8 +69,15 @@ def _load(path: str) -> Rubric:
     for sid, s in raw["stages"].items():
         stages[sid] = StageRubric(
             id=sid, name=s["name"], weight=float(s["weight"]), kind=s["kind"], judged=bool(s["judged"]),
-            items=dict(s["items"]), auto_pass={k: list(v) for k, v in (s.get("auto_pass") or {}).items()},
+            items=dict(s["items"]),
+            not_applicable={k: list(v) for k, v in (s.get("not_applicable") or {}).items()},
             allowed=tuple(float(x) for x in s.get("allowed", (0.0, 1.0))))
     if tuple(stages) != STAGES:
         raise ValueError(f"{path}: stages must be exactly {STAGES}")
+    for st in stages.values():
+        for tier, ids in st.not_applicable.items():
+            unknown = set(ids) - set(st.items)
+            if unknown or set(ids) == set(st.items):
+                raise ValueError(f"{path}: {st.id}.not_applicable.{tier}: "
+                                 + (f"unknown items {sorted(unknown)}" if unknown else "leaves no item to score"))
     return Rubric(version=int(raw["version"]), stages=stages)

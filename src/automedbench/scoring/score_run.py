@@ -7,14 +7,22 @@ import logging
 from pathlib import Path
 
 from ..data import DatasetPaths
+from ..errors import InfrastructureError, UserError, one_line
 from ..runs.layout import RunFiles, RunMeta, write_json_atomic
-from ..runs.models import Conversation, DetailReport, JudgeInfo, StageResult, Violation
+from ..runs.models import (
+    INFRA_END_REASONS,
+    Conversation,
+    DetailReport,
+    JudgeInfo,
+    StageResult,
+    Violation,
+)
 from ..runs.trace import read_trace
 from ..tasks import get_task
-from ..tracks import get_track
+from ..tracks.base import ScoringContext
 from .errors import detect_errors
 from .judge.base import Judge, JudgeEvidence
-from .overall import medal_and_rating, overall_score
+from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
 from .stages import agentic_score, s4_inference, s5_submit
 from .task_score import score_workspace
@@ -22,8 +30,19 @@ from .task_score import score_workspace
 log = logging.getLogger(__name__)
 
 
-class RunDirError(ValueError):
+class RunDirError(UserError, ValueError):
     pass
+
+
+class RunIncompleteError(RunDirError):
+    """The run never finished (interrupted, or killed before it recorded an end): scoring
+    it would present a half run as a normal one. `score --force` scores it, flagged."""
+
+
+class JudgeFailed(InfrastructureError):
+    """A re-judge could not judge every stage; the saved verdicts were kept (SPEC §7)."""
+
+    detail = "judge_failed"
 
 
 def load_meta(run_dir: Path) -> RunMeta:
@@ -46,30 +65,57 @@ def _load_conversation(files: RunFiles) -> Conversation | None:
 def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageResult | None], JudgeInfo]:
     """Call the judge; any failure of the judge itself makes S1..S3 null (infrastructure)."""
     info = JudgeInfo(backend=judge.backend, model=judge.model, version=judge.version)
+    error = None
     try:
         verdict = judge.judge(evidence)
     except Exception as exc:  # the judge is infrastructure: never fail the run for it
         log.warning("judge %s failed: %s", judge.backend, exc)
-        verdict = {"s1": None, "s2": None, "s3": None}
+        verdict = {s: None for s in load_rubric().judged}
+        error = f"{type(exc).__name__}: {one_line(exc)}"
     info.agreement = getattr(judge, "last_agreement", None)
-    info.judge_incomplete = any(verdict.get(s) is None for s in ("s1", "s2", "s3"))
+    info.judge_incomplete = any(verdict.get(s) is None for s in load_rubric().judged)
+    if info.judge_incomplete:
+        info.error = (error or judge_failure_reason(judge) or "the judge returned no verdict")[:500]
     return verdict, info
 
 
-def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
+def judge_failure_reason(judge: Judge) -> str | None:
+    """The last problems a judge recorded (LLM: provider/parse errors; panel: per judge)."""
+    errors = list(getattr(judge, "last_errors", None) or [])
+    agreement = getattr(judge, "last_agreement", None) or {}
+    errors += [f"{n}: {e}" for n, e in (agreement.get("errors") or {}).items()]
+    for sub in getattr(judge, "judges", []) or []:
+        errors += [f"{getattr(sub, 'name', sub.backend)}: {e}" for e in (getattr(sub, "last_errors", None) or [])]
+    return "; ".join(one_line(Exception(e)) for e in errors[-3:]) or None
+
+
+def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False, answer_judge: str | None = None,
+              agent_configs: list[Path] | None = None) -> DetailReport:
     """Score (or re-score) a run. `judge=None` re-uses saved verdicts (judge.json) if present,
-    else the offline heuristic judge."""
+    else the offline heuristic judge. `answer_judge` (a registry name) overrides the LLM answer
+    judge recorded in run.json for metrics that use one (ScoringContext).
+
+    An interrupted run (or one that never recorded its end) raises RunIncompleteError unless
+    `force`, and is then flagged `interrupted`. A run ended by infrastructure is not judged
+    and gets null scores (see null_for_infrastructure). With an explicit `judge` that fails
+    on any stage while verdicts are saved, the saved verdicts and report are kept and
+    JudgeFailed is raised."""
     run_dir = Path(run_dir)
     files = RunFiles(run_dir)
     meta = load_meta(run_dir)
+    check_complete(meta, run_dir, force=force)
+    infra_end = meta.run.end_reason in INFRA_END_REASONS
     task = get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
-    track = get_track(task.track)
+    track = task.track_impl
     data = DatasetPaths(Path(meta.dataset_root))
     trace = read_trace(files.trace)
-    options = task.track_options
+    changed = task_definition_changed(meta, task)
+    if changed:
+        log.warning("%s: %s", run_dir, changed)
 
-    task_result, outcomes, aggregate = score_workspace(
-        track, files.workspace, data.private, meta.case_ids, options, meta.lesion_positive)
+    task_result, outcomes = score_workspace(
+        track, files.workspace, data.private, expected_cases(meta, data), task.options,
+        scoring_context(files, answer_judge or meta.answer_judge, agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
@@ -77,7 +123,10 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
     }
 
     saved = _load_saved_verdict(files) if judge is None else None
-    if saved is not None:
+    if infra_end:   # nothing of the agent's workflow to judge, and no paid judge call for it
+        verdict = {"s1": None, "s2": None, "s3": None}
+        judge_info = JudgeInfo(backend="none", version="-", error="not judged: the run ended on an infrastructure fault")
+    elif saved is not None:
         verdict, judge_info = saved
     else:
         if judge is None:
@@ -86,6 +135,10 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
         evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace, trace=trace,
                                  conversation=_load_conversation(files))
         verdict, judge_info = run_judge(judge, evidence)
+        if judge_info.judge_incomplete and _load_saved_verdict(files) is not None:
+            raise JudgeFailed(f"{run_dir}: judge {judge_info.backend}"
+                              f"{' (' + str(judge_info.model) + ')' if judge_info.model else ''} could not judge "
+                              f"every stage ({judge_info.error}); the saved verdicts were kept")
         write_json_atomic(files.judge, {"judge": judge_info.model_dump(),
                                         "stages": {k: (v.model_dump() if v else None) for k, v in verdict.items()}})
     stages.update(verdict)
@@ -94,16 +147,24 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
     agentic, active = agentic_score(stages, rubric)
     disqualified = meta.disqualified
     any_valid = any(c.valid for c in task_result.per_case)
-    variant = options.get("variant", "organ_lesion")
-    medal, rating = medal_and_rating(task.track, variant, aggregate, any_valid, disqualified)
+    bands = resolve_bands(task, data.root)
+    task_result.medal_bands = bands.model_dump()
+    medal, rating = medal_and_rating(bands, {"score": task_result.score, **task_result.aggregate_metrics},
+                                     any_valid, disqualified)
     errors = detect_errors(trace, stages, task_result, submitted=meta.run.submitted,
                            end_reason=meta.run.end_reason, workspace=files.workspace,
-                           all_trivial=any_valid and not any_non_trivial)
+                           all_trivial=any_valid and not any_non_trivial, end_detail=meta.run.end_detail)
     flags = []
-    if judge_info.judge_incomplete:
+    if meta.run.end_reason in ("interrupted", None):
+        flags.append("interrupted")
+    if judge_info.judge_incomplete and not infra_end:
         flags.append("judge_incomplete")
     if meta.run.sandbox.startswith("local"):
         flags.append("no_isolation")
+    if task_result.excluded_cases:
+        flags.append("reference_error")
+    if changed:
+        flags.append("task_changed")
     if disqualified:
         flags.append("disqualified")
         stages = {s: StageResult(score=0.0, items=(r.items if r else {}),
@@ -126,9 +187,88 @@ def score_run(run_dir: Path, judge: Judge | None = None) -> DetailReport:
         judge=judge_info,
         disqualified=disqualified,
         flags=flags,
+        versions=_versions(meta, rubric.version),
     )
+    if infra_end:
+        report = null_for_infrastructure(report)
     write_json_atomic(files.report, report)
     return report
+
+
+def expected_cases(meta: RunMeta, data: DatasetPaths) -> list[dict]:
+    """The manifest's entry for each expected case (metadata the track's aggregate needs), in
+    the run's order; a case the manifest no longer lists keeps just its id."""
+    try:
+        by_id = {str(c["case_id"]): c for c in data.load_manifest().get("cases", [])}
+    except Exception:  # an unreadable manifest: score with ids only (cases then lack metadata)
+        by_id = {}
+    return [{k: v for k, v in by_id.get(cid, {"case_id": cid}).items() if k != "files"} for cid in meta.case_ids]
+
+
+def scoring_context(files: RunFiles, answer_judge: str | None = None,
+                    agent_configs: list[Path] | None = None) -> ScoringContext:
+    """Services a track's metric may use. The answer judge's verdicts are cached in the judge
+    cache, so re-scoring never pays twice."""
+    from .answer_judge import get_answer_judge
+    return ScoringContext(answer_judge=get_answer_judge(answer_judge, agent_configs),
+                          cache_dir=files.dir / ".scoring_cache")
+
+
+def task_hash(snapshot: dict) -> str:
+    import hashlib
+    return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def task_definition_changed(meta: RunMeta, task) -> str:
+    """'' when the task is as it was at run time; else a one-line note (recorded as a flag)."""
+    if not meta.task_hash:
+        return ""
+    now = task_hash(task.snapshot())
+    if now != meta.task_hash:
+        return (f"the definition of task {task.id!r} changed since this run (hash {meta.task_hash[:12]} → "
+                f"{now[:12]}); scored with the current definition")
+    return ""
+
+
+def _versions(meta: RunMeta, rubric_version: int) -> dict[str, str]:
+    from .. import __version__
+    out = {"harness_scored": __version__, "rubric": str(rubric_version)}
+    if meta.harness_version:
+        out["harness_run"] = meta.harness_version
+    if meta.task_hash:
+        out["task_hash"] = meta.task_hash[:16]
+    return out
+
+
+def check_complete(meta: RunMeta, run_dir: Path, *, force: bool = False) -> None:
+    """Refuse (RunIncompleteError) to score a run that never finished, unless forced."""
+    reason = meta.run.end_reason
+    if force or reason not in ("interrupted", None):
+        return
+    why = ("was interrupted" + (f" ({meta.run.end_detail})" if meta.run.end_detail else "")
+           if reason == "interrupted" else "never recorded its end (killed, or still running)")
+    raise RunIncompleteError(f"{run_dir}: the run {why}, so it is not scored; re-run it (a sweep does), "
+                             "or pass --force to score what it left (flagged 'interrupted')")
+
+
+def null_for_infrastructure(report: DetailReport) -> DetailReport:
+    """SPEC §7: a run the sandbox or the provider ended is nobody's score. S1..S5, agentic,
+    task, overall and rating are null, only infrastructure codes are kept, and the run is
+    flagged `infra_error` so the leaderboard counts it beside the row, never in a mean. The
+    per-case records stay as a diagnostic of what was on disk when the run ended."""
+    why = f"not scored: the run ended on an infrastructure fault ({report.run.end_detail or report.run.end_reason})"
+    return report.model_copy(update={
+        "stages": {s: StageResult(score=None, rationale=why) for s in report.stages},
+        "active_stages": [],
+        "agentic": None,
+        "task": report.task.model_copy(update={"score": None}),
+        "overall": None,
+        "medal": "none",
+        "rating": None,
+        # the judge was not asked (nothing to judge), so INFRA_JUDGE would be noise
+        "errors": [e for e in report.errors if e.infrastructure and e.code != "INFRA_JUDGE"],
+        "flags": ["infra_error"] + [f for f in report.flags if f not in ("infra_error", "judge_incomplete")],
+    })
 
 
 def _load_saved_verdict(files: RunFiles):

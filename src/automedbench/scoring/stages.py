@@ -11,7 +11,8 @@ from .rubric import Rubric
 
 
 def s4_inference(task: TaskResult) -> StageResult:
-    any_submitted = any(c.valid or not c.reason.startswith("missing") for c in task.per_case)
+    # a case the agent tried (valid or not); reference errors are excluded (harness faults)
+    any_submitted = any(c.status in ("ok", "invalid") for c in task.per_case)
     fmt = 1.0 if (any_submitted and task.format_valid) else 0.0
     items = {"s4_completion": round(task.completion_rate, 6), "s4_format": fmt}
     return StageResult(score=0.5 * task.completion_rate + 0.5 * fmt, items=items,

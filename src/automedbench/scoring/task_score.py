@@ -1,9 +1,13 @@
-"""Task score of a workspace against the private references (SPEC §4).
+"""Task score of a workspace against the private references (SPEC §4), for ANY track.
 
-Reads `workspace/outputs/<case_id>/<files>` for every expected case, checks and scores
-each with the track, and aggregates over ALL expected cases (missing/invalid = 0).
-Cases are scored in a small thread pool: decompression (zlib) releases the GIL, so two
-cores decompress two cases at once while memory stays at a few cases.
+For every expected case the core decides a status — missing / invalid / reference_error / ok —
+from the track's SubmissionLayout and its check_case, never from the text of a reason. The
+track's `aggregate` then gets one CaseRecord per expected case (with the manifest's metadata)
+and returns the task score (metric × completion, reference errors excluded) and named
+dataset-level metrics.
+
+Cases are checked and scored in a small thread pool: decompression and numpy release the GIL,
+so two cores work on two cases at once while memory stays at a few cases.
 """
 from __future__ import annotations
 
@@ -13,58 +17,120 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..runs.models import CaseResult, TaskResult
-from ..tracks.base import CaseScore
+from ..tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase, Track
+from ..tracks.cohort import read_cohort
 
 MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 
 @dataclass
 class CaseOutcome:
+    record: CaseRecord
     result: CaseResult
-    score: CaseScore | None
-    submitted: bool       # the case folder existed in outputs/
-    non_trivial: bool     # valid and not an all-zero prediction
+    non_trivial: bool     # valid and not a trivial (all-zero / empty) prediction
 
 
-def _score_one(track, cid: str, outputs: Path, private: Path, options: dict[str, Any]) -> CaseOutcome:
-    case_dir = outputs / cid
-    submitted = case_dir.exists() or case_dir.is_symlink()
-    if not submitted:
-        return CaseOutcome(CaseResult(case_id=cid, valid=False, reason="missing: no output folder"), None, False, False)
+def _outcome(record: CaseRecord, non_trivial: bool = False) -> CaseOutcome:
+    metrics = dict(record.score.metrics) if record.score is not None else {}
+    flags = [str(f) for f in record.score.extra.get("flags", [])] if record.score is not None else []
+    result = CaseResult(case_id=record.case_id, status=record.status.value, flags=flags,
+                        valid=record.status is CaseStatus.OK, reason=record.reason, metrics=metrics)
+    return CaseOutcome(record, result, non_trivial)
+
+
+def _score_one(track: Track, submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
+               private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
+    cid = str(meta["case_id"])
     try:
-        reference, meta = track.load_reference(private / cid, options)
-    except Exception as exc:  # a broken reference is the benchmark's fault: say so
-        return CaseOutcome(CaseResult(case_id=cid, valid=False,
-                                      reason=f"reference unreadable (benchmark data fault): {exc}"), None, True, False)
-    check = track.check_case(case_dir, meta, options)
+        reference, ref_meta = track.load_reference(private / cid, meta, options)
+    except Exception as exc:  # our reference is broken: a harness fault, never the agent's
+        return _outcome(CaseRecord(cid, meta, CaseStatus.REFERENCE_ERROR,
+                                   reason=f"reference unreadable (benchmark data fault, excluded): {exc}"))
+    if submitted is None:
+        return _outcome(CaseRecord(cid, meta, CaseStatus.MISSING, reason=missing_reason, reference=reference))
+    try:
+        check = track.check_case(submitted, ref_meta, options)
+    except Exception as exc:  # a checker must not raise; if one does, the case is invalid, not a crash
+        return _outcome(CaseRecord(cid, meta, CaseStatus.INVALID, reference=reference,
+                                   reason=f"format check failed unexpectedly: {type(exc).__name__}: {exc}"))
     if not check.valid:
-        return CaseOutcome(CaseResult(case_id=cid, valid=False, reason=check.reason), None, True, False)
-    score = track.score_case(check.prediction, reference, options)
-    non_trivial = any(np.count_nonzero(a) for a in check.prediction.values()) \
-        if isinstance(check.prediction, dict) else True
-    return CaseOutcome(CaseResult(case_id=cid, valid=True, metrics=score.metrics), score, True, non_trivial)
+        return _outcome(CaseRecord(cid, meta, CaseStatus.INVALID, reason=check.reason, reference=reference))
+    try:
+        score = track.score_case(check.prediction, reference, options, context)
+    except Exception as exc:
+        return _outcome(CaseRecord(cid, meta, CaseStatus.INVALID, reference=reference,
+                                   reason=f"could not be scored: {type(exc).__name__}: {exc}"))
+    record = CaseRecord(cid, meta, CaseStatus.OK, score=score, prediction=check.prediction, reference=reference)
+    return _outcome(record, check.non_trivial)
 
 
-def score_workspace(track, workspace: Path, private: Path, expected: list[str],
-                    options: dict[str, Any], lesion_positive: list[bool] | None = None,
-                    workers: int = MAX_WORKERS) -> tuple[TaskResult, list[CaseOutcome], dict[str, float]]:
+def score_workspace(track: Track, workspace: Path, private: Path, cases: list[dict[str, Any]],
+                    options: Any, context: ScoringContext | None = None,
+                    workers: int = MAX_WORKERS) -> tuple[TaskResult, list[CaseOutcome]]:
+    """Score every expected case (`cases` = the manifest's case entries, in order)."""
+    context = context or ScoringContext()
     outputs = workspace / "outputs"
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        outcomes = list(pool.map(lambda cid: _score_one(track, cid, outputs, private, options), expected))
-    unexpected = sorted(p.name for p in outputs.iterdir() if p.name not in set(expected)) if outputs.is_dir() else []
-    agg = track.aggregate([o.score for o in outcomes], options, lesion_positive)
-    n = len(expected)
-    valid = sum(o.result.valid for o in outcomes)
-    submitted = [o for o in outcomes if o.submitted]
+    layout = track.submission(options)
+    expected = [str(c["case_id"]) for c in cases]
+    submitted: dict[str, SubmittedCase] = {}
+    missing_reason: dict[str, str] = {}
+    unexpected: list[str] = []
+    file_level_error = ""
+    if layout.kind == "per_case":
+        for cid in expected:
+            d = outputs / cid
+            if d.exists() or d.is_symlink():
+                submitted[cid] = SubmittedCase(cid, dir=d)
+            else:
+                missing_reason[cid] = "no output folder"
+        if outputs.is_dir():
+            unexpected = sorted(p.name for p in outputs.iterdir() if p.name not in set(expected))
+    else:
+        parsed = read_cohort(outputs, layout, expected)
+        unexpected = parsed.unknown
+        file_level_error = parsed.file_error if parsed.present else ""
+        for cid in expected:
+            if cid in parsed.rows:
+                submitted[cid] = SubmittedCase(cid, row=parsed.rows[cid])
+            elif cid in parsed.case_errors:
+                # present but refused (e.g. duplicate rows): a row that fails any check
+                submitted[cid] = SubmittedCase(cid, row=None)
+                missing_reason[cid] = parsed.case_errors[cid]
+            else:
+                missing_reason[cid] = parsed.file_error or f"no row for this case in {layout.files[0].name}"
+
+    def one(meta: dict[str, Any]) -> CaseOutcome:
+        cid = str(meta["case_id"])
+        sub = submitted.get(cid)
+        if layout.kind == "cohort" and (file_level_error or (sub is not None and sub.row is None)):
+            # the file exists but is unusable, or this case's row was refused: invalid, not missing
+            reason = file_level_error or missing_reason[cid]
+            outcome = _score_one(track, None, reason, meta, private, options, context)
+            if outcome.record.status is CaseStatus.MISSING:
+                outcome.record.status = CaseStatus.INVALID
+                outcome.result.status = CaseStatus.INVALID.value
+            return outcome
+        return _score_one(track, sub, missing_reason.get(cid, "no output"), meta, private, options, context)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        outcomes = list(pool.map(one, cases))
+    records = [o.record for o in outcomes]
+    agg = track.aggregate(records, options, context)
+    scorable = [o for o in outcomes if o.record.status is not CaseStatus.REFERENCE_ERROR]
+    n = len(scorable)
+    valid = sum(o.record.status is CaseStatus.OK for o in scorable)
+    tried = [o for o in scorable if o.record.status in (CaseStatus.OK, CaseStatus.INVALID)]
     result = TaskResult(
-        score=float(agg["score"]),
+        score=float(agg.score),
         metric_name=track.metric_name(options),
         completion_rate=valid / n if n else 0.0,
-        format_valid=bool(submitted) and all(o.result.valid for o in submitted),
+        format_valid=bool(tried) and all(o.record.status is CaseStatus.OK for o in tried),
         per_case=[o.result for o in outcomes],
         unexpected_cases=unexpected,
+        aggregate_metrics=dict(agg.metrics),
+        components=list(agg.components),
+        component_notes=dict(agg.notes),
+        excluded_cases=[o.record.case_id for o in outcomes if o.record.status is CaseStatus.REFERENCE_ERROR],
     )
-    return result, outcomes, agg
+    return result, outcomes

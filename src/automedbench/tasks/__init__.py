@@ -6,11 +6,10 @@ from pathlib import Path
 
 from .model import TIERS, Task, TaskError, load_task
 
-BUILTIN_DIR = Path(__file__).parent / "builtin"
-
-
 def task_dirs(extra: list[Path] | None = None) -> list[Path]:
-    dirs = [BUILTIN_DIR]
+    """Each registered track's built-in tasks, then $AUTOMEDBENCH_TASKS, then --tasks-dir."""
+    from ..tracks import all_tracks
+    dirs = [Path(d) for t in all_tracks().values() if (d := getattr(t, "tasks_dir", None)) is not None]
     env = os.environ.get("AUTOMEDBENCH_TASKS", "")
     dirs += [Path(p) for p in env.split(os.pathsep) if p]
     dirs += list(extra or [])
@@ -43,3 +42,4 @@ def check_tier(tier: str) -> str:
 
 
 __all__ = ["TIERS", "Task", "TaskError", "discover", "get_task", "check_tier", "load_task", "task_dirs"]
+

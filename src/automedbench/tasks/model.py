@@ -12,13 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from ..errors import UserError
 
 Tier = Literal["lite", "standard", "pro"]
 TIERS: tuple[str, ...] = ("lite", "standard", "pro")
 
 
-class TaskError(ValueError):
+class TaskError(UserError, ValueError):
     """A task folder is malformed. The message names the file and the field."""
 
 
@@ -52,16 +54,74 @@ class Task(BaseModel):
     track: str
     dataset: str
     description: str = Field(description="the clinical/research goal, shown in every tier")
-    case_unit: str = "3D volume"
+    case_unit: str = "case"
     input_files: list[str]
-    output_files: list[str]
+    target_keywords: list[str] = Field(default_factory=list,
+                                       description="words a plan that fits the target names (rubric s1c)")
     time_limit_s: int = 3600
     max_turns: int = 60
     network: bool = True
     block_training: bool = Field(default=False, description="refuse (not only flag) training code")
-    track_options: dict[str, Any] = Field(default_factory=dict)
+    track_options: dict[str, Any] = Field(default_factory=dict,
+                                          description="validated by the track's options model at load")
+    medal_bands: dict[str, Any] | None = Field(default=None, description="override the track's default bands")
+    demo: bool = Field(default=False, description="part of `automedbench demo`'s default cells")
+    gpu: bool = Field(default=False, description="runs want one GPU (sweeps allocate it)")
     tiers: TierInfo
     folder: Path | None = Field(default=None, exclude=True)
+    _options: Any = PrivateAttr(default=None)
+
+    @property
+    def options(self) -> Any:
+        """The track's validated options model (set by load_task / validate_track)."""
+        if self._options is None:
+            self.validate_track()
+        return self._options
+
+    def validate_track(self, source: str = "task.yaml") -> None:
+        from ..tracks import TrackError, get_track
+        try:
+            track = get_track(self.track)
+        except TrackError as exc:
+            raise TaskError(f"{source}: field 'track': {exc}") from None
+        try:
+            self._options = track.options_model.model_validate(self.track_options)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(["track_options", *(str(p) for p in first["loc"])])
+            raise TaskError(f"{source}: field '{field}': {first['msg']}") from None
+        if self.medal_bands is not None:
+            from ..tracks.base import MedalBands
+            try:
+                MedalBands.model_validate({**self.medal_bands, "source": "task.yaml"})
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(["medal_bands", *(str(p) for p in first["loc"])])
+                raise TaskError(f"{source}: field '{field}': {first['msg']}") from None
+
+    @property
+    def track_impl(self) -> Any:
+        from ..tracks import get_track
+        return get_track(self.track)
+
+    @property
+    def submission(self) -> Any:
+        """The track's SubmissionLayout for this task (output contract + format check)."""
+        return self.track_impl.submission(self.options)
+
+    @property
+    def output_files(self) -> list[str]:
+        return self.submission.file_names
+
+    def snapshot(self) -> dict[str, Any]:
+        """What defines this task, for run.json (reproducibility): the YAML fields + skills."""
+        data = self.model_dump(mode="json")
+        skills = {}
+        if self.folder is not None and (self.folder / "skills").is_dir():
+            for f in sorted((self.folder / "skills").rglob("*.md")):
+                skills[str(f.relative_to(self.folder))] = f.read_text()
+        data["skills"] = skills
+        return data
 
     @field_validator("id")
     @classmethod
@@ -100,4 +160,5 @@ def load_task(folder: Path) -> Task:
     if task.id != folder.name:
         raise TaskError(f"{path}: field 'id': {task.id!r} must equal the folder name {folder.name!r}")
     task.folder = folder
+    task.validate_track(str(path))
     return task

@@ -1,19 +1,7 @@
-"""Tracks by name. A track is a plug-in: output contract + pure check/score/aggregate."""
+"""Tracks: plug-in packages (tracks/<name>/) behind one protocol (tracks/base.py) and one
+registry (tracks/registry.py). Shared track utilities: safety.py, cohort.py, nifti_io.py."""
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
+from .registry import TrackError, all_tracks, get_track, register
 
-import yaml
-
-
-def get_track(name: str):
-    if name == "segmentation":
-        from .segmentation import SegmentationTrack
-        return SegmentationTrack()
-    raise KeyError(f"unknown track {name!r}; implemented: segmentation")
-
-
-@lru_cache(maxsize=1)
-def medal_bands() -> dict:
-    return yaml.safe_load((Path(__file__).with_name("bands.yaml")).read_text())
+__all__ = ["TrackError", "all_tracks", "get_track", "register"]

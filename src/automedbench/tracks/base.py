@@ -1,18 +1,57 @@
-"""The Track protocol: what a track knows (its output contract and metric), nothing more.
+"""The Track protocol: the one seam between the core and the seven tracks.
 
-The core runs the workflow; a track only answers:
-  - which files each case must produce            (`output_files`)
-  - is one case's output well-formed               (`check_case`, pure)
-  - how good is it against the reference           (`score_case`, pure)
-  - what is the task score over all cases          (`aggregate`, pure)
-and how to load a case from disk (`load_prediction` / `load_reference`, the only I/O).
-Medal bands live in tracks/bands.yaml, not in code.
+The core runs the workflow (prompt → agent ⇄ sandbox → scoring → judge → report); a track
+only knows its data and its metric. A track is a package `tracks/<name>/` that provides an
+object satisfying `Track` below and registers it by name (tracks/registry.py; third-party
+packages through the `automedbench.tracks` entry-point group). Adding a track or a task
+edits no core file.
+
+What a track answers:
+  - its typed options                    `options_model` (pydantic; task.yaml `track_options`)
+  - what the agent must write            `submission(options)` → SubmissionLayout; the prompt's
+                                         output contract AND the format check both come from it
+  - is one case's output well-formed     `check_case` (pure apart from reading the case's files;
+                                         never raises for bad agent output; one-line reasons)
+  - how good is it                       `score_case` (pure)
+  - the task score over ALL expected     `aggregate(records, ...)` (pure; one record per expected
+    cases, and named dataset metrics     case, with its manifest metadata and a status enum)
+  - medal bands                          `default_bands(options)` (a task or dataset may override)
+  - its datasets, scripted methods, rubric wording, judge evidence patterns, agent packages.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from ..data.registry import DatasetInfo
+
+
+class CaseStatus(str, enum.Enum):
+    """What happened to one expected case. Never parsed from a reason string."""
+
+    OK = "ok"                            # valid output, scored
+    MISSING = "missing"                  # the agent wrote nothing for this case
+    INVALID = "invalid"                  # output present but failed the format check
+    REFERENCE_ERROR = "reference_error"  # our private reference is unreadable: a harness fault,
+                                         # left out of the task score, S4 and S5 (SPEC §4)
+
+
+@dataclass
+class SubmittedCase:
+    """One case's submission as the core found it.
+
+    per-case layout: `dir` = outputs/<case_id>/ (it exists; the track reads its files with
+    tracks.safety.safe_output_file). Cohort layout: `row` = that case's parsed row/entry of
+    the cohort file (the core parsed the file, refused duplicates and unknown ids)."""
+
+    case_id: str
+    dir: Path | None = None
+    row: dict[str, Any] | None = None
 
 
 @dataclass
@@ -21,25 +60,205 @@ class CaseCheck:
     reason: str = ""
     # the loaded, validated prediction, passed on to score_case (avoids a second read)
     prediction: Any = None
+    # False when the output is valid but trivial (an all-zero mask, an empty answer): S5 asks for
+    # at least one valid NON-trivial case, and PLACEHOLDER_OUTPUT fires when all are trivial.
+    non_trivial: bool = True
 
 
 @dataclass
 class CaseScore:
+    # named per-case metrics; None = not applicable / could not be judged (never 0 by default)
     metrics: dict[str, float | None]
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Track(Protocol):
+@dataclass
+class CaseRecord:
+    """One record per EXPECTED case, handed to `aggregate`."""
+
+    case_id: str
+    meta: dict[str, Any]          # the manifest's entry for this case (e.g. lesion_positive, boxes)
+    status: CaseStatus
+    score: CaseScore | None = None
+    reason: str = ""
+    prediction: Any = None        # the checked prediction (dataset-level metrics need it: mAP, BLEU)
+    reference: Any = None         # the loaded reference (None for reference_error)
+
+
+@dataclass
+class AggregateResult:
+    """The task score in [0, 1] over all expected, scorable cases (metric × completion), plus
+    named dataset-level metrics saved in detail_report.json (`task.aggregate_metrics`)."""
+
+    score: float
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    # which metric components were actually used (text metrics: BLEU, ROUGE-L, … ; SPEC §4 [rule])
+    components: list[str] = field(default_factory=list)
+    # why a component is missing, e.g. {"meteor": "WordNet not installed"}
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ScoringContext:
+    """Services a metric may need, injected by the core (no I/O inside metrics otherwise).
+
+    answer_judge: optional LLM answer judge (VQA): (question, reference, prediction) -> 0/0.5/1,
+    or None when it could not judge (then the case's judged metric is None, never 0)."""
+
+    answer_judge: Callable[[str, str, str], float | None] | None = None
+    cache_dir: Path | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class OutputFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     name: str
-    metric_name: str
+    description: str
 
-    def check_case(self, case_dir: Path, reference_meta: dict[str, Any], options: dict[str, Any]) -> CaseCheck:
-        """Read and validate one case's outputs. Never raises for bad agent output."""
 
-    def score_case(self, prediction: Any, reference: Any, options: dict[str, Any]) -> CaseScore: ...
+class SubmissionLayout(BaseModel):
+    """Where the agent's outputs go. Generated by the track from its options; the prompt's
+    output contract and the core's format checks both read this, so they cannot disagree."""
 
-    def load_reference(self, private_case_dir: Path, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """(reference data, meta used by check_case e.g. the expected shape)."""
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["per_case", "cohort"]
+    # per_case: files inside outputs/<case_id>/ ; cohort: exactly one file inside outputs/
+    files: list[OutputFile]
+    # cohort only: how the file is parsed by the core (tracks/cohort.py)
+    cohort_format: Literal["csv", "json"] | None = None
+    key: str = "case_id"                  # the column / field naming the case
+    columns: list[str] = Field(default_factory=list)   # required columns besides the key (csv)
+    notes: str = ""                       # extra contract text (dtype, shape, value rules)
 
-    def aggregate(self, per_case: list[CaseScore | None], options: dict[str, Any]) -> float:
-        """Task score over ALL expected cases; None = missing/invalid case, scores 0."""
+    @property
+    def file_names(self) -> list[str]:
+        return [f.name for f in self.files]
+
+    def contract(self, workspace_dir: str) -> str:
+        """The prompt's output contract, generated (never a second hand-written list)."""
+        lines = []
+        if self.kind == "per_case":
+            lines.append(f"For EVERY case write `{workspace_dir}/outputs/<case_id>/` containing:")
+            lines += [f"- `{f.name}`: {f.description}" for f in self.files]
+        else:
+            (f,) = self.files
+            cols = ", ".join([self.key, *self.columns])
+            what = f"a CSV file with a header row `{cols}` and one row per case" if self.cohort_format == "csv" \
+                else f"a JSON object mapping each `{self.key}` to its entry"
+            lines.append(f"Write ONE file for the whole cohort: `{workspace_dir}/outputs/{f.name}` — {what}.")
+            lines.append(f"- `{f.name}`: {f.description}")
+        if self.notes.strip():
+            lines.append(self.notes.strip())
+        return "\n".join(lines)
+
+
+class MedalBands(BaseModel):
+    """Medal thresholds on one aggregate metric (higher is better). Rating: good → A,
+    okay → B, a valid submission below okay → C; none valid / disqualified → F."""
+
+    model_config = ConfigDict(extra="forbid")
+    metric: str                           # a key of AggregateResult.metrics ("score" = task score)
+    good: float
+    okay: float
+    fallback_metric: str | None = None    # used when `metric` is None (e.g. no lesion-positive case)
+    source: str = "track default"         # or "task.yaml", or "<dataset>/bands.json (baselines)"
+
+
+class TrackWording(BaseModel):
+    """The track's words for the generic parts: rubric items, skills, the heuristic judge's
+    evidence patterns. All optional; the core has generic defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+    # rubric item id -> track-specific wording appended to the generic item text (s1c, s2b, …)
+    rubric: dict[str, str] = Field(default_factory=dict)
+    # stage id (s1..s5) -> skill text appended to the generic skill in tiers that get skills
+    skills: dict[str, str] = Field(default_factory=dict)
+    # heuristic judge evidence, regexes (case-insensitive) added to the core's generic ones:
+    #   input_check: code that checks input compatibility (S2 s2b)
+    #   inspect:     code that inspects an output (S3)
+    judge_patterns: dict[Literal["input_check", "inspect"], list[str]] = Field(default_factory=dict)
+    # what the agent checks on an input (prompt wording: "shape, spacing, dtype, intensity")
+    input_properties: str = "shape, dtype and value range"
+
+
+@runtime_checkable
+class Track(Protocol):
+    """Structural protocol; mypy checks every registered track against it."""
+
+    # read-only members (properties here) so a plain class attribute satisfies them
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def options_model(self) -> type[BaseModel]: ...
+
+    @property
+    def wording(self) -> TrackWording: ...
+
+    @property
+    def runtime_packages(self) -> tuple[str, ...]:
+        """Python packages (pip names) agent code needs for this track (sandbox runtime)."""
+        ...
+
+    def submission(self, options: Any) -> SubmissionLayout: ...
+
+    def metric_name(self, options: Any) -> str: ...
+
+    def default_bands(self, options: Any) -> MedalBands: ...
+
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: Any) -> tuple[Any, dict[str, Any]]:
+        """(reference, reference_meta for check_case e.g. expected shape). May raise: the core
+        records REFERENCE_ERROR (a harness fault), never the agent's."""
+        ...
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: Any) -> CaseCheck:
+        """Read and validate one case's submission. Never raises for bad agent output."""
+        ...
+
+    def score_case(self, prediction: Any, reference: Any, options: Any, context: ScoringContext) -> CaseScore: ...
+
+    def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext) -> AggregateResult:
+        """Task score over ALL expected cases except REFERENCE_ERROR ones (missing/invalid
+        score 0: metric × completion), plus named dataset metrics."""
+        ...
+
+    def datasets(self) -> list[DatasetInfo]:
+        """Demo builders and official stagers this track provides."""
+        ...
+
+    def scripted_methods(self, options: Any) -> ScriptedMethods | None:
+        """Code for the built-in scripted agents (reference/careless), or None."""
+        ...
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
+        """Write a perfect submission (from the private references) into `outputs/` — used by
+        the conformance suite: it must earn a task score of 1.0 (within 1e-6)."""
+        ...
+
+
+class ScriptedMethods(Protocol):
+    """Code the built-in scripted agents send through execute_code (so their trajectories look
+    like an LLM's). Each returns Python source run in the workspace (cwd = workspace)."""
+
+    def plan_steps(self) -> list[str]: ...
+
+    def setup_code(self, data_dir: str) -> str:
+        """S2: write the method's files into the workspace, check the runtime and ONE input."""
+        ...
+
+    def pilot_code(self, data_dir: str) -> str:
+        """S3: run the method on ONE case into outputs/."""
+        ...
+
+    def inspect_code(self, data_dir: str) -> str:
+        """S3: inspect the pilot output against its input (shape, values, plausibility)."""
+        ...
+
+    def batch_code(self, data_dir: str, careless: bool) -> str:
+        """S4: every case. careless=True injects the track's realistic bug (which the score
+        and the error codes must name)."""
+        ...
+
+    def verify_code(self, data_dir: str) -> str:
+        """S5: check every expected output exists before submitting."""
+        ...

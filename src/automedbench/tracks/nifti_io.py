@@ -1,4 +1,7 @@
-"""Fast, strict NIfTI reading for scoring.
+"""The one NIfTI I/O module shared by tracks (segmentation, synthesis): fast strict reading for
+scoring, byte-reproducible writing for dataset builders.
+
+Reading:
 
 `read_nifti` decompresses a .nii.gz in one call (ISA-L when available, else zlib) and views the voxels in place
 (no float64 conversion, one copy at most), which is what makes scoring cost about the same
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import zlib
 from pathlib import Path
 
@@ -22,10 +26,10 @@ class NiftiReadError(ValueError):
     pass
 
 
-try:  # ISA-L inflate is ~2.5x faster than zlib's on NIfTI masks; zlib is the fallback
+try:  # ISA-L inflate when installed (faster than zlib; see bench/score_segmentation.py), else zlib
     from isal import igzip as _igzip
 except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
-    _igzip = None
+    _igzip = None  # type: ignore[assignment]
 
 
 def _decompress(raw: bytes) -> bytes:
@@ -79,3 +83,39 @@ def read_nifti(path: Path) -> tuple[np.ndarray, np.ndarray]:
     if slope is not None and (slope != 1 or (inter or 0) != 0):
         arr = arr.astype(np.float32) * np.float32(slope) + np.float32(inter or 0)
     return arr, header.get_best_affine()
+
+
+# ---- writing (dataset builders) -------------------------------------------------------
+# nibabel's own .nii.gz writer goes through gzip, whose header records the file name and time;
+# two builds with the same seed would then differ in sha256. We serialise with to_bytes() and
+# gzip ourselves with mtime=0 and no file name, so the bytes depend only on data and header.
+
+
+def make_nifti(data: np.ndarray, affine: np.ndarray, *, header: nib.Nifti1Header | None = None,
+               xform_code: int = 1, descrip: str = "") -> nib.Nifti1Image:
+    """A Nifti1Image with a fixed, fully specified header (no scaling, both xforms set)."""
+    data = np.asarray(data)
+    hdr = header.copy() if header is not None else nib.Nifti1Header()
+    img = nib.Nifti1Image(data, np.asarray(affine, dtype=np.float64), header=hdr)
+    img.set_data_dtype(data.dtype)
+    img.header.set_slope_inter(np.nan, np.nan)  # stored values are the values: no scaling
+    if header is None:
+        img.set_qform(affine, code=xform_code)
+        img.set_sform(affine, code=xform_code)
+        img.header.set_xyzt_units("mm")
+        img.header["descrip"] = descrip.encode()[:79]
+    return img
+
+
+def save_nifti_gz(img: nib.Nifti1Image, path: Path | str, *, compresslevel: int = 3) -> Path:
+    """Write ``img`` to ``path`` (.nii.gz) deterministically; atomic via a temp file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = img.to_bytes()
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as fh:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0,
+                           compresslevel=compresslevel) as gz:
+            gz.write(raw)
+    os.replace(tmp, path)
+    return path

@@ -29,7 +29,7 @@ def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any
     if name == HEURISTIC:
         from .heuristic import HeuristicJudge   # written on main; imported lazily
         return HeuristicJudge()
-    from ...agents.registry import get_agent_config
+    from ...llm.registry import get_agent_config
     from .llm import LLMJudge
     return LLMJudge(get_agent_config(name, agent_configs), **llm_options)
 

@@ -23,9 +23,14 @@ class JudgeEvidence:
 
 
 class Judge(Protocol):
-    backend: str
-    model: str | None
-    version: str
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def version(self) -> str: ...
 
     def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
         """Return {"s1": ..., "s2": ..., "s3": ...}; None for a stage = could not judge."""

@@ -131,7 +131,7 @@ def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], dict]:
 def _prioritise(steps: list[Step]) -> None:
     pilot_done = False
     prev_failed = False
-    for i, st in enumerate(steps):
+    for st in steps:
         if st.kind in ("violation", "submit") or (st.kind == "error"):
             st.priority = 0
         elif st.kind == "exec" and st.stage == "s3" and not pilot_done:

@@ -15,10 +15,16 @@ from ..rubric import load_rubric
 from .base import JudgeEvidence
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
-_INSPECT = re.compile(r"\.shape|np\.unique|unique\(|\.sum\(|count_nonzero|\.max\(|\.min\(|\bdtype\b|"
-                      r"describe|head -c|nib-ls|fslinfo|\.mean\(", re.IGNORECASE)
-_INPUT_CHECK = re.compile(r"\.shape|header\.get_zooms|get_zooms|spacing|\.affine|\bdtype\b|intensity|percentile",
-                          re.IGNORECASE)
+# Generic evidence patterns; each track adds its own (TrackWording.judge_patterns).
+_INSPECT_GENERIC = [r"\.shape", r"np\.unique", r"unique\(", r"\.sum\(", r"\.max\(", r"\.min\(", r"\bdtype\b",
+                    r"describe", r"head -c", r"\.mean\(", r"json\.load", r"read_csv", r"\blen\("]
+_INPUT_CHECK_GENERIC = [r"\.shape", r"\bdtype\b", r"intensity", r"percentile", r"\.size\b", r"\.mode\b",
+                        r"json\.load"]
+
+
+def _patterns(ev: JudgeEvidence, kind: str, generic: list[str]) -> re.Pattern:
+    extra = ev.task.track_impl.wording.judge_patterns.get(kind, [])  # type: ignore[call-overload]
+    return re.compile("|".join([*generic, *extra]), re.IGNORECASE)
 
 
 def _png_size(path: Path) -> tuple[int, int] | None:
@@ -44,7 +50,7 @@ def _codes(trace: list[TraceEvent]) -> dict[int, str]:
 class HeuristicJudge:
     backend = "heuristic"
     model = None
-    version = "1"
+    version = "2"
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
         return {"s1": self._s1(ev), "s2": self._s2(ev), "s3": self._s3(ev)}
@@ -57,7 +63,7 @@ class HeuristicJudge:
         has_plan = bool(text.strip())
         steps = len(_STEP_LINE.findall(text))
         low = text.lower()
-        target_words = [w.lower() for w in ev.task.track_options.get("target_keywords", [])]
+        target_words = [w.lower() for w in ev.task.target_keywords]
         fits = has_plan and (not target_words or all(w in low for w in target_words))
         cands = ev.task.tiers.standard.candidates
         mentioned = [c for c in cands if c.lower() in low]
@@ -71,12 +77,13 @@ class HeuristicJudge:
             "s1e": float(png is not None),
             "s1f": float(png is not None and png[0] >= 200 and png[1] >= 100),
         }
-        for auto in rubric.auto_passed(ev.tier):
-            items[auto] = 1.0
+        na = rubric.not_applicable_in(ev.tier)
+        for item in na:   # not asked in this tier: left out of the mean, never passed
+            items.pop(item, None)
         why = (f"plan.md {'present' if has_plan else 'missing'}; {steps} step lines; target words "
                f"{target_words} {'found' if fits else 'not all found'}; candidates named {mentioned}, "
                f"table rows {max(table_rows, 0)}; plan.png {'%dx%d' % png if png else 'missing/invalid'}"
-               f"{'; auto-pass ' + ','.join(rubric.auto_passed(ev.tier)) if rubric.auto_passed(ev.tier) else ''}"
+               f"{'; not applicable in ' + ev.tier + ': ' + ','.join(na) if na else ''}"
                "; (heuristic: plot content not inspected, size only)")
         return StageResult(score=rubric.score(items), items=items, rationale=why)
 
@@ -89,6 +96,7 @@ class HeuristicJudge:
         ok_setup = [e for e in setup if e.exit_code == 0]
         failed_setup = [e for e in setup if e.exit_code != 0]
         before_batch = [e for e in execs if e.stage in ("s1", "s2", "s3")]
+        _INPUT_CHECK = _patterns(ev, "input_check", _INPUT_CHECK_GENERIC)
         input_checked = any(_INPUT_CHECK.search(codes.get(e.call_index, "")) and e.exit_code == 0
                             and "/data" in codes.get(e.call_index, "") + (e.stdout or "")
                             for e in before_batch) or any(
@@ -112,6 +120,7 @@ class HeuristicJudge:
         execs = _executions(ev.trace)
         codes = _codes(ev.trace)
         first_batch = next((e.call_index for e in execs if e.stage == "s4"), None)
+        _INSPECT = _patterns(ev, "inspect", _INSPECT_GENERIC)
         pre = [e for e in execs if e.stage == "s3" and (first_batch is None or e.call_index < first_batch)]
         pilot_ok = [e for e in pre if e.exit_code == 0 and "outputs" in codes.get(e.call_index, "")]
         inspected = [e for e in pre if e.exit_code == 0 and _INSPECT.search(codes.get(e.call_index, ""))
@@ -123,10 +132,13 @@ class HeuristicJudge:
             value, why = 0.5, ("a pilot ran but its output was not inspected" if pilot_ok
                                else "outputs were inspected but no pilot preceded the batch")
         else:
-            value, why = 0.0, "no single-case pilot before the batch"
+            value, why = 0.0, ("no single-case pilot before the batch" if first_batch is not None
+                               else "no single-case pilot (and no batch ran)")
         if failed_then_fixed:
             why += "; a failing pilot was fixed and re-run"
         items = {"s3": value}
         return StageResult(score=rubric.score(items), items=items,
                            rationale=f"{why} (pilot calls {[e.call_index for e in pilot_ok]}, "
-                                     f"inspection calls {[e.call_index for e in inspected]}, batch starts at call {first_batch})")
+                                     f"inspection calls {[e.call_index for e in inspected]}, "
+                                     + (f"batch starts at call {first_batch})" if first_batch is not None
+                                        else "no batch ran)"))

@@ -7,8 +7,8 @@ digest of the trajectory (digest.build_digest). Never the task score.
 
 Output contract: one JSON object
     {"s1": {"items": {"s1a": 0|1, ...}, "rationale": "..."}, "s2": {...}, "s3": {"items": {"s3": 0|0.5|1}, ...}}
-with exactly the rubric's item ids (auto-passed items for the tier are not asked and are
-set to 1). Requested with `response_format` json_schema (strict); an endpoint that rejects
+with exactly the rubric's item ids (items not applicable in the tier are not asked and are
+left out of the stage mean — never passed for free). Requested with `response_format` json_schema (strict); an endpoint that rejects
 it (HTTP 400/422) gets plain prompting from then on. An answer that does not validate is
 retried `retries` times (default 2) with the validation errors shown to the model; a
 stage still invalid after that — or any stage when the provider is down — is None
@@ -25,15 +25,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ...agents.llm_client import ChatClient, ProviderError
-from ...agents.registry import AgentConfig
+from ...llm.client import ChatClient, ProviderError
+from ...llm.registry import AgentConfig
 from ...runs.models import StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
 from .base import JudgeEvidence
 from .cache import JudgeCache, cache_key, plan_hash, sha256_text
 from .digest import build_digest
 
-PROMPT_VERSION = "llm-1"
+PROMPT_VERSION = "llm-2"   # 2: not-applicable items left out (were auto-passed)
 PLAN_MD_CHARS = 12000
 PLAN_PNG_MAX_BYTES = 8 * 1024 * 1024
 
@@ -69,8 +69,7 @@ class LLMJudge:
     def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
         rubric = self.rubric
         stages = rubric.judged
-        ask = {s: [i for i in rubric.stages[s].items if i not in rubric.stages[s].auto_passed(evidence.tier)]
-               for s in stages}
+        ask = {s: rubric.stages[s].applicable(evidence.tier) for s in stages}
         digest = build_digest(evidence.trace, self.digest_budget)
         workspace = Path(evidence.workspace)
         key = cache_key(rubric_version=rubric.version, judge_model=self.model, digest_hash=sha256_text(digest),
@@ -87,16 +86,13 @@ class LLMJudge:
         out: dict[str, StageResult | None] = {}
         for s in stages:
             srub = rubric.stages[s]
-            auto = {i: 1.0 for i in srub.auto_passed(evidence.tier)}
-            if not ask[s]:
-                out[s] = StageResult(score=srub.score(auto), items=auto, rationale="all items auto-passed for this tier")
-                continue
+            na = srub.not_applicable_in(evidence.tier)
             got = answers.get(s)
             if got is None:
                 out[s] = None
                 continue
-            items = {i: (auto[i] if i in auto else got[0][i]) for i in srub.items}
-            rationale = got[1] + (f" (auto-passed for tier {evidence.tier}: {', '.join(auto)})" if auto else "")
+            items = {i: got[0][i] for i in ask[s]}
+            rationale = got[1] + (f" (not applicable in tier {evidence.tier}, left out: {', '.join(na)})" if na else "")
             out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale)
         if self.cache is not None and all(v is not None for v in out.values()):
             self.cache.put(key, {"stages": {s: v.model_dump() for s, v in out.items()},
@@ -117,7 +113,9 @@ class LLMJudge:
             pass
         return "\n".join(lines)
 
-    def _rubric_text(self, ask: dict[str, list[str]], tier: str) -> str:
+    def _rubric_text(self, ask: dict[str, list[str]], tier: str, wording: dict[str, str] | None = None) -> str:
+        """The rubric items to grade, with the track's wording appended (TrackWording.rubric)."""
+        wording = wording or {}
         out = []
         for s, ids in ask.items():
             r: StageRubric = self.rubric.stages[s]
@@ -125,10 +123,10 @@ class LLMJudge:
                 continue
             values = "/".join(_fmt_value(v) for v in r.allowed_values())
             out.append(f"{s} {r.name} ({'one ladder value' if r.kind == 'ladder' else 'binary items'}, allowed {values}):")
-            out += [f"  {i}: {r.items[i]}" for i in ids]
-            auto = r.auto_passed(tier)
-            if auto:
-                out.append(f"  (not asked, auto-passed for tier {tier}: {', '.join(auto)})")
+            out += [f"  {i}: {r.items[i]}" + (f" — {wording[i]}" if i in wording else "") for i in ids]
+            na = r.not_applicable_in(tier)
+            if na:
+                out.append(f"  (not asked: not applicable in tier {tier}: {', '.join(na)})")
         return "\n".join(out)
 
     def _example(self, ask: dict[str, list[str]]) -> str:
@@ -151,7 +149,7 @@ class LLMJudge:
             plan_text = plan_text[: PLAN_MD_CHARS] + f"\n[... {len(plan_text) - PLAN_MD_CHARS} more characters not shown]"
         head = "\n\n".join([
             "## Task brief\n" + self._brief(ev),
-            "## Rubric (grade exactly these item ids)\n" + self._rubric_text(ask, ev.tier),
+            "## Rubric (grade exactly these item ids)\n" + self._rubric_text(ask, ev.tier, ev.task.track_impl.wording.rubric),
             "## plan/plan.md\n" + (plan_text if plan_text is not None else "(plan/plan.md does not exist)"),
         ])
         parts: list[dict[str, Any]] = [{"type": "text", "text": head}]
@@ -268,12 +266,12 @@ def parse_verdict(text: str, ask: dict[str, list[str]], rubric: Rubric) -> tuple
             continue
         items, rationale = st.get("items"), st.get("rationale")
         allowed = rubric.stages[s].allowed_values()
-        auto = set(rubric.stages[s].items) - set(ids)
+        not_asked = set(rubric.stages[s].items) - set(ids)   # tolerated if answered anyway, then ignored
         bad = []
         if not isinstance(items, dict):
             bad.append("'items' must be an object")
         else:
-            keys = set(items) - auto
+            keys = set(items) - not_asked
             if keys != set(ids):
                 miss, extra = sorted(set(ids) - keys), sorted(keys - set(ids))
                 bad.append(f"item ids must be exactly {ids}" + (f"; missing {miss}" if miss else "")

@@ -9,11 +9,11 @@ scorer stores in DetailReport.judge.agreement:
      "items":  {item: {"ratings": {judge: value|None}, "majority": v, "unanimous": bool}},
      "stages": {stage: {n_subjects, n_raters, percent_agreement, cohen_kappa, fleiss_kappa}},
      "overall": {...same over all rated items...},
-     "excluded_auto_passed": [items]}
+     "excluded_not_applicable": [items]}
 
 Within one run the subjects of a stage's kappa are its items; across runs use
-agreement.aggregate_agreement (subjects = runs, per item). Auto-passed items are
-excluded from the statistics (every judge "agrees" on them by construction).
+agreement.aggregate_agreement (subjects = runs, per item). Items not applicable in the
+tier are not judged, so they are absent from the verdict and the statistics.
 """
 from __future__ import annotations
 
@@ -67,9 +67,9 @@ class JudgePanel:
         for s in stages:
             srub = rubric.stages[s]
             answered = [(n, v[s]) for n, v in verdicts.items() if isinstance(v.get(s), StageResult)]
-            auto = set(srub.auto_passed(evidence.tier))
-            excluded += sorted(auto)
-            for i in srub.items:
+            applicable = srub.applicable(evidence.tier)
+            excluded += sorted(set(srub.items) - set(applicable))
+            for i in applicable:
                 ratings = {n: (v.get(s).items.get(i) if isinstance(v.get(s), StageResult) else None)
                            for n, v in verdicts.items()}
                 given = [r for r in ratings.values() if r is not None]
@@ -80,10 +80,10 @@ class JudgePanel:
                 stage_ag[s] = {"n_subjects": 0, "n_raters": 0, "percent_agreement": None,
                                "cohen_kappa": None, "fleiss_kappa": None}
                 continue
-            items = {i: majority([r.items[i] for _, r in answered]) for i in srub.items}
+            items = {i: majority([r.items[i] for _, r in answered if i in r.items]) for i in applicable}
             rationale = "\n".join(f"[{n}] {r.rationale}" for n, r in answered)
             out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale)
-            rows = [[r.items[i] for _, r in answered] for i in srub.items if i not in auto]
+            rows = [[r.items[i] for _, r in answered] for i in applicable]
             stage_ag[s] = stats(rows) if rows else {"n_subjects": 0, "n_raters": len(answered),
                                                     "percent_agreement": None, "cohen_kappa": None,
                                                     "fleiss_kappa": None}
@@ -91,7 +91,7 @@ class JudgePanel:
                 all_rows += rows
         self.last_agreement = {
             "judges": self.names, "rule": RULE, "items": items_ag, "stages": stage_ag,
-            "overall": stats(all_rows) if all_rows else None, "excluded_auto_passed": excluded,
+            "overall": stats(all_rows) if all_rows else None, "excluded_not_applicable": excluded,
             "errors": {n: v["_error"] for n, v in verdicts.items() if "_error" in v} or None,
         }
         return out

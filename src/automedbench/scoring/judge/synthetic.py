@@ -22,7 +22,7 @@ def synthetic_trace(*, setup_calls: int = 20, cohort_calls: int = 60, log_chars:
     turn = 0
 
     def noise(n: int) -> str:
-        words = ["loading", "tensor", "epoch", "voxel", "spacing", "resample", "INFO", "cuda", "batch", "ok"]
+        words = ["loading", "tensor", "epoch", "volume", "spacing", "resample", "INFO", "cuda", "batch", "ok"]
         return " ".join(rng.choice(words) for _ in range(n // 6))
 
     def step(stage: str, lang: str, code: str, out: str, err: str = "", rc: int = 0) -> None:

@@ -1,0 +1,92 @@
+"""The LLM answer judge: a scoring-context service a track's metric may call (ScoringContext).
+
+    judge = LLMAnswerJudge(config)            # any OpenAI-compatible endpoint (agent registry)
+    judge("Is there a nodule?", "yes", "a small nodule is present")  ->  1.0 / 0.5 / 0.0 / None
+
+It grades one predicted answer against the reference: 1 = same meaning, 0.5 = partly right,
+0 = wrong. It never sees the agent, the run or other answers. Verdicts are cached on disk
+(same model + prompt version + question + reference + prediction → same verdict, no second
+paid call). When it cannot judge (provider down after retries, unparseable reply) it returns
+None — a track records that answer's judged score as null, never 0 (SPEC §2 null policy).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from .judge.cache import JudgeCache, sha256_text
+
+log = logging.getLogger(__name__)
+PROMPT_VERSION = "answer-judge-1"
+ALLOWED = (0.0, 0.5, 1.0)
+
+SYSTEM = ("You grade answers to medical visual question answering. Compare the PREDICTED answer to "
+          "the REFERENCE answer for the QUESTION. Reply with JSON only: {\"score\": 1} when they mean "
+          "the same, {\"score\": 0.5} when the prediction is partly right (e.g. right finding, wrong "
+          "location), {\"score\": 0} otherwise. Judge meaning, not wording.")
+_NUMBER = re.compile(r"\"score\"\s*:\s*\"?(0(?:\.5|\.0)?|1(?:\.0)?)\"?")
+
+
+def parse_score(text: str) -> float | None:
+    """The verdict in a reply: strict JSON {"score": v} with v in {0, 0.5, 1}, else None."""
+    text = (text or "").strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    try:
+        obj = json.loads(text)
+        value = float(obj["score"]) if isinstance(obj, dict) else None
+    except (ValueError, KeyError, TypeError):
+        m = _NUMBER.search(text)
+        value = float(m.group(1)) if m else None
+    return value if value in ALLOWED else None
+
+
+class LLMAnswerJudge:
+    def __init__(self, config: Any, *, cache_dir: Path | str | None = None, retries: int = 1):
+        from ..llm.client import ChatClient
+        self.config = config
+        self.model = config.model
+        self.client = ChatClient(config)
+        self.cache = JudgeCache(Path(cache_dir) if cache_dir else None)
+        self.retries = retries
+        self.calls = 0
+        self.failures = 0
+
+    def __call__(self, question: str, reference: str, prediction: str) -> float | None:
+        key = sha256_text(json.dumps([PROMPT_VERSION, self.model, question, reference, prediction]))
+        hit = self.cache.get(key)
+        if hit is not None and hit.get("score") in ALLOWED:
+            return float(hit["score"])
+        from ..llm.client import ProviderError
+        user = f"QUESTION: {question}\nREFERENCE: {reference}\nPREDICTED: {prediction}"
+        for _ in range(self.retries + 1):
+            self.calls += 1
+            try:
+                reply = self.client.complete([{"role": "system", "content": SYSTEM},
+                                              {"role": "user", "content": user}],
+                                             temperature=0.0, max_tokens=20)
+            except ProviderError as exc:
+                log.warning("answer judge %s unavailable: %s", self.model, exc.message)
+                self.failures += 1
+                return None
+            score = parse_score(str(reply.message.get("content") or ""))
+            if score is not None:
+                self.cache.put(key, {"score": score, "model": self.model, "prompt_version": PROMPT_VERSION})
+                return score
+        self.failures += 1
+        return None
+
+
+def get_answer_judge(name: str | None, agent_configs: list[Path] | None = None,
+                     cache_dir: Path | str | None = None) -> LLMAnswerJudge | None:
+    """The answer judge named in the agent registry, or None. Raises a user error for an
+    unknown name or a missing API key, before any paid call."""
+    if not name:
+        return None
+    from ..llm.registry import get_agent_config
+    config = get_agent_config(name, agent_configs)
+    config.api_key()  # raises when the key's environment variable is unset: a user error, now
+    return LLMAnswerJudge(config, cache_dir=cache_dir)

@@ -1,0 +1,165 @@
+"""Enhancement track (SPEC §4): LDCT denoising and MRI ×2 super-resolution of 2-D images.
+
+Per case the agent writes `outputs/<case_id>/enhanced.npy`: float32/float64, exactly the
+reference's shape (the public info.json's `output_shape`), every value finite.
+Metrics (metrics/ssim.py, bit-identical to scikit-image): SSIM (7×7 uniform window, K1 0.01,
+K2 0.03) and PSNR, both with data range R = reference max − min (stated in every report);
+PSNR is capped at 100 dB so identical images stay valid JSON; LPIPS is an optional extra
+(null with a note when the `[lpips]` extra or its weights are absent).
+Task score = mean SSIM over all expected cases (missing/invalid = 0) = mean SSIM × completion.
+Medal bands come from the dataset's bands.json (computed by baselines.py).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...metrics.lpips_optional import lpips_distance, lpips_status
+from ...metrics.ssim import psnr, reference_data_range, ssim
+from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
+                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..safety import safe_output_file
+from .npy_io import read_float_npy
+
+PSNR_CAP_DB = 100.0
+HERE = Path(__file__).parent
+
+
+class EnhancementOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    variant: Literal["denoise", "super_resolution"]
+    scale: int = Field(2, ge=2, le=8, description="super-resolution factor")
+    input_file: str = "input.npy"
+    output_file: str = "enhanced.npy"
+    reference_file: str = "reference.npy"
+    lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
+
+
+def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
+    return [float(v) for m in metrics if (v := m.get(key)) is not None]
+
+
+class EnhancementTrack:
+    name = "enhancement"
+    options_model = EnhancementOptions
+    runtime_packages = ("numpy", "scipy", "scikit-image")
+    tasks_dir = HERE / "tasks"
+    wording = TrackWording(
+        rubric={"s1c": "the method fits the degradation: a denoiser for CT quantum noise "
+                       "(non-local means, TV, BM3D, a learned LDCT denoiser) or an up-sampler that "
+                       "models the ×2 block down-sampling (interpolation + back-projection, a SR network)",
+                "s2b": "input shape, dtype, intensity units (HU for CT) and the expected output shape "
+                       "(info.json output_shape)"},
+        skills={"s3": "Compare the pilot output with its input: same units and range, the expected "
+                      "output shape, no NaN; noise reduced (CT) or edges sharper (SR)."},
+        judge_patterns={"input_check": [r"info\.json", r"output_shape", r"\.dtype", r"percentile"],
+                        "inspect": [r"enhanced\.npy", r"isfinite", r"\.shape", r"\.std\("]},
+        input_properties="shape, dtype, intensity units (HU for CT) and the expected output shape",
+    )
+
+    # ---- contract ------------------------------------------------------------------------
+    def submission(self, options: EnhancementOptions) -> SubmissionLayout:
+        what = ("the denoised image" if options.variant == "denoise"
+                else f"the ×{options.scale} super-resolved image")
+        return SubmissionLayout(kind="per_case", files=[OutputFile(
+            name=options.output_file,
+            description=f"{what} as a NumPy .npy array (np.save), float32 or float64, shape = "
+                        f"`output_shape` in the case's info.json, every value finite")],
+            notes="Keep the input's intensity units (HU for CT); do not normalise to [0, 1].")
+
+    def metric_name(self, options: EnhancementOptions) -> str:
+        return "mean SSIM x completion (SSIM/PSNR data range = reference max - min)"
+
+    def default_bands(self, options: EnhancementOptions) -> MedalBands:
+        fb = yaml.safe_load((HERE / "bands.yaml").read_text())["fallback"]
+        return MedalBands(**fb, source="track fallback: dataset has no bands.json "
+                                       "(run python -m automedbench.tracks.enhancement.baselines DATASET_DIR)")
+
+    def dataset_bands(self, dataset_root: Path) -> MedalBands | None:
+        """The dataset's computed bands (bands.json), or None when it has none."""
+        path = Path(dataset_root) / "bands.json"
+        if not path.is_file():
+            return None
+        return MedalBands.model_validate({**json.loads(path.read_text()),
+                                          "source": f"{Path(dataset_root).name}/bands.json (baselines)"})
+
+    # ---- per case ------------------------------------------------------------------------
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
+                       options: EnhancementOptions) -> tuple[np.ndarray, dict[str, Any]]:
+        ref = np.load(Path(private_case_dir) / options.reference_file, allow_pickle=False)
+        ref = np.asarray(ref, dtype=np.float64)
+        if ref.ndim != 2 or not np.isfinite(ref).all():
+            raise ValueError(f"reference {ref.shape} is not a finite 2-D image")
+        r = reference_data_range(ref)
+        if r <= 0:
+            raise ValueError("reference is constant (data range 0)")
+        return ref, {"shape": ref.shape, "data_range": r}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
+                   options: EnhancementOptions) -> CaseCheck:
+        if submitted.dir is None:
+            return CaseCheck(False, "no case folder")
+        path, reason = safe_output_file(submitted.dir, options.output_file)
+        if path is None:
+            return CaseCheck(False, reason)
+        arr, reason = read_float_npy(path, tuple(reference_meta["shape"]))
+        if arr is None:
+            return CaseCheck(False, reason)
+        return CaseCheck(True, "", arr, non_trivial=bool(np.ptp(arr) > 0))
+
+    def score_case(self, prediction: np.ndarray, reference: np.ndarray, options: EnhancementOptions,
+                   context: ScoringContext) -> CaseScore:
+        r = reference_data_range(reference)
+        metrics: dict[str, float | None] = {
+            "ssim": ssim(reference, prediction, r),
+            "psnr": min(psnr(reference, prediction, r), PSNR_CAP_DB),
+            "lpips": lpips_distance(reference, prediction) if options.lpips else None,
+        }
+        return CaseScore(metrics, extra={"data_range": r})
+
+    def aggregate(self, records: list[CaseRecord], options: EnhancementOptions,
+                  context: ScoringContext) -> AggregateResult:
+        scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
+        ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
+        n = len(scorable)
+        ssims = _values(ok, "ssim")
+        mean_ssim = sum(ssims) / n if n else 0.0
+        psnrs = _values(ok, "psnr")
+        lp = _values(ok, "lpips")
+        lpips_mean = float(np.mean(lp)) if ok and len(lp) == len(ok) else None
+        notes = {"data_range": "per case: reference max - min (SSIM and PSNR)",
+                 "psnr": f"mean over valid cases only; capped at {PSNR_CAP_DB:g} dB"}
+        components = ["ssim", "psnr"]
+        if lpips_mean is None:
+            notes["lpips"] = (lpips_status() or "not computed for every case") if options.lpips else "disabled by the task"
+        else:
+            components.append("lpips")
+        return AggregateResult(
+            score=mean_ssim,
+            metrics={"ssim": mean_ssim, "psnr_valid_mean": float(np.mean(psnrs)) if psnrs else None,
+                     "lpips_valid_mean": lpips_mean, "completion": len(ok) / n if n else 0.0,
+                     "ssim_valid_mean": float(np.mean(ssims)) if ssims else None},
+            components=components, notes=notes)
+
+    # ---- data, agents, conformance -----------------------------------------------------
+    def datasets(self) -> list:
+        from .data import DATASETS
+        return list(DATASETS)
+
+    def scripted_methods(self, options: EnhancementOptions):
+        from .scripted import EnhancementMethods
+        return EnhancementMethods(options)
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
+        root = Path(dataset_root)
+        for case in json.loads((root / "manifest.json").read_text())["cases"]:
+            dest = Path(outputs) / case["case_id"]
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / "private" / case["case_id"] / options.reference_file,
+                            dest / options.output_file)

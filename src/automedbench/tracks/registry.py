@@ -1,0 +1,76 @@
+"""Tracks by name — the one registry the core reads.
+
+A track is found in two ways, and adding one edits no file here:
+  - built-in: any sub-package `automedbench.tracks.<name>` that defines `TRACK`
+    (an object satisfying tracks.base.Track);
+  - third-party: a Python entry point in the group `automedbench.tracks`, e.g. in the
+    other package's pyproject.toml:
+        [project.entry-points."automedbench.tracks"]
+        my_track = "my_pkg.track:TRACK"
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+from functools import lru_cache
+from importlib import metadata
+from typing import Any
+
+from ..errors import UserError
+from .base import Track
+
+log = logging.getLogger(__name__)
+ENTRY_POINT_GROUP = "automedbench.tracks"
+
+
+class TrackError(UserError, LookupError):
+    """Unknown track, or a track package that does not satisfy the protocol."""
+
+
+def _builtin() -> dict[str, str]:
+    from .. import tracks as pkg
+    return {m.name: f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg}
+
+
+def _validate(obj: Any, origin: str) -> Track:
+    if not isinstance(obj, Track):
+        missing = [a for a in ("name", "options_model", "wording", "runtime_packages", "submission",
+                               "metric_name", "default_bands", "load_reference", "check_case",
+                               "score_case", "aggregate", "datasets", "scripted_methods", "gold_submission")
+                   if not hasattr(obj, a)]
+        raise TrackError(f"{origin}: not a Track (missing {', '.join(missing) or 'attributes'})")
+    return obj
+
+
+@lru_cache(maxsize=1)
+def all_tracks() -> dict[str, Track]:
+    """Every registered track by name. A broken third-party plug-in is logged and skipped; a
+    broken built-in track is a bug and raises."""
+    found: dict[str, Track] = {}
+    for module in sorted(_builtin().values()):
+        mod = importlib.import_module(module)
+        if hasattr(mod, "TRACK"):
+            found[mod.TRACK.name] = _validate(mod.TRACK, module)
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            track = _validate(ep.load(), f"entry point {ep.name} ({ep.value})")
+        except Exception as exc:  # a third-party plug-in must not break the harness
+            log.warning("skipping track plug-in %s: %s", ep.name, exc)
+            continue
+        found.setdefault(track.name, track)
+    return found
+
+
+def register(track: Any) -> Track:
+    """Register a track object at run time (tests, notebooks). Returns it."""
+    found = all_tracks()
+    found[track.name] = _validate(track, f"register({track!r})")
+    return found[track.name]
+
+
+def get_track(name: str) -> Track:
+    tracks = all_tracks()
+    if name not in tracks:
+        raise TrackError(f"unknown track {name!r}; registered: {', '.join(sorted(tracks)) or 'none'}")
+    return tracks[name]

@@ -1,0 +1,114 @@
+"""Code the built-in scripted agents send for segmentation tasks (tracks.base.ScriptedMethods).
+
+reference: writes the classical method (methods/<reference_method> + brain_common.py) into the
+workspace, checks one input, pilots ONE case and inspects it, runs the batch, verifies.
+careless: the same method, no pilot, and a realistic bug — every other case gets its z axis
+reversed in the voxel array while the affine is kept (a classic orientation error), which the
+score must name (LOGIC_SUSPECT on those cases).
+"""
+from __future__ import annotations
+
+import textwrap
+from importlib import resources
+
+from .track import SegmentationOptions
+
+# modules the classical methods import from their own folder; written beside method.py
+METHOD_SUPPORT = ("brain_common.py",)
+
+
+def _source(name: str) -> str:
+    return resources.files(f"{__package__}.methods").joinpath(name).read_text()
+
+
+class SegmentationMethods:
+    def __init__(self, options: SegmentationOptions):
+        self.options = options
+        self.input_file = options.input_file
+        self.outputs = [f.name for f in _layout_files(options)]
+
+    def plan_steps(self) -> list[str]:
+        return ["Inspect one input: shape, spacing, dtype, intensity percentiles.",
+                "Brain mask: Otsu threshold, morphology, largest component.",
+                "Target labels inside the brain with the classical method (method.py).",
+                "Pilot ONE case, inspect shape / unique values / voxel counts, fix, re-run.",
+                "Run every case into outputs/<case_id>/.",
+                "Verify every case has valid files, then submit."]
+
+    def setup_code(self, data_dir: str) -> str:
+        assert self.options.reference_method
+        files = {"method.py": _source(self.options.reference_method),
+                 **{n: _source(n) for n in METHOD_SUPPORT}}
+        return textwrap.dedent(f"""\
+            # S2 setup: install the method, check the runtime and one input
+            import pathlib, numpy, scipy, nibabel as nib
+            for name, text in {files!r}.items():
+                pathlib.Path(name).write_text(text)
+            print("numpy", numpy.__version__, "scipy", scipy.__version__, "nibabel", nib.__version__)
+            first = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0] / {self.input_file!r}
+            img = nib.load(str(first))
+            data = img.get_fdata(dtype="float32")
+            print("input", first.parent.name, "shape", data.shape, "dtype", img.get_data_dtype(),
+                  "spacing", img.header.get_zooms(), "p1/p99", numpy.percentile(data, [1, 99]).round(2))
+            """)
+
+    def pilot_code(self, data_dir: str) -> str:
+        return textwrap.dedent(f"""\
+            # S3 pilot ONE case end to end
+            import pathlib, subprocess, sys
+            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            r = subprocess.run([sys.executable, "method.py", str(case / {self.input_file!r}), f"outputs/{{case.name}}"],
+                               capture_output=True, text=True)
+            print(r.stdout, r.stderr); print("pilot exit", r.returncode)
+            """)
+
+    def inspect_code(self, data_dir: str) -> str:
+        return textwrap.dedent(f"""\
+            # S3 inspect the pilot output against its input
+            import pathlib, numpy as np, nibabel as nib
+            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            src = nib.load(str(case / {self.input_file!r}))
+            for f in {self.outputs!r}:
+                img = nib.load(f"outputs/{{case.name}}/{{f}}")
+                out = np.asarray(img.dataobj)
+                print(f, "shape", out.shape, "input", src.shape, "values", np.unique(out),
+                      "foreground", int(np.count_nonzero(out)))
+                assert out.shape == src.shape, "shape mismatch"
+                assert np.allclose(img.affine, src.affine, atol=1e-3), "affine mismatch"
+            """)
+
+    def batch_code(self, data_dir: str, careless: bool) -> str:
+        flip = textwrap.dedent("""\
+            if i % 2 == 0:  # (bug) 'fix' slice order on every other case: reverses the z axis
+                for f in out.iterdir():
+                    img = nib.load(str(f)); vol = np.asarray(img.dataobj)
+                    nib.save(nib.Nifti1Image(np.ascontiguousarray(vol[:, :, ::-1]), img.affine), str(f))
+            """) if careless else ""
+        return "\n".join([
+            "# S4 inference on every case",
+            "import pathlib, sys",
+            "import numpy as np, nibabel as nib",
+            "sys.path.insert(0, '.')",
+            "import method",
+            f"data = pathlib.Path({data_dir!r})",
+            "cases = sorted(p.name for p in data.iterdir() if p.is_dir())",
+            "for i, cid in enumerate(cases):",
+            "    out = pathlib.Path('outputs') / cid",
+            f"    code = method.main(['method.py', str(data / cid / {self.input_file!r}), str(out)])",
+            "    print(cid, 'exit', code)",
+            textwrap.indent(flip, "    "),
+            "print('done', len(cases), 'cases')", ""])
+
+    def verify_code(self, data_dir: str) -> str:
+        return textwrap.dedent(f"""\
+            # S5 verify every case before submitting
+            import pathlib
+            cases = sorted(p.name for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())
+            missing = [(c, f) for c in cases for f in {self.outputs!r} if not (pathlib.Path('outputs') / c / f).is_file()]
+            print(len(cases), 'cases;', 'missing:', missing or 'none')
+            """)
+
+
+def _layout_files(options: SegmentationOptions):
+    from . import TRACK
+    return TRACK.submission(options).files

@@ -1,0 +1,277 @@
+"""Segmentation track (SPEC §4): binary organ + lesion, and multi-class label maps.
+
+Task options (task.yaml `track_options`, validated by `SegmentationOptions`):
+  variant: organ_lesion | multiclass
+  organ_lesion: outputs organ.nii.gz + lesion.nii.gz (0/1, input shape and affine)
+      task score = 0.5 · lesion Dice + 0.5 · organ Dice, both means over ALL expected cases.
+      Lesion Dice uses the BraTS convention on lesion-free references (empty prediction → 1,
+      any predicted lesion voxel → 0), so labelling everything as lesion on negative cases is
+      not free. The mean over lesion-positive cases only (the reference harness's number) is
+      kept as the diagnostic `lesion_dice_positive`.
+  multiclass: outputs one label map (integers), `labels: {1: name, 2: name, ...}`
+      task score = mean over cases of the macro Dice over the classes present in the reference
+      or the prediction of that case (nnU-Net/MONAI: a class absent from both is left out).
+Missing or invalid cases count 0 (metric × completion); reference_error cases are excluded.
+The output's affine must match the input's (max |Δ| ≤ 1e-3) and its shape must be equal (a
+trailing singleton axis is tolerated, a leading one is not).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
+from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
+                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..nifti_io import NiftiReadError, read_nifti
+from ..safety import safe_output_file
+
+AFFINE_TOLERANCE = 1e-3
+HERE = Path(__file__).parent
+
+
+class SegmentationOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    variant: Literal["organ_lesion", "multiclass"]
+    organ_file: str = "organ.nii.gz"
+    lesion_file: str = "lesion.nii.gz"
+    label_file: str = "labels.nii.gz"
+    labels: dict[int, str] = Field(default_factory=dict, description="multiclass: label value -> name")
+    input_file: str = "image.nii.gz"
+    organ_name: str = Field("organ", description="what the organ mask covers, for the contract text")
+    lesion_name: str = Field("lesion", description="what the lesion mask covers")
+    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run")
+
+    @model_validator(mode="after")
+    def _labels_for_multiclass(self) -> "SegmentationOptions":
+        if self.variant == "multiclass":
+            if not self.labels:
+                raise ValueError("variant multiclass needs `labels: {1: name, ...}`")
+            if min(self.labels) < 1 or max(self.labels) > 255:
+                raise ValueError("labels must be integers in 1..255 (0 is background)")
+        return self
+
+
+def _as_labels(arr: np.ndarray, max_label: int) -> tuple[np.ndarray | None, str]:
+    """Validate voxel values and return them as uint8, or (None, reason)."""
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            return None, "contains NaN or Inf values"
+        if not (arr == np.round(arr)).all():
+            return None, "non-integer values in a label map"
+    elif arr.dtype.kind not in "iub":
+        return None, f"unsupported voxel type {arr.dtype}"
+    lo = arr.min() if arr.dtype.kind != "u" else 0  # unsigned: skip a full pass
+    hi = arr.max()
+    if lo < 0 or hi > max_label:
+        what = "non-binary values" if max_label == 1 else "labels outside the allowed set"
+        return None, f"{what} (found range {lo:g}..{hi:g}, allowed 0..{max_label})"
+    return arr.astype(np.uint8, copy=False), ""
+
+
+def _match_shape(arr: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray | None, str]:
+    """Exactly the reference shape; only TRAILING singleton axes are tolerated (SPEC §4)."""
+    if arr.shape == shape:
+        return arr, ""
+    extra = arr.shape[len(shape):]
+    if arr.shape[:len(shape)] == shape and extra and all(s == 1 for s in extra):
+        return arr.reshape(shape), ""
+    return None, f"wrong shape {arr.shape}, expected {shape}"
+
+
+def _read_mask(case_dir: Path, name: str, shape: tuple[int, ...], affine: np.ndarray | None,
+               max_label: int) -> tuple[np.ndarray | None, str]:
+    path, reason = safe_output_file(case_dir, name)
+    if path is None:
+        return None, reason
+    try:
+        arr, out_affine = read_nifti(path)
+    except NiftiReadError as exc:
+        return None, f"{name}: unreadable NIfTI: {exc}"
+    shaped, reason = _match_shape(arr, shape)
+    if shaped is None:
+        return None, f"{name}: {reason}"
+    arr = shaped
+    if affine is not None:
+        diff = float(np.max(np.abs(np.asarray(out_affine, dtype=np.float64) - affine)))
+        if not np.isfinite(diff) or diff > AFFINE_TOLERANCE:
+            return None, (f"{name}: affine differs from the input's (max |Δ| = {diff:.3g} > "
+                          f"{AFFINE_TOLERANCE}; flipped or re-oriented output?)")
+    mask, reason = _as_labels(arr, max_label)
+    return (mask, "") if mask is not None else (None, f"{name}: {reason}")
+
+
+def _as_bool(mask: np.ndarray) -> np.ndarray:
+    """A 0/1 uint8 mask viewed as bool without a copy (checked: max <= 1), else mask != 0."""
+    if mask.dtype == np.uint8 and mask.max(initial=0) <= 1:
+        return mask.view(np.bool_)
+    return mask != 0
+
+
+def lesion_dice_brats(reference: np.ndarray, prediction: np.ndarray) -> float:
+    """Dice with the BraTS convention for an empty reference: 1 if the prediction is empty
+    too, else 0 (Menze et al., 2015; the BraTS evaluation)."""
+    if not reference.any():
+        return 0.0 if prediction.any() else 1.0
+    return binary_dice(reference, prediction)
+
+
+def _mean(values: list[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+class SegmentationTrack:
+    name = "segmentation"
+    options_model = SegmentationOptions
+    runtime_packages: tuple[str, ...] = ("nibabel",)
+    tasks_dir = HERE / "tasks"
+    wording = TrackWording(
+        rubric={
+            "s1c": "for segmentation: a model/method for the TARGET structure (e.g. a lesion model, "
+                   "not a general organ segmenter)",
+            "s2b": "shape, voxel spacing, orientation/affine, dtype and intensity range of an input",
+        },
+        skills={},
+        judge_patterns={
+            "input_check": [r"header\.get_zooms", r"get_zooms", r"spacing", r"\.affine", r"nib-ls", r"fslinfo"],
+            "inspect": [r"nib-ls", r"fslinfo", r"count_nonzero", r"np\.unique"],
+        },
+        input_properties="shape, voxel spacing, orientation (affine), dtype and intensity range",
+    )
+
+    # ---- contract ----------------------------------------------------------------------
+    def _files(self, options: SegmentationOptions) -> list[str]:
+        if options.variant == "multiclass":
+            return [options.label_file]
+        return [options.organ_file, options.lesion_file]
+
+    def submission(self, options: SegmentationOptions) -> SubmissionLayout:
+        same = "exactly the input's shape and affine (NIfTI, gzip)"
+        if options.variant == "multiclass":
+            names = ", ".join(f"{k} {v}" for k, v in sorted(options.labels.items()))
+            files = [OutputFile(name=options.label_file,
+                                description=f"integer label map (uint8): 0 background, {names}; {same}")]
+        else:
+            files = [OutputFile(name=options.organ_file,
+                                description=f"{options.organ_name} mask, uint8 values 0/1, {same}"),
+                     OutputFile(name=options.lesion_file,
+                                description=f"{options.lesion_name} mask, uint8 values 0/1, {same}; "
+                                            "EMPTY (all 0) when the case has no lesion")]
+        return SubmissionLayout(kind="per_case", files=files)
+
+    def metric_name(self, options: SegmentationOptions) -> str:
+        return "macro_dice" if options.variant == "multiclass" else "0.5*lesion_dice+0.5*organ_dice"
+
+    def default_bands(self, options: SegmentationOptions) -> MedalBands:
+        if options.variant == "multiclass":
+            return MedalBands(metric="macro_dice", good=0.70, okay=0.30)
+        # the BraTS-convention lesion Dice over all cases: lesion on negative cases is not free
+        return MedalBands(metric="lesion_dice", good=0.70, okay=0.30)
+
+    # ---- I/O -----------------------------------------------------------------------------
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
+                       options: SegmentationOptions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        ref: dict[str, np.ndarray] = {}
+        affine = None
+        for name in self._files(options):
+            arr, affine = read_nifti(private_case_dir / name)  # raises: a harness fault, not the agent's
+            ref[name] = arr.astype(np.uint8, copy=False)
+        shape = next(iter(ref.values())).shape
+        return ref, {"shape": shape, "affine": np.asarray(affine, dtype=np.float64)}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
+                   options: SegmentationOptions) -> CaseCheck:
+        if submitted.dir is None:
+            return CaseCheck(False, "no output folder")
+        max_label = max(options.labels) if options.variant == "multiclass" else 1
+        pred: dict[str, np.ndarray] = {}
+        for name in self._files(options):
+            mask, reason = _read_mask(submitted.dir, name, tuple(reference_meta["shape"]),
+                                      reference_meta.get("affine"), max_label)
+            if mask is None:
+                return CaseCheck(False, reason)
+            pred[name] = mask
+        non_trivial = any(np.count_nonzero(a) for a in pred.values())
+        return CaseCheck(True, "", pred, non_trivial=non_trivial)
+
+    # ---- pure scoring ----------------------------------------------------------------------
+    def score_case(self, prediction: dict[str, np.ndarray], reference: dict[str, np.ndarray],
+                   options: SegmentationOptions, context: ScoringContext) -> CaseScore:
+        if options.variant == "multiclass":
+            return self._score_multiclass(prediction, reference, options)
+        organ_f, lesion_f = self._files(options)
+        organ = binary_dice(_as_bool(reference[organ_f]), _as_bool(prediction[organ_f]))
+        ref_lesion, pred_lesion = _as_bool(reference[lesion_f]), _as_bool(prediction[lesion_f])
+        positive = bool(np.count_nonzero(ref_lesion))
+        metrics: dict[str, float | None] = {"organ_dice": organ,
+                                            "lesion_dice": lesion_dice_brats(ref_lesion, pred_lesion)}
+        if not positive:  # diagnostic: false-positive lesion voxels on a negative case
+            metrics["lesion_false_positive_voxels"] = float(np.count_nonzero(pred_lesion))
+        return CaseScore(metrics, extra={"lesion_positive": positive})
+
+    def _score_multiclass(self, prediction: dict[str, np.ndarray], reference: dict[str, np.ndarray],
+                          options: SegmentationOptions) -> CaseScore:
+        (name,) = self._files(options)
+        labels = options.labels
+        cm = confusion_matrix(reference[name], prediction[name], max(labels) + 1)
+        per_label: dict[str, float | None] = {}
+        for k in sorted(labels):
+            in_ref, in_pred = cm[k, :].sum() > 0, cm[:, k].sum() > 0
+            # absent from both: not applicable (nnU-Net/MONAI); absent from ref but predicted → 0
+            per_label[f"dice_{labels[k]}"] = dice_from_confusion(cm, k) if (in_ref or in_pred) else None
+        present = [v for v in per_label.values() if v is not None]
+        macro = float(np.mean(present)) if present else 1.0  # nothing anywhere, nothing predicted
+        return CaseScore({"macro_dice": macro, **per_label})
+
+    def aggregate(self, records: list[CaseRecord], options: SegmentationOptions,
+                  context: ScoringContext) -> AggregateResult:
+        """Means over all expected cases except reference errors (missing/invalid = 0)."""
+        scored = [r for r in records if r.status is not CaseStatus.REFERENCE_ERROR]
+        n = len(scored)
+        if n == 0:
+            return AggregateResult(score=0.0)
+
+        def metric(r: CaseRecord, key: str) -> float:
+            return float(r.score.metrics.get(key) or 0.0) if r.score is not None else 0.0
+
+        if options.variant == "multiclass":
+            macro = sum(metric(r, "macro_dice") for r in scored) / n
+            per_class = {f"dice_{v}": _mean([d for r in scored if r.score is not None
+                                             and (d := r.score.metrics.get(f"dice_{v}")) is not None])
+                         for v in options.labels.values()}
+            return AggregateResult(score=macro, metrics={"macro_dice": macro, **per_class})
+        organ = sum(metric(r, "organ_dice") for r in scored) / n
+        lesion = sum(metric(r, "lesion_dice") for r in scored) / n
+        # lesion-positive cases come from the manifest, so a missing case still counts (SPEC §4)
+        positive = [r for r in scored if r.meta.get("lesion_positive")]
+        negative = [r for r in scored if not r.meta.get("lesion_positive")]
+        lesion_pos = (sum(metric(r, "lesion_dice") for r in positive) / len(positive)) if positive else None
+        neg_clean = (sum(metric(r, "lesion_dice") for r in negative) / len(negative)) if negative else None
+        return AggregateResult(
+            score=0.5 * lesion + 0.5 * organ,
+            metrics={"organ_dice": organ, "lesion_dice": lesion, "lesion_dice_positive": lesion_pos,
+                     "negative_cases_clean": neg_clean,
+                     "n_lesion_positive": float(len(positive)), "n_lesion_negative": float(len(negative))})
+
+    # ---- plug-in assets ---------------------------------------------------------------------
+    def datasets(self) -> list[Any]:
+        from .data import DATASETS
+        return DATASETS
+
+    def scripted_methods(self, options: SegmentationOptions) -> Any:
+        if not options.reference_method:
+            return None
+        from .scripted import SegmentationMethods
+        return SegmentationMethods(options)
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
+        """Copy the private references as the submission (they carry the input's affine)."""
+        import shutil
+        private = dataset_root / "private"
+        for case in sorted(p for p in private.iterdir() if p.is_dir()):
+            (outputs / case.name).mkdir(parents=True, exist_ok=True)
+            for name in self._files(options):
+                shutil.copyfile(case / name, outputs / case.name / name)

@@ -1,0 +1,206 @@
+"""Synthesis track (SPEC §4): CT ×4 z super-resolution and MRI→CT, 3-D volumes.
+
+Per case the agent writes `outputs/<case_id>/sct.nii.gz` ON THE REFERENCE GRID: shape equal
+to the reference's (a trailing singleton axis is tolerated), affine within 1e-3 of it in
+every entry (the public target_grid.json gives both), values finite.
+
+Metric: 3-D SSIM (metrics/ssim.py, bit-identical to scikit-image): 7×7×7 uniform window,
+K1 0.01, K2 0.03, sample covariance, data range R = reference max − min after the task's
+optional intensity clip (`hu_clip`, e.g. [-1024, 3000] HU as SynthRAD; applied to reference
+and prediction alike). PSNR and MAE are reported as diagnostics.
+Task score = mean SSIM over all expected cases (missing/invalid = 0).
+Medal: on `ssim_medal` = the task score if it reaches the task's baseline (mean of each
+case's `baseline_ssim` in the manifest: linear z-interpolation for z-SR, bulk density for
+MRI→CT), else 0 — good ≥ 0.98, okay ≥ 0.95 (bands.yaml); below the baseline = no medal.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+import nibabel as nib
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...metrics.ssim import WIN_SIZE, psnr, reference_data_range, ssim
+from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
+                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..nifti_io import NiftiReadError, read_nifti
+from ..safety import safe_output_file
+
+HERE = Path(__file__).parent
+AFFINE_TOL = 1e-3
+PSNR_CAP_DB = 100.0
+
+
+class SynthesisOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    variant: Literal["ct_zsr", "mri_to_ct"]
+    scale: int = Field(4, ge=2, le=8, description="z super-resolution factor (ct_zsr)")
+    input_file: str = "lowres.nii.gz"
+    output_file: str = "sct.nii.gz"
+    reference_file: str = "reference.nii.gz"
+    hu_clip: tuple[float, float] | None = Field(None, description="clip both volumes before SSIM")
+    win_size: int = WIN_SIZE
+
+
+def _peek_shape(path: Path) -> tuple[tuple[int, ...] | None, str]:
+    """Read only the header (first 540 decompressed bytes): refuse absurd shapes before
+    decompressing a possibly huge file."""
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+        opener = gzip.open if magic == b"\x1f\x8b" else open
+        with opener(path, "rb") as fh:
+            head = fh.read(540)
+        hdr = nib.Nifti1Header.from_fileobj(io.BytesIO(head), check=True)
+        return tuple(int(s) for s in hdr.get_data_shape()), ""
+    except Exception as exc:
+        return None, f"not a NIfTI file ({type(exc).__name__})"
+
+
+def _squeeze_trailing(arr: np.ndarray, ndim: int) -> np.ndarray:
+    while arr.ndim > ndim and arr.shape[-1] == 1:
+        arr = arr[..., 0]
+    return arr
+
+
+def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
+    return [float(v) for m in metrics if (v := m.get(key)) is not None]
+
+
+class SynthesisTrack:
+    name = "synthesis"
+    options_model = SynthesisOptions
+    runtime_packages = ("numpy", "scipy", "nibabel")
+    tasks_dir = HERE / "tasks"
+    wording = TrackWording(
+        rubric={"s1c": "the method fits the task: through-plane super-resolution that models the "
+                       "slab-averaged thick slices (spline/back-projection, self-supervised SR, a "
+                       "SR network), or an MRI→CT synthesis model for the anatomy",
+                "s2b": "input shape, voxel spacing/affine, intensity range and the target grid "
+                       "(target_grid.json shape and affine)"},
+        skills={"s3": "Check the pilot output on the target grid: shape and affine equal to "
+                      "target_grid.json, finite values, intensities in the input's range."},
+        judge_patterns={"input_check": [r"target_grid", r"get_zooms", r"\.affine", r"\.shape"],
+                        "inspect": [r"sct\.nii", r"allclose", r"isfinite", r"\.affine"]},
+        input_properties="shape, voxel spacing and affine, dtype, intensity range and the target grid",
+    )
+
+    def submission(self, options: SynthesisOptions) -> SubmissionLayout:
+        what = (f"the volume restored to the ×{options.scale} finer z grid" if options.variant == "ct_zsr"
+                else "the synthetic CT in HU")
+        return SubmissionLayout(kind="per_case", files=[OutputFile(
+            name=options.output_file,
+            description=f"{what}: NIfTI (gzip), float, on the REFERENCE grid — shape and affine exactly as "
+                        f"`shape` / `affine` in the case's target_grid.json, every value finite")],
+            notes="A volume on any other grid (e.g. the input's affine) fails the format check.")
+
+    def metric_name(self, options: SynthesisOptions) -> str:
+        clip = f", clipped to {list(options.hu_clip)}" if options.hu_clip else ""
+        return f"mean 3-D SSIM x completion ({options.win_size}^3 window, data range = reference max - min{clip})"
+
+    def default_bands(self, options: SynthesisOptions) -> MedalBands:
+        b = yaml.safe_load((HERE / "bands.yaml").read_text())[options.variant]
+        return MedalBands(**b, source="track default (SPEC §4; below the task baseline = no medal)")
+
+    def _prepare(self, arr: np.ndarray, options: SynthesisOptions) -> np.ndarray:
+        arr = np.asarray(arr, dtype=np.float64)
+        return np.clip(arr, *options.hu_clip) if options.hu_clip else arr
+
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
+                       options: SynthesisOptions) -> tuple[np.ndarray, dict[str, Any]]:
+        arr, affine = read_nifti(Path(private_case_dir) / options.reference_file)
+        ref = self._prepare(arr, options)
+        if ref.ndim != 3 or not np.isfinite(ref).all() or reference_data_range(ref) <= 0:
+            raise ValueError(f"reference {ref.shape} is not a finite, non-constant 3-D volume")
+        return ref, {"shape": ref.shape, "affine": np.asarray(affine)}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
+                   options: SynthesisOptions) -> CaseCheck:
+        name = options.output_file
+        if submitted.dir is None:
+            return CaseCheck(False, "no case folder")
+        path, reason = safe_output_file(submitted.dir, name)
+        if path is None:
+            return CaseCheck(False, reason)
+        shape = tuple(reference_meta["shape"])
+        head_shape, reason = _peek_shape(path)
+        if head_shape is None:
+            return CaseCheck(False, f"{name}: {reason}")
+        trimmed = head_shape
+        while len(trimmed) > len(shape) and trimmed[-1] == 1:
+            trimmed = trimmed[:-1]
+        if trimmed != shape:
+            return CaseCheck(False, f"{name}: wrong shape {head_shape}, expected the reference grid {shape}")
+        try:
+            arr, affine = read_nifti(path)
+        except NiftiReadError as exc:
+            return CaseCheck(False, f"{name}: unreadable NIfTI: {exc}")
+        arr = _squeeze_trailing(arr, len(shape))
+        diff = float(np.max(np.abs(np.asarray(affine) - reference_meta["affine"])))
+        if not diff <= AFFINE_TOL:
+            return CaseCheck(False, f"{name}: affine differs from the reference grid by {diff:.4g} "
+                                    f"(> {AFFINE_TOL:g}; wrote the input's grid?)")
+        if arr.dtype.kind not in "fiu":
+            return CaseCheck(False, f"{name}: unsupported voxel type {arr.dtype}")
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            return CaseCheck(False, f"{name}: contains NaN or Inf values")
+        pred = self._prepare(arr, options)
+        return CaseCheck(True, "", pred, non_trivial=bool(np.ptp(pred) > 0))
+
+    def score_case(self, prediction: np.ndarray, reference: np.ndarray, options: SynthesisOptions,
+                   context: ScoringContext) -> CaseScore:
+        r = reference_data_range(reference)
+        return CaseScore({"ssim": ssim(reference, prediction, r, options.win_size),
+                          "psnr": min(psnr(reference, prediction, r), PSNR_CAP_DB),
+                          "mae": float(np.mean(np.abs(reference - prediction)))},
+                         extra={"data_range": r})
+
+    def aggregate(self, records: list[CaseRecord], options: SynthesisOptions,
+                  context: ScoringContext) -> AggregateResult:
+        scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
+        ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
+        n = len(scorable)
+        score = sum(_values(ok, "ssim")) / n if n else 0.0
+        base = [float(b) for r in scorable if (b := r.meta.get("baseline_ssim")) is not None]
+        baseline = float(np.mean(base)) if base and len(base) == n else None
+        notes = {"data_range": "per case: reference max - min" + (f" after clipping to {list(options.hu_clip)}"
+                                                                  if options.hu_clip else ""),
+                 "window": f"uniform {options.win_size}^3, K1=0.01, K2=0.03 (scikit-image defaults)"}
+        if baseline is None:
+            notes["baseline"] = "manifest has no baseline_ssim for every case: medal on ssim alone"
+            medal = score
+        else:
+            medal = score if score >= baseline else 0.0
+            if score < baseline:
+                notes["baseline"] = f"mean SSIM {score:.4f} is below the task baseline {baseline:.4f}: fail"
+        psnrs, maes = _values(ok, "psnr"), _values(ok, "mae")
+        return AggregateResult(score=score, metrics={
+            "ssim": score, "ssim_medal": medal, "baseline_ssim": baseline,
+            "completion": len(ok) / n if n else 0.0,
+            "psnr_valid_mean": float(np.mean(psnrs)) if psnrs else None,
+            "mae_valid_mean": float(np.mean(maes)) if maes else None},
+            components=["ssim", "psnr", "mae"], notes=notes)
+
+    def datasets(self) -> list:
+        from .data import DATASETS
+        return list(DATASETS)
+
+    def scripted_methods(self, options: SynthesisOptions):
+        if options.variant != "ct_zsr":
+            return None   # MRI→CT has no offline demo data and no classical reference method
+        from .scripted import SynthesisMethods
+        return SynthesisMethods(options)
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: SynthesisOptions) -> None:
+        root = Path(dataset_root)
+        for case in json.loads((root / "manifest.json").read_text())["cases"]:
+            dest = Path(outputs) / case["case_id"]
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / "private" / case["case_id"] / options.reference_file, dest / options.output_file)

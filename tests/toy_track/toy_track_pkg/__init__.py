@@ -1,0 +1,140 @@
+"""A complete track in one file, as a third-party package would ship it (test-only).
+
+Cohort layout: one `labels.csv` (case_id,label) for the whole cohort; task score = accuracy.
+Registered through the `automedbench.tracks` entry point in toy_track_pkg-0.1.dist-info, so
+no core file knows it exists.
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from automedbench.data import DatasetPaths, write_manifest
+from automedbench.data.registry import DatasetInfo
+from automedbench.tracks.base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
+                                      OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+
+LABELS = ("low", "high")
+
+
+class ToyOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = 50
+
+
+def build_toy_values(paths: DatasetPaths, progress=None, n_cases: int = 6, seed: int = 0) -> dict:
+    values = [(seed * 7 + 13 * i + 20) % 100 for i in range(n_cases)]
+    cases = []
+    for i, v in enumerate(values):
+        cid = f"case_{i:03d}"
+        (paths.public / cid).mkdir(parents=True)
+        (paths.public / cid / "value.txt").write_text(f"{v}\n")
+        (paths.private / cid).mkdir(parents=True)
+        (paths.private / cid / "label.txt").write_text("high" if v > 50 else "low")
+        cases.append({"case_id": cid, "label": "high" if v > 50 else "low"})
+    return write_manifest(paths, dataset="toy-values", description="toy numbers", cases=cases,
+                          provenance={"seed": seed, "generator": "toy"})
+
+
+class ToyMethods:
+    def __init__(self, options: ToyOptions):
+        self.threshold = options.threshold
+
+    def plan_steps(self) -> list[str]:
+        return ["Read each value.txt.", "Label high above the threshold.", "Pilot one case.",
+                "Write outputs/labels.csv.", "Verify every case has a row."]
+
+    def setup_code(self, data_dir: str) -> str:
+        return f"# S2 setup: check one input\nimport pathlib\nfirst = sorted(pathlib.Path({data_dir!r}).iterdir())[0]\n" \
+               "print('input', first.name, (first / 'value.txt').read_text().strip(), 'dtype', 'text')\n"
+
+    def pilot_code(self, data_dir: str) -> str:
+        return textwrap.dedent(f"""\
+            # S3 pilot ONE case
+            import pathlib
+            first = sorted(pathlib.Path({data_dir!r}).iterdir())[0]
+            v = float((first / 'value.txt').read_text())
+            pathlib.Path('outputs').mkdir(exist_ok=True)
+            pathlib.Path('outputs/pilot.txt').write_text('high' if v > {self.threshold} else 'low')
+            print('pilot', first.name, v)
+            """)
+
+    def inspect_code(self, data_dir: str) -> str:
+        return "# S3 inspect the pilot output\nimport pathlib\nprint(pathlib.Path('outputs/pilot.txt').read_text(), len('x'))\n" \
+               "pathlib.Path('outputs/pilot.txt').unlink()\n"
+
+    def batch_code(self, data_dir: str, careless: bool) -> str:
+        rule = "v > t if i % 2 else v < t" if careless else "v > t"  # careless: inverted on even cases
+        return textwrap.dedent(f"""\
+            # S4 inference on every case
+            import csv, pathlib
+            t = {self.threshold}
+            rows = []
+            for i, case in enumerate(sorted(pathlib.Path({data_dir!r}).iterdir())):
+                v = float((case / 'value.txt').read_text())
+                rows.append((case.name, 'high' if ({rule}) else 'low'))
+            pathlib.Path('outputs').mkdir(exist_ok=True)
+            with open('outputs/labels.csv', 'w', newline='') as fh:
+                w = csv.writer(fh); w.writerow(['case_id', 'label']); w.writerows(rows)
+            print('done', len(rows))
+            """)
+
+    def verify_code(self, data_dir: str) -> str:
+        return "# S5 verify\nimport pathlib\nprint(pathlib.Path('outputs/labels.csv').read_text().count('\\n'))\n"
+
+
+class ToyTrack:
+    name = "toy-threshold"
+    options_model = ToyOptions
+    runtime_packages: tuple[str, ...] = ()
+    tasks_dir = Path(__file__).parent / "tasks"
+    wording = TrackWording(input_properties="value and its type")
+
+    def submission(self, options: ToyOptions) -> SubmissionLayout:
+        return SubmissionLayout(kind="cohort", cohort_format="csv", key="case_id", columns=["label"],
+                                files=[OutputFile(name="labels.csv", description="label is `low` or `high`")])
+
+    def metric_name(self, options: ToyOptions) -> str:
+        return "accuracy"
+
+    def default_bands(self, options: ToyOptions) -> MedalBands:
+        return MedalBands(metric="accuracy", good=0.8, okay=0.5)
+
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: ToyOptions):
+        return (private_case_dir / "label.txt").read_text().strip(), {}
+
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: ToyOptions) -> CaseCheck:
+        label = (submitted.row or {}).get("label", "")
+        if label not in LABELS:
+            return CaseCheck(False, f"label {label!r} is not one of {list(LABELS)}")
+        return CaseCheck(True, "", label)
+
+    def score_case(self, prediction: str, reference: str, options: ToyOptions, context: ScoringContext) -> CaseScore:
+        return CaseScore({"correct": float(prediction == reference)})
+
+    def aggregate(self, records: list[CaseRecord], options: ToyOptions, context: ScoringContext) -> AggregateResult:
+        scored = [r for r in records if r.status is not CaseStatus.REFERENCE_ERROR]
+        correct = sum(r.score.metrics["correct"] or 0 for r in scored if r.score is not None)
+        acc = correct / len(scored) if scored else 0.0
+        return AggregateResult(score=acc, metrics={"accuracy": acc})
+
+    def datasets(self) -> list[DatasetInfo]:
+        return [DatasetInfo(name="toy-values", description="toy numbers (test-only)", kind="demo",
+                            track=self.name, builder_path=f"{__name__}:build_toy_values",
+                            required_case_fields=("label",), options={"n_cases": "", "seed": ""})]
+
+    def scripted_methods(self, options: ToyOptions) -> ToyMethods:
+        return ToyMethods(options)
+
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: ToyOptions) -> None:
+        manifest = json.loads((dataset_root / "manifest.json").read_text())
+        outputs.mkdir(parents=True, exist_ok=True)
+        lines = ["case_id,label"] + [f"{c['case_id']},{c['label']}" for c in manifest["cases"]]
+        (outputs / "labels.csv").write_text("\n".join(lines) + "\n")
+
+
+TRACK = ToyTrack()
