@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -219,3 +220,54 @@ def test_pip_download_inside_with_network_on(net_box, world, tmp_path):
                                 "python -c 'import tomli_w; print(tomli_w.__file__)'", timeout_s=120)
     assert r.exit_code == 0, r.stderr[-2000:]
     assert ".whl" in r.stdout and "/workspace/.local/" in r.stdout and r.violations == []
+
+
+ROOTLESS_PROBE = """
+import json, sys
+from pathlib import Path
+from automedbench.sandbox import SandboxSpec
+from automedbench.sandbox.bwrap import BwrapSandbox
+root = Path(sys.argv[1])
+(root / "pub" / "case_0").mkdir(parents=True)
+with BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws", network=True),
+                  runtime_dir=root / "rt") as box:
+    r = box.execute("bash", "ip -j -4 route show; ip route del unreachable 10.0.0.0/8 && echo CHANGED")
+    print(json.dumps({"mode": box.mode, "options": box.net.options, "stdout": r.stdout, "stderr": r.stderr}))
+"""
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_network_on_for_a_non_root_harness(tmp_path):
+    """A non-root harness gets the same namespace and routes, through a user namespace of
+    its own. Run for real as an unprivileged uid (needs root here to switch to it)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv") or shutil.which("slirp4netns") is None:
+        pytest.skip("needs root (to become an unprivileged uid with setpriv) and slirp4netns")
+    uid = 64001
+    root = tmp_path / "rootless"
+    # a minimal agent runtime (the probe runs bash and ip only)
+    (root / "rt" / "bin").mkdir(parents=True)
+    (root / "rt" / "boot").mkdir()
+    (root / "rt" / "bin" / "python").symlink_to("/usr/bin/python3")
+    for dirpath, _dirs, files in os.walk(root):
+        os.chown(dirpath, uid, uid)
+        for f in files:
+            os.chown(os.path.join(dirpath, f), uid, uid, follow_symlinks=False)
+    for p in [*tmp_path.parents][:3] + [tmp_path]:
+        if p != Path("/"):
+            os.chmod(p, os.stat(p).st_mode | 0o005)  # the unprivileged uid must traverse to it
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    # the system python (the harness venv may live where that uid cannot read): the
+    # sandbox package needs only the standard library
+    res = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                          "/usr/bin/python3", "-c", ROOTLESS_PROBE, str(root)],
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": src, "HOME": str(root),
+                              "AUTOMEDBENCH_HOME": str(root / "home")},
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["mode"] == "user" and any(o.startswith("--userns-path=") for o in out["options"])
+    routes = json.loads(out["stdout"].splitlines()[0])
+    assert {"dst": "10.0.0.0/8", "type": "unreachable", "flags": []} in routes
+    assert any(r["dst"] == "default" and r.get("gateway") == SLIRP_GATEWAY for r in routes)
+    assert "CHANGED" not in out["stdout"]
