@@ -134,7 +134,10 @@ def private_listeners():
         pytest.skip("needs root and iproute2 to create a network namespace")
     tag = os.urandom(3).hex()
     ns, veth_host, veth_ns = f"amb-t-{tag}", f"ambh{tag}", f"ambn{tag}"
-    nets = {"private": ("10.213.77.1", "10.213.77.2"), "link-local": ("169.254.213.1", "169.254.213.2")}
+    # a /30 per run, picked at random: test sessions of other worktrees may run at the same time
+    octet = 1 + int(tag, 16) % 254
+    nets = {"private": (f"10.213.{octet}.1", f"10.213.{octet}.2"),
+            "link-local": (f"169.254.213.{4 * (octet % 63) + 1}", f"169.254.213.{4 * (octet % 63) + 2}")}
 
     def ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, capture_output=True, timeout=20)
