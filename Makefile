@@ -59,8 +59,9 @@ testdeps:
 	command -v mmdebstrap >/dev/null 2>&1 || missing="$$missing mmdebstrap"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing test packages:$$missing"; \
-	  if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 -q install -y $$missing \
-	       >$(SYSDEPS_LOG) 2>&1; then \
+	  APT="apt-get -o DPkg::Lock::Timeout=120 -q"; \
+	  if ! (DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing || \
+	        ($$APT update && DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing)) >$(SYSDEPS_LOG) 2>&1; then \
 	    echo "warning: could not install$$missing; apt-get said:"; tail -n 3 $(SYSDEPS_LOG) | sed 's/^/  /'; \
 	    echo "  the docker backend tests will skip and say why"; \
 	  fi; \
