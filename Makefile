@@ -52,7 +52,8 @@ sysdeps:
 	fi
 
 # For `make test` as root: docker.io (the tests start a private dockerd when no engine
-# answers, and stop it) and mmdebstrap (builds the docker agent image offline, cached).
+# answers, and stop it), mmdebstrap (builds the docker agent image offline, cached) and chromium
+# (the static site is tested in a real headless browser).
 testdeps:
 	@missing=""; \
 	command -v dockerd >/dev/null 2>&1 || missing="$$missing docker.io"; \
