@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint setup sysdeps bench clean help
+.PHONY: demo test lint setup sysdeps testdeps bench clean help
 
 help:
 	@echo "make demo   - set up, build the embedded datasets, run the built-in agents, print results + leaderboard"
@@ -51,12 +51,32 @@ sysdeps:
 	  fi; \
 	fi
 
+# For `make test` as root: docker.io (the tests start a private dockerd when no engine
+# answers, and stop it), mmdebstrap (builds the docker agent image offline, cached) and chromium
+# (the static site is tested in a real headless browser).
+testdeps:
+	@missing=""; \
+	command -v dockerd >/dev/null 2>&1 || missing="$$missing docker.io"; \
+	command -v mmdebstrap >/dev/null 2>&1 || missing="$$missing mmdebstrap"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing test packages:$$missing"; \
+	  APT="apt-get -o DPkg::Lock::Timeout=120 -q"; \
+	  if ! (DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing || \
+	        ($$APT update && DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing)) >$(SYSDEPS_LOG) 2>&1; then \
+	    echo "warning: could not install$$missing; apt-get said:"; tail -n 3 $(SYSDEPS_LOG) | sed 's/^/  /'; \
+	    echo "  the docker backend / browser tests will skip and say why"; \
+	  fi; \
+	elif [ -n "$$missing" ]; then \
+	  echo "note: missing$$missing (root + apt-get installs them); the docker backend / browser tests will skip"; \
+	fi
+
 setup: sysdeps $(STAMP)
 
 demo: setup
 	$(BIN)/automedbench demo
 
-test: setup lint
+test: setup lint testdeps
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 # static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear)

@@ -1,7 +1,9 @@
-"""Latency of `execute("python", "print(1)")` through bwrap (network off and on) vs a bare
-subprocess, and what network on adds to sandbox start-up -- all in the same run.
+"""Latency of `execute("python", "print(1)")` through bwrap (network off and on), through
+`docker exec` into the docker backend's running container (when an engine answers and an
+agent image was built: `automedbench sandbox build-image`), vs a bare subprocess, and what
+network on adds to sandbox start-up -- all in the same run.
 
-    PYTHONPATH=src python bench/sandbox_overhead.py [-n 50] [--opens 8]
+    PYTHONPATH=src python bench/sandbox_overhead.py [-n 50] [--opens 8] [--no-docker]
 
 Every side runs the same interpreter (the agent runtime's /usr/bin/python3 with the same
 PYTHONPATH), interleaved, so differences are the sandbox alone: fork with privilege drop +
@@ -36,6 +38,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=50, help="calls per side")
     ap.add_argument("--opens", type=int, default=8, help="sandbox start-ups per network setting")
+    ap.add_argument("--no-docker", action="store_true", help="leave the docker column out")
     ap.add_argument("--python", help="use this interpreter (visible under /usr) with an empty runtime "
                                      "instead of building the agent runtime")
     args = ap.parse_args()
@@ -61,6 +64,15 @@ def main() -> None:
     boxes = {"off": open_box(False)}
     if can_net:
         boxes["on"] = open_box(True)
+    docker_note = "docker: not measured (--no-docker)"
+    if not args.no_docker:
+        from automedbench.sandbox import SandboxError
+        from automedbench.sandbox.docker import DockerSandbox
+        try:
+            boxes["docker"] = DockerSandbox(SandboxSpec(public_dir=tmp / "public", workspace=tmp / "ws-docker"))
+            docker_note = f"docker image {boxes['docker'].image[:19]}..."
+        except SandboxError as exc:
+            docker_note = f"docker: not measured ({exc})"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(runtime / "boot"), "HOME": str(tmp / "ws")}
     bare_argv = [str(runtime / "bin" / "python"), "-c", "print(1)"]
     for _ in range(3):  # warm caches on every side
@@ -82,9 +94,9 @@ def main() -> None:
     for box in boxes.values():
         box.close()
 
-    starts: dict[str, list[float]] = {k: [] for k in boxes}
+    starts: dict[str, list[float]] = {k: [] for k in boxes if k != "docker"}
     for _ in range(args.opens):
-        for key in boxes:
+        for key in starts:
             t = time.perf_counter()
             box = open_box(key == "on")
             box.execute("python", "print(1)")
@@ -97,6 +109,9 @@ def main() -> None:
     print(row("bwrap, network off", calls["off"], mb))
     if "on" in calls:
         print(row("bwrap, network on", calls["on"], mb))
+    if "docker" in calls:
+        print(row("docker exec (running ctr)", calls["docker"], mb))
+    print(f"                            {docker_note}")
     print(f"overhead per call (off)   : median {statistics.median(calls['off']) - mb:7.1f} ms")
     print()
     off = statistics.median(starts["off"])

@@ -1,6 +1,6 @@
 """The Python API. The CLI (cli.py) is a thin layer over these functions.
 
-    run_one(task, tier, agent, out_dir)   one cell -> run directory (scored)
+    run_one(task, tier, agent, out_dir)   one cell -> its DetailReport (report.run_dir: the run directory)
     sweep(tasks, tiers, agents, ...)      many cells, resumable, in a process pool
     score(run_dir)                        re-score a saved run from its workspace alone
     judge(run_dirs, judges)               re-judge saved runs (S1..S3) without the agent
@@ -161,8 +161,9 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
             run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
             data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
             agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> Path:
-    """Run one (task, tier, agent) cell end to end and score it. Returns the run directory.
+            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> DetailReport:
+    """Run one (task, tier, agent) cell end to end and score it. Returns its DetailReport;
+    `report.run_dir` is the run directory (run.json, trace, conversation, workspace).
 
     User errors (unknown task/tier/agent/judge/backend, missing key, unstaged data) raise
     UserError before anything runs. Agent faults (crash, limits, violations) end the run and
@@ -269,8 +270,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     if interrupted is not None:
         raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
 
-    score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
-    return run_dir
+    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
 
 
 def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,

@@ -137,18 +137,17 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     from . import api
     from .errors import RunInterrupted
     from .report import runs_table
-    from .runs.models import DetailReport
     try:
-        run_dir = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
-                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                              answer_judge=answer_judge)
+        report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
+                             data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
+                             answer_judge=answer_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
         err.print(f"interrupted ({exc.signal_name}): run closed as end_reason 'interrupted', not scored: "
                   f"{exc.run_dir}", highlight=False, soft_wrap=True)
         raise typer.Exit(130) from None
-    report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    run_dir = report.run_dir
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know

@@ -174,10 +174,58 @@ def bwrap_box(world):
     box.close()
 
 
-@pytest.fixture
-def box(bwrap_box, world):
+@pytest.fixture(scope="session")
+def docker_engine():
+    """A Docker engine for the session: one that answers, else (as root) docker.io installed
+    and a private dockerd started -- and stopped at the end. Skips saying exactly why not."""
+    from automedbench.sandbox.docker_engine import ensure_engine
+    engine, how = ensure_engine()
+    if engine is None:
+        pytest.skip(f"no Docker engine: {how}")
+    old = os.environ.get("DOCKER_HOST")
+    if engine.host:
+        os.environ["DOCKER_HOST"] = engine.host
+    yield engine
+    if old is None:
+        os.environ.pop("DOCKER_HOST", None)
+    else:
+        os.environ["DOCKER_HOST"] = old
+    engine.stop()
+
+
+@pytest.fixture(scope="session")
+def docker_image(docker_engine):
+    """The agent image (built offline once per recipe, then cached)."""
+    from automedbench.sandbox import SandboxError
+    from automedbench.sandbox.docker_image import build_image
+    try:
+        return build_image(log=lambda _msg: None).image_id
+    except SandboxError as exc:
+        pytest.skip(f"the docker agent image could not be built: {exc}")
+
+
+@pytest.fixture(scope="session")
+def docker_box(world, docker_image):
+    """One docker sandbox (one container) for the session, same limits as bwrap_box."""
+    from automedbench.sandbox.docker import DockerSandbox
+    spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=False,
+                       timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
+    box = DockerSandbox(spec, image=docker_image)
+    yield box
+    box.close()
+
+
+@pytest.fixture(params=["bwrap", "docker"])
+def box(request, world):
+    """Each red-team, legit and detection test runs against bwrap and against docker."""
+    sandbox = request.getfixturevalue(f"{request.param}_box")
     world.clear_workspace()
-    yield bwrap_box
+    # both session sandboxes share world.workspace; each writes as its own host uid
+    # (bwrap: 64000 in drop mode, docker: 1000), which a real run never mixes
+    uid = getattr(sandbox, "workspace_uid", None)
+    if uid is not None:
+        os.chown(world.workspace, uid, uid)
+    yield sandbox
     world.clear_workspace()
 
 
@@ -186,8 +234,6 @@ def bwrap_net_box(world):
     """A bwrap sandbox with the network ON (its own namespace + slirp4netns)."""
     if not HAVE_BWRAP:
         pytest.skip("bubblewrap not installed (apt-get install bubblewrap)")
-    if os.geteuid() != 0:
-        pytest.skip("network on needs a root harness (the sandbox's own network namespace)")
     if shutil.which("slirp4netns") is None:
         pytest.skip("slirp4netns not installed (apt-get install slirp4netns)")
     from automedbench.sandbox.bwrap import BwrapSandbox
@@ -198,8 +244,25 @@ def bwrap_net_box(world):
     box.close()
 
 
-@pytest.fixture
-def net_box(bwrap_net_box, world):
+@pytest.fixture(scope="session")
+def docker_net_box(world, docker_image):
+    """A docker sandbox with the network ON (slirp4netns attached to the container's netns)."""
+    if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
+        pytest.skip("docker with the network on needs a root harness and slirp4netns")
+    from automedbench.sandbox.docker import DockerSandbox
+    spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=True,
+                       timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
+    box = DockerSandbox(spec, image=docker_image)
+    yield box
+    box.close()
+
+
+@pytest.fixture(params=["bwrap", "docker"])
+def net_box(request, world):
+    sandbox = request.getfixturevalue(f"{request.param}_net_box")
     world.clear_workspace()
-    yield bwrap_net_box
+    uid = getattr(sandbox, "workspace_uid", None)
+    if uid is not None:
+        os.chown(world.workspace, uid, uid)
+    yield sandbox
     world.clear_workspace()

@@ -13,9 +13,8 @@ import pytest
 from automedbench import sandbox as sb
 from automedbench.sandbox import SandboxError, SandboxSpec, open_sandbox
 from automedbench.sandbox.docker import (
-    agent_argv,
     check_image,
-    docker_available,
+    container_argv,
     scoring_argv,
 )
 from automedbench.sandbox.guard import escaping_links
@@ -50,25 +49,29 @@ def test_local_backend_is_labelled_and_warns(tmp_path, caplog, recwarn):
 
 # ------------------------------------------------------------------ docker
 def test_docker_requires_digest():
-    for bad in ("python:3.11", "amb-agent:latest", "amb@sha256:short", ""):
+    for bad in ("python:3.11", "amb-agent:latest", "amb@sha256:short", "sha256:abc", ""):
         with pytest.raises(SandboxError, match="pinned by digest"):
             check_image(bad)
     assert check_image(DIGEST) == DIGEST
 
 
-def test_docker_agent_argv(tmp_path):
+def test_docker_container_argv(tmp_path):
     spec = SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / "ws", network=False,
-                       memory_mb=2048, max_procs=256, extra_env={"A": "1"})
-    a = agent_argv(spec, DIGEST, ["python", "-c", "print(1)"], gpu=True)
+                       memory_mb=2048, max_procs=256, cpus=1.5)
+    a = container_argv(spec, DIGEST, "amb-x", [("decoy", str(tmp_path / "decoy"), "/data/private")], gpu=True)
     joined = " ".join(a)
     for piece in ("--read-only", "--cap-drop ALL", "--security-opt no-new-privileges", "--pids-limit 256",
-                  "--memory 2048m", "--network none", "--gpus all", "target=/data/public,readonly",
-                  "target=/workspace", "--env A=1"):
+                  "--memory 2048m", "--cpus 1.5", "--network none", "--gpus all", "target=/data/public,readonly",
+                  "target=/workspace", "mode=1777", "fsize="):
         assert piece in joined, piece
-    assert a[-4:] == [DIGEST, "python", "-c", "print(1)"]
-    assert "private" not in joined
-    spec.network = True
-    assert "--network" not in agent_argv(spec, DIGEST, ["true"])
+    assert a[-3:] == [DIGEST, "sleep", "infinity"]
+    # the only thing at /data/private is the decoy, and no env var passes at container level
+    privs = [x for x in a if "/data/private" in x]
+    assert privs == [f"type=bind,source={tmp_path / 'decoy'},target=/data/private,readonly"]
+    assert "--env" not in a
+    spec.network = True  # network on still starts with no network; slirp4netns attaches later
+    assert "--network none" in " ".join(container_argv(spec, DIGEST, "amb-y", []))
+    assert check_image("sha256:" + "b" * 64)
 
 
 def test_docker_scoring_argv_alone_mounts_private(tmp_path):
@@ -78,17 +81,20 @@ def test_docker_scoring_argv_alone_mounts_private(tmp_path):
     assert "target=/workspace,readonly" in joined
 
 
-def test_docker_backend_runs_or_skips(tmp_path):
-    ok, why = docker_available()
-    if not ok:
-        pytest.skip(f"no Docker engine here: {why}")
-    image = os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE")
-    if not image:
-        pytest.skip("set AUTOMEDBENCH_DOCKER_IMAGE=name@sha256:... to run the docker backend for real")
+def test_docker_backend_records_its_image(docker_box, docker_image):
+    assert docker_box.image == docker_image and docker_image.startswith("sha256:")
+    r = docker_box.execute("bash", "id -u; ls /data; test -w / || echo ro-root; touch /tmp/x && echo tmp-ok")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.split() == ["1000", "private", "public", "ro-root", "tmp-ok"]
+
+
+def test_docker_without_image_says_how_to_build(tmp_path, monkeypatch):
+    from automedbench.sandbox import docker
+    monkeypatch.delenv("AUTOMEDBENCH_DOCKER_IMAGE", raising=False)
+    monkeypatch.setattr(docker, "recorded_image", lambda: None)
     (tmp_path / "pub").mkdir()
-    box = open_sandbox("docker", SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / "ws"))
-    r = box.execute("python", "import os; print(os.listdir('/data'))")
-    assert r.exit_code == 0 and "private" not in r.stdout
+    with pytest.raises(SandboxError, match="build-image"):
+        open_sandbox("docker", SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / "ws"))
 
 
 # ------------------------------------------------------------------ GPU

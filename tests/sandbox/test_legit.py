@@ -1,7 +1,6 @@
 """Legitimate work runs with zero violations (no false positives)."""
 from __future__ import annotations
 
-import os
 import shutil
 
 import numpy as np
@@ -86,8 +85,8 @@ def test_pip_install_with_network_on(world, tmp_path):
     why = pip_index_problem(tmp_path)
     if why:
         pytest.skip(why)
-    if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
-        pytest.skip("network on needs a root harness and slirp4netns")
+    if shutil.which("slirp4netns") is None:
+        pytest.skip("network on needs slirp4netns (apt-get install slirp4netns)")
     from automedbench.sandbox import SandboxSpec
     from automedbench.sandbox.bwrap import BwrapSandbox
     with BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True)) as box:

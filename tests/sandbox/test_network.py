@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -112,9 +113,9 @@ def test_host_loopback_listener_unreachable(net_box):
 
     threading.Thread(target=serve, daemon=True).start()
     try:
-        code = ("import socket\nfor h in ('127.0.0.1', 'localhost', '%s', '10.0.2.2'):\n"
-                "    try:\n        print(h, socket.create_connection((h, %d), timeout=3).recv(64))\n"
-                "    except OSError as e: print(h, 'refused:', e)\n" % (SLIRP_DNS, port))
+        code = (f"import socket\nfor h in ('127.0.0.1', 'localhost', '{SLIRP_DNS}', '10.0.2.2'):\n"
+                f"    try:\n        print(h, socket.create_connection((h, {port}), timeout=3).recv(64))\n"
+                "    except OSError as e: print(h, 'refused:', e)\n")
         r = net_box.execute("python", code, timeout_s=30)
         assert "HOST-LOOPBACK-CANARY" not in r.stdout + r.stderr and not hits
         assert r.stdout.count("refused:") == 4, r.stdout
@@ -133,7 +134,10 @@ def private_listeners():
         pytest.skip("needs root and iproute2 to create a network namespace")
     tag = os.urandom(3).hex()
     ns, veth_host, veth_ns = f"amb-t-{tag}", f"ambh{tag}", f"ambn{tag}"
-    nets = {"private": ("10.213.77.1", "10.213.77.2"), "link-local": ("169.254.213.1", "169.254.213.2")}
+    # a /30 per run, picked at random: test sessions of other worktrees may run at the same time
+    octet = 1 + int(tag, 16) % 254
+    nets = {"private": (f"10.213.{octet}.1", f"10.213.{octet}.2"),
+            "link-local": (f"169.254.213.{4 * (octet % 63) + 1}", f"169.254.213.{4 * (octet % 63) + 2}")}
 
     def ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, capture_output=True, timeout=20)
@@ -184,16 +188,16 @@ def test_private_and_link_local_listeners_unreachable(net_box, private_listeners
                     raise
                 time.sleep(0.1)
         assert b"NETNS-CANARY" in got, kind
-        r = net_box.execute("python", "import socket\ntry:\n    print(socket.create_connection(('%s', 8765), "
-                                      "timeout=3).recv(64))\nexcept OSError as e: print('refused:', e)\n" % addr)
+        r = net_box.execute("python", f"import socket\ntry:\n    print(socket.create_connection(('{addr}', 8765), "
+                                      "timeout=3).recv(64))\nexcept OSError as e: print('refused:', e)\n")
         assert "NETNS-CANARY" not in r.stdout and "refused:" in r.stdout, (kind, r.stdout, r.stderr)
 
 
 @needs_bwrap
 @pytest.mark.bwrap
 def test_allowlist_routes_only_the_allowed_hosts(world, tmp_path):
-    if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
-        pytest.skip("network on needs root and slirp4netns")
+    if shutil.which("slirp4netns") is None:
+        pytest.skip("network on needs slirp4netns (apt-get install slirp4netns)")
     from automedbench.sandbox.bwrap import BwrapSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True, network_allow=[DOC_ADDR])
     with BwrapSandbox(spec) as box:
@@ -219,3 +223,54 @@ def test_pip_download_inside_with_network_on(net_box, world, tmp_path):
                                 "python -c 'import tomli_w; print(tomli_w.__file__)'", timeout_s=120)
     assert r.exit_code == 0, r.stderr[-2000:]
     assert ".whl" in r.stdout and "/workspace/.local/" in r.stdout and r.violations == []
+
+
+ROOTLESS_PROBE = """
+import json, sys
+from pathlib import Path
+from automedbench.sandbox import SandboxSpec
+from automedbench.sandbox.bwrap import BwrapSandbox
+root = Path(sys.argv[1])
+(root / "pub" / "case_0").mkdir(parents=True)
+with BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws", network=True),
+                  runtime_dir=root / "rt") as box:
+    r = box.execute("bash", "ip -j -4 route show; ip route del unreachable 10.0.0.0/8 && echo CHANGED")
+    print(json.dumps({"mode": box.mode, "options": box.net.options, "stdout": r.stdout, "stderr": r.stderr}))
+"""
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_network_on_for_a_non_root_harness(tmp_path):
+    """A non-root harness gets the same namespace and routes, through a user namespace of
+    its own. Run for real as an unprivileged uid (needs root here to switch to it)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv") or shutil.which("slirp4netns") is None:
+        pytest.skip("needs root (to become an unprivileged uid with setpriv) and slirp4netns")
+    uid = 64001
+    root = tmp_path / "rootless"
+    # a minimal agent runtime (the probe runs bash and ip only)
+    (root / "rt" / "bin").mkdir(parents=True)
+    (root / "rt" / "boot").mkdir()
+    (root / "rt" / "bin" / "python").symlink_to("/usr/bin/python3")
+    for dirpath, _dirs, files in os.walk(root):
+        os.chown(dirpath, uid, uid)
+        for f in files:
+            os.chown(os.path.join(dirpath, f), uid, uid, follow_symlinks=False)
+    for p in [*tmp_path.parents][:3] + [tmp_path]:
+        if p != Path("/"):
+            os.chmod(p, os.stat(p).st_mode | 0o005)  # the unprivileged uid must traverse to it
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    # the system python (the harness venv may live where that uid cannot read): the
+    # sandbox package needs only the standard library
+    res = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                          "/usr/bin/python3", "-c", ROOTLESS_PROBE, str(root)],
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": src, "HOME": str(root),
+                              "AUTOMEDBENCH_HOME": str(root / "home")},
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["mode"] == "user" and any(o.startswith("--userns-path=") for o in out["options"])
+    routes = json.loads(out["stdout"].splitlines()[0])
+    assert {"dst": "10.0.0.0/8", "type": "unreachable", "flags": []} in routes
+    assert any(r["dst"] == "default" and r.get("gateway") == SLIRP_GATEWAY for r in routes)
+    assert "CHANGED" not in out["stdout"]

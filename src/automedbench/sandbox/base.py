@@ -36,6 +36,7 @@ class SandboxSpec:
     memory_mb: int | None = 16384
     max_procs: int | None = 512
     max_file_mb: int | None = 4096
+    cpus: float | None = None   # CPU share (docker --cpus); None = no limit
     output_cap: int = DEFAULT_OUTPUT_CAP
     gpu: bool = True            # bind GPUs when the host has them
     extra_env: dict[str, str] = field(default_factory=dict)

@@ -116,6 +116,7 @@ class BwrapSandbox:
                   resolv_conf=f"nameserver {SLIRP_DNS}\n" if self.net else None,
                   extra_hosts=self.net.hosts_entries() if self.net else "")
         self.watcher = DecoyWatcher(self._stage / "decoy", DECOY_INSIDE)
+        self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
         self._lock = threading.Lock()
@@ -181,7 +182,8 @@ class BwrapSandbox:
                                      timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
                                      preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
                                                              self._helper.fd if self._helper else None,
-                                                             self.net.fd if self.net else None),
+                                                             self.net.fd if self.net else None,
+                                                             self.net.userns_fd if self.net else None),
                                      pass_fds=pass_fds)
                 events = self.watcher.drain()
         finally:

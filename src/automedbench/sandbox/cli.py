@@ -76,3 +76,33 @@ def script_exit_status(out: dict) -> int:
         return 124
     code = int(out.get("exit_code") or 0)
     return 128 - code if code < 0 else code
+
+
+@sandbox_app.command("build-image")
+def build_image_cmd(
+    force: bool = typer.Option(False, "--force", help="rebuild even when the recipe's image is cached"),
+) -> None:
+    """Build the docker backend's agent image offline (mmdebstrap from this host's Debian
+    mirror + the agent runtime, `docker import`); print its record (image id, recipe key)."""
+    import os
+
+    from rich.console import Console
+
+    from .base import SandboxError
+    from .docker import find_engine
+    from .docker_image import build_image
+
+    console = Console(stderr=True)
+    host, why = find_engine()
+    if why:
+        typer.echo(f"error: no Docker engine: {why}", err=True)
+        raise typer.Exit(2)
+    if host:
+        os.environ["DOCKER_HOST"] = host
+    try:
+        with console.status("building the agent image (cached by recipe; a first build takes minutes)"):
+            record = build_image(force=force, log=lambda m: console.log(m))
+    except SandboxError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(record.to_json())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import json
 import os
 import struct
 from pathlib import Path
@@ -38,12 +39,12 @@ def build_decoy(dest: Path, public_dir: Path, private_dir: Path | None, token: s
                 names = sorted(f.name for f in first.iterdir() if f.is_file())[:8]
         except OSError:
             names = []
-    names = names or ["segmentation.nii.gz", "reference.json"]
+    names = names or ["reference.gz", "reference.json"]   # an empty private dir: generic decoy names
     for case in cases:
         (dest / case).mkdir(exist_ok=True)
         for name in names:
             (dest / case / name).write_text(DECOY_BANNER.format(token=token))
-    (dest / "manifest.json").write_text('{"decoy": true, "canary": "%s"}\n' % token)
+    (dest / "manifest.json").write_text(json.dumps({"decoy": True, "canary": token}) + "\n")
     for dirpath, _dirs, files in os.walk(dest):
         os.chmod(dirpath, 0o755)
         for f in files:

@@ -1,52 +1,79 @@
 """`docker` backend: the bwrap layout, in a container.
 
-    agent container   : read-only rootfs, /data/public (ro), /workspace (rw), tmpfs /tmp,
-                        --cap-drop ALL, no-new-privileges, --pids-limit, --memory,
-                        --network none unless the network is on, --gpus all with a GPU.
+    agent container   : one per sandbox, started at open and removed at close; read-only
+                        rootfs, /data/public (ro), /workspace (rw), the DECOY at
+                        /data/private (ro, watched from outside), tmpfs /tmp,
+                        --cap-drop ALL, no-new-privileges, our seccomp profile
+                        (seccomp.docker_profile: bwrap's denied set + namespaces/mount), --pids-limit, --memory, --cpus, ulimits, --network none
+                        (network on: the container's namespace gets slirp4netns and the
+                        same routes as bwrap, netns.py), --gpus all with an NVIDIA GPU.
+                        Each execute() is a `docker exec` as uid 1000 whose leftover
+                        processes are killed when it ends.
     scoring container : --network none, the workspace read-only and the ONLY place the
-                        private references are ever mounted.
+                        private references are ever mounted (`scoring_argv`).
 
-Images are pinned by digest (`name@sha256:<64 hex>`): a bare tag can change under the
-benchmark, so it is rejected. The image is taken from `AUTOMEDBENCH_DOCKER_IMAGE` unless
-passed explicitly. Argument construction is pure (`agent_argv`, `scoring_argv`) and unit
-tested; running needs a Docker engine (`docker info`).
+Images are pinned by content: an image id `sha256:<64 hex>` (what `automedbench sandbox
+build-image` records, docker_image.py) or `name@sha256:<64 hex>`; a bare tag can change
+under the benchmark, so it is rejected. The image comes from the argument, else
+`AUTOMEDBENCH_DOCKER_IMAGE`, else the last image built on this machine.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
+import threading
 import uuid
 from pathlib import Path
 
-from . import advisory
+from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
-from .inside import DATA_INSIDE, PRIVATE_INSIDE, WORKSPACE_INSIDE, has_nvidia_gpu
+from .decoy import DecoyWatcher, build_decoy, violation_from_events
+from .docker_engine import PRIVATE_SOCKET, engine_answers
+from .docker_image import recorded_image
+from .inside import (
+    CA_BUNDLE_INSIDE,
+    DATA_INSIDE,
+    PRIVATE_INSIDE,
+    SANDBOX_UID,
+    WORKSPACE_INSIDE,
+    has_nvidia_gpu,
+)
 from .inside import agent_env as shared_agent_env
+from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
+from .privilege import chown_tree
+from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 
-DIGEST_RE = re.compile(r"^[\w./:-]+@sha256:[0-9a-f]{64}$")
+DIGEST_RE = re.compile(r"^([\w./:-]+@)?sha256:[0-9a-f]{64}$")
 
 
 def check_image(image: str) -> str:
     if not image or not DIGEST_RE.match(image):
-        raise SandboxError(f"docker image {image!r} is not pinned by digest: use name@sha256:<64 hex> "
-                           "(e.g. `docker inspect --format '{{index .RepoDigests 0}}' IMAGE`)")
+        raise SandboxError(f"docker image {image!r} is not pinned by digest: use sha256:<64 hex> (an image id, "
+                           "as `automedbench sandbox build-image` records) or name@sha256:<64 hex>")
     return image
 
 
 def docker_available(docker: str = "docker") -> tuple[bool, str]:
-    exe = shutil.which(docker)
-    if not exe:
+    if not shutil.which(docker):
         return False, "docker CLI not installed"
-    try:
-        res = subprocess.run([exe, "info", "--format", "{{.ServerVersion}}"], capture_output=True,
-                             text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return False, f"docker info failed: {exc}"
-    if res.returncode != 0:
-        return False, "no Docker engine reachable (`docker info` failed): " + res.stderr.strip()[:200]
-    return True, res.stdout.strip()
+    return engine_answers(os.environ.get("DOCKER_HOST"))
+
+
+def find_engine(docker: str = "docker") -> tuple[str | None, str]:
+    """(DOCKER_HOST to use, or None for the CLI's default; why not, when no engine answers):
+    the configured engine, else the private one the tests start (docker_engine.py)."""
+    if not shutil.which(docker):
+        return None, "docker CLI not installed"
+    ok, why = engine_answers(os.environ.get("DOCKER_HOST"))
+    if ok:
+        return os.environ.get("DOCKER_HOST"), ""
+    if not os.environ.get("DOCKER_HOST") and engine_answers(PRIVATE_SOCKET, timeout=5)[0]:
+        return PRIVATE_SOCKET, ""
+    return None, why
 
 
 def _env_args(env: dict[str, str]) -> list[str]:
@@ -54,40 +81,6 @@ def _env_args(env: dict[str, str]) -> list[str]:
     for k, v in env.items():
         out += ["--env", f"{k}={v}"]
     return out
-
-
-def agent_env(spec: SandboxSpec) -> dict[str, str]:
-    """The same scrubbed environment as bwrap (inside.agent_env); the image's python is on PATH."""
-    return shared_agent_env(spec)
-
-
-def agent_argv(spec: SandboxSpec, image: str, command: list[str], *, name: str | None = None,
-               gpu: bool = False, docker: str = "docker", user: str = "1000:1000") -> list[str]:
-    """`docker run` argv for one agent execution."""
-    check_image(image)
-    a = [docker, "run", "--rm", "--init", "--read-only", "--cap-drop", "ALL",
-         "--security-opt", "no-new-privileges", "--user", user,
-         "--tmpfs", "/tmp:rw,nosuid,nodev,size=4g",
-         "--mount", f"type=bind,source={Path(spec.public_dir).resolve()},target={DATA_INSIDE},readonly",
-         "--mount", f"type=bind,source={Path(spec.workspace).resolve()},target={WORKSPACE_INSIDE}",
-         "--workdir", WORKSPACE_INSIDE]
-    if name:
-        a += ["--name", name]
-    if spec.max_procs:
-        a += ["--pids-limit", str(spec.max_procs)]
-    if spec.memory_mb:
-        a += ["--memory", f"{spec.memory_mb}m", "--memory-swap", f"{spec.memory_mb}m"]
-    if spec.max_file_mb:
-        a += ["--ulimit", f"fsize={spec.max_file_mb * 1024 * 1024}"]
-    a += ["--ulimit", "nofile=4096:4096"]
-    if not spec.network:
-        a += ["--network", "none"]
-    if gpu:
-        a += ["--gpus", "all"]
-    for src, dst in spec.extra_ro_binds:
-        a += ["--mount", f"type=bind,source={src},target={dst},readonly"]
-    a += _env_args(agent_env(spec))
-    return a + [image, *command]
 
 
 def scoring_argv(image: str, workspace: Path, private_dir: Path, out_dir: Path, command: list[str],
@@ -109,26 +102,158 @@ class DockerSandbox:
     data_dir = DATA_INSIDE
     workspace_dir = WORKSPACE_INSIDE
 
-    def __init__(self, spec: SandboxSpec, image: str | None = None, docker: str = "docker"):
+    def __init__(self, spec: SandboxSpec, image: str | None = None, docker: str = "docker", *,
+                 private_dir: Path | None = None):
         self.spec = spec
-        self.image = check_image(image or os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE", ""))
-        ok, why = docker_available(docker)
-        if not ok:
+        chosen = image or os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE") or recorded_image()
+        if not chosen:
+            raise SandboxError("docker backend: no agent image; build one with `automedbench sandbox "
+                               "build-image` or set AUTOMEDBENCH_DOCKER_IMAGE=sha256:<64 hex>")
+        self.image = check_image(chosen)
+        # the run record's `sandbox` field names the pinned image
+        self.name = f"docker@{self.image}" if self.image.startswith("sha256:") else f"docker {self.image}"
+        host, why = find_engine(docker)
+        if why:
             raise SandboxError(f"docker backend unavailable: {why}")
+        # every docker CLI call of this sandbox talks to that engine
+        self._cli_env = {**os.environ, **({"DOCKER_HOST": host} if host else {})}
         self.docker = shutil.which(docker) or docker
         self.gpu = spec.gpu and has_nvidia_gpu()
-        Path(spec.workspace).mkdir(parents=True, exist_ok=True)
+        self.public = Path(spec.public_dir).resolve()
+        self.workspace = Path(spec.workspace).resolve()
+        if not self.public.is_dir():
+            raise SandboxError(f"public data directory {self.public} does not exist")
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        self._closed = False
+        self.net: SandboxNetwork | None = None
+        self.container = f"amb-{uuid.uuid4().hex[:12]}"
+        self._stage = Path(tempfile.mkdtemp(prefix="amb-dkr-"))
+        os.chmod(self._stage, 0o755)
+        self._lock = threading.Lock()
+        try:
+            self.decoy_token = os.urandom(8).hex()
+            priv = private_dir if private_dir is not None else self.public.parent / "private"
+            build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
+            self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE)
+            # uid 1000 in the container is uid 1000 on the host (no user-namespace remapping)
+            self.workspace_uid = SANDBOX_UID if os.geteuid() == 0 else None
+            if self.workspace_uid is not None:
+                chown_tree(self.workspace, self.workspace_uid)
+            extra_mounts = [("decoy", str(self._stage / "decoy"), PRIVATE_INSIDE)]
+            if spec.network:
+                (self._stage / "resolv.conf").write_text(f"nameserver {SLIRP_DNS}\n")
+                os.chmod(self._stage / "resolv.conf", 0o644)
+                extra_mounts.append(("resolv", str(self._stage / "resolv.conf"), "/etc/resolv.conf"))
+                if os.path.isdir("/etc/ssl/certs"):
+                    # the host's trust store, as bwrap binds it (site CAs such as a
+                    # TLS-inspecting egress proxy's are in it, not in the image's)
+                    extra_mounts.append(("certs", "/etc/ssl/certs", "/etc/ssl/certs"))
+            profile = self._stage / "seccomp.json"
+            profile.write_text(json.dumps(seccomp.docker_profile()))
+            argv = container_argv(spec, self.image, self.container, extra_mounts, gpu=self.gpu,
+                                  docker=self.docker, seccomp_profile=profile if seccomp.enabled() else None)
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
+            if res.returncode != 0:
+                raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
+            if spec.network:
+                pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
+                                     capture_output=True, text=True, timeout=30, env=self._cli_env).stdout.strip()
+                self.net = SandboxNetwork(spec.network_allow, target_pid=int(pid))
+                self._pip_env = pip_index_env()
+        except BaseException:
+            self.close()
+            raise
+
+    def env(self) -> dict[str, str]:
+        env = shared_agent_env(self.spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
+        if self.net is not None:
+            env.update({k: v for k, v in self._pip_env.items() if k not in self.spec.extra_env})
+        return env
+
+    def exec_argv(self, language: str, code: str) -> list[str]:
+        # `kill -9 -1` as uid 1000 after the command: every process the call left behind
+        # (daemons, background jobs) dies with it, as bwrap's pid namespace does
+        wrapped = ["/bin/sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc', "sh",
+                   *command_for(language, code, f"{RUNTIME_INSIDE}/bin/python")]
+        return [self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", "--workdir", WORKSPACE_INSIDE,
+                *_env_args(self.env()), self.container, *wrapped]
 
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
-        name = f"amb-{uuid.uuid4().hex[:12]}"
-        argv = agent_argv(self.spec, self.image, command_for(language, code, "python"), name=name,
-                          gpu=self.gpu, docker=self.docker)
-        result = run_process(argv, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, cwd=None,
-                             timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap)
-        if result.timed_out:  # killing the CLI does not stop the container
-            subprocess.run([self.docker, "rm", "-f", name], capture_output=True)
+        if self._closed:
+            raise SandboxError("sandbox is closed")
+        argv = self.exec_argv(language, code)  # raises ValueError for a bad language
+        with self._lock:
+            self.watcher.drain()
+            result = run_process(argv, env=self._cli_env,
+                                 cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap)
+            if result.timed_out:  # killing the CLI does not stop what it started inside
+                subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
+                                "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)
+            events = self.watcher.drain()
+        violation = violation_from_events(events)
+        if violation:
+            result.violations.append(violation)
+            result.blocked = True
         result.warnings.extend(advisory.scan(language, code))
         return result
 
     def close(self) -> None:
-        pass
+        if getattr(self, "_closed", True):
+            return
+        self._closed = True
+        if self.net is not None:
+            self.net.close()
+            self.net = None
+        if hasattr(self, "_cli_env"):
+            subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60,
+                           env=self._cli_env)
+        if getattr(self, "watcher", None) is not None:
+            self.watcher.close()
+        shutil.rmtree(self._stage, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def container_argv(spec: SandboxSpec, image: str, name: str, extra_mounts: list[tuple[str, str, str]], *,
+                   gpu: bool = False, docker: str = "docker", seccomp_profile: Path | None = None) -> list[str]:
+    """`docker run -d` argv of the sandbox's long-lived container. Its main process is a
+    capability-less `sleep` under docker's init; agent code arrives by `docker exec`."""
+    check_image(image)
+    a = [docker, "run", "-d", "--init", "--name", name, "--hostname", "sandbox", "--read-only",
+         "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+         "--tmpfs", "/tmp:rw,nosuid,nodev,size=4g,mode=1777",
+         "--mount", f"type=bind,source={Path(spec.public_dir).resolve()},target={DATA_INSIDE},readonly",
+         "--mount", f"type=bind,source={Path(spec.workspace).resolve()},target={WORKSPACE_INSIDE}",
+         "--workdir", WORKSPACE_INSIDE, "--network", "none"]
+    if seccomp_profile is not None:
+        a += ["--security-opt", f"seccomp={seccomp_profile}"]
+    for _label, src, dst in extra_mounts:
+        a += ["--mount", f"type=bind,source={src},target={dst},readonly"]
+    a += _limit_args(spec, gpu)
+    if gpu:
+        a += ["--gpus", "all"]
+    for src, dst in spec.extra_ro_binds:
+        a += ["--mount", f"type=bind,source={src},target={dst},readonly"]
+    # the main process runs as a capability-less root so that uid 1000 cannot kill it
+    return a + ["--user", "0:0", image, "sleep", "infinity"]
+
+
+def _limit_args(spec: SandboxSpec, gpu: bool = False) -> list[str]:
+    a: list[str] = []
+    if spec.max_procs:
+        a += ["--pids-limit", str(spec.max_procs)]
+    if spec.memory_mb:
+        a += ["--memory", f"{spec.memory_mb}m", "--memory-swap", f"{spec.memory_mb}m"]
+    if spec.cpus:
+        a += ["--cpus", f"{spec.cpus:g}"]
+    if spec.max_file_mb:
+        a += ["--ulimit", f"fsize={spec.max_file_mb * 1024 * 1024}"]
+    if spec.memory_mb and not gpu:
+        # as bwrap's RLIMIT_AS: an oversized allocation fails with MemoryError instead of
+        # being OOM-killed later (RLIMIT_DATA counts anonymous mappings since Linux 4.7)
+        a += ["--ulimit", f"data={spec.memory_mb * 1024 * 1024}"]
+    return a + ["--ulimit", "nofile=4096:4096"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from .base import SandboxSpec, base_env
 

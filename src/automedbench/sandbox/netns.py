@@ -5,9 +5,10 @@ host. bwrap used to share the host's network namespace, which let agent code rea
 services on the host's 127.0.0.1 (a local LLM server, the harness), other host addresses
 and cloud metadata (169.254.169.254). Now each sandbox gets:
 
-  * a fresh network namespace, built once at open by a short-lived root child and pinned
-    by an nsfs fd (privilege.NamespaceHolder); every call's child joins it before exec'ing
-    bwrap (`--share-net` then means *this* namespace);
+  * a fresh network namespace, built once at open by a short-lived child and pinned by an
+    nsfs fd (privilege.NamespaceHolder); every call's child joins it before exec'ing bwrap
+    (`--share-net` then means *this* namespace). A non-root harness makes it inside a user
+    namespace of its own (its uid mapped to root there), which the child joins first;
   * `slirp4netns` (Debian package) attached to it: a user-mode TCP/IP stack that turns the
     namespace's packets into ordinary sockets of an unprivileged host process, started
     with `--disable-host-loopback` (10.0.2.2 does not lead to the host's 127.0.0.1),
@@ -36,7 +37,14 @@ import time
 from typing import Any
 
 from .base import SandboxError
-from .privilege import CLONE_NEWNET, NamespaceHolder, setns, unshare
+from .privilege import (
+    CLONE_NEWNET,
+    CLONE_NEWUSER,
+    NamespaceHolder,
+    own_userns_and_netns,
+    setns,
+    unshare,
+)
 
 SLIRP_CIDR = "10.0.2.0/24"
 SLIRP_GATEWAY = "10.0.2.2"
@@ -156,17 +164,32 @@ class SandboxNetwork:
     """One sandbox's network namespace, its slirp4netns and its routes. `fd` is the
     namespace a call's child joins (setns) before exec'ing bwrap."""
 
-    def __init__(self, allow_hosts: list[str] | None = None):
-        if os.geteuid() != 0:
-            raise SandboxError("network on needs a root harness to build the sandbox's own network "
-                               "namespace (slirp4netns); run as root or turn the network off")
+    def __init__(self, allow_hosts: list[str] | None = None, *, target_pid: int | None = None):
+        """`target_pid`: attach to that process's network namespace (a docker container's)
+        instead of building a new one."""
+        # a non-root harness owns its network namespace through a user namespace of its own
+        self.rootless = os.geteuid() != 0
+        if self.rootless and target_pid is not None:
+            raise SandboxError("attaching the sandbox network to a container needs a root harness")
         self.slirp_bin = find_slirp4netns()
         self.allow = resolve_allowlist(allow_hosts) if allow_hosts is not None else None
         self.holder: NamespaceHolder | None = None
         self.slirp: subprocess.Popen | None = None
         self._exit_w = -1
+        self._target_fd = -1
+        self.userns_fd: int | None = None
         try:
-            self.holder = NamespaceHolder(lambda: unshare(CLONE_NEWNET, "CLONE_NEWNET"), "net", keep_child=True)
+            if target_pid is None:
+                uid, gid = os.getuid(), os.getgid()
+                setup = (lambda: own_userns_and_netns(uid, gid)) if self.rootless \
+                    else (lambda: unshare(CLONE_NEWNET, "CLONE_NEWNET"))
+                self.holder = NamespaceHolder(setup, "net", keep_child=True)
+                self.pid = self.holder.pid
+                if self.rootless:
+                    self.userns_fd = os.open(f"/proc/{self.pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+            else:
+                self.pid = target_pid
+                self._target_fd = os.open(f"/proc/{target_pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
             self._start_slirp()
             self.script = route_script(host_addresses(), self.allow)
             self._ip(["-batch", "-"], "\n".join(self.script) + "\n")
@@ -176,23 +199,24 @@ class SandboxNetwork:
 
     @property
     def fd(self) -> int:
-        assert self.holder is not None
-        return self.holder.fd
+        return self.holder.fd if self.holder is not None else self._target_fd
 
     @property
     def options(self) -> list[str]:
-        return ["--configure", f"--mtu={MTU}", f"--cidr={SLIRP_CIDR}", "--disable-host-loopback",
+        opts = ["--configure", f"--mtu={MTU}", f"--cidr={SLIRP_CIDR}", "--disable-host-loopback",
                 "--enable-sandbox", "--enable-seccomp"]
+        if self.rootless:
+            opts.append(f"--userns-path=/proc/{self.pid}/ns/user")
+        return opts
 
     def _start_slirp(self) -> None:
-        assert self.holder is not None
         ready_r, ready_w = os.pipe()
         exit_r, self._exit_w = os.pipe()
         os.set_inheritable(self._exit_w, False)
         try:
             self.slirp = subprocess.Popen(
                 [self.slirp_bin, *self.options, f"--ready-fd={ready_w}", f"--exit-fd={exit_r}",
-                 str(self.holder.pid), TAP],
+                 str(self.pid), TAP],
                 pass_fds=(ready_w, exit_r), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, start_new_session=True)
         finally:
@@ -214,9 +238,15 @@ class SandboxNetwork:
             os.close(ready_r)
 
     def _ip(self, args: list[str], stdin: str | None = None) -> str:
-        fd = self.fd
+        fd, userns = self.fd, self.userns_fd
+
+        def enter() -> None:
+            if userns is not None:
+                setns(userns, CLONE_NEWUSER, "user namespace of the sandbox network")
+            setns(fd, CLONE_NEWNET, "sandbox network namespace")
+
         res = subprocess.run(["ip", *args], input=stdin, capture_output=True, text=True, timeout=30,
-                             preexec_fn=lambda: setns(fd, CLONE_NEWNET, "sandbox network namespace"))
+                             preexec_fn=enter)
         if res.returncode != 0:
             raise SandboxError(f"configuring the sandbox network failed: ip {' '.join(args)}: "
                                f"{res.stderr.strip()[:300]}")
@@ -252,3 +282,9 @@ class SandboxNetwork:
         if self.holder is not None:
             self.holder.close()
             self.holder = None
+        if self._target_fd >= 0:
+            os.close(self._target_fd)
+            self._target_fd = -1
+        if self.userns_fd is not None:
+            os.close(self.userns_fd)
+            self.userns_fd = None

@@ -19,8 +19,8 @@ import resource
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .inside import SANDBOX_UID
 
@@ -28,7 +28,7 @@ HOST_UID = int(os.environ.get("AUTOMEDBENCH_SANDBOX_UID", "64000"))
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
-CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG = 1
 
@@ -44,6 +44,15 @@ def unshare(flags: int, what: str) -> None:
 def setns(fd: int, nstype: int, what: str) -> None:
     if _libc.setns(fd, nstype) != 0:
         raise OSError(ctypes.get_errno(), f"setns({what})")
+
+
+def own_userns_and_netns(uid: int, gid: int) -> None:
+    """In a forked child of a NON-root harness: a new user namespace in which the harness
+    user is root (uid/gid map of one id), owning a new network namespace."""
+    unshare(CLONE_NEWUSER | CLONE_NEWNET, "CLONE_NEWUSER|CLONE_NEWNET")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
 
 
 def die_with_parent() -> None:
@@ -62,13 +71,16 @@ def private_mount_ns_with(binds: list[tuple[bytes, bytes]]) -> None:
 
 
 def preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None,
-                    mntns_fd: int | None = None, netns_fd: int | None = None) -> Callable[[], None]:
+                    mntns_fd: int | None = None, netns_fd: int | None = None,
+                    userns_fd: int | None = None) -> Callable[[], None]:
     """The child-side setup, run between fork and exec of bwrap: join the sandbox's network
     namespace (when it has one), enter (or build) the private mount namespace holding the
     staging binds, set rlimits, drop privileges."""
     enc = [(s.encode(), d.encode()) for s, d in binds]
 
     def preexec() -> None:
+        if userns_fd is not None:  # non-root harness: the user ns that owns the network ns
+            setns(userns_fd, CLONE_NEWUSER, "user namespace of the sandbox network")
         if netns_fd is not None:
             setns(netns_fd, CLONE_NEWNET, "network namespace of the sandbox")
         if mntns_fd is not None:

@@ -60,3 +60,28 @@ def seccomp_program(machine: str | None = None) -> bytes | None:
         prog.append((_JEQ_K, len(nrs) - i, 0, nr))     # a match jumps to the deny at the end
     prog += [(_RET_K, 0, 0, SECCOMP_RET_ALLOW), (_RET_K, 0, 0, deny)]
     return b"".join(_BPF.pack(*ins) for ins in prog)
+
+
+# Docker: a profile in Docker's JSON format (`--security-opt seccomp=FILE`) refusing the same
+# syscalls, plus what bwrap's own flags prevent there (--disable-userns, no mount): new
+# namespaces, mount, io_uring. It replaces Docker's default profile; with every capability
+# dropped, the syscalls that default profile adds need capabilities anyway.
+DOCKER_EXTRA_DENIED = ("unshare", "setns", "mount", "umount2", "pivot_root", "move_mount", "open_tree",
+                       "fsopen", "fsmount", "io_uring_setup", "io_uring_enter", "io_uring_register")
+CLONE_NS_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+
+
+def docker_profile() -> dict:
+    """The docker backend's seccomp profile (default allow, EPERM for the denied set)."""
+    eperm = {"action": "SCMP_ACT_ERRNO", "errnoRet": errno.EPERM}
+    rules: list[dict] = [{"names": sorted(DENIED + DOCKER_EXTRA_DENIED), **eperm},
+                         # clone3 passes flags in memory seccomp cannot read: ENOSYS makes libc
+                         # fall back to clone, whose flags are checked below
+                         {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": errno.ENOSYS}]
+    for flag in CLONE_NS_FLAGS:
+        rules.append({"names": ["clone"], **eperm,
+                      "args": [{"index": 0, "value": flag, "valueTwo": flag, "op": "SCMP_CMP_MASKED_EQ"}]})
+    return {"defaultAction": "SCMP_ACT_ALLOW",
+            "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32", "SCMP_ARCH_AARCH64",
+                              "SCMP_ARCH_ARM"],
+            "syscalls": rules}

@@ -195,6 +195,7 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     if infra_end:
         report = null_for_infrastructure(report)
     write_json_atomic(files.report, report)
+    report._run_dir = run_dir
     return report
 
 

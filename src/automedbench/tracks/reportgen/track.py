@@ -73,6 +73,7 @@ class ReportGenerationTrack:
     # honest reports vary a lot per study on text metrics (0.4-0.75 for the reference writer on
     # the demo): LOGIC_SUSPECT only for studies below half the best one
     logic_drop = 0.5
+    logic_metric = "score"      # LOGIC_SUSPECT compares studies on their per-study task score
     wording = TrackWording(
         rubric={
             "s1c": "for report generation: a method that reads the images and describes the "
@@ -143,8 +144,7 @@ class ReportGenerationTrack:
             extra["reason"] = "the findings section is empty"
         if "reason" in extra:
             extra["flags"] = [extra["reason"]]       # shown per case in the detail report
-        # the per-study task score first: the core's consistency check (LOGIC_SUSPECT) reads the
-        # first per-case metric
+        # the per-study task score (first, and named by logic_metric for LOGIC_SUSPECT)
         score = _mean([metrics.get(c) for c in self._opts(options).components if c in metrics])
         return CaseScore({"score": score, **metrics}, extra)
 
