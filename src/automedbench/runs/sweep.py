@@ -342,6 +342,8 @@ def _resources(spec: SweepSpec, task_obj) -> Resources:
         get = declared.get if isinstance(declared, dict) else (lambda k, d=None: getattr(declared, k, d))
         return Resources(float(get("cpus", spec.resources.cpus) or spec.resources.cpus),
                          int(get("gpus", spec.resources.gpus) or 0))
+    if getattr(task_obj, "gpu", False):   # task.yaml `gpu: true`: one GPU per run
+        return Resources(spec.resources.cpus, max(1, spec.resources.gpus))
     return Resources(spec.resources.cpus, spec.resources.gpus)
 
 
