@@ -328,14 +328,23 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
     name, secs = max(steps, key=lambda s: s[1])
     out.print(f"\nDemo done in {total:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
               + (f"; slowest tool call: {slow}" if slow else ""))
-    out.print("Full matrix: automedbench sweep " + " ".join(f"--task {t}" for t in sorted(_all_task_ids()))
+    offline, official = _task_ids_by_data()
+    out.print("Full matrix on the embedded data: automedbench sweep " + " ".join(f"--task {t}" for t in offline)
               + " --tier lite --tier standard --tier pro --agent reference --agent careless --agent empty")
+    out.print(f"Official-data tasks ({', '.join(official)}) need `automedbench data stage DATASET --source DIR` first.")
     print(site.resolve())
 
 
-def _all_task_ids() -> list[str]:
+def _task_ids_by_data() -> tuple[list[str], list[str]]:
+    """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
+    from .data.registry import all_datasets
     from .tasks import discover
-    return list(discover())
+    datasets = all_datasets()
+    offline, official = [], []
+    for t in sorted(discover().values(), key=lambda t: t.id):
+        info = datasets.get(t.dataset)
+        (offline if info is not None and info.kind == "demo" else official).append(t.id)
+    return offline, official
 
 
 def _slowest_tool_call(run_dirs) -> str:
