@@ -41,6 +41,16 @@ def _outcome(record: CaseRecord, non_trivial: bool = False) -> CaseOutcome:
 
 def _score_one(track: Track, submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
                private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
+    outcome = _check_and_score(track, submitted, missing_reason, meta, private, options, context)
+    if not getattr(track, "aggregate_uses_case_data", True):
+        # volumes are large: keep a case's arrays only while it is scored, not for the whole
+        # dataset (memory stays at a few cases). Tracks whose aggregate reads them keep them.
+        outcome.record.prediction = outcome.record.reference = None
+    return outcome
+
+
+def _check_and_score(track: Track, submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
+                     private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
     cid = str(meta["case_id"])
     try:
         reference, ref_meta = track.load_reference(private / cid, meta, options)

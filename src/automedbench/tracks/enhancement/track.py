@@ -48,6 +48,8 @@ def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
 class EnhancementTrack:
     name = "enhancement"
     options_model = EnhancementOptions
+    # aggregate reads only per-case metrics: the core frees each case's arrays once it is scored
+    aggregate_uses_case_data = False
     runtime_packages = ("numpy", "scipy", "scikit-image")
     tasks_dir = HERE / "tasks"
     wording = TrackWording(

@@ -126,6 +126,8 @@ def _mean(values: list[float]) -> float | None:
 class SegmentationTrack:
     name = "segmentation"
     options_model = SegmentationOptions
+    # aggregate reads only per-case metrics: the core frees each case's arrays once it is scored
+    aggregate_uses_case_data = False
     runtime_packages: tuple[str, ...] = ("nibabel",)
     tasks_dir = HERE / "tasks"
     wording = TrackWording(

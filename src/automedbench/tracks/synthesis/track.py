@@ -77,6 +77,8 @@ def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
 class SynthesisTrack:
     name = "synthesis"
     options_model = SynthesisOptions
+    # aggregate reads only per-case metrics: the core frees each case's arrays once it is scored
+    aggregate_uses_case_data = False
     runtime_packages = ("numpy", "scipy", "nibabel")
     tasks_dir = HERE / "tasks"
     wording = TrackWording(
