@@ -111,6 +111,8 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     check_complete(meta, run_dir, force=force)
     if out_dir is None and meta.run.sandbox.startswith("docker"):
         return _score_docker_run(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs)
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
     return _score_here(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
                        out=RunFiles(out_dir) if out_dir is not None else RunFiles(run_dir))
 
