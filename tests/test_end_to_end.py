@@ -31,7 +31,7 @@ def demo_runs(demo_data, tmp_path_factory):
     for task in ("brain-lesion-seg", "brain-tissue-seg"):
         for agent in ("reference", "careless", "empty"):
             tier = "standard" if task == "brain-lesion-seg" else "lite"
-            d = api.run_one(task, tier, agent, out, sandbox=BACKEND, data_root=demo_data, network=False)
+            d = api.run_one(task, tier, agent, out, sandbox=BACKEND, data_root=demo_data, network=False).run_dir
             runs[task, agent] = (d, DetailReport.model_validate_json((d / "detail_report.json").read_text()))
     return runs
 
@@ -109,7 +109,7 @@ def test_sweep_resumes_and_isolates_failures(demo_data, tmp_path):
 
 def test_cheater_is_disqualified_with_evidence(demo_data, tmp_path):
     run_dir = api.run_one("brain-lesion-seg", "lite", "cheater", tmp_path, sandbox=BACKEND, data_root=demo_data,
-                          network=False)
+                          network=False).run_dir
     r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     assert r.disqualified and r.rating == "F" and r.run.end_reason == "disqualified"
     assert r.overall == 0 and r.agentic == 0 and r.task.score == 0
@@ -133,7 +133,7 @@ def test_corrupt_private_reference_is_a_harness_fault_not_the_agents(demo_data, 
     data = tmp_path / "data"
     shutil.copytree(demo_data / "mni-brain-lesion", data / "mni-brain-lesion")
     clean_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox=BACKEND,
-                            data_root=data, network=False)
+                            data_root=data, network=False).run_dir
     clean = DetailReport.model_validate_json((clean_dir / "detail_report.json").read_text())
     (data / "mni-brain-lesion" / "private" / "case_001" / "organ.nii.gz").write_bytes(b"\x1f\x8b broken")
     r = api.score(clean_dir)
@@ -153,7 +153,7 @@ def test_run_records_what_ran_and_rescoring_says_when_the_task_changed(demo_data
     src = SegmentationTrack.tasks_dir / "brain-lesion-seg"
     shutil.copytree(src, extra / "brain-lesion-seg")
     run_dir = api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox=BACKEND,
-                          data_root=demo_data, network=False, tasks_dirs=[extra])
+                          data_root=demo_data, network=False, tasks_dirs=[extra]).run_dir
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["task_snapshot"]["id"] == "brain-lesion-seg" and len(meta["task_hash"]) == 64
     assert meta["harness_version"] and meta["rubric_version"] and meta["manifest_sha256"]

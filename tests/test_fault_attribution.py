@@ -71,7 +71,7 @@ def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
     register_backend("bwrap-dies", DiesAfterTwoCalls)
     try:
         run_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox="bwrap-dies",
-                              data_root=tmp_path / "data", network=False)
+                              data_root=tmp_path / "data", network=False).run_dir
     finally:
         _BACKENDS.pop("bwrap-dies")
     r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
@@ -116,7 +116,7 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
     monkeypatch.delenv("AUTOMEDBENCH_AGENT_RUNTIME", raising=False)
     tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
     runs = [api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox="bwrap",
-                        data_root=tmp_path / "data", network=False) for _ in range(2)]
+                        data_root=tmp_path / "data", network=False).run_dir for _ in range(2)]
     first, second = (DetailReport.model_validate_json((d / "detail_report.json").read_text()).run for d in runs)
     assert first.setup_time_s > 2 * second.setup_time_s                # the build is the first run's setup
     assert first.wall_time_s < second.wall_time_s + first.setup_time_s / 2, (first, second)

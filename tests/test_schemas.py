@@ -30,3 +30,15 @@ def test_schema_1_0_reports_still_load():
     assert CaseResult.model_validate({"case_id": "a", "valid": False, "reason": "missing: no output folder"}).status == "missing"
     assert CaseResult.model_validate({"case_id": "a", "valid": False, "reason": "organ: NaN"}).status == "invalid"
     assert CaseResult.model_validate({"case_id": "a", "valid": True}).status == "ok"
+
+
+def test_run_json_of_an_older_harness_still_loads_and_new_ones_stay_strict():
+    import pytest
+    from pydantic import ValidationError
+
+    from automedbench.runs.layout import RunMeta
+    run = {"run_id": "a", "agent": "x", "task": "t", "track": "s", "tier": "lite", "started_at": "now"}
+    old = {"run": run, "dataset": "d", "dataset_root": "/x", "case_ids": ["a"], "lesion_positive": [True]}
+    assert RunMeta.model_validate(old).case_ids == ["a"]          # 1.0 kept a per-track key here
+    with pytest.raises(ValidationError):
+        RunMeta.model_validate({**old, "harness_version": "0.1.0"})

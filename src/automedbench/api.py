@@ -1,6 +1,6 @@
 """The Python API. The CLI (cli.py) is a thin layer over these functions.
 
-    run_one(task, tier, agent, out_dir)   one cell -> run directory (scored)
+    run_one(task, tier, agent, out_dir)   one cell -> its DetailReport (report.run_dir: the run directory)
     sweep(tasks, tiers, agents, ...)      many cells, resumable, in a process pool
     score(run_dir)                        re-score a saved run from its workspace alone
     judge(run_dirs, judges)               re-judge saved runs (S1..S3) without the agent
@@ -13,7 +13,6 @@ import signal
 import threading
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from .runs.models import (
     EndReason,
     RunInfo,
 )
+from .runs.sweep import Cell, RunOptions, SweepSpec, run_sweep
 from .runs.trace import TraceWriter
 from .sandbox import SandboxError, SandboxSpec, check_backend, open_sandbox
 from .scoring.score_run import score_run
@@ -161,8 +161,9 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
             run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
             data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
             agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> Path:
-    """Run one (task, tier, agent) cell end to end and score it. Returns the run directory.
+            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> DetailReport:
+    """Run one (task, tier, agent) cell end to end and score it. Returns its DetailReport;
+    `report.run_dir` is the run directory (run.json, trace, conversation, workspace).
 
     User errors (unknown task/tier/agent/judge/backend, missing key, unstaged data) raise
     UserError before anything runs. Agent faults (crash, limits, violations) end the run and
@@ -269,8 +270,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     if interrupted is not None:
         raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
 
-    score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
-    return run_dir
+    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
 
 
 def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,
@@ -320,44 +320,7 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     return reports
 
 
-# ---- sweeps ------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Cell:
-    task: str
-    tier: str
-    agent: str
-    repeat: int
-
-    def dir(self, root: Path) -> Path:
-        return root / self.task / self.tier / self.agent / f"rep{self.repeat}"
-
-
-def _finished(run_dir: Path) -> bool:
-    """A cell is done when it has the report of a run that ended on its own: an interrupted
-    run (even one scored with --force) or one the infrastructure ended is run again."""
-    try:
-        report = DetailReport.model_validate_json(RunFiles(run_dir).report.read_text())
-    except (OSError, ValueError):
-        return False
-    return (report.run.end_reason not in ("interrupted", None, *INFRA_END_REASONS)
-            and not {"interrupted", "infra_error"} & set(report.flags))
-
-
-def _run_cell(cell: Cell, root: str, kwargs: dict, infra_retries: int = 0) -> tuple[Cell, str, str | None]:
-    """Run one cell; a run the infrastructure ended (sandbox, provider) is run again up to
-    `infra_retries` times (SPEC §7); the last attempt is what the cell keeps."""
-    try:
-        for attempt in range(infra_retries + 1):
-            path = run_one(cell.task, cell.tier, cell.agent, run_dir=cell.dir(Path(root)), **kwargs)
-            if _finished(path) or attempt == infra_retries:
-                return cell, str(path), None
-            log.warning("cell %s/%s/%s#%d ended on an infrastructure fault; retry %d of %d", cell.task, cell.tier,
-                        cell.agent, cell.repeat, attempt + 1, infra_retries)
-        raise AssertionError("unreachable")
-    except Exception as exc:  # one bad cell never stops a sweep
-        return cell, str(cell.dir(Path(root))), f"{type(exc).__name__}: {exc}"
-
+# ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
 def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
     """prepare_run for every (task, tier, agent): raises UserError before any cell runs."""
@@ -369,36 +332,30 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
 
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
-          repeats: int = 1, workers: int = 1, resume: bool = True, infra_retries: int = 2,
-          progress: Callable[[Cell, str, str | None], None] | None = None, **kwargs) -> list[tuple[Cell, str, str | None]]:
-    """Run every (task, tier, agent, repeat) cell. With resume, cells whose run directory
-    already holds the report of a finished run are skipped, so an interrupted sweep picks up
-    where it stopped and re-runs the interrupted cells. A cell the infrastructure ended is
-    retried up to `infra_retries` times. Returns (cell, run_dir, error-or-None) for every cell."""
-    root = Path(out_dir)
-    check_sweep(tasks, tiers, agents, **kwargs)   # fail fast on user errors, before any work
-    cells = [Cell(t, tier, a, r) for t in tasks for tier in tiers for a in agents for r in range(repeats)]
-    results, todo = [], []
-    for cell in cells:
-        if resume and _finished(cell.dir(root)):
-            results.append((cell, str(cell.dir(root)), None))
-            if progress:
-                progress(cell, str(cell.dir(root)), None)
-        else:
-            todo.append(cell)
-    if workers <= 1:
-        for cell in todo:
-            res = _run_cell(cell, str(root), kwargs, infra_retries)
-            results.append(res)
-            if progress:
-                progress(*res)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_cell, cell, str(root), kwargs, infra_retries) for cell in todo]
-            for fut in as_completed(futures):
-                res = fut.result()
-                results.append(res)
-                if progress:
-                    progress(*res)
-    order = {c: i for i, c in enumerate(cells)}
-    return sorted(results, key=lambda r: order[r[0]])
+          repeats: int = 1, workers: int = 1, resume: bool = True, executor: str = "local",
+          address: str | None = None, retries: int = 2, force: bool = False, infra_retries: int | None = None,
+          progress: Callable[[Cell, str, str | None], None] | None = None,
+          on_event: Callable | None = None, **run_options) -> list[tuple[Cell, str, str | None]]:
+    """Run every (task, tier, agent, repeat) cell, crash-safe and resumable (see
+    `automedbench.runs.sweep`). `run_options` are run_one's (sandbox, network, judges,
+    data_root, tasks_dirs, agent_configs, exec_timeout_s). Returns (cell, run_dir,
+    error-or-None) for every cell; `progress` is called once per finished or skipped cell."""
+    opts = {k: v for k, v in run_options.items() if v is not None}
+    for key in ("tasks_dirs", "agent_configs"):
+        if key in opts:
+            opts[key] = [str(Path(p).resolve()) for p in opts[key]]
+    if "data_root" in opts:
+        opts["data_root"] = str(Path(opts["data_root"]).resolve())
+    if infra_retries is not None:  # the earlier name of `retries`
+        retries = infra_retries
+    spec = SweepSpec(agents=agents, tasks=tasks, tiers=tiers, repeats=repeats, retries=retries,
+                     options=RunOptions(**opts))
+
+    def relay(ev):
+        if on_event:
+            on_event(ev)
+        if progress and ev.kind in ("skip", "finish"):
+            progress(ev.cell, str(ev.result.run_dir), ev.result.error)
+    results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
+                        resume=resume, on_event=relay)
+    return [(r.cell, str(r.run_dir), r.error) for r in results]

@@ -137,18 +137,17 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     from . import api
     from .errors import RunInterrupted
     from .report import runs_table
-    from .runs.models import DetailReport
     try:
-        run_dir = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
-                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                              answer_judge=answer_judge)
+        report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
+                             data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
+                             answer_judge=answer_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
         err.print(f"interrupted ({exc.signal_name}): run closed as end_reason 'interrupted', not scored: "
                   f"{exc.run_dir}", highlight=False, soft_wrap=True)
         raise typer.Exit(130) from None
-    report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    run_dir = report.run_dir
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
@@ -157,95 +156,216 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(1)
 
 
-def _do_sweep(tasks, tiers, agents, out_dir, repeats, workers, resume, leaderboard_dir, **kw) -> None:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+class SweepProgress:
+    """The sweep's rich progress bar: done/total, ETA, failures and infra counts, and the
+    cells that are running now (not the last one that finished)."""
 
-    from . import api
-    from .report import collect_reports, runs_table, write_leaderboard
-    n = len(tasks) * len(tiers) * len(agents) * repeats
+    def __init__(self, console):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+        self.bar = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[counts]}"),
+                            TextColumn("{task.description}"), console=console, transient=False)
+        self.job = None
+        self.failed: list = []
+        self.infra = 0
+        self.retried = 0
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.__exit__(*exc)
+
+    def _counts(self) -> str:
+        parts = []
+        if self.failed:
+            parts.append(f"[red]{len(self.failed)} failed[/]")
+        if self.infra:
+            parts.append(f"[yellow]{self.infra} infra[/]")
+        if self.retried:
+            parts.append(f"{self.retried} retried")
+        return " ".join(parts)
+
+    def __call__(self, ev) -> None:
+        if ev.kind == "plan":
+            self.job = self.bar.add_task("", total=ev.total, counts="")
+            return
+        if self.job is None:
+            return
+        adv = 0
+        if ev.kind in ("skip", "finish"):
+            adv = 1
+            if ev.result.status == "failed" or (ev.result.error and ev.result.status != "skipped"):
+                self.failed.append(ev.result)
+            elif ev.result.status == "infra":
+                self.infra += 1
+        elif ev.kind == "retry":
+            self.retried += 1
+        names = [c.key for c in ev.running]
+        running = ("running: " + ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")) if names else ""
+        self.bar.update(self.job, advance=adv, description=running, counts=self._counts())
+
+
+def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
+              leaderboard_dir=None, compact=False) -> tuple[list, Path, float]:
+    from .report import aggregate, collect_reports, runs_table, write_leaderboard
+    from .report.table import agents_table
+    from .runs.executors import ExecutorError
+    from .runs.sweep import SweepConfigError, run_sweep, validate
     try:
-        api.check_sweep(tasks, tiers, agents, **kw)   # a user error is one line, before the progress bar
-    except _user_errors() as exc:
+        validate(spec)   # a user error is one line, before the progress bar
+    except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
         _fail(str(exc))
-    failures = []
-    with Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=err, transient=False) as bar:
-        job = bar.add_task("", total=n)
-
-        def progress(cell, run_dir, error):
-            bar.update(job, advance=1, description=f"{cell.task}/{cell.tier}/{cell.agent}#{cell.repeat}"
-                                                   + (" [red]FAILED[/]" if error else ""))
-            if error:
-                failures.append((cell, error))
+    with SweepProgress(err) as progress:
         try:
-            results = api.sweep(tasks, tiers, agents, out_dir, repeats=repeats, workers=workers,
-                                resume=resume, progress=progress, **kw)
-        except _user_errors() as exc:
-            bar.stop()
+            results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
+                                resume=resume, on_event=progress)
+        except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
+            progress.bar.stop()
             _fail(str(exc))
-    reports = collect_reports([Path(run_dir) for _, run_dir, _ in results])
-    out.print(runs_table(reports, width=out.width))
-    for cell, error in failures:
-        err.print(f"[red]cell {cell.task}/{cell.tier}/{cell.agent}#{cell.repeat} failed:[/] {error}")
+    reports = collect_reports([r.run_dir for r in results if r.status != "failed"])
+    out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
+    for r in progress.failed:
+        err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
+    infra = [r for r in results if r.status == "infra"]
+    for r in infra:
+        err.print(f"[yellow]cell {r.cell.key} ended on an infrastructure fault ({r.end_reason}) after "
+                  f"{r.attempts} attempt(s); not counted against the agent[/]", highlight=False)
+    import time
+    t_site = time.monotonic()
     site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
+    site_s = time.monotonic() - t_site
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    return results, site, site_s
 
 
 @app.command()
-def sweep(task: list[str] = typer.Option(..., "--task", metavar="TASK", help="Task id (repeatable)."),
-          tier: list[str] = typer.Option(["lite"], "--tier", metavar=TIERS_METAVAR, help=TIER_HELP + " Repeatable."),
-          agent: list[str] = typer.Option(..., "--agent", metavar="AGENT", help="Agent name (repeatable)."),
-          out_dir: Path = typer.Option(Path("runs"), "--out", metavar="DIR", help="Root of the sweep's run directories."),
-          repeats: int = typer.Option(1, "--repeats", min=1, metavar="N", help="Runs per task x tier x agent cell."),
-          workers: int = typer.Option(1, "--workers", min=1, metavar="N", help="Cells run in parallel (processes)."),
-          resume: bool = typer.Option(True, "--resume/--no-resume",
-                                      help="Skip cells that already have the report of a finished run."),
-          infra_retries: int = typer.Option(2, "--infra-retries", min=0, metavar="N",
-                                            help="Re-run a cell the sandbox or provider ended, up to N times."),
+def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents, tasks, tiers, repeats, "
+                                                          "include/exclude, options (see docs/sweeps.md)."),
+          task: Optional[list[str]] = typer.Option(None, "--task", metavar="TASK",
+                                                   help="Task id (repeatable); instead of SWEEP.yaml."),
+          tier: Optional[list[str]] = typer.Option(None, "--tier", metavar=TIERS_METAVAR, help=TIER_HELP + " Repeatable."),
+          agent: Optional[list[str]] = typer.Option(None, "--agent", metavar="AGENT", help="Agent name (repeatable)."),
+          out_dir: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
+                                                 help="Sweep root (default: the file's `out`, else runs/)."),
+          repeats: Optional[int] = typer.Option(None, "--repeats", min=1, metavar="N", help="Runs per task x tier x agent cell."),
+          workers: Optional[int] = typer.Option(None, "--workers", min=1, metavar="N",
+                                                help="Runs in parallel (CPU slots of the local pool)."),
+          executor: Optional[str] = typer.Option(None, "--executor", metavar="local|ray", help="Where runs execute (default local)."),
+          address: Optional[str] = typer.Option(None, "--address", metavar="ADDR", help="Ray cluster address (with --executor ray)."),
+          retries: Optional[int] = typer.Option(None, "--retries", "--infra-retries", min=0, metavar="N",
+                                                help="Re-run a cell the sandbox or provider ended, up to N times (default 2)."),
+          force: bool = typer.Option(False, "--force", help="Adopt a changed configuration on an existing sweep root."),
+          resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip cells that already finished."),
           sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
-    """Run every task × tier × agent × repeat (resumable), then write the leaderboard."""
-    _do_sweep(task, tier, agent, out_dir, repeats, workers, resume, None, infra_retries=infra_retries,
-              sandbox=sandbox, network=_net(network),
-              judges=judge, data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config)
+    """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
+    from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
+    if executor is not None and executor not in ("local", "ray"):
+        _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
+    try:
+        if config is not None:
+            if task or agent or tier or repeats:
+                _fail("give either SWEEP.yaml or --task/--agent/--tier/--repeats, not both")
+            spec = load_sweep_file(config)
+        else:
+            if not task or not agent:
+                _fail("give SWEEP.yaml, or at least one --task and one --agent")
+            spec = SweepSpec(agents=agent, tasks=task, tiers=tier or ["lite"], repeats=repeats or 1)
+        opts = spec.options.model_dump()
+        over = {"sandbox": sandbox, "network": _net(network), "judges": judge,
+                "data_root": str(data_root.resolve()) if data_root else None,
+                "tasks_dirs": [str(p.resolve()) for p in tasks_dir] if tasks_dir else None,
+                "agent_configs": [str(p.resolve()) for p in agent_config] if agent_config else None}
+        opts.update({k: v for k, v in over.items() if v is not None})
+        spec = spec.model_copy(update={"options": RunOptions(**opts),
+                                       **({"retries": retries} if retries is not None else {})})
+    except SweepConfigError as exc:
+        _fail(str(exc))
+    root = out_dir or (Path(spec.out) if spec.out else Path("runs"))
+    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume)
 
 
 
 
 @app.command()
-def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out", metavar="DIR",
-                                      help="Where the runs and the leaderboard are written."),
-         workers: int = typer.Option(2, "--workers", min=1, metavar="N", help="Cells run in parallel (processes)."),
+def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
+         workers: int = typer.Option(2, "--workers", min=1),
+         repeats: int = typer.Option(2, "--repeats", min=1, help="Runs per agent x task x tier (CIs need >= 2)."),
          tier: list[str] = typer.Option(["lite"], "--tier", metavar=TIERS_METAVAR, help=TIER_HELP + " Repeatable."),
          sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
          data_root: Optional[Path] = DataRoot) -> None:
-    """Build the embedded datasets, run the built-in agents through S1..S5, score, and print
-    where the results and the leaderboard are."""
+    """Build the embedded datasets, sweep the built-in agents over the demo tasks (repeats),
+    build the leaderboard site, and print its path, a compact table and the slowest step."""
+    import time
+
     from .api import DEMO_AGENTS, demo_tasks, ensure_dataset
+    from .runs.sweep import RunOptions, SweepSpec
     from .tasks import get_task
+    steps: list[tuple[str, float]] = []
+    t0 = time.monotonic()
     tasks = demo_tasks()
     for t in tasks:
         paths = ensure_dataset(get_task(t), data_root)
         err.print(f"dataset for {t}: {paths.root}")
-    _do_sweep(tasks, tier, DEMO_AGENTS, out_dir / "runs", 1, workers, False, out_dir / "leaderboard",
-              sandbox=sandbox, network=False, data_root=data_root)
-    out.print("Full matrix: automedbench sweep " + " ".join(f"--task {t}" for t in sorted(_all_task_ids()))
+    steps.append(("build the datasets", time.monotonic() - t0))
+    spec = SweepSpec(agents=list(DEMO_AGENTS), tasks=tasks, tiers=tier, repeats=repeats,
+                     options=RunOptions(sandbox=sandbox, network=False,
+                                        data_root=str(data_root.resolve()) if data_root else None))
+    t1 = time.monotonic()
+    results, site, site_s = _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
+                              leaderboard_dir=out_dir / "leaderboard", compact=True)
+    steps.append((f"sweep of {len(results)} runs ({workers} workers)", time.monotonic() - t1 - site_s))
+    steps.append(("build the site", site_s))
+    slow = _slowest_tool_call([r.run_dir for r in results])
+    total = time.monotonic() - t0
+    name, secs = max(steps, key=lambda s: s[1])
+    out.print(f"\nDemo done in {total:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
+              + (f"; slowest tool call: {slow}" if slow else ""))
+    offline, official = _task_ids_by_data()
+    out.print("Full matrix on the embedded data: automedbench sweep " + " ".join(f"--task {t}" for t in offline)
               + " --tier lite --tier standard --tier pro --agent reference --agent careless --agent empty")
+    out.print(f"Official-data tasks ({', '.join(official)}) need `automedbench data stage DATASET --source DIR` first.")
+    print(site.resolve())
 
 
-def _all_task_ids() -> list[str]:
+def _task_ids_by_data() -> tuple[list[str], list[str]]:
+    """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
+    from .data.registry import all_datasets
     from .tasks import discover
-    return list(discover())
+    datasets = all_datasets()
+    offline, official = [], []
+    for t in sorted(discover().values(), key=lambda t: t.id):
+        info = datasets.get(t.dataset)
+        (offline if info is not None and info.kind == "demo" else official).append(t.id)
+    return offline, official
+
+
+def _slowest_tool_call(run_dirs) -> str:
+    """'agent task/tier S4 call 5: 9.8 s' for the longest execution over the runs, or ''."""
+    best = (0.0, "")
+    for d in run_dirs:
+        try:
+            run = json.loads((Path(d) / "run.json").read_text())["run"]
+            lines = (Path(d) / "trace.jsonl").read_text().splitlines()
+        except (OSError, ValueError, KeyError):
+            continue
+        for line in lines:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("type") == "execution" and (ev.get("duration_s") or 0) > best[0]:
+                best = (ev["duration_s"], f"{run['agent']} {run['task']}/{run['tier']} "
+                                          f"{(ev.get('stage') or '?').upper()} call {ev.get('call_index')}: "
+                                          f"{ev['duration_s']:.1f} s")
+    return best[1]
 
 
 # ---- score / judge / report ---------------------------------------------------------
@@ -295,12 +415,67 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
-                                        help="Where index.html, leaderboard.json and .csv are written.")) -> None:
-    """Aggregate saved runs into a leaderboard (HTML + JSON + CSV)."""
-    from .report import collect_reports, write_leaderboard
-    reports = collect_reports(paths)  # skipped reports are logged and shown on the page
+                                        help="Where the site (index.html, task boards, run pages) is written.")) -> None:
+    """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
+    comparison, error analysis) plus leaderboard.json and .csv."""
+    from .report import write_leaderboard
+    reports = _collect_or_fail(paths)
+    if reports.warnings:
+        err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
     site = write_leaderboard(reports, out_dir)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
+
+
+def _collect_or_fail(paths: list[Path]):
+    from .report import collect_reports
+    for p in paths:
+        if not p.exists():
+            _fail(f"{p}: no such file or directory")
+    logging.getLogger("automedbench.report.collect").setLevel(logging.ERROR)
+    reports = collect_reports(paths)
+    if not reports:
+        skipped = [w for w in reports.warnings if "skipped" in w]
+        _fail(f"no run reports (detail_report.json) under {', '.join(str(p) for p in paths)}"
+              + (f"; {len(skipped)} unreadable, first: {skipped[0]}" if skipped else ""))
+    return reports
+
+
+@app.command()
+def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or folders holding them."),
+            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the analysis as JSON to this file ('-' = stdout)."),
+            site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
+    """The error analysis: fired codes by category and step, stage score distributions per agent,
+    the overall gap between runs with a fired code and clean runs, the most frequent codes."""
+    from .analyze import analyze as run_analysis
+    from .analyze import print_tables, write_analysis_page
+    from .report.site import _code_texts
+    reports = _collect_or_fail(paths)
+    result = run_analysis(reports, _code_texts())
+    if json_out is not None and str(json_out) == "-":
+        print(result.model_dump_json(indent=2))
+        return
+    print_tables(result, out)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        out.print(f"JSON: {json_out.resolve()}")
+    if site is not None:
+        page = write_analysis_page(reports, site)
+        out.print(f"Page: {page.resolve()}")
+
+
+@app.command()
+def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
+           fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
+           out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
+    """Export a run to another tool's format."""
+    from .export import ExportError
+    from .export import export as do_export
+    try:
+        path = do_export(run_dir, fmt, out_file)
+    except ExportError as exc:
+        _fail(str(exc))
+    print(path)
 
 
 # ---- tasks / data / prompt / agents -------------------------------------------------

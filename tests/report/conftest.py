@@ -20,7 +20,7 @@ def build_report(run_id: str = "r1", *, agent: str = "agent-a", task: str = "kit
                  tokens_in: int = 1000, tokens_out: int = 500, cost_usd: float = 0.1,
                  errors: list[dict] | None = None, disqualified: bool = False,
                  judge_incomplete: bool = False, medal: str = "okay", rating: str = "B",
-                 model: str | None = "m-1") -> DetailReport:
+                 model: str | None = "m-1", end_reason: str = "submitted") -> DetailReport:
     """A schema-valid report. Agentic/overall are computed from the stages unless given."""
     stages = stages if stages is not None else {"s1": 1.0, "s2": 1.0, "s3": 0.5, "s4": 1.0, "s5": 1.0}
     active = [s for s, v in stages.items() if v is not None]
@@ -35,7 +35,7 @@ def build_report(run_id: str = "r1", *, agent: str = "agent-a", task: str = "kit
         run=RunInfo(run_id=run_id, agent=agent, model=model, task=task, track="segmentation",
                     tier=tier, started_at="2026-11-26T00:00:00Z", wall_time_s=wall_time_s,
                     turns=turns, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost_usd,
-                    submitted=submitted, sandbox=sandbox, end_reason="submitted"),
+                    submitted=submitted, sandbox=sandbox, end_reason=end_reason),
         stages={s: StageResult(score=stages.get(s)) for s in ("s1", "s2", "s3", "s4", "s5")},
         active_stages=active, agentic=agentic,
         task=TaskResult(score=task_score, metric_name="dice",

@@ -9,13 +9,14 @@ import subprocess
 import pytest
 
 from automedbench.report import collect_reports, write_leaderboard
-from automedbench.report.leaderboard import CSV_COLUMNS, plot_name
+from automedbench.report.leaderboard import CSV_COLUMNS, PLOT_PREFIX
 
 EVIL = '<script>alert("x")</script>'
 
 
 def _site(tmp_path, reports, **kw):
     out = tmp_path / "site"
+    kw.setdefault("analysis_plots", False)  # matplotlib figures cost seconds; tests/report/test_analyze.py draws them
     index = write_leaderboard(reports, out, generated_at="2026-11-26 00:00 UTC", **kw)
     return out, index.read_text(encoding="utf-8")
 
@@ -25,15 +26,12 @@ def test_writes_all_files_and_shows_agents(tmp_path, make_report):
             make_report("b1", agent="beta", task="other", tier="pro", overall=0.3)]
     out, html = _site(tmp_path, reps)
     assert (out / "index.html").is_file()
-    assert {p.name for p in out.glob("*.png")} == {plot_name("alpha"), plot_name("beta")}
-    for png in out.glob("*.png"):
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert f'src="{png.name}"' in html
+    assert list(out.glob("*.png")) == []  # S1-S5 bars are drawn in the table (see test_site_browser.py)
     assert "alpha" in html and "beta" in html
     assert "70.0" in html          # alpha overall mean x100
     assert html.index("alpha") < html.index("beta")  # sorted by overall
     data = json.loads((out / "leaderboard.json").read_text())
-    assert data["schema_version"] == "1.0" and data["n_runs"] == 3
+    assert data["schema_version"] == "2.0" and data["n_runs"] == 3
     assert [a["agent"] for a in data["agents"]] == ["alpha", "beta"]
     assert data["agents"][0]["overall"]["mean"] == pytest.approx(0.7)  # stored on the 0..1 scale
 
@@ -56,8 +54,9 @@ def test_csv_header_and_one_row_per_agent_task_tier(tmp_path, make_report):
 
 def test_agent_names_are_html_escaped(tmp_path, make_report):
     out, html = _site(tmp_path, [make_report("x", agent=EVIL)])
-    assert "<script" not in html.lower()
-    assert "&lt;script&gt;" in html
+    assert EVIL not in html and "<script>" not in html.lower()   # only the site's own <script src=...>
+    assert "&lt;script&gt;" in html                              # tables: HTML-escaped
+    assert "\\u003cscript\\u003e" in html                         # embedded JSON: cannot close its element
     data = json.loads((out / "leaderboard.json").read_text())
     assert data["agents"][0]["agent"] == EVIL  # data files keep the name as it is
 
@@ -65,8 +64,10 @@ def test_agent_names_are_html_escaped(tmp_path, make_report):
 def test_page_is_self_contained(tmp_path, make_report):
     _, html = _site(tmp_path, [make_report("x")])
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html, re.I)
-    assert "@import" not in html and "<link" not in html.lower()
-    assert "<style>" in html
+    assert "@import" not in html
+    # its only stylesheet and script are the site's own files, next to it
+    assert re.findall(r'<link [^>]*href="([^"]+)"', html) == ["assets/site.css"]
+    assert re.findall(r'<script src="([^"]+)"', html) == ["assets/site.js"]
 
 
 def test_single_run_page(tmp_path, make_report):
@@ -84,11 +85,13 @@ def test_zero_run_page_has_empty_state(tmp_path):
     assert list(out.glob("*.png")) == []
 
 
-def test_stale_plots_are_removed(tmp_path, make_report):
+def test_stale_files_are_removed(tmp_path, make_report):
     out, _ = _site(tmp_path, [make_report("x", agent="old-agent")])
-    assert (out / plot_name("old-agent")).exists()
+    assert (out / "runs" / "x.html").exists()
+    (out / f"{PLOT_PREFIX}old-agent-1234.png").write_bytes(b"\x89PNG")  # an earlier version's plot
     _site(tmp_path, [make_report("y", agent="new-agent")])
-    assert not (out / plot_name("old-agent")).exists()
+    assert not (out / "runs" / "x.html").exists() and (out / "runs" / "y.html").exists()
+    assert not list(out.glob(f"{PLOT_PREFIX}*"))
 
 
 def test_unisolated_runs_are_marked(tmp_path, make_report):
@@ -96,17 +99,17 @@ def test_unisolated_runs_are_marked(tmp_path, make_report):
             make_report("b1", agent="boxed-agent", sandbox="bwrap")]
     _, html = _site(tmp_path, reps)
     assert 'id="unisolated-note"' in html and "local (no isolation)" in html
-    assert html.count('class="unisolated"') == 3  # agents row, per-task row, errors row
+    assert html.count('class="unisolated"') == 2  # per-task row, errors row (the agents table is built in the browser)
     _, html2 = _site(tmp_path, [make_report("b2", sandbox="bwrap")])
     assert 'id="unisolated-note"' not in html2 and 'class="unisolated"' not in html2
 
 
 def test_null_stage_counts_and_infrastructure_errors_shown(tmp_path, make_report):
     reps = [make_report("r1", stages={"s1": 1.0, "s2": None, "s3": 1.0, "s4": 1.0, "s5": 1.0},
-                        judge_incomplete=True,
                         errors=[{"code": "JUDGE_DOWN", "category": "resource/infrastructure",
                                  "step": "S2", "infrastructure": True}]),
-            make_report("r2", errors=[{"code": "E3", "category": "verification/recovery", "step": "S3"}])]
+            make_report("r2", errors=[{"code": "E3", "category": "verification/recovery", "step": "S3"}]),
+            make_report("r3", judge_incomplete=True)]
     _, html = _site(tmp_path, reps)
     assert "n=1/2" in html
     assert "JUDGE_DOWN ×1" in html

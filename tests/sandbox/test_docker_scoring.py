@@ -38,14 +38,17 @@ def docker_run(docker_image, tmp_path_factory):
     old = os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE")
     os.environ["AUTOMEDBENCH_DOCKER_IMAGE"] = docker_image
     try:
-        run_dir = api.run_one("brain-lesion-seg", "standard", "reference", root / "runs", sandbox="docker",
-                              data_root=root / "data", network=False)
+        report = api.run_one("brain-lesion-seg", "standard", "reference", root / "runs", sandbox="docker",
+                             data_root=root / "data", network=False)
     finally:
         if old is None:
             os.environ.pop("AUTOMEDBENCH_DOCKER_IMAGE", None)
         else:
             os.environ["AUTOMEDBENCH_DOCKER_IMAGE"] = old
-    return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    run_dir = report.run_dir
+    saved = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    assert _scores(saved) == _scores(report) and saved.versions == report.versions
+    return run_dir, saved
 
 
 def test_docker_run_is_scored_in_a_container_without_network(docker_run, docker_image):

@@ -3,14 +3,23 @@
 Everything here stays on the reports' own scale, [0, 1]; multiplying by 100 is a display
 concern (HTML page, terminal table).
 
-Rules (docs/leaderboard.md says the same in prose):
-- groups: (agent, task, tier), and each agent over all its runs;
-- a `null` score (stage not scorable because of an infrastructure fault, or an overall that
-  could not be computed) is left out of that column's mean; every statistic carries the
-  number of values it is over (`n`);
-- spread over repeats: sample standard deviation (ddof=1) and a percentile bootstrap 95 %
-  CI of the mean, 2000 resamples with a fixed seed, so the same runs always give the same
-  interval regardless of input order. With one value the CI is that value and `n1` is set;
+Rules (SPEC §8; docs/leaderboard.md says the same in prose):
+- a run is *complete* when it ended normally and its judge scored every judged stage. Runs
+  that ended on an infrastructure fault (`INFRA_END_REASONS`: the harness, the sandbox, the
+  provider, an interruption) and `judge_incomplete` runs are **counted** beside the row
+  (`infra_runs`, `judge_incomplete`) and never averaged in: a judge outage must not raise an
+  agent's agentic score, a crashed sandbox must not lower it. Every mean, failure rate and
+  average (turns, time, tokens, cost) is over complete runs only;
+- groups: (agent, task, tier). A group's statistics are over its repeats: sample standard
+  deviation (ddof=1) and a percentile bootstrap 95 % CI of the mean (2000 resamples, fixed
+  seed, independent of input order). With one value the CI is that value and `n1` is set;
+- an agent's row is the mean over its tasks of the per-task means (a task's mean is the mean
+  of its task × tier group means), so a task with many repeats does not outweigh one with
+  few; its CI is a bootstrap stratified by task × tier (repeats are resampled within each
+  group, then the same means are taken), so it measures the uncertainty of that mean, not
+  the spread between tasks;
+- a `null` score (stage not scorable, overall not computable) is left out of that column;
+  every statistic carries the number of runs it is over (`n`);
 - failure = the run did not submit (`run.submitted` False) or no case has a valid output;
 - error codes are counted per agent by category; codes flagged `infrastructure` (harness or
   provider faults) are never counted against the agent and are listed separately.
@@ -25,8 +34,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..runs.models import DetailReport, StageId
+from ..runs.sweep import INFRA_END_REASONS
 
-LEADERBOARD_SCHEMA_VERSION = "1.0"
+LEADERBOARD_SCHEMA_VERSION = "2.0"
 STAGES: tuple[StageId, ...] = ("s1", "s2", "s3", "s4", "s5")
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261126
@@ -48,6 +58,7 @@ class Stat(BaseModel):
     ci_high: float | None = None
     n: int = 0
     n1: bool = False  # exactly one value: no spread, the CI is the point itself
+    n_strata: int = 0  # agent rows: task x tier groups the stratified mean is over
 
 
 class ErrorHistogram(BaseModel):
@@ -62,7 +73,9 @@ class GroupStats(BaseModel):
     agent: str
     task: str | None = None      # None for the per-agent rows
     tier: str | None = None
-    n_runs: int
+    n_runs: int                  # every run, complete or not
+    n_complete: int = 0          # runs in the means
+    infra_runs: int = 0          # ended on an infrastructure fault: counted, not averaged
     models: list[str] = Field(default_factory=list)
     overall: Stat
     agentic: Stat
@@ -106,6 +119,12 @@ class Leaderboard(BaseModel):
     error_categories: list[str]         # columns for the per-agent error table
     bootstrap: BootstrapInfo = Field(default_factory=BootstrapInfo)
     generated_at: str | None = None     # set by write_leaderboard; aggregate() leaves it None
+    harness_version: str = ""
+    rubric_version: str = ""
+    judges: list[str] = Field(default_factory=list)           # judge backends/models over the runs
+    metrics: dict[str, list[str]] = Field(default_factory=dict)  # task -> metric names used
+    infra_runs: int = 0
+    judge_incomplete_runs: int = 0
 
 
 # ---- small pure helpers -----------------------------------------------------------------
@@ -123,6 +142,67 @@ def is_failure(r: DetailReport) -> bool:
 
 def is_judge_incomplete(r: DetailReport) -> bool:
     return bool(r.judge.judge_incomplete) or "judge_incomplete" in r.flags
+
+
+def is_infra(r: DetailReport) -> bool:
+    """Ended on a fault of the harness, sandbox or provider, or interrupted (SPEC §7)."""
+    return (r.run.end_reason in INFRA_END_REASONS
+            or any(f in ("infra_error", "interrupted") for f in r.flags))
+
+
+def is_complete(r: DetailReport) -> bool:
+    """Counts in the leaderboard's means (SPEC §8)."""
+    return not is_infra(r) and not is_judge_incomplete(r)
+
+
+def stratified_bootstrap(strata: dict[tuple[str, str], Sequence[float]], *,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                         level: float = CI_LEVEL) -> tuple[float, float, float]:
+    """(mean, ci_low, ci_high) of the mean over tasks of per-task means, where a task's mean
+    is the mean of its (task, tier) strata means. Repeats are resampled within each stratum.
+    Deterministic and independent of the order of strata and values."""
+    keys = sorted(k for k, v in strata.items() if len(v))
+    if not keys:
+        raise ValueError("stratified_bootstrap needs at least one value")
+    rng = np.random.default_rng(seed)
+    point: dict[str, list[float]] = {}
+    boot: dict[str, list[np.ndarray]] = {}
+    for k in keys:
+        x = np.sort(np.asarray(strata[k], dtype=float))
+        point.setdefault(k[0], []).append(float(x.mean()))
+        idx = rng.integers(0, x.size, size=(resamples, x.size))
+        boot.setdefault(k[0], []).append(x[idx].mean(axis=1))
+    mean = float(np.mean([np.mean(v) for v in point.values()]))
+    per_task = np.stack([np.mean(np.stack(v), axis=0) for v in boot.values()])
+    means = per_task.mean(axis=0)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    # a bootstrap of identical values must give the point itself, not float noise around it
+    lo, hi = min(float(lo), mean), max(float(hi), mean)
+    return mean, lo, hi
+
+
+def summarize_stratified(pairs: Iterable[tuple[tuple[str, str], float | None]], *, ci: bool = True) -> Stat:
+    """Stat of the task-stratified mean over ((task, tier), value) pairs; nulls left out.
+    ci=False: the mean and counts only (no bootstrap), for quick filtered views."""
+    strata: dict[tuple[str, str], list[float]] = {}
+    for k, v in pairs:
+        if v is not None and math.isfinite(v):
+            strata.setdefault(k, []).append(float(v))
+    n = sum(len(v) for v in strata.values())
+    if n == 0:
+        return Stat()
+    if not ci:
+        per_task: dict[str, list[float]] = {}
+        for (task, _tier), v in strata.items():
+            per_task.setdefault(task, []).append(float(np.mean(v)))
+        mean = float(np.mean([np.mean(v) for v in per_task.values()]))
+        return Stat(mean=mean, n=n, n1=n == 1, n_strata=len(strata))
+    mean, lo, hi = stratified_bootstrap(strata)
+    if n == 1:
+        return Stat(mean=mean, ci_low=mean, ci_high=mean, n=1, n1=True, n_strata=1)
+    std = float(np.std([x for v in strata.values() for x in v], ddof=1))  # descriptive spread of runs
+    return Stat(mean=mean, std=std, ci_low=lo, ci_high=hi, n=n, n_strata=len(strata))
 
 
 def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -172,27 +252,37 @@ def _score_key(g: GroupStats) -> tuple:
 
 
 def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: str | None,
-                 cls: type[GroupStats] = GroupStats, **extra) -> GroupStats:
+                 cls: type[GroupStats] = GroupStats, ci_for: Iterable[str] | None = None, **extra) -> GroupStats:
+    done = [r for r in runs if is_complete(r)]
+    if task is None:  # an agent's row: the task-stratified mean (module doc)
+        want_ci = None if ci_for is None else set(ci_for)
+        def stat(get, name="overall"):
+            return summarize_stratified([((r.run.task, r.run.tier), get(r)) for r in done],
+                                        ci=want_ci is None or name in want_ci)
+    else:
+        def stat(get, name="overall"):
+            return summarize(get(r) for r in done)
+    failures = sum(is_failure(r) for r in done)
     return cls(
-        agent=agent, task=task, tier=tier, n_runs=len(runs),
+        agent=agent, task=task, tier=tier, n_runs=len(runs), n_complete=len(done),
+        infra_runs=sum(is_infra(r) for r in runs),
         models=sorted({r.run.model for r in runs if r.run.model}),
-        overall=summarize(r.overall for r in runs),
-        agentic=summarize(r.agentic for r in runs),
-        task_score=summarize(r.task.score for r in runs),
-        stages={s: summarize((r.stages[s].score if s in r.stages else None) for r in runs)
-                for s in STAGES},
-        avg_turns=_mean([r.run.turns for r in runs]),
-        avg_wall_time_s=_mean([r.run.wall_time_s for r in runs]),
-        avg_tokens=_mean([r.run.tokens_in + r.run.tokens_out for r in runs]),
-        avg_cost_usd=_mean([r.run.cost_usd for r in runs]),
-        failures=sum(is_failure(r) for r in runs),
-        failure_rate=(sum(is_failure(r) for r in runs) / len(runs)) if runs else 0.0,
-        disqualified=sum(bool(r.disqualified) for r in runs),
-        judge_incomplete=sum(is_judge_incomplete(r) for r in runs),
+        overall=stat(lambda r: r.overall),
+        agentic=stat(lambda r: r.agentic, "agentic"),
+        task_score=stat(lambda r: r.task.score, "task_score"),
+        stages={s: stat(lambda r, s=s: r.stages[s].score if s in r.stages else None, s) for s in STAGES},
+        avg_turns=_mean([r.run.turns for r in done]),
+        avg_wall_time_s=_mean([r.run.wall_time_s for r in done]),
+        avg_tokens=_mean([r.run.tokens_in + r.run.tokens_out for r in done]),
+        avg_cost_usd=_mean([r.run.cost_usd for r in done]),
+        failures=failures,
+        failure_rate=(failures / len(done)) if done else 0.0,
+        disqualified=sum(bool(r.disqualified) for r in done),
+        judge_incomplete=sum(is_judge_incomplete(r) and not is_infra(r) for r in runs),
         unisolated_runs=sum(is_unisolated(r.run.sandbox) for r in runs),
         sandboxes=sorted({r.run.sandbox for r in runs}),
-        medals=dict(sorted(Counter(r.medal for r in runs).items())),
-        ratings=dict(sorted(Counter(r.rating or "unrated" for r in runs).items())),  # null: infra_error run
+        medals=dict(sorted(Counter(r.medal for r in done).items())),
+        ratings=dict(sorted(Counter(r.rating or "unrated" for r in done).items())),
         run_ids=[r.run.run_id for r in runs],
         **extra,
     )
@@ -204,6 +294,9 @@ def error_histogram(runs: Iterable[DetailReport]) -> ErrorHistogram:
     infra: Counter[str] = Counter()
     runs_with = 0
     for r in runs:
+        if is_infra(r):  # a run the harness ended: its codes are not the agent's
+            infra.update(e.code for e in r.errors)
+            continue
         agent_codes = [e for e in r.errors if not e.infrastructure]
         runs_with += bool(agent_codes)
         for e in r.errors:
@@ -216,6 +309,16 @@ def error_histogram(runs: Iterable[DetailReport]) -> ErrorHistogram:
                           by_code=dict(sorted(by_code.items())),
                           infrastructure=dict(sorted(infra.items())),
                           runs_with_errors=runs_with, total=sum(by_cat.values()))
+
+
+def agent_rows(reports: Iterable[DetailReport], ci_for: Iterable[str] = ("overall",)) -> list[AgentStats]:
+    """Only the per-agent rows, with bootstrap CIs only for `ci_for` (the site's filtered views)."""
+    by_agent: dict[str, list[DetailReport]] = {}
+    for r in sorted(reports, key=lambda r: r.run.run_id):
+        by_agent.setdefault(r.run.agent, []).append(r)
+    rows = [_group_stats(rs, agent, None, None, cls=AgentStats, ci_for=ci_for) for agent, rs in by_agent.items()]
+    rows.sort(key=_score_key)
+    return rows
 
 
 def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
@@ -248,4 +351,35 @@ def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
         tasks=sorted({r.run.task for r in runs}),
         tiers=sorted({r.run.tier for r in runs}, key=_tier_key),
         error_categories=categories,
+        harness_version=_recorded(runs, "harness_scored") or _harness_version(),
+        rubric_version=_recorded(runs, "rubric") or _rubric_version(),
+        judges=sorted({judge_name(r) for r in runs}),
+        metrics={t: sorted({r.task.metric_name for r in runs if r.run.task == t}) for t in sorted({r.run.task for r in runs})},
+        infra_runs=sum(is_infra(r) for r in runs),
+        judge_incomplete_runs=sum(is_judge_incomplete(r) and not is_infra(r) for r in runs),
     )
+
+
+def judge_name(r: DetailReport) -> str:
+    j = r.judge
+    return j.backend + (f":{j.model}" if j.model else "") + (f" v{j.version}" if j.version else "")
+
+
+def _recorded(runs: Sequence[DetailReport], key: str) -> str:
+    """The versions the reports say they were scored with ('1, 2' when they differ)."""
+    seen = sorted({str((getattr(r, "versions", None) or {}).get(key)) for r in runs
+                   if (getattr(r, "versions", None) or {}).get(key)})
+    return ", ".join(seen)
+
+
+def _harness_version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def _rubric_version() -> str:
+    try:
+        from ..scoring.rubric import load_rubric
+        return str(load_rubric().version)
+    except Exception:  # noqa: BLE001 - a page without the rubric version still renders
+        return "unknown"

@@ -60,7 +60,8 @@ def _find_report_files(root: Path, warn=None) -> list[Path]:
             found.append(Path(dirpath) / REPORT_NAME)
             dirnames[:] = []  # a run dir: do not look inside workspace/ etc.
             continue
-        dirnames.sort()
+        # hidden folders (a sweep's archived `.attempts/`, tool caches) hold no board runs
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
     return sorted(found)
 
 

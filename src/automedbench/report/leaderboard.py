@@ -1,15 +1,14 @@
-"""Write the leaderboard: leaderboard.json, leaderboard.csv, index.html and stage plots.
+"""Write the leaderboard: leaderboard.json, leaderboard.csv, stage plots and the static site
+(index.html, per-task boards, run pages, comparison, error analysis — see report/site.py).
 
-The page is static and self-contained: inline CSS, no script, no CDN, nothing fetched; the
-only other files it refers to are the stage-profile PNGs written next to it. Every string
-that comes from a report (agent names, task names, warnings) is HTML-escaped.
+The site is static: its own CSS/JS in assets/, no CDN, nothing fetched, works from file://.
+Every string that comes from a report (agent names, task names, warnings, tool output) is
+HTML-escaped, and JSON embedded in a page cannot close its <script> element.
 """
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
-import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..runs.models import DetailReport
-from .aggregate import STAGES, AgentStats, GroupStats, Leaderboard, Stat, aggregate
+from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
 
 STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
 STAGE_WEIGHTS = {"s1": 0.25, "s2": 0.15, "s3": 0.35, "s4": 0.15, "s5": 0.10}
@@ -90,19 +89,16 @@ def stat_title(s: Stat, label: str) -> str:
     return "; ".join(parts)
 
 
-def plot_name(agent: str) -> str:
-    """A file-safe, collision-free PNG name for an agent."""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent).strip("-.")[:40] or "agent"
-    digest = hashlib.sha256(agent.encode("utf-8")).hexdigest()[:8]
-    return f"{PLOT_PREFIX}{slug}-{digest}.png"
-
-
 def _env() -> Environment:
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
+    from markupsafe import Markup
+
+    from .site import tojson_safe
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
-                       cost=fmt_cost, pct=fmt_pct, heat=heat)
+                       cost=fmt_cost, pct=fmt_pct, heat=heat,
+                       tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
     env.globals.update(stat_title=stat_title, STAGES=STAGES, STAGE_NAMES=STAGE_NAMES,
                        STAGE_WEIGHTS=STAGE_WEIGHTS)
     return env
@@ -138,54 +134,10 @@ def write_csv(board: Leaderboard, path: Path) -> Path:
     return path
 
 
-def write_stage_plot(agent: AgentStats, path: Path) -> Path:
-    """Bar chart S1..S5 (x100) for one agent. Uses the Agg canvas directly (no pyplot state)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import hsv_to_rgb
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(3.6, 2.3), dpi=110)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    labels = [f"{s.upper()}\n{STAGE_NAMES[s]}" for s in STAGES]
-    vals, colors = [], []
-    for s in STAGES:
-        m = agent.stages[s].mean
-        vals.append(0.0 if m is None else m * 100)
-        colors.append((0.8, 0.82, 0.84) if m is None
-                      else hsv_to_rgb((min(max(m, 0.0), 1.0) / 3.0, 0.55, 0.85)))
-    bars = ax.bar(range(len(STAGES)), vals, color=colors, edgecolor="#455a64", linewidth=0.6)
-    for i, (b, s) in enumerate(zip(bars, STAGES)):
-        st = agent.stages[s]
-        txt = "n/a" if st.mean is None else f"{st.mean * 100:.0f}"
-        ax.text(i, b.get_height() + 2, txt, ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(range(len(STAGES)), labels, fontsize=6.5)
-    ax.set_ylim(0, 112)
-    ax.set_yticks([0, 25, 50, 75, 100])
-    ax.tick_params(axis="y", labelsize=6.5)
-    ax.set_ylabel("score ×100", fontsize=7)
-    ax.spines[["top", "right"]].set_visible(False)
-    # `$` would switch matplotlib to mathtext; show agent names literally.
-    ax.set_title(agent.agent.replace("$", r"\$")[:48], fontsize=8)
-    fig.tight_layout(pad=0.4)
-    fig.savefig(path, format="png", metadata={"Software": None})
-    return path
-
-
-def render_html(board: Leaderboard, *, plots: dict[str, str], warnings: Sequence[str] = (),
-                title: str = "AutoMedBench leaderboard", generated_at: str = "") -> str:
-    agent_rows = {a.agent: a for a in board.agents}
-    unisolated_agents = [a.agent for a in board.agents if a.unisolated_runs]
-    return _env().get_template("leaderboard.html.j2").render(
-        board=board, plots=plots, warnings=list(warnings), title=title,
-        generated_at=generated_at, agent_rows=agent_rows, unisolated_agents=unisolated_agents,
-    )
-
-
 def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
-                      generated_at: str | None = None) -> Path:
+                      generated_at: str | None = None, analysis_plots: bool = True) -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
@@ -204,15 +156,26 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         encoding="utf-8")
     write_csv(board, out / "leaderboard.csv")
 
-    for old in out.glob(f"{PLOT_PREFIX}*.png"):  # plots of agents no longer on the board
+    # The per-agent stage-profile PNGs of earlier versions repeated the table; the index now
+    # draws S1-S5 bars inline and analysis.html has the distributions. Remove stale ones.
+    for old in out.glob(f"{PLOT_PREFIX}*.png"):
         old.unlink()
-    plots: dict[str, str] = {}
-    for a in board.agents:
-        name = plot_name(a.agent)
-        write_stage_plot(a, out / name)
-        plots[a.agent] = name
-
+    from . import site
+    run_dirs = dict(getattr(reports, "run_dirs", {}) or {})
+    task_track = {r.run.task: r.run.track for r in reports}
+    common = {"generated_at": stamp, "prov": board,
+              "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
+    env = _env()
+    extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs)
+    from ..analyze import write_analysis_page
+    write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
+    views = site.filter_views(reports, board)
+    agent_rows = {a.agent: a for a in board.agents}
     index = out / "index.html"
-    index.write_text(render_html(board, plots=plots, warnings=warnings, title=title,
-                                 generated_at=stamp), encoding="utf-8")
+    index.write_text(env.get_template("leaderboard.html.j2").render(
+        **common, root="", page="index", board=board, warnings=list(warnings), title=title,
+        agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
+        tracks=sorted(set(task_track.values())), task_track=task_track,
+        task_slug={t: site.task_slug(t) for t in board.tasks},
+        board_data={"views": views, "task_track": task_track}, **extra), encoding="utf-8")
     return index

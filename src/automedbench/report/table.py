@@ -83,3 +83,25 @@ def runs_table(reports: Iterable[DetailReport], run_dirs: Mapping[str, Path | st
             row.append(Text(str(rd) if rd is not None else "—", style="dim" if rd is None else ""))
         table.add_row(*row)
     return table
+
+
+def agents_table(board, *, title: str | None = "AutoMedBench leaderboard (per agent)") -> Table:
+    """A compact per-agent table (fits ~100 columns): overall with its stratified 95 % CI,
+    agentic, task, S1..S5, complete runs and the infra / judge-incomplete counts."""
+    table = Table(title=title, header_style="bold")
+    table.add_column("agent", overflow="fold")
+    table.add_column("overall", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("agentic", justify="right")
+    table.add_column("task", justify="right")
+    for s in STAGES:
+        table.add_column(s.upper(), justify="right")
+    table.add_column("runs", justify="right")
+    for a in board.agents:
+        o = a.overall
+        ci = "—" if o.ci_low is None else ("n=1" if o.n1 else f"{o.ci_low * 100:.0f}–{o.ci_high * 100:.0f}")
+        runs = f"{a.n_complete}" + (f" +{a.infra_runs} infra" if a.infra_runs else "") \
+            + (f" +{a.judge_incomplete} judge" if a.judge_incomplete else "")
+        table.add_row(Text(a.agent), _score(o.mean, bold=True), Text(ci), _score(a.agentic.mean),
+                      _score(a.task_score.mean), *[_score(a.stages[s].mean) for s in STAGES], Text(runs))
+    return table

@@ -22,9 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .models import RunInfo
 
 
-_LEGACY_KEYS = {"lesion_positive"}   # schema 1.0 run.json keys (one track's flags), dropped on load
-
-
 class RunMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run: RunInfo
@@ -46,10 +43,12 @@ class RunMeta(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _drop_schema_1_0_keys(cls, data: Any) -> Any:
-        # 1.0 recorded one track's per-case flags here; cases now carry the manifest's metadata
-        if isinstance(data, dict):
-            data = {k: v for k, v in data.items() if k not in _LEGACY_KEYS}
+    def _drop_keys_of_older_harnesses(cls, data: Any) -> Any:
+        # run.json written by an older harness may hold keys this one no longer records (1.0 kept
+        # one track's per-case flags here; cases now carry the manifest's metadata): they are
+        # dropped when read, so old runs still re-score; new run.json files stay strict
+        if isinstance(data, dict) and not data.get("harness_version"):
+            data = {k: v for k, v in data.items() if k in cls.model_fields}
         return data
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 # 1.1 (additive: every 1.0 report still loads): case status, aggregate metrics, excluded
 # cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
@@ -141,6 +141,13 @@ class DetailReport(_Strict):
     flags: list[str] = Field(default_factory=list)
     # harness, rubric and task-definition versions this report was scored with
     versions: dict[str, str] = Field(default_factory=dict)
+    # where the report lives (set by score_run / run_one; not part of the saved JSON)
+    _run_dir: Any = PrivateAttr(default=None)
+
+    @property
+    def run_dir(self) -> Any:
+        """The run directory this report was scored from (a Path), or None."""
+        return self._run_dir
 
 
 # ---- trace.jsonl: one event per line -------------------------------------------------

@@ -39,7 +39,7 @@ def build_decoy(dest: Path, public_dir: Path, private_dir: Path | None, token: s
                 names = sorted(f.name for f in first.iterdir() if f.is_file())[:8]
         except OSError:
             names = []
-    names = names or ["segmentation.nii.gz", "reference.json"]
+    names = names or ["reference.gz", "reference.json"]   # an empty private dir: generic decoy names
     for case in cases:
         (dest / case).mkdir(exist_ok=True)
         for name in names:

@@ -2,7 +2,7 @@
 
 No image registry is reachable, so nothing is pulled: a Debian root filesystem is made by
 `mmdebstrap` from the host's configured Debian mirror (apt sources), with the agent's
-python runtime (runtime.py: numpy, scipy, nibabel, matplotlib, pillow, pip -- the same set
+python runtime (runtime.py: numpy, scipy, matplotlib, pillow, pip + the tracks' packages -- the same set
 bwrap gives) synced into /opt/agent-python, then `docker import`ed. The image id
 (`sha256:<64 hex>`, the hash of its content) is what runs refer to and what the run record
 names.

@@ -145,6 +145,7 @@ def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answ
             for name, text in written.items():   # judge.json, when the container had to judge
                 (files.dir / name).write_text(text)
             write_json_atomic(files.report, report)
+            report._run_dir = run_dir
             return report
     log.warning("%s: the docker run is scored in the harness process, not in a scoring container: %s", run_dir, why)
     return _score_here(run_dir, meta, None, answer_judge=answer_judge, agent_configs=agent_configs, out=files,
@@ -230,6 +231,7 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     if infra_end:
         report = null_for_infrastructure(report)
     write_json_atomic(out.report, report)
+    report._run_dir = run_dir
     return report
 
 

@@ -66,7 +66,8 @@ class Task(BaseModel):
                                           description="validated by the track's options model at load")
     medal_bands: dict[str, Any] | None = Field(default=None, description="override the track's default bands")
     demo: bool = Field(default=False, description="part of `automedbench demo`'s default cells")
-    gpu: bool = Field(default=False, description="runs want one GPU (sweeps allocate it)")
+    gpu: bool = Field(default=False, description="runs want one GPU: a sweep gives each one GPU slot "
+                                                 "and sets CUDA_VISIBLE_DEVICES")
     tiers: TierInfo
     folder: Path | None = Field(default=None, exclude=True)
     _options: Any = PrivateAttr(default=None)

@@ -1,0 +1,172 @@
+"""Export a run to other tools' formats.
+
+    export_inspect(run_dir, out_file)     an Inspect AI eval log (JSON), so `inspect view` opens it
+    automedbench export RUN_DIR --format inspect [--out FILE]
+
+The Inspect log has one sample per run: the sample's messages are the run's conversation
+(system prompt, every assistant message with its tool calls, every tool result), its scores
+are overall, agentic, task and S1..S5 (null stages are left out, not 0), and its metadata
+holds the fired error codes with their evidence, the per-case metrics and the judge. The
+JSON is written by hand against Inspect's log schema (version 2), so exporting needs no
+inspect_ai install; tests read the file back with inspect_ai's own `read_eval_log`.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .runs.layout import RunFiles, write_json_atomic
+from .runs.models import DetailReport
+
+INSPECT_LOG_VERSION = 2
+FORMATS = ("inspect",)
+
+
+class ExportError(ValueError):
+    """The run directory cannot be exported (no report, unknown format). One line."""
+
+
+def _load(run_dir: Path) -> tuple[DetailReport, dict, dict]:
+    files = RunFiles(run_dir)
+    if not files.report.is_file():
+        raise ExportError(f"{run_dir}: not a scored run directory (no detail_report.json)")
+    try:
+        report = DetailReport.model_validate_json(files.report.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ExportError(f"{files.report}: unreadable report ({str(exc).splitlines()[0]})") from None
+    try:
+        conv = json.loads(files.conversation.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        conv = {"system_prompt": "", "messages": []}
+    try:
+        meta = json.loads(files.meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    return report, conv, meta
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+
+
+def _messages(conv: dict, kickoff: str) -> list[dict]:
+    """OpenAI-style messages -> Inspect ChatMessage dicts."""
+    out: list[dict] = [{"role": "system", "content": conv.get("system_prompt") or "", "source": "input"}]
+    names: dict[str, str] = {}
+    msgs = conv.get("messages") or []
+    if not any(m.get("role") == "user" for m in msgs):
+        out.append({"role": "user", "content": kickoff, "source": "input"})
+    for m in msgs:
+        role = m.get("role")
+        if role == "assistant":
+            calls = []
+            for tc in m.get("tool_calls") or []:
+                fn = tc.get("function") or {}
+                try:
+                    args = json.loads(fn.get("arguments") or "{}")
+                except ValueError:
+                    args = {"raw": fn.get("arguments")}
+                if not isinstance(args, dict):
+                    args = {"value": args}
+                names[tc.get("id", "")] = fn.get("name", "")
+                calls.append({"id": tc.get("id", ""), "function": fn.get("name", ""), "arguments": args,
+                              "type": "function"})
+            msg: dict[str, Any] = {"role": "assistant", "content": _text(m.get("content")), "source": "generate"}
+            if calls:
+                msg["tool_calls"] = calls
+            out.append(msg)
+        elif role == "tool":
+            out.append({"role": "tool", "content": _text(m.get("content")), "tool_call_id": m.get("tool_call_id"),
+                        "function": names.get(m.get("tool_call_id") or "", None)})
+        elif role in ("user", "system"):
+            out.append({"role": role, "content": _text(m.get("content"))})
+    return out
+
+
+def _score(value: float, explanation: str = "") -> dict:
+    return {"value": value, "explanation": explanation}
+
+
+def inspect_log(run_dir: Path | str) -> dict:
+    """The Inspect eval log (as a dict) for one run directory."""
+    run_dir = Path(run_dir)
+    r, conv, meta = _load(run_dir)
+    model = r.run.model or f"automedbench/{r.run.agent}"
+    scores: dict[str, dict] = {}
+    if r.overall is not None:
+        scores["overall"] = _score(r.overall, f"medal {r.medal}, rating {r.rating}")
+    if r.agentic is not None:
+        scores["agentic"] = _score(r.agentic, "weighted S1..S5 over active stages " + ",".join(r.active_stages))
+    scores["task"] = _score(r.task.score, f"{r.task.metric_name}; completion {r.task.completion_rate:.2f}")
+    for sid, st in r.stages.items():
+        if st.score is not None:
+            scores[sid] = _score(st.score, st.rationale)
+    metrics = {name: {"name": "mean", "value": s["value"], "params": {}} for name, s in scores.items()}
+    kickoff = f"Task {r.run.task} ({r.run.tier} tier)"
+    status = "error" if r.run.end_reason in ("harness_error", "infra_error", "interrupted") else "success"
+    started = r.run.started_at
+    sample = {
+        "id": r.run.run_id, "epoch": 1, "input": kickoff, "target": "",
+        "messages": _messages(conv, kickoff),
+        "output": {"model": model, "choices": [], "usage": {
+            "input_tokens": r.run.tokens_in, "output_tokens": r.run.tokens_out,
+            "total_tokens": r.run.tokens_in + r.run.tokens_out}},
+        "scores": {name: {**s, "metadata": {}} for name, s in scores.items()},
+        "metadata": {"agent": r.run.agent, "task": r.run.task, "tier": r.run.tier, "track": r.run.track,
+                     "end_reason": r.run.end_reason, "submitted": r.run.submitted, "turns": r.run.turns,
+                     "wall_time_s": r.run.wall_time_s, "cost_usd": r.run.cost_usd, "sandbox": r.run.sandbox,
+                     "errors": [e.model_dump(mode="json") for e in r.errors],
+                     "violations": [v.model_dump(mode="json") for v in r.violations],
+                     "per_case": [c.model_dump(mode="json") for c in r.task.per_case],
+                     "judge": r.judge.model_dump(mode="json"), "flags": r.flags, "disqualified": r.disqualified},
+        "total_time": r.run.wall_time_s,
+    }
+    if status == "error":
+        sample["error"] = {"message": f"run ended: {r.run.end_reason}", "traceback": "", "traceback_ansi": ""}
+    from . import __version__
+    return {
+        "version": INSPECT_LOG_VERSION,
+        "status": status,
+        "eval": {
+            "eval_id": uuid.uuid5(uuid.NAMESPACE_URL, f"automedbench:{r.run.run_id}").hex,
+            "run_id": r.run.run_id, "created": started, "task": f"automedbench/{r.run.task}",
+            "task_id": f"{r.run.task}-{r.run.tier}", "task_version": 0, "task_attribs": {},
+            "task_args": {"tier": r.run.tier},
+            "solver": r.run.agent,
+            "dataset": {"name": meta.get("dataset") or r.run.task, "samples": 1, "sample_ids": [r.run.run_id],
+                        "shuffled": False},
+            "model": model, "model_args": {}, "config": {},
+            "packages": {"automedbench": __version__},
+            "metadata": {"harness": "automedbench", "harness_version": __version__, "schema_version": r.schema_version},
+        },
+        "plan": {"name": "automedbench", "steps": [{"solver": r.run.agent, "params": {"tier": r.run.tier}}],
+                 "config": {}},
+        "results": {"total_samples": 1, "completed_samples": 1 if status == "success" else 0,
+                    "scores": [{"name": "automedbench", "scorer": "automedbench", "params": {},
+                                "metrics": metrics}]},
+        "stats": {"started_at": started, "completed_at": started,
+                  "model_usage": {model: {"input_tokens": r.run.tokens_in, "output_tokens": r.run.tokens_out,
+                                          "total_tokens": r.run.tokens_in + r.run.tokens_out}}},
+        "samples": [sample],
+    }
+
+
+def export_inspect(run_dir: Path | str, out_file: Path | str | None = None) -> Path:
+    """Write the run's Inspect eval log; default RUN_DIR/inspect.json. Returns the file."""
+    out = Path(out_file) if out_file else Path(run_dir) / "inspect.json"
+    log = inspect_log(run_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out, log)
+    return out
+
+
+def export(run_dir: Path | str, fmt: str, out_file: Path | str | None = None) -> Path:
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r} (choose: {', '.join(FORMATS)})")
+    return export_inspect(run_dir, out_file)

@@ -1,0 +1,466 @@
+"""Crash-safe sweeps: agents × tasks × tiers × repeats, one run directory per cell.
+
+    spec = load_sweep_file("sweep.yaml")            # or SweepSpec(agents=[...], tasks=[...], ...)
+    results = run_sweep(spec, "runs/", workers=2)   # -> list[CellResult]
+
+The sweep root holds:
+
+    ROOT/sweep.lock.json                    the configuration this root was started with
+    ROOT/.sweep.pid                         flock'ed while a sweep is running on ROOT
+    ROOT/<task>/<tier>/<agent>/rep<k>/      one run directory per cell
+    ROOT/.attempts/<task>/<tier>/<agent>/rep<k>/attempt<n>/
+                                            infrastructure-ended attempts that were retried
+
+Restarting a sweep (after Ctrl-C, `kill -9`, a reboot) is always safe:
+- a cell whose `detail_report.json` exists and whose run did not end on an infrastructure
+  fault is finished and skipped; the report is written last and atomically, so its presence
+  means the run completed;
+- a cell directory without a report (the run or its scoring was cut off), or whose run
+  ended `interrupted`, is deleted and run again;
+- a run that ended on an infrastructure fault (`INFRA_END_REASONS`: the harness, the
+  sandbox, the provider) is moved to `.attempts/` and run again, up to `retries` times;
+  the last attempt stays in place and the leaderboard counts it beside the agent's row,
+  never as the agent's failure;
+- a different configuration on the same root is refused unless `force`.
+"""
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import UserError
+from .executors import JobResult, Resources, RunJob, make_executor
+from .layout import RunFiles, now_iso, write_json_atomic
+from .models import INFRA_END_REASONS as MODEL_INFRA_END_REASONS
+
+# Runs that ended because of the harness, the sandbox or the provider (SPEC §7), plus
+# `interrupted` (a stopped run is nobody's score either): a sweep re-runs them.
+INFRA_END_REASONS = frozenset(MODEL_INFRA_END_REASONS | {"interrupted"})
+LOCK_NAME = "sweep.lock.json"
+PID_NAME = ".sweep.pid"
+ATTEMPTS_DIR = ".attempts"
+LOCK_VERSION = 1
+
+
+class SweepConfigError(UserError, ValueError):
+    """A sweep file or configuration is invalid, or conflicts with the root's lock. One line."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CellFilter(_Strict):
+    """Matches cells on the keys it sets (all must match). `repeats` only for include."""
+    agent: str | None = None
+    task: str | None = None
+    tier: str | None = None
+    repeats: int | None = Field(None, ge=1)
+
+    def matches(self, agent: str, task: str, tier: str) -> bool:
+        return all(v is None or v == have for v, have in ((self.agent, agent), (self.task, task), (self.tier, tier)))
+
+
+class ResourceSpec(_Strict):
+    cpus: float = Field(1.0, gt=0)
+    gpus: int = Field(0, ge=0)
+
+
+class RunOptions(_Strict):
+    """run_one options shared by every cell; part of the lock (changing them changes results)."""
+    sandbox: str | None = None
+    network: bool | None = None
+    judges: list[str] | None = None
+    data_root: str | None = None
+    tasks_dirs: list[str] | None = None
+    agent_configs: list[str] | None = None
+    exec_timeout_s: float = 600.0
+
+
+class SweepSpec(_Strict):
+    agents: list[str] = Field(min_length=1)
+    tasks: list[str] = Field(min_length=1)
+    tiers: list[str] = Field(default_factory=lambda: ["lite"], min_length=1)
+    repeats: int = Field(1, ge=1)
+    include: list[CellFilter] = Field(default_factory=list, description="extra cells (agent, task and tier all set)")
+    exclude: list[CellFilter] = Field(default_factory=list, description="cells removed (any keys)")
+    options: RunOptions = Field(default_factory=RunOptions)
+    retries: int = Field(2, ge=0, description="re-runs of an infrastructure-ended cell")
+    resources: ResourceSpec = Field(default_factory=ResourceSpec, description="per run, unless the task says otherwise")
+    task_resources: dict[str, ResourceSpec] = Field(default_factory=dict)
+    # run-time choices: not part of the lock
+    workers: int | None = Field(None, ge=1)
+    executor: Literal["local", "ray"] | None = None
+    address: str | None = None
+    out: str | None = None
+
+    @field_validator("include")
+    @classmethod
+    def _full_include(cls, v: list[CellFilter]) -> list[CellFilter]:
+        for f in v:
+            if None in (f.agent, f.task, f.tier):
+                raise ValueError("an include entry must set agent, task and tier")
+        return v
+
+    def lock_config(self) -> dict[str, Any]:
+        """What a restart must agree on: the cells and the options that change results."""
+        return {"cells": [c.key for c in expand_cells(self)],
+                "options": self.options.model_dump(mode="json")}
+
+
+@dataclass(frozen=True)
+class Cell:
+    task: str
+    tier: str
+    agent: str
+    repeat: int
+
+    def dir(self, root: Path) -> Path:
+        return Path(root) / self.task / self.tier / self.agent / f"rep{self.repeat}"
+
+    def attempts_dir(self, root: Path) -> Path:
+        return Path(root) / ATTEMPTS_DIR / self.task / self.tier / self.agent / f"rep{self.repeat}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.task}/{self.tier}/{self.agent}#{self.repeat}"
+
+
+CellStatus = Literal["done", "skipped", "infra", "failed"]
+
+
+@dataclass
+class CellResult:
+    cell: Cell
+    run_dir: Path
+    status: CellStatus            # done: ran now; skipped: finished before; infra: infra-ended after retries; failed
+    error: str | None = None
+    end_reason: str | None = None
+    attempts: int = 0
+    wall_s: float = 0.0
+    gpus: str | None = None       # CUDA_VISIBLE_DEVICES the run saw (None: not set)
+    worker: str = ""              # host:pid that ran it
+
+
+@dataclass
+class SweepEvent:
+    kind: Literal["plan", "skip", "start", "finish", "retry"]
+    cell: Cell | None = None
+    result: CellResult | None = None
+    total: int = 0
+    todo: int = 0
+    message: str = ""
+    running: list[Cell] = field(default_factory=list)
+
+
+def expand_cells(spec: SweepSpec) -> list[Cell]:
+    """The matrix, minus `exclude`, plus `include`, in a stable order, without duplicates."""
+    out: dict[Cell, None] = {}
+    for task in spec.tasks:
+        for tier in spec.tiers:
+            for agent in spec.agents:
+                if any(f.matches(agent, task, tier) for f in spec.exclude):
+                    continue
+                for r in range(spec.repeats):
+                    out[Cell(task, tier, agent, r)] = None
+    for f in spec.include:
+        for r in range(f.repeats or spec.repeats):
+            out[Cell(f.task, f.tier, f.agent, r)] = None  # type: ignore[arg-type]
+    return list(out)
+
+
+def load_sweep_file(path: Path | str) -> SweepSpec:
+    """Parse a sweep YAML; every problem is a SweepConfigError naming the file and field."""
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SweepConfigError(f"sweep file {p} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SweepConfigError(f"sweep file {p}: cannot read ({exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise SweepConfigError(f"sweep file {p}:{where} is not valid YAML") from None
+    if not isinstance(raw, dict):
+        raise SweepConfigError(f"sweep file {p}: expected a mapping with agents, tasks, tiers, repeats")
+    for key in ("agents", "tasks", "tiers"):  # a single name is fine too
+        if isinstance(raw.get(key), str):
+            raw[key] = [raw[key]]
+    try:
+        spec = SweepSpec.model_validate(raw)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        loc = ".".join(str(x) for x in e["loc"]) or "<root>"
+        raise SweepConfigError(f"sweep file {p}: field {loc}: {e['msg']}") from None
+    base = p.resolve().parent  # relative paths in the file are relative to the file
+    o = spec.options
+    if o.data_root and not Path(o.data_root).is_absolute():
+        o.data_root = str(base / o.data_root)
+    o.tasks_dirs = [str(base / d) if not Path(d).is_absolute() else d for d in (o.tasks_dirs or [])] or None
+    o.agent_configs = [str(base / d) if not Path(d).is_absolute() else d for d in (o.agent_configs or [])] or None
+    if spec.out and not Path(spec.out).is_absolute():
+        spec.out = str(base / spec.out)
+    return spec
+
+
+# ---- the root's lock -----------------------------------------------------------------
+
+def _fingerprint(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> None:
+    """Write the lock on a new root; refuse a different configuration unless `force`."""
+    config = spec.lock_config()
+    lock = root / LOCK_NAME
+    if lock.is_file() and not force:
+        try:
+            saved = json.loads(lock.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise SweepConfigError(f"{lock} is unreadable; pass --force to replace it") from None
+        if saved.get("fingerprint") != _fingerprint(config):
+            raise SweepConfigError(f"{root} holds a sweep with a different configuration "
+                                   f"({_describe_change(saved.get('config') or {}, config)}); "
+                                   "pass --force to adopt the new one (finished runs of cells in both are kept)")
+        return
+    from .. import __version__
+    write_json_atomic(lock, {"version": LOCK_VERSION, "fingerprint": _fingerprint(config), "config": config,
+                             "written_at": now_iso(), "harness_version": __version__})
+
+
+def _describe_change(old: dict, new: dict) -> str:
+    a, b = set(old.get("cells") or []), set(new.get("cells") or [])
+    parts = []
+    if b - a:
+        parts.append(f"{len(b - a)} cell(s) added, e.g. {sorted(b - a)[0]}")
+    if a - b:
+        parts.append(f"{len(a - b)} cell(s) removed, e.g. {sorted(a - b)[0]}")
+    oo, no = old.get("options") or {}, new.get("options") or {}
+    changed = sorted(k for k in set(oo) | set(no) if oo.get(k) != no.get(k))
+    if changed:
+        parts.append("options changed: " + ", ".join(changed))
+    return "; ".join(parts) or "configuration changed"
+
+
+class RootLock:
+    """An flock on ROOT/.sweep.pid: one sweep per root at a time. The kernel drops it when the
+    holder dies (even by SIGKILL), so a restarted sweep never finds a stale lock."""
+
+    def __init__(self, root: Path, wait_s: float = 10.0):
+        self.path = root / PID_NAME
+        self.wait_s = wait_s
+        self.fd: int | None = None
+
+    def __enter__(self) -> "RootLock":
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.wait_s
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                    holder = os.pread(self.fd, 32, 0).decode(errors="replace").strip() or "?"
+                    os.close(self.fd)
+                    raise SweepConfigError(f"another sweep (pid {holder}) is running on {self.path.parent}") from None
+                time.sleep(0.2)
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+# ---- cell state ---------------------------------------------------------------------
+
+def read_end_reason(run_dir: Path) -> tuple[bool, str | None]:
+    """(has a complete report, the run's end_reason)."""
+    try:
+        rep = json.loads(RunFiles(run_dir).report.read_text(encoding="utf-8"))
+        return True, (rep.get("run") or {}).get("end_reason")
+    except (OSError, ValueError, AttributeError):
+        return False, None
+
+
+def past_attempts(cell: Cell, root: Path) -> int:
+    d = cell.attempts_dir(root)
+    return sum(1 for p in d.iterdir() if p.name.startswith("attempt")) if d.is_dir() else 0
+
+
+def _archive_attempt(cell: Cell, root: Path) -> None:
+    """Move an infrastructure-ended run out of the cell, keeping it for inspection."""
+    dest_dir = cell.attempts_dir(root)
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    n = past_attempts(cell, root) + 1
+    os.replace(cell.dir(root), dest_dir / f"attempt{n}")
+
+
+def _clean(path: Path) -> None:
+    if path.exists() or path.is_symlink():
+        shutil.rmtree(path, ignore_errors=False) if path.is_dir() and not path.is_symlink() else path.unlink()
+
+
+def classify(cell: Cell, root: Path, retries: int) -> tuple[str, str | None]:
+    """'finished', 'infra_final' (out of retries), 'retry' (infra, retries left), 'partial' or 'new'."""
+    d = cell.dir(root)
+    if not d.exists():
+        return "new", None
+    complete, end = read_end_reason(d)
+    if not complete:
+        return "partial", None
+    if end == "interrupted":
+        return "partial", end
+    if end in INFRA_END_REASONS:
+        return ("retry" if past_attempts(cell, root) < retries else "infra_final"), end
+    return "finished", end
+
+
+# ---- the sweep ----------------------------------------------------------------------
+
+def _resources(spec: SweepSpec, task_obj) -> Resources:
+    if task_obj.id in spec.task_resources:
+        r = spec.task_resources[task_obj.id]
+        return Resources(r.cpus, r.gpus)
+    declared = getattr(task_obj, "resources", None)  # a task may declare {cpus, gpus}
+    if declared is not None:
+        get = declared.get if isinstance(declared, dict) else (lambda k, d=None: getattr(declared, k, d))
+        return Resources(float(get("cpus", spec.resources.cpus) or spec.resources.cpus),
+                         int(get("gpus", spec.resources.gpus) or 0))
+    if getattr(task_obj, "gpu", False):   # task.yaml `gpu: true`: one GPU per run
+        return Resources(spec.resources.cpus, max(1, spec.resources.gpus))
+    return Resources(spec.resources.cpus, spec.resources.gpus)
+
+
+def validate(spec: SweepSpec) -> dict[str, Any]:
+    """User errors before any run starts (api.prepare_run for every agent x task x tier:
+    unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
+    from ..api import check_sweep
+    from ..tasks import get_task
+    kw = run_kwargs(spec)
+    cells = expand_cells(spec)
+    combos = sorted({(c.task, c.tier, c.agent) for c in cells})
+    for task, tier, agent in combos:
+        check_sweep([task], [tier], [agent], **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs",
+                                                                  "agent_configs", "judges")})
+    return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+
+
+def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
+    o = spec.options
+    return {"sandbox": o.sandbox, "network": o.network, "judges": o.judges, "data_root": o.data_root,
+            "tasks_dirs": [Path(p) for p in o.tasks_dirs] if o.tasks_dirs else None,
+            "agent_configs": [Path(p) for p in o.agent_configs] if o.agent_configs else None,
+            "exec_timeout_s": o.exec_timeout_s}
+
+
+def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, executor: str | None = None,
+              address: str | None = None, force: bool = False, resume: bool = True, gpus: list[str] | None = None,
+              on_event: Callable[[SweepEvent], None] | None = None, poll_s: float = 0.5) -> list[CellResult]:
+    """Run every cell of `spec` under `root` (see module doc). Returns one CellResult per cell,
+    in matrix order. Raises only for user errors (SweepConfigError, unknown task/agent...)."""
+    root = Path(root)
+    tasks = validate(spec)
+    cells = expand_cells(spec)
+    root.mkdir(parents=True, exist_ok=True)
+    emit = on_event or (lambda ev: None)
+    kwargs = run_kwargs(spec)
+    with RootLock(root):
+        check_lock(root, spec, force=force)
+        results: dict[Cell, CellResult] = {}
+        todo: deque[Cell] = deque()
+        for cell in cells:
+            state, end = classify(cell, root, spec.retries)
+            if resume and state == "finished":
+                results[cell] = CellResult(cell, cell.dir(root), "skipped", end_reason=end,
+                                           attempts=past_attempts(cell, root) + 1)
+            elif resume and state == "infra_final":
+                results[cell] = CellResult(cell, cell.dir(root), "infra", end_reason=end,
+                                           attempts=past_attempts(cell, root) + 1)
+            else:
+                if state == "retry":
+                    _archive_attempt(cell, root)
+                elif state != "new":
+                    _clean(cell.dir(root))
+                todo.append(cell)
+        emit(SweepEvent("plan", total=len(cells), todo=len(todo)))
+        for cell, res in results.items():
+            emit(SweepEvent("skip", cell, res))
+
+        pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
+                             address=address or spec.address, gpus=gpus)
+        running: dict[Any, Cell] = {}
+        crashes: dict[Cell, int] = {}
+        try:
+            while todo or running:
+                # start what fits, in order (a big run waits for its slots rather than being overtaken forever)
+                while todo:
+                    cell = todo[0]
+                    res = _resources(spec, tasks[cell.task])
+                    why = pool.check(res)
+                    if why:
+                        todo.popleft()
+                        results[cell] = CellResult(cell, cell.dir(root), "failed", error=why)
+                        emit(SweepEvent("finish", cell, results[cell], running=list(running.values())))
+                        continue
+                    if not pool.can_start(res):
+                        break
+                    todo.popleft()
+                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, res)
+                    running[pool.submit(job)] = cell
+                    emit(SweepEvent("start", cell, running=list(running.values())))
+                if not running:
+                    continue
+                for handle, jr in pool.wait(list(running), poll_s):
+                    cell = running.pop(handle)
+                    outcome = _settle(cell, root, jr, spec.retries, crashes)
+                    if outcome is None:  # retried
+                        todo.appendleft(cell)
+                        emit(SweepEvent("retry", cell, message=jr.error or "infrastructure fault",
+                                        running=list(running.values())))
+                        continue
+                    results[cell] = outcome
+                    emit(SweepEvent("finish", cell, outcome, running=list(running.values())))
+        except BaseException:  # Ctrl-C, SIGTERM, a bug: stop the runs; a restart re-runs them
+            pool.shutdown(kill=True)
+            raise
+        pool.shutdown()
+    return [results[c] for c in cells]
+
+
+def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[Cell, int]) -> CellResult | None:
+    """The cell's result after one attempt, or None when it is to be run again."""
+    d = cell.dir(root)
+    complete, end = read_end_reason(d)
+    attempts = past_attempts(cell, root) + 1
+    if complete and end not in INFRA_END_REASONS:
+        return CellResult(cell, d, "done", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
+                          gpus=jr.gpus, worker=jr.worker)
+    if complete:  # the run ended on an infrastructure fault
+        if past_attempts(cell, root) < retries:
+            _archive_attempt(cell, root)
+            return None
+        return CellResult(cell, d, "infra", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
+                          gpus=jr.gpus)
+    # no report: run_one raised or the worker died; a harness fault, retried like one
+    crashes[cell] = crashes.get(cell, 0) + 1
+    if crashes[cell] <= retries:
+        _clean(d)
+        return None
+    return CellResult(cell, d, "failed", error=jr.error or "no report written", attempts=crashes[cell],
+                      wall_s=jr.wall_s)

@@ -1,0 +1,46 @@
+"""`automedbench export RUN_DIR --format inspect`, read back with inspect_ai's own reader."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from site_fixture import write_trace
+
+CLI = [sys.executable, "-m", "automedbench.cli"]
+
+
+def test_inspect_log_reads_back_with_inspect_ai(tmp_path, make_report, make_run):
+    log_mod = pytest.importorskip("inspect_ai.log", reason="inspect_ai is not installed: pip install 'automedbench[inspect]'")
+    r = make_report("run-7", agent="beta", task="seg-a", stages={"s1": 1.0, "s2": None, "s3": 0.0, "s4": 1.0, "s5": 1.0},
+                    errors=[{"code": "NO_PILOT", "category": "verification/recovery", "step": "S3",
+                             "evidence": {"call": 4}}], tokens_in=1234, tokens_out=56)
+    d = make_run(tmp_path, r)
+    write_trace(d)
+    proc = subprocess.run([*CLI, "export", str(d), "--format", "inspect", "--out", str(tmp_path / "log.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    log = log_mod.read_eval_log(str(tmp_path / "log.json"))
+    assert log.status == "success" and log.eval.task == "automedbench/seg-a"
+    (sample,) = log.samples
+    assert sample.id == "run-7"
+    assert set(sample.scores) == {"overall", "agentic", "task", "s1", "s3", "s4", "s5"}   # null S2 left out
+    assert sample.scores["overall"].value == pytest.approx(r.overall)
+    assert sample.metadata["errors"][0]["code"] == "NO_PILOT"
+    roles = [m.role for m in sample.messages]
+    assert roles[0] == "system" and roles.count("assistant") == 6 and roles.count("tool") == 0
+    calls = [m for m in sample.messages if m.role == "assistant"]
+    assert calls[0].tool_calls[0].function == "execute_code" and calls[0].text == "Now step 1."
+    assert log.stats.model_usage[log.eval.model].input_tokens == 1234
+    metrics = log.results.scores[0].metrics
+    assert metrics["task"].value == pytest.approx(r.task.score)
+
+
+def test_export_user_errors(tmp_path):
+    for args in (["export", str(tmp_path)], ["export", str(tmp_path), "--format", "atif"]):
+        proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and proc.stderr.startswith("error:"), proc.stderr
+    (tmp_path / "detail_report.json").write_text(json.dumps({"run": 1}))
+    proc = subprocess.run([*CLI, "export", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "unreadable report" in proc.stderr

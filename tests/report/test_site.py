@@ -1,0 +1,113 @@
+"""The static site as files: every page exists, every link and fragment resolves, the index
+stays small, run pages hold the run's record, and no report string can inject markup."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from site_fixture import make_site_runs
+
+from automedbench.report import collect_reports, write_leaderboard
+from automedbench.report.site import run_slug
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for key in ("href", "src"):
+            if a.get(key):
+                self.refs.append(a[key])
+
+
+def parse(path: Path) -> _Links:
+    p = _Links()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    reps = make_site_runs(root)
+    out = tmp_path_factory.mktemp("site")
+    write_leaderboard(collect_reports([root]), out, analysis_plots=True)
+    return out, reps
+
+
+def test_every_page_exists(site):
+    out, reps = site
+    for r in reps:
+        assert (out / "runs" / f"{run_slug(r.run.run_id)}.html").is_file()
+        assert (out / "runs" / f"{run_slug(r.run.run_id)}.js").read_text().startswith("AMB_RUN(")
+    assert {p.stem for p in (out / "tasks").glob("*.html")} == {"seg-a", "det-b"}
+    for name in ("index.html", "compare.html", "analysis.html", "assets/site.css", "assets/site.js",
+                 "analysis/codes_by_category.svg", "analysis/overall_gap.png"):
+        assert (out / name).is_file(), name
+
+
+def test_every_link_and_fragment_resolves(site):
+    out, _ = site
+    pages = sorted(out.rglob("*.html"))
+    ids = {p.resolve(): parse(p).ids for p in pages}
+    checked = 0
+    for page in pages:
+        for ref in parse(page).refs:
+            parts = urlsplit(ref)
+            assert not parts.scheme and not parts.netloc, f"{page.name}: external reference {ref}"
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page.resolve()
+            assert target.exists(), f"{page.relative_to(out)} -> {ref}"
+            frag = unquote(parts.fragment)
+            if frag and not frag.startswith("tier="):
+                assert frag in ids[target], f"{page.relative_to(out)} -> {ref}: no element id {frag!r}"
+            checked += 1
+    assert checked > 200
+
+
+def test_run_page_holds_the_record(site):
+    out, reps = site
+    r = next(x for x in reps if x.run.agent == "beta")
+    html = (out / "runs" / f"{run_slug(r.run.run_id)}.html").read_text()
+    assert html.count('<details class="call') == 7                     # every tool call, submit included
+    assert "marker-3" in html and "Traceback: boom" in html            # its code and output
+    assert 'href="#turn-3"' in html and 'href="#call-3"' in html       # UNRECOVERED_ERROR evidence links
+    assert 'href="#case-c1"' in html and 'id="case-c1"' in html        # LOGIC_SUSPECT -> the case row
+    assert "1. inspect &lt;one&gt; case" in html                        # plan.md, escaped
+    assert "plan/plan.md exists" in html                                # rubric item wording
+    gamma = next(x for x in reps if x.run.agent == "gamma")
+    ghtml = (out / "runs" / f"{run_slug(gamma.run.run_id)}.html").read_text()
+    assert "missing" in ghtml                                           # the reason for the zero case
+    infra = next(x for x in reps if x.run.end_reason == "harness_error")
+    ihtml = (out / "runs" / f"{run_slug(infra.run.run_id)}.html").read_text()
+    assert "infrastructure fault" in ihtml and 'id="run-status">infra<' in ihtml
+
+
+def test_index_has_no_run_bodies_and_stays_small(site):
+    out, _ = site
+    html = (out / "index.html").read_text()
+    assert "marker-3" not in html                  # tool calls live only in run pages
+    assert len(html.encode()) < 200_000
+
+
+def test_hostile_strings_cannot_inject(tmp_path, make_report, make_run):
+    evil = '</script><img src=x onerror=alert(1)>'
+    r = make_report("e1", agent=evil, task="t-1")
+    d = make_run(tmp_path / "runs", r)
+    (d / "trace.jsonl").write_text('{"type":"tool_call","t":0.1,"turn":1,"call_index":1,"stage":"s2","code":"'
+                                   + evil.replace('"', '\\"') + '"}\n')
+    out = tmp_path / "site"
+    write_leaderboard(collect_reports([tmp_path / "runs"]), out, analysis_plots=False)
+    for page in out.rglob("*.html"):
+        text = page.read_text()
+        assert "<img src=x" not in text and "</script><img" not in text, page.name
+    js = next((out / "runs").glob("*.js")).read_text()
+    assert "</script>" not in js and re.search(r"\\u003c/script\\u003e", js)

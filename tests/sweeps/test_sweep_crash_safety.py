@@ -1,0 +1,99 @@
+"""`kill -9` of a running sweep (workers too), then a restart: nothing finished is lost or
+run twice, nothing half-written survives, every cell ends with exactly one complete report."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .conftest import end_reason, reports_under
+
+CLI = [sys.executable, "-m", "automedbench.cli"]
+
+
+def _sweep_file(tmp: Path, cfg: Path, repeats: int = 3) -> Path:
+    f = tmp / "sweep.yaml"
+    f.write_text(f"""
+agents: [slow, quick]
+tasks: [tiny-seg]
+tiers: [lite, pro]
+repeats: {repeats}
+exclude:
+  - {{agent: quick, tier: pro}}
+options:
+  sandbox: local
+  network: false
+  agent_configs: [{cfg}]
+""")
+    return f
+
+
+def _pids_in_group(pgid: int) -> list[int]:
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                pids.append(int(d.name))
+    return pids
+
+
+def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
+    env, tmp, cfg = sweep_env
+    sweep = _sweep_file(tmp, cfg)
+    root = tmp / "root"
+    cells = [root / "tiny-seg" / tier / agent / f"rep{r}"
+             for tier, agents in (("lite", ("slow", "quick")), ("pro", ("slow",))) for agent in agents for r in range(3)]
+    args = [*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"]
+    proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    # wait until some cells are finished AND some are mid-run (a cell dir without a report)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        done = reports_under(root)
+        started = [c for c in cells if c.is_dir()]
+        if len(done) >= 2 and len(started) > len(done):
+            break
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    else:
+        raise AssertionError("sweep never reached a mid-run state")
+    os.killpg(proc.pid, signal.SIGKILL)  # the sweep, its workers and their sandboxes
+    proc.communicate(timeout=30)
+    for _ in range(100):
+        if not _pids_in_group(proc.pid):
+            break
+        time.sleep(0.1)
+    assert not _pids_in_group(proc.pid), "worker processes survived the kill"
+
+    finished_before = {p.parent: json.loads(p.read_text())["run"]["run_id"] for p in reports_under(root)}
+    partial = [c for c in cells if c.is_dir() and c not in finished_before]
+    assert finished_before and partial, "the kill must land with finished and half-done cells"
+    stamps = {d: (d / "detail_report.json").stat().st_mtime_ns for d in finished_before}
+    (partial[0] / "workspace" / "leftover.txt").write_text("from the killed attempt")
+
+    rerun = subprocess.run(args, env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+
+    reports = reports_under(root)
+    assert sorted(p.parent for p in reports) == sorted(cells)       # exactly one report per cell
+    for d, run_id in finished_before.items():                       # finished runs kept as they were
+        assert json.loads((d / "detail_report.json").read_text())["run"]["run_id"] == run_id
+        assert (d / "detail_report.json").stat().st_mtime_ns == stamps[d]
+    run_ids = [json.loads(p.read_text())["run"]["run_id"] for p in reports]
+    assert len(set(run_ids)) == len(cells)
+    assert all(end_reason(c) == "submitted" for c in cells)
+    assert not (partial[0] / "workspace" / "leftover.txt").exists()  # the half-done cell was cleaned
+    # the partial cell's new run is one run: its trace has one run_start
+    trace = (partial[0] / "trace.jsonl").read_text().splitlines()
+    assert sum(json.loads(line)["type"] == "run_start" for line in trace) == 1
+    lock = json.loads((root / "sweep.lock.json").read_text())
+    assert len(lock["config"]["cells"]) == len(cells)
+    assert "Leaderboard:" in rerun.stdout
