@@ -359,3 +359,63 @@ def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path |
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=relay)
     return [(r.cell, str(r.run_dir), r.error) for r in results]
+
+
+# ---- orchestration: sweep then site, and the demo ---------------------------------------
+
+@dataclass
+class SweepOutcome:
+    """A finished sweep and the site built from its root."""
+    results: list            # runs.sweep.CellResult, one per cell
+    reports: list[DetailReport]
+    site: Path               # the site's index.html
+    site_s: float            # seconds the site took to build
+
+
+def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None = None,
+                     workers: int | None = None, executor: str | None = None, address: str | None = None,
+                     force: bool = False, resume: bool = True, on_event: Callable | None = None) -> SweepOutcome:
+    """Validate (user errors before any run), run the sweep crash-safely, then build the site
+    over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
+    from .report import collect_reports, write_leaderboard
+    from .runs.sweep import run_sweep, validate
+    validate(spec)
+    results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
+                        resume=resume, on_event=on_event)
+    reports = collect_reports([r.run_dir for r in results if r.status != "failed"])
+    t_site = time.monotonic()
+    site = write_leaderboard(collect_reports([Path(out_dir)]), Path(site_dir) if site_dir else Path(out_dir) / "leaderboard")
+    return SweepOutcome(results, reports, Path(site), time.monotonic() - t_site)
+
+
+@dataclass
+class DemoOutcome:
+    sweep: SweepOutcome
+    datasets: dict[str, Path]          # task -> its built dataset
+    steps: list[tuple[str, float]]     # (step, seconds): datasets, sweep, site
+    total_s: float
+
+
+def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2, tiers: list[str] | None = None,
+         sandbox: str | None = None, data_root: Path | str | None = None,
+         on_dataset: Callable[[str, Path], None] | None = None, on_event: Callable | None = None) -> DemoOutcome:
+    """Build the embedded datasets of the demo tasks (one per track), sweep the built-in agents
+    over them (network off, `repeats` per cell so the CIs mean something), build the site."""
+    from .runs.sweep import RunOptions, SweepSpec
+    out_dir = Path(out_dir)
+    t0 = time.monotonic()
+    datasets = {}
+    for t in demo_tasks():
+        datasets[t] = ensure_dataset(get_task(t), data_root).root
+        if on_dataset:
+            on_dataset(t, datasets[t])
+    steps = [("build the datasets", time.monotonic() - t0)]
+    spec = SweepSpec(agents=list(DEMO_AGENTS), tasks=list(datasets), tiers=list(tiers or ["lite"]), repeats=repeats,
+                     options=RunOptions(sandbox=sandbox, network=False,
+                                        data_root=str(Path(data_root).resolve()) if data_root else None))
+    t1 = time.monotonic()
+    outcome = sweep_and_report(spec, out_dir / "runs", site_dir=out_dir / "leaderboard", workers=workers,
+                               resume=False, force=True, on_event=on_event)
+    steps.append((f"sweep of {len(outcome.results)} runs ({workers} workers)", time.monotonic() - t1 - outcome.site_s))
+    steps.append(("build the site", outcome.site_s))
+    return DemoOutcome(outcome, datasets, steps, time.monotonic() - t0)

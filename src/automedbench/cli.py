@@ -209,37 +209,34 @@ class SweepProgress:
 
 
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None, compact=False) -> tuple[list, Path, float]:
-    from .report import aggregate, collect_reports, runs_table, write_leaderboard
+              leaderboard_dir=None, compact=False):
+    """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
+    from . import api
+    from .report import aggregate, runs_table
     from .report.table import agents_table
     from .runs.executors import ExecutorError
-    from .runs.sweep import SweepConfigError, run_sweep, validate
+    from .runs.sweep import SweepConfigError, validate
     try:
         validate(spec)   # a user error is one line, before the progress bar
     except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
         _fail(str(exc))
     with SweepProgress(err) as progress:
         try:
-            results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
-                                resume=resume, on_event=progress)
+            outcome = api.sweep_and_report(spec, out_dir, site_dir=leaderboard_dir, workers=workers, executor=executor,
+                                           address=address, force=force, resume=resume, on_event=progress)
         except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
             progress.bar.stop()
             _fail(str(exc))
-    reports = collect_reports([r.run_dir for r in results if r.status != "failed"])
+    reports = outcome.reports
     out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
     for r in progress.failed:
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
-    infra = [r for r in results if r.status == "infra"]
-    for r in infra:
+    for r in (r for r in outcome.results if r.status == "infra"):
         err.print(f"[yellow]cell {r.cell.key} ended on an infrastructure fault ({r.end_reason}) after "
                   f"{r.attempts} attempt(s); not counted against the agent[/]", highlight=False)
-    import time
-    t_site = time.monotonic()
-    site = write_leaderboard(collect_reports([Path(out_dir)]), leaderboard_dir or Path(out_dir) / "leaderboard")
-    site_s = time.monotonic() - t_site
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
-    out.print(f"Leaderboard:     [bold]{site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
-    return results, site, site_s
+    out.print(f"Leaderboard:     [bold]{outcome.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    return outcome
 
 
 @app.command()
@@ -303,36 +300,32 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
          data_root: Optional[Path] = DataRoot) -> None:
     """Build the embedded datasets, sweep the built-in agents over the demo tasks (repeats),
     build the leaderboard site, and print its path, a compact table and the slowest step."""
-    import time
-
-    from .api import DEMO_AGENTS, demo_tasks, ensure_dataset
-    from .runs.sweep import RunOptions, SweepSpec
-    from .tasks import get_task
-    steps: list[tuple[str, float]] = []
-    t0 = time.monotonic()
-    tasks = demo_tasks()
-    for t in tasks:
-        paths = ensure_dataset(get_task(t), data_root)
-        err.print(f"dataset for {t}: {paths.root}")
-    steps.append(("build the datasets", time.monotonic() - t0))
-    spec = SweepSpec(agents=list(DEMO_AGENTS), tasks=tasks, tiers=tier, repeats=repeats,
-                     options=RunOptions(sandbox=sandbox, network=False,
-                                        data_root=str(data_root.resolve()) if data_root else None))
-    t1 = time.monotonic()
-    results, site, site_s = _do_sweep(spec, out_dir / "runs", workers=workers, resume=False, force=True,
-                              leaderboard_dir=out_dir / "leaderboard", compact=True)
-    steps.append((f"sweep of {len(results)} runs ({workers} workers)", time.monotonic() - t1 - site_s))
-    steps.append(("build the site", site_s))
-    slow = _slowest_tool_call([r.run_dir for r in results])
-    total = time.monotonic() - t0
-    name, secs = max(steps, key=lambda s: s[1])
-    out.print(f"\nDemo done in {total:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
+    from . import api
+    from .report import aggregate
+    from .report.table import agents_table
+    with SweepProgress(err) as progress:
+        try:
+            result = api.demo(out_dir, workers=workers, repeats=repeats, tiers=tier, sandbox=sandbox,
+                              data_root=data_root, on_event=progress,
+                              on_dataset=lambda t, root: err.print(f"dataset for {t}: {root}", highlight=False))
+        except _user_errors() as exc:
+            progress.bar.stop()
+            _fail(str(exc))
+    sweep = result.sweep
+    out.print(agents_table(aggregate(sweep.reports)))
+    for r in progress.failed:
+        err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
+    out.print(f"\nRun directories: [bold]{(Path(out_dir) / 'runs').resolve()}[/]")
+    out.print(f"Leaderboard:     [bold]{sweep.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    slow = _slowest_tool_call([r.run_dir for r in sweep.results])
+    name, secs = max(result.steps, key=lambda s: s[1])
+    out.print(f"\nDemo done in {result.total_s:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
               + (f"; slowest tool call: {slow}" if slow else ""))
     offline, official = _task_ids_by_data()
     out.print("Full matrix on the embedded data: automedbench sweep " + " ".join(f"--task {t}" for t in offline)
               + " --tier lite --tier standard --tier pro --agent reference --agent careless --agent empty")
     out.print(f"Official-data tasks ({', '.join(official)}) need `automedbench data stage DATASET --source DIR` first.")
-    print(site.resolve())
+    print(sweep.site.resolve())
 
 
 def _task_ids_by_data() -> tuple[list[str], list[str]]:

@@ -111,3 +111,25 @@ def test_hostile_strings_cannot_inject(tmp_path, make_report, make_run):
         assert "<img src=x" not in text and "</script><img" not in text, page.name
     js = next((out / "runs").glob("*.js")).read_text()
     assert "</script>" not in js and re.search(r"\\u003c/script\\u003e", js)
+
+
+def test_boards_say_when_runs_were_scored_with_different_metric_components(tmp_path, make_report, make_run):
+    """SPEC §8 / issue 9: a task score over {bleu, rougeL} is not comparable with one over
+    {bleu, meteor, rougeL}; the task board names the sets and flags the mix, never silently."""
+    a = make_report("c1", task="report-task")
+    a.task.components = ["bleu", "rougeL"]
+    b = make_report("c2", task="report-task")
+    b.task.components = ["bleu", "meteor", "rougeL"]
+    c = make_report("c3", task="other-task")
+    c.task.components = ["accuracy"]
+    for r in (a, b, c):
+        make_run(tmp_path / "runs", r)
+    out = tmp_path / "site"
+    write_leaderboard(collect_reports([tmp_path / "runs"]), out, analysis_plots=False)
+    pages = {p.name: p.read_text() for p in out.rglob("*.html")}
+    mixed = [name for name, text in pages.items() if "mixed components" in text]
+    assert len(mixed) == 1 and "report-task" in mixed[0]
+    text = pages[mixed[0]]
+    assert "bleu+rougeL" in text and "bleu+meteor+rougeL" in text and "not directly comparable" in text
+    other = next(t for n, t in pages.items() if "other-task" in n)
+    assert "accuracy" in other and "mixed components" not in other

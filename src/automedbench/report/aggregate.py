@@ -35,18 +35,19 @@ from pydantic import BaseModel, Field
 
 from ..runs.models import DetailReport, StageId
 from ..runs.sweep import INFRA_END_REASONS
+from ..scoring.errors import error_table
+from ..scoring.rubric import load_rubric
+from ..tasks.model import TIERS
 
-LEADERBOARD_SCHEMA_VERSION = "2.0"
-STAGES: tuple[StageId, ...] = ("s1", "s2", "s3", "s4", "s5")
+LEADERBOARD_SCHEMA_VERSION = "2.1"   # 2.1: component_sets per group
+# stages, tiers and error categories are read from the YAML that owns them (one place per fact)
+STAGES: tuple[StageId, ...] = tuple(load_rubric().stages)  # type: ignore[assignment]
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261126
 CI_LEVEL = 0.95
-TIER_ORDER = ("lite", "standard", "pro")
-# SPEC §7, in the order the page shows them; unknown categories follow, sorted.
-ERROR_CATEGORIES = (
-    "task-understanding", "planning", "environment/setup", "verification/recovery",
-    "deliverable/submission", "resource/infrastructure", "hallucination", "integrity",
-)
+TIER_ORDER = TIERS
+# SPEC §7, in the order the page shows them (scoring/error_codes.yaml); unknown ones follow, sorted.
+ERROR_CATEGORIES = tuple(error_table()["categories"])
 
 
 class Stat(BaseModel):
@@ -94,6 +95,13 @@ class GroupStats(BaseModel):
     medals: dict[str, int] = Field(default_factory=dict)
     ratings: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
+    # the task-metric components the runs were scored with ("bleu+meteor+rougeL"); more than one
+    # set means the task scores are not comparable, and the pages say so (SPEC §8)
+    component_sets: list[str] = Field(default_factory=list)
+
+    @property
+    def mixed_components(self) -> bool:
+        return len(self.component_sets) > 1
 
 
 class AgentStats(GroupStats):
@@ -284,6 +292,7 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         medals=dict(sorted(Counter(r.medal for r in done).items())),
         ratings=dict(sorted(Counter(r.rating or "unrated" for r in done).items())),
         run_ids=[r.run.run_id for r in runs],
+        component_sets=sorted({"+".join(sorted(r.task.components)) for r in done if r.task.components}),
         **extra,
     )
 

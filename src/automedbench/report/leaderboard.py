@@ -16,10 +16,12 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..runs.models import DetailReport
+from ..scoring.rubric import load_rubric
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
 
-STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
-STAGE_WEIGHTS = {"s1": 0.25, "s2": 0.15, "s3": 0.35, "s4": 0.15, "s5": 0.10}
+# names and weights come from scoring/rubric.yaml (the one place they are defined)
+STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
+STAGE_WEIGHTS = load_rubric().weights()
 PLOT_PREFIX = "stage_profile_"
 
 CSV_COLUMNS: list[str] = (
