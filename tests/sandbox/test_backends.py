@@ -75,10 +75,22 @@ def test_docker_container_argv(tmp_path):
 
 
 def test_docker_scoring_argv_alone_mounts_private(tmp_path):
-    a = scoring_argv(DIGEST, tmp_path / "ws", tmp_path / "private", tmp_path / "out", ["score"])
+    ro = [tmp_path / "run", tmp_path / "ds" / "private", tmp_path / "venv"]
+    a = scoring_argv(DIGEST, "amb-score-x", ro, tmp_path / "out", ["python", "-m", "x"], user="0:0",
+                     read_any_file=True)
     joined = " ".join(a)
-    assert "--network none" in joined and "target=/data/private,readonly" in joined
-    assert "target=/workspace,readonly" in joined
+    for piece in ("--network none", "--read-only", "--cap-drop ALL", "--cap-add DAC_READ_SEARCH",
+                  "--security-opt no-new-privileges", "--hostname amb-score-x", "--user 0:0"):
+        assert piece in joined, piece
+    mounts = [x for x in a if x.startswith("type=bind")]
+    # each input read-only at its own path; the output dir is the one writable mount
+    assert [m for m in mounts if not m.endswith(",readonly")] == [f"type=bind,source={tmp_path / 'out'},target=/scores"]
+    for p in ro:
+        assert f"type=bind,source={p},target={p},readonly" in mounts
+    assert a[-4:] == [DIGEST, "python", "-m", "x"]
+    # no secret can pass: the environment is three fixed values (docker passes no host variable)
+    envs = [a[i + 1].split("=")[0] for i, x in enumerate(a) if x == "--env"]
+    assert sorted(envs) == ["AUTOMEDBENCH_HOME", "HOME", "PYTHONDONTWRITEBYTECODE"]
 
 
 def test_docker_backend_records_its_image(docker_box, docker_image):

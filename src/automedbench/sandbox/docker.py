@@ -9,8 +9,10 @@
                         same routes as bwrap, netns.py), --gpus all with an NVIDIA GPU.
                         Each execute() is a `docker exec` as uid 1000 whose leftover
                         processes are killed when it ends.
-    scoring container : --network none, the workspace read-only and the ONLY place the
-                        private references are ever mounted (`scoring_argv`).
+    scoring container : one per scoring of a docker run (`score_in_container`):
+                        --network none, read-only root, the run read-only, the ONLY
+                        place the private references are ever mounted; writes
+                        detail_report.json (+ judge.json) to its one writable mount.
 
 Images are pinned by content: an image id `sha256:<64 hex>` (what `automedbench sandbox
 build-image` records, docker_image.py) or `name@sha256:<64 hex>`; a bare tag can change
@@ -83,17 +85,111 @@ def _env_args(env: dict[str, str]) -> list[str]:
     return out
 
 
-def scoring_argv(image: str, workspace: Path, private_dir: Path, out_dir: Path, command: list[str],
-                 *, docker: str = "docker") -> list[str]:
-    """`docker run` argv for the scoring container: no network, workspace read-only, and
-    the only container that ever sees the private references."""
+SCORES_INSIDE = "/scores"
+SCORING_OUTPUTS = ("detail_report.json", "judge.json")
+SCORING_TIMEOUT_S = 3600
+
+
+class ScoringContainerUnavailable(SandboxError):
+    """A docker run could not be scored in a scoring container (no engine, no image, the
+    container failed); the caller scores it in-process, flagged."""
+
+
+def scoring_argv(image: str, name: str, ro_paths: list[Path], out_dir: Path, command: list[str], *,
+                 docker: str = "docker", user: str | None = None, read_any_file: bool = False) -> list[str]:
+    """`docker run` argv of a scoring container: no network, a read-only root, each of
+    `ro_paths` bound read-only at its own path (the run, the private references, the harness
+    code and its python), and `out_dir` -- the only writable mount -- at /scores. It is the
+    only container that ever sees the references; the agent's container never does.
+    `read_any_file` (a root harness): CAP_DAC_READ_SEARCH alone, so files the agent left
+    unreadable are read as the in-process scorer reads them; still nothing writable."""
     check_image(image)
-    return [docker, "run", "--rm", "--read-only", "--network", "none", "--cap-drop", "ALL",
-            "--security-opt", "no-new-privileges", "--tmpfs", "/tmp:rw,nosuid,nodev",
-            "--mount", f"type=bind,source={Path(workspace).resolve()},target={WORKSPACE_INSIDE},readonly",
-            "--mount", f"type=bind,source={Path(private_dir).resolve()},target={PRIVATE_INSIDE},readonly",
-            "--mount", f"type=bind,source={Path(out_dir).resolve()},target=/scores",
-            image, *command]
+    a = [docker, "run", "--rm", "--name", name, "--hostname", name, "--read-only", "--network", "none",
+         "--cap-drop", "ALL", *(["--cap-add", "DAC_READ_SEARCH"] if read_any_file else []),
+         "--security-opt", "no-new-privileges", "--pids-limit", "256",
+         "--tmpfs", "/tmp:rw,nosuid,nodev,size=1g,mode=1777", "--workdir", "/tmp",
+         "--env", "HOME=/tmp", "--env", "PYTHONDONTWRITEBYTECODE=1", "--env", "AUTOMEDBENCH_HOME=/tmp/automedbench"]
+    if user:
+        a += ["--user", user]
+    for path in dict.fromkeys(Path(p).resolve() for p in ro_paths):
+        a += ["--mount", f"type=bind,source={path},target={path},readonly"]
+    a += ["--mount", f"type=bind,source={Path(out_dir).resolve()},target={SCORES_INSIDE}"]
+    return a + [image, *command]
+
+
+def harness_paths() -> list[Path]:
+    """What the scoring container needs of the harness, read-only at the same paths: the
+    python environment (sys.prefix, its base interpreter) and the package's source tree."""
+    import sys
+
+    import automedbench
+    package_root = Path(automedbench.__file__).resolve().parent.parent
+    paths = [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    if Path("/") in paths:
+        raise ScoringContainerUnavailable(f"the harness's python lives at / ({sys.prefix}); the scoring "
+                                          "container needs it in a prefix it can bind")
+    if not any(package_root.is_relative_to(p) for p in paths):
+        paths.append(package_root)
+    return paths
+
+
+def image_of_run(sandbox: str) -> str | None:
+    """The image a run's record names (`docker@sha256:...` / `docker name@sha256:...`), else
+    the one configured now (a run whose sandbox never started names none)."""
+    for prefix in ("docker@", "docker "):
+        if sandbox.startswith(prefix) and DIGEST_RE.match(sandbox[len(prefix):]):
+            return sandbox[len(prefix):]
+    return os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE") or recorded_image()
+
+
+def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks_dirs: list[Path],
+                       docker: str = "docker", timeout_s: float = SCORING_TIMEOUT_S) -> dict[str, str]:
+    """Score a run in its own container (`scoring.container_entry`) and return what it wrote
+    ({file name: text}: detail_report.json, and judge.json if it had to judge). Mounted
+    read-only: the run directory, the dataset's private references, manifest and bands, the
+    run's extra task dirs, the harness. Raises ScoringContainerUnavailable saying why not."""
+    import sys
+
+    image = image_of_run(sandbox)
+    if not image:
+        raise ScoringContainerUnavailable("no docker image is recorded for the run or configured")
+    check_image(image)
+    host, why = find_engine(docker)
+    if why:
+        raise ScoringContainerUnavailable(f"no Docker engine: {why}")
+    exe = shutil.which(docker) or docker
+    env = {**os.environ, **({"DOCKER_HOST": host} if host else {})}
+    if subprocess.run([exe, "image", "inspect", image], capture_output=True, timeout=60, env=env).returncode != 0:
+        raise ScoringContainerUnavailable(f"the run's image {image} is not in the Docker engine")
+    run_dir, dataset_root = Path(run_dir).resolve(), Path(dataset_root).resolve()
+    data = [dataset_root / "private", dataset_root / "manifest.json", dataset_root / "bands.json"]
+    ro = [run_dir, *[p for p in data if p.exists()], *[Path(t) for t in tasks_dirs if Path(t).exists()],
+          *harness_paths()]
+    name = f"amb-score-{uuid.uuid4().hex[:12]}"
+    out = Path(tempfile.mkdtemp(prefix="amb-score-"))
+    try:
+        argv = scoring_argv(image, name, ro, out,
+                            [sys.executable, "-m", "automedbench.scoring.container_entry", str(run_dir), SCORES_INSIDE],
+                            docker=exe, user=f"{os.geteuid()}:{os.getegid()}", read_any_file=os.geteuid() == 0)
+        try:
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=env)
+        except subprocess.TimeoutExpired:
+            subprocess.run([exe, "rm", "-f", name], capture_output=True, timeout=60, env=env)
+            raise ScoringContainerUnavailable(f"the scoring container ran past {timeout_s:.0f} s") from None
+        if res.returncode != 0:
+            tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or [""]
+            raise ScoringContainerUnavailable(f"the scoring container exited {res.returncode}: {tail[0][-300:]}")
+        written = {p.name: p.read_text() for p in out.iterdir()}
+        unexpected = sorted(set(written) - set(SCORING_OUTPUTS))
+        if unexpected or SCORING_OUTPUTS[0] not in written:
+            raise ScoringContainerUnavailable(f"the scoring container wrote {sorted(written)}, expected "
+                                              f"{SCORING_OUTPUTS[0]} (+ {SCORING_OUTPUTS[1]}) only")
+        versions = json.loads(written[SCORING_OUTPUTS[0]]).get("versions", {})
+        if versions.get("scoring_container") != name:
+            raise ScoringContainerUnavailable(f"the report does not come from container {name}: {versions}")
+        return written
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 class DockerSandbox:

@@ -90,7 +90,7 @@ def judge_failure_reason(judge: Judge) -> str | None:
 
 
 def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False, answer_judge: str | None = None,
-              agent_configs: list[Path] | None = None) -> DetailReport:
+              agent_configs: list[Path] | None = None, out_dir: Path | None = None) -> DetailReport:
     """Score (or re-score) a run. `judge=None` re-uses saved verdicts (judge.json) if present,
     else the offline heuristic judge. `answer_judge` (a registry name) overrides the LLM answer
     judge recorded in run.json for metrics that use one (ScoringContext).
@@ -99,11 +99,62 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     `force`, and is then flagged `interrupted`. A run ended by infrastructure is not judged
     and gets null scores (see null_for_infrastructure). With an explicit `judge` that fails
     on any stage while verdicts are saved, the saved verdicts and report are kept and
-    JudgeFailed is raised."""
+    JudgeFailed is raised.
+
+    A run made in the docker sandbox is scored in a scoring container (no network, the run
+    read-only, the only place its private references are mounted; sandbox/docker.py), and
+    in this process -- loudly, flagged `scored_outside_container` -- when that cannot be
+    done. `out_dir`: score here and write the report (and judge.json) there instead of
+    `run_dir` (what the scoring container does)."""
     run_dir = Path(run_dir)
-    files = RunFiles(run_dir)
     meta = load_meta(run_dir)
     check_complete(meta, run_dir, force=force)
+    if out_dir is None and meta.run.sandbox.startswith("docker"):
+        return _score_docker_run(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs)
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return _score_here(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
+                       out=RunFiles(out_dir) if out_dir is not None else RunFiles(run_dir))
+
+
+def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_judge: str | None,
+                      agent_configs: list[Path] | None) -> DetailReport:
+    """The workflow judge runs here (it reads the trace and the workspace, never a
+    reference, and an LLM judge needs the network); the task score -- the only step that
+    reads the private references -- runs in the scoring container and reuses its verdicts."""
+    from ..sandbox.docker import ScoringContainerUnavailable, score_in_container
+
+    files = RunFiles(run_dir)
+    infra_end = meta.run.end_reason in INFRA_END_REASONS
+    llm_answer_judge = None if infra_end else (answer_judge or meta.answer_judge)
+    task = get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
+    judge_verdict(files, files, meta, task, judge, infra_end)   # written to judge.json: the container reuses it
+    if llm_answer_judge:
+        why = (f"the answer judge {llm_answer_judge!r} calls an LLM over the network, and the scoring "
+               "container has none")
+    else:
+        try:
+            written = score_in_container(run_dir, sandbox=meta.run.sandbox, dataset_root=Path(meta.dataset_root),
+                                         tasks_dirs=[Path(p) for p in meta.tasks_dirs])
+            report = DetailReport.model_validate_json(written.pop(files.report.name))
+        except ScoringContainerUnavailable as exc:
+            why = one_line(exc)
+        except ValueError as exc:   # the container wrote something that is not a report
+            why = f"the scoring container wrote no valid report: {str(exc).splitlines()[0]}"
+        else:
+            for name, text in written.items():   # judge.json, when the container had to judge
+                (files.dir / name).write_text(text)
+            write_json_atomic(files.report, report)
+            report._run_dir = run_dir
+            return report
+    log.warning("%s: the docker run is scored in the harness process, not in a scoring container: %s", run_dir, why)
+    return _score_here(run_dir, meta, None, answer_judge=answer_judge, agent_configs=agent_configs, out=files,
+                       outside_container=why)
+
+
+def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_judge: str | None,
+                agent_configs: list[Path] | None, out: RunFiles, outside_container: str = "") -> DetailReport:
+    files = RunFiles(run_dir)
     infra_end = meta.run.end_reason in INFRA_END_REASONS
     task = get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
     track = task.track_impl
@@ -116,32 +167,14 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     task_result, outcomes = score_workspace(
         track, files.workspace, data.private, expected_cases(meta, data), task.options,
         # an infra-ended run is not scored: no paid answer-judge calls for it either
-        scoring_context(files, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
+        scoring_context(out, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
         "s5": s5_submit(task_result, meta.run.submitted, any_non_trivial),
     }
 
-    saved = _load_saved_verdict(files) if judge is None else None
-    if infra_end:   # nothing of the agent's workflow to judge, and no paid judge call for it
-        verdict = {s: None for s in load_rubric().judged}
-        judge_info = JudgeInfo(backend="none", version="-", error="not judged: the run ended on an infrastructure fault")
-    elif saved is not None:
-        verdict, judge_info = saved
-    else:
-        if judge is None:
-            from .judge.heuristic import HeuristicJudge
-            judge = HeuristicJudge()
-        evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace, trace=trace,
-                                 conversation=_load_conversation(files))
-        verdict, judge_info = run_judge(judge, evidence)
-        if judge_info.judge_incomplete and _load_saved_verdict(files) is not None:
-            raise JudgeFailed(f"{run_dir}: judge {judge_info.backend}"
-                              f"{' (' + str(judge_info.model) + ')' if judge_info.model else ''} could not judge "
-                              f"every stage ({judge_info.error}); the saved verdicts were kept")
-        write_json_atomic(files.judge, {"judge": judge_info.model_dump(),
-                                        "stages": {k: (v.model_dump() if v else None) for k, v in verdict.items()}})
+    verdict, judge_info = judge_verdict(files, out, meta, task, judge, infra_end, trace)
     stages.update(verdict)
 
     rubric = load_rubric()
@@ -164,6 +197,8 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
         flags.append("judge_incomplete")
     if meta.run.sandbox.startswith("local"):
         flags.append("no_isolation")
+    if outside_container:
+        flags.append("scored_outside_container")
     if task_result.excluded_cases:
         flags.append("reference_error")
     if changed:
@@ -190,13 +225,40 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
         judge=judge_info,
         disqualified=disqualified,
         flags=flags,
-        versions=_versions(meta, rubric.version),
+        versions={**_versions(meta, rubric.version),
+                  **({"scored_outside_container": outside_container[:300]} if outside_container else {})},
     )
     if infra_end:
         report = null_for_infrastructure(report)
-    write_json_atomic(files.report, report)
+    write_json_atomic(out.report, report)
     report._run_dir = run_dir
     return report
+
+
+def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task, judge: Judge | None, infra_end: bool,
+                  trace=None) -> tuple[dict[str, StageResult | None], JudgeInfo]:
+    """S1..S3: the saved verdicts (judge.json of `files`) when `judge` is None and they
+    exist, else `judge`'s (default: the offline heuristic), saved to `out`'s judge.json."""
+    saved = _load_saved_verdict(files) if judge is None else None
+    if infra_end:   # nothing of the agent's workflow to judge, and no paid judge call for it
+        return ({s: None for s in load_rubric().judged},
+                JudgeInfo(backend="none", version="-", error="not judged: the run ended on an infrastructure fault"))
+    if saved is not None:
+        return saved
+    if judge is None:
+        from .judge.heuristic import HeuristicJudge
+        judge = HeuristicJudge()
+    evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace,
+                             trace=read_trace(files.trace) if trace is None else trace,
+                             conversation=_load_conversation(files))
+    verdict, judge_info = run_judge(judge, evidence)
+    if judge_info.judge_incomplete and _load_saved_verdict(files) is not None:
+        raise JudgeFailed(f"{files.dir}: judge {judge_info.backend}"
+                          f"{' (' + str(judge_info.model) + ')' if judge_info.model else ''} could not judge "
+                          f"every stage ({judge_info.error}); the saved verdicts were kept")
+    write_json_atomic(out.judge, {"judge": judge_info.model_dump(),
+                                  "stages": {k: (v.model_dump() if v else None) for k, v in verdict.items()}})
+    return verdict, judge_info
 
 
 def expected_cases(meta: RunMeta, data: DatasetPaths) -> list[dict]:
