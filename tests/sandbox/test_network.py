@@ -259,7 +259,16 @@ def test_network_on_for_a_non_root_harness(tmp_path):
     for p in [*tmp_path.parents][:3] + [tmp_path]:
         if p != Path("/"):
             os.chmod(p, os.stat(p).st_mode | 0o005)  # the unprivileged uid must traverse to it
-    src = str(Path(__file__).resolve().parents[2] / "src")
+    # a copy of the package where that uid can read it (the checkout may sit under a folder
+    # only root can enter, e.g. a mkdtemp'd clone)
+    src_copy = root / "src"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "src" / "automedbench", src_copy / "automedbench",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for dirpath, _dirs, files in os.walk(src_copy):
+        os.chmod(dirpath, 0o755)
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), 0o644)
+    src = str(src_copy)
     # the system python (the harness venv may live where that uid cannot read): the
     # sandbox package needs only the standard library
     res = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
