@@ -95,7 +95,7 @@ class GroupStats(BaseModel):
     medals: dict[str, int] = Field(default_factory=dict)
     ratings: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
-    # the task-metric components the runs were scored with ("bleu+meteor+rougeL"); more than one
+    # the task-metric components the runs were scored with (e.g. "a+b+c", as the track names them); more than one
     # set means the task scores are not comparable, and the pages say so (SPEC §8)
     component_sets: list[str] = Field(default_factory=list)
 
