@@ -58,3 +58,27 @@ def test_many_keeps_order_and_isolates_a_failing_pair():
     many = ssim_psnr_many(pairs, workers=2)
     assert all(math.isnan(v) for v in many[2])
     assert [m for i, m in enumerate(many) if i != 2] == [o for i, o in enumerate(one) if i != 2]
+
+
+def test_reused_scratch_buffers_never_leak_between_cases_shapes_dtypes_or_threads():
+    # The metric reuses per-thread scratch arrays; a case scored after another of the same
+    # shape, after another shape, in float32 or float64, on any thread, must still equal
+    # scikit-image on that case alone.
+    rng = np.random.default_rng(11)
+    cases = []
+    for i in range(24):
+        shape = [(48, 56), (48, 56), (33, 41), (12, 14, 16)][i % 4]
+        ref = rng.normal(50, 20, shape).astype([np.float32, np.float64][i % 2])
+        pred = (ref + rng.normal(0, 1 + i, shape)).astype(ref.dtype)
+        cases.append((ref, pred))
+    want = []
+    for ref, pred in cases:
+        r = reference_data_range(ref)
+        want.append(structural_similarity(ref.astype(np.float64), pred.astype(np.float64), data_range=r))
+    for workers in (1, 3):
+        got = [s for s, _, _ in ssim_psnr_many(cases, workers=workers)]
+        assert got == want
+    ref0, pred0 = cases[0]
+    before = (ref0.copy(), pred0.copy())
+    ssim(ref0, pred0, reference_data_range(ref0))
+    assert np.array_equal(ref0, before[0]) and np.array_equal(pred0, before[1])    # inputs untouched
