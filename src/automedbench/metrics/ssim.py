@@ -16,7 +16,7 @@ order but in place, in per-thread scratch arrays reused across same-shaped cases
 fresh 2 MiB temporaries, so no mmap/page-fault/munmap per map), and `ssim_psnr_many` scores many cases on
 a thread pool — scipy's filters and numpy's array operations release the GIL, so two cores
 give about twice the throughput. The numbers are bit-identical to scikit-image's
-(tests/metrics/test_ssim.py checks equality with ``==``; bench/score_enhancement.py too).
+(tests/test_ssim_metric.py checks equality with ``==``; bench/score_enhancement.py too).
 """
 from __future__ import annotations
 

@@ -4,10 +4,10 @@ from ....data.registry import DatasetInfo
 _CT_OPTS = {"source": "path to the local copy of the official release", "scale": "z factor (default 4)",
             "limit": "stage at most N volumes", "max_voxels": "skip larger volumes (default 64e6)"}
 DATASETS = (
-    DatasetInfo(name="mni-zsr-demo", kind="demo", track="synthesis",
-                description=("x4 z super-resolution: real MRI anatomy (MNI152 via nilearn), simulated "
-                             "thick slices (slab average). Offline."),
-                builder_path="automedbench.tracks.synthesis.data.demo:build_mni_zsr",
+    DatasetInfo(name="ct-brain-zsr-demo", kind="demo", track="synthesis",
+                description=("x4 z super-resolution: real CT (the head-CT brain atlas in the TotalSegmentator "
+                             "wheel, installed --no-deps), simulated thick slices (slab average). Offline."),
+                builder_path="automedbench.tracks.synthesis.data.demo:build_ct_brain_zsr",
                 options={"n_cases": "number of cases (default 4)",
                          "seed": "random seed (default 0); same seed -> identical files"}),
     DatasetInfo(name="ctorg-zsr", kind="official", track="synthesis",
