@@ -13,6 +13,8 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
+from ..scripted_code import case_dirs
+
 from .track import ClassificationOptions
 
 def _source(name: str) -> str:
@@ -34,9 +36,6 @@ class ClassificationMethods:
                 f"Classify every case into outputs/{self.o.output_file} ({self.o.key},{self.o.label_column}).",
                 "Verify one row per case, then submit."]
 
-    def _cases(self, data_dir: str) -> str:
-        return f"sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir() and not p.name.startswith('_'))"
-
     def setup_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
             # S2 setup: install the classifier, check the runtime, one input and the examples
@@ -44,7 +43,7 @@ class ClassificationMethods:
             from PIL import Image
             pathlib.Path({self.method!r}).write_text({_source(self.method)!r})
             print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
-            first = {self._cases(data_dir)}[0] / {self.o.image_file!r}
+            first = {case_dirs(data_dir)}[0] / {self.o.image_file!r}
             im = Image.open(first)
             a = numpy.asarray(im)
             print("input", first.parent.name, "size", im.size, "mode", im.mode, "range", int(a.min()), int(a.max()))
@@ -58,7 +57,7 @@ class ClassificationMethods:
             import csv, pathlib, sys
             sys.path.insert(0, ".")
             import {self.module} as method
-            cases = {self._cases(data_dir)}[:5]
+            cases = {case_dirs(data_dir)}[:5]
             labels = method.classify({data_dir!r}, cases)
             pathlib.Path("outputs").mkdir(exist_ok=True)
             with open("outputs/{self.o.output_file}", "w", newline="") as fh:
@@ -87,7 +86,7 @@ class ClassificationMethods:
             "import csv, pathlib, sys",
             "sys.path.insert(0, '.')",
             f"import {self.module} as method",
-            f"cases = {self._cases(data_dir)}",
+            f"cases = {case_dirs(data_dir)}",
             f"preds = method.classify({data_dir!r}, cases)",
             "classes = sorted(set(preds))",
             write,
@@ -102,7 +101,7 @@ class ClassificationMethods:
         return textwrap.dedent(f"""\
             # S5 verify: one row per case, allowed labels only
             import csv, pathlib
-            cases = {{p.name for p in {self._cases(data_dir)}}}
+            cases = {{p.name for p in {case_dirs(data_dir)}}}
             rows = list(csv.DictReader(open("outputs/{self.o.output_file}")))
             ids = [r[{self.o.key!r}] for r in rows]
             bad = [r for r in rows if r[{self.o.label_column!r}] not in {list(self.o.labels)!r}]

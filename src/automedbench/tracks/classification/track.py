@@ -32,6 +32,7 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
+from ..option_checks import distinct_names
 
 REFERENCE_FILE = "label.txt"
 NO_PREDICTION = "(none)"
@@ -49,10 +50,7 @@ class ClassificationOptions(BaseModel):
     @field_validator("labels")
     @classmethod
     def _distinct(cls, v: list[str]) -> list[str]:
-        folded = [x.strip().casefold() for x in v]
-        if len(set(folded)) != len(folded) or not all(folded):
-            raise ValueError("labels must be non-empty and distinct (case-insensitive)")
-        return v
+        return distinct_names(v, "labels")
 
 
 def _options(options: Any) -> ClassificationOptions:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
+from ..scripted_code import case_dirs
+
 from .track import DetectionOptions
 
 def _source(name: str) -> str:
@@ -34,9 +36,6 @@ class DetectionMethods:
                 f"Run every case into outputs/<case_id>/{self.o.output_file}.",
                 "Verify every case has a valid file, then submit."]
 
-    def _cases(self, data_dir: str) -> str:
-        return f"sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir() and not p.name.startswith('_'))"
-
     def setup_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
             # S2 setup: install the detector, check the runtime and one input
@@ -44,7 +43,7 @@ class DetectionMethods:
             from PIL import Image
             pathlib.Path({self.method!r}).write_text({_source(self.method)!r})
             print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
-            first = {self._cases(data_dir)}[0] / {self.o.image_file!r}
+            first = {case_dirs(data_dir)}[0] / {self.o.image_file!r}
             im = Image.open(first)
             a = numpy.asarray(im)
             print("input", first.parent.name, "size", im.size, "mode", im.mode, "dtype", a.dtype,
@@ -55,7 +54,7 @@ class DetectionMethods:
         return textwrap.dedent(f"""\
             # S3 pilot ONE case end to end
             import pathlib, subprocess, sys
-            case = {self._cases(data_dir)}[0]
+            case = {case_dirs(data_dir)}[0]
             r = subprocess.run([sys.executable, {self.method!r}, str(case / {self.o.image_file!r}),
                                 f"outputs/{{case.name}}"], capture_output=True, text=True)
             print(r.stdout, r.stderr); print("pilot exit", r.returncode)
@@ -66,7 +65,7 @@ class DetectionMethods:
             # S3 inspect the pilot's boxes against its image
             import json, pathlib
             from PIL import Image
-            case = {self._cases(data_dir)}[0]
+            case = {case_dirs(data_dir)}[0]
             w, h = Image.open(case / {self.o.image_file!r}).size
             boxes = json.loads((pathlib.Path("outputs") / case.name / {self.o.output_file!r}).read_text())["boxes"]
             for b in boxes:
@@ -88,7 +87,7 @@ class DetectionMethods:
             "from PIL import Image",
             "sys.path.insert(0, '.')",
             f"import {self.module} as method",
-            f"cases = {self._cases(data_dir)}",
+            f"cases = {case_dirs(data_dir)}",
             "for case in cases:",
             f"    img = np.asarray(Image.open(case / {self.o.image_file!r}).convert('L'), dtype=np.float32) / 255.0",
             "    boxes = method.detect(img)",
@@ -102,7 +101,7 @@ class DetectionMethods:
         return textwrap.dedent(f"""\
             # S5 verify every case before submitting
             import json, pathlib
-            cases = {self._cases(data_dir)}
+            cases = {case_dirs(data_dir)}
             bad = []
             for case in cases:
                 f = pathlib.Path("outputs") / case.name / {self.o.output_file!r}

@@ -39,6 +39,7 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
+from ..option_checks import distinct_names
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
 
 REFERENCE_FILE = "boxes.json"
@@ -58,10 +59,7 @@ class DetectionOptions(BaseModel):
     @field_validator("classes")
     @classmethod
     def _distinct(cls, v: list[str]) -> list[str]:
-        folded = [c.strip().casefold() for c in v]
-        if len(set(folded)) != len(folded) or not all(folded):
-            raise ValueError("class names must be non-empty and distinct (case-insensitive)")
-        return v
+        return distinct_names(v, "class names")
 
 
 def _options(options: Any) -> DetectionOptions:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
+from ..scripted_code import per_case_batch
+
 from .track import EnhancementOptions
 
 METHOD_FILE = "enhance_classical.py"
@@ -76,24 +78,12 @@ class EnhancementMethods:
             """)
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        bug = textwrap.indent(textwrap.dedent(f"""\
+        bug = f"""\
             if i % 2 == 0:  # (bug) keeps the [0, 1]-normalised image instead of the input's units
                 y = np.load(out / {self.options.output_file!r})
                 np.save(out / {self.options.output_file!r}, ((y - y.min()) / (y.max() - y.min())).astype(np.float32))
-            """), "    ") if careless else ""
-        return textwrap.dedent(f"""\
-            # S4 inference on every case (one process, the method imported once)
-            import pathlib, sys
-            import numpy as np
-            sys.path.insert(0, ".")
-            import enhance_classical as method
-            data = pathlib.Path({data_dir!r})
-            cases = sorted(p.name for p in data.iterdir() if p.is_dir())
-            for i, cid in enumerate(cases):
-                out = pathlib.Path("outputs") / cid
-                code = method.main(["{METHOD_FILE}", str(data / cid), str(out)])
-                print(cid, "exit", code)
-            """) + bug + "print('done', len(cases), 'cases')\n"
+            """ if careless else ""
+        return per_case_batch(data_dir, METHOD_FILE.removesuffix(".py"), METHOD_FILE, "import numpy as np", bug)
 
     def verify_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\

@@ -12,6 +12,8 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
+from ..scripted_code import per_case_batch
+
 from .track import SynthesisOptions
 
 METHOD_FILE = "zsr_classical.py"
@@ -73,25 +75,14 @@ class SynthesisMethods:
             """)
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        bug = textwrap.indent(textwrap.dedent(f"""\
+        bug = f"""\
             if i % 2 == 0:  # (bug) re-save with the input's header (thick-slice affine)
                 src = nib.load(str(data / cid / {self.options.input_file!r}))
                 vol = np.asarray(nib.load(str(out / {self.options.output_file!r})).dataobj)
                 nib.save(nib.Nifti1Image(vol, src.affine), str(out / {self.options.output_file!r}))
-            """), "    ") if careless else ""
-        return textwrap.dedent(f"""\
-            # S4 inference on every case (one process, the method imported once)
-            import pathlib, sys
-            import numpy as np, nibabel as nib
-            sys.path.insert(0, ".")
-            import zsr_classical as method
-            data = pathlib.Path({data_dir!r})
-            cases = sorted(p.name for p in data.iterdir() if p.is_dir())
-            for i, cid in enumerate(cases):
-                out = pathlib.Path("outputs") / cid
-                code = method.main(["{METHOD_FILE}", str(data / cid), str(out)])
-                print(cid, "exit", code)
-            """) + bug + "print('done', len(cases), 'cases')\n"
+            """ if careless else ""
+        return per_case_batch(data_dir, METHOD_FILE.removesuffix(".py"), METHOD_FILE,
+                              "import numpy as np, nibabel as nib", bug)
 
     def verify_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
