@@ -266,10 +266,10 @@ def write_plots(a: Analysis, out_dir: Path) -> dict[str, str]:
 def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env=None, common: dict | None = None,
                         plots: bool = True) -> Path:
     """analysis.html + analysis.json + plots under <out>/analysis/. Used by `report` and `analyze --out`."""
-    from .report.site import _code_texts
+    from .scoring.errors import code_texts
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    result = analyze(reports, _code_texts())
+    result = analyze(reports, code_texts())
     (out / "analysis.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
     for old in (out / "analysis").glob("*.*") if (out / "analysis").is_dir() else ():
         old.unlink()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, get_args
 
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
+from .agents import check_ready as check_agent_ready
 from .data import DatasetError, dataset_paths
 from .errors import InfrastructureError, RunInterrupted, one_line
 from .prompts.render import kickoff_message, render_prompt
@@ -33,13 +34,13 @@ from .runs.models import (
 from .runs.sweep import Cell, RunOptions, SweepSpec, run_sweep
 from .runs.trace import TraceWriter
 from .sandbox import SandboxError, SandboxSpec, check_backend, open_sandbox
+from .scoring.errors import PROVIDER_DETAILS
 from .scoring.score_run import score_run
 from .tasks import Task, check_tier, get_task
 
 log = logging.getLogger(__name__)
 
 # agent end reasons that are the model provider's fault: recorded as infra_error + detail
-PROVIDER_FAULTS = ("provider_error", "provider_unavailable")
 
 
 # the built-in scripted agents the demo runs on every task marked `demo: true`
@@ -110,7 +111,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     task = get_task(task_id, tasks_dirs)
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
-    _check_llm_ready(agent, "agent")
+    check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
@@ -149,7 +150,7 @@ def _end_as_infra(info: RunInfo, trace: TraceWriter, detail: str, exc: BaseExcep
 def _agent_end(info: RunInfo, reason: str | None) -> None:
     """Record the agent's end reason; provider faults become infra_error (detail kept), an
     end reason the schema does not know is kept as detail of agent_finished."""
-    if reason in PROVIDER_FAULTS:
+    if reason in PROVIDER_DETAILS:
         info.end_reason, info.end_detail = "infra_error", reason
     elif reason in get_args(EndReason):
         info.end_reason = reason
@@ -323,12 +324,19 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
 # ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
 def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
-    """prepare_run for every (task, tier, agent): raises UserError before any cell runs."""
+    """Every user error of a sweep before any cell runs. None of prepare_run's checks depends
+    on the combination, so each task (and its data), tier and agent is checked once, not
+    once per (task, tier, agent)."""
+    if not (tasks and tiers and agents):
+        return
     keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge")
+    kw = {k: kwargs.get(k) for k in keys}
     for t in tasks:
-        for tier in tiers:
-            for a in agents:
-                prepare_run(t, tier, a, **{k: kwargs.get(k) for k in keys})
+        prepare_run(t, tiers[0], agents[0], **kw)
+    for tier in tiers[1:]:
+        check_tier(tier)
+    for a in agents[1:]:
+        prepare_run(tasks[0], tiers[0], a, **kw)
 
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
@@ -378,14 +386,18 @@ def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None =
     """Validate (user errors before any run), run the sweep crash-safely, then build the site
     over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
     from .report import collect_reports, write_leaderboard
-    from .runs.sweep import run_sweep, validate
-    validate(spec)
+    from .report.collect import ReportList
+    from .runs.sweep import run_sweep
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=on_event)
-    reports = collect_reports([r.run_dir for r in results if r.status != "failed"])
     t_site = time.monotonic()
-    site = write_leaderboard(collect_reports([Path(out_dir)]), Path(site_dir) if site_dir else Path(out_dir) / "leaderboard")
-    return SweepOutcome(results, reports, Path(site), time.monotonic() - t_site)
+    everything = collect_reports([Path(out_dir)])   # read once: the site's input, and this sweep's rows
+    site = write_leaderboard(everything, Path(site_dir) if site_dir else Path(out_dir) / "leaderboard")
+    site_s = time.monotonic() - t_site
+    by_dir = {d.resolve(): rep for rep in everything if (d := everything.run_dirs.get(rep.run.run_id))}
+    mine = [rep for r in results if r.status != "failed" and (rep := by_dir.get(Path(r.run_dir).resolve()))]
+    reports = ReportList(mine, run_dirs={rep.run.run_id: everything.run_dirs[rep.run.run_id] for rep in mine})
+    return SweepOutcome(results, reports, Path(site), site_s)
 
 
 @dataclass

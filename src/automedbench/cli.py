@@ -109,7 +109,7 @@ def _print_version(value: bool) -> None:
     if value:
         print(f"automedbench {__version__}")
         raise typer.Exit()
-ANSWER_JUDGE_HELP = ("Registry name of an LLM answer judge for tracks whose metric can use one (VQA); "
+ANSWER_JUDGE_HELP = ("Registry name of an LLM answer judge, for tracks that grade free-text answers; "
                      "verdicts are cached; an answer it cannot judge is null, never 0.")
 
 
@@ -398,7 +398,8 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
     except api.JudgeRunsFailed as exc:
         reports, failures = exc.reports, exc.failures
     if reports:
-        out.print(runs_table(reports, {r.run.run_id: d for r, d in zip(reports, run_dirs)}, width=out.width))
+        # each report knows its own directory: runs whose judge failed are left out of `reports`
+        out.print(runs_table(reports, {r.run.run_id: r.run_dir for r in reports}, width=out.width))
     for _, why in failures:
         err.print(f"[bold red]judge failed:[/] {why}", highlight=False, soft_wrap=True)
     if failures:
@@ -441,9 +442,9 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
     the overall gap between runs with a fired code and clean runs, the most frequent codes."""
     from .analyze import analyze as run_analysis
     from .analyze import print_tables, write_analysis_page
-    from .report.site import _code_texts
+    from .scoring.errors import code_texts
     reports = _collect_or_fail(paths)
-    result = run_analysis(reports, _code_texts())
+    result = run_analysis(reports, code_texts())
     if json_out is not None and str(json_out) == "-":
         print(result.model_dump_json(indent=2))
         return

@@ -1,26 +1,12 @@
-"""LLM agents come from the registry of model endpoints (`automedbench.llm.registry`);
-this module keeps the old import path and lists agents of both kinds for the CLI."""
+"""`automedbench agents list`: scripted agents and the LLM agents of the endpoint registry
+(`automedbench.llm.registry`) in one table."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 from typing import Any
 
-from ..llm.registry import (  # noqa: F401
-    BUILTIN_FILE,
-    ENV_FILES,
-    AgentConfig,
-    AgentConfigError,
-    EndpointConfig,
-    Limits,
-    LLMConfigError,
-    Pricing,
-    Retry,
-    config_files,
-    get_agent_config,
-    load_agent_configs,
-    load_agent_file,
-)
+from ..llm.registry import load_agent_configs
 
 
 def list_agents(extra_files: list[Path] | None = None) -> list[dict[str, Any]]:

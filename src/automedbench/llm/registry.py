@@ -242,4 +242,3 @@ def get_agent_config(name: str, extra_files: list[Path] | None = None) -> AgentC
     return configs[name]
 
 
-EndpointConfig = AgentConfig     # the same entry, named for what it is outside the agent loop

@@ -54,7 +54,7 @@ def _skill(task: Task, tier: str, stage: str) -> str:
     wording = task.track_impl.wording
     generic = HERE / "skills" / f"{stage}.md"
     text = generic.read_text().strip() if generic.is_file() else ""
-    text = text.replace("{input_properties}", wording.input_properties)
+    text = _fill(text, {"input_properties": wording.input_properties}, f"skills/{stage}.md")
     parts = [text, wording.skills.get(stage, ""), task.skill(tier, stage)]
     return "\n".join(p for p in parts if p)
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runs.models import DetailReport
+from ..scoring.errors import code_texts as error_code_texts
 from .aggregate import STAGES, Leaderboard, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
@@ -204,8 +205,7 @@ def case_rows(r: DetailReport) -> tuple[list[dict], list[str]]:
                 names.append(m)
     rows = []
     for c in r.task.per_case:
-        status = getattr(c, "status", None) or ("ok" if c.valid else ("missing" if c.reason.startswith("missing") else "invalid"))
-        status = getattr(status, "value", status)
+        status = c.status
         zeros = [m for m, v in c.metrics.items() if v == 0]
         if not c.valid:
             why = c.reason or f"{status}: scored 0"
@@ -222,15 +222,6 @@ def _rubric_items() -> dict[str, str]:
         from ..scoring.rubric import load_rubric
         return {i: d for s in load_rubric().stages.values() for i, d in s.items.items()}
     except Exception:  # noqa: BLE001 - a page without item descriptions still renders
-        return {}
-
-
-def _code_texts() -> dict[str, str]:
-    try:
-        import yaml
-        raw = yaml.safe_load(resources.files("automedbench.scoring").joinpath("error_codes.yaml").read_text())
-        return {k: v.get("text", "") for k, v in (raw.get("codes") or {}).items()}
-    except Exception:  # noqa: BLE001
         return {}
 
 
@@ -339,7 +330,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
         if (out / sub).is_dir():
             shutil.rmtree(out / sub)  # pages of runs no longer in the set
         (out / sub).mkdir(parents=True)
-    rubric_items, code_texts = _rubric_items(), _code_texts()
+    rubric_items, code_texts = _rubric_items(), error_code_texts()
     for r in reports:
         write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts)
     for t in board.tasks:

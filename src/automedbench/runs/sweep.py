@@ -354,10 +354,11 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
     from ..tasks import get_task
     kw = run_kwargs(spec)
     cells = expand_cells(spec)
-    combos = sorted({(c.task, c.tier, c.agent) for c in cells})
-    for task, tier, agent in combos:
-        check_sweep([task], [tier], [agent], **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs",
-                                                                  "agent_configs", "judges")})
+
+    def distinct(values):
+        return list(dict.fromkeys(values))
+    check_sweep(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
+                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
     return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
 
 

@@ -8,10 +8,17 @@ from .base import ExecResult, Sandbox, SandboxConfigError, SandboxError, Sandbox
 # name -> factory. Backends register lazily so a missing optional dependency only
 # matters when that backend is asked for.
 _BACKENDS: dict[str, Callable[[SandboxSpec], Sandbox]] = {}
+# name -> a cheap "can this backend run here at all?" check raising SandboxConfigError
+_CHECKS: dict[str, Callable[[], None]] = {}
 
 
-def register_backend(name: str, factory: Callable[[SandboxSpec], Sandbox]) -> None:
+def register_backend(name: str, factory: Callable[[SandboxSpec], Sandbox],
+                     check: Callable[[], None] | None = None) -> None:
     _BACKENDS[name] = factory
+    if check is not None:
+        _CHECKS[name] = check
+    else:
+        _CHECKS.pop(name, None)
 
 
 def _local(spec: SandboxSpec) -> Sandbox:
@@ -29,9 +36,27 @@ def _docker(spec: SandboxSpec) -> Sandbox:
     return DockerSandbox(spec)
 
 
+def _bwrap_installed() -> None:
+    from .bwrap import find_bwrap
+    try:
+        find_bwrap()
+    except SandboxError as exc:
+        raise SandboxConfigError(str(exc)) from None
+
+
+def _docker_image_pinned() -> None:
+    import os
+
+    from .docker import check_image
+    try:
+        check_image(os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE", ""))
+    except SandboxError as exc:
+        raise SandboxConfigError(f"--sandbox docker needs AUTOMEDBENCH_DOCKER_IMAGE: {exc}") from None
+
+
 register_backend("local", _local)
-register_backend("bwrap", _bwrap)
-register_backend("docker", _docker)
+register_backend("bwrap", _bwrap, check=_bwrap_installed)
+register_backend("docker", _docker, check=_docker_image_pinned)
 
 # The default backend; `open_sandbox("bwrap", ...)` raises SandboxError naming
 # `apt-get install bubblewrap` when the binary is missing.
@@ -47,27 +72,19 @@ def check_backend(name: str) -> None:
     unknown name, bwrap not installed, docker image not pinned. Cheap; called before a run
     starts so a misconfiguration never becomes a run scored against the agent. (A backend
     that passes this and then fails to start is an infrastructure fault, not a user error.)"""
+    _require_known(name)
+    check = _CHECKS.get(name)
+    if check is not None:
+        check()
+
+
+def _require_known(name: str) -> None:
     if name not in _BACKENDS:
         raise SandboxConfigError(f"unknown sandbox backend {name!r}; known: {', '.join(available_backends())}")
-    if name == "bwrap":
-        from .bwrap import find_bwrap
-        try:
-            find_bwrap()
-        except SandboxError as exc:
-            raise SandboxConfigError(str(exc)) from None
-    elif name == "docker":
-        import os
-
-        from .docker import check_image
-        try:
-            check_image(os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE", ""))
-        except SandboxError as exc:
-            raise SandboxConfigError(f"--sandbox docker needs AUTOMEDBENCH_DOCKER_IMAGE: {exc}") from None
 
 
 def open_sandbox(name: str, spec: SandboxSpec) -> Sandbox:
-    if name not in _BACKENDS:
-        raise SandboxConfigError(f"unknown sandbox backend {name!r}; known: {', '.join(available_backends())}")
+    _require_known(name)
     return _BACKENDS[name](spec)
 
 

@@ -36,7 +36,7 @@ from .decoy import DecoyWatcher, build_decoy, violation_from_events
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
-    DECOY_INSIDE,
+    PRIVATE_INSIDE,
     SANDBOX_UID,
     WORKSPACE_INSIDE,
     agent_env,
@@ -96,7 +96,7 @@ class BwrapSandbox:
         self._closed = False
         self._helper: StagingHelper | None = None
         self.net: SandboxNetwork | None = None
-        self._pip_env: dict[str, str] = {}
+        pip_env: dict[str, str] = {}
         self._stage = Path(tempfile.mkdtemp(prefix="amb-sbx-"))
         os.chmod(self._stage, 0o755)
         self.decoy_token = os.urandom(8).hex()
@@ -111,18 +111,21 @@ class BwrapSandbox:
             except BaseException:
                 self.close()
                 raise
-            self._pip_env = pip_index_env()
+            pip_env = pip_index_env()
         write_etc(self._stage / "etc", network=spec.network, gpu=bool(self.gpu_args),
                   resolv_conf=f"nameserver {SLIRP_DNS}\n" if self.net else None,
                   extra_hosts=self.net.hosts_entries() if self.net else "")
-        self.watcher = DecoyWatcher(self._stage / "decoy", DECOY_INSIDE)
+        # the host's CA bundle is bound at the same path when the network is on
+        self._env = agent_env(spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
+                              ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
+                              pip_env=pip_env)
+        self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE)
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
         self._lock = threading.Lock()
         layout = BwrapLayout(spec, public=self.public, workspace=self.workspace, runtime=self.runtime,
-                             stage=self._stage, drop_to=self.drop_to, gpu_args=self.gpu_args,
-                             share_net=spec.network)
+                             stage=self._stage, drop_to=self.drop_to, gpu_args=self.gpu_args)
         self._static_args, self._binds = layout.args, layout.binds
         self._seccomp = seccomp_program() if seccomp.enabled() else None
         if self.drop_to is not None and self._binds:
@@ -132,12 +135,7 @@ class BwrapSandbox:
                 self._helper = None
 
     def env(self) -> dict[str, str]:
-        bundle = Path("/etc/ssl/certs/ca-certificates.crt")  # bound at the same path when the network is on
-        env = agent_env(self.spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
-                        ca_bundle=CA_BUNDLE_INSIDE if bundle.exists() else None)
-        if self.net is not None:
-            env.update({k: v for k, v in self._pip_env.items() if k not in self.spec.extra_env})
-        return env
+        return dict(self._env)
 
     def argv(self, language: str, code: str) -> list[str]:
         env = self.env()

@@ -16,7 +16,7 @@ from pathlib import Path
 from .base import SandboxError, SandboxSpec
 from .inside import (
     DATA_INSIDE,
-    DECOY_INSIDE,
+    PRIVATE_INSIDE,
     ETC_GPU,
     SANDBOX_UID,
     WORKSPACE_INSIDE,
@@ -96,9 +96,9 @@ def write_etc(etc: Path, *, network: bool, gpu: bool, resolv_conf: str | None = 
 
 def checked_extra_binds(spec: SandboxSpec) -> list[tuple[str, str]]:
     """spec.extra_ro_binds, refusing targets that would cover a path the sandbox owns."""
-    reserved = ("/", "/usr", "/etc", "/proc", "/dev", "/tmp", "/data", DATA_INSIDE, DECOY_INSIDE,
+    reserved = ("/", "/usr", "/etc", "/proc", "/dev", "/tmp", "/data", DATA_INSIDE, PRIVATE_INSIDE,
                 "/opt", RUNTIME_INSIDE, WORKSPACE_INSIDE)
-    owned = (DATA_INSIDE, DECOY_INSIDE, RUNTIME_INSIDE, WORKSPACE_INSIDE)
+    owned = (DATA_INSIDE, PRIVATE_INSIDE, RUNTIME_INSIDE, WORKSPACE_INSIDE)
     out = []
     for src, dst in getattr(spec, "extra_ro_binds", []) or []:
         dst = os.path.normpath(dst)
@@ -125,10 +125,10 @@ class BwrapLayout:
     staging point) binds the child must make before exec'ing bwrap."""
 
     def __init__(self, spec: SandboxSpec, *, public: Path, workspace: Path, runtime: Path, stage: Path,
-                 drop_to: int | None, gpu_args: list[str], share_net: bool):
+                 drop_to: int | None, gpu_args: list[str]):
         self.spec, self.stage, self.drop_to = spec, stage, drop_to
         self.binds: list[tuple[str, str]] = []
-        self.args = self._build(public, workspace, runtime, gpu_args, share_net)
+        self.args = self._build(public, workspace, runtime, gpu_args)
 
     def _source(self, host: Path, label: str) -> str:
         """Path bwrap should bind from. In drop mode the source is bind-mounted (as root, in
@@ -145,10 +145,9 @@ class BwrapLayout:
         self.binds.append((str(host), str(point)))
         return str(point)
 
-    def _build(self, public: Path, workspace: Path, runtime: Path, gpu_args: list[str],
-               share_net: bool) -> list[str]:
+    def _build(self, public: Path, workspace: Path, runtime: Path, gpu_args: list[str]) -> list[str]:
         a = ["--unshare-all", "--unshare-user"]
-        if share_net:
+        if self.spec.network:
             # the caller's network namespace: the sandbox's own one (netns.py), which the
             # child joined before exec -- never the host's
             a.append("--share-net")
@@ -175,7 +174,7 @@ class BwrapLayout:
                     a += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         a += ["--tmpfs", "/data",
               "--ro-bind", self._source(public, "public"), DATA_INSIDE,
-              "--ro-bind", str(self.stage / "decoy"), DECOY_INSIDE,
+              "--ro-bind", str(self.stage / "decoy"), PRIVATE_INSIDE,
               "--dir", "/opt",
               "--ro-bind", self._source(runtime, "runtime"), RUNTIME_INSIDE,
               "--bind", self._source(workspace, "workspace"), WORKSPACE_INSIDE]

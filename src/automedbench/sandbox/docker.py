@@ -59,12 +59,6 @@ def check_image(image: str) -> str:
     return image
 
 
-def docker_available(docker: str = "docker") -> tuple[bool, str]:
-    if not shutil.which(docker):
-        return False, "docker CLI not installed"
-    return engine_answers(os.environ.get("DOCKER_HOST"))
-
-
 def find_engine(docker: str = "docker") -> tuple[str | None, str]:
     """(DOCKER_HOST to use, or None for the CLI's default; why not, when no engine answers):
     the configured engine, else the private one the tests start (docker_engine.py)."""
@@ -222,6 +216,7 @@ class DockerSandbox:
         self.workspace.mkdir(parents=True, exist_ok=True)
         self._closed = False
         self.net: SandboxNetwork | None = None
+        self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
         self.container = f"amb-{uuid.uuid4().hex[:12]}"
         self._stage = Path(tempfile.mkdtemp(prefix="amb-dkr-"))
         os.chmod(self._stage, 0o755)
@@ -255,16 +250,14 @@ class DockerSandbox:
                 pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
                                      capture_output=True, text=True, timeout=30, env=self._cli_env).stdout.strip()
                 self.net = SandboxNetwork(spec.network_allow, target_pid=int(pid))
-                self._pip_env = pip_index_env()
+                self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE,
+                                             pip_env=pip_index_env())
         except BaseException:
             self.close()
             raise
 
     def env(self) -> dict[str, str]:
-        env = shared_agent_env(self.spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
-        if self.net is not None:
-            env.update({k: v for k, v in self._pip_env.items() if k not in self.spec.extra_env})
-        return env
+        return dict(self._env)
 
     def exec_argv(self, language: str, code: str) -> list[str]:
         # `kill -9 -1` as uid 1000 after the command: every process the call left behind

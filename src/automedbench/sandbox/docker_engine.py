@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 PRIVATE_ROOT = Path(os.environ.get("AUTOMEDBENCH_DOCKERD_ROOT", "/var/lib/automedbench-docker"))
@@ -46,7 +46,6 @@ def engine_answers(host: str | None = None, timeout: float = 20) -> tuple[bool, 
 class Engine:
     host: str | None                 # DOCKER_HOST to use (None: the CLI's default)
     started: subprocess.Popen | None = None
-    notes: list[str] = field(default_factory=list)
 
     def stop(self) -> None:
         if self.started is not None and self.started.poll() is None:

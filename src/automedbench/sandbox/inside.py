@@ -15,7 +15,6 @@ from .base import SandboxSpec, base_env
 SANDBOX_UID = 1000                 # the agent's uid (and gid) inside
 DATA_INSIDE = "/data/public"       # the task's public data, read-only
 PRIVATE_INSIDE = "/data/private"   # a DECOY tree watched from outside, never the real one
-DECOY_INSIDE = PRIVATE_INSIDE
 WORKSPACE_INSIDE = "/workspace"    # the run's workspace: cwd and HOME, read-write
 TMP_INSIDE = "/tmp"
 CA_BUNDLE_INSIDE = "/etc/ssl/certs/ca-certificates.crt"
@@ -34,10 +33,12 @@ _GPU_LIBDIRS = ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/local/
 
 
 def agent_env(spec: SandboxSpec, *, runtime_inside: str | None = None,
-              gpu_env: Mapping[str, str] | None = None, ca_bundle: str | None = None) -> dict[str, str]:
+              gpu_env: Mapping[str, str] | None = None, ca_bundle: str | None = None,
+              pip_env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The whole environment of agent code: rebuilt from an allow-list (no host secret can
     pass), caches pointing into the workspace, the agent runtime first on PATH, GPU
-    variables, and the system CA bundle when the network is on."""
+    variables, and, when the network is on, the system CA bundle and the package index
+    (`pip_env`). The task's own `extra_env` is applied last and wins."""
     env = base_env(spec, home=WORKSPACE_INSIDE, tmp=TMP_INSIDE)
     env.setdefault("LANG", "C.UTF-8")
     gpu_env = dict(gpu_env or {})
@@ -55,6 +56,8 @@ def agent_env(spec: SandboxSpec, *, runtime_inside: str | None = None,
         # miss site CAs such as a TLS-inspecting egress proxy's)
         for var in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"):
             env[var] = ca_bundle
+    if spec.network and pip_env:
+        env.update(pip_env)
     env.update(spec.extra_env)
     return env
 

@@ -149,15 +149,15 @@ def _copy_dists(dists: dict[str, metadata.Distribution], site: Path) -> None:
             shutil.copy2(src, dst, follow_symlinks=True)
 
 
-def _pip_install(site: Path, python: str) -> None:
+def _pip_install(site: Path, python: str, packages: tuple[str, ...]) -> None:
     cmd = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-           "--no-warn-script-location", "--target", str(site), *agent_packages()]
+           "--no-warn-script-location", "--target", str(site), *packages]
     if subprocess.run([python, "-m", "pip", "--version"], capture_output=True).returncode != 0:
         # Debian without python3-pip: let the harness's pip resolve wheels for that python.
         ver = "%d.%d" % system_python_version(python)
         cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                "--no-warn-script-location", "--only-binary=:all:", "--python-version", ver,
-               "--target", str(site), *agent_packages()]
+               "--target", str(site), *packages]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError_("could not build the agent runtime with pip:\n" + res.stderr[-2000:])
@@ -196,7 +196,7 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
         if dists:
             _copy_dists(dists, tmp / "site")
         else:
-            _pip_install(tmp / "site", python)
+            _pip_install(tmp / "site", python, packages)
         # bytecode, compiled by the interpreter that will use it: the runtime is read-only
         # inside the sandbox, so without this every `import scipy` would recompile
         if compile_bytecode:

@@ -23,6 +23,11 @@ def error_table() -> dict:
     return yaml.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
 
 
+def code_texts() -> dict[str, str]:
+    """code -> its one-line explanation (error_codes.yaml `text`), for pages and analyses."""
+    return {code: entry.get("text", "") for code, entry in error_table()["codes"].items()}
+
+
 # end_detail values (api.run_one) that mean the model provider, not the sandbox, failed
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
