@@ -1,5 +1,6 @@
 """The one NIfTI I/O module shared by tracks (segmentation, synthesis): fast strict reading for
-scoring, byte-reproducible writing for dataset builders.
+scoring, the shape/affine checks of a submission against the reference grid, byte-reproducible
+writing for dataset builders.
 
 Reading:
 
@@ -88,6 +89,21 @@ def read_nifti(path: Path) -> tuple[np.ndarray, np.ndarray]:
     if slope is not None and (slope != 1 or (inter or 0) != 0):
         arr = arr.astype(np.float32) * np.float32(slope) + np.float32(inter or 0)
     return arr, header.get_best_affine()
+
+
+# ---- checking a submission against the reference grid ------------------------------------
+
+
+def match_shape(found: tuple[int, ...], expected: tuple[int, ...]) -> bool:
+    """`found` is exactly `expected`, or `expected` followed by singleton axes: only TRAILING
+    singleton axes are tolerated (SPEC §4); the voxels then reshape to `expected` as they are."""
+    n = len(expected)
+    return tuple(found[:n]) == tuple(expected) and all(s == 1 for s in found[n:])
+
+
+def affine_max_diff(found: np.ndarray, expected: np.ndarray) -> float:
+    """max |Δ| over the entries of two affines (float64; NaN if either holds a NaN)."""
+    return float(np.max(np.abs(np.asarray(found, dtype=np.float64) - np.asarray(expected, dtype=np.float64))))
 
 
 # ---- writing (dataset builders) -------------------------------------------------------

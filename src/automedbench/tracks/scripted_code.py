@@ -1,8 +1,8 @@
 """Agent-code pieces shared by the tracks' scripted agents (text sent through execute_code).
 
 Each track's `scripted.py` writes the code its built-in agents run; the parts that do not
-depend on the track (listing the case folders, the one-process batch loop over a method's
-`main`) live here so a fix reaches every track.
+depend on the track (listing the case folders, the one-case pilot run, the one-process batch
+loop over a method's `main`) live here so a fix reaches every track.
 """
 from __future__ import annotations
 
@@ -16,11 +16,29 @@ def case_dirs(data_dir: str) -> str:
             "if p.is_dir() and not p.name.startswith('_'))")
 
 
-def per_case_batch(data_dir: str, module: str, method_file: str, imports: str, careless_bug: str = "") -> str:
+def per_case_pilot(data_dir: str, method_file: str, input_file: str | None = None) -> str:
+    """S3: run ``python <method_file> <first case> outputs/<case_id>`` as a subprocess on the
+    first case only. With `input_file`, the method gets ``<case>/<input_file>`` instead of
+    the case folder."""
+    arg = f"case / {input_file!r}" if input_file else "case"
+    return textwrap.dedent(f"""\
+        # S3 pilot ONE case end to end
+        import pathlib, subprocess, sys
+        case = {case_dirs(data_dir)}[0]
+        r = subprocess.run([sys.executable, {method_file!r}, str({arg}), f"outputs/{{case.name}}"],
+                           capture_output=True, text=True)
+        print(r.stdout, r.stderr); print("pilot exit", r.returncode)
+        """)
+
+
+def per_case_batch(data_dir: str, module: str, method_file: str, imports: str, careless_bug: str = "",
+                   input_file: str | None = None) -> str:
     """S4: import `module` once and call its ``main([method_file, case_dir, out_dir])`` for
-    every case into ``outputs/<case_id>/``. `careless_bug` is code run inside the loop after
-    each case (names in scope: i, cid, out, data, method + `imports`)."""
+    every case into ``outputs/<case_id>/``; with `input_file`, ``main`` gets
+    ``<case_dir>/<input_file>`` instead of the case folder. `careless_bug` is code run inside
+    the loop after each case (names in scope: i, cid, out, data, method + `imports`)."""
     bug = textwrap.indent(textwrap.dedent(careless_bug), "    ") if careless_bug else ""
+    arg = f"data / cid / {input_file!r}" if input_file else "data / cid"
     return textwrap.dedent(f"""\
         # S4 inference on every case (one process, the method imported once)
         import pathlib, sys
@@ -31,6 +49,6 @@ def per_case_batch(data_dir: str, module: str, method_file: str, imports: str, c
         cases = [p.name for p in {case_dirs(data_dir)}]
         for i, cid in enumerate(cases):
             out = pathlib.Path("outputs") / cid
-            code = method.main(["{method_file}", str(data / cid), str(out)])
+            code = method.main(["{method_file}", str({arg}), str(out)])
             print(cid, "exit", code)
         """) + bug + "print('done', len(cases), 'cases')\n"

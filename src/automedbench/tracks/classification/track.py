@@ -133,11 +133,10 @@ class ClassificationTrack:
         scored = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
         if not scored:
             return AggregateResult(0.0, {"accuracy": None, "completion": None})
-        index = _index(o)
         columns = [*o.labels, NO_PREDICTION]
         counts = {(t, p): 0 for t in o.labels for p in columns}
-        for r in scored:
-            truth = r.reference if r.reference is not None else index[str(r.meta["label"]).strip().casefold()]
+        truths: list[int] = [r.reference for r in scored]   # set on every record but reference errors
+        for r, truth in zip(scored, truths):
             pred = r.prediction if r.status == CaseStatus.OK and r.prediction is not None else None
             counts[(o.labels[truth], o.labels[pred] if pred is not None else NO_PREDICTION)] += 1
         n = len(scored)
@@ -155,7 +154,7 @@ class ClassificationTrack:
         for (t, p), c in counts.items():
             metrics[f"confusion/{t}/{p}"] = float(c)
         return AggregateResult(correct / n, metrics, components=["accuracy"],
-                               flags=_label_shift_flags(scored, counts, o, index))
+                               flags=_label_shift_flags(scored, truths, counts, o))
 
     def datasets(self):
         from .data import DATASETS
@@ -183,8 +182,8 @@ SHIFT_SHARE = 0.6
 SHIFT_MIN_CASES = 3
 
 
-def _label_shift_flags(scored: list[CaseRecord], counts: dict[tuple[str, str], int], o: Any,
-                       index: dict[str, int]) -> dict[str, list[str]]:
+def _label_shift_flags(scored: list[CaseRecord], truths: list[int], counts: dict[tuple[str, str], int],
+                       o: Any) -> dict[str, list[str]]:
     shifted: dict[str, str] = {}
     for t in o.labels:
         answered = sum(c for (tt, p), c in counts.items() if tt == t and p != NO_PREDICTION)
@@ -194,8 +193,7 @@ def _label_shift_flags(scored: list[CaseRecord], counts: dict[tuple[str, str], i
     if not shifted:
         return {}
     cases = []
-    for r in scored:
-        truth = r.reference if r.reference is not None else index[str(r.meta["label"]).strip().casefold()]
+    for r, truth in zip(scored, truths):
         t = o.labels[truth]
         if t in shifted and r.status == CaseStatus.OK and r.prediction is not None and o.labels[r.prediction] == shifted[t]:
             cases.append(r.case_id)

@@ -126,15 +126,18 @@ class DetectionTrack:
         return CaseCheck(True, "", rows, non_trivial=len(rows) > 0)
 
     # ---- scoring ---------------------------------------------------------------------------
+    # the per-case metric the core compares across cases to flag cases far below the others
+    # (LOGIC_SUSPECT: flipped or mis-scaled boxes on some images)
+    logic_metric = "found50"
+
     def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: Any,
                    context: ScoringContext | None = None) -> CaseScore:
         """Per-image diagnostics (the task metric is dataset-level, in aggregate).
 
-        `found50` comes first on purpose: the core compares cases on a track's first per-case
-        metric to flag cases far below the others (LOGIC_SUSPECT: flipped or mis-scaled boxes
-        on some images). It is the share of the image's reference boxes found at the task's
-        IoU among the top `max_dets` per class, 1.0 for an image without reference boxes.
-        Low-score false positives are not held against an image here (AP tolerates them)."""
+        `found50` (the track's `logic_metric`) is the share of the image's reference boxes
+        found at the task's IoU among the top `max_dets` per class, 1.0 for an image without
+        reference boxes. Low-score false positives are not held against an image here (AP
+        tolerates them)."""
         o = _options(options)
         gt = reference["boxes"]
         tp = 0
@@ -148,11 +151,6 @@ class DetectionTrack:
                           "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
                           "fp50": float(n_pred - tp)})
 
-    def _gt_rows(self, rec: CaseRecord, o: DetectionOptions) -> np.ndarray:
-        if rec.reference is not None:
-            return rec.reference["boxes"]
-        return reference_rows(rec.meta.get("boxes", []), class_table(o.classes, o.class_agnostic))
-
     def aggregate(self, records: list[CaseRecord], options: Any,
                   context: ScoringContext | None = None) -> AggregateResult:
         o = _options(options)
@@ -161,7 +159,7 @@ class DetectionTrack:
             return AggregateResult(0.0, {"map50": None, "completion": None})
         gts, dts, answered = [], [], []
         for r in scored:
-            gts.append(self._gt_rows(r, o))
+            gts.append(r.reference["boxes"])   # set on every record but reference errors
             ok = r.status == CaseStatus.OK and r.prediction is not None
             dts.append(r.prediction if ok else np.zeros((0, 6)))
             answered.append(ok)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
-from ..scripted_code import per_case_batch
+from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
 
 from .track import EnhancementOptions
 
@@ -45,7 +45,7 @@ class EnhancementMethods:
             import json, pathlib, numpy, scipy
             pathlib.Path({METHOD_FILE!r}).write_text({_method_source()!r})
             print("numpy", numpy.__version__, "scipy", scipy.__version__)
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            case = {case_dirs(data_dir)}[0]
             x = numpy.load(case / {self.options.input_file!r})
             info = json.loads((case / "info.json").read_text())
             print("input", case.name, "shape", x.shape, "dtype", x.dtype, "p1/p99", numpy.percentile(x, [1, 99]).round(3))
@@ -53,20 +53,13 @@ class EnhancementMethods:
             """)
 
     def pilot_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 pilot ONE case end to end
-            import pathlib, subprocess, sys
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
-            r = subprocess.run([sys.executable, {METHOD_FILE!r}, str(case), f"outputs/{{case.name}}"],
-                               capture_output=True, text=True)
-            print(r.stdout, r.stderr); print("pilot exit", r.returncode)
-            """)
+        return per_case_pilot(data_dir, METHOD_FILE)
 
     def inspect_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
             # S3 inspect the pilot output against its input
             import json, pathlib, numpy as np
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            case = {case_dirs(data_dir)}[0]
             x = np.load(case / {self.options.input_file!r}).astype(float)
             info = json.loads((case / "info.json").read_text())
             y = np.load(f"outputs/{{case.name}}/{self.options.output_file}")
@@ -89,9 +82,8 @@ class EnhancementMethods:
         return textwrap.dedent(f"""\
             # S5 verify every case before submitting
             import json, pathlib, numpy as np
-            data = pathlib.Path({data_dir!r})
             bad = []
-            for case in sorted(p for p in data.iterdir() if p.is_dir()):
+            for case in {case_dirs(data_dir)}:
                 f = pathlib.Path("outputs") / case.name / {self.options.output_file!r}
                 want = json.loads((case / "info.json").read_text())["output_shape"]
                 if not f.is_file():

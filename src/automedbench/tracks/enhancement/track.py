@@ -12,7 +12,6 @@ Medal bands come from the dataset's bands.json (computed by baselines.py).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,9 +20,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
-from ...metrics.ssim import psnr, reference_data_range, ssim
+from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from .. import per_case
 from ..safety import safe_output_file
 from .npy_io import read_float_npy
 
@@ -39,10 +39,6 @@ class EnhancementOptions(BaseModel):
     output_file: str = "enhanced.npy"
     reference_file: str = "reference.npy"
     lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
-
-
-def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
-    return [float(v) for m in metrics if (v := m.get(key)) is not None]
 
 
 class EnhancementTrack:
@@ -117,10 +113,10 @@ class EnhancementTrack:
 
     def score_case(self, prediction: np.ndarray, reference: np.ndarray, options: EnhancementOptions,
                    context: ScoringContext) -> CaseScore:
-        r = reference_data_range(reference)
+        ssim_value, psnr_db, r = ssim_psnr(reference, prediction)
         metrics: dict[str, float | None] = {
-            "ssim": ssim(reference, prediction, r),
-            "psnr": min(psnr(reference, prediction, r), PSNR_CAP_DB),
+            "ssim": ssim_value,
+            "psnr": min(psnr_db, PSNR_CAP_DB),
             "lpips": lpips_distance(reference, prediction) if options.lpips else None,
         }
         return CaseScore(metrics, extra={"data_range": r})
@@ -130,10 +126,10 @@ class EnhancementTrack:
         scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
         ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
         n = len(scorable)
-        ssims = _values(ok, "ssim")
+        ssims = per_case.values(ok, "ssim")
         mean_ssim = sum(ssims) / n if n else 0.0
-        psnrs = _values(ok, "psnr")
-        lp = _values(ok, "lpips")
+        psnrs = per_case.values(ok, "psnr")
+        lp = per_case.values(ok, "lpips")
         lpips_mean = float(np.mean(lp)) if ok and len(lp) == len(ok) else None
         notes = {"data_range": "per case: reference max - min (SSIM and PSNR)",
                  "psnr": f"mean over valid cases only; capped at {PSNR_CAP_DB:g} dB"}
@@ -159,9 +155,4 @@ class EnhancementTrack:
         return EnhancementMethods(options)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
-        root = Path(dataset_root)
-        for case in json.loads((root / "manifest.json").read_text())["cases"]:
-            dest = Path(outputs) / case["case_id"]
-            dest.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(root / "private" / case["case_id"] / options.reference_file,
-                            dest / options.output_file)
+        per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
+from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
+
 from .track import SegmentationOptions
 
 # modules the classical methods import from their own folder; written beside method.py
@@ -45,7 +47,7 @@ class SegmentationMethods:
             for name, text in {files!r}.items():
                 pathlib.Path(name).write_text(text)
             print("numpy", numpy.__version__, "scipy", scipy.__version__, "nibabel", nib.__version__)
-            first = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0] / {self.input_file!r}
+            first = {case_dirs(data_dir)}[0] / {self.input_file!r}
             img = nib.load(str(first))
             data = img.get_fdata(dtype="float32")
             print("input", first.parent.name, "shape", data.shape, "dtype", img.get_data_dtype(),
@@ -53,20 +55,13 @@ class SegmentationMethods:
             """)
 
     def pilot_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 pilot ONE case end to end
-            import pathlib, subprocess, sys
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
-            r = subprocess.run([sys.executable, "method.py", str(case / {self.input_file!r}), f"outputs/{{case.name}}"],
-                               capture_output=True, text=True)
-            print(r.stdout, r.stderr); print("pilot exit", r.returncode)
-            """)
+        return per_case_pilot(data_dir, "method.py", input_file=self.input_file)
 
     def inspect_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
             # S3 inspect the pilot output against its input
             import pathlib, numpy as np, nibabel as nib
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            case = {case_dirs(data_dir)}[0]
             src = nib.load(str(case / {self.input_file!r}))
             for f in {self.outputs!r}:
                 img = nib.load(f"outputs/{{case.name}}/{{f}}")
@@ -78,32 +73,20 @@ class SegmentationMethods:
             """)
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        flip = textwrap.dedent("""\
+        flip = """\
             if i % 2 == 0:  # (bug) 'fix' slice order on every other case: reverses the z axis
                 for f in out.iterdir():
                     img = nib.load(str(f)); vol = np.asarray(img.dataobj)
                     nib.save(nib.Nifti1Image(np.ascontiguousarray(vol[:, :, ::-1]), img.affine), str(f))
-            """) if careless else ""
-        return "\n".join([
-            "# S4 inference on every case",
-            "import pathlib, sys",
-            "import numpy as np, nibabel as nib",
-            "sys.path.insert(0, '.')",
-            "import method",
-            f"data = pathlib.Path({data_dir!r})",
-            "cases = sorted(p.name for p in data.iterdir() if p.is_dir())",
-            "for i, cid in enumerate(cases):",
-            "    out = pathlib.Path('outputs') / cid",
-            f"    code = method.main(['method.py', str(data / cid / {self.input_file!r}), str(out)])",
-            "    print(cid, 'exit', code)",
-            textwrap.indent(flip, "    "),
-            "print('done', len(cases), 'cases')", ""])
+            """ if careless else ""
+        return per_case_batch(data_dir, "method", "method.py", "import numpy as np, nibabel as nib", flip,
+                              input_file=self.input_file)
 
     def verify_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
             # S5 verify every case before submitting
             import pathlib
-            cases = sorted(p.name for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())
+            cases = [p.name for p in {case_dirs(data_dir)}]
             missing = [(c, f) for c in cases for f in {self.outputs!r} if not (pathlib.Path('outputs') / c / f).is_file()]
             print(len(cases), 'cases;', 'missing:', missing or 'none')
             """)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
-from ..nifti_io import NiftiReadError, read_nifti
+from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..safety import safe_output_file
 
 AFFINE_TOLERANCE = 1e-3
@@ -72,16 +72,6 @@ def _as_labels(arr: np.ndarray, max_label: int) -> tuple[np.ndarray | None, str]
     return arr.astype(np.uint8, copy=False), ""
 
 
-def _match_shape(arr: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray | None, str]:
-    """Exactly the reference shape; only TRAILING singleton axes are tolerated (SPEC §4)."""
-    if arr.shape == shape:
-        return arr, ""
-    extra = arr.shape[len(shape):]
-    if arr.shape[:len(shape)] == shape and extra and all(s == 1 for s in extra):
-        return arr.reshape(shape), ""
-    return None, f"wrong shape {arr.shape}, expected {shape}"
-
-
 def _read_mask(case_dir: Path, name: str, shape: tuple[int, ...], affine: np.ndarray | None,
                max_label: int) -> tuple[np.ndarray | None, str]:
     path, reason = safe_output_file(case_dir, name)
@@ -91,12 +81,11 @@ def _read_mask(case_dir: Path, name: str, shape: tuple[int, ...], affine: np.nda
         arr, out_affine = read_nifti(path)
     except NiftiReadError as exc:
         return None, f"{name}: unreadable NIfTI: {exc}"
-    shaped, reason = _match_shape(arr, shape)
-    if shaped is None:
-        return None, f"{name}: {reason}"
-    arr = shaped
+    if not match_shape(arr.shape, shape):
+        return None, f"{name}: wrong shape {arr.shape}, expected {shape}"
+    arr = arr.reshape(shape)
     if affine is not None:
-        diff = float(np.max(np.abs(np.asarray(out_affine, dtype=np.float64) - affine)))
+        diff = affine_max_diff(out_affine, affine)
         if not np.isfinite(diff) or diff > AFFINE_TOLERANCE:
             return None, (f"{name}: affine differs from the input's (max |Δ| = {diff:.3g} > "
                           f"{AFFINE_TOLERANCE}; flipped or re-oriented output?)")

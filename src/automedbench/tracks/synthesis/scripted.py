@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
-from ..scripted_code import per_case_batch
+from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
 
 from .track import SynthesisOptions
 
@@ -41,7 +41,7 @@ class SynthesisMethods:
             import json, pathlib, numpy as np, scipy, nibabel as nib
             pathlib.Path({METHOD_FILE!r}).write_text({_method_source()!r})
             print("numpy", np.__version__, "scipy", scipy.__version__, "nibabel", nib.__version__)
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            case = {case_dirs(data_dir)}[0]
             img = nib.load(str(case / {self.options.input_file!r}))
             data = img.get_fdata(dtype=np.float32)
             grid = json.loads((case / "target_grid.json").read_text())
@@ -51,20 +51,13 @@ class SynthesisMethods:
             """)
 
     def pilot_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 pilot ONE case end to end
-            import pathlib, subprocess, sys
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
-            r = subprocess.run([sys.executable, {METHOD_FILE!r}, str(case), f"outputs/{{case.name}}"],
-                               capture_output=True, text=True)
-            print(r.stdout, r.stderr); print("pilot exit", r.returncode)
-            """)
+        return per_case_pilot(data_dir, METHOD_FILE)
 
     def inspect_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
             # S3 inspect the pilot output against its input and target grid
             import json, pathlib, numpy as np, nibabel as nib
-            case = sorted(p for p in pathlib.Path({data_dir!r}).iterdir() if p.is_dir())[0]
+            case = {case_dirs(data_dir)}[0]
             grid = json.loads((case / "target_grid.json").read_text())
             out = nib.load(f"outputs/{{case.name}}/{self.options.output_file}")
             vol = out.get_fdata(dtype=np.float32)
@@ -88,9 +81,8 @@ class SynthesisMethods:
         return textwrap.dedent(f"""\
             # S5 verify every case before submitting
             import json, pathlib, numpy as np, nibabel as nib
-            data = pathlib.Path({data_dir!r})
             bad = []
-            for case in sorted(p for p in data.iterdir() if p.is_dir()):
+            for case in {case_dirs(data_dir)}:
                 f = pathlib.Path("outputs") / case.name / {self.options.output_file!r}
                 grid = json.loads((case / "target_grid.json").read_text())
                 if not f.is_file():

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
-import shutil
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,10 +25,11 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...metrics.ssim import WIN_SIZE, psnr, reference_data_range, ssim
+from ...metrics.ssim import WIN_SIZE, reference_data_range, ssim_psnr
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
-from ..nifti_io import NiftiReadError, read_nifti
+from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from .. import per_case
 from ..safety import safe_output_file
 
 HERE = Path(__file__).parent
@@ -62,16 +61,6 @@ def _peek_shape(path: Path) -> tuple[tuple[int, ...] | None, str]:
         return tuple(int(s) for s in hdr.get_data_shape()), ""
     except Exception as exc:
         return None, f"not a NIfTI file ({type(exc).__name__})"
-
-
-def _squeeze_trailing(arr: np.ndarray, ndim: int) -> np.ndarray:
-    while arr.ndim > ndim and arr.shape[-1] == 1:
-        arr = arr[..., 0]
-    return arr
-
-
-def _values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
-    return [float(v) for m in metrics if (v := m.get(key)) is not None]
 
 
 class SynthesisTrack:
@@ -135,17 +124,14 @@ class SynthesisTrack:
         head_shape, reason = _peek_shape(path)
         if head_shape is None:
             return CaseCheck(False, f"{name}: {reason}")
-        trimmed = head_shape
-        while len(trimmed) > len(shape) and trimmed[-1] == 1:
-            trimmed = trimmed[:-1]
-        if trimmed != shape:
+        if not match_shape(head_shape, shape):
             return CaseCheck(False, f"{name}: wrong shape {head_shape}, expected the reference grid {shape}")
         try:
             arr, affine = read_nifti(path)
         except NiftiReadError as exc:
             return CaseCheck(False, f"{name}: unreadable NIfTI: {exc}")
-        arr = _squeeze_trailing(arr, len(shape))
-        diff = float(np.max(np.abs(np.asarray(affine) - reference_meta["affine"])))
+        arr = arr.reshape(shape)   # the header's shape, matched above: drops trailing singleton axes
+        diff = affine_max_diff(affine, reference_meta["affine"])
         if not diff <= AFFINE_TOL:
             return CaseCheck(False, f"{name}: affine differs from the reference grid by {diff:.4g} "
                                     f"(> {AFFINE_TOL:g}; wrote the input's grid?)")
@@ -158,9 +144,9 @@ class SynthesisTrack:
 
     def score_case(self, prediction: np.ndarray, reference: np.ndarray, options: SynthesisOptions,
                    context: ScoringContext) -> CaseScore:
-        r = reference_data_range(reference)
-        return CaseScore({"ssim": ssim(reference, prediction, r, options.win_size),
-                          "psnr": min(psnr(reference, prediction, r), PSNR_CAP_DB),
+        ssim_value, psnr_db, r = ssim_psnr(reference, prediction, win_size=options.win_size)
+        return CaseScore({"ssim": ssim_value,
+                          "psnr": min(psnr_db, PSNR_CAP_DB),
                           "mae": float(np.mean(np.abs(reference - prediction)))},
                          extra={"data_range": r})
 
@@ -169,7 +155,7 @@ class SynthesisTrack:
         scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
         ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
         n = len(scorable)
-        score = sum(_values(ok, "ssim")) / n if n else 0.0
+        score = sum(per_case.values(ok, "ssim")) / n if n else 0.0
         base = [float(b) for r in scorable if (b := r.meta.get("baseline_ssim")) is not None]
         baseline = float(np.mean(base)) if base and len(base) == n else None
         notes = {"data_range": "per case: reference max - min" + (f" after clipping to {list(options.hu_clip)}"
@@ -182,7 +168,7 @@ class SynthesisTrack:
             medal = score if score >= baseline else 0.0
             if score < baseline:
                 notes["baseline"] = f"mean SSIM {score:.4f} is below the task baseline {baseline:.4f}: fail"
-        psnrs, maes = _values(ok, "psnr"), _values(ok, "mae")
+        psnrs, maes = per_case.values(ok, "psnr"), per_case.values(ok, "mae")
         return AggregateResult(score=score, metrics={
             "ssim": score, "ssim_medal": medal, "baseline_ssim": baseline,
             "completion": len(ok) / n if n else 0.0,
@@ -201,8 +187,4 @@ class SynthesisTrack:
         return SynthesisMethods(options)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SynthesisOptions) -> None:
-        root = Path(dataset_root)
-        for case in json.loads((root / "manifest.json").read_text())["cases"]:
-            dest = Path(outputs) / case["case_id"]
-            dest.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(root / "private" / case["case_id"] / options.reference_file, dest / options.output_file)
+        per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

@@ -212,11 +212,15 @@ def _dentex_items(root: Path) -> Iterator[_Item]:
             if name in DENTEX_CLASSES and a["image_id"] in by_image:
                 x, y, w, h = (float(v) for v in a["bbox"])
                 by_image[a["image_id"]].append({"class": name, "x1": x, "y1": y, "x2": x + w, "y2": y + h})
+        # file name -> its first path in sorted order under the JSON's folder (one walk, not one per image)
+        found: dict[str, Path] = {}
+        for path in sorted(ann.parent.rglob("*")):
+            found.setdefault(path.name, path)
         for im in sorted(data["images"], key=lambda im: im["file_name"]):
-            hits = sorted(ann.parent.rglob(Path(im["file_name"]).name))
-            if not hits:
+            hit = found.get(Path(im["file_name"]).name)
+            if hit is None:
                 raise DatasetError(f"dentex: image {im['file_name']} listed in {ann.name} is missing")
-            yield _Item(Path(im["file_name"]).stem, hits[0], by_image[im["id"]])
+            yield _Item(Path(im["file_name"]).stem, hit, by_image[im["id"]])
         return
     raise DatasetError(f"dentex: no COCO JSON (images + annotations) under {root}")
 

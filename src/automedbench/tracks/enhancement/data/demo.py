@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ....data import DatasetPaths, write_manifest
+from ....data.pydicom_files import find_dicom
 from .. import degrade
 
 Progress = Callable[[int, int, str], None]
@@ -38,30 +39,10 @@ MRI_SR_DATASET = "mri-sr-demo"
 GENERATOR_VERSION = 2   # 2: eCT dropped, seeded 90° rotations / mirroring
 N_ANGLES = 180
 DOSE_RANGE = (5e3, 2e4)
+# (package, file): the package names only the manifest's `source` label; find_dicom finds the
+# file offline (pydicom-data, then pydicom's own test files — never pydicom's downloader)
 CT_SOURCES = (("pydicom-data", "693_UNCI.dcm", 0), ("pydicom", "CT_small.dcm", 0))
 MR_DICOM_SOURCES = (("pydicom-data", "MR-SIEMENS-DICOM-WithOverlays.dcm"), ("pydicom-data", "MR2_UNCI.dcm"))
-
-
-class DemoSourceError(RuntimeError):
-    pass
-
-
-def _dicom_path(package: str, name: str) -> Path:
-    """The file inside the installed package — never pydicom's downloader (offline)."""
-    if package == "pydicom":
-        import pydicom.data
-
-        path = Path(pydicom.data.__file__).parent / "test_files" / name
-    else:
-        try:
-            import data_store  # the import name of the pydicom-data distribution
-        except ImportError:
-            raise DemoSourceError("the enhancement demo needs the `pydicom-data` package "
-                                  "(pip install pydicom-data)") from None
-        path = Path(data_store.__file__).parent / "data" / name
-    if not path.is_file():
-        raise DemoSourceError(f"{name} not found in the installed {package} package ({path})")
-    return path
 
 
 def _rescale(ds: Any) -> tuple[float, float]:
@@ -84,11 +65,11 @@ def _pixel_mm(ds: Any) -> float:
 
 
 @lru_cache(maxsize=8)
-def _ct_slice(package: str, name: str, frame: int) -> tuple[np.ndarray, float]:
+def _ct_slice(name: str, frame: int) -> tuple[np.ndarray, float]:
     """(HU image float64, pixel size in mm), 512² slices block-averaged to 256²."""
     import pydicom
 
-    ds = pydicom.dcmread(_dicom_path(package, name))
+    ds = pydicom.dcmread(find_dicom(name))
     arr = ds.pixel_array
     arr = arr[frame] if arr.ndim == 3 else arr
     slope, intercept = _rescale(ds)
@@ -100,8 +81,8 @@ def _ct_slice(package: str, name: str, frame: int) -> tuple[np.ndarray, float]:
 
 
 @lru_cache(maxsize=8)
-def _ct_sinogram(package: str, name: str, frame: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    hu, px = _ct_slice(package, name, frame)
+def _ct_sinogram(name: str, frame: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    hu, px = _ct_slice(name, frame)
     sino, theta = degrade.sinogram(hu, px, N_ANGLES)
     reference = degrade.fbp_hu(sino, theta, px, hu.shape[0])
     return sino, theta, reference, px
@@ -140,7 +121,7 @@ def build_ldct_demo(paths: DatasetPaths, n_cases: int = 8, seed: int = 0, *,
     for i in range(n_cases):
         cid = f"case_{i:03d}"
         package, name, frame = CT_SOURCES[i % len(CT_SOURCES)]
-        sino, theta, reference, px = _ct_sinogram(package, name, frame)
+        sino, theta, reference, px = _ct_sinogram(name, frame)
         rng = _case_rng(seed, LDCT_DATASET, i)
         photons = float(np.exp(rng.uniform(np.log(DOSE_RANGE[0]), np.log(DOSE_RANGE[1]))))
         low = degrade.simulate_low_dose(sino, theta, px, reference.shape[0], photons, rng)
@@ -182,10 +163,10 @@ def _mni_t1() -> np.ndarray:
     return datasets.load_mni152_template(resolution=1).get_fdata(dtype=np.float32)
 
 
-def _mr_dicom(package: str, name: str) -> np.ndarray:
+def _mr_dicom(name: str) -> np.ndarray:
     import pydicom
 
-    ds = pydicom.dcmread(_dicom_path(package, name))
+    ds = pydicom.dcmread(find_dicom(name))
     img = ds.pixel_array.astype(np.float64)
     if img.shape[0] > 512:
         img = degrade.block_downsample(degrade.crop_to_multiple(img, 2), 2)
@@ -210,7 +191,7 @@ def build_mri_sr_demo(paths: DatasetPaths, n_cases: int = 8, seed: int = 0, *,
             source = f"nilearn:MNI152 T1 1mm axial z={z}{' mirrored' if flip else ''}"
         else:
             package, name = MR_DICOM_SOURCES[i - (n_cases - n_dicom)]
-            ref = _mr_dicom(package, name)
+            ref = _mr_dicom(name)
             source = f"{package}:{name}"
         ref = degrade.crop_to_multiple(np.ascontiguousarray(ref), scale)
         low = degrade.block_downsample(ref, scale)

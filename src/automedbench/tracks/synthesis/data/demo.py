@@ -26,7 +26,6 @@ aggregate uses for "fail below the task's baseline".
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import lru_cache
 from importlib import metadata
@@ -35,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ....data import DatasetError, DatasetPaths, write_manifest
+from ....data import DatasetError, DatasetPaths, sha256_file, write_manifest
 from ...nifti_io import make_nifti, save_nifti_gz
 from ....metrics.ssim import reference_data_range, ssim
 from .. import zsr
@@ -64,7 +63,7 @@ def atlas_path() -> Path:
     path = Path(str(dist.locate_file(ATLAS_FILE)))
     if not path.is_file():
         raise DatasetError(f"{ATLAS_DIST} {dist.version} has no {ATLAS_FILE}; run: {INSTALL_HINT}")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = sha256_file(path)
     if digest != ATLAS_SHA256:
         raise DatasetError(f"{path} (from {ATLAS_DIST} {dist.version}) is not the expected file "
                            f"(sha256 {digest[:12]}..., want {ATLAS_SHA256[:12]}...); run: {INSTALL_HINT}")
