@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -64,6 +65,35 @@ class DatasetPaths:
 
 def dataset_paths(name: str, root: Path | str | None = None) -> DatasetPaths:
     return DatasetPaths(data_root(root) / name)
+
+
+def source_root(source: str | Path | None, name: str) -> Path:
+    """The folder holding the user's local copy of an official release (`source`), checked."""
+    if not source:
+        raise DatasetError(f"{name}: no source given: pass source=<path to your local copy of the "
+                           "official release> (CLI: --source DIR)")
+    root = Path(source).expanduser()
+    if not root.exists():
+        raise DatasetError(f"{name}: source {root} is not a folder: it does not exist")
+    if not root.is_dir():
+        raise DatasetError(f"{name}: source {root} is not a folder")
+    return root
+
+
+def link_or_copy(src: Path, dst: Path, link: bool = True) -> str:
+    """Put `src` at `dst` (replacing it): a hard link when `link` and the file system allows,
+    else a copy. Returns "hardlink" or "copy"."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        dst.unlink()
+    if link:
+        try:
+            os.link(src, dst)
+            return "hardlink"
+        except OSError:
+            pass            # another file system: copy
+    shutil.copyfile(src, dst)
+    return "copy"
 
 
 def sha256_file(path: Path) -> str:

@@ -13,6 +13,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -50,15 +51,14 @@ def all_datasets() -> dict[str, DatasetInfo]:
     return found
 
 
-_registered: dict[str, DatasetInfo] = {}   # added at run time (tests, notebooks): register_dataset
+_registered: dict[str, DatasetInfo] = {}   # added at run time (tests, notebooks): DATASETS[name] = info
 
 
-def register_dataset(info: DatasetInfo) -> None:
-    _registered[info.name] = info
-
-
-class _Datasets:
+class _Datasets(MutableMapping[str, DatasetInfo]):
     """Mapping view of all datasets; assignment registers one at run time (tests)."""
+
+    def __getitem__(self, name: str) -> DatasetInfo:
+        return all_datasets()[name]
 
     def __setitem__(self, name: str, info: DatasetInfo) -> None:
         _registered[name] = info
@@ -66,26 +66,11 @@ class _Datasets:
     def __delitem__(self, name: str) -> None:
         del _registered[name]
 
-    def __getitem__(self, name: str) -> DatasetInfo:
-        return all_datasets()[name]
-
-    def get(self, name: str, default: DatasetInfo | None = None) -> DatasetInfo | None:
-        return all_datasets().get(name, default)
-
-    def __contains__(self, name: object) -> bool:
-        return name in all_datasets()
-
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(all_datasets())
 
-    def values(self):
-        return all_datasets().values()
-
-    def items(self):
-        return all_datasets().items()
-
-    def keys(self):
-        return all_datasets().keys()
+    def __len__(self) -> int:
+        return len(all_datasets())
 
 
 DATASETS = _Datasets()

@@ -19,3 +19,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 def tokenize(text: str) -> list[str]:
     return _WORD.findall(text.lower())
+
+
+def has_words(text: str) -> bool:
+    """Whether `tokenize(text)` would return any token (a search, no list built)."""
+    return _WORD.search(text) is not None

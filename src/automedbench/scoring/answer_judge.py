@@ -2,41 +2,56 @@
 
     judge = LLMAnswerJudge(config)            # any OpenAI-compatible endpoint (agent registry)
     judge("Is there a nodule?", "yes", "a small nodule is present")  ->  1.0 / 0.5 / 0.0 / None
+    judge(q, ref, pred, instructions=JudgeInstructions(text, "my-track-1"))   # a track's own prompt
 
 It grades one predicted answer against the reference: 1 = same meaning, 0.5 = partly right,
-0 = wrong. It never sees the agent, the run or other answers. Verdicts are cached on disk
-(same model + prompt version + question + reference + prediction → same verdict, no second
-paid call). When it cannot judge (provider down after retries, unparseable reply) it returns
-None — a track records that answer's judged score as null, never 0 (SPEC §2 null policy).
+0 = wrong. It never sees the agent, the run or other answers. The grading instructions (the
+system prompt) are generic unless the calling track passes its own. Verdicts are cached on disk
+(same model + instructions version + question + reference + prediction → same verdict, no
+second paid call). When it cannot judge (provider down after retries, unparseable reply) it
+returns None — a track records that answer's judged score as null, never 0 (SPEC §2 null policy).
 """
 from __future__ import annotations
 
 import json
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .judge.cache import JudgeCache, sha256_text
 
 log = logging.getLogger(__name__)
-PROMPT_VERSION = "answer-judge-1"
 ALLOWED = (0.0, 0.5, 1.0)
 
-SYSTEM = ("You grade answers to medical visual question answering. Compare the PREDICTED answer to "
-          "the REFERENCE answer for the QUESTION. Reply with JSON only: {\"score\": 1} when they mean "
-          "the same, {\"score\": 0.5} when the prediction is partly right (e.g. right finding, wrong "
-          "location), {\"score\": 0} otherwise. Judge meaning, not wording.")
+
+@dataclass(frozen=True)
+class JudgeInstructions:
+    """The judge's system prompt and its version. The version is part of every verdict's cache
+    key: give each distinct text its own version (and bump it when the text changes)."""
+
+    text: str
+    version: str
+
+
+DEFAULT_INSTRUCTIONS = JudgeInstructions(
+    text=("You grade answers to questions. Compare the PREDICTED answer to the REFERENCE answer "
+          "for the QUESTION. Reply with JSON only: {\"score\": 1} when they mean the same, "
+          "{\"score\": 0.5} when the prediction is partly right, {\"score\": 0} otherwise. Judge "
+          "meaning, not wording."),
+    version="answer-judge-generic-1")
 _NUMBER = re.compile(r"\"score\"\s*:\s*\"?(0(?:\.5|\.0)?|1(?:\.0)?)\"?")
 
 
 def parse_score(text: str) -> float | None:
-    """The verdict in a reply: strict JSON {"score": v} with v in {0, 0.5, 1}, else None."""
+    """The verdict in a reply: JSON {"score": v} with v in {0, 0.5, 1} (the whole reply, a
+    fenced block or the first object in it: judge.llm.extract_json), else a `"score": v` found
+    in the text, else None."""
+    from .judge.llm import extract_json   # lazily, as the client: tracks import this module
     text = (text or "").strip()
-    if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
     try:
-        obj = json.loads(text)
+        obj = extract_json(text)
         value = float(obj["score"]) if isinstance(obj, dict) else None
     except (ValueError, KeyError, TypeError):
         m = _NUMBER.search(text)
@@ -55,8 +70,9 @@ class LLMAnswerJudge:
         self.calls = 0
         self.failures = 0
 
-    def __call__(self, question: str, reference: str, prediction: str) -> float | None:
-        key = sha256_text(json.dumps([PROMPT_VERSION, self.model, question, reference, prediction]))
+    def __call__(self, question: str, reference: str, prediction: str, *,
+                 instructions: JudgeInstructions = DEFAULT_INSTRUCTIONS) -> float | None:
+        key = sha256_text(json.dumps([instructions.version, self.model, question, reference, prediction]))
         hit = self.cache.get(key)
         if hit is not None and hit.get("score") in ALLOWED:
             return float(hit["score"])
@@ -65,7 +81,7 @@ class LLMAnswerJudge:
         for _ in range(self.retries + 1):
             self.calls += 1
             try:
-                reply = self.client.complete([{"role": "system", "content": SYSTEM},
+                reply = self.client.complete([{"role": "system", "content": instructions.text},
                                               {"role": "user", "content": user}],
                                              temperature=0.0, max_tokens=20)
             except ProviderError as exc:
@@ -74,7 +90,7 @@ class LLMAnswerJudge:
                 return None
             score = parse_score(str(reply.message.get("content") or ""))
             if score is not None:
-                self.cache.put(key, {"score": score, "model": self.model, "prompt_version": PROMPT_VERSION})
+                self.cache.put(key, {"score": score, "model": self.model, "prompt_version": instructions.version})
                 return score
         self.failures += 1
         return None
@@ -83,10 +99,10 @@ class LLMAnswerJudge:
 def get_answer_judge(name: str | None, agent_configs: list[Path] | None = None,
                      cache_dir: Path | str | None = None) -> LLMAnswerJudge | None:
     """The answer judge named in the agent registry, or None. Raises a user error for an
-    unknown name or a missing API key, before any paid call."""
+    unknown name or an unset environment variable (API key, header), before any paid call."""
     if not name:
         return None
     from ..llm.registry import get_agent_config
     config = get_agent_config(name, agent_configs)
-    config.api_key()  # raises when the key's environment variable is unset: a user error, now
+    config.check_ready(role="answer judge")  # an unset key or header variable: a user error, now
     return LLMAnswerJudge(config, cache_dir=cache_dir)

@@ -106,7 +106,7 @@ class AggregateResult:
 class ScoringContext:
     """Services a metric may need, injected by the core (no I/O inside metrics otherwise).
 
-    answer_judge: optional LLM answer judge (VQA): (question, reference, prediction) -> 0/0.5/1,
+    answer_judge: optional LLM answer judge for free-text answers: (question, reference, prediction) -> 0/0.5/1,
     or None when it could not judge (then the case's judged metric is None, never 0)."""
 
     answer_judge: Callable[[str, str, str], float | None] | None = None

@@ -229,7 +229,9 @@ class LLMJudge:
         return valid
 
 
-def _extract_json(text: str) -> Any:
+def extract_json(text: str) -> Any:
+    """The JSON value in a model reply: the whole text (a ```json fence removed), else the first
+    object in it. Raises ValueError (json.JSONDecodeError is one) when there is none."""
     s = text.strip()
     m = re.match(r"^```(?:json)?\s*\n?(.*?)\n?```$", s, re.DOTALL)
     if m:
@@ -250,7 +252,7 @@ def parse_verdict(text: str, ask: dict[str, list[str]], rubric: Rubric) -> tuple
     [problems]) — a stage is valid only with exactly the asked ids, allowed values and a
     rationale string."""
     try:
-        obj = _extract_json(text)
+        obj = extract_json(text)
     except (ValueError, json.JSONDecodeError) as exc:
         return {}, [f"the answer is not a JSON object ({exc})"]
     if not isinstance(obj, dict):

@@ -1,14 +1,15 @@
-"""Per-study text metrics and the dataset-level ones, over `Report`s (tokenised once).
+"""Per-study text metrics over `Report`s (tokenised once).
 
 Per study: BLEU-1..4 and their mean, ROUGE-L P/R/F1, METEOR (None with a reason when WordNet
-is absent). Dataset: corpus BLEU-1..4 over the scored studies. References: metrics/bleu.py,
-metrics/rouge_l.py, metrics/meteor.py.
+is absent). The dataset-level corpus BLEU-1..4 is metrics/bleu.py `corpus_bleu`, which the track
+calls on the per-study `BleuStats`. References: metrics/bleu.py, metrics/rouge_l.py,
+metrics/meteor.py.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ...metrics.bleu import BleuStats, bleu_stats, corpus_bleu, sentence_bleu
+from ...metrics.bleu import BleuStats, bleu_stats, sentence_bleu
 from ...metrics.meteor import Meteor, load_wordnet
 from ...metrics.rouge_l import rouge_l
 from .text import Report
@@ -33,7 +34,3 @@ def study_metrics(pred: Report, ref: Report) -> tuple[dict[str, float | None], B
     meteor, _ = meteor_scorer()
     out["meteor"] = meteor.score(pred.tokens, ref.tokens) if meteor is not None else None
     return out, stats
-
-
-def corpus_metrics(stats: list[BleuStats]) -> dict[str, float]:
-    return corpus_bleu(stats)

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ...metrics.bleu import ngram_counts
-from ...metrics.text_tokens import tokenize
+from ...metrics.text_tokens import has_words, tokenize
 from ..safety import safe_output_file
 
 
@@ -64,9 +64,17 @@ class Report:
         return cls(text, scored, found, tokens, ngram_counts(tokens), _placeholder(text))
 
 
+@lru_cache(maxsize=1)
+def _placeholder_rules() -> tuple[dict[int, int], frozenset[str]]:
+    """(punctuation -> space translation table, the placeholder texts), built once."""
+    return (str.maketrans(string.punctuation, " " * len(string.punctuation)),
+            frozenset(rules()["placeholders"]))
+
+
 def _placeholder(text: str) -> str:
-    squashed = " ".join(text.lower().translate(str.maketrans(string.punctuation, " " * len(string.punctuation))).split())
-    return text.strip() if squashed in set(rules()["placeholders"]) else ""
+    table, placeholders = _placeholder_rules()
+    squashed = " ".join(text.lower().translate(table).split())
+    return text.strip() if squashed in placeholders else ""
 
 
 def _decode(data: bytes) -> tuple[str | None, str]:
@@ -100,6 +108,6 @@ def read_report(case_dir: Path, name: str, max_bytes: int) -> tuple[str | None, 
         return None, f"{name}: {reason}"
     if not text.strip():
         return None, f"{name}: empty report"
-    if not tokenize(text):
+    if not has_words(text):
         return None, f"{name}: no words (only punctuation or symbols)"
     return text, ""

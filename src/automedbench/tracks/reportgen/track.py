@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...metrics.bleu import corpus_bleu
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -35,18 +36,14 @@ from ..base import (
     TrackWording,
 )
 from . import radiology
-from .scoring import corpus_metrics, meteor_scorer, study_metrics
+from .scoring import meteor_scorer, study_metrics
 from .text import Report, read_report, rules
 
 if TYPE_CHECKING:
     from ...data.registry import DatasetInfo
 
 Component = Literal["bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1"]
-ALL_COMPONENTS: tuple[str, ...] = ("bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1")
-
-
-def _all_components() -> list[Component]:
-    return ["bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1"]
+ALL_COMPONENTS: tuple[Component, ...] = get_args(Component)
 
 
 class ReportGenOptions(BaseModel):
@@ -55,7 +52,7 @@ class ReportGenOptions(BaseModel):
     # which part of each report is scored: the findings section (when headers exist) or all
     section: Literal["findings", "full"] = "findings"
     # components this task asks for; the ones that cannot be computed are left out and named
-    components: list[Component] = Field(default_factory=lambda: _all_components())
+    components: list[Component] = Field(default_factory=lambda: list(ALL_COMPONENTS))
     max_bytes: int = Field(default_factory=lambda: int(rules()["max_bytes"]), gt=0)
     # the modality wording used in the prompt's output contract
     report_kind: str = "radiology report"
@@ -168,7 +165,7 @@ class ReportGenerationTrack:
                 values[key] = sum(present) / n if n else 0.0  # missing / invalid studies count 0
         if values["meteor"] is None and "meteor" in o.components:
             notes["meteor"] = meteor_scorer()[1] or "METEOR could not be computed"
-        values.update(corpus_metrics([s.extra["bleu_stats"] for s in scores]))
+        values.update(corpus_bleu([s.extra["bleu_stats"] for s in scores]))
         values.update(self._weight_backed(ok, n, o, context, notes))
         components: list[str] = [c for c in o.components if values.get(c) is not None]
         for c in ALL_COMPONENTS:

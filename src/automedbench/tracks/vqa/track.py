@@ -30,6 +30,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
+from ...scoring.answer_judge import ALLOWED as JUDGE_VALUES
+from ...scoring.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -47,7 +49,14 @@ from ..safety import safe_output_file
 
 ANSWER_FILE = "answer.json"
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
-JUDGE_VALUES = (0.0, 0.5, 1.0)
+# the core answer judge's instructions for VQA (text and version unchanged since the judge was
+# written, so verdicts cached under this version stay valid)
+JUDGE_INSTRUCTIONS = JudgeInstructions(
+    text=("You grade answers to medical visual question answering. Compare the PREDICTED answer to "
+          "the REFERENCE answer for the QUESTION. Reply with JSON only: {\"score\": 1} when they mean "
+          "the same, {\"score\": 0.5} when the prediction is partly right (e.g. right finding, wrong "
+          "location), {\"score\": 0} otherwise. Judge meaning, not wording."),
+    version="answer-judge-1")
 
 
 class VQAOptions(BaseModel):
@@ -135,13 +144,18 @@ def placeholder_reason(answer: dict[str, Any], mcq: bool) -> str:
 
 # ---- the answer judge -------------------------------------------------------------------------
 def judge_answer(context: ScoringContext, question: str, reference: str, prediction: str) -> float | None:
-    """The context's answer judge (the core's LLM judge caches its verdicts by model, prompt
-    version and content). A verdict outside {0, 0.5, 1} or an exception is "could not judge"
-    (None), never 0."""
-    if context.answer_judge is None:
+    """The context's answer judge (the core's LLM judge is given the VQA instructions and caches
+    its verdicts by model, instructions version and content; any other judge is called with the
+    three strings). A verdict outside {0, 0.5, 1} or an exception is "could not judge" (None),
+    never 0."""
+    judge = context.answer_judge
+    if judge is None:
         return None
     try:
-        value = context.answer_judge(question, reference, prediction)
+        if isinstance(judge, LLMAnswerJudge):
+            value = judge(question, reference, prediction, instructions=JUDGE_INSTRUCTIONS)
+        else:
+            value = judge(question, reference, prediction)
     except Exception:  # noqa: BLE001 — a judge fault is never the agent's: unjudged, not 0
         return None
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
@@ -166,8 +180,8 @@ class VQATrack:
     tasks_dir = Path(__file__).with_name("tasks")
     # LOGIC_SUSPECT compares each case with the best one; a VQA case is right or wrong (0/1, or a
     # token-F1), so a wrong answer beside a right one is the accuracy itself, not the signature
-    # of a flipped axis or wrong label map. 0.0 = never "far below the best" (scoring/errors.py).
-    logic_drop = 0.0
+    # of a flipped axis or wrong label map. None = no per-case metric for it (scoring/errors.py).
+    logic_metric = None
     wording = TrackWording(
         rubric={"s1c": "For VQA: a method that reads the image AND the question (a medical VQA "
                        "model or an explicit rule per question type), not a text-only guess.",

@@ -22,7 +22,6 @@ FINDINGS and IMPRESSION sections. Same seed → identical files.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
 from functools import lru_cache
@@ -35,6 +34,7 @@ from PIL import Image
 from scipy import ndimage, special
 
 from ....data import DatasetError, DatasetPaths, write_manifest
+from ....data.pydicom_files import read_dicom_gray
 
 SOURCES = {"chest": "RG1_UNCR.dcm", "tibia": "RG3_UNCR.dcm"}
 WIDTH = 512
@@ -50,28 +50,11 @@ BASE_Y = {"right": 0.74, "left": 0.78}                     # hemidiaphragm tops
 SHAFT_X, SHAFT_Y = (0.43, 0.55), {"proximal": (0.08, 0.22), "mid": (0.28, 0.42)}
 
 
-def _source_dir() -> Path:
-    spec = importlib.util.find_spec("data_store")   # the pydicom-data package
-    if spec is None or not spec.origin:
-        raise DatasetError("the demo radiographs come from the `pydicom-data` package: pip install pydicom-data")
-    return Path(spec.origin).parent / "data"
-
-
 @lru_cache(maxsize=2)
 def base_image(kind: str) -> np.ndarray:
     """The real radiograph, inverted to MONOCHROME2 if needed, percentile-scaled to [0, 1],
     resized to WIDTH px across (float32)."""
-    import pydicom
-
-    path = _source_dir() / SOURCES[kind]
-    if not path.is_file():
-        raise DatasetError(f"{path} missing from pydicom-data (reinstall pydicom-data)")
-    ds = pydicom.dcmread(path)
-    arr = ds.pixel_array.astype(np.float32)
-    if ds.PhotometricInterpretation == "MONOCHROME1":
-        arr = arr.max() - arr
-    lo, hi = np.percentile(arr, [0.5, 99.5])
-    arr = np.clip((arr - lo) / (hi - lo), 0, 1)
+    arr, _ = read_dicom_gray(SOURCES[kind])
     h = round(arr.shape[0] * WIDTH / arr.shape[1])
     return np.asarray(Image.fromarray(arr).resize((WIDTH, h), Image.Resampling.BILINEAR), dtype=np.float32)
 

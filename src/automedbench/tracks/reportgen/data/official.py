@@ -27,39 +27,18 @@ import csv
 import gzip
 import io
 import json
-import os
 import re
-import shutil
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ....data import DatasetError, DatasetPaths, write_manifest
+from ....data import DatasetError, DatasetPaths, link_or_copy, source_root, write_manifest
 from ..text import extract_findings
 
 Progress = Callable[[int, int, str], None] | None
 _SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def _source(source: str | Path | None, name: str) -> Path:
-    if not source:
-        raise DatasetError(f"{name}: no source given: pass --source <path to your local copy of the official release>")
-    root = Path(source).expanduser()
-    if not root.is_dir():
-        raise DatasetError(f"{name}: source {root} is not a folder")
-    return root
-
-
-def _put(src: Path, dst: Path, link: bool) -> None:
-    if link:
-        try:
-            os.link(src, dst)
-            return
-        except OSError:
-            pass            # another file system: copy
-    shutil.copyfile(src, dst)
 
 
 def _reference(findings: str, impression: str = "") -> str:
@@ -88,7 +67,7 @@ def _write_studies(paths: DatasetPaths, studies: Iterable[dict[str, Any]], *, da
         views = []
         for k, (img, position) in enumerate(s["images"], start=1):
             name = f"view{k}{Path(img).suffix.lower()}"
-            _put(Path(img), pub / name, link)
+            link_or_copy(Path(img), pub / name, link)
             views.append({"file": name, "view_position": position or "unknown"})
         study = {"study_id": cid, "views": views}
         if s.get("indication"):
@@ -130,7 +109,7 @@ def _split_report(text: str) -> tuple[str, str]:
 def stage_mimic_cxr(paths: DatasetPaths, progress: Progress = None, source: str | None = None,
                     reports: str | None = None, split: str = "test", limit: int | None = None,
                     link: bool = True) -> dict[str, Any]:
-    root = _source(source, "mimic-cxr")
+    root = source_root(source, "mimic-cxr")
     report_root = Path(reports).expanduser() if reports else root
     split_rows = _read_csv(_find_one(root, ["mimic-cxr-2.0.0-split.csv.gz", "mimic-cxr-2.0.0-split.csv"], "MIMIC-CXR split file"))
     meta_rows = _read_csv(_find_one(root, ["mimic-cxr-2.0.0-metadata.csv.gz", "mimic-cxr-2.0.0-metadata.csv"], "MIMIC-CXR metadata file"))
@@ -168,7 +147,7 @@ def stage_mimic_cxr(paths: DatasetPaths, progress: Progress = None, source: str 
 # ---- IU X-ray / Open-i ----------------------------------------------------------------------------
 def stage_iu_xray(paths: DatasetPaths, progress: Progress = None, source: str | None = None,
                   limit: int | None = None, link: bool = True) -> dict[str, Any]:
-    root = _source(source, "iu-xray")
+    root = source_root(source, "iu-xray")
     xmls = sorted(root.rglob("*.xml"))
     if not xmls:
         raise DatasetError(f"iu-xray: no report XML (ecgen-radiology/*.xml) under {root}")
@@ -199,7 +178,7 @@ def stage_iu_xray(paths: DatasetPaths, progress: Progress = None, source: str | 
 # ---- CheXpert Plus -------------------------------------------------------------------------------
 def stage_chexpert_plus(paths: DatasetPaths, progress: Progress = None, source: str | None = None,
                         split: str = "valid", limit: int | None = None, link: bool = True) -> dict[str, Any]:
-    root = _source(source, "chexpert-plus")
+    root = source_root(source, "chexpert-plus")
     rows = _read_csv(_find_one(root, ["df_chexpert_plus_*.csv", "df_chexpert_plus*.csv.gz"], "CheXpert Plus table"))
     studies: dict[str, dict[str, Any]] = {}
     skipped = defaultdict(int)
@@ -240,7 +219,7 @@ def _load_pairs(path: Path) -> list[dict[str, Any]]:
 
 def stage_pathcap(paths: DatasetPaths, progress: Progress = None, source: str | None = None,
                   captions: str | None = None, limit: int | None = None, link: bool = True) -> dict[str, Any]:
-    root = _source(source, "pathcap")
+    root = source_root(source, "pathcap")
     cap_file = Path(captions).expanduser() if captions else _find_one(
         root, ["*.jsonl", "pathcap*.json", "PathCap*.json", "*.json"], "PathCap caption file")
     try:

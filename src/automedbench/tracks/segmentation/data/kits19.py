@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ....data import DatasetError, DatasetPaths, write_manifest
+from ....data import DatasetError, DatasetPaths, link_or_copy, write_manifest
 from ...nifti_io import make_nifti, save_nifti_gz
 
 DATASET = "kits19"
@@ -131,20 +131,6 @@ def download_kits19(dest: Path | str, cases: Iterable[int | str] | None = None, 
 # --------------------------------------------------------------------------------------
 # Staging
 # --------------------------------------------------------------------------------------
-def _link_or_copy(src: Path, dst: Path, link: bool) -> str:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists():
-        dst.unlink()
-    if link:
-        try:
-            os.link(src, dst)
-            return "hardlink"
-        except OSError:
-            pass
-    shutil.copyfile(src, dst)
-    return "copy"
-
-
 def _stage_case(data_dir: Path, idx: int, paths: DatasetPaths, link: bool
                 ) -> tuple[dict[str, Any] | None, str | None]:
     """Stage one case; returns (manifest entry, None) or (None, reason it was skipped)."""
@@ -174,7 +160,7 @@ def _stage_case(data_dir: Path, idx: int, paths: DatasetPaths, link: bool
         return None, f"unexpected segmentation labels {sorted(values - {0, 1, 2})}"
     organ = np.isin(seg, (1, 2)).astype(np.uint8)
     lesion = (seg == 2).astype(np.uint8)
-    how = _link_or_copy(img_f, paths.public / cid / "image.nii.gz", link)
+    how = link_or_copy(img_f, paths.public / cid / "image.nii.gz", link)
     for name, arr in (("organ", organ), ("lesion", lesion)):
         out = make_nifti(arr, seg_img.affine, header=seg_img.header)
         save_nifti_gz(out, paths.private / cid / f"{name}.nii.gz")

@@ -27,16 +27,14 @@ import ast
 import csv
 import io
 import json
-import os
 import pickle
 import re
-import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ....data import DatasetError, DatasetPaths, write_manifest
+from ....data import DatasetError, DatasetPaths, link_or_copy, source_root, write_manifest
 
 Progress = Callable[[int, int, str], None]
 YES_NO = {"yes", "no"}
@@ -58,16 +56,6 @@ class QARecord:
 
 def _safe_id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", str(text)).strip("._") or "q"
-
-
-def _place(src: Path, dst: Path, link: bool) -> None:
-    if link:
-        try:
-            os.link(src, dst)
-            return
-        except OSError:
-            pass
-    shutil.copyfile(src, dst)
 
 
 def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord], *,
@@ -101,7 +89,7 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
                 (public / name).write_bytes(img)
             else:
                 name = f"image_{i}{Path(img).suffix.lower() or '.img'}"
-                _place(Path(img), public / name, link)
+                link_or_copy(Path(img), public / name, link)
             names.append(name)
         q: dict[str, Any] = {"question_id": qid, "question": rec.question, "images": names,
                              "question_type": rec.question_type}
@@ -134,22 +122,13 @@ def _image_suffix(data: bytes) -> str:
     return ".img"
 
 
-def _source(source: Any, dataset: str) -> Path:
-    if not source:
-        raise DatasetError(f"{dataset}: pass source=<path to your local copy of the official release>")
-    root = Path(source).expanduser()
-    if not root.exists():
-        raise DatasetError(f"{dataset}: source {root} does not exist")
-    return root
-
-
 def _find(root: Path, *candidates: str) -> Path:
     """The first candidate that exists under root (tried directly, then searched for)."""
     for c in candidates:
         if (root / c).exists():
             return root / c
     for c in candidates:
-        hits = [root / c] if (root / c).exists() else sorted(root.glob(f"**/{c}"))
+        hits = sorted(root.glob(f"**/{c}"))
         if hits:
             return hits[0]
     raise DatasetError(f"{root}: none of {list(candidates)} found (is this the official layout?)")
@@ -379,7 +358,7 @@ READERS: dict[str, tuple[Callable[..., Iterator[QARecord]], str, str]] = {
 def stage_official(name: str, paths: DatasetPaths, progress: Progress | None = None, source: Any = None,
                    split: str | None = None, limit: int | None = None, link: bool = True) -> dict[str, Any]:
     reader, default_split, description = READERS[name]
-    root = _source(source, name)
+    root = source_root(source, name)
     split = split or default_split
     return stage_records(paths, name, reader(root, split), description=(
         f"{description}, staged from a local copy of the official release (not redistributed)."),

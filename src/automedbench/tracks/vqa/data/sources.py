@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image
+
+from ....data.pydicom_files import find_dicom
 
 MAX_SIDE = 320
 
@@ -43,23 +44,6 @@ class Source:
     # where simulated lesions may be inserted (bool mask, same H, W), or None = no lesions
     lesion_mask: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _pydicom_file(name: str) -> Path:
-    """A file from pydicom's own test files or the pydicom-data package — never downloaded."""
-    import pydicom.data
-
-    local = Path(pydicom.data.__file__).parent / "test_files" / name
-    if local.is_file():
-        return local
-    try:
-        import data_store  # the pydicom-data package
-    except ImportError:
-        raise RuntimeError(f"{name}: needs the pydicom-data package (pip install pydicom-data)") from None
-    path = Path(data_store.__file__).parent / "data" / name
-    if not path.is_file():
-        raise RuntimeError(f"{name}: not found in pydicom-data at {path.parent}")
-    return path
 
 
 def _shrink(arr: np.ndarray, max_side: int = MAX_SIDE) -> np.ndarray:
@@ -87,7 +71,7 @@ def _dicom(name: str, invert_monochrome1: bool = True) -> tuple[np.ndarray, Any]
     import pydicom
     from pydicom.pixels import apply_color_lut, apply_modality_lut
 
-    ds = pydicom.dcmread(_pydicom_file(name))
+    ds = pydicom.dcmread(find_dicom(name))
     arr = ds.pixel_array
     if ds.get("PhotometricInterpretation") == "PALETTE COLOR":
         arr = apply_color_lut(arr, ds)
