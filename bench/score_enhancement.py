@@ -33,7 +33,7 @@ def make_data(root: Path, n: int, size: int) -> list[dict]:
 
     try:
         from automedbench.tracks.enhancement.data.demo import _ct_slice
-        hu, _ = _ct_slice("pydicom-data", "693_UNCI.dcm", 0)       # 256², HU
+        hu, _ = _ct_slice("693_UNCI.dcm", 0)                       # 256², HU
         print("reference images: 693_UNCI.dcm (pydicom-data), HU")
     except ImportError:                                            # no pydicom / pydantic here
         from skimage.data import shepp_logan_phantom
