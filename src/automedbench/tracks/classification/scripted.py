@@ -15,7 +15,7 @@ from importlib import resources
 
 from ..scripted_code import case_dirs
 
-from .track import ClassificationOptions
+from .options import ClassificationOptions
 
 def _source(name: str) -> str:
     return resources.files("automedbench.tracks.classification.methods").joinpath(name).read_text()

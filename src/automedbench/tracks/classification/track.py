@@ -17,7 +17,6 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..base import (
     AggregateResult,
@@ -32,25 +31,11 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
-from ..option_checks import distinct_names
+from .scripted import ClassificationMethods
+from .options import ClassificationOptions
 
 REFERENCE_FILE = "label.txt"
 NO_PREDICTION = "(none)"
-
-
-class ClassificationOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    labels: list[str] = Field(min_length=2, description="the accepted labels")
-    output_file: str = "predictions.csv"
-    key: str = "patient_id"
-    label_column: str = "label"
-    image_file: str = "image.png"
-    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
-
-    @field_validator("labels")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return distinct_names(v, "labels")
 
 
 def _options(options: Any) -> ClassificationOptions:
@@ -163,7 +148,6 @@ class ClassificationTrack:
     def scripted_methods(self, options: Any):
         if not _options(options).reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
-        from .scripted import ClassificationMethods
         return ClassificationMethods(_options(options))
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:

@@ -14,7 +14,7 @@ from importlib import resources
 
 from ..scripted_code import case_dirs
 
-from .track import DetectionOptions
+from .options import DetectionOptions
 
 def _source(name: str) -> str:
     return resources.files("automedbench.tracks.detection.methods").joinpath(name).read_text()

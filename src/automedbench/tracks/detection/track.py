@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...metrics.detection_map import match_detections, mean_average_precision
 from ..base import (
@@ -39,27 +38,11 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
-from ..option_checks import distinct_names
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
+from .scripted import DetectionMethods
+from .options import DetectionOptions
 
 REFERENCE_FILE = "boxes.json"
-
-
-class DetectionOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    classes: list[str] = Field(min_length=1, description="the only accepted class names")
-    class_agnostic: bool = Field(False, description='score all boxes as one class ("abnormality")')
-    iou_threshold: float = Field(0.5, gt=0, lt=1)
-    max_dets: int = Field(100, ge=1, description="detections per image and class that count (COCO: 100)")
-    max_boxes: int = Field(1000, ge=1, description="more boxes than this in one file: invalid")
-    image_file: str = "image.png"
-    output_file: str = "prediction.json"
-    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
-
-    @field_validator("classes")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return distinct_names(v, "class names")
 
 
 def _options(options: Any) -> DetectionOptions:
@@ -191,7 +174,6 @@ class DetectionTrack:
     def scripted_methods(self, options: Any):
         if not _options(options).reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
-        from .scripted import DetectionMethods
         return DetectionMethods(_options(options))
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:

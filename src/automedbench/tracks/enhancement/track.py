@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
@@ -26,19 +25,11 @@ from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatu
 from .. import per_case
 from ..safety import safe_output_file
 from .npy_io import read_float_npy
+from .scripted import EnhancementMethods
+from .options import EnhancementOptions
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
-
-
-class EnhancementOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    variant: Literal["denoise", "super_resolution"]
-    scale: int = Field(2, ge=2, le=8, description="super-resolution factor")
-    input_file: str = "input.npy"
-    output_file: str = "enhanced.npy"
-    reference_file: str = "reference.npy"
-    lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
 
 
 class EnhancementTrack:
@@ -151,7 +142,6 @@ class EnhancementTrack:
         return list(DATASETS)
 
     def scripted_methods(self, options: EnhancementOptions):
-        from .scripted import EnhancementMethods
         return EnhancementMethods(options)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:

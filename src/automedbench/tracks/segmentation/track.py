@@ -18,41 +18,20 @@ trailing singleton axis is tolerated, a leading one is not).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..safety import safe_output_file
+from .scripted import SegmentationMethods
+from .options import SegmentationOptions
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
-
-
-class SegmentationOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    variant: Literal["organ_lesion", "multiclass"]
-    organ_file: str = "organ.nii.gz"
-    lesion_file: str = "lesion.nii.gz"
-    label_file: str = "labels.nii.gz"
-    labels: dict[int, str] = Field(default_factory=dict, description="multiclass: label value -> name")
-    input_file: str = "image.nii.gz"
-    organ_name: str = Field("organ", description="what the organ mask covers, for the contract text")
-    lesion_name: str = Field("lesion", description="what the lesion mask covers")
-    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run")
-
-    @model_validator(mode="after")
-    def _labels_for_multiclass(self) -> "SegmentationOptions":
-        if self.variant == "multiclass":
-            if not self.labels:
-                raise ValueError("variant multiclass needs `labels: {1: name, ...}`")
-            if min(self.labels) < 1 or max(self.labels) > 255:
-                raise ValueError("labels must be integers in 1..255 (0 is background)")
-        return self
 
 
 def _as_labels(arr: np.ndarray, max_label: int) -> tuple[np.ndarray | None, str]:
@@ -255,8 +234,7 @@ class SegmentationTrack:
     def scripted_methods(self, options: SegmentationOptions) -> Any:
         if not options.reference_method:
             return None
-        from .scripted import SegmentationMethods
-        return SegmentationMethods(options)
+        return SegmentationMethods(options, [f.name for f in self.submission(options).files])
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""

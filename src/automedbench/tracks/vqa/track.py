@@ -25,9 +25,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
 from ...scoring.answer_judge import ALLOWED as JUDGE_VALUES
@@ -46,8 +44,9 @@ from ..base import (
     TrackWording,
 )
 from ..safety import safe_output_file
+from .options import ANSWER_FILE, VQAOptions
+from .scripted import VQAScriptedMethods
 
-ANSWER_FILE = "answer.json"
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
 # the core answer judge's instructions for VQA (text and version unchanged since the judge was
 # written, so verdicts cached under this version stay valid)
@@ -57,16 +56,6 @@ JUDGE_INSTRUCTIONS = JudgeInstructions(
           "the same, {\"score\": 0.5} when the prediction is partly right (e.g. right finding, wrong "
           "location), {\"score\": 0} otherwise. Judge meaning, not wording."),
     version="answer-judge-1")
-
-
-class VQAOptions(BaseModel):
-    """task.yaml `track_options` for a VQA task."""
-
-    model_config = ConfigDict(extra="forbid")
-    mode: Literal["open", "mcq", "mixed"] = "open"   # mixed: MCQ where the question has options
-    max_answer_bytes: int = Field(default=65_536, gt=0)       # a larger answer.json is refused, not read
-    use_answer_judge: bool = True                     # ask the core's LLM answer judge when wired
-    reference_method: str = "vqa_rules.py"
 
 
 _OPTION_FIELDS = frozenset(VQAOptions.model_fields)
@@ -349,7 +338,6 @@ class VQATrack:
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):
-        from .scripted import VQAScriptedMethods
         return VQAScriptedMethods(as_options(options))
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
