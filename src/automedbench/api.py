@@ -71,7 +71,7 @@ def ensure_dataset(task: Task, data_root: Path | str | None = None):
     paths = dataset_paths(task.dataset, data_root)
     if paths.is_staged():
         return paths
-    from .data.registry import DATASETS, stage
+    from .datasets import DATASETS, stage
     info = DATASETS.get(task.dataset)
     if info is None:
         raise DatasetError(f"task {task.id!r} needs unknown dataset {task.dataset!r}")

@@ -330,7 +330,7 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
 
 def _task_ids_by_data() -> tuple[list[str], list[str]]:
     """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
-    from .data.registry import all_datasets
+    from .datasets import all_datasets
     from .tasks import discover
     datasets = all_datasets()
     offline, official = [], []
@@ -533,7 +533,7 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
-    from .data.registry import stage
+    from .datasets import stage
     options = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
@@ -548,7 +548,7 @@ def data_list(data_root: Optional[Path] = DataRoot) -> None:
     from rich.table import Table
 
     from .data import dataset_paths
-    from .data.registry import DATASETS
+    from .datasets import DATASETS
     table = Table("dataset", "kind", "staged", "path", "description")
     for name, info in DATASETS.items():
         p = dataset_paths(name, data_root)

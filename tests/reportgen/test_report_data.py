@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from automedbench.data import DatasetError, DatasetPaths, verify_manifest
-from automedbench.data.registry import DatasetInfo
+from automedbench.data import DatasetInfo
 from automedbench.tracks.base import (
     CaseRecord,
     CaseStatus,

@@ -13,9 +13,9 @@ import hashlib
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from ..errors import UserError
 
@@ -132,6 +132,24 @@ def verify_manifest(paths: DatasetPaths) -> list[str]:
     return bad
 
 
-# name -> builder(paths: DatasetPaths, **options) -> manifest dict.
-# Filled by data.registry so that importing this module stays cheap.
-Stager = Callable[..., dict[str, Any]]
+# A track's datasets are described here (below the tracks); the catalog of every track's datasets
+# and stage() live in automedbench/datasets.py, above the tracks (docs/architecture.md, "Layers").
+Builder = Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    name: str
+    description: str
+    kind: Literal["demo", "official"]       # demo: built offline here; official: staged
+    builder_path: str                       # "module:function", imported lazily
+    options: dict[str, str] = field(default_factory=dict)   # option -> help text
+    track: str = ""
+    # per-case manifest fields scoring relies on; a build/stage without them is refused
+    required_case_fields: tuple[str, ...] = ()
+
+    def builder(self) -> Builder:
+        import importlib
+
+        mod, func = self.builder_path.split(":")
+        return getattr(importlib.import_module(mod), func)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_chec
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from ..data.registry import DatasetInfo
+    from ..data import DatasetInfo
 
 
 class CaseStatus(str, enum.Enum):

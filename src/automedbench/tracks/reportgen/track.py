@@ -40,7 +40,7 @@ from .scoring import meteor_scorer, study_metrics
 from .text import Report, read_report, rules
 
 if TYPE_CHECKING:
-    from ...data.registry import DatasetInfo
+    from ...data import DatasetInfo
 
 Component = Literal["bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1"]
 ALL_COMPONENTS: tuple[Component, ...] = get_args(Component)

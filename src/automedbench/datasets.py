@@ -1,4 +1,4 @@
-"""Known datasets and the one entry point that builds (demo) or stages (official) them.
+"""The catalog of datasets (those of every registered track) and the one entry point that builds (demo) or stages (official) them.
 
 ``stage(name, root=None, force=False, **options)`` builds into a temporary sibling folder
 (``<data_root>/.<name>.tmp-XXXX``) and renames it into place only when the build finished
@@ -14,36 +14,14 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any
 
-from . import DatasetError, DatasetPaths, dataset_paths
-
-Builder = Callable[..., dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class DatasetInfo:
-    name: str
-    description: str
-    kind: Literal["demo", "official"]       # demo: built offline here; official: staged
-    builder_path: str                       # "module:function", imported lazily
-    options: dict[str, str] = field(default_factory=dict)   # option -> help text
-    track: str = ""
-    # per-case manifest fields scoring relies on; a build/stage without them is refused
-    required_case_fields: tuple[str, ...] = ()
-
-    def builder(self) -> Builder:
-        import importlib
-
-        mod, func = self.builder_path.split(":")
-        return getattr(importlib.import_module(mod), func)
-
+from .data import DatasetError, DatasetInfo, DatasetPaths, dataset_paths
+from .tracks.registry import all_tracks
 
 def all_datasets() -> dict[str, DatasetInfo]:
     """Every dataset of every registered track (tracks declare them in `datasets()`)."""
-    from ..tracks.registry import all_tracks
     found: dict[str, DatasetInfo] = dict(_registered)
     for track in all_tracks().values():
         for info in track.datasets():
