@@ -16,7 +16,7 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, get_args
+from typing import Any, Callable, Iterable, get_args
 
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
 from .agents import check_ready as check_agent_ready
@@ -31,7 +31,9 @@ from .runs.models import (
     EndReason,
     RunInfo,
 )
-from .runs.sweep import Cell, RunOptions, SweepSpec, run_sweep
+from .runs.sweep import Cell, CellResult, RunOptions, SweepSpec
+from .runs.sweep import run_sweep as run_cells
+from .runs.sweep import validate as validate_cells
 from .runs.trace import TraceWriter
 from .sandbox import SandboxError, SandboxSpec, check_backend, open_sandbox
 from .scoring.errors import PROVIDER_DETAILS
@@ -339,6 +341,18 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
         prepare_run(tasks[0], tiers[0], a, **kw)
 
 
+def validate_sweep(spec: SweepSpec) -> None:
+    """Every user error of a sweep file before anything runs (runs/sweep.py with check_sweep)."""
+    validate_cells(spec, check_sweep)
+
+
+def run_sweep(spec: SweepSpec, root: Path | str, **options: Any) -> list[CellResult]:
+    """runs/sweep.py's `run_sweep` with this module's run_one and check_sweep handed in (the runs
+    layer does not import the API). `options`: workers, executor, address, force, resume, gpus,
+    on_event, poll_s."""
+    return run_cells(spec, root, run=run_one, check=check_sweep, **options)
+
+
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
           repeats: int = 1, workers: int = 1, resume: bool = True, executor: str = "local",
           address: str | None = None, retries: int = 2, force: bool = False, infra_retries: int | None = None,
@@ -387,7 +401,6 @@ def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None =
     over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
     from .report import collect_reports, write_leaderboard
     from .report.collect import ReportList
-    from .runs.sweep import run_sweep
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=on_event)
     t_site = time.monotonic()

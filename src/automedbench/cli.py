@@ -215,9 +215,9 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
     from .report import aggregate, runs_table
     from .report.table import agents_table
     from .runs.executors import ExecutorError
-    from .runs.sweep import SweepConfigError, validate
+    from .runs.sweep import SweepConfigError
     try:
-        validate(spec)   # a user error is one line, before the progress bar
+        api.validate_sweep(spec)   # a user error is one line, before the progress bar
     except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
         _fail(str(exc))
     with SweepProgress(err) as progress:
@@ -440,8 +440,9 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
             site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
     """The error analysis: fired codes by category and step, stage score distributions per agent,
     the overall gap between runs with a fired code and clean runs, the most frequent codes."""
-    from .analyze import analyze as run_analysis
-    from .analyze import print_tables, write_analysis_page
+    from .report.analyze import analyze as run_analysis
+    from .report.analyze import print_tables
+    from .report.leaderboard import write_analysis_site
     from .scoring.errors import code_texts
     reports = _collect_or_fail(paths)
     result = run_analysis(reports, code_texts())
@@ -454,7 +455,7 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
         json_out.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
         out.print(f"JSON: {json_out.resolve()}")
     if site is not None:
-        page = write_analysis_page(reports, site)
+        page = write_analysis_site(reports, site)
         out.print(f"Page: {page.resolve()}")
 
 

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..runs.models import DetailReport
 from ..scoring.rubric import load_rubric
+from .analyze import write_analysis_page
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
@@ -169,7 +170,6 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
     env = _env()
     extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs)
-    from ..analyze import write_analysis_page
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}
@@ -181,3 +181,16 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         task_slug={t: site.task_slug(t) for t in board.tasks},
         board_data={"views": views, "task_track": task_track}, **extra), encoding="utf-8")
     return index
+
+
+def write_analysis_site(reports: Sequence[DetailReport], out: Path | str, *, plots: bool = True) -> Path:
+    """The analysis page on its own (`automedbench analyze --out`): the site's templates, styles
+    and navigation around analyze.write_analysis_page."""
+    from . import site
+    out = Path(out)
+    board = aggregate(reports)
+    common = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "prov": board,
+              "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
+    out.mkdir(parents=True, exist_ok=True)
+    site._copy_static(out)
+    return write_analysis_page(reports, out, env=_env(), common=common, plots=plots)

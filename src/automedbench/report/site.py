@@ -10,7 +10,7 @@ Layout (every link relative, so it works from file:// and any static host):
     runs/<slug>.js          the run's report as data, loaded on demand by compare.html
     runs/<slug>/plan.png    the run's plan diagram, copied
     compare.html            two runs of a task side by side (loads runs/<slug>.js on demand)
-    analysis.html           the error analysis (written by automedbench.analyze)
+    analysis.html           the error analysis (written by report/analyze.py)
     assets/site.css, site.js
 
 The index holds only summary rows, so it stays small with thousands of runs; run pages are

@@ -41,9 +41,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import UserError
-from .executors import JobResult, Resources, RunJob, make_executor
+from ..tasks import get_task
+from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
 from .models import INFRA_END_REASONS as MODEL_INFRA_END_REASONS
+
+# (tasks, tiers, agents, **run options) -> None, raising UserError: api.check_sweep
+CheckFunction = Callable[..., None]
 
 # Runs that ended because of the harness, the sandbox or the provider (SPEC §7), plus
 # `interrupted` (a stopped run is nobody's score either): a sweep re-runs them.
@@ -347,17 +351,16 @@ def _resources(spec: SweepSpec, task_obj) -> Resources:
     return Resources(spec.resources.cpus, spec.resources.gpus)
 
 
-def validate(spec: SweepSpec) -> dict[str, Any]:
-    """User errors before any run starts (api.prepare_run for every agent x task x tier:
-    unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
-    from ..api import check_sweep
-    from ..tasks import get_task
+def validate(spec: SweepSpec, check: CheckFunction) -> dict[str, Any]:
+    """User errors before any run starts: `check` (api.check_sweep: prepare_run for every agent,
+    task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged official
+    data) is handed in by the caller, as the runs layer never imports the API."""
     kw = run_kwargs(spec)
     cells = expand_cells(spec)
 
     def distinct(values):
         return list(dict.fromkeys(values))
-    check_sweep(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
+    check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
     return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
 
@@ -370,13 +373,15 @@ def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
             "exec_timeout_s": o.exec_timeout_s}
 
 
-def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, executor: str | None = None,
+def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, check: CheckFunction, workers: int | None = None, executor: str | None = None,
               address: str | None = None, force: bool = False, resume: bool = True, gpus: list[str] | None = None,
               on_event: Callable[[SweepEvent], None] | None = None, poll_s: float = 0.5) -> list[CellResult]:
     """Run every cell of `spec` under `root` (see module doc). Returns one CellResult per cell,
-    in matrix order. Raises only for user errors (SweepConfigError, unknown task/agent...)."""
+    in matrix order. Raises only for user errors (SweepConfigError, unknown task/agent...).
+    `run` runs one cell and `check` finds the user errors first (api.run_sweep hands in
+    api.run_one and api.check_sweep)."""
     root = Path(root)
-    tasks = validate(spec)
+    tasks = validate(spec, check)
     cells = expand_cells(spec)
     root.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda ev: None)
@@ -422,7 +427,7 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
                     if not pool.can_start(res):
                         break
                     todo.popleft()
-                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, res)
+                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, run, res)
                     running[pool.submit(job)] = cell
                     emit(SweepEvent("start", cell, running=list(running.values())))
                 if not running:

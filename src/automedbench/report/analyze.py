@@ -17,13 +17,16 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from typing import Any
 from pathlib import Path
 
 import numpy as np
+from jinja2 import Environment
 from pydantic import BaseModel, Field
 
-from .report.aggregate import ERROR_CATEGORIES, STAGES, is_infra
-from .runs.models import DetailReport
+from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
+from ..runs.models import DetailReport
+from ..scoring.errors import code_texts
 
 STEPS = ("S1", "S2", "S3", "S4", "S5")
 EXAMPLES_PER_CODE = 3
@@ -124,7 +127,7 @@ def _link_target(evidence: dict, step: str) -> str:
 
 
 def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None = None) -> Analysis:
-    from .report.site import run_slug
+    from .site import run_slug
     runs = sorted(reports, key=lambda r: r.run.run_id)
     done = [r for r in runs if not is_infra(r)]
     cats: Counter[str] = Counter()
@@ -263,10 +266,11 @@ def write_plots(a: Analysis, out_dir: Path) -> dict[str, str]:
     return plots
 
 
-def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env=None, common: dict | None = None,
+def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env: Environment, common: dict[str, Any],
                         plots: bool = True) -> Path:
-    """analysis.html + analysis.json + plots under <out>/analysis/. Used by `report` and `analyze --out`."""
-    from .scoring.errors import code_texts
+    """analysis.html + analysis.json + plots under <out>/analysis/, rendered with the site's
+    template environment and common page values (leaderboard.write_leaderboard and, for
+    `analyze --out`, leaderboard.write_analysis_site hand them in)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = analyze(reports, code_texts())
@@ -274,16 +278,6 @@ def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env
     for old in (out / "analysis").glob("*.*") if (out / "analysis").is_dir() else ():
         old.unlink()
     figures = write_plots(result, out / "analysis") if (plots and result.n_runs) else {}
-    if env is None or common is None:
-        from .report.aggregate import aggregate
-        from .report.leaderboard import _env
-        from .report.site import _copy_static, task_slug
-        from datetime import datetime, timezone
-        board = aggregate(reports)
-        env = _env()
-        common = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "prov": board,
-                  "nav_tasks": [{"id": t, "slug": task_slug(t)} for t in board.tasks]}
-        _copy_static(out)
     page = out / "analysis.html"
     page.write_text(env.get_template("analysis.html.j2").render(
         **common, root="", page="analysis", title="Error analysis · AutoMedBench", a=result, plots=figures,
