@@ -43,7 +43,7 @@ def main() -> None:
             boxed: list[float] = []
             for i in range(args.n):
                 t = time.perf_counter()
-                r = score_run(run)
+                r = api.score(run)
                 boxed.append(time.perf_counter() - t)
                 if "scoring_container" not in r.versions:
                     raise SystemExit(f"not scored in a container: {r.versions.get('scored_outside_container')}")

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import signal
 import threading
 import time
@@ -18,11 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, get_args
 
+from . import __version__
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
 from .agents import check_ready as check_agent_ready
-from .data import DatasetError, dataset_paths
+from .data import DatasetError, dataset_paths, sha256_file
+from .datasets import DATASETS, stage
 from .errors import InfrastructureError, RunInterrupted, one_line
+from .llm.answer_judge import get_answer_judge
 from .prompts.render import kickoff_message, render_prompt
+from .report import collect_reports, write_leaderboard
+from .report.collect import ReportList
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import (
     INFRA_END_REASONS,
@@ -35,10 +41,13 @@ from .runs.sweep import Cell, CellResult, RunOptions, SweepSpec
 from .runs.sweep import run_sweep as run_cells
 from .runs.sweep import validate as validate_cells
 from .runs.trace import TraceWriter
-from .sandbox import SandboxError, SandboxSpec, check_backend, open_sandbox
+from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
+from .sandbox.docker import score_in_container
 from .scoring.errors import PROVIDER_DETAILS
-from .scoring.score_run import score_run
-from .tasks import Task, check_tier, get_task
+from .scoring.judge import get_judge
+from .scoring.rubric import load_rubric
+from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
+from .tasks import Task, check_tier, discover, get_task
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +60,13 @@ DEMO_AGENTS = ["reference", "careless", "empty"]
 
 def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:
     """Task ids marked `demo: true` (one per track): the demo's default cells."""
-    from .tasks import discover
     return sorted(t.id for t in discover(tasks_dirs).values() if t.demo)
 
 
 def default_backend() -> str:
     """bwrap when its binary is installed, else `local` — which warns loudly and marks every
     report `local (no isolation)`."""
-    import shutil
 
-    from .sandbox import DEFAULT_BACKEND
     if DEFAULT_BACKEND == "bwrap" and shutil.which("bwrap") is None:
         log.warning("bubblewrap (bwrap) is not installed: falling back to the 'local' backend, which "
                     "isolates NOTHING. Install it with: sudo apt-get install bubblewrap")
@@ -73,7 +79,6 @@ def ensure_dataset(task: Task, data_root: Path | str | None = None):
     paths = dataset_paths(task.dataset, data_root)
     if paths.is_staged():
         return paths
-    from .datasets import DATASETS, stage
     info = DATASETS.get(task.dataset)
     if info is None:
         raise DatasetError(f"task {task.id!r} needs unknown dataset {task.dataset!r}")
@@ -109,7 +114,6 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
                 answer_judge: str | None = None) -> Prepared:
     """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs),
     sandbox backend, data staged. Raises UserError before any agent turn or paid call."""
-    from .scoring.judge import get_judge
     task = get_task(task_id, tasks_dirs)
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
@@ -117,7 +121,6 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
-        from .scoring.answer_judge import get_answer_judge
         get_answer_judge(answer_judge, agent_configs)
     backend = sandbox or default_backend()
     check_backend(backend)
@@ -191,10 +194,6 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     t0 = t_setup
     info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
                    track=task.track, tier=tier, started_at=now_iso(), sandbox=backend)
-    from . import __version__
-    from .data import sha256_file
-    from .scoring.rubric import load_rubric
-    from .scoring.score_run import task_hash
     snapshot = task.snapshot()
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
                    tasks_dirs=[str(Path(p).resolve()) for p in (tasks_dirs or [])],
@@ -273,7 +272,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     if interrupted is not None:
         raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
 
-    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
+    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs, container_scorer=score_in_container)
 
 
 def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,
@@ -281,7 +280,8 @@ def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None 
     """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json.
     An interrupted run raises RunIncompleteError (a UserError) unless `force`. `answer_judge`
     overrides the LLM answer judge recorded in run.json (if the track uses one)."""
-    return score_run(Path(run_dir), force=force, answer_judge=answer_judge, agent_configs=agent_configs)
+    return score_run(Path(run_dir), force=force, answer_judge=answer_judge, agent_configs=agent_configs,
+                     container_scorer=score_in_container)
 
 
 class JudgeRunsFailed(InfrastructureError):
@@ -299,8 +299,6 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     """Re-judge S1..S3 of saved runs. Unknown judge or missing key: UserError before any call.
     A judge that fails on a run (unreachable, unparseable) never replaces its saved verdicts;
     JudgeRunsFailed is raised at the end, carrying the runs that were re-judged."""
-    from .scoring.judge import get_judge
-    from .scoring.score_run import JudgeFailed, load_meta
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
     dirs = [Path(d) for d in run_dirs]
@@ -309,7 +307,7 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     reports, failures = [], []
     for d in dirs:
         try:
-            report = score_run(d, judge=j)
+            report = score_run(d, judge=j, container_scorer=score_in_container)
         except JudgeFailed as exc:
             failures.append((str(d), one_line(exc)))
             continue
@@ -399,8 +397,6 @@ def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None =
                      force: bool = False, resume: bool = True, on_event: Callable | None = None) -> SweepOutcome:
     """Validate (user errors before any run), run the sweep crash-safely, then build the site
     over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
-    from .report import collect_reports, write_leaderboard
-    from .report.collect import ReportList
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=on_event)
     t_site = time.monotonic()
@@ -426,7 +422,6 @@ def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2
          on_dataset: Callable[[str, Path], None] | None = None, on_event: Callable | None = None) -> DemoOutcome:
     """Build the embedded datasets of the demo tasks (one per track), sweep the built-in agents
     over them (network off, `repeats` per cell so the CIs mean something), build the site."""
-    from .runs.sweep import RunOptions, SweepSpec
     out_dir = Path(out_dir)
     t0 = time.monotonic()
     datasets = {}

@@ -14,17 +14,35 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+import yaml
 from rich.console import Console
+from typer import core as typer_core
 
-from . import __version__
-from .errors import UserError, one_line
+from . import __version__, api
+from .agents.registry import list_agents
+from .data import dataset_paths
+from .datasets import DATASETS, all_datasets, stage
+from .errors import RunInterrupted, UserError, one_line
+from .export import ExportError
+from .export import export as do_export
+from .prompts.render import render_prompt
+from .report import aggregate, collect_reports, runs_table, write_leaderboard
+from .report.analyze import analyze as run_analysis
+from .report.analyze import print_tables
+from .report.leaderboard import write_analysis_site
+from .report.table import agents_table
+from .runs.executors import ExecutorError
+from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
+from .sandbox.cli import sandbox_app
+from .scoring.errors import code_texts
+from .tasks import check_tier, discover, get_task
+from .tasks.model import TIERS
 
 
 def _plain_type_labels() -> None:
     """Recent typer prints Python types in help (`<bool>` beside every flag, `<list[Path]>`
     beside repeatable options). A flag takes no value, so show none; a value shows its
     metavar, else click's classic upper-case name (TEXT, PATH, INTEGER)."""
-    from typer import core
 
     def label(self, ctx):
         if self.metavar is not None:
@@ -35,8 +53,8 @@ def _plain_type_labels() -> None:
         return {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}.get(text, text.upper())
 
     for cls in ("TyperOption", "TyperArgument"):
-        if hasattr(getattr(core, cls, None), "display_type_rich"):
-            getattr(core, cls).display_type_rich = label
+        if hasattr(getattr(typer_core, cls, None), "display_type_rich"):
+            getattr(typer_core, cls).display_type_rich = label
 
 
 _plain_type_labels()
@@ -50,11 +68,7 @@ agents_app = typer.Typer(no_args_is_help=True, help="List configured agents.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
-try:
-    from .sandbox.cli import sandbox_app
-    app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
-except ImportError:  # pragma: no cover - only while the sandbox CLI is absent
-    pass
+app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
@@ -87,7 +101,6 @@ def _net(value: Optional[str]) -> Optional[bool]:
 
 
 def _tiers_metavar() -> str:
-    from .tasks.model import TIERS
     return "|".join(TIERS)
 
 
@@ -134,13 +147,12 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
         agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
-    from . import api
-    from .errors import RunInterrupted
-    from .report import runs_table
     try:
-        report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
-                             data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                             answer_judge=answer_judge)
+        options = RunOptions(sandbox=sandbox, network=_net(network), judges=judge, answer_judge=answer_judge,
+                             data_root=str(data_root) if data_root else None,
+                             tasks_dirs=[str(p) for p in tasks_dir] if tasks_dir else None,
+                             agent_configs=[str(p) for p in agent_config] if agent_config else None)
+        report = api.run_one(task, tier, agent, out_dir, **options.run_kwargs())
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
@@ -161,8 +173,7 @@ class SweepProgress:
     cells that are running now (not the last one that finished)."""
 
     def __init__(self, console):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-            TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
         self.bar = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[counts]}"),
                             TextColumn("{task.description}"), console=console, transient=False)
@@ -211,11 +222,6 @@ class SweepProgress:
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
               leaderboard_dir=None, compact=False):
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
-    from . import api
-    from .report import aggregate, runs_table
-    from .report.table import agents_table
-    from .runs.executors import ExecutorError
-    from .runs.sweep import SweepConfigError
     try:
         api.validate_sweep(spec)   # a user error is one line, before the progress bar
     except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
@@ -260,10 +266,10 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
           sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
+          answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
-    from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
     if executor is not None and executor not in ("local", "ray"):
         _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
     try:
@@ -276,7 +282,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
                 _fail("give SWEEP.yaml, or at least one --task and one --agent")
             spec = SweepSpec(agents=agent, tasks=task, tiers=tier or ["lite"], repeats=repeats or 1)
         opts = spec.options.model_dump()
-        over = {"sandbox": sandbox, "network": _net(network), "judges": judge,
+        over = {"sandbox": sandbox, "network": _net(network), "judges": judge, "answer_judge": answer_judge,
                 "data_root": str(data_root.resolve()) if data_root else None,
                 "tasks_dirs": [str(p.resolve()) for p in tasks_dir] if tasks_dir else None,
                 "agent_configs": [str(p.resolve()) for p in agent_config] if agent_config else None}
@@ -300,9 +306,6 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
          data_root: Optional[Path] = DataRoot) -> None:
     """Build the embedded datasets, sweep the built-in agents over the demo tasks (repeats),
     build the leaderboard site, and print its path, a compact table and the slowest step."""
-    from . import api
-    from .report import aggregate
-    from .report.table import agents_table
     with SweepProgress(err) as progress:
         try:
             result = api.demo(out_dir, workers=workers, repeats=repeats, tiers=tier, sandbox=sandbox,
@@ -330,8 +333,6 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
 
 def _task_ids_by_data() -> tuple[list[str], list[str]]:
     """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
-    from .datasets import all_datasets
-    from .tasks import discover
     datasets = all_datasets()
     offline, official = [], []
     for t in sorted(discover().values(), key=lambda t: t.id):
@@ -370,8 +371,6 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
-    from . import api
-    from .report import runs_table
     reports, dirs = [], {}
     for d in run_dirs:
         try:
@@ -388,8 +387,6 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
     (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
-    from . import api
-    from .report import runs_table
     failures: list[tuple[str, str]] = []
     try:
         reports = api.judge(run_dirs, judge, agent_config)
@@ -412,7 +409,6 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run 
                                         help="Where the site (index.html, task boards, run pages) is written.")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
-    from .report import write_leaderboard
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
@@ -421,7 +417,6 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run 
 
 
 def _collect_or_fail(paths: list[Path]):
-    from .report import collect_reports
     for p in paths:
         if not p.exists():
             _fail(f"{p}: no such file or directory")
@@ -440,10 +435,6 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
             site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
     """The error analysis: fired codes by category and step, stage score distributions per agent,
     the overall gap between runs with a fired code and clean runs, the most frequent codes."""
-    from .report.analyze import analyze as run_analysis
-    from .report.analyze import print_tables
-    from .report.leaderboard import write_analysis_site
-    from .scoring.errors import code_texts
     reports = _collect_or_fail(paths)
     result = run_analysis(reports, code_texts())
     if json_out is not None and str(json_out) == "-":
@@ -464,8 +455,6 @@ def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
            fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
            out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
     """Export a run to another tool's format."""
-    from .export import ExportError
-    from .export import export as do_export
     try:
         path = do_export(run_dir, fmt, out_file)
     except ExportError as exc:
@@ -476,7 +465,6 @@ def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
 # ---- tasks / data / prompt / agents -------------------------------------------------
 
 def _task_json(t, data_root) -> dict:
-    from .data import dataset_paths
     paths = dataset_paths(t.dataset, data_root)
     d = t.model_dump(mode="json")
     d["folder"] = str(t.folder)
@@ -493,7 +481,6 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
     """Tasks (built-in and from --tasks-dir / $AUTOMEDBENCH_TASKS): track, dataset, staged?"""
     from rich.table import Table
 
-    from .tasks import discover
     try:
         tasks = discover(tasks_dir)
     except _user_errors() as exc:
@@ -512,7 +499,6 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of YAML."),
                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
     """One task: its YAML, folder, case ids and where its public/private data are."""
-    from .tasks import get_task
     try:
         t = get_task(task, tasks_dir)
     except _user_errors() as exc:
@@ -521,7 +507,6 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
     if as_json:
         print(json.dumps(d, indent=2))
     else:
-        import yaml
         out.print(yaml.safe_dump(d, sort_keys=False, allow_unicode=True))
 
 
@@ -534,7 +519,6 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
-    from .datasets import stage
     options = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
@@ -548,8 +532,6 @@ def data_list(data_root: Optional[Path] = DataRoot) -> None:
     """Known datasets, their kind (demo / official) and whether they are staged."""
     from rich.table import Table
 
-    from .data import dataset_paths
-    from .datasets import DATASETS
     table = Table("dataset", "kind", "staged", "path", "description")
     for name, info in DATASETS.items():
         p = dataset_paths(name, data_root)
@@ -561,8 +543,6 @@ def data_list(data_root: Optional[Path] = DataRoot) -> None:
 def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
            tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP), tasks_dir: Optional[list[Path]] = TasksDir) -> None:
     """Print the exact rendered system prompt of a task and tier (as the bwrap sandbox lays it out)."""
-    from .prompts.render import render_prompt
-    from .tasks import check_tier, get_task
     try:
         print(render_prompt(get_task(task, tasks_dir), check_tier(tier)), end="")
     except _user_errors() as exc:
@@ -575,7 +555,6 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
     """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
     from rich.table import Table
 
-    from .agents.registry import list_agents
     try:
         rows = list_agents(agent_config)
     except _user_errors() as exc:

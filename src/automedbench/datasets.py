@@ -9,6 +9,7 @@ without ``force`` is an error rather than a silent reuse.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 from .data import DatasetError, DatasetInfo, DatasetPaths, dataset_paths
 from .tracks.registry import all_tracks
+
 
 def all_datasets() -> dict[str, DatasetInfo]:
     """Every dataset of every registered track (tracks declare them in `datasets()`)."""
@@ -72,12 +74,10 @@ def _check_required_fields(info: DatasetInfo, manifest: dict[str, Any]) -> None:
 
 def _progress_context(name: str, quiet: bool):
     """(context manager, callback) showing a rich progress bar, or a no-op."""
-    import contextlib
 
     if quiet:
         return contextlib.nullcontext(), None
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.description}"), TimeElapsedColumn(), transient=False)

@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .runs.layout import RunFiles, write_json_atomic
 from .runs.models import DetailReport
 
@@ -129,7 +130,6 @@ def inspect_log(run_dir: Path | str) -> dict:
     }
     if status == "error":
         sample["error"] = {"message": f"run ended: {r.run.end_reason}", "traceback": "", "traceback_ansi": ""}
-    from . import __version__
     return {
         "version": INSPECT_LOG_VERSION,
         "status": status,

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from ..errors import AgentFault
 from ..runs.models import Conversation, Message
 from ..runs.trace import TraceWriter
+from ..sandbox import advisory
 from ..sandbox.base import ExecResult, Sandbox
 from .stage_labels import label
 
@@ -173,7 +174,6 @@ class ToolBox:
     def _blocked_training(self, language: str, code: str, stage: str) -> str | None:
         """Inference-only tasks may block training code outright (SPEC §6). The static scan
         is advisory everywhere else; here it decides whether the call runs at all."""
-        from ..sandbox import advisory
         found = [w for w in advisory.scan(language, code) if w["kind"] == "training_detected"]
         if not found:
             return None

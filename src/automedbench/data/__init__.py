@@ -10,6 +10,7 @@ Layout (SPEC §5):
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -149,7 +150,6 @@ class DatasetInfo:
     required_case_fields: tuple[str, ...] = ()
 
     def builder(self) -> Builder:
-        import importlib
 
         mod, func = self.builder_path.split(":")
         return getattr(importlib.import_module(mod), func)

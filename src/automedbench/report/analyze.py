@@ -17,16 +17,17 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from jinja2 import Environment
 from pydantic import BaseModel, Field
 
-from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts
+from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
+from .site import run_slug
 
 STEPS = ("S1", "S2", "S3", "S4", "S5")
 EXAMPLES_PER_CODE = 3
@@ -127,7 +128,6 @@ def _link_target(evidence: dict, step: str) -> str:
 
 
 def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None = None) -> Analysis:
-    from .site import run_slug
     runs = sorted(reports, key=lambda r: r.run.run_id)
     done = [r for r in runs if not is_infra(r)]
     cats: Counter[str] = Counter()

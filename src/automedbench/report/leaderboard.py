@@ -14,11 +14,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from ..runs.models import DetailReport
 from ..scoring.rubric import load_rubric
-from .analyze import write_analysis_page
+from . import site
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
+from .analyze import write_analysis_page
+from .site import tojson_safe
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
 STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
@@ -96,9 +99,6 @@ def _env() -> Environment:
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
-    from markupsafe import Markup
-
-    from .site import tojson_safe
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
                        cost=fmt_cost, pct=fmt_pct, heat=heat,
                        tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
@@ -163,7 +163,6 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     # draws S1-S5 bars inline and analysis.html has the distributions. Remove stale ones.
     for old in out.glob(f"{PLOT_PREFIX}*.png"):
         old.unlink()
-    from . import site
     run_dirs = dict(getattr(reports, "run_dirs", {}) or {})
     task_track = {r.run.task: r.run.track for r in reports}
     common = {"generated_at": stamp, "prov": board,
@@ -186,7 +185,6 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
 def write_analysis_site(reports: Sequence[DetailReport], out: Path | str, *, plots: bool = True) -> Path:
     """The analysis page on its own (`automedbench analyze --out`): the site's templates, styles
     and navigation around analyze.write_analysis_page."""
-    from . import site
     out = Path(out)
     board = aggregate(reports)
     common = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "prov": board,

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts as error_code_texts
+from ..scoring.rubric import load_rubric
 from .aggregate import STAGES, Leaderboard, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
@@ -219,7 +220,6 @@ def case_rows(r: DetailReport) -> tuple[list[dict], list[str]]:
 
 def _rubric_items() -> dict[str, str]:
     try:
-        from ..scoring.rubric import load_rubric
         return {i: d for s in load_rubric().stages.values() for i, d in s.items.items()}
     except Exception:  # noqa: BLE001 - a page without item descriptions still renders
         return {}

@@ -26,7 +26,15 @@ EndReason = Literal[
     "disqualified", "agent_crash", "infra_error", "interrupted",
     "provider_error", "provider_unavailable", "harness_error",
 ]
-INFRA_END_REASONS = frozenset({"infra_error", "provider_error", "provider_unavailable", "harness_error"})
+# Every set of end reasons the harness acts on is named here, from the one enumeration above
+# (tests/test_layers.py checks each is a subset of EndReason).
+# the harness, the sandbox or the provider failed: never the agent's fault
+INFRA_END_REASONS: frozenset[EndReason] = frozenset({"infra_error", "provider_error", "provider_unavailable",
+                                                     "harness_error"})
+# nobody's score: left out of every mean and count of the agent's results, re-run by a sweep
+UNSCORED_END_REASONS: frozenset[EndReason] = INFRA_END_REASONS | {"interrupted"}
+# the agent ran out of a budget the task gave it (BUDGET_EXHAUSTED)
+BUDGET_END_REASONS: frozenset[EndReason] = frozenset({"max_turns", "max_tokens", "max_cost"})
 
 
 class _Strict(BaseModel):

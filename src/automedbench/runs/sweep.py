@@ -17,7 +17,7 @@ Restarting a sweep (after Ctrl-C, `kill -9`, a reboot) is always safe:
   means the run completed;
 - a cell directory without a report (the run or its scoring was cut off), or whose run
   ended `interrupted`, is deleted and run again;
-- a run that ended on an infrastructure fault (`INFRA_END_REASONS`: the harness, the
+- a run that ended on an infrastructure fault (`UNSCORED_END_REASONS`: the harness, the
   sandbox, the provider) is moved to `.attempts/` and run again, up to `retries` times;
   the last attempt stays in place and the leaderboard counts it beside the agent's row,
   never as the agent's failure;
@@ -40,18 +40,16 @@ from typing import Any, Callable, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .. import __version__
 from ..errors import UserError
 from ..tasks import get_task
 from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
-from .models import INFRA_END_REASONS as MODEL_INFRA_END_REASONS
+from .models import UNSCORED_END_REASONS
 
 # (tasks, tiers, agents, **run options) -> None, raising UserError: api.check_sweep
 CheckFunction = Callable[..., None]
 
-# Runs that ended because of the harness, the sandbox or the provider (SPEC §7), plus
-# `interrupted` (a stopped run is nobody's score either): a sweep re-runs them.
-INFRA_END_REASONS = frozenset(MODEL_INFRA_END_REASONS | {"interrupted"})
 LOCK_NAME = "sweep.lock.json"
 PID_NAME = ".sweep.pid"
 ATTEMPTS_DIR = ".attempts"
@@ -83,14 +81,28 @@ class ResourceSpec(_Strict):
 
 
 class RunOptions(_Strict):
-    """run_one options shared by every cell; part of the lock (changing them changes results)."""
+    """The options of one run, the same for `automedbench run`, every cell of a sweep and
+    api.run_one (`run_kwargs()`); part of a sweep's lock (changing them changes results)."""
     sandbox: str | None = None
     network: bool | None = None
     judges: list[str] | None = None
+    answer_judge: str | None = None     # registry name of the LLM answer judge (ScoringContext)
     data_root: str | None = None
     tasks_dirs: list[str] | None = None
     agent_configs: list[str] | None = None
     exec_timeout_s: float = 600.0
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """api.run_one's keyword arguments."""
+        return {"sandbox": self.sandbox, "network": self.network, "judges": self.judges,
+                "answer_judge": self.answer_judge, "data_root": self.data_root,
+                "tasks_dirs": [Path(p) for p in self.tasks_dirs] if self.tasks_dirs else None,
+                "agent_configs": [Path(p) for p in self.agent_configs] if self.agent_configs else None,
+                "exec_timeout_s": self.exec_timeout_s}
+
+    def lock_options(self) -> dict[str, Any]:
+        # a sweep without an answer judge keeps the fingerprint it had before the option existed
+        return self.model_dump(mode="json", exclude={"answer_judge"} if self.answer_judge is None else None)
 
 
 class SweepSpec(_Strict):
@@ -121,7 +133,7 @@ class SweepSpec(_Strict):
     def lock_config(self) -> dict[str, Any]:
         """What a restart must agree on: the cells and the options that change results."""
         return {"cells": [c.key for c in expand_cells(self)],
-                "options": self.options.model_dump(mode="json")}
+                "options": self.options.lock_options()}
 
 
 @dataclass(frozen=True)
@@ -240,7 +252,6 @@ def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> None:
                                    f"({_describe_change(saved.get('config') or {}, config)}); "
                                    "pass --force to adopt the new one (finished runs of cells in both are kept)")
         return
-    from .. import __version__
     write_json_atomic(lock, {"version": LOCK_VERSION, "fingerprint": _fingerprint(config), "config": config,
                              "written_at": now_iso(), "harness_version": __version__})
 
@@ -330,7 +341,7 @@ def classify(cell: Cell, root: Path, retries: int) -> tuple[str, str | None]:
         return "partial", None
     if end == "interrupted":
         return "partial", end
-    if end in INFRA_END_REASONS:
+    if end in UNSCORED_END_REASONS:
         return ("retry" if past_attempts(cell, root) < retries else "infra_final"), end
     return "finished", end
 
@@ -355,22 +366,14 @@ def validate(spec: SweepSpec, check: CheckFunction) -> dict[str, Any]:
     """User errors before any run starts: `check` (api.check_sweep: prepare_run for every agent,
     task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged official
     data) is handed in by the caller, as the runs layer never imports the API."""
-    kw = run_kwargs(spec)
+    kw = spec.options.run_kwargs()
     cells = expand_cells(spec)
 
     def distinct(values):
         return list(dict.fromkeys(values))
     check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
+                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge")})
     return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
-
-
-def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
-    o = spec.options
-    return {"sandbox": o.sandbox, "network": o.network, "judges": o.judges, "data_root": o.data_root,
-            "tasks_dirs": [Path(p) for p in o.tasks_dirs] if o.tasks_dirs else None,
-            "agent_configs": [Path(p) for p in o.agent_configs] if o.agent_configs else None,
-            "exec_timeout_s": o.exec_timeout_s}
 
 
 def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, check: CheckFunction, workers: int | None = None, executor: str | None = None,
@@ -385,7 +388,7 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, check: Che
     cells = expand_cells(spec)
     root.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda ev: None)
-    kwargs = run_kwargs(spec)
+    kwargs = spec.options.run_kwargs()
     with RootLock(root):
         check_lock(root, spec, force=force)
         results: dict[Cell, CellResult] = {}
@@ -454,7 +457,7 @@ def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[C
     d = cell.dir(root)
     complete, end = read_end_reason(d)
     attempts = past_attempts(cell, root) + 1
-    if complete and end not in INFRA_END_REASONS:
+    if complete and end not in UNSCORED_END_REASONS:
         return CellResult(cell, d, "done", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
                           gpus=jr.gpus, worker=jr.worker)
     if complete:  # the run ended on an infrastructure fault

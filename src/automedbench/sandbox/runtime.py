@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+from ..tracks import all_tracks
 from .base import SandboxError
 
 RUNTIME_LAYOUT_VERSION = 3
@@ -46,7 +47,6 @@ BASE_AGENT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "pip")
 
 
 def agent_packages() -> tuple[str, ...]:
-    from ..tracks import all_tracks
     extra = sorted({p for t in all_tracks().values() for p in t.runtime_packages} - set(BASE_AGENT_PACKAGES))
     return (*BASE_AGENT_PACKAGES, *extra)
 

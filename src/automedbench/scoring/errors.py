@@ -10,12 +10,15 @@ from pathlib import Path
 import yaml
 
 from ..runs.models import (
-    INFRA_END_REASONS,
+    BUDGET_END_REASONS,
+    UNSCORED_END_REASONS,
     ErrorCode,
     StageResult,
     TaskResult,
     TraceEvent,
 )
+from .rubric import load_rubric
+from .workspace_guard import escaping_links
 
 
 @lru_cache(maxsize=1)
@@ -30,7 +33,6 @@ def code_texts() -> dict[str, str]:
 
 # end_detail values (api.run_one) that mean the model provider, not the sandbox, failed
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
-BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
 
 # a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT); a
 # track whose per-case metric varies more between honest cases (free text) declares its own
@@ -60,7 +62,7 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     below the others means a bug — it may flag cases from its aggregate instead)."""
     fired: list[ErrorCode] = []
     # a run cut short by the provider, the harness or the user is not the agent's missing submission
-    infra_end = end_reason in INFRA_END_REASONS or end_reason in ("interrupted", None)
+    infra_end = end_reason is None or end_reason in UNSCORED_END_REASONS
     execs = [e for e in trace if e.type == "execution"]
 
     if not (workspace / "plan" / "plan.md").is_file():
@@ -129,7 +131,6 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
         flagged.setdefault("PLACEHOLDER_OUTPUT", []).extend(c.case_id for c in task.per_case if c.valid)
     for code, cases in flagged.items():
         fired.append(make_error(code, cases=sorted(set(cases))[:20], n_cases=len(set(cases))))
-    from ..sandbox.guard import escaping_links
     links = escaping_links(workspace) if workspace.is_dir() else []
     if links:
         fired.append(make_error("ESCAPING_SYMLINK", links=[l["evidence"] for l in links[:20]]))
@@ -161,7 +162,6 @@ def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None]
     if end_reason == "agent_crash":
         crash = next((e for e in trace if e.type == "error" and e.kind == "agent_crash"), None)
         fired.append(make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else "")))
-    from .rubric import load_rubric
     unjudged = [s for s in load_rubric().judged if stages.get(s) is None]
     if unjudged:
         fired.append(make_error("INFRA_JUDGE", stages=unjudged))

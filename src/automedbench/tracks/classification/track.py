@@ -17,7 +17,6 @@ import csv
 from pathlib import Path
 from typing import Any
 
-
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -31,8 +30,9 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
-from .scripted import ClassificationMethods
+from .data import DATASETS
 from .options import ClassificationOptions
+from .scripted import ClassificationMethods
 
 REFERENCE_FILE = "label.txt"
 NO_PREDICTION = "(none)"
@@ -142,7 +142,6 @@ class ClassificationTrack:
                                flags=_label_shift_flags(scored, truths, counts, o))
 
     def datasets(self):
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):

@@ -39,8 +39,9 @@ from ..base import (
     TrackWording,
 )
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
-from .scripted import DetectionMethods
+from .data import DATASETS
 from .options import DetectionOptions
+from .scripted import DetectionMethods
 
 REFERENCE_FILE = "boxes.json"
 
@@ -168,7 +169,6 @@ class DetectionTrack:
 
     # ---- data, methods, gold -------------------------------------------------------------
     def datasets(self):
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):

@@ -20,13 +20,25 @@ import yaml
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
 from .. import per_case
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
 from ..safety import safe_output_file
+from .data import DATASETS
 from .npy_io import read_float_npy
-from .scripted import EnhancementMethods
 from .options import EnhancementOptions
+from .scripted import EnhancementMethods
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
@@ -138,7 +150,6 @@ class EnhancementTrack:
 
     # ---- data, agents, conformance -----------------------------------------------------
     def datasets(self) -> list:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: EnhancementOptions):

@@ -36,7 +36,9 @@ from ..base import (
     TrackWording,
 )
 from . import radiology
+from .data import DATASETS
 from .scoring import meteor_scorer, study_metrics
+from .scripted import ReportScriptedMethods
 from .text import Report, read_report, rules
 
 if TYPE_CHECKING:
@@ -208,11 +210,9 @@ class ReportGenerationTrack:
 
     # ---- data, methods, gold ------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):
-        from .scripted import ReportScriptedMethods
         return ReportScriptedMethods(self._opts(options))
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:

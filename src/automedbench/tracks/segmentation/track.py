@@ -17,18 +17,31 @@ trailing singleton axis is tolerated, a leading one is not).
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..safety import safe_output_file
-from .scripted import SegmentationMethods
+from .data import DATASETS
 from .options import SegmentationOptions
+from .scripted import SegmentationMethods
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -228,7 +241,6 @@ class SegmentationTrack:
 
     # ---- plug-in assets ---------------------------------------------------------------------
     def datasets(self) -> list[Any]:
-        from .data import DATASETS
         return DATASETS
 
     def scripted_methods(self, options: SegmentationOptions) -> Any:
@@ -238,7 +250,6 @@ class SegmentationTrack:
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""
-        import shutil
         private = dataset_root / "private"
         for case in sorted(p for p in private.iterdir() if p.is_dir()):
             (outputs / case.name).mkdir(parents=True, exist_ok=True)

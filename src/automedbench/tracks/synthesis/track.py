@@ -25,13 +25,25 @@ import numpy as np
 import yaml
 
 from ...metrics.ssim import reference_data_range, ssim_psnr
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
-from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from .. import per_case
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    CaseStatus,
+    MedalBands,
+    OutputFile,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    TrackWording,
+)
+from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..safety import safe_output_file
-from .scripted import SynthesisMethods
+from .data import DATASETS
 from .options import SynthesisOptions
+from .scripted import SynthesisMethods
 
 HERE = Path(__file__).parent
 AFFINE_TOL = 1e-3
@@ -167,7 +179,6 @@ class SynthesisTrack:
             components=["ssim", "psnr", "mae"], notes=notes)
 
     def datasets(self) -> list:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: SynthesisOptions):

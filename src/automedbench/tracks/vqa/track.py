@@ -27,9 +27,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ...llm.answer_judge import ALLOWED as JUDGE_VALUES
+from ...llm.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
-from ...scoring.answer_judge import ALLOWED as JUDGE_VALUES
-from ...scoring.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -44,6 +44,7 @@ from ..base import (
     TrackWording,
 )
 from ..safety import safe_output_file
+from .data import DATASETS
 from .options import ANSWER_FILE, VQAOptions
 from .scripted import VQAScriptedMethods
 
@@ -334,7 +335,6 @@ class VQATrack:
 
     # ---- data, methods, gold ----------------------------------------------------------------
     def datasets(self) -> list:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: Any):
