@@ -17,12 +17,12 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, get_args
+from typing import Any, Callable, Iterable
 
 from . import __version__
-from .agents import AgentContext, RunStopped, ToolBox, get_agent
+from .agents import Agent, AgentContext, RunStopped, ToolBox, get_agent
 from .agents import check_ready as check_agent_ready
-from .data import DatasetError, dataset_paths, sha256_file
+from .data import DatasetError, DatasetPaths, dataset_paths, sha256_file
 from .datasets import DATASETS, stage
 from .errors import InfrastructureError, RunInterrupted, one_line
 from .llm.answer_judge import get_answer_judge
@@ -34,8 +34,8 @@ from .runs.models import (
     INFRA_END_REASONS,
     Conversation,
     DetailReport,
-    EndReason,
     RunInfo,
+    is_end_reason,
 )
 from .runs.sweep import Cell, CellResult, RunOptions, SweepSpec
 from .runs.sweep import run_sweep as run_cells
@@ -44,7 +44,7 @@ from .runs.trace import TraceWriter
 from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
 from .sandbox.docker import score_in_container
 from .scoring.errors import PROVIDER_DETAILS
-from .scoring.judge import get_judge
+from .scoring.judge import Judge, get_judge
 from .scoring.rubric import load_rubric
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
 from .tasks import Task, check_tier, discover, get_task
@@ -74,7 +74,7 @@ def default_backend() -> str:
     return DEFAULT_BACKEND
 
 
-def ensure_dataset(task: Task, data_root: Path | str | None = None):
+def ensure_dataset(task: Task, data_root: Path | str | None = None) -> DatasetPaths:
     """The task's dataset, building embedded demo datasets on first use."""
     paths = dataset_paths(task.dataset, data_root)
     if paths.is_staged():
@@ -102,10 +102,10 @@ def _check_llm_ready(obj: object, role: str) -> None:
 class Prepared:
     """Everything a run needs, checked before anything runs (SPEC §7 user errors)."""
     task: Task
-    agent: object
-    judge: object
+    agent: Agent
+    judge: Judge
     backend: str
-    data: object
+    data: DatasetPaths
 
 
 def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None = None,
@@ -157,7 +157,7 @@ def _agent_end(info: RunInfo, reason: str | None) -> None:
     end reason the schema does not know is kept as detail of agent_finished."""
     if reason in PROVIDER_DETAILS:
         info.end_reason, info.end_detail = "infra_error", reason
-    elif reason in get_args(EndReason):
+    elif is_end_reason(reason):
         info.end_reason = reason
     else:
         info.end_reason, info.end_detail = "agent_finished", str(reason)

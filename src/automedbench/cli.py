@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 import yaml
@@ -334,7 +334,8 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
 def _task_ids_by_data() -> tuple[list[str], list[str]]:
     """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
     datasets = all_datasets()
-    offline, official = [], []
+    offline: list[str] = []
+    official: list[str] = []
     for t in sorted(discover().values(), key=lambda t: t.id):
         info = datasets.get(t.dataset)
         (offline if info is not None and info.kind == "demo" else official).append(t.id)
@@ -519,10 +520,10 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
-    options = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
+    options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
-    except (*_user_errors(), TypeError) as exc:
+    except (*_user_errors(), TypeError) as exc:   # TypeError: an option this dataset's builder does not take
         _fail(str(exc))
     print(paths.root)
 

@@ -90,7 +90,7 @@ def _messages(conv: dict, kickoff: str) -> list[dict]:
     return out
 
 
-def _score(value: float, explanation: str = "") -> dict:
+def _score(value: float | None, explanation: str = "") -> dict:
     return {"value": value, "explanation": explanation}
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import AgentFault
-from ..runs.models import Conversation, Message
+from ..runs.models import Conversation, EndReason, Message
 from ..runs.trace import TraceWriter
 from ..sandbox import advisory
 from ..sandbox.base import ExecResult, Sandbox
@@ -28,9 +28,9 @@ MAX_VIOLATIONS_BEFORE_DQ = 1
 class RunStopped(AgentFault):
     """Raised from a tool call when the run must end now (disqualified, limit hit)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: EndReason):
         super().__init__(reason)
-        self.reason = reason
+        self.reason: EndReason = reason
 
 
 @dataclass
@@ -56,8 +56,11 @@ class AgentOutcome:
 
 
 class Agent(Protocol):
-    name: str
-    model: str | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
 
     def run(self, system_prompt: str, context: AgentContext, tools: "ToolBox") -> AgentOutcome: ...
 

@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -26,6 +26,11 @@ EndReason = Literal[
     "disqualified", "agent_crash", "infra_error", "interrupted",
     "provider_error", "provider_unavailable", "harness_error",
 ]
+def is_end_reason(value: object) -> TypeGuard[EndReason]:
+    """Whether `value` is one of the end reasons above (an agent may report one it made up)."""
+    return value in get_args(EndReason)
+
+
 # Every set of end reasons the harness acts on is named here, from the one enumeration above
 # (tests/test_layers.py checks each is a subset of EndReason).
 # the harness, the sandbox or the provider failed: never the agent's fault
@@ -160,13 +165,16 @@ class DetailReport(_Strict):
 
 # ---- trace.jsonl: one event per line -------------------------------------------------
 
+EventType = Literal[
+    "run_start", "model_call", "tool_call", "execution", "stage", "violation",
+    "warning", "submit", "error", "run_end",
+]
+
+
 class TraceEvent(_Strict):
     """One line of trace.jsonl. `type` says which optional fields are filled."""
 
-    type: Literal[
-        "run_start", "model_call", "tool_call", "execution", "stage", "violation",
-        "warning", "submit", "error", "run_end",
-    ]
+    type: EventType
     t: float = Field(description="seconds since run start")
     turn: int | None = None
     call_index: int | None = None

@@ -420,17 +420,17 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, check: Che
                 # start what fits, in order (a big run waits for its slots rather than being overtaken forever)
                 while todo:
                     cell = todo[0]
-                    res = _resources(spec, tasks[cell.task])
-                    why = pool.check(res)
+                    need = _resources(spec, tasks[cell.task])
+                    why = pool.check(need)
                     if why:
                         todo.popleft()
                         results[cell] = CellResult(cell, cell.dir(root), "failed", error=why)
                         emit(SweepEvent("finish", cell, results[cell], running=list(running.values())))
                         continue
-                    if not pool.can_start(res):
+                    if not pool.can_start(need):
                         break
                     todo.popleft()
-                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, run, res)
+                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, run, need)
                     running[pool.submit(job)] = cell
                     emit(SweepEvent("start", cell, running=list(running.values())))
                 if not running:

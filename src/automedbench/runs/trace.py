@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .models import TraceEvent
+from .models import EventType, TraceEvent
 
 
 class TraceWriter:
@@ -19,7 +19,7 @@ class TraceWriter:
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
-    def emit(self, type: str, **fields: Any) -> TraceEvent:
+    def emit(self, type: EventType, **fields: Any) -> TraceEvent:
         event = TraceEvent(type=type, t=round(self.elapsed(), 4), **fields)
         self._fh.write(event.model_dump_json(exclude_none=True) + "\n")
         self._fh.flush()
@@ -31,7 +31,7 @@ class TraceWriter:
 
 def read_trace(path: Path) -> list[TraceEvent]:
     """Events of a saved trace; a torn last line (crash mid-write) is skipped."""
-    events = []
+    events: list[TraceEvent] = []
     if not path.is_file():
         return events
     for line in path.read_text(encoding="utf-8").splitlines():

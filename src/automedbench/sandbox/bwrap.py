@@ -201,8 +201,9 @@ class BwrapSandbox:
         self._closed = True
         if self._helper is not None:
             self._helper.close()
-        if getattr(self, "net", None) is not None:
-            self.net.close()
+        net = getattr(self, "net", None)
+        if net is not None:
+            net.close()
             self.net = None
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()

@@ -63,6 +63,7 @@ def exec_cmd(
                    f"run `automedbench data stage {t.dataset}`", err=True)
         raise typer.Exit(2) from None
     language, path = ("python", python) if python is not None else ("bash", bash)
+    assert path is not None      # exactly one of --python / --bash, checked above
     try:
         out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
                            path.read_text(), timeout_s=timeout)

@@ -98,7 +98,7 @@ def resolve_allowlist(hosts: list[str]) -> dict[str, list[str]]:
                 infos = socket.getaddrinfo(host, None, socket.AF_INET, socket.SOCK_STREAM)
             except OSError as exc:
                 raise SandboxError(f"network allowlist: cannot resolve {host!r}: {exc}") from exc
-            addrs = sorted({i[4][0] for i in infos})
+            addrs = sorted({str(i[4][0]) for i in infos})
         out[host] = addrs
     return out
 

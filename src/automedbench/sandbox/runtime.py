@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
@@ -118,7 +119,7 @@ def _closure(names: tuple[str, ...]) -> dict[str, metadata.Distribution] | None:
     return found
 
 
-def _key(version: tuple[int, int], dists: dict[str, str]) -> str:
+def _key(version: tuple[int, int], dists: Mapping[str, object]) -> str:
     blob = json.dumps({"layout": RUNTIME_LAYOUT_VERSION, "python": version, "dists": dists,
                        "platform": sys.platform}, sort_keys=True)
     return f"py{version[0]}{version[1]}-" + hashlib.sha256(blob.encode()).hexdigest()[:12]
@@ -137,7 +138,7 @@ def _locked(path: Path):
 
 def _copy_dists(dists: dict[str, metadata.Distribution], site: Path) -> None:
     for dist in dists.values():
-        base = Path(dist.locate_file(""))
+        base = Path(str(dist.locate_file("")))
         for rel in dist.files or []:
             if ".." in Path(rel).parts or str(rel).endswith(".pyc"):
                 continue  # console scripts live outside site-packages; bytecode is rebuilt
