@@ -16,7 +16,6 @@ from typing import Any, Optional
 import typer
 import yaml
 from rich.console import Console
-from typer import core as typer_core
 
 from . import __version__, api
 from .agents.registry import list_agents
@@ -25,6 +24,7 @@ from .datasets import DATASETS, all_datasets, stage
 from .errors import RunInterrupted, UserError, one_line
 from .export import ExportError
 from .export import export as do_export
+from .progress import SweepProgress
 from .prompts.render import render_prompt
 from .report import aggregate, collect_reports, runs_table, write_leaderboard
 from .report.analyze import analyze as run_analysis
@@ -32,6 +32,7 @@ from .report.analyze import print_tables
 from .report.leaderboard import write_analysis_site
 from .report.table import agents_table
 from .runs.executors import ExecutorError
+from .runs.trace import slowest_execution
 from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
 from .sandbox.cli import sandbox_app
 from .scoring.errors import code_texts
@@ -39,25 +40,6 @@ from .tasks import check_tier, discover, get_task
 from .tasks.model import TIERS
 
 
-def _plain_type_labels() -> None:
-    """Recent typer prints Python types in help (`<bool>` beside every flag, `<list[Path]>`
-    beside repeatable options). A flag takes no value, so show none; a value shows its
-    metavar, else click's classic upper-case name (TEXT, PATH, INTEGER)."""
-
-    def label(self, ctx):
-        if self.metavar is not None:
-            return self.metavar
-        if getattr(self, "is_flag", False):
-            return None
-        text = str(self.display_type(ctx)).strip("<>").removeprefix("list[").removesuffix("]")
-        return {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}.get(text, text.upper())
-
-    for cls in ("TyperOption", "TyperArgument"):
-        if hasattr(getattr(typer_core, cls, None), "display_type_rich"):
-            getattr(typer_core, cls).display_type_rich = label
-
-
-_plain_type_labels()
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="AutoMedBench: run LLM coding agents on medical-AI research tasks and score "
@@ -69,6 +51,9 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
 app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
+
+# A flag takes no value: an empty metavar keeps typer from printing a type (`<bool>`) beside it.
+FLAG = ""
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
@@ -127,9 +112,9 @@ ANSWER_JUDGE_HELP = ("Registry name of an LLM answer judge, for tracks that grad
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+def _main(version: bool = typer.Option(False, "--version", metavar=FLAG, callback=_print_version, is_eager=True,
                                        help="Print the version and exit."),
-          verbose: bool = typer.Option(False, "-v", "--verbose", help="Log progress (INFO level).")) -> None:
+          verbose: bool = typer.Option(False, "-v", "--verbose", metavar=FLAG, help="Log progress (INFO level).")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
 
 
@@ -168,57 +153,6 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(1)
 
 
-class SweepProgress:
-    """The sweep's rich progress bar: done/total, ETA, failures and infra counts, and the
-    cells that are running now (not the last one that finished)."""
-
-    def __init__(self, console):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-        self.bar = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[counts]}"),
-                            TextColumn("{task.description}"), console=console, transient=False)
-        self.job = None
-        self.failed: list = []
-        self.infra = 0
-        self.retried = 0
-
-    def __enter__(self):
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.bar.__exit__(*exc)
-
-    def _counts(self) -> str:
-        parts = []
-        if self.failed:
-            parts.append(f"[red]{len(self.failed)} failed[/]")
-        if self.infra:
-            parts.append(f"[yellow]{self.infra} infra[/]")
-        if self.retried:
-            parts.append(f"{self.retried} retried")
-        return " ".join(parts)
-
-    def __call__(self, ev) -> None:
-        if ev.kind == "plan":
-            self.job = self.bar.add_task("", total=ev.total, counts="")
-            return
-        if self.job is None:
-            return
-        adv = 0
-        if ev.kind in ("skip", "finish"):
-            adv = 1
-            if ev.result.status == "failed" or (ev.result.error and ev.result.status != "skipped"):
-                self.failed.append(ev.result)
-            elif ev.result.status == "infra":
-                self.infra += 1
-        elif ev.kind == "retry":
-            self.retried += 1
-        names = [c.key for c in ev.running]
-        running = ("running: " + ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")) if names else ""
-        self.bar.update(self.job, advance=adv, description=running, counts=self._counts())
-
-
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
               leaderboard_dir=None, compact=False):
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
@@ -231,7 +165,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
             outcome = api.sweep_and_report(spec, out_dir, site_dir=leaderboard_dir, workers=workers, executor=executor,
                                            address=address, force=force, resume=resume, on_event=progress)
         except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
-            progress.bar.stop()
+            progress.stop()
             _fail(str(exc))
     reports = outcome.reports
     out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
@@ -246,7 +180,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
 
 
 @app.command()
-def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents, tasks, tiers, repeats, "
+def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", help="SWEEP.yaml: agents, tasks, tiers, repeats, "
                                                           "include/exclude, options (see docs/sweeps.md)."),
           task: Optional[list[str]] = typer.Option(None, "--task", metavar="TASK",
                                                    help="Task id (repeatable); instead of SWEEP.yaml."),
@@ -261,8 +195,8 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
           address: Optional[str] = typer.Option(None, "--address", metavar="ADDR", help="Ray cluster address (with --executor ray)."),
           retries: Optional[int] = typer.Option(None, "--retries", "--infra-retries", min=0, metavar="N",
                                                 help="Re-run a cell the sandbox or provider ended, up to N times (default 2)."),
-          force: bool = typer.Option(False, "--force", help="Adopt a changed configuration on an existing sweep root."),
-          resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip cells that already finished."),
+          force: bool = typer.Option(False, "--force", metavar=FLAG, help="Adopt a changed configuration on an existing sweep root."),
+          resume: bool = typer.Option(True, "--resume/--no-resume", metavar=FLAG, help="Skip cells that already finished."),
           sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
@@ -312,7 +246,7 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
                               data_root=data_root, on_event=progress,
                               on_dataset=lambda t, root: err.print(f"dataset for {t}: {root}", highlight=False))
         except _user_errors() as exc:
-            progress.bar.stop()
+            progress.stop()
             _fail(str(exc))
     sweep = result.sweep
     out.print(agents_table(aggregate(sweep.reports)))
@@ -320,7 +254,7 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     out.print(f"\nRun directories: [bold]{(Path(out_dir) / 'runs').resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{sweep.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
-    slow = _slowest_tool_call([r.run_dir for r in sweep.results])
+    slow = slowest_execution([Path(r.run_dir) for r in sweep.results])
     name, secs = max(result.steps, key=lambda s: s[1])
     out.print(f"\nDemo done in {result.total_s:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
               + (f"; slowest tool call: {slow}" if slow else ""))
@@ -342,32 +276,11 @@ def _task_ids_by_data() -> tuple[list[str], list[str]]:
     return offline, official
 
 
-def _slowest_tool_call(run_dirs) -> str:
-    """'agent task/tier S4 call 5: 9.8 s' for the longest execution over the runs, or ''."""
-    best = (0.0, "")
-    for d in run_dirs:
-        try:
-            run = json.loads((Path(d) / "run.json").read_text())["run"]
-            lines = (Path(d) / "trace.jsonl").read_text().splitlines()
-        except (OSError, ValueError, KeyError):
-            continue
-        for line in lines:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if ev.get("type") == "execution" and (ev.get("duration_s") or 0) > best[0]:
-                best = (ev["duration_s"], f"{run['agent']} {run['task']}/{run['tier']} "
-                                          f"{(ev.get('stage') or '?').upper()} call {ev.get('call_index')}: "
-                                          f"{ev['duration_s']:.1f} s")
-    return best[1]
-
-
 # ---- score / judge / report ---------------------------------------------------------
 
 @app.command()
 def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-score."),
-          force: bool = typer.Option(False, "--force",
+          force: bool = typer.Option(False, "--force", metavar=FLAG,
                                      help="Also score interrupted runs (their report is flagged 'interrupted')."),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
@@ -431,7 +344,7 @@ def _collect_or_fail(paths: list[Path]):
 
 
 @app.command()
-def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or folders holding them."),
+def analyze(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
             json_out: Optional[Path] = typer.Option(None, "--json", help="Write the analysis as JSON to this file ('-' = stdout)."),
             site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
     """The error analysis: fired codes by category and step, stage score distributions per agent,
@@ -452,7 +365,7 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
 
 
 @app.command()
-def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
+def export(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A scored run directory."),
            fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
            out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
     """Export a run to another tool's format."""
@@ -477,7 +390,7 @@ def _task_json(t, data_root) -> dict:
 
 
 @tasks_app.command("list")
-def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."), tasks_dir: Optional[list[Path]] = TasksDir,
+def tasks_list(as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print JSON instead of a table."), tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
     """Tasks (built-in and from --tasks-dir / $AUTOMEDBENCH_TASKS): track, dataset, staged?"""
     from rich.table import Table
@@ -497,7 +410,7 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
 
 @tasks_app.command("show")
 def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
-               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of YAML."),
+               as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print JSON instead of YAML."),
                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
     """One task: its YAML, folder, case ids and where its public/private data are."""
     try:
@@ -515,15 +428,15 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset name (see `data list`)."),
                source: Optional[Path] = typer.Option(None, "--source", metavar="DIR",
                                                      help="Local copy of an official dataset."),
-               force: bool = typer.Option(False, "--force", help="Rebuild even if already staged."),
+               force: bool = typer.Option(False, "--force", metavar=FLAG, help="Rebuild even if already staged."),
                limit: Optional[int] = typer.Option(None, "--limit", metavar="N", help="Stage at most N cases."),
-               download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
+               download: bool = typer.Option(False, "--download", metavar=FLAG, help="Fetch from the official source (network)."),
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
     options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
-    except (*_user_errors(), TypeError) as exc:   # TypeError: an option this dataset's builder does not take
+    except (UserError, FileNotFoundError, TypeError) as exc:   # TypeError: an option the builder does not take
         _fail(str(exc))
     print(paths.root)
 
@@ -552,7 +465,7 @@ def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 
 @agents_app.command("list")
 def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
-                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+                as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print JSON instead of a table.")) -> None:
     """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
     from rich.table import Table
 

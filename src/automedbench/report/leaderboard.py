@@ -146,7 +146,7 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
     and `reports` came from `collect_reports`, its warnings are used.
     """
-    reports = list(reports) if not hasattr(reports, "warnings") else reports
+    reports = reports if isinstance(reports, list) else list(reports)   # a ReportList keeps its warnings
     if warnings is None:
         warnings = list(getattr(reports, "warnings", []))
     out = Path(out_dir)

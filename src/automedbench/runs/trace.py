@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .layout import RunFiles, RunMeta
 from .models import EventType, TraceEvent
 
 
@@ -42,3 +43,20 @@ def read_trace(path: Path) -> list[TraceEvent]:
         except (json.JSONDecodeError, ValueError):
             continue
     return events
+
+
+def slowest_execution(run_dirs: list[Path]) -> str:
+    """'agent task/tier S4 call 5: 9.8 s' for the longest execution over the runs, or '' (a
+    run directory without its run.json or trace is passed over)."""
+    best = (0.0, "")
+    for d in run_dirs:
+        files = RunFiles(d)
+        try:
+            run = RunMeta.model_validate_json(files.meta.read_text()).run
+        except (OSError, ValueError):
+            continue
+        for ev in read_trace(files.trace):
+            if ev.type == "execution" and (ev.duration_s or 0) > best[0]:
+                best = (ev.duration_s or 0.0, f"{run.agent} {run.task}/{run.tier} {(ev.stage or '?').upper()} "
+                                              f"call {ev.call_index}: {ev.duration_s:.1f} s")
+    return best[1]
