@@ -198,7 +198,7 @@ def test_score_case_diagnostics():
     pred = np.array([[0, 0.9, 10, 10, 20, 20], [0, 0.8, 40, 40, 60, 60]], float)
     m = TRACK.score_case(pred, ref, OPTS, ScoringContext()).metrics
     assert m["tp50"] == 1 and m["fp50"] == 1 and m["recall50"] == 0.5 == m["found50"]
-    neg = TRACK.score_case(np.zeros((0, 6)), {"boxes": np.zeros((0, 5))}, OPTS).metrics
+    neg = TRACK.score_case(np.zeros((0, 6)), {"boxes": np.zeros((0, 5))}, OPTS, ScoringContext()).metrics
     assert neg["recall50"] is None and neg["found50"] == 1.0 and neg["n_pred"] == 0
 
 
