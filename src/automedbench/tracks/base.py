@@ -194,7 +194,7 @@ OptionsT = TypeVar("OptionsT", bound=BaseModel)
 OptionsInT = TypeVar("OptionsInT", bound=BaseModel, contravariant=True)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ScoredCases:
     """What `TrackScoring.aggregate` is given: the core has already applied its rules
     (docs/tracks.md, "What the core owns"). Reference errors are left out; `valid` holds the
