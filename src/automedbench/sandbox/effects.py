@@ -52,6 +52,9 @@ HASH_MAX_BYTES = 256 * 1024 * 1024
 HASH_BUDGET_BYTES = 1024 * 1024 * 1024
 # Directories watched per sandbox (each costs the kernel ~1 KiB); beyond, `truncated`.
 MAX_WATCHES = 65536
+# Lost events (queue overflow): files whose mtime is at most this much before the call
+# began still count as written by it (docs/sandbox.md "Observed effects").
+MTIME_MARGIN_NS = 20_000_000
 # Files remembered as existing (to tell "modified" from "created" after a rename-over).
 MAX_KNOWN = 200_000
 
@@ -222,15 +225,23 @@ class EffectsRecorder:
         """Start of a call: forget every event so far (the harness's own reads, writes
         between calls) but keep the watches in step with the directories."""
         call = self._consume()
+        if call.overflow:
+            # events were lost while idle: re-walk the workspace so that every directory
+            # is watched and the known files are true again
+            self.known.clear()
+            self._remember(self._watch_tree(self.roots[0][0]))
         for d in call.new_dirs:
             self._remember(self._watch_tree(d))
         self._forget_gone(call.gone_dirs)
         for path, state in call.paths.items():
-            if state.mask & _WRITE:
-                self._remember([path])
-            elif state.mask & _GONE:
-                self.known.discard(path)
-        self._started_ns = time.time_ns()
+            if state.mask & (_WRITE | _GONE):
+                if os.path.lexists(path):
+                    self._remember([path])
+                else:
+                    self.known.discard(path)
+        # file times come from the kernel's coarse clock (up to a tick behind): the margin
+        # keeps a file written at the very start of the call "since the call began"
+        self._started_ns = time.time_ns() - MTIME_MARGIN_NS
         self._net_start = self.net() if self.net else None
 
     def _forget_gone(self, dirs: list[str]) -> list[str]:
