@@ -335,9 +335,8 @@ class EffectsRecorder:
 
     def _sha256(self, path: str) -> str | None:
         """Content hash of a written file, opened without following a symlink; a path whose
-        directories lead outside the roots (a symlinked parent) is not hashed."""
-        real = os.path.realpath(path)
-        if not any(real.startswith(host + os.sep) for host, _ in self.roots):
+        directories lead outside the workspace (a symlinked parent) is not hashed."""
+        if not os.path.realpath(path).startswith(self.roots[0][0] + os.sep):
             return None
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
