@@ -164,9 +164,10 @@ class EffectsRecorder:
         if not self._watch(top):
             return files
         for dirpath, dirnames, filenames in os.walk(top):
+            dirnames.sort()   # a stable, readable order for what the walk reports
             for d in dirnames:
                 self._watch(os.path.join(dirpath, d))
-            for f in filenames:
+            for f in sorted(filenames):
                 files.append(os.path.join(dirpath, f))
         return files
 
@@ -217,9 +218,19 @@ class EffectsRecorder:
             if state is None:
                 state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO))
             state.mask |= mask
-        # a directory moved away out of the roots: its paths are gone
-        call.gone_dirs.extend(moved_from.values())
+        # a directory moved away out of the roots: its paths are gone, its watches too
+        for old in moved_from.values():
+            call.gone_dirs.append(old)
+            self._unwatch_under(old)
         return call
+
+    def _unwatch_under(self, top: str) -> None:
+        prefix = top + os.sep
+        for wd, path in list(self.wds.items()):
+            if path == top or path.startswith(prefix):
+                self.inotify.rm_watch(wd)
+                self.wds.pop(wd, None)
+                self.watched.pop(path, None)
 
     def begin(self) -> None:
         """Start of a call: forget every event so far (the harness's own reads, writes
@@ -256,7 +267,6 @@ class EffectsRecorder:
     def end(self) -> dict[str, Any]:
         """The call's effects (call after the sandboxed processes have exited)."""
         call = self._consume()
-        truncated = self.incomplete or call.overflow
         # a directory created (or moved in) during the call had no watch yet: everything in
         # it now was put there by this call
         for d in call.new_dirs:
@@ -266,6 +276,7 @@ class EffectsRecorder:
             # events were lost: fall back to what the tree shows (written = changed since the
             # call began; deleted = known files that no longer exist); reads are unknown
             self._rescan(call)
+        truncated = self.incomplete or call.overflow
         gone = self._forget_gone(call.gone_dirs)
         written: list[dict[str, Any]] = []
         deleted: list[str] = []
@@ -280,6 +291,10 @@ class EffectsRecorder:
             if state.mask & _WRITE:
                 if is_file and st is not None:
                     op = "modified" if state.existed_before or path in self.known else "created"
+                    if len(written) >= MAX_ENTRIES:   # beyond the cap: remembered, not listed
+                        truncated = True
+                        self._remember([path])
+                        continue
                     digest = None
                     if st.st_size <= HASH_MAX_BYTES and st.st_size <= budget:
                         digest = self._sha256(path)
@@ -295,10 +310,12 @@ class EffectsRecorder:
                 self.known.discard(path)
             if state.mask & IN_OPEN:
                 read.append(inside)
+        listed = set(deleted)
         for f in gone:
             inside = self._inside(f)
-            if inside is not None and inside not in deleted:
+            if inside is not None and inside not in listed:
                 deleted.append(inside)
+                listed.add(inside)
         net = None
         if self.net is not None:
             after = self.net()

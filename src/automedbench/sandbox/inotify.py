@@ -46,7 +46,10 @@ class Inotify:
     def __init__(self) -> None:
         self.fd = _libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if self.fd < 0:
-            raise SandboxError(f"inotify_init1 failed: {os.strerror(ctypes.get_errno())}")
+            err = ctypes.get_errno()
+            hint = (" (each sandbox uses two inotify instances; raise fs.inotify.max_user_instances "
+                    "to open more sandboxes at once)") if err == errno.EMFILE else ""
+            raise SandboxError(f"inotify_init1 failed: {os.strerror(err)}{hint}")
 
     def add_watch(self, path: str, mask: int) -> int | None:
         """The watch descriptor, or None when the path vanished or is not a directory
