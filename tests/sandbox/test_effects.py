@@ -188,3 +188,20 @@ def test_local_backend_records_host_paths(tmp_path):
         assert r.effects["read"] == [f"{pub}/case_0/img.txt"] and r.effects["net"] is None
     finally:
         box.close()
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_list_cap_and_symlinks(box):
+    """At most 2,000 entries per list, then `truncated`; a symlink is not a written file
+    (and the host never hashes what it points to)."""
+    r = box.execute("bash", "mkdir many && for i in $(seq 1 2100); do : > many/f$i; done; "
+                            "ln -s /etc/passwd link; ln -s /data/public/case_00000/imaging.txt link2")
+    assert r.exit_code == 0, r.stderr
+    assert len(r.effects["written"]) == 2000 and r.effects["truncated"] is True
+    assert r.effects["written"][0] == {"path": f"{WS}/many/f1", "op": "created", "size": 0,
+                                       "sha256": hashlib.sha256(b"").hexdigest()}
+    assert not any(w["path"].startswith(f"{WS}/link") for w in r.effects["written"])
+    r = box.execute("bash", "rm -r many link link2")
+    assert len(r.effects["deleted"]) == 2000 and r.effects["truncated"] is True
+    assert ok(box, "print(1)").effects["deleted"] == []
