@@ -186,7 +186,9 @@ def test_sandbox_exec_function(world):
     out = sandbox_exec(world.public, None, "bwrap", False, "bash", "ls /data/public; ls /data/private")
     assert out["exit_code"] == 0 and "case_00000" in out["stdout"]
     assert out["violations"] and out["violations"][0]["kind"] == "private_access"
-    assert set(out) >= {"exit_code", "stdout", "stderr", "duration_s", "violations"}
+    assert set(out) >= {"exit_code", "stdout", "stderr", "duration_s", "violations", "effects"}
+    # listing directories reads no file
+    assert out["effects"]["read"] == [] and out["effects"]["written"] == []
 
 
 @pytest.fixture

@@ -70,6 +70,10 @@ def test_delete_and_rename(box):
     r = ok(box, "rm a.txt; mv b.txt c.txt", language="bash")
     assert r.effects["deleted"] == [f"{WS}/a.txt", f"{WS}/b.txt"]
     assert written(r)[f"{WS}/c.txt"]["op"] == "created"
+    # an atomic rewrite (temporary file renamed over the output) is a modification
+    r = ok(box, "import os; open('c.tmp', 'w').write('3'); os.replace('c.tmp', 'c.txt')")
+    assert list(written(r)) == [f"{WS}/c.txt"] and written(r)[f"{WS}/c.txt"]["op"] == "modified"
+    assert r.effects["deleted"] == []
     # a temporary file created and removed within one call leaves no trace in either list
     r = ok(box, "import os; open('tmp.bin', 'wb').write(b'x'); os.remove('tmp.bin')")
     assert r.effects["written"] == [] and r.effects["deleted"] == []
