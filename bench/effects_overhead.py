@@ -3,7 +3,7 @@ effects") adds to a bwrap call: the same snippet -- read 3 public files, write 2
 64 KiB -- through two sandboxes over the same public data, one recording and one not,
 interleaved, in the same run on the same machine.
 
-    PYTHONPATH=src python bench/effects_overhead.py [-n 30]
+    PYTHONPATH=src python bench/effects_overhead.py [-n 30] [--python /usr/bin/python3]
 
 Prints both medians, the added median in ms and the ratio, and the recorder's own time
 per call (begin + end: draining the queue, mapping paths, hashing the written files),
@@ -41,6 +41,8 @@ def pct(xs: list[float], q: float) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=30, help="calls per side")
+    ap.add_argument("--python", help="use this interpreter (visible under /usr) with an empty runtime "
+                                     "instead of building the agent runtime (the snippet needs only the stdlib)")
     args = ap.parse_args()
     from automedbench.sandbox import SandboxSpec
     from automedbench.sandbox.bwrap import BwrapSandbox, find_bwrap
@@ -56,7 +58,13 @@ def main() -> int:
         for case in ("case_000", "case_001", "case_002"):
             (tmp / "public" / case).mkdir(parents=True)
             (tmp / "public" / case / "image.bin").write_bytes(os.urandom(256 * 1024))
-        runtime = ensure_agent_runtime()
+        if args.python:
+            runtime = tmp / "runtime"
+            (runtime / "bin").mkdir(parents=True)
+            (runtime / "boot").mkdir()
+            (runtime / "bin" / "python").symlink_to(args.python)
+        else:
+            runtime = ensure_agent_runtime()
         boxes = {
             "off": BwrapSandbox(SandboxSpec(public_dir=tmp / "public", workspace=tmp / "ws-off",
                                             record_effects=False), runtime_dir=runtime),
