@@ -109,7 +109,9 @@ def main() -> int:
           f"snippet: read 3 public files, write 2 outputs of 64 KiB")
     print(f"bwrap, effects off : median {off:7.1f} ms   p95 {pct(calls['off'], .95):7.1f} ms")
     print(f"bwrap, effects on  : median {on:7.1f} ms   p95 {pct(calls['on'], .95):7.1f} ms")
+    paired = statistics.median(a - b for a, b in zip(calls["on"], calls["off"]))
     print(f"added per call     : median {on - off:7.2f} ms   ratio {on / off:5.3f}x   (goal <= 5 ms)")
+    print(f"paired difference  : median {paired:7.2f} ms   (call i on minus call i off, same moment)")
     print(f"recorder's own time: median {statistics.median(per_call):7.2f} ms   p95 {pct(per_call, .95):7.2f} ms "
           "(begin + end: drain, paths, hashing the 2 outputs)")
     print(f"load average       : {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (timings are wall clock)")
