@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +94,7 @@ def aggregate_cases(track: Track[Any], records: list[CaseRecord], options: Any,
     if not math.isfinite(over_valid):
         raise ValueError(f"track {track.name!r}: aggregate returned a non-finite score ({over_valid})")
     # missing and invalid cases count 0: the score over the valid cases × completion
-    result.score = over_valid * cases.completion if cases.valid else 0.0
-    return result
+    return replace(result, score=over_valid * cases.completion if cases.valid else 0.0)
 
 
 def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: list[dict[str, Any]],
