@@ -20,6 +20,7 @@ from ..runs.models import (
     TaskResult,
     TraceEvent,
 )
+from ..tracks.base import TrackScoring
 from .rubric import load_rubric
 from .workspace_guard import escaping_links
 
@@ -37,10 +38,10 @@ def code_texts() -> dict[str, str]:
 # end_detail values (api.run_one) that mean the model provider, not the sandbox, failed
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 
-# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT); a
-# track whose per-case metric varies more between honest cases (free text) declares its own
-# `logic_drop` attribute
-LOGIC_DROP = 0.8
+# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT): the
+# default is declared once, on the track seam (TrackScoring.logic_drop, docs/tracks.md); a track
+# whose honest cases vary more (free text) sets its own
+LOGIC_DROP = TrackScoring.logic_drop
 
 
 def make_error(code: str, *, step: str | None = None, **evidence) -> ErrorCode:

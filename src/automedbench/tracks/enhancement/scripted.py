@@ -14,7 +14,6 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
-
 from .options import EnhancementOptions
 
 METHOD_FILE = "enhance_classical.py"

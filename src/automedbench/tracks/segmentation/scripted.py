@@ -12,7 +12,6 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
-
 from .options import SegmentationOptions
 
 # modules the classical methods import from their own folder; written beside method.py
