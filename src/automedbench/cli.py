@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from typer import core as typer_core
 import yaml
 from rich.console import Console
 
@@ -41,6 +42,26 @@ from .tasks.model import TIERS
 
 
 
+def _plain_type_labels() -> None:
+    """Recent typer prints Python types in help (`<bool>` beside every flag, `<list[Path]>`
+    beside repeatable options). A flag takes no value, so show none; a value shows its
+    metavar, else click's classic upper-case name (TEXT, PATH, INTEGER)."""
+
+    def label(self, ctx):
+        if self.metavar is not None:
+            return self.metavar
+        if getattr(self, "is_flag", False):
+            return None
+        text = str(self.display_type(ctx)).strip("<>").removeprefix("list[").removesuffix("]")
+        return {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}.get(text, text.upper())
+
+    for cls in ("TyperOption", "TyperArgument"):
+        if hasattr(getattr(typer_core, cls, None), "display_type_rich"):
+            getattr(typer_core, cls).display_type_rich = label
+
+
+_plain_type_labels()
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="AutoMedBench: run LLM coding agents on medical-AI research tasks and score "
                        "the artifact and the workflow (S1 Plan .. S5 Submit).")
@@ -51,9 +72,6 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
 app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
-
-# A flag takes no value: an empty metavar keeps typer from printing a type (`<bool>`) beside it.
-FLAG = ""
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
@@ -112,9 +130,9 @@ ANSWER_JUDGE_HELP = ("Registry name of an LLM answer judge, for tracks that grad
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", metavar=FLAG, callback=_print_version, is_eager=True,
+def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
                                        help="Print the version and exit."),
-          verbose: bool = typer.Option(False, "-v", "--verbose", metavar=FLAG, help="Log progress (INFO level).")) -> None:
+          verbose: bool = typer.Option(False, "-v", "--verbose", help="Log progress (INFO level).")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
 
 
@@ -195,8 +213,8 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           address: Optional[str] = typer.Option(None, "--address", metavar="ADDR", help="Ray cluster address (with --executor ray)."),
           retries: Optional[int] = typer.Option(None, "--retries", "--infra-retries", min=0, metavar="N",
                                                 help="Re-run a cell the sandbox or provider ended, up to N times (default 2)."),
-          force: bool = typer.Option(False, "--force", metavar=FLAG, help="Adopt a changed configuration on an existing sweep root."),
-          resume: bool = typer.Option(True, "--resume/--no-resume", metavar=FLAG, help="Skip cells that already finished."),
+          force: bool = typer.Option(False, "--force", help="Adopt a changed configuration on an existing sweep root."),
+          resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip cells that already finished."),
           sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
@@ -280,7 +298,7 @@ def _task_ids_by_data() -> tuple[list[str], list[str]]:
 
 @app.command()
 def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-score."),
-          force: bool = typer.Option(False, "--force", metavar=FLAG,
+          force: bool = typer.Option(False, "--force",
                                      help="Also score interrupted runs (their report is flagged 'interrupted')."),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           agent_config: Optional[list[Path]] = AgentCfg) -> None:
@@ -390,7 +408,7 @@ def _task_json(t, data_root) -> dict:
 
 
 @tasks_app.command("list")
-def tasks_list(as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print JSON instead of a table."), tasks_dir: Optional[list[Path]] = TasksDir,
+def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."), tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
     """Tasks (built-in and from --tasks-dir / $AUTOMEDBENCH_TASKS): track, dataset, staged?"""
     from rich.table import Table
@@ -410,7 +428,7 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", metavar=FLAG, help=
 
 @tasks_app.command("show")
 def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
-               as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print JSON instead of YAML."),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of YAML."),
                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
     """One task: its YAML, folder, case ids and where its public/private data are."""
     try:
@@ -428,9 +446,9 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset name (see `data list`)."),
                source: Optional[Path] = typer.Option(None, "--source", metavar="DIR",
                                                      help="Local copy of an official dataset."),
-               force: bool = typer.Option(False, "--force", metavar=FLAG, help="Rebuild even if already staged."),
+               force: bool = typer.Option(False, "--force", help="Rebuild even if already staged."),
                limit: Optional[int] = typer.Option(None, "--limit", metavar="N", help="Stage at most N cases."),
-               download: bool = typer.Option(False, "--download", metavar=FLAG, help="Fetch from the official source (network)."),
+               download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
     options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
@@ -465,7 +483,7 @@ def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 
 @agents_app.command("list")
 def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
-                as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print JSON instead of a table.")) -> None:
+                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
     """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
     from rich.table import Table
 
