@@ -45,7 +45,9 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
+from ..profile import ProfileScore
 from ..safety import safe_output_file
+from . import reference_profile
 
 ANSWER_FILE = "answer.json"
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
@@ -279,6 +281,10 @@ class VQATrack:
                                   "judged": judged, "placeholder": 0.0}, extra=extra)
 
     # ---- whole task -------------------------------------------------------------------------
+    def reference_score(self, records: list[CaseRecord], options: Any, context: ScoringContext) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records)
+
     def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext) -> AggregateResult:
         scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
         if not scorable:
