@@ -27,7 +27,9 @@ from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from ..profile import ProfileScore
 from ..safety import safe_output_file
+from . import reference_profile
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -216,6 +218,11 @@ class SegmentationTrack:
         present = [v for v in per_label.values() if v is not None]
         macro = float(np.mean(present)) if present else 1.0  # nothing anywhere, nothing predicted
         return CaseScore({"macro_dice": macro, **per_label})
+
+    def reference_score(self, records: list[CaseRecord], options: SegmentationOptions,
+                        context: ScoringContext) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records, options.labels if options.variant == "multiclass" else None)
 
     def aggregate(self, records: list[CaseRecord], options: SegmentationOptions,
                   context: ScoringContext) -> AggregateResult:

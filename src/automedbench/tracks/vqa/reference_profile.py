@@ -108,4 +108,4 @@ def reference_score(records: list[CaseRecord]) -> ProfileScore:
         return ProfileScore(None, DEFINITION, "no scorable question")
     total = sum(question_score(r.prediction if r.status == CaseStatus.OK else None, r.reference)
                 for r in expected)
-    return ProfileScore(total / len(expected), DEFINITION)
+    return ProfileScore(round(total / len(expected), 4), DEFINITION)   # the reference rounds to 4
