@@ -40,6 +40,8 @@ from ..base import (
     TrackWording,
 )
 from ..option_checks import distinct_names
+from ..profile import ProfileScore
+from . import reference_profile
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
 
 REFERENCE_FILE = "boxes.json"
@@ -150,6 +152,11 @@ class DetectionTrack:
                           "recall50": tp / n_gt if n_gt else None,
                           "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
                           "fp50": float(n_pred - tp)})
+
+    def reference_score(self, records: list[CaseRecord], options: Any,
+                        context: ScoringContext | None = None) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records, _options(options).iou_threshold)
 
     def aggregate(self, records: list[CaseRecord], options: Any,
                   context: ScoringContext | None = None) -> AggregateResult:
