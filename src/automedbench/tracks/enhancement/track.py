@@ -24,7 +24,9 @@ from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
 from .. import per_case
+from ..profile import ProfileScore
 from ..safety import safe_output_file
+from . import reference_profile
 from .npy_io import read_float_npy
 
 PSNR_CAP_DB = 100.0
@@ -119,7 +121,14 @@ class EnhancementTrack:
             "psnr": min(psnr_db, PSNR_CAP_DB),
             "lpips": lpips_distance(reference, prediction) if options.lpips else None,
         }
-        return CaseScore(metrics, extra={"data_range": r})
+        # the published reference's per-case numbers, for its scoring profile (arrays are dropped
+        # after each case): reference_profile.py, docs/scoring-profiles.md
+        return CaseScore(metrics, extra={"data_range": r, **reference_profile.case_values(reference, prediction)})
+
+    def reference_score(self, records: list[CaseRecord], options: EnhancementOptions,
+                        context: ScoringContext) -> ProfileScore:
+        """The published reference's number (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records)
 
     def aggregate(self, records: list[CaseRecord], options: EnhancementOptions,
                   context: ScoringContext) -> AggregateResult:
