@@ -434,14 +434,17 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
-                                        help="Where the site (index.html, task boards, run pages) is written.")) -> None:
+                                        help="Where the site (index.html, task boards, run pages) is written."),
+           profile: str = typer.Option("ours", "--profile", metavar="ours|reference",
+                                       help="Scoring profile of the task column (docs/scoring-profiles.md).")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
     from .report import write_leaderboard
+    _check_profile(profile)
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    site = write_leaderboard(reports, out_dir)
+    site = write_leaderboard(reports, out_dir, profile=profile)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
 

@@ -38,3 +38,17 @@ def profile_table(reports: Iterable[DetailReport], profile: str) -> Table:
         ours = "-" if r.task.score is None else f"{r.task.score:.4f}"
         table.add_row(r.run.run_id, r.run.task, ours, "null" if value is None else f"{value:.4f}", why)
     return table
+
+
+def with_profile(reports: Iterable[DetailReport], profile: str) -> list[DetailReport]:
+    """Copies of `reports` whose task score is the `profile`'s (the board's switch; the overall
+    score, medal and rating stay ours). "ours" returns them unchanged."""
+    check_profile(profile)
+    out = []
+    for r in reports:
+        if profile == "ours":
+            out.append(r)
+            continue
+        value, _ = profile_value(r, profile)
+        out.append(r.model_copy(update={"task": r.task.model_copy(update={"score": value})}))
+    return out

@@ -37,7 +37,8 @@ from ..base import (
     SubmittedCase,
     TrackWording,
 )
-from . import radiology
+from ..profile import ProfileScore
+from . import radiology, reference_profile
 from .literature import literature_values
 from .scoring import meteor_scorer, study_metrics
 from .text import Report, read_report, rules
@@ -149,6 +150,11 @@ class ReportGenerationTrack:
         # the per-study task score (first, and named by logic_metric for LOGIC_SUSPECT)
         score = _mean([metrics.get(c) for c in self._opts(options).components if c in metrics])
         return CaseScore({"score": score, **metrics}, extra)
+
+    def reference_score(self, records: list[CaseRecord], options: Any,
+                        context: ScoringContext | None = None) -> ProfileScore:
+        """The published reference's definition; null with the reason (reference_profile.py)."""
+        return reference_profile.reference_score(records)
 
     def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext | None = None
                   ) -> AggregateResult:
