@@ -1,9 +1,9 @@
 """Scoring profiles (docs/scoring-profiles.md): every run's task score is computed twice.
 
   ours       the track's `aggregate` (the default everywhere: board, medals, overall score)
-  reference  the published reference's task-score definition for this track, when the track
-             declares one: an optional capability `reference_score(records, options, context)
-             -> ProfileScore`. A track without it gets `not_defined()`.
+  reference  the published reference's task-score definition for this track: the optional
+             capability `TrackScoring.reference_score(records, options, context)` (tracks/base.py;
+             default None = `not_defined()`).
 
 Both land in detail_report.json (`task.profile_scores`); `--profile reference` on score / run /
 sweep prints the reference number, and the board can switch to it. The reference profile never
@@ -11,24 +11,13 @@ changes the overall score, the medal or the rating.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from .base import CaseRecord, ScoringContext
+from .base import CaseRecord, ProfileScore, ScoringContext
+
+__all__ = ["PROFILES", "ProfileScore", "not_defined", "reference_profile"]
 
 PROFILES = ("ours", "reference")
-
-
-@dataclass(frozen=True)
-class ProfileScore:
-    score: float | None           # None: not defined for this track, or not computable here
-    definition: str               # one line: what the number is
-    note: str = ""                # why it is None, or what the reference leaves undefined
-
-
-class ReferenceScorer(Protocol):
-    def reference_score(self, records: list[CaseRecord], options: Any,
-                        context: ScoringContext) -> ProfileScore: ...
 
 
 def not_defined() -> ProfileScore:
@@ -46,6 +35,8 @@ def reference_profile(track: Any, records: list[CaseRecord], options: Any,
         result = scorer(records, options, context)
     except Exception as exc:  # noqa: BLE001 — a profile must never break scoring
         return ProfileScore(None, "", f"reference profile failed: {type(exc).__name__}: {exc}")
+    if result is None:
+        return not_defined()
     if not isinstance(result, ProfileScore):
         return ProfileScore(None, "", f"reference profile returned {type(result).__name__}, not ProfileScore")
     return result

@@ -110,7 +110,7 @@ def test_reference_profile_equals_the_reference_scorer(demo_runs, reference_scor
         if perturb_seed is not None:
             _perturb(ws / "outputs", perturb_seed)
         cases = json.loads(paths.manifest.read_text())["cases"]
-        result, _ = score_workspace(TRACK, ws, paths.private, cases, {})
+        result, _ = score_workspace(TRACK, ws, paths.private, cases, TRACK.parse_options({}))
         ours = result.profile_scores["reference"].score
         theirs = _reference_number(reference_scorer, paths, ws / "outputs", tmp_path / f"ref{i}")
         # the reference rounds its accuracy to 4 places
@@ -126,7 +126,7 @@ def test_the_reference_profile_has_a_definition_and_a_different_rule(demo_runs, 
         a["predicted_answer"] = f"{a['predicted_answer']}, as seen on the image."
         (d / "answer.json").write_text(json.dumps(a))
     cases = json.loads(paths.manifest.read_text())["cases"]
-    result, _ = score_workspace(TRACK, tmp_path, paths.private, cases, {})
+    result, _ = score_workspace(TRACK, tmp_path, paths.private, cases, TRACK.parse_options({}))
     ref = result.profile_scores["reference"]
     assert ref.definition.startswith("reference VQA") and ref.score is not None
     assert ref.score < result.score        # its strict whole-answer yes/no rule and 0.5*EM
