@@ -133,6 +133,15 @@ class SubmissionLayout(BaseModel):
     key: str = "case_id"                  # the column / field naming the case
     columns: list[str] = Field(default_factory=list)   # required columns besides the key (csv)
     notes: str = ""                       # extra contract text (dtype, shape, value rules)
+    # what one unit of work is for the judge's pilot/batch facts (docs/judge.md): a case folder
+    # (per_case) or a row of the cohort file (cohort); None = the default for `kind`
+    unit: Literal["case", "cohort_row"] | None = None
+    # the largest share of the expected units a pilot may cover (at least one unit)
+    pilot_max_fraction: float = Field(default=0.25, gt=0, lt=1)
+
+    @property
+    def effective_unit(self) -> str:
+        return self.unit or ("case" if self.kind == "per_case" else "cohort_row")
 
     @property
     def file_names(self) -> list[str]:
