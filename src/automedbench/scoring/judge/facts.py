@@ -30,6 +30,7 @@ Setup work: the calls before the first output write (all calls when none wrote o
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -131,6 +132,16 @@ class WorkflowFacts:
     setup_failures: Fact
 
 
+_PYC = re.compile(r"^(?P<dir>.*)/__pycache__/(?P<mod>[^/.]+)\.[^/]*\.pyc$")
+
+
+def _source_of(path: str) -> str:
+    """Python imports a module from its cached bytecode when the cache is fresh, opening
+    `__pycache__/m.cpython-XY.pyc` instead of `m.py`: such a read is a read of `m.py`."""
+    m = _PYC.match(path)
+    return f"{m['dir']}/{m['mod']}.py" if m else path
+
+
 def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
     return {e.call_index: e.stage for e in trace if e.type == "tool_call" and e.call_index is not None}
 
@@ -147,7 +158,7 @@ def collect_calls(trace: list[TraceEvent]) -> list[CallFacts]:
                       has_effects=eff is not None, tag=tags.get(e.call_index))
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
-            c.read = list(eff.read)
+            c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         calls.append(c)
     return calls
