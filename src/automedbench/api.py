@@ -321,6 +321,17 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     return reports
 
 
+def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None):
+    """Measure a judge on the packaged calibration set (docs/judge.md): per rubric item n,
+    accuracy, Cohen's kappa (weighted for the S3 ladder), confusion, disagreements, and
+    whether the floors are met. Returns scoring.judge.calibration.EvalReport."""
+    from .scoring.judge import get_judge
+    from .scoring.judge.calibration import evaluate
+    j = get_judge(judges, agent_configs)
+    _check_llm_ready(j, "judge")
+    return evaluate(j)
+
+
 # ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
 def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:

@@ -406,6 +406,25 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
         raise typer.Exit(1)
 
 
+@app.command("judge-eval")
+def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
+               agent_config: Optional[list[Path]] = AgentCfg) -> None:
+    """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
+    when a floor is not met or an adversarial trajectory is credited above its label."""
+    import json as _json
+
+    from . import api
+    from .scoring.judge.calibration import render_table
+    try:
+        rep = api.judge_eval(judge, agent_config)
+    except _user_errors() as exc:
+        _fail(str(exc))
+    print(_json.dumps(rep.as_dict(), indent=1, default=str) if as_json else render_table(rep))
+    if rep.floor_failures:
+        raise typer.Exit(1)
+
+
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",

@@ -109,7 +109,7 @@ class Kit:
                     ax.annotate("", xy=(i * 1.8 - 0.85, 0), xytext=(i * 1.8 - 0.95, 0), arrowprops=dict(arrowstyle="->"))
             ax.set_xlim(-0.9, len(steps) * 1.8 - 0.7); ax.set_ylim(-1, 1)
             """)
-        tail = 'ax.axis("off")\nfig.savefig("plan/plan.png", dpi=40)\nprint("plan.png written")\n'
+        tail = 'ax.axis("off")\nfig.savefig("plan/plan.png", dpi=60)\nprint("plan.png written")\n'
         return _code(self.tag("S1 plan diagram"), head + draw + tail)
 
     def setup(self, check_input: bool = True, weights: bool = False) -> str:
