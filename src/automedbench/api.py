@@ -21,7 +21,7 @@ from typing import Callable, Iterable, get_args
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
 from .agents import check_ready as check_agent_ready
 from .data import DatasetError, dataset_paths
-from .errors import InfrastructureError, RunInterrupted, one_line
+from .errors import InfrastructureError, RunInterrupted, UserError, one_line
 from .prompts.render import kickoff_message, render_prompt
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import (
@@ -101,12 +101,36 @@ class Prepared:
     data: object
 
 
+class SelfJudgeError(UserError):
+    """The judge's model is the agent's model (docs/judge.md "No self-judging")."""
+
+
+def _same_model(a: str | None, b: str | None) -> bool:
+    """Model ids name the same model: equal ignoring case and a provider prefix
+    (`openai/gpt-4o` is `gpt-4o`)."""
+    if not a or not b:
+        return False
+    return a.strip().lower().rsplit("/", 1)[-1] == b.strip().lower().rsplit("/", 1)[-1]
+
+
+def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
+    """A judge (or a member of a judge panel) whose model is the agent's model grades its own
+    work: a user error unless `allow` (--allow-self-judge)."""
+    agent_model = getattr(agent, "model", None)
+    members = list(getattr(judge, "judges", None) or [judge])
+    same = [getattr(j, "model", None) for j in members if _same_model(agent_model, getattr(j, "model", None))]
+    if same and not allow:
+        raise SelfJudgeError(f"the judge's model {same[0]!r} is the agent's model {agent_model!r}: a model would "
+                             "grade its own work. Pick another judge, or pass --allow-self-judge")
+
+
 def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None = None,
                 data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
                 agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-                answer_judge: str | None = None) -> Prepared:
-    """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs),
-    sandbox backend, data staged. Raises UserError before any agent turn or paid call."""
+                answer_judge: str | None = None, allow_self_judge: bool = False) -> Prepared:
+    """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
+    agent's own model unless `allow_self_judge`), sandbox backend, data staged. Raises
+    UserError before any agent turn or paid call."""
     from .scoring.judge import get_judge
     task = get_task(task_id, tasks_dirs)
     check_tier(tier)
@@ -114,6 +138,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
+    check_self_judge(agent, judge, allow_self_judge)
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
         from .scoring.answer_judge import get_answer_judge
         get_answer_judge(answer_judge, agent_configs)
@@ -162,7 +187,8 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
             run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
             data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
             agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> DetailReport:
+            answer_judge: str | None = None, exec_timeout_s: float = 600.0,
+            allow_self_judge: bool = False) -> DetailReport:
     """Run one (task, tier, agent) cell end to end and score it. Returns its DetailReport;
     `report.run_dir` is the run directory (run.json, trace, conversation, workspace).
 
@@ -172,7 +198,8 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     that stays down, ends the run as `infra_error` (scored null, never charged to the agent).
     Ctrl-C / SIGTERM close the run as `interrupted`, unscored, and raise RunInterrupted."""
     prep = prepare_run(task_id, tier, agent_name, sandbox=sandbox, data_root=data_root, tasks_dirs=tasks_dirs,
-                       agent_configs=agent_configs, judges=judges, answer_judge=answer_judge)
+                       agent_configs=agent_configs, judges=judges, answer_judge=answer_judge,
+                       allow_self_judge=allow_self_judge)
     task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
 
@@ -340,7 +367,7 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
     once per (task, tier, agent)."""
     if not (tasks and tiers and agents):
         return
-    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge")
+    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge", "allow_self_judge")
     kw = {k: kwargs.get(k) for k in keys}
     for t in tasks:
         prepare_run(t, tiers[0], agents[0], **kw)

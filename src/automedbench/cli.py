@@ -132,7 +132,9 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
         answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-        agent_config: Optional[list[Path]] = AgentCfg) -> None:
+        agent_config: Optional[list[Path]] = AgentCfg,
+        allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                              help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
     from . import api
     from .errors import RunInterrupted
@@ -140,7 +142,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     try:
         report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                             answer_judge=answer_judge)
+                             answer_judge=answer_judge, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
