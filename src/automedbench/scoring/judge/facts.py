@@ -190,6 +190,8 @@ def _model_file_kind(w: Write) -> str | None:
     p = w.path
     if not p.startswith(WORKSPACE_INSIDE + "/") or p.startswith((OUTPUTS, PLAN)) or "/__pycache__/" in p:
         return None
+    if any(part.startswith(".") for part in p[len(WORKSPACE_INSIDE) + 1:].split("/")):
+        return None   # tool caches and dot-folders (~/.cache/matplotlib, .ipynb_checkpoints): not a model
     if p.lower().endswith(WEIGHT_SUFFIXES) or (w.size or 0) >= LARGE_FILE_BYTES:
         return "weights"
     if p.lower().endswith(METHOD_SUFFIXES):
