@@ -63,10 +63,12 @@ def test_a_credulous_judge_fails_the_floors(trajectories):
     assert any(f.startswith("s3:") for f in rep.floor_failures)
 
 
-def test_cli_judge_eval_table_and_json():
+def test_cli_judge_eval_table_and_json(tmp_path):
     table = amb("judge-eval").stdout
-    assert "item    n" in table and "floors: all met" in table and "s3" in table
-    data = json.loads(amb("judge-eval", "--json").stdout)
+    assert "item    n" in table and "floors: all met" in table and "per stage (items pooled): s1 n" in table
+    data = json.loads(amb("judge-eval", "--json", "--save", tmp_path / "cal.json").stdout)
+    assert json.loads((tmp_path / "cal.json").read_text()) == data
+    assert set(data["stages"]) == {"s1", "s2", "s3"} and data["stages"]["s3"]["kappa"] is not None
     assert data["judge"]["version"] == "3" and data["floor_failures"] == []
     assert set(data["items"]) == {i for s in ("s1", "s2", "s3") for i in load_rubric().stages[s].items}
     bad = amb("judge-eval", "--judge", "no-such-judge", check=False)

@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 
 # the built-in scripted agents the demo runs on every task marked `demo: true`
-DEMO_AGENTS = ["reference", "careless", "empty"]
+DEMO_AGENTS = ["reference", "careless", "empty", "pilot-no-inspect", "words-no-work"]
 
 
 def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:

@@ -411,6 +411,8 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 @app.command("judge-eval")
 def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
+               save: Optional[Path] = typer.Option(None, "--save", metavar="FILE",
+                                                   help="Also write the JSON result to FILE (read by the leaderboard)."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
     when a floor is not met or an adversarial trajectory is credited above its label."""
@@ -422,7 +424,11 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
         rep = api.judge_eval(judge, agent_config)
     except _user_errors() as exc:
         _fail(str(exc))
-    print(_json.dumps(rep.as_dict(), indent=1, default=str) if as_json else render_table(rep))
+    text = _json.dumps(rep.as_dict(), indent=1, default=str)
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(text + "\n")
+    print(text if as_json else render_table(rep))
     if rep.floor_failures:
         raise typer.Exit(1)
 

@@ -70,6 +70,9 @@ class EvalReport:
     errors: list[dict[str, str]]
     floors: dict[str, dict[str, float]]
     floor_failures: list[str]
+    # per judged stage, over the pooled (label, verdict) pairs of its items: n, accuracy, kappa
+    # (weighted for a ladder) — the calibration the leaderboard footer names
+    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -152,6 +155,14 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         rep.accuracy = accuracy(lv, jv)
         rep.kappa = weighted_kappa(lv, jv, rep.categories, "linear" if rep.weighted else None)
         rep.confusion = confusion(lv, jv, rep.categories) if lv else []
+    stage_cal: dict[str, dict[str, Any]] = {}
+    for s in rubric.judged:
+        st = rubric.stages[s]
+        pooled = [p for i in st.items for p in pairs[i]]
+        cats = list(st.allowed_values())
+        stage_cal[s] = {"n": len(pooled), "accuracy": accuracy([a for a, _ in pooled], [b for _, b in pooled]),
+                        "kappa": weighted_kappa([a for a, _ in pooled], [b for _, b in pooled], cats,
+                                                "linear" if st.kind == "ladder" else None)}
     floors = {k: {i: float(v) for i, v in (d or {}).items()}
               for k, d in (_labels(labels_path).get("floors") or {}).items()}
     failures = []
@@ -169,7 +180,7 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         judge={"backend": judge.backend, "model": judge.model, "version": judge.version},
         n_trajectories=len(trajectories), n_labels=sum(len(t.labels) for t in trajectories),
         tracks=sorted({_track(t.task) for t in trajectories}), tiers=sorted({t.tier for t in trajectories}),
-        items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures)
+        items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures, stages=stage_cal)
 
 
 def _track(task_id: str) -> str:
@@ -194,6 +205,9 @@ def render_table(rep: EvalReport) -> str:
         conf = " ".join("[" + " ".join(f"{v:2d}" for v in row) + "]" for row in r.confusion)
         lines.append(f"{i:<5} {r.n:4d} {r.abstained:5d} {r.unlabelled:6d}     {_fmt(r.accuracy)}  {_fmt(r.kappa)}"
                      f"{'w' if r.weighted else ' '}  {cats}: {conf}")
+    lines += ["", "per stage (items pooled): " + "; ".join(
+        f"{s} n {c['n']} accuracy {_fmt(c['accuracy']).strip()} kappa {_fmt(c['kappa']).strip()}"
+        for s, c in rep.stages.items())]
     dis = [(i, d) for i, r in rep.items.items() for d in r.disagreements]
     lines += ["", f"disagreements: {len(dis)}"]
     lines += [f"  {i} {d['trajectory']}: label {d['label']:g}, judged {d['verdict']:g}" for i, d in dis]
