@@ -179,3 +179,19 @@ def test_s2_weights_and_failures(tmp_path):
     assert v.items["s2a"] == 1 and v.items["s2d"] == 0, v.rationale
     v = _judge(tmp_path, tr=trace(*failing[:5], SETUP, PILOT, BATCH))["s2"]
     assert v.items["s2d"] == 1
+
+
+def test_local_backend_paths_from_run_start(tmp_path):
+    """The `local` backend records host paths (the agent sees them); run_start names them."""
+    ws, pub = "/tmp/run-x/workspace", "/srv/data/public"
+
+    def move(call):
+        def fix(p):
+            return p.replace("/workspace", ws, 1).replace(PUB, pub, 1)
+        return {**call, "written": [{**x, "path": fix(x["path"])} for x in call.get("written", [])],
+                "read": [fix(p) for p in call.get("read", [])]}
+    start = TraceEvent(type="run_start", t=0, data={"workspace_dir": ws, "data_dir": pub})
+    tr = [start, *trace(*(move(c) for c in (SETUP, PILOT, INSPECT, BATCH)))]
+    v = _judge(tmp_path, tr=tr)
+    assert v["s3"].items == {"s3": 1.0} and v["s2"].score == 1.0, v["s3"].rationale
+    assert v["s2"].score == 1.0 and f"{ws}/method.py" in v["s2"].rationale

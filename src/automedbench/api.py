@@ -257,8 +257,10 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                                        track=task.track, track_options=task.options,
                                        candidates=list(task.tiers.standard.candidates),
                                        target_keywords=list(task.target_keywords))
+                # the paths the agent sees: effects are recorded in them (the judge's facts, docs/judge.md)
                 trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name,
-                                              "setup_time_s": info.setup_time_s})
+                                              "setup_time_s": info.setup_time_s, "data_dir": sb.data_dir,
+                                              "workspace_dir": sb.workspace_dir})
                 try:
                     outcome = agent.run(system_prompt, context, box)
                     _agent_end(info, outcome.end_reason)

@@ -38,8 +38,6 @@ from ...runs.models import TraceEvent
 from ...sandbox.inside import DATA_INSIDE, WORKSPACE_INSIDE
 from ...tracks.base import SubmissionLayout
 
-OUTPUTS = f"{WORKSPACE_INSIDE}/outputs/"
-PLAN = f"{WORKSPACE_INSIDE}/plan/"
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
                    ".joblib", ".pb", ".tflite", ".msgpack", ".gguf", ".caffemodel", ".params")
@@ -48,6 +46,30 @@ METHOD_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".npy")
 LARGE_FILE_BYTES = 1 << 20          # a file this large written outside outputs/ is a model file
 DOWNLOAD_BYTES = 1 << 20            # this many bytes received in one call is a download
 COHORT_UNKNOWN_N = 100              # cohort rows estimated in percent when the expected cases are unknown
+
+
+@dataclass(frozen=True)
+class Roots:
+    """The workspace and public-data folders as the agent saw them: /workspace and /data/public
+    in the isolating sandboxes, host paths with the `local` backend (run_start records them)."""
+
+    workspace: str = WORKSPACE_INSIDE
+    data: str = DATA_INSIDE
+
+    @property
+    def outputs(self) -> str:
+        return f"{self.workspace}/outputs/"
+
+    @property
+    def plan(self) -> str:
+        return f"{self.workspace}/plan/"
+
+    @classmethod
+    def of(cls, trace: list[TraceEvent]) -> Roots:
+        start = next((e for e in trace if e.type == "run_start"), None)
+        data = (start.data or {}) if start is not None else {}
+        return cls(str(data.get("workspace_dir") or WORKSPACE_INSIDE).rstrip("/"),
+                   str(data.get("data_dir") or DATA_INSIDE).rstrip("/"))
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,7 @@ class CallFacts:
     read: list[str] = field(default_factory=list)
     bytes_in: int = 0
     units: set[str] = field(default_factory=set)   # output units this call wrote
+    roots: Roots = field(default_factory=Roots)
 
     @property
     def ok(self) -> bool:
@@ -79,15 +102,15 @@ class CallFacts:
 
     @property
     def output_writes(self) -> list[Write]:
-        return [w for w in self.written if w.path.startswith(OUTPUTS)]
+        return [w for w in self.written if w.path.startswith(self.roots.outputs)]
 
     @property
     def public_reads(self) -> list[str]:
-        return [p for p in self.read if p.startswith(DATA_INSIDE + "/")]
+        return [p for p in self.read if p.startswith(self.roots.data + "/")]
 
     @property
     def output_reads(self) -> list[str]:
-        return [p for p in self.read if p.startswith(OUTPUTS)]
+        return [p for p in self.read if p.startswith(self.roots.outputs)]
 
 
 @dataclass
@@ -146,7 +169,8 @@ def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
     return {e.call_index: e.stage for e in trace if e.type == "tool_call" and e.call_index is not None}
 
 
-def collect_calls(trace: list[TraceEvent]) -> list[CallFacts]:
+def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[CallFacts]:
+    roots = roots or Roots.of(trace)
     tags = _declared_tags(trace)
     calls = []
     for e in trace:
@@ -155,7 +179,7 @@ def collect_calls(trace: list[TraceEvent]) -> list[CallFacts]:
         eff = e.effects
         c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
                       printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
-                      has_effects=eff is not None, tag=tags.get(e.call_index))
+                      has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots)
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
             c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
@@ -164,16 +188,13 @@ def collect_calls(trace: list[TraceEvent]) -> list[CallFacts]:
     return calls
 
 
-def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int) -> None:
+def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int, roots: Roots) -> None:
     if layout.effective_unit == "case":
         for c in calls:
-            for w in c.output_writes:
-                rest = w.path[len(OUTPUTS):]
-                if "/" in rest:
-                    c.units.add(rest.split("/", 1)[0])
+            c.units |= _case_units(c)
         return
     # cohort rows, estimated from the size of each write relative to the file's largest size
-    names = {f"{OUTPUTS}{f}" for f in layout.file_names}
+    names = {f"{roots.outputs}{f}" for f in layout.file_names}
     biggest: dict[str, int] = {}
     for c in calls:
         for w in c.output_writes:
@@ -186,11 +207,11 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
                 c.units |= {f"{w.path}#row{i}" for i in range(1, k + 1)}
 
 
-def _model_file_kind(w: Write) -> str | None:
+def _model_file_kind(w: Write, roots: Roots) -> str | None:
     p = w.path
-    if not p.startswith(WORKSPACE_INSIDE + "/") or p.startswith((OUTPUTS, PLAN)) or "/__pycache__/" in p:
+    if not p.startswith(roots.workspace + "/") or p.startswith((roots.outputs, roots.plan)) or "/__pycache__/" in p:
         return None
-    if any(part.startswith(".") for part in p[len(WORKSPACE_INSIDE) + 1:].split("/")):
+    if any(part.startswith(".") for part in p[len(roots.workspace) + 1:].split("/")):
         return None   # tool caches and dot-folders (~/.cache/matplotlib, .ipynb_checkpoints): not a model
     if p.lower().endswith(WEIGHT_SUFFIXES) or (w.size or 0) >= LARGE_FILE_BYTES:
         return "weights"
@@ -200,7 +221,8 @@ def _model_file_kind(w: Write) -> str | None:
 
 
 def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None) -> WorkflowFacts:
-    calls = collect_calls(trace)
+    roots = Roots.of(trace)
+    calls = collect_calls(trace, roots)
     with_eff = [c for c in calls if c.has_effects]
     unit = layout.effective_unit
     if case_ids:
@@ -209,7 +231,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         n = len({u for c in calls for u in _case_units(c)}) or 1
     else:
         n = COHORT_UNKNOWN_N
-    _assign_units(calls, layout, n)
+    _assign_units(calls, layout, n, roots)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
     # the batch: from the first call after which the outputs cover more than a pilot may
@@ -273,7 +295,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     checks = [c for c in before if c.public_reads and not c.output_writes and c.printed and c.ok]
     input_check = Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
 
-    weights_w = [(c, w) for c in calls for w in c.written if _model_file_kind(w) == "weights"]
+    weights_w = [(c, w) for c in calls for w in c.written if _model_file_kind(w, roots) == "weights"]
     downloads = [c for c in calls if c.bytes_in >= DOWNLOAD_BYTES]
     weights = Fact(bool(weights_w or downloads), sorted({c.index for c, _ in weights_w} | {c.index for c in downloads}),
                    sorted({w.path for _, w in weights_w}),
@@ -281,7 +303,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     method_written: dict[str, int] = {}
     for pos, c in enumerate(calls):
         for w in c.written:
-            if _model_file_kind(w) == "method":
+            if _model_file_kind(w, roots) == "method":
                 method_written.setdefault(w.path, pos)
     used_methods: dict[str, list[int]] = {}
     for pos, c in enumerate(calls):
@@ -300,7 +322,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     upto = calls if batch_start is None else calls[: batch_start + 1]
     env = [c for c in upto if c.ok and (c.public_reads or any(p in model_paths for p in c.read))]
     environment = Fact(bool(env), [c.index for c in env][:8],
-                       sorted({p for c in env[:1] for p in [*c.public_reads, *c.read] if p.startswith((DATA_INSIDE, WORKSPACE_INSIDE))})[:4])
+                       sorted({p for c in env[:1] for p in c.read})[:4])
 
     first_write = next((pos for pos, c in enumerate(calls) if c.output_writes), None)
     setup = calls if first_write is None else calls[:first_write]
@@ -319,7 +341,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
 def _case_units(c: CallFacts) -> set[str]:
     out = set()
     for w in c.output_writes:
-        rest = w.path[len(OUTPUTS):]
+        rest = w.path[len(c.roots.outputs):]
         if "/" in rest:
             out.add(rest.split("/", 1)[0])
     return out
