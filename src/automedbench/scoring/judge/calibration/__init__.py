@@ -119,8 +119,9 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
     pairs: dict[str, list[tuple[float, float]]] = {i: [] for i in items}
     over: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
+    tasks = {tid: get_task(tid) for tid in sorted({t.task for t in trajectories})}   # discovery is not cached
     for t in trajectories:
-        ev = JudgeEvidence(task=get_task(t.task), tier=t.tier, workspace=t.dir, trace=read_trace(t.dir / "trace.jsonl"),
+        ev = JudgeEvidence(task=tasks[t.task], tier=t.tier, workspace=t.dir, trace=read_trace(t.dir / "trace.jsonl"),
                            conversation=None, case_ids=t.case_ids)
         try:
             verdict = judge.judge(ev)
@@ -179,13 +180,8 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
     return EvalReport(
         judge={"backend": judge.backend, "model": judge.model, "version": judge.version},
         n_trajectories=len(trajectories), n_labels=sum(len(t.labels) for t in trajectories),
-        tracks=sorted({_track(t.task) for t in trajectories}), tiers=sorted({t.tier for t in trajectories}),
+        tracks=sorted({task.track for task in tasks.values()}), tiers=sorted({t.tier for t in trajectories}),
         items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures, stages=stage_cal)
-
-
-def _track(task_id: str) -> str:
-    from ....tasks import get_task
-    return get_task(task_id).track
 
 
 def _fmt(x: float | None) -> str:
