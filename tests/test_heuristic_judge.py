@@ -195,3 +195,13 @@ def test_local_backend_paths_from_run_start(tmp_path):
     v = _judge(tmp_path, tr=tr)
     assert v["s3"].items == {"s3": 1.0} and v["s2"].score == 1.0, v["s3"].rationale
     assert v["s2"].score == 1.0 and f"{ws}/method.py" in v["s2"].rationale
+
+
+def test_scratch_pilot_file_in_outputs_is_a_pilot(tmp_path):
+    """A cohort agent may pilot into a scratch file (outputs/pilot.txt), inspect it, then write the cohort file."""
+    csv = f"{OUT}/predictions.csv"
+    cases = [f"c{i}" for i in range(100)]
+    calls = (SETUP, {"written": [w(f"{OUT}/pilot.txt", "low")], "read": ["/workspace/method.py"]},
+             {"read": [f"{OUT}/pilot.txt"], "stdout": "low"}, {"written": [w(csv, "b", size=1500)]})
+    v = _judge(tmp_path, tr=trace(*calls), task=COHORT, cases=cases)["s3"]
+    assert v.items == {"s3": 1.0}, v.rationale

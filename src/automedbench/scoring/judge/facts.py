@@ -189,12 +189,15 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
 
 
 def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int, roots: Roots) -> None:
+    names = {f"{roots.outputs}{f}" for f in layout.file_names}
+    for c in calls:
+        # a file in outputs/ outside the layout (a scratch `outputs/pilot.txt`) is one unit of its own
+        c.units |= {w.path for w in c.output_writes if "/" not in w.path[len(roots.outputs):] and w.path not in names}
     if layout.effective_unit == "case":
         for c in calls:
             c.units |= _case_units(c)
         return
     # cohort rows, estimated from the size of each write relative to the file's largest size
-    names = {f"{roots.outputs}{f}" for f in layout.file_names}
     biggest: dict[str, int] = {}
     for c in calls:
         for w in c.output_writes:
