@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable
 
 from ...runs.models import TraceEvent
@@ -56,11 +57,11 @@ class Roots:
     workspace: str = WORKSPACE_INSIDE
     data: str = DATA_INSIDE
 
-    @property
+    @cached_property
     def outputs(self) -> str:
         return f"{self.workspace}/outputs/"
 
-    @property
+    @cached_property
     def plan(self) -> str:
         return f"{self.workspace}/plan/"
 
@@ -100,15 +101,15 @@ class CallFacts:
     def ok(self) -> bool:
         return self.exit_code == 0 and not self.timed_out
 
-    @property
+    @cached_property     # written/read are set once, when the call is collected
     def output_writes(self) -> list[Write]:
         return [w for w in self.written if w.path.startswith(self.roots.outputs)]
 
-    @property
+    @cached_property     # written/read are set once, when the call is collected
     def public_reads(self) -> list[str]:
         return [p for p in self.read if p.startswith(self.roots.data + "/")]
 
-    @property
+    @cached_property     # written/read are set once, when the call is collected
     def output_reads(self) -> list[str]:
         return [p for p in self.read if p.startswith(self.roots.outputs)]
 
