@@ -322,17 +322,22 @@ class JudgeRunsFailed(InfrastructureError):
         self.reports, self.failures = reports, failures
 
 
-def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list[Path] | None = None) -> list[DetailReport]:
-    """Re-judge S1..S3 of saved runs. Unknown judge or missing key: UserError before any call.
-    A judge that fails on a run (unreachable, unparseable) never replaces its saved verdicts;
-    JudgeRunsFailed is raised at the end, carrying the runs that were re-judged."""
+def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list[Path] | None = None,
+          allow_self_judge: bool = False) -> list[DetailReport]:
+    """Re-judge S1..S3 of saved runs. Unknown judge or missing key, or a judge sharing a run's
+    agent model (unless `allow_self_judge`): UserError before any call. A judge that fails on
+    a run (unreachable, unparseable) never replaces its saved verdicts; JudgeRunsFailed is
+    raised at the end, carrying the runs that were re-judged."""
+    from types import SimpleNamespace
+
     from .scoring.judge import get_judge
     from .scoring.score_run import JudgeFailed, load_meta
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
     dirs = [Path(d) for d in run_dirs]
     for d in dirs:
-        load_meta(d)   # every path is a run directory before the first paid call
+        meta = load_meta(d)   # every path is a run directory before the first paid call
+        check_self_judge(SimpleNamespace(model=meta.run.model), j, allow_self_judge)
     reports, failures = [], []
     for d in dirs:
         try:

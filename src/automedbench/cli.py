@@ -387,14 +387,16 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 @app.command()
 def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-judge."),
           judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg,
+          allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                                help="Let a judge share a run's agent model (refused by default).")) -> None:
     """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
     (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
     from . import api
     from .report import runs_table
     failures: list[tuple[str, str]] = []
     try:
-        reports = api.judge(run_dirs, judge, agent_config)
+        reports = api.judge(run_dirs, judge, agent_config, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except api.JudgeRunsFailed as exc:

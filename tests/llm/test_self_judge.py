@@ -44,5 +44,11 @@ def test_allow_self_judge_runs_and_names_both_models(fake_openai, tiny):  # noqa
     fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
     proc = amb("run", "--task", "tiny-seg", "--tier", "lite", "--agent", "fake-agent", "--agent-config", cfg,
                "--judge", "twin-judge", "--allow-self-judge", "--sandbox", "local", "--out", tmp / "runs", env=env)
-    report = json.loads((Path(proc.stdout.strip().splitlines()[-1]) / "detail_report.json").read_text())
+    run_dir = Path(proc.stdout.strip().splitlines()[-1])
+    report = json.loads((run_dir / "detail_report.json").read_text())
     assert report["run"]["model"] == "same-model" and report["judge"]["model"] == "Provider/SAME-model"
+    # re-judging the saved run with the agent's own model is refused the same way, before any call
+    n = len(fake_openai.chat_requests())
+    again = amb("judge", run_dir, "--judge", "twin-judge", "--agent-config", cfg, env=env, check=False)
+    assert again.returncode == 2 and "--allow-self-judge" in again.stderr and "Traceback" not in again.stderr
+    assert len(fake_openai.chat_requests()) == n
