@@ -150,7 +150,9 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
         answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-        agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
+        agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt,
+        allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                              help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
     _check_profile(profile)
     from . import api
@@ -159,7 +161,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     try:
         report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                             answer_judge=answer_judge)
+                             answer_judge=answer_judge, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
@@ -410,14 +412,16 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 @app.command()
 def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-judge."),
           judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg,
+          allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                                help="Let a judge share a run's agent model (refused by default).")) -> None:
     """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
     (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
     from . import api
     from .report import runs_table
     failures: list[tuple[str, str]] = []
     try:
-        reports = api.judge(run_dirs, judge, agent_config)
+        reports = api.judge(run_dirs, judge, agent_config, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except api.JudgeRunsFailed as exc:
@@ -428,6 +432,31 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
     for _, why in failures:
         err.print(f"[bold red]judge failed:[/] {why}", highlight=False, soft_wrap=True)
     if failures:
+        raise typer.Exit(1)
+
+
+@app.command("judge-eval")
+def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
+               save: Optional[Path] = typer.Option(None, "--save", metavar="FILE",
+                                                   help="Also write the JSON result to FILE (read by the leaderboard)."),
+               agent_config: Optional[list[Path]] = AgentCfg) -> None:
+    """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
+    when a floor is not met or an adversarial trajectory is credited above its label."""
+    import json as _json
+
+    from . import api
+    from .scoring.judge.calibration import render_table
+    try:
+        rep = api.judge_eval(judge, agent_config)
+    except _user_errors() as exc:
+        _fail(str(exc))
+    text = _json.dumps(rep.as_dict(), indent=1, default=str)
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(text + "\n")
+    print(text if as_json else render_table(rep))
+    if rep.floor_failures:
         raise typer.Exit(1)
 
 
