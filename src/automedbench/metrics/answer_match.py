@@ -18,7 +18,9 @@ Open questions:
     score 1 if the prediction's polarity equals the reference's, else 0. A hedge ("probably",
     "yes and no") has no polarity and scores 0.
   - otherwise: max(EM, token-F1) over the canonical forms, and over the reference's listed
-    alternatives. EM and token-F1 follow SQuAD (Rajpurkar et al. 2016, the official
+    alternatives; a reference CONTRADICTED by the prediction scores 0 instead (see
+    `contradiction`: both state values of one of the table's contrastive sets — laterality,
+    pleural/pericardial, benign/malignant, named findings, numbers ... — and share none of them). EM and token-F1 follow SQuAD (Rajpurkar et al. 2016, the official
     evaluate-v1.1.py): F1 over the multiset of tokens, 0 when nothing overlaps. A prediction
     (or reference) that normalises to nothing never matches (score 0, even against nothing).
 
@@ -75,11 +77,26 @@ def basic(text: str) -> str:
     return _SPACE.sub(" ", _PUNCT.sub(" ", text)).strip()
 
 
-def _phrase_set(items: Iterable[Any]) -> frozenset[tuple[str, ...]]:
+def _refuse_booleans(items: Iterable[Any]) -> list[Any]:
+    items = list(items)
     bad = [s for s in items if isinstance(s, bool)]
     if bad:   # YAML 1.1 reads a bare no / yes as a boolean: the table must quote them
         raise ValueError(f"answer table: quote yes/no words, got {bad}")
-    return frozenset(t for t in (tuple(basic(str(s)).split()) for s in items) if t)
+    return items
+
+
+def _phrase_set(items: Iterable[Any]) -> frozenset[tuple[str, ...]]:
+    return frozenset(t for t in (tuple(basic(str(s)).split()) for s in _refuse_booleans(items)) if t)
+
+
+@dataclass(frozen=True)
+class ContrastiveSet:
+    """Values that name mutually exclusive findings, sites or kinds (docs/tracks/vqa.md
+    "Different findings never match"); `numbers`: every numeral is a value too."""
+
+    name: str
+    terms: frozenset[tuple[str, ...]]
+    numbers: bool = False
 
 
 @dataclass(frozen=True, eq=False)   # hashed by identity (cache key); compiled once per process
@@ -104,6 +121,7 @@ class AnswerTable:
     affirmation: frozenset[tuple[str, ...]] = frozenset()
     hedges: frozenset[tuple[str, ...]] = frozenset()
     sources: Mapping[str, str] = ()                      # type: ignore[assignment]
+    contrastive: tuple[ContrastiveSet, ...] = ()
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> AnswerTable:
@@ -126,6 +144,7 @@ class AnswerTable:
         for phrase in raw.get("zero_count_phrases") or []:
             phrases[tuple(basic(str(phrase)).split())] = ("0",)
         phrases.pop((), None)
+        max_len = max((len(k) for k in phrases), default=1)
         yn = raw.get("yes_no") or {}
         yes = frozenset(basic(str(s)) for s in yn.get("yes", []))
         no = frozenset(basic(str(s)) for s in yn.get("no", []))
@@ -139,7 +158,16 @@ class AnswerTable:
         conversions = {basic(str(k)): (basic(str(v["to"])), float(v["factor"]))
                        for k, v in (raw.get("unit_conversions") or {}).items()}
         neg = raw.get("negation") or {}
-        return cls(phrases=phrases, max_phrase=max((len(k) for k in phrases), default=1),
+        contrastive = []
+        for name, entry in (raw.get("contrastive_sets") or {}).items():
+            if not isinstance(entry, Mapping) or not (entry.get("terms") or entry.get("numbers")):
+                raise ValueError(f"answer table: contrastive set {name!r} needs `terms` or `numbers: true`")
+            # terms are written in canonical form; map them through the phrases anyway, so a
+            # term spelled as a synonym ("renal") still means its canonical token ("kidney")
+            terms = frozenset(t for t in (tuple(_map_phrases(basic(str(term)).split(), phrases, max_len))
+                                          for term in _refuse_booleans(entry.get("terms") or [])) if t)
+            contrastive.append(ContrastiveSet(str(name), terms, bool(entry.get("numbers", False))))
+        return cls(phrases=phrases, max_phrase=max_len,
                    drop=frozenset(basic(str(w)) for w in raw.get("drop") or []),
                    yes=yes, no=no, yes_no_words=words,
                    placeholders=frozenset(basic(str(p)) for p in raw.get("placeholders") or []),
@@ -151,7 +179,7 @@ class AnswerTable:
                    negation_after=_phrase_set(neg.get("after") or []),
                    affirmation=_phrase_set(raw.get("affirmation") or []),
                    hedges=_phrase_set(raw.get("hedges") or []),
-                   sources=sources)
+                   sources=sources, contrastive=tuple(contrastive))
 
 
 @lru_cache(maxsize=4)
@@ -175,12 +203,13 @@ def _split_units(tokens: list[str], table: AnswerTable) -> list[str]:
     return out
 
 
-def _map_phrases(tokens: list[str], table: AnswerTable) -> list[str]:
+def _map_phrases(tokens: list[str], phrases: Mapping[tuple[str, ...], tuple[str, ...]],
+                 max_phrase: int) -> list[str]:
     out: list[str] = []
     i, n = 0, len(tokens)
     while i < n:
-        for length in range(min(table.max_phrase, n - i), 0, -1):
-            hit = table.phrases.get(tuple(tokens[i:i + length]))
+        for length in range(min(max_phrase, n - i), 0, -1):
+            hit = phrases.get(tuple(tokens[i:i + length]))
             if hit is not None:
                 out.extend(hit)
                 i += length
@@ -265,7 +294,7 @@ def _mark_negation(tokens: list[str], table: AnswerTable) -> list[str]:
 
 def _clause_tokens(clause: str, table: AnswerTable) -> list[str]:
     tokens = _split_units(basic(clause).split(), table)
-    tokens = _convert_units(_compose_numbers(_map_phrases(tokens, table), table), table)
+    tokens = _convert_units(_compose_numbers(_map_phrases(tokens, table.phrases, table.max_phrase), table), table)
     tokens = _mark_negation(tokens, table)
     return [t for t in tokens if t not in table.drop]
 
@@ -351,12 +380,40 @@ def token_f1(pred: tuple[str, ...], ref: tuple[str, ...]) -> float:
     return 2 * p * r / (p + r)
 
 
+def _stated_values(tokens: tuple[str, ...], contrast: ContrastiveSet) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]]:
+    """(asserted, negated) values of one contrastive set stated in canonical tokens."""
+    plain = [t.removeprefix(NEGATED) for t in tokens]
+    negated = [t.startswith(NEGATED) for t in tokens]
+    longest = max((len(term) for term in contrast.terms), default=1)
+    found: tuple[set[tuple[str, ...]], set[tuple[str, ...]]] = (set(), set())
+    for i in range(len(plain)):
+        for length in range(min(longest, len(plain) - i), 0, -1):
+            gram = tuple(plain[i:i + length])
+            if gram in contrast.terms or (contrast.numbers and length == 1 and _NUMBER.fullmatch(gram[0])):
+                found[all(negated[i:i + length])].add(gram)
+    return frozenset(found[0]), frozenset(found[1])
+
+
+def contradiction(pred: tuple[str, ...], ref: tuple[str, ...], table: AnswerTable) -> str | None:
+    """The name of the first contrastive set on which prediction and reference contradict each
+    other, else None. They contradict when both state values of the set with the same polarity
+    (both asserted, or both negated) and share none ("pericardial effusion" vs "pleural
+    effusion", "no left effusion" vs "no right effusion"). A side that states no value of the
+    set (a less specific answer, "effusion") does not contradict: docs/tracks/vqa.md."""
+    for contrast in table.contrastive:
+        for said, wanted in zip(_stated_values(pred, contrast), _stated_values(ref, contrast)):
+            if said and wanted and not (said & wanted):
+                return contrast.name
+    return None
+
+
 def score_open(prediction: str, references: Iterable[str], table: AnswerTable | None = None) -> dict[str, Any]:
     """Score one open answer against a reference and its alternatives.
 
-    Returns {"score", "em", "f1", "rule"}; rule is "yes_no" (strict), "em_f1", or
+    Returns {"score", "em", "f1", "rule"}; rule is "yes_no" (strict), "em_f1",
     "empty_after_normalisation" (the prediction, or every reference, normalises to nothing:
-    score 0 — two empty answers are not equal answers)."""
+    score 0 — two empty answers are not equal answers), or "contradiction:<set>" (every
+    reference is contradicted on a contrastive set: score 0, see `contradiction`)."""
     table = table or load_table()
     refs = [r for r in references if r is not None and str(r).strip()]
     if not refs:
@@ -370,9 +427,16 @@ def score_open(prediction: str, references: Iterable[str], table: AnswerTable | 
     if not pred or not ref_forms:
         return {"score": 0.0, "em": 0.0, "f1": 0.0, "rule": "empty_after_normalisation"}
     best_em = best_f1 = 0.0
+    contradicted: list[str] = []
     for ref_tokens in ref_forms:
+        clash = contradiction(pred, ref_tokens, table) if pred != ref_tokens else None
+        if clash is not None:     # a different finding earns nothing from shared tokens
+            contradicted.append(clash)
+            continue
         best_em = max(best_em, float(pred == ref_tokens))
         best_f1 = max(best_f1, token_f1(pred, ref_tokens))
+    if len(contradicted) == len(ref_forms):
+        return {"score": 0.0, "em": 0.0, "f1": 0.0, "rule": f"contradiction:{contradicted[0]}"}
     return {"score": max(best_em, best_f1), "em": best_em, "f1": best_f1, "rule": "em_f1"}
 
 

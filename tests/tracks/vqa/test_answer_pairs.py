@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from automedbench.metrics.answer_match import TABLE_PATH, AnswerTable, load_table, polarity, score_open
+from automedbench.metrics.answer_match import (
+    TABLE_PATH,
+    AnswerTable,
+    canonical_tokens,
+    contradiction,
+    load_table,
+    polarity,
+    score_open,
+)
 
 PAIRS = yaml.safe_load((Path(__file__).with_name("answer_pairs.yaml")).read_text())["pairs"]
 
@@ -51,3 +59,32 @@ def test_hedge_holding_both_polarities_has_no_polarity():
     table = load_table()
     assert polarity("yes and no", table) is None and polarity("yes", table) == "yes"
     assert polarity("there is no lesion", table) == "no"
+
+
+def test_every_contrastive_set_names_its_source_and_terms_are_canonical():
+    raw = yaml.safe_load(TABLE_PATH.read_text())
+    table = load_table()
+    owner: dict[str, str] = {}
+    for name, entry in raw["contrastive_sets"].items():
+        assert len(str(entry.get("source", "")).strip()) >= 10, f"contrastive set {name!r} has no source"
+        for term in entry.get("terms", []):
+            # a term written as a synonym would silently become another term of the same set
+            assert canonical_tokens(str(term), table) == tuple(str(term).split()), (name, term)
+            assert owner.setdefault(str(term), name) == name, f"{term!r} in {owner[term]!r} and {name!r}"
+
+
+def test_a_contradiction_names_its_set_and_a_listed_alternative_still_matches():
+    table = load_table()
+    result = score_open("pericardial effusion", ["pleural effusion"])
+    assert result["score"] == 0 and result["rule"] == "contradiction:serous cavity"
+    assert contradiction(canonical_tokens("effusion", table), canonical_tokens("pleural effusion", table),
+                         table) is None
+    # the contradicted reference gives nothing, the alternative it is listed with still does
+    assert score_open("pericardial effusion", ["pleural effusion", "pericardial effusion"])["score"] == 1
+
+
+def test_a_contrastive_set_without_terms_is_refused():
+    raw = yaml.safe_load(TABLE_PATH.read_text())
+    raw["contrastive_sets"]["empty"] = {"source": "a set that states nothing"}
+    with pytest.raises(ValueError, match="contrastive set 'empty'"):
+        AnswerTable.from_mapping(raw)
