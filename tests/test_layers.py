@@ -39,6 +39,7 @@ LAZY_IMPORTS = {
     "skimage": "enhancement/synthesis baselines and builders only",
     "scipy": "builders and baselines only",
     "rich": "progress bars and tables, only on a terminal",
+    "PIL": "the heuristic judge's look at plan.png only",
 }
 
 

@@ -6,6 +6,7 @@ line and exit 2. Agent failures never make the CLI fail: they are scored and rec
 from __future__ import annotations
 
 import json
+import json as _json
 import logging
 import os
 import sys
@@ -14,9 +15,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from typer import core as typer_core
 import yaml
 from rich.console import Console
+from typer import core as typer_core
 
 from . import __version__, api
 from .agents.registry import list_agents
@@ -31,15 +32,16 @@ from .report import aggregate, collect_reports, runs_table, write_leaderboard
 from .report.analyze import analyze as run_analysis
 from .report.analyze import print_tables
 from .report.leaderboard import write_analysis_site
+from .report.profiles import check_profile, profile_table
 from .report.table import agents_table
 from .runs.executors import ExecutorError
-from .runs.trace import slowest_execution
 from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
+from .runs.trace import slowest_execution
 from .sandbox.cli import sandbox_app
 from .scoring.errors import code_texts
+from .scoring.judge.calibration import render_table
 from .tasks import check_tier, discover, get_task
 from .tasks.model import TIERS
-
 
 
 def _plain_type_labels() -> None:
@@ -119,6 +121,9 @@ TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = 
 SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
 NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
 JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+ProfileOpt = typer.Option("ours", "--profile", metavar="ours|reference",
+                          help="Also print the task score under this scoring profile: 'reference' = the published "
+                               "reference's definition (docs/scoring-profiles.md). Both are always saved.")
 
 
 def _print_version(value: bool) -> None:
@@ -138,6 +143,19 @@ def _main(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 # ---- run / sweep / demo -------------------------------------------------------------
 
+def _check_profile(profile: str) -> None:
+    try:
+        check_profile(profile)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _print_profile(reports, profile: str, console) -> None:
+    """The runs' task score under a non-default scoring profile (docs/scoring-profiles.md)."""
+    if profile != "ours" and reports:
+        console.print(profile_table(reports, profile))
+
+
 @app.command()
 def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (see `automedbench tasks list`)."),
         tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP),
@@ -148,13 +166,17 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
         answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-        agent_config: Optional[list[Path]] = AgentCfg) -> None:
+        agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt,
+        allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                              help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
+    _check_profile(profile)
     try:
         options = RunOptions(sandbox=sandbox, network=_net(network), judges=judge, answer_judge=answer_judge,
                              data_root=str(data_root) if data_root else None,
                              tasks_dirs=[str(p) for p in tasks_dir] if tasks_dir else None,
-                             agent_configs=[str(p) for p in agent_config] if agent_config else None)
+                             agent_configs=[str(p) for p in agent_config] if agent_config else None,
+                             allow_self_judge=allow_self_judge)
         report = api.run_one(task, tier, agent, out_dir, **options.run_kwargs())
     except _user_errors() as exc:
         _fail(str(exc))
@@ -164,6 +186,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(130) from None
     run_dir = report.run_dir
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
+    _print_profile([report], profile, err)
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
         err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
@@ -172,7 +195,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
 
 
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None, compact=False):
+              leaderboard_dir=None, compact=False, profile="ours"):
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
     try:
         api.validate_sweep(spec)   # a user error is one line, before the progress bar
@@ -187,6 +210,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
             _fail(str(exc))
     reports = outcome.reports
     out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
+    _print_profile(reports, profile, out)
     for r in progress.failed:
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     for r in (r for r in outcome.results if r.status == "infra"):
@@ -220,7 +244,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
     if executor is not None and executor not in ("local", "ray"):
         _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
@@ -244,7 +268,9 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
     except SweepConfigError as exc:
         _fail(str(exc))
     root = out_dir or (Path(spec.out) if spec.out else Path("runs"))
-    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume)
+    _check_profile(profile)
+    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume,
+              profile=profile)
 
 
 
@@ -301,8 +327,9 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
           force: bool = typer.Option(False, "--force",
                                      help="Also score interrupted runs (their report is flagged 'interrupted')."),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
+    _check_profile(profile)
     reports, dirs = [], {}
     for d in run_dirs:
         try:
@@ -311,17 +338,20 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
         except _user_errors() as exc:
             _fail(str(exc))
     out.print(runs_table(reports, dirs, width=out.width))
+    _print_profile(reports, profile, out)
 
 
 @app.command()
 def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-judge."),
           judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg,
+          allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                                help="Let a judge share a run's agent model (refused by default).")) -> None:
     """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
     (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
     failures: list[tuple[str, str]] = []
     try:
-        reports = api.judge(run_dirs, judge, agent_config)
+        reports = api.judge(run_dirs, judge, agent_config, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except api.JudgeRunsFailed as exc:
@@ -335,16 +365,41 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
         raise typer.Exit(1)
 
 
+@app.command("judge-eval")
+def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
+               save: Optional[Path] = typer.Option(None, "--save", metavar="FILE",
+                                                   help="Also write the JSON result to FILE (read by the leaderboard)."),
+               agent_config: Optional[list[Path]] = AgentCfg) -> None:
+    """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
+    when a floor is not met or an adversarial trajectory is credited above its label."""
+
+    try:
+        rep = api.judge_eval(judge, agent_config)
+    except _user_errors() as exc:
+        _fail(str(exc))
+    text = _json.dumps(rep.as_dict(), indent=1, default=str)
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(text + "\n")
+    print(text if as_json else render_table(rep))
+    if rep.floor_failures:
+        raise typer.Exit(1)
+
+
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
-                                        help="Where the site (index.html, task boards, run pages) is written.")) -> None:
+                                        help="Where the site (index.html, task boards, run pages) is written."),
+           profile: str = typer.Option("ours", "--profile", metavar="ours|reference",
+                                       help="Scoring profile of the task column (docs/scoring-profiles.md).")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
+    _check_profile(profile)
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    site = write_leaderboard(reports, out_dir)
+    site = write_leaderboard(reports, out_dir, profile=profile)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
 

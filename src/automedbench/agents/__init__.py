@@ -8,6 +8,7 @@ from ..llm.registry import load_agent_configs
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
 from .llm import LLMAgent
 from .scripted import SCRIPTED_AGENTS
+from .traits import TRAIT_AGENTS  # the judge's calibration agents (docs/judge.md)
 
 
 class AgentError(UserError, ValueError):
@@ -15,7 +16,7 @@ class AgentError(UserError, ValueError):
 
 
 def scripted_agents() -> dict[str, type]:
-    return SCRIPTED_AGENTS
+    return {**SCRIPTED_AGENTS, **TRAIT_AGENTS}
 
 
 def agent_names(agent_configs: list[Path] | None = None) -> list[str]:

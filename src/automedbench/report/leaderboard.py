@@ -22,6 +22,7 @@ from . import site
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
 from .analyze import write_analysis_page
 from .site import tojson_safe
+from .profiles import with_profile
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
 STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
@@ -140,7 +141,8 @@ def write_csv(board: Leaderboard, path: Path) -> Path:
 def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
-                      generated_at: str | None = None, analysis_plots: bool = True) -> Path:
+                      generated_at: str | None = None, analysis_plots: bool = True,
+                      profile: str = "ours") -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
@@ -152,7 +154,10 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    board = aggregate(reports).model_copy(update={"generated_at": stamp})
+    if profile != "ours":   # the task column from another scoring profile (docs/scoring-profiles.md)
+        reports = with_profile(reports, profile)
+        title = f"{title} — task score: {profile} profile"
+    board = aggregate(reports).model_copy(update={"generated_at": stamp, "task_profile": profile})
 
     (out / "leaderboard.json").write_text(
         json.dumps(board.model_dump(mode="json"), indent=2, allow_nan=False) + "\n",

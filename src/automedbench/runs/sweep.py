@@ -91,6 +91,7 @@ class RunOptions(_Strict):
     tasks_dirs: list[str] | None = None
     agent_configs: list[str] | None = None
     exec_timeout_s: float = 600.0
+    allow_self_judge: bool = False   # a judge may share the agent's model (docs/judge.md)
 
     def run_kwargs(self) -> dict[str, Any]:
         """api.run_one's keyword arguments."""
@@ -98,7 +99,7 @@ class RunOptions(_Strict):
                 "answer_judge": self.answer_judge, "data_root": self.data_root,
                 "tasks_dirs": [Path(p) for p in self.tasks_dirs] if self.tasks_dirs else None,
                 "agent_configs": [Path(p) for p in self.agent_configs] if self.agent_configs else None,
-                "exec_timeout_s": self.exec_timeout_s}
+                "exec_timeout_s": self.exec_timeout_s, "allow_self_judge": self.allow_self_judge}
 
     def lock_options(self) -> dict[str, Any]:
         # a sweep without an answer judge keeps the fingerprint it had before the option existed
@@ -372,7 +373,8 @@ def validate(spec: SweepSpec, check: CheckFunction) -> dict[str, Any]:
     def distinct(values):
         return list(dict.fromkeys(values))
     check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge")})
+                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",
+                                      "allow_self_judge")})
     return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
 
 

@@ -24,6 +24,7 @@ from .. import per_case
 from ..base import (
     AggregateResult,
     CaseCheck,
+    CaseRecord,
     CaseScore,
     MedalBands,
     OutputFile,
@@ -34,8 +35,10 @@ from ..base import (
     Track,
     TrackWording,
 )
+from ..profile import ProfileScore
 from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
+from . import reference_profile
 from .data import DATASETS
 from .npy_io import read_float_npy
 from .options import EnhancementOptions
@@ -123,7 +126,14 @@ class EnhancementTrack(Track[EnhancementOptions]):
             "psnr": min(psnr_db, PSNR_CAP_DB),
             "lpips": lpips_distance(reference, prediction) if options.lpips else None,
         }
-        return CaseScore(metrics, extra={"data_range": r})
+        # the published reference's per-case numbers, for its scoring profile (arrays are dropped
+        # after each case): reference_profile.py, docs/scoring-profiles.md
+        return CaseScore(metrics, extra={"data_range": r, **reference_profile.case_values(reference, prediction)})
+
+    def reference_score(self, records: list[CaseRecord], options: EnhancementOptions,
+                        context: ScoringContext) -> ProfileScore:
+        """The published reference's number (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records)
 
     def aggregate(self, cases: ScoredCases, options: EnhancementOptions,
                   context: ScoringContext) -> AggregateResult:

@@ -25,3 +25,5 @@ class ReportGenOptions(BaseModel):
     max_bytes: int = Field(default_factory=lambda: int(rules()["max_bytes"]), gt=0)
     # the modality wording used in the prompt's output contract
     report_kind: str = "radiology report"
+    # METEOR 1.5 (pycocoevalcap's jar) beside our numbers: Java, ~20 s per scoring, so opt-in
+    meteor_1_5: bool = False

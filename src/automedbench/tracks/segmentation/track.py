@@ -27,6 +27,7 @@ from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
 from ..base import (
     AggregateResult,
     CaseCheck,
+    CaseRecord,
     CaseScore,
     MedalBands,
     OutputFile,
@@ -39,8 +40,10 @@ from ..base import (
     TrackWording,
 )
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from ..profile import ProfileScore
 from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..safety import safe_output_file
+from . import reference_profile
 from .data import DATASETS
 from .options import SegmentationOptions
 from .scripted import SegmentationMethods
@@ -210,6 +213,11 @@ class SegmentationTrack(Track[SegmentationOptions]):
         if macro is None:
             macro = 1.0   # no class in reference or prediction, and none predicted: perfect
         return CaseScore({"macro_dice": macro, **per_label})
+
+    def reference_score(self, records: list[CaseRecord], options: SegmentationOptions,
+                        context: ScoringContext) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records, options.labels if options.variant == "multiclass" else None)
 
     def aggregate(self, cases: ScoredCases, options: SegmentationOptions,
                   context: ScoringContext) -> AggregateResult:
