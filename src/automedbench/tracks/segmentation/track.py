@@ -1,4 +1,4 @@
-"""Segmentation track (SPEC §4): binary organ + lesion, and multi-class label maps.
+"""Segmentation track (docs/scoring.md#segmentation-rules): binary organ + lesion, and multi-class label maps.
 
 Task options (task.yaml `track_options`, validated by `SegmentationOptions`):
   variant: organ_lesion | multiclass
@@ -236,7 +236,7 @@ class SegmentationTrack:
             return AggregateResult(score=macro, metrics={"macro_dice": macro, **per_class})
         organ = sum(metric(r, "organ_dice") for r in scored) / n
         lesion = sum(metric(r, "lesion_dice") for r in scored) / n
-        # lesion-positive cases come from the manifest, so a missing case still counts (SPEC §4)
+        # lesion-positive cases come from the manifest, so a missing case still counts (docs/scoring.md#segmentation-rules)
         positive = [r for r in scored if r.meta.get("lesion_positive")]
         negative = [r for r in scored if not r.meta.get("lesion_positive")]
         lesion_pos = (sum(metric(r, "lesion_dice") for r in positive) / len(positive)) if positive else None
