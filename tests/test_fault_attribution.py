@@ -1,4 +1,4 @@
-"""SPEC §7: faults are charged to whoever caused them. User errors stop before anything runs;
+"""docs/faults.md: faults are charged to whoever caused them. User errors stop before anything runs;
 a sandbox that cannot start or dies ends the run as `infra_error`, never as the agent's F."""
 import json
 import shutil
@@ -126,7 +126,7 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
 
 
 def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
-    """SPEC §7: a sweep re-runs infra-ended cells; the retry's report is what the cell keeps."""
+    """docs/faults.md: a sweep re-runs infra-ended cells; the retry's report is what the cell keeps."""
     from automedbench.sandbox import SandboxError
     from automedbench.sandbox.local import LocalSandbox
 

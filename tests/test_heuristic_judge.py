@@ -1,4 +1,4 @@
-"""The offline heuristic judge on hand-made workspaces and traces (rubric ids per SPEC §2)."""
+"""The offline heuristic judge on hand-made workspaces and traces (rubric ids per docs/scoring.md#stages)."""
 import matplotlib
 
 matplotlib.use("Agg")

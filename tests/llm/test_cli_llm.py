@@ -53,7 +53,7 @@ def test_cli_agents_list_and_bad_config(tmp_path):
 
 
 def test_llm_agent_without_its_key_is_a_user_error_before_any_call(fake_openai, tiny):  # noqa: F811
-    """SPEC §7: an unset api_key_env used to run, print nothing and score F."""
+    """docs/faults.md: an unset api_key_env used to run, print nothing and score F."""
     env, tmp = tiny
     cfg = tmp / "keyed.yaml"
     cfg.write_text(f"""agents:

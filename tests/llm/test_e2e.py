@@ -151,7 +151,7 @@ def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
     run_dir = api.run_one("brain-lesion-seg", "lite", "down", tmp_path / "runs", sandbox="local",
                           data_root=data_root, agent_configs=[cfg]).run_dir
     report = json.loads((run_dir / "detail_report.json").read_text())
-    # SPEC §7: an outage after retries is infra_error (the cause kept as detail), nobody's score
+    # docs/faults.md: an outage after retries is infra_error (the cause kept as detail), nobody's score
     assert report["run"]["end_reason"] == "infra_error" and report["run"]["end_detail"] == "provider_unavailable"
     trace = [json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()]
     assert any(e["type"] == "error" and e.get("kind") == "infrastructure" for e in trace)

@@ -1,4 +1,4 @@
-"""SPEC §7 with a real CLI subprocess and the loopback fake server: a run stopped by Ctrl-C or
+"""docs/faults.md with a real CLI subprocess and the loopback fake server: a run stopped by Ctrl-C or
 SIGTERM is closed as `interrupted` and never scored as a normal run; re-judging with a judge
 that fails keeps the saved verdicts, says why and exits non-zero."""
 import json
