@@ -36,8 +36,12 @@ def tiny(tmp_path):
 
 
 def test_main_module_entry():
-    # `python -m automedbench.cli` must behave like the console script
-    assert "run" in amb("--help").stdout
+    # `python -m automedbench.cli` must behave like the console script: the real app answers
+    # with this package's version, and refuses an unknown command with the usage exit code
+    from automedbench import __version__
+    assert amb("--version").stdout.split() == ["automedbench", __version__]
+    bad = amb("no-such-command", check=False)
+    assert bad.returncode == 2 and "no-such-command" in bad.stderr and not bad.stdout
 
 
 def test_tasks_list_and_show_json(tiny):

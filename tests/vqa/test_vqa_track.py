@@ -10,7 +10,7 @@ import pytest
 from llm.fake_openai import FakeOpenAI, completion, error
 from vqa.conftest import score_outputs, write_answer
 
-from automedbench.tracks.base import CaseStatus, ScoringContext, Track
+from automedbench.tracks.base import CaseStatus, ScoringContext
 from automedbench.tracks.registry import get_track
 from automedbench.tracks.vqa import TRACK
 
@@ -24,7 +24,7 @@ def _ref(paths, qid):
 
 
 def test_registered_and_satisfies_the_protocol():
-    assert get_track("vqa") is TRACK and isinstance(TRACK, Track)
+    assert get_track("vqa") is TRACK
     layout = TRACK.submission({"mode": "mcq"})
     assert layout.kind == "per_case" and layout.file_names == ["answer.json"]
     text = layout.contract("/ws")
