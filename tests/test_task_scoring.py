@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 import pytest
-from helpers import copy_reference, save_nii, tiny_lesion_dataset, truncate, write_prediction
+from tests.helpers import copy_reference, save_nii, tiny_lesion_dataset, truncate, write_prediction
 
 from automedbench.scoring.task_score import score_workspace
 from automedbench.tracks.segmentation import SegmentationOptions, SegmentationTrack

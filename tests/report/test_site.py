@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from site_fixture import make_site_runs
+from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import collect_reports, write_leaderboard
 from automedbench.report.site import run_slug
