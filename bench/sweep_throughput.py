@@ -99,9 +99,9 @@ def bench_sweeps(n: int, sandbox: str, tmp: Path) -> None:
 
 
 def bench_site(n: int, tmp: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "report"))
-    from conftest import build_report, write_run  # the report tests' factories
-    from site_fixture import write_trace
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository root: `tests` is a package
+    from tests.report.factories import build_report, write_run  # the report tests' factories
+    from tests.report.site_fixture import write_trace
 
     from automedbench.report import collect_reports, write_leaderboard
     rng = random.Random(0)

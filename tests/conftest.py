@@ -1,12 +1,11 @@
-import sys
-from pathlib import Path
-
+"""Fixtures every test directory may use. Shared helpers are plain modules of the `tests`
+package (`from tests.helpers import ...`); the test-only plug-in track in tests/toy_track/ is
+put on the path by pytest itself (`pythonpath` in pyproject.toml), so its entry point is seen
+like an installed distribution's."""
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-# A test-only third-party track, registered through the public entry-point group (its
-# dist-info lives beside the package): no core file knows it. See tests/toy_track/.
-sys.path.insert(0, str(Path(__file__).parent / "toy_track"))
+from automedbench.tracks.segmentation import SegmentationTrack
+from tests.helpers import tiny_lesion_dataset
 
 
 @pytest.fixture(autouse=True)
@@ -17,3 +16,16 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AUTOMEDBENCH_JUDGE_CACHE", str(home / "judge-cache"))
     monkeypatch.delenv("AUTOMEDBENCH_TASKS", raising=False)
     yield
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """A user task folder + a staged tiny dataset, wired through env vars as a user would."""
+    data = tmp_path / "data"
+    tiny_lesion_dataset(data / "tiny-lesion")
+    tasks = tmp_path / "tasks"
+    (tasks / "tiny-seg").mkdir(parents=True)
+    src = (SegmentationTrack.tasks_dir / "brain-lesion-seg" / "task.yaml").read_text()
+    (tasks / "tiny-seg" / "task.yaml").write_text(
+        src.replace("id: brain-lesion-seg", "id: tiny-seg").replace("dataset: mni-brain-lesion", "dataset: tiny-lesion"))
+    return {"AUTOMEDBENCH_DATA": str(data), "AUTOMEDBENCH_TASKS": str(tasks)}, tmp_path

@@ -93,7 +93,7 @@ def _check_llm_ready(obj: object, role: str) -> None:
 
 @dataclass
 class Prepared:
-    """Everything a run needs, checked before anything runs (SPEC §7 user errors)."""
+    """Everything a run needs, checked before anything runs (user errors, docs/faults.md)."""
     task: Task
     agent: object
     judge: object

@@ -5,14 +5,16 @@ import json
 import pytest
 
 from automedbench import api
-from helpers import tiny_lesion_dataset
+from tests.helpers import tiny_lesion_dataset
 
-from .fake_openai import call, completion, usage
+from .fake_openai import completion
+from .scripted_llm import VERDICT, agent_script
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 SECRET = "sk-e2e-DO-NOT-LEAK-9f8e7d6c5b4a"
 
+<<<<<<< HEAD
 PLAN = """# S1
 import os
 os.makedirs('plan', exist_ok=True)
@@ -67,6 +69,8 @@ def cite(verdict, calls=(1,)):
 VERDICT = cite(_VERDICT)
 
 
+=======
+>>>>>>> h/tests
 @pytest.mark.parametrize("backend", [
     "local",
     pytest.param("bwrap", marks=pytest.mark.skipif(__import__("shutil").which("bwrap") is None,
@@ -163,7 +167,7 @@ def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
     run_dir = api.run_one("brain-lesion-seg", "lite", "down", tmp_path / "runs", sandbox="local",
                           data_root=data_root, agent_configs=[cfg]).run_dir
     report = json.loads((run_dir / "detail_report.json").read_text())
-    # SPEC §7: an outage after retries is infra_error (the cause kept as detail), nobody's score
+    # docs/faults.md: an outage after retries is infra_error (the cause kept as detail), nobody's score
     assert report["run"]["end_reason"] == "infra_error" and report["run"]["end_detail"] == "provider_unavailable"
     trace = [json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()]
     assert any(e["type"] == "error" and e.get("kind") == "infrastructure" for e in trace)

@@ -3,12 +3,10 @@ import json
 
 import pytest
 
-from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.llm import LLMJudge, parse_verdict
-from automedbench.scoring.judge.synthetic import synthetic_trace
 from automedbench.scoring.rubric import load_rubric
-from automedbench.tasks.model import Task
 
+<<<<<<< HEAD
 from .conftest import agent_config
 from .fake_openai import completion, error
 
@@ -46,6 +44,11 @@ def evidence(tmp_path):
     (ws / "plan" / "plan.png").write_bytes(b"\x89PNG\r\n\x1a\nfakepng")
     return JudgeEvidence(task=TASK, tier="standard", workspace=ws,
                          trace=synthetic_trace(setup_calls=5, cohort_calls=5, log_chars=500), conversation=None)
+=======
+from .scripted_llm import agent_config
+from .fake_openai import error
+from .judging import FULL, answer
+>>>>>>> h/tests
 
 
 def judge(srv, tmp_path, **over):

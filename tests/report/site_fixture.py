@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import build_report, write_run
+from tests.report.factories import build_report, write_run
 
 STAGE_OF_CALL = ["s1", "s1", "s2", "s3", "s3", "s4", "s5"]
 

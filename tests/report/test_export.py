@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from site_fixture import write_trace
+from tests.report.site_fixture import write_trace
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
 

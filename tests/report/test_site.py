@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from site_fixture import make_site_runs
+from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import collect_reports, write_leaderboard
 from automedbench.report.site import run_slug
@@ -114,7 +114,7 @@ def test_hostile_strings_cannot_inject(tmp_path, make_report, make_run):
 
 
 def test_boards_say_when_runs_were_scored_with_different_metric_components(tmp_path, make_report, make_run):
-    """SPEC §8 / issue 9: a task score over {bleu, rougeL} is not comparable with one over
+    """docs/leaderboard.md: a task score over {bleu, rougeL} is not comparable with one over
     {bleu, meteor, rougeL}; the task board names the sets and flags the mix, never silently."""
     a = make_report("c1", task="report-task")
     a.task.components = ["bleu", "rougeL"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from site_fixture import make_site_runs
+from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import aggregate, collect_reports, write_leaderboard
 from automedbench.report.site import run_slug

@@ -93,7 +93,7 @@ def test_infra_ended_runs_are_retried_then_counted_as_infra_never_as_failures(sw
     assert flaky.status == "done" and flaky.attempts == 3 and end_reason(flaky.run_dir) == "submitted"
     archived = sorted((root / ".attempts" / "tiny-seg" / "lite" / "flaky" / "rep0").iterdir())
     assert [p.name for p in archived] == ["attempt1", "attempt2"]
-    assert all(end_reason(p) == "infra_error" for p in archived)      # the provider stayed down (SPEC §7)
+    assert all(end_reason(p) == "infra_error" for p in archived)      # the provider stayed down (docs/faults.md)
     # down: out of retries -> the last infra-ended run stays in place, status infra
     assert down.status == "infra" and down.attempts == 3 and end_reason(down.run_dir) == "infra_error"
     assert sum(e.kind == "retry" for e in events) == 4

@@ -1,6 +1,6 @@
 """Datasets: where they live, how they are built (demo) or staged (official sources).
 
-Layout (SPEC §5):
+Layout (docs/data.md#the-data-contract):
     <data_root>/<dataset>/public/<case_id>/<input files>      agent sees it, read-only
     <data_root>/<dataset>/private/<case_id>/<reference files> agent never sees it
     <data_root>/<dataset>/manifest.json                       case ids + sha256 of every file

@@ -156,7 +156,7 @@ class AgentConfig(_Strict):
 
     def check_ready(self, role: str = "agent") -> None:
         """Raise LLMConfigError naming every unset env var this entry needs. Call it before
-        the first turn / paid call (SPEC §7: a missing key is a user error, exit 2)."""
+        the first turn / paid call (docs/faults.md: a missing key is a user error, exit 2)."""
         missing = self.missing_env()
         if missing:
             src = f" (defined in {self.source})" if self.source else ""

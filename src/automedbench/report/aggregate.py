@@ -3,7 +3,7 @@
 Everything here stays on the reports' own scale, [0, 1]; multiplying by 100 is a display
 concern (HTML page, terminal table).
 
-Rules (SPEC §8; docs/leaderboard.md says the same in prose):
+Rules (docs/leaderboard.md#the-rules-of-the-numbers states them in prose):
 - a run is *complete* when it ended normally and its judge scored every judged stage. Runs
   that ended on an infrastructure fault (`INFRA_END_REASONS`: the harness, the sandbox, the
   provider, an interruption) and `judge_incomplete` runs are **counted** beside the row
@@ -46,7 +46,7 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261126
 CI_LEVEL = 0.95
 TIER_ORDER = TIERS
-# SPEC §7, in the order the page shows them (scoring/error_codes.yaml); unknown ones follow, sorted.
+# docs/faults.md#error-codes, in the order the page shows them (scoring/error_codes.yaml); unknown ones follow, sorted.
 ERROR_CATEGORIES = tuple(error_table()["categories"])
 
 
@@ -96,7 +96,7 @@ class GroupStats(BaseModel):
     ratings: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
     # the task-metric components the runs were scored with (e.g. "a+b+c", as the track names them); more than one
-    # set means the task scores are not comparable, and the pages say so (SPEC §8)
+    # set means the task scores are not comparable, and the pages say so (docs/leaderboard.md)
     component_sets: list[str] = Field(default_factory=list)
 
     @property
@@ -155,13 +155,13 @@ def is_judge_incomplete(r: DetailReport) -> bool:
 
 
 def is_infra(r: DetailReport) -> bool:
-    """Ended on a fault of the harness, sandbox or provider, or interrupted (SPEC §7)."""
+    """Ended on a fault of the harness, sandbox or provider, or interrupted (docs/faults.md)."""
     return (r.run.end_reason in INFRA_END_REASONS
             or any(f in ("infra_error", "interrupted") for f in r.flags))
 
 
 def is_complete(r: DetailReport) -> bool:
-    """Counts in the leaderboard's means (SPEC §8)."""
+    """Counts in the leaderboard's means (docs/leaderboard.md#the-rules-of-the-numbers)."""
     return not is_infra(r) and not is_judge_incomplete(r)
 
 

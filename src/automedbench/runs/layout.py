@@ -29,7 +29,7 @@ class RunMeta(BaseModel):
     dataset_root: str
     tasks_dirs: list[str] = Field(default_factory=list)
     case_ids: list[str]
-    # reproducibility: what exactly ran (SPEC §8)
+    # reproducibility: what exactly ran (docs/scoring.md#what-a-run-records)
     task_snapshot: dict[str, Any] | None = None
     task_hash: str | None = None
     manifest_sha256: str | None = None

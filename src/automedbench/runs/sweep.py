@@ -45,7 +45,7 @@ from .executors import JobResult, Resources, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
 from .models import INFRA_END_REASONS as MODEL_INFRA_END_REASONS
 
-# Runs that ended because of the harness, the sandbox or the provider (SPEC §7), plus
+# Runs that ended because of the harness, the sandbox or the provider (docs/faults.md), plus
 # `interrupted` (a stopped run is nobody's score either): a sweep re-runs them.
 INFRA_END_REASONS = frozenset(MODEL_INFRA_END_REASONS | {"interrupted"})
 LOCK_NAME = "sweep.lock.json"

@@ -40,7 +40,7 @@ class RunIncompleteError(RunDirError):
 
 
 class JudgeFailed(InfrastructureError):
-    """A re-judge could not judge every stage; the saved verdicts were kept (SPEC §7)."""
+    """A re-judge could not judge every stage; the saved verdicts were kept (docs/faults.md)."""
 
     detail = "judge_failed"
 
@@ -317,7 +317,7 @@ def check_complete(meta: RunMeta, run_dir: Path, *, force: bool = False) -> None
 
 
 def null_for_infrastructure(report: DetailReport) -> DetailReport:
-    """SPEC §7: a run the sandbox or the provider ended is nobody's score. S1..S5, agentic,
+    """docs/faults.md: a run the sandbox or the provider ended is nobody's score. S1..S5, agentic,
     task, overall and rating are null, only infrastructure codes are kept, and the run is
     flagged `infra_error` so the leaderboard counts it beside the row, never in a mean. The
     per-case records stay as a diagnostic of what was on disk when the run ended."""

@@ -40,7 +40,7 @@ class CaseStatus(str, enum.Enum):
     MISSING = "missing"                  # the agent wrote nothing for this case
     INVALID = "invalid"                  # output present but failed the format check
     REFERENCE_ERROR = "reference_error"  # our private reference is unreadable: a harness fault,
-                                         # left out of the task score, S4 and S5 (SPEC §4)
+                                         # left out of the task score, S4 and S5 (docs/scoring.md#task-score)
 
 
 @dataclass
@@ -96,7 +96,7 @@ class AggregateResult:
 
     score: float
     metrics: dict[str, float | None] = field(default_factory=dict)
-    # which metric components were actually used (text metrics: BLEU, ROUGE-L, … ; SPEC §4 [rule])
+    # which metric components were actually used (text metrics: BLEU, ROUGE-L, … ; docs/scoring.md#task-score)
     components: list[str] = field(default_factory=list)
     # why a component is missing, e.g. {"meteor": "WordNet not installed"}
     notes: dict[str, str] = field(default_factory=dict)

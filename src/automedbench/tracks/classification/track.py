@@ -1,4 +1,4 @@
-"""Classification track (SPEC §4): one label per patient/image, task score = accuracy.
+"""Classification track (docs/tracks/classification.md): one label per patient/image, task score = accuracy.
 
 The agent writes ONE cohort file, `outputs/predictions.csv`, with a header `patient_id,label`
 and one row per case. The core parses it (tracks/cohort.py: duplicate rows and unknown ids are

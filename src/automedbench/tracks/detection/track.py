@@ -1,4 +1,4 @@
-"""Detection track (SPEC §4): boxes on 2D images, task score = mAP@0.5 (COCO 101-point) × completion.
+"""Detection track (docs/tracks/detection.md): boxes on 2D images, task score = mAP@0.5 (COCO 101-point) × completion.
 
 Per case the agent writes `outputs/<case_id>/prediction.json`:
     {"boxes": [{"class": "nodule", "score": 0.87, "x1": 10, "y1": 20, "x2": 42, "y2": 55}, ...]}

@@ -1,4 +1,4 @@
-"""Enhancement track (SPEC §4): LDCT denoising and MRI ×2 super-resolution of 2-D images.
+"""Enhancement track (docs/tracks/enhancement.md): LDCT denoising and MRI ×2 super-resolution of 2-D images.
 
 Per case the agent writes `outputs/<case_id>/enhanced.npy`: float32/float64, exactly the
 reference's shape (the public info.json's `output_shape`), every value finite.

@@ -1,4 +1,4 @@
-"""Report-generation track (SPEC §4, issue 9): one free-text report per study.
+"""Report-generation track (docs/tracks/report-generation.md): one free-text report per study.
 
 Per study the agent writes `outputs/<study_id>/report.txt` (UTF-8, any language/script). The
 scored text is the FINDINGS section when the report has section headers (case-insensitive,

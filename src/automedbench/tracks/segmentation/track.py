@@ -1,4 +1,4 @@
-"""Segmentation track (SPEC §4): binary organ + lesion, and multi-class label maps.
+"""Segmentation track (docs/scoring.md#segmentation-rules): binary organ + lesion, and multi-class label maps.
 
 Task options (task.yaml `track_options`, validated by `SegmentationOptions`):
   variant: organ_lesion | multiclass
@@ -236,7 +236,7 @@ class SegmentationTrack(Track[SegmentationOptions]):
             return AggregateResult(score=mean_over_cases(valid, "macro_dice") or 0.0,
                                    metrics={"macro_dice": macro, **per_class})
         organ, lesion = mean_over_cases(expected, "organ_dice"), mean_over_cases(expected, "lesion_dice")
-        # lesion-positive cases come from the manifest, so a missing case still counts (SPEC §4)
+        # lesion-positive cases come from the manifest, so a missing case still counts (docs/scoring.md#segmentation-rules)
         positive = [r for r in expected if r.meta.get("lesion_positive")]
         negative = [r for r in expected if not r.meta.get("lesion_positive")]
         score_valid = 0.5 * (mean_over_cases(valid, "lesion_dice") or 0.0) + 0.5 * (mean_over_cases(valid, "organ_dice") or 0.0)

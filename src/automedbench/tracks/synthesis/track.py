@@ -1,4 +1,4 @@
-"""Synthesis track (SPEC §4): CT ×4 z super-resolution and MRI→CT, 3-D volumes.
+"""Synthesis track (docs/tracks/synthesis.md): CT ×4 z super-resolution and MRI→CT, 3-D volumes.
 
 Per case the agent writes `outputs/<case_id>/sct.nii.gz` ON THE REFERENCE GRID: shape equal
 to the reference's (a trailing singleton axis is tolerated), affine within 1e-3 of it in
@@ -99,7 +99,7 @@ class SynthesisTrack(Track[SynthesisOptions]):
 
     def default_bands(self, options: SynthesisOptions) -> MedalBands:
         b = yaml.safe_load((HERE / "bands.yaml").read_text())[options.variant]
-        return MedalBands(**b, source="track default (SPEC §4; below the task baseline = no medal)")
+        return MedalBands(**b, source="track default (docs/scoring.md#per-track-metrics-and-medal-bands; below the task baseline = no medal)")
 
     def _prepare(self, arr: np.ndarray, options: SynthesisOptions) -> np.ndarray:
         arr = np.asarray(arr, dtype=np.float64)

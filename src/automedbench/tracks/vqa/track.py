@@ -1,4 +1,4 @@
-"""Medical VQA track (SPEC §4): one question per case, open-ended or multiple choice.
+"""Medical VQA track (docs/tracks/vqa.md): one question per case, open-ended or multiple choice.
 
 Input  public/<qid>/question.json  {question_id, question, images: [file names], options
        ({label: text}, MCQ only), question_type} + the image files.
