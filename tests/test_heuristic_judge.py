@@ -1,13 +1,9 @@
-<<<<<<< HEAD
 """Heuristic judge v3 on hand-made workspaces and traces carrying effects (docs/judge.md).
 
 Each trace is built in the agreed effects shape (runs/models.py Effects); the calibration
 suite (tests/test_judge_eval.py) runs the same judge on trajectories from the real sandbox."""
 import hashlib
 
-=======
-"""The offline heuristic judge on hand-made workspaces and traces (rubric ids per docs/scoring.md#stages)."""
->>>>>>> h/tests
 import matplotlib
 
 matplotlib.use("Agg")

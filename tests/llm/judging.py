@@ -17,5 +17,15 @@ FULL = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 0, "s1d": 1, "s1e": 1, "s1f"
         "s3": {"items": {"s3": 0.5}, "rationale": "partial pilot"}}
 
 
+def cite(verdict, calls=(1,)):
+    """The verdict with evidence citing `calls` for every item (call #1 exists in these traces);
+    a stage that already carries evidence keeps it."""
+    out = json.loads(json.dumps(verdict))
+    for st in out.values():
+        if isinstance(st, dict) and isinstance(st.get("items"), dict) and "evidence" not in st:
+            st["evidence"] = {i: {"calls": list(calls), "files": []} for i in st["items"]}
+    return out
+
+
 def answer(obj):
-    return completion(json.dumps(obj) if not isinstance(obj, str) else obj)
+    return completion(json.dumps(cite(obj)) if not isinstance(obj, str) else obj)

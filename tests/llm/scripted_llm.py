@@ -1,6 +1,8 @@
 """Agents and judges pointed at the fake server, and a scripted conversation for it: an agent that plans, checks its
 environment, pilots one case, segments the cohort and submits (a tiny lesion dataset), the
 judge verdict that follows it, and the agents file that points both at the fake server."""
+import json
+
 from automedbench.llm.registry import AgentConfig
 
 from .fake_openai import call, completion, usage
@@ -42,9 +44,21 @@ def agent_script(data_dir):
     ]
 
 
-VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan exists with steps"},
+_VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan exists with steps"},
            "s2": {"items": {"s2a": 1, "s2b": 0, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "no shape check"},
            "s3": {"items": {"s3": 0.5}, "rationale": "pilot printed shape, no inspection"}}
+
+
+def cite(verdict, calls=(1,)):
+    """The verdict with evidence citing `calls` for every item (call #1 is the agent's first call)."""
+    out = json.loads(json.dumps(verdict))
+    for st in out.values():
+        if isinstance(st, dict) and "evidence" not in st:
+            st["evidence"] = {i: {"calls": list(calls), "files": []} for i in st["items"]}
+    return out
+
+
+VERDICT = cite(_VERDICT)
 
 
 def write_agents_yaml(path, url):
