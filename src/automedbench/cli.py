@@ -138,6 +138,8 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     from .errors import RunInterrupted
     from .report import runs_table
     try:
+        from .runs.preflight import check_endpoints   # a configuration error stops here (docs/llm.md)
+        check_endpoints([agent], agent_config)
         report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
                              answer_judge=answer_judge)
@@ -151,8 +153,11 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
+        from .llm.check import infra_message
+        why = infra_message(run_dir)
         err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
-                  "'infra_error' (not scored, left out of rankings)", highlight=False, soft_wrap=True)
+                  "'infra_error' (not scored, left out of rankings)" + (f"\n  {why}" if why else ""),
+                  highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -235,7 +240,17 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
         err.print(f"[yellow]cell {r.cell.key} ended on an infrastructure fault ({r.end_reason}) after "
                   f"{r.attempts} attempt(s); not counted against the agent[/]", highlight=False)
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
-    out.print(f"Leaderboard:     [bold]{outcome.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    # a sweep that scored nothing announces no board; failed or infra-ended cells exit 1 (docs/sweeps.md)
+    scored = [r for r in reports if r.overall is not None]
+    if scored:
+        out.print(f"Leaderboard:     [bold]{outcome.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    else:
+        err.print("[bold red]no run of this sweep was scored:[/] no leaderboard to announce", highlight=False)
+    unscored = [r for r in outcome.results if r.status in ("failed", "infra")]
+    if unscored or not scored:
+        err.print(f"{len(unscored)} of {len(outcome.results)} cell(s) failed or ended on an infrastructure fault; "
+                  f"{len(scored)} run(s) scored", highlight=False)
+        raise typer.Exit(1)
     return outcome
 
 
@@ -588,6 +603,36 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
         price = "" if r["input_per_mtok"] is None else f"{r['input_per_mtok']:g} / {r['output_per_mtok']:g}"
         table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]))
     out.print(table)
+
+
+@agents_app.command("check")
+def agents_check(names: list[str] = typer.Argument(..., metavar="NAME...", help="Registry agent names."),
+                 agent_config: Optional[list[Path]] = AgentCfg,
+                 as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines.")) -> None:
+    """Send one tiny request and one tool-call request to each agent's endpoint: reachable?
+    which model answered? native tool calls? how fast? Exit 2 on a configuration error."""
+    from .llm.check import check_endpoint
+    from .llm.registry import get_agent_config
+    try:
+        checks = [check_endpoint(get_agent_config(n, agent_config)) for n in names]
+    except _user_errors() as exc:
+        _fail(str(exc))
+    if as_json:
+        print(json.dumps([c.as_dict() for c in checks], indent=2))
+    for c in checks if not as_json else []:
+        if c.ok:
+            tools = {True: "yes", False: "no (text replies only)", None: "not checked"}[c.tool_calls]
+            out.print(f"[green]ok[/] {c.name}: {c.base_url} reachable, model {c.answered_model or c.model!r} "
+                      f"answered in {c.latency_s:.2f} s; tool calling: {tools}", highlight=False, soft_wrap=True)
+            for note in c.notes:
+                out.print(f"   note: {note}", highlight=False, soft_wrap=True)
+        else:
+            kind = "configuration error" if c.config_error else "not usable now"
+            err.print(f"[bold red]{kind}:[/] {c.message()}", highlight=False, soft_wrap=True)
+    if any(c.config_error for c in checks):
+        raise typer.Exit(2)
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -384,6 +384,7 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
     unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
     from ..api import check_sweep
     from ..tasks import get_task
+    from .preflight import check_requirements, check_scripted_methods
     kw = run_kwargs(spec)
     cells = expand_cells(spec)
 
@@ -391,7 +392,10 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
         return list(dict.fromkeys(values))
     check_sweep(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
-    return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+    tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+    check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
+    check_requirements(cells, tasks, spec.options.network)
+    return tasks
 
 
 def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
@@ -439,6 +443,14 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
+        if todo:   # before the first cell: impossible resource requests, endpoint configuration errors
+            from .preflight import check_endpoints, check_gpus
+            try:
+                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
+                check_endpoints([c.agent for c in todo], kwargs["agent_configs"])
+            except BaseException:
+                pool.shutdown(kill=True)
+                raise
         running: dict[Any, Cell] = {}
         crashes: dict[Cell, int] = {}
         try:
