@@ -515,10 +515,21 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
     if as_json:
         print(json.dumps([_task_json(t, data_root) for t in tasks.values()], indent=2))
         return
+    from .data.registry import all_datasets
+    known = all_datasets()
     table = Table("task", "track", "dataset", "staged", "title")
+    unknown = []
     for t in tasks.values():
-        table.add_row(t.id, t.track, t.dataset, "yes" if _task_json(t, data_root)["dataset_staged"] else "no", t.title)
+        staged = _task_json(t, data_root)["dataset_staged"]
+        if not staged and t.dataset not in known:   # neither built in nor staged: no run can start
+            unknown.append(t)
+        table.add_row(t.id, t.track, t.dataset, "yes" if staged else
+                      ("[red]unknown dataset[/]" if t.dataset not in known else "no"), t.title)
     out.print(table)
+    for t in unknown:
+        err.print(f"[yellow]task {t.id}: dataset {t.dataset!r} is neither built in nor staged; stage yours with "
+                  f"`automedbench data stage {t.dataset} --from-folder DIR --task {t.id}` (docs/your-task.md)[/]",
+                  highlight=False, soft_wrap=True)
 
 
 @tasks_app.command("show")
@@ -546,15 +557,55 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                force: bool = typer.Option(False, "--force", help="Rebuild even if already staged."),
                limit: Optional[int] = typer.Option(None, "--limit", metavar="N", help="Stage at most N cases."),
                download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
+               from_folder: Optional[Path] = typer.Option(None, "--from-folder", metavar="DIR",
+                                                          help="Your own data: a plain folder (docs/your-task.md)."),
+               task: Optional[str] = typer.Option(None, "--task", metavar="TASK",
+                                                  help="With --from-folder: the task the data is for (its track "
+                                                       "and track_options say what a case holds)."),
+               tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
-    """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
+    """Build an embedded dataset, stage an official one, or stage your own folder (--from-folder)
+    into DATA_ROOT/DATASET."""
     from .data.registry import stage
+    if from_folder is not None:
+        from .data.from_folder import stage_from_folder
+        from .tasks import get_task
+        if not task:
+            _fail("--from-folder needs --task TASK: the task's track and track_options say what a case holds "
+                  "(docs/your-task.md)")
+        try:
+            result = stage_from_folder(name, from_folder, get_task(task, tasks_dir), data_root, force=force)
+        except _user_errors() as exc:
+            _fail(str(exc))
+        err.print(f"{name}: {result.summary()}", highlight=False, soft_wrap=True)
+        print(result.paths.root)
+        return
     options = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
     except (*_user_errors(), TypeError) as exc:
         _fail(str(exc))
     print(paths.root)
+
+
+@data_app.command("verify")
+def data_verify(name: str = typer.Argument(..., metavar="DATASET", help="A staged dataset."),
+                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
+    """Check a staged dataset: every file matches its manifest hash, every case has its folders,
+    and (staged from a folder) every reference still loads for its task. Exit 1 on a problem."""
+    from .data import dataset_paths
+    from .data.from_folder import verify_dataset
+    try:
+        problems = verify_dataset(name, data_root, tasks_dir)
+        n = len(dataset_paths(name, data_root).case_ids())
+    except _user_errors() as exc:
+        _fail(str(exc))
+    for p in problems[:20]:
+        err.print(f"[red]problem:[/] {p}", highlight=False, soft_wrap=True)
+    if problems:
+        err.print(f"{name}: {len(problems)} problem(s) in {n} cases", highlight=False)
+        raise typer.Exit(1)
+    out.print(f"{name}: {n} cases, every file matches the manifest", highlight=False)
 
 
 @data_app.command("list")

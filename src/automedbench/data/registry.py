@@ -79,7 +79,8 @@ DATASETS = _Datasets()
 def get(name: str) -> DatasetInfo:
     found = all_datasets()
     if name not in found:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}")
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}. To stage your own "
+                           f"data: automedbench data stage {name} --from-folder DIR --task TASK (docs/your-task.md)")
     return found[name]
 
 
@@ -151,7 +152,7 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         have = paths.load_manifest().get("stage_options")
         if options and have is not None and have != wanted:
             raise DatasetError(f"{name} at {paths.root} was staged with options {have}, not "
-                               f"{wanted}; pass force=True to rebuild it")
+                               f"{wanted}; pass --force to rebuild it (force=True in Python)")
         return paths
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     builder = info.builder()

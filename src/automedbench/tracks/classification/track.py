@@ -166,6 +166,11 @@ class ClassificationTrack:
         from .scripted import ClassificationMethods
         return ClassificationMethods(_options(options))
 
+    def from_folder(self, src: Path, dest: Any, options: Any) -> Any:
+        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
+        from .folder import from_folder
+        return from_folder(src, dest, options)
+
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
         o = _options(options)
         outputs.mkdir(parents=True, exist_ok=True)

@@ -258,6 +258,11 @@ class SegmentationTrack:
         from .scripted import SegmentationMethods
         return SegmentationMethods(options)
 
+    def from_folder(self, src: Path, dest: Any, options: Any) -> Any:
+        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
+        from .folder import from_folder
+        return from_folder(src, dest, options)
+
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""
         import shutil
