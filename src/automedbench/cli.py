@@ -585,6 +585,8 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
         paths = stage(name, data_root, force=force, **options)
     except (*_user_errors(), TypeError) as exc:
         _fail(str(exc))
+    from .data.from_folder import stage_summary
+    err.print(f"{name}: {stage_summary(paths.load_manifest())}", highlight=False, soft_wrap=True)
     print(paths.root)
 
 

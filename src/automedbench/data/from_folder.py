@@ -62,6 +62,16 @@ class FolderStageResult:
         return text
 
 
+def stage_summary(manifest: dict[str, Any]) -> str:
+    """'N cases staged[, M skipped: why (ids)]' for any staged dataset, from its manifest (a
+    stager that skips cases records them as `provenance.skipped`: {case_id: why})."""
+    skipped: Any = (manifest.get("provenance") or {}).get("skipped") or {}
+    if isinstance(skipped, list):   # [{case_id, reason}] as the official stagers record it
+        skipped = {str(s.get("case_id")): str(s.get("reason", "unknown")) for s in skipped if isinstance(s, dict)}
+    cases = [c["case_id"] for c in manifest.get("cases", [])]
+    return FolderStageResult(DatasetPaths(Path(".")), cases, skipped if isinstance(skipped, dict) else {}).summary()
+
+
 def read_case_table(path: Path) -> dict[str, dict[str, str]]:
     """case_id -> row of a CSV with a `case_id` column (values stay strings; empty cells dropped)."""
     with open(path, newline="", encoding="utf-8") as fh:
@@ -134,6 +144,7 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
     if paths.root.exists() and not force:
         raise DatasetError(f"{name} already exists at {paths.root}; pass --force to rebuild it")
     hook = getattr(task.track_impl, "from_folder", None) or generic_from_folder
+    made_root = not paths.root.parent.exists()
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
     try:
@@ -152,6 +163,11 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
         _swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if made_root:
+            try:
+                paths.root.parent.rmdir()   # only when empty
+            except OSError:
+                pass
         raise
     return FolderStageResult(paths, [c["case_id"] for c in found.cases], found.skipped)
 

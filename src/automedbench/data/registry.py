@@ -154,6 +154,7 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
             raise DatasetError(f"{name} at {paths.root} was staged with options {have}, not "
                                f"{wanted}; pass --force to rebuild it (force=True in Python)")
         return paths
+    made_root = not paths.root.parent.exists()   # a failed stage removes a data root it created
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     builder = info.builder()
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
@@ -173,6 +174,11 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         _swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if made_root:
+            try:
+                paths.root.parent.rmdir()   # only when empty: nothing of anyone else's is touched
+            except OSError:
+                pass
         raise
     return paths
 

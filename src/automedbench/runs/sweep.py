@@ -418,6 +418,11 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
     emit = on_event or (lambda ev: None)
     kwargs = run_kwargs(spec)
     with RootLock(root):
+        # endpoint configuration errors stop the sweep before the lock is written, so a fixed
+        # base_url or model name is not "a changed configuration" of a root that never ran
+        from .preflight import check_endpoints
+        pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
+        check_endpoints([c.agent for c in pending], kwargs["agent_configs"])
         locked = check_lock(root, spec, force=force)
         results: dict[Cell, CellResult] = {}
         todo: deque[Cell] = deque()
@@ -443,11 +448,10 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
-        if todo:   # before the first cell: impossible resource requests, endpoint configuration errors
-            from .preflight import check_endpoints, check_gpus
+        if todo:   # before the first cell: resource requests the executor can never meet
+            from .preflight import check_gpus
             try:
                 check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
-                check_endpoints([c.agent for c in todo], kwargs["agent_configs"])
             except BaseException:
                 pool.shutdown(kill=True)
                 raise
