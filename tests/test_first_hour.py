@@ -146,9 +146,11 @@ def test_first_hour(tmp_path, model_server, my_tasks_dir, seg_folder, cls_folder
     assert index.is_file() and "agent-a" in index.read_text()
     board = json.loads((home / "runs" / "leaderboard" / "leaderboard.json").read_text())
     assert {a["agent"] for a in board["agents"]} == {"agent-a", "agent-b"} and not board.get("config_notes")
-    exported = amb("export", cells[0].parent, "--out", home / "inspect.json", cwd=home, env=env)
+    exported = amb("export", home / "runs", "--out", home / "inspect", cwd=home, env=env)
     assert exported.returncode == 0, exported.stderr
-    assert json.loads((home / "inspect.json").read_text())
+    logs = sorted((home / "inspect").glob("*.json"))
+    assert len(logs) == 8 and len(exported.stdout.split()) == 8   # every run of the sweep root, one log each
+    assert all(json.loads(p.read_text())["samples"] for p in logs)
 
     # 6. a sweep against a server that is not running stops before its first cell, exit 2
     agents.write_text(agents.read_text().replace(model_server.url, refused_url))

@@ -474,17 +474,19 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
 
 
 @app.command()
-def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
+def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
+                                                 help="Scored run directories, or folders holding them (a sweep root)."),
            fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
-           out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
-    """Export a run to another tool's format."""
-    from .export import ExportError
-    from .export import export as do_export
+           out_file: Optional[Path] = typer.Option(None, "--out", help="One run: the output file; several: a folder "
+                                                                       "(default: RUN_DIR/inspect.json each).")) -> None:
+    """Export runs to another tool's format."""
+    from .export import ExportError, export_many
     try:
-        path = do_export(run_dir, fmt, out_file)
+        paths = export_many(list(run_dirs), fmt, out_file)
     except ExportError as exc:
         _fail(str(exc))
-    print(path)
+    for path in paths:
+        print(path)
 
 
 # ---- tasks / data / prompt / agents -------------------------------------------------
