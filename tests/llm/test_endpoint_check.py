@@ -122,3 +122,22 @@ def test_json_output(fake_openai, tmp_path):
     cfg = _entries(tmp_path, mine=("fake-model", fake_openai.url))
     res = amb(*["agents", "check", "mine", "--agent-config", cfg, "--json"])
     assert res.exit_code == 0 and json.loads(res.output)[0]["tool_calls"] is True
+
+
+def test_cli_run_prints_url_status_and_hint_when_the_endpoint_fails_mid_run(fake_openai, tmp_path, my_tasks_dir,
+                                                                              cls_folder):
+    """The check passes (the server answers it), then the run's requests get a 503: `run` exits 1
+    and prints the trace's message: the URL, the status, the body and a hint."""
+    from .fake_openai import error
+    env = {"AUTOMEDBENCH_DATA": str(tmp_path / "data")}
+    fake_openai.default = error(503, "upstream overloaded")
+    cfg = _entries(tmp_path, mine=("fake-model", fake_openai.url))
+    for args in (["data", "stage", "my-cls-data", "--from-folder", cls_folder, "--task", "my-cls"],
+                 ["run", "--task", "my-cls", "--agent", "mine", "--agent-config", cfg, "--sandbox", "local",
+                  "--out", tmp_path / "runs"]):
+        proc = subprocess.run([sys.executable, "-m", "automedbench.cli", *map(str, args),
+                               "--tasks-dir", str(my_tasks_dir)], capture_output=True, text=True,
+                              env={**os.environ, **env}, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert f"POST {fake_openai.url}/chat/completions: gave up after 1 attempts; last: HTTP 503" in proc.stderr
+    assert "upstream overloaded" in proc.stderr and "the server failed" in proc.stderr
