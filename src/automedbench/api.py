@@ -112,6 +112,8 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
+    from .runs.preflight import check_scripted_method
+    check_scripted_method(agent_name, task, tier)   # a scripted agent with no method here would only crash
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns

@@ -47,3 +47,17 @@ def test_a_sweep_that_scored_nothing_exits_1_and_announces_no_board(sweep_env):
     assert proc.returncode == 1, proc.stderr
     assert "no run of this sweep was scored" in proc.stderr and "Leaderboard:" not in proc.stdout
     assert "1 of 1 cell(s) failed or ended on an infrastructure fault" in proc.stderr
+
+
+def test_a_single_run_of_a_scripted_agent_without_a_method_is_refused(sweep_env):
+    from pathlib import Path
+
+    from automedbench import api
+    env, tmp, cfg = sweep_env
+    _task_copy(env, "nomethod-seg", lambda t: "\n".join(l for l in t.splitlines() if "reference_method" not in l))
+    with pytest.raises(ImpossibleCellError, match=r"nomethod-seg/lite/reference#0"):
+        api.prepare_run("nomethod-seg", "lite", "reference", sandbox="local", data_root=env["AUTOMEDBENCH_DATA"],
+                        tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])])
+    # an agent that needs no method (empty) is fine on the same task
+    api.prepare_run("nomethod-seg", "lite", "empty", sandbox="local", data_root=env["AUTOMEDBENCH_DATA"],
+                    tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])])

@@ -104,3 +104,9 @@ def check_requirements(cells: Iterable[Any], tasks: dict[str, Any], network: boo
         raise ImpossibleCellError(f"{_cells_text(bad)}, which the agent runtime lacks and the sandbox "
                                   "cannot install with the network off (turn the network on or add the "
                                   "package to the runtime)")
+
+
+def check_scripted_method(agent_name: str, task: Any, tier: str) -> None:
+    """check_scripted_methods for one run (`automedbench run`)."""
+    from .sweep import Cell
+    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})

@@ -243,7 +243,8 @@ def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> dict[str,
         elif saved.get("fingerprint") != _fingerprint(config):
             raise SweepConfigError(f"{root} holds a sweep with a different configuration "
                                    f"({_describe_change(saved.get('config') or {}, config)}); "
-                                   "pass --force to adopt the new one (finished runs of cells in both are kept)")
+                                   "pass --force to adopt the new one (finished runs of cells in both are kept, "
+                                   "except those of a changed agent configuration, which run again)")
         else:
             return config
     from .. import __version__
@@ -344,7 +345,8 @@ def _superseded(cell: Cell, root: Path, locked: dict[str, Any]) -> bool:
         return False
     dest = Path(root) / SUPERSEDED_DIR / cell.task / cell.tier / cell.agent / f"rep{cell.repeat}"
     dest.mkdir(parents=True, exist_ok=True)
-    os.replace(cell.dir(root), dest / f"{have}")
+    n = sum(1 for p in dest.iterdir() if p.name.startswith(have))
+    os.replace(cell.dir(root), dest / (have if n == 0 else f"{have}-{n + 1}"))
     return True
 
 
