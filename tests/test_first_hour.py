@@ -104,11 +104,13 @@ def test_first_hour(tmp_path, model_server, my_tasks_dir, seg_folder, cls_folder
     typo.write_text("agents:\n" + entry.format(name="no-v1", model="model-a", url=model_server.url[:-3])
                     + entry.format(name="wrong-model", model="model-c", url=model_server.url)
                     + entry.format(name="not-running", model="model-a", url=refused_url))
+    bad = amb("agents", "check", "no-v1", "wrong-model", "not-running", "--agent-config", typo, cwd=home, env=env)
+    assert bad.returncode == 2
     for name, hint in (("no-v1", "does base_url end in /v1 (it does not)?"),
                        ("wrong-model", "the server does not serve model 'model-c'; the server serves: model-a, model-b"),
                        ("not-running", f"connection refused: is the server running and listening at {refused_url}?")):
-        bad = amb("agents", "check", name, "--agent-config", typo, cwd=home, env=env)
-        assert bad.returncode == 2 and hint in bad.stderr, (name, bad.stderr)
+        line = next(line for line in bad.stderr.splitlines() if f"agent '{name}'" in line)
+        assert line.startswith("configuration error:") and hint in line, (name, bad.stderr)
 
     # 2. their own data, staged with the documented command
     for ds, folder, task, summary in (("my-seg-data", seg_folder, "my-seg", "4 cases staged, 1 skipped: no segmentation"),

@@ -63,5 +63,8 @@ def test_the_board_separates_configurations_of_one_name(sweep_env):
     board = aggregate(collect_reports([tmp / "a", tmp / "b"]))
     assert len(board.agents) == 2 and all(a.agent.startswith("quick [") for a in board.agents)
     assert len(board.config_notes) == 1 and "'quick' covers 2 configurations" in board.config_notes[0]
+    from automedbench.report import write_leaderboard
+    html = write_leaderboard(collect_reports([tmp / "a", tmp / "b"]), tmp / "site").read_text()
+    assert "One agent name, several configurations" in html and "covers 2 configurations" in html
     one = aggregate(collect_reports([tmp / "a"]))
     assert [a.agent for a in one.agents] == ["quick"] and not one.config_notes
