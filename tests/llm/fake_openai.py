@@ -111,7 +111,9 @@ class FakeOpenAI:
         return self.push(*[ex["response"] for ex in fx["exchanges"]])
 
     def chat_requests(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+        """The chat requests a run made (the auto-answered endpoint checks left out)."""
+        return [r for r in self.requests if r["path"].endswith("/chat/completions")
+                and (self.script_checks or _first_user(r["body"]) not in (CHECK_PROMPT, TOOL_PROMPT))]
 
     def _next(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
