@@ -59,8 +59,12 @@ def scripted_model(request: dict) -> dict:
 
 
 def amb(*args, cwd, env):
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
                           env={**os.environ, **env}, timeout=600)
+    if os.environ.get("FIRST_HOUR_SHOW"):   # print what a newcomer sees at each step (the closing note)
+        sys.__stdout__.write(f"\n$ automedbench {' '.join(map(str, args))}\n{proc.stdout}{proc.stderr}"
+                             f"[exit {proc.returncode}]\n")
+    return proc
 
 
 def closed_port() -> int:
