@@ -61,3 +61,25 @@ def test_a_single_run_of_a_scripted_agent_without_a_method_is_refused(sweep_env)
     # an agent that needs no method (empty) is fine on the same task
     api.prepare_run("nomethod-seg", "lite", "empty", sandbox="local", data_root=env["AUTOMEDBENCH_DATA"],
                     tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])])
+
+
+def test_a_prepared_runtime_with_the_package_passes_the_requirements_check(sweep_env, tmp_path, monkeypatch):
+    from automedbench.runs.preflight import check_requirements, runtime_package_names
+    from automedbench.runs.sweep import Cell
+    from automedbench.tasks import get_task
+    env, tmp, cfg = sweep_env
+    _task_copy(env, "needs-nnunet", lambda t: t.replace('"nibabel>=5.2"', '"nnunetv2==2.5.1"'))
+    from pathlib import Path
+    task = get_task("needs-nnunet", [Path(env["AUTOMEDBENCH_TASKS"])])
+    cells = [Cell("needs-nnunet", "lite", "quick", 0)]
+    prepared = tmp_path / "runtime"
+    (prepared / "bin").mkdir(parents=True)
+    for dist in ("nnunetv2-2.5.1", "numpy-2.1.0", "scipy-1.14.0"):
+        (prepared / "site" / f"{dist}.dist-info").mkdir(parents=True)
+    monkeypatch.setenv("AUTOMEDBENCH_AGENT_RUNTIME", str(prepared))
+    assert runtime_package_names() == {"nnunetv2", "numpy", "scipy"}
+    check_requirements(cells, {"needs-nnunet": task}, False)        # it is there: fine
+    check_requirements(cells, {"needs-nnunet": task}, False, "docker")   # the image is the runtime: not checked
+    monkeypatch.delenv("AUTOMEDBENCH_AGENT_RUNTIME")
+    with pytest.raises(ImpossibleCellError):
+        check_requirements(cells, {"needs-nnunet": task}, False)

@@ -77,12 +77,31 @@ def check_gpus(cells: Iterable[Any], resources_of: Callable[[Any], Any], pool_ch
                                   + " (set `resources`/`task_resources` in the sweep file, or run on a GPU machine)")
 
 
-def check_requirements(cells: Iterable[Any], tasks: dict[str, Any], network: bool | None) -> None:
-    """Lite cells whose pinned requirements cannot be installed (network off) and are not
-    importable in the agent runtime's package list."""
-    from ..agents import scripted_agents
+def _canon(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+def runtime_package_names() -> set[str] | None:
+    """The distributions the agent runtime holds: a prepared one's (`AUTOMEDBENCH_AGENT_RUNTIME`,
+    read from its site/*.dist-info), else the list the harness builds; None when unknown."""
+    import os
+    given = os.environ.get("AUTOMEDBENCH_AGENT_RUNTIME")
+    if given:
+        names = {_canon(p.name.split("-")[0]) for p in Path(given).glob("site/*.dist-info")}
+        return names or None
     from ..sandbox.runtime import agent_packages
-    have = {p.lower().replace("_", "-") for p in agent_packages()}
+    return {_canon(p) for p in agent_packages()}
+
+
+def check_requirements(cells: Iterable[Any], tasks: dict[str, Any], network: bool | None,
+                       sandbox: str | None = None) -> None:
+    """Lite cells whose pinned requirements cannot be installed (network off) and are not in the
+    agent runtime. Not checked for the docker backend (its image is the runtime) or a prepared
+    runtime whose packages cannot be listed."""
+    from ..agents import scripted_agents
+    have = runtime_package_names() if sandbox != "docker" else None
+    if have is None:
+        return
     scripted = scripted_agents()   # scripted agents install nothing
     bad = []
     for c in cells:
@@ -96,7 +115,7 @@ def check_requirements(cells: Iterable[Any], tasks: dict[str, Any], network: boo
             name = line.split(";")[0].split("[")[0]
             for sep in ("==", ">=", "<=", "~=", ">", "<", "!="):
                 name = name.split(sep)[0]
-            name = name.strip().lower().replace("_", "-")
+            name = _canon(name)
             if name and name not in have:
                 bad.append(f"{c.key} needs {name}")
                 break

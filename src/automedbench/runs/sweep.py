@@ -396,7 +396,7 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
     tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
     check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
-    check_requirements(cells, tasks, spec.options.network)
+    check_requirements(cells, tasks, spec.options.network, spec.options.sandbox)
     return tasks
 
 
