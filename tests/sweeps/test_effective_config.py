@@ -68,3 +68,19 @@ def test_the_board_separates_configurations_of_one_name(sweep_env):
     assert "One agent name, several configurations" in html and "covers 2 configurations" in html
     one = aggregate(collect_reports([tmp / "a"]))
     assert [a.agent for a in one.agents] == ["quick"] and not one.config_notes
+
+
+def test_a_sweep_file_and_the_same_sweep_as_options_are_one_configuration(sweep_env, monkeypatch):
+    from automedbench.runs.sweep import RunOptions, SweepSpec, load_sweep_file
+    env, tmp, cfg = sweep_env
+    sweep_file = tmp / "sweep.yaml"
+    sweep_file.write_text("agents: [quick]\ntasks: [tiny-seg]\noptions:\n  sandbox: local\n  network: false\n"
+                          "  tasks_dirs: [tasks]\n  agent_configs: [agents.yaml]\n  data_root: data\n")
+    root = tmp / "root"
+    assert [r.status for r in run_sweep(load_sweep_file(sweep_file), root)] == ["done"]
+    # the same thing as flags would give it: data root and tasks from the environment instead
+    monkeypatch.setenv("AUTOMEDBENCH_DATA", env["AUTOMEDBENCH_DATA"])
+    monkeypatch.setenv("AUTOMEDBENCH_TASKS", env["AUTOMEDBENCH_TASKS"])
+    flags = SweepSpec(agents=["quick"], tasks=["tiny-seg"],
+                      options=RunOptions(sandbox="local", network=False, agent_configs=[str(cfg)]))
+    assert [r.status for r in run_sweep(flags, root)] == ["skipped"]
