@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
@@ -72,3 +74,36 @@ def test_the_manifest_schema_is_exported():
     from automedbench.runs.schemas import render_schemas
     schema = json.loads(render_schemas()["manifest.schema.json"])
     assert {"dataset", "cases", "provenance"} <= set(schema["properties"])
+
+
+def test_a_track_without_its_own_layout_takes_the_generic_one(tmp_path):
+    """Report generation declares no folder layout: DIR/<case_id>/{public,private}/ + cases.csv."""
+    from automedbench.data import DatasetError
+    from automedbench.data.from_folder import stage_from_folder
+    from automedbench.tasks import get_task
+    src_task = get_task("cxr-report-gen")
+    tasks = tmp_path / "tasks" / "my-reports"
+    tasks.mkdir(parents=True)
+    (tasks / "task.yaml").write_text((src_task.folder / "task.yaml").read_text()
+                                     .replace("id: cxr-report-gen", "id: my-reports")
+                                     .replace(f"dataset: {src_task.dataset}", "dataset: my-report-data")
+                                     .replace("demo: true", "demo: false"))
+    task = get_task("my-reports", [tmp_path / "tasks"])
+    folder = tmp_path / "reports"
+    for cid in ("r1", "r2"):
+        for f in task.input_files:
+            (folder / cid / "public").mkdir(parents=True, exist_ok=True)
+            (folder / cid / "public" / f).write_text("{}")
+        (folder / cid / "private").mkdir(parents=True)
+        (folder / cid / "private" / "report.txt").write_text("No acute cardiopulmonary abnormality.")
+    (folder / "r3" / "public").mkdir(parents=True)      # no reference: skipped
+    (folder / "cases.csv").write_text("case_id,view,priority\nr1,PA,2\nr2,AP,\n")
+    result = stage_from_folder("my-report-data", folder, task, tmp_path / "data")
+    assert result.summary() == "2 cases staged, 1 skipped: no private/ folder (no reference) (r3)"
+    manifest = json.loads(result.paths.manifest.read_text())
+    assert manifest["cases"][0]["view"] == "PA" and manifest["cases"][0]["priority"] == 2
+    assert "priority" not in manifest["cases"][1]
+    # the generic layout is still validated: a missing input file is refused, naming the case
+    (folder / "r2" / "public" / task.input_files[0]).unlink()
+    with pytest.raises(DatasetError, match=r"case 'r2': public/r2/ has no"):
+        stage_from_folder("my-report-data", folder, task, tmp_path / "data", force=True)

@@ -3,9 +3,9 @@
     stage_from_folder("my-data", Path("~/my-folder"), task) -> FolderStageResult
 
 The task (its track and track_options) says what a case must hold. How the folder maps onto
-`public/<case_id>/` and `private/<case_id>/` is the track's `from_folder` hook when it has
-one (a folder of images + a folder of label maps, images + a labels.csv, ...), else the
-generic layout every track accepts:
+`public/<case_id>/` and `private/<case_id>/` is the track's `from_folder` capability
+(tracks/base.py; a folder of images + a folder of label maps, images + a labels.csv, ...),
+whose default is the generic layout every track accepts:
 
     DIR/<case_id>/public/...     what the agent sees (the task's input_files)
     DIR/<case_id>/private/...    the references, named as the track reads them
@@ -24,7 +24,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from . import DatasetError, DatasetPaths, dataset_paths, link_or_copy, write_manifest
 
@@ -36,12 +36,6 @@ class FolderCases:
     """What a from_folder hook (or the generic layout) produced in the staging folder."""
     cases: list[dict[str, Any]] = field(default_factory=list)   # manifest entries (case_id + metadata)
     skipped: dict[str, str] = field(default_factory=dict)        # case_id -> why
-
-
-class FromFolder(Protocol):
-    """The optional track hook: copy/convert `src` into `dest.public`/`dest.private`."""
-
-    def __call__(self, src: Path, dest: DatasetPaths, options: Any) -> FolderCases: ...
 
 
 @dataclass
@@ -143,7 +137,6 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
     paths = dataset_paths(name, root)
     if paths.root.exists() and not force:
         raise DatasetError(f"{name} already exists at {paths.root}; pass --force to rebuild it")
-    hook = getattr(task.track_impl, "from_folder", None) or generic_from_folder
     made_root = not paths.root.parent.exists()
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
@@ -151,7 +144,7 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
         built = DatasetPaths(tmp)
         built.public.mkdir()
         built.private.mkdir()
-        found = hook(src, built, task.options)
+        found = task.track_impl.from_folder(src, built, task.options)   # a declared capability (tracks/base.py)
         if not found.cases:
             why = "; ".join(f"{c}: {w}" for c, w in list(found.skipped.items())[:3])
             raise DatasetError(f"--from-folder {src}: no usable case for track {task.track!r}"
