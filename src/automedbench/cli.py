@@ -666,10 +666,13 @@ def agents_check(names: list[str] = typer.Argument(..., metavar="NAME...", help=
                  as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines.")) -> None:
     """Send one tiny request and one tool-call request to each agent's endpoint: reachable?
     which model answered? native tool calls? how fast? Exit 2 on a configuration error."""
+    from .agents import scripted_agents
     from .llm.check import check_endpoint
     from .llm.registry import get_agent_config
+    for n in [n for n in names if n in scripted_agents()]:
+        out.print(f"{n}: a scripted agent (no endpoint to check)", highlight=False)
     try:
-        checks = [check_endpoint(get_agent_config(n, agent_config)) for n in names]
+        checks = [check_endpoint(get_agent_config(n, agent_config)) for n in names if n not in scripted_agents()]
     except _user_errors() as exc:
         _fail(str(exc))
     if as_json:

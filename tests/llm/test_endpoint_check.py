@@ -141,3 +141,8 @@ def test_cli_run_prints_url_status_and_hint_when_the_endpoint_fails_mid_run(fake
     assert proc.returncode == 1, proc.stderr
     assert f"POST {fake_openai.url}/chat/completions: gave up after 1 attempts; last: HTTP 503" in proc.stderr
     assert "upstream overloaded" in proc.stderr and "the server failed" in proc.stderr
+
+
+def test_check_of_a_scripted_agent_says_there_is_nothing_to_check():
+    proc = amb("agents", "check", "reference")
+    assert proc.exit_code == 0 and "reference: a scripted agent (no endpoint to check)" in proc.stdout
