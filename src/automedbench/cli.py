@@ -103,6 +103,9 @@ TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = 
 SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
 NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
 JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+ProfileOpt = typer.Option("ours", "--profile", metavar="ours|reference",
+                          help="Also print the task score under this scoring profile: 'reference' = the published "
+                               "reference's definition (docs/scoring-profiles.md). Both are always saved.")
 
 
 def _print_version(value: bool) -> None:
@@ -122,6 +125,21 @@ def _main(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 # ---- run / sweep / demo -------------------------------------------------------------
 
+def _check_profile(profile: str) -> None:
+    from .report.profiles import check_profile
+    try:
+        check_profile(profile)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _print_profile(reports, profile: str, console) -> None:
+    """The runs' task score under a non-default scoring profile (docs/scoring-profiles.md)."""
+    if profile != "ours" and reports:
+        from .report.profiles import profile_table
+        console.print(profile_table(reports, profile))
+
+
 @app.command()
 def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (see `automedbench tasks list`)."),
         tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP),
@@ -132,8 +150,9 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
         answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-        agent_config: Optional[list[Path]] = AgentCfg) -> None:
+        agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
+    _check_profile(profile)
     from . import api
     from .errors import RunInterrupted
     from .report import runs_table
@@ -151,6 +170,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(130) from None
     run_dir = report.run_dir
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
+    _print_profile([report], profile, err)
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
         from .llm.check import infra_message
@@ -214,7 +234,7 @@ class SweepProgress:
 
 
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None, compact=False):
+              leaderboard_dir=None, compact=False, profile="ours"):
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
     from . import api
     from .report import aggregate, runs_table
@@ -234,6 +254,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
             _fail(str(exc))
     reports = outcome.reports
     out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
+    _print_profile(reports, profile, out)
     for r in progress.failed:
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     for r in (r for r in outcome.results if r.status == "infra"):
@@ -276,7 +297,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
     from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
     if executor is not None and executor not in ("local", "ray"):
@@ -301,7 +322,9 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
     except SweepConfigError as exc:
         _fail(str(exc))
     root = out_dir or (Path(spec.out) if spec.out else Path("runs"))
-    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume)
+    _check_profile(profile)
+    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume,
+              profile=profile)
 
 
 
@@ -383,8 +406,9 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
           force: bool = typer.Option(False, "--force",
                                      help="Also score interrupted runs (their report is flagged 'interrupted')."),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
+    _check_profile(profile)
     from . import api
     from .report import runs_table
     reports, dirs = [], {}
@@ -395,6 +419,7 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
         except _user_errors() as exc:
             _fail(str(exc))
     out.print(runs_table(reports, dirs, width=out.width))
+    _print_profile(reports, profile, out)
 
 
 @app.command()
@@ -424,14 +449,17 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
-                                        help="Where the site (index.html, task boards, run pages) is written.")) -> None:
+                                        help="Where the site (index.html, task boards, run pages) is written."),
+           profile: str = typer.Option("ours", "--profile", metavar="ours|reference",
+                                       help="Scoring profile of the task column (docs/scoring-profiles.md).")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
     from .report import write_leaderboard
+    _check_profile(profile)
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    site = write_leaderboard(reports, out_dir)
+    site = write_leaderboard(reports, out_dir, profile=profile)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
 

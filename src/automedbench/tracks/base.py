@@ -245,6 +245,15 @@ class TrackContract(Protocol[OptionsT]):
     def submission(self, options: OptionsT) -> SubmissionLayout: ...
 
 
+@dataclass(frozen=True)
+class ProfileScore:
+    """A task score under a scoring profile other than ours (docs/scoring-profiles.md)."""
+
+    score: float | None           # None: not defined for this track, or not computable here
+    definition: str               # one line: what the number is
+    note: str = ""                # why it is None, or what the reference leaves undefined
+
+
 @runtime_checkable
 class TrackScoring(Protocol[OptionsInT]):
     """How a submission is read and scored. The core owns the rules around it (status per
@@ -282,6 +291,13 @@ class TrackScoring(Protocol[OptionsInT]):
         """The metric over the VALID cases (`cases.valid`), plus named dataset metrics. The core
         multiplies `score` by completion; it never calls this when no case is scorable."""
         ...
+
+    def reference_score(self, records: list[CaseRecord], options: OptionsInT,
+                        context: ScoringContext) -> ProfileScore | None:
+        """Optional capability: the published reference's task score for this track (every
+        expected case's record, reference errors included), or None = not defined for this
+        track (the default). docs/scoring-profiles.md."""
+        return None
 
 
 @runtime_checkable
