@@ -136,6 +136,8 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
+    from .runs.preflight import check_scripted_method
+    check_scripted_method(agent_name, task, tier)   # a scripted agent with no method here would only crash
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     check_self_judge(agent, judge, allow_self_judge)
@@ -203,6 +205,10 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
 
+    from .runs.effective_config import agent_configuration, config_hash, effective_limits
+    agent_conf = agent_configuration(agent)
+    if agent_conf["kind"] == "scripted":
+        agent_conf["name"] = agent_name
     run_id = new_run_id(agent_name, task.id, tier)
     run_dir = Path(run_dir) if run_dir else Path(out_dir) / run_id
     files = RunFiles(run_dir)
@@ -214,8 +220,11 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                        network=task.network if network is None else network, timeout_s=exec_timeout_s)
     t_setup = time.monotonic()
     t0 = t_setup
+    # what actually runs: the tighter of the task's and the agent entry's limits (docs/llm.md)
+    limits = effective_limits(task, agent, exec_timeout_s=exec_timeout_s, network=spec.network)
     info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
-                   track=task.track, tier=tier, started_at=now_iso(), sandbox=backend)
+                   track=task.track, tier=tier, started_at=now_iso(), sandbox=backend,
+                   config_hash=config_hash(agent_conf))
     from . import __version__
     from .data import sha256_file
     from .scoring.rubric import load_rubric
@@ -228,8 +237,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
                    rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
                    answer_judge=answer_judge,
-                   limits={"time_limit_s": task.time_limit_s, "max_turns": task.max_turns,
-                           "exec_timeout_s": exec_timeout_s, "network": spec.network})
+                   limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
     write_json_atomic(files.meta, meta)
     trace = TraceWriter(files.trace, t_setup)
     box = conversation = None
@@ -249,7 +257,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                 system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
                                               exec_timeout_s=int(exec_timeout_s), network=spec.network)
                 conversation = Conversation(system_prompt=system_prompt)
-                box = ToolBox(sb, trace, conversation, deadline=t0 + task.time_limit_s, max_turns=task.max_turns,
+                box = ToolBox(sb, trace, conversation, deadline=t0 + limits["time_limit_s"], max_turns=limits["max_turns"],
                               block_training=task.block_training)
                 context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
                                        workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),

@@ -170,3 +170,37 @@ def export(run_dir: Path | str, fmt: str, out_file: Path | str | None = None) ->
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r} (choose: {', '.join(FORMATS)})")
     return export_inspect(run_dir, out_file)
+
+
+def run_dirs_under(paths: list[Path | str]) -> list[Path]:
+    """The scored run directories among `paths`: a run directory itself, or every run under a
+    folder (a sweep root), hidden folders (`.attempts/`, `.superseded/`) left out."""
+    found: dict[Path, None] = {}
+    for p in map(Path, paths):
+        if not p.exists():
+            raise ExportError(f"{p}: no such file or directory")
+        if RunFiles(p).report.is_file():
+            found[p] = None
+            continue
+        for rep in sorted(p.rglob("detail_report.json")):
+            if not any(part.startswith(".") for part in rep.relative_to(p).parts[:-1]):
+                found[rep.parent] = None
+    if not found:
+        raise ExportError(f"no scored run (detail_report.json) under {', '.join(str(p) for p in paths)}")
+    return list(found)
+
+
+def export_many(paths: list[Path | str], fmt: str, out: Path | str | None = None) -> list[Path]:
+    """Export every run among `paths` (run directories or sweep roots). One run and `out`: that
+    file. Several: each into `out/<run_id>.json` when `out` is given, else RUN_DIR/inspect.json."""
+    dirs = run_dirs_under(paths)
+    if out is not None and len(dirs) == 1 and not Path(out).is_dir():
+        return [export(dirs[0], fmt, out)]
+    written = []
+    for d in dirs:
+        target = None
+        if out is not None:
+            run_id = json.loads(RunFiles(d).report.read_text(encoding="utf-8"))["run"]["run_id"]
+            target = Path(out) / f"{run_id}.json"
+        written.append(export(d, fmt, target))
+    return written

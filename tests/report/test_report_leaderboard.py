@@ -148,3 +148,17 @@ def test_json_is_strict_and_has_generated_at(tmp_path, make_report):
     text = (out / "leaderboard.json").read_text()
     assert "NaN" not in text
     assert json.loads(text)["generated_at"] == "2026-11-26 00:00 UTC"
+
+
+def test_csv_has_rank_medal_and_rating(tmp_path, make_report):
+    reps = [make_report("a1", agent="alpha"), make_report("a2", agent="alpha"), make_report("b1", agent="beta")]
+    out, _ = _site(tmp_path, reps)
+    with open(out / "leaderboard.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    board = json.loads((out / "leaderboard.json").read_text())
+    best = max(board["groups"], key=lambda g: g["overall"]["mean"])
+    by_agent = {r["agent"]: r for r in rows}
+    assert by_agent[best["agent"]]["rank"] == "1" and sorted(r["rank"] for r in rows) == ["1", "2"]
+    for r, g in ((by_agent[g["agent"]], g) for g in board["groups"]):
+        assert r["medal"] in g["medals"] and r["rating"] in g["ratings"]
+        assert r["medals"] == ";".join(f"{k}:{v}" for k, v in g["medals"].items())

@@ -5,7 +5,8 @@ Layout (docs/data.md#the-data-contract):
     <data_root>/<dataset>/private/<case_id>/<reference files> agent never sees it
     <data_root>/<dataset>/manifest.json                       case ids + sha256 of every file
 
-`data_root` is `--data-root`, else $AUTOMEDBENCH_DATA, else ~/.cache/automedbench/data.
+`data_root` is `--data-root`, else $AUTOMEDBENCH_DATA, else $AUTOMEDBENCH_HOME/data
+(~/.cache/automedbench/data).
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def data_root(root: Path | str | None = None) -> Path:
     if root:
         return Path(root).expanduser()
     env = os.environ.get("AUTOMEDBENCH_DATA")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "automedbench" / "data"
+    from ..home import home
+    return Path(env).expanduser() if env else home() / "data"
 
 
 @dataclass(frozen=True)

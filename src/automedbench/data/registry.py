@@ -79,7 +79,8 @@ DATASETS = _Datasets()
 def get(name: str) -> DatasetInfo:
     found = all_datasets()
     if name not in found:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}")
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}. To stage your own "
+                           f"data: automedbench data stage {name} --from-folder DIR --task TASK (docs/your-task.md)")
     return found[name]
 
 
@@ -151,8 +152,9 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         have = paths.load_manifest().get("stage_options")
         if options and have is not None and have != wanted:
             raise DatasetError(f"{name} at {paths.root} was staged with options {have}, not "
-                               f"{wanted}; pass force=True to rebuild it")
+                               f"{wanted}; pass --force to rebuild it (force=True in Python)")
         return paths
+    made_root = not paths.root.parent.exists()   # a failed stage removes a data root it created
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     builder = info.builder()
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
@@ -172,6 +174,11 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         _swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if made_root:
+            try:
+                paths.root.parent.rmdir()   # only when empty: nothing of anyone else's is touched
+            except OSError:
+                pass
         raise
     return paths
 

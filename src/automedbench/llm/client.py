@@ -236,19 +236,27 @@ class ChatClient:
                     problem = f"HTTP {status}: {detail}"
                     retry_after = parse_retry_after(exc.response.headers)
                 else:
-                    raise ProviderError("provider_error", self.redact(f"HTTP {status} (not retried): {detail}"),
-                                        status=status, attempts=attempt + 1, fault="http_4xx") from None
+                    from .check import provider_hint   # URL, status, body excerpt and a hint (docs/llm.md)
+                    raise ProviderError("provider_error", self.redact(
+                        f"POST {cfg.base_url}/chat/completions: HTTP {status} (not retried): {detail[:300]}"
+                        + provider_hint(cfg, status, detail)), status=status, attempts=attempt + 1,
+                        fault="http_4xx") from None
             except APITimeoutError:
                 if deadline is not None and time.monotonic() >= deadline - 0.05:
                     raise ProviderError("wall_time", "run deadline reached while waiting for the model",
                                         attempts=attempt + 1) from None
                 problem = f"request timed out after {timeout:.1f} s"
             except APIConnectionError as exc:
-                problem = f"connection error: {exc}"
+                cause = exc.__cause__ or exc.__context__
+                problem = f"connection error: {exc}" + (f" ({cause})" if cause and str(cause) not in str(exc) else "")
             attempt += 1
             if attempt > cfg.retry.max_retries:
+                from .check import provider_hint
+                hint = provider_hint(cfg, status, problem, problem if status is None and "connection" in problem
+                                     else None)
                 raise ProviderError("provider_unavailable",
-                                    self.redact(f"gave up after {attempt} attempts; last: {problem}"),
+                                    self.redact(f"POST {cfg.base_url}/chat/completions: gave up after {attempt} "
+                                                f"attempts; last: {problem}{hint}"),
                                     status=status, attempts=attempt)
             if retry_after is not None:
                 delay = min(retry_after, cfg.retry.retry_after_max_s)

@@ -31,6 +31,9 @@ CSV_COLUMNS: list[str] = (
     + [f"{s}_{f}" for s in STAGES for f in ("mean", "n")]
     + ["avg_turns", "avg_wall_time_s", "avg_tokens", "avg_cost_usd", "failure_rate",
        "failures", "disqualified", "judge_incomplete", "unisolated_runs", "sandboxes"]
+    # rank: position within its task x tier by overall mean (docs/leaderboard.md); medal / rating:
+    # the most frequent over the complete runs, with every count in medals / ratings
+    + ["rank", "medal", "rating", "medals", "ratings", "config_hashes"]
 )
 
 
@@ -108,9 +111,17 @@ def _env() -> Environment:
 
 # ---- writers ------------------------------------------------------------------------------
 
-def _csv_row(g: GroupStats) -> dict[str, object]:
-    row: dict[str, object] = {"agent": g.agent, "task": g.task, "tier": g.tier,
-                              "n_runs": g.n_runs, "models": ";".join(g.models)}
+def _most_frequent(counts: dict[str, int]) -> str:
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else ""
+
+
+def _csv_row(g: GroupStats, rank: int | str = "") -> dict[str, object]:
+    row: dict[str, object] = {"rank": rank, "agent": g.agent, "task": g.task, "tier": g.tier,
+                              "n_runs": g.n_runs, "models": ";".join(g.models),
+                              "medal": _most_frequent(g.medals), "rating": _most_frequent(g.ratings),
+                              "medals": ";".join(f"{k}:{v}" for k, v in g.medals.items()),
+                              "ratings": ";".join(f"{k}:{v}" for k, v in g.ratings.items()),
+                              "config_hashes": ";".join(g.config_hashes)}
     for key, st in (("overall", g.overall), ("agentic", g.agentic), ("task_score", g.task_score)):
         for f in ("mean", "std", "ci_low", "ci_high", "n"):
             val = getattr(st, f)
@@ -131,8 +142,11 @@ def write_csv(board: Leaderboard, path: Path) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
         w.writeheader()
-        for g in board.groups:
-            w.writerow(_csv_row(g))
+        ranks: dict[tuple[str | None, str | None], int] = {}
+        for g in board.groups:   # sorted by task, tier, then best overall first (aggregate.py)
+            key = (g.task, g.tier)
+            ranks[key] = ranks.get(key, 0) + 1
+            w.writerow(_csv_row(g, ranks[key] if g.overall.mean is not None else ""))
     return path
 
 

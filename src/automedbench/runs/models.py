@@ -53,6 +53,9 @@ class RunInfo(_Strict):
     end_reason: EndReason | None = None
     end_detail: str | None = Field(None, description="cause behind the end reason, e.g. provider_unavailable, "
                                                     "sandbox_died, SIGINT")
+    config_hash: str | None = Field(None, description="hash of the agent's effective configuration (endpoint, "
+                                                     "model, sampling, limits): runs with different ones "
+                                                     "are different leaderboard rows")
 
 
 class StageResult(_Strict):

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..data.manifest import Manifest
 from .layout import RunMeta
 from .models import Conversation, DetailReport, TraceEvent
 
@@ -16,6 +17,7 @@ SCHEMAS = {
     "trace_event.schema.json": TraceEvent,
     "conversation.schema.json": Conversation,
     "run_meta.schema.json": RunMeta,
+    "manifest.schema.json": Manifest,
 }
 
 

@@ -21,7 +21,11 @@ Restarting a sweep (after Ctrl-C, `kill -9`, a reboot) is always safe:
   sandbox, the provider) is moved to `.attempts/` and run again, up to `retries` times;
   the last attempt stays in place and the leaderboard counts it beside the agent's row,
   never as the agent's failure;
-- a different configuration on the same root is refused unless `force`.
+- a different configuration on the same root is refused unless `force`; the lock holds the
+  effective agent, judge and task configurations (runs/effective_config.py), so an edited
+  agent YAML is a change and the same entry given through another file or env var is not.
+  With `force`, a finished cell whose run recorded another agent configuration is moved to
+  ROOT/.superseded/ and run again.
 """
 from __future__ import annotations
 
@@ -51,7 +55,8 @@ INFRA_END_REASONS = frozenset(MODEL_INFRA_END_REASONS | {"interrupted"})
 LOCK_NAME = "sweep.lock.json"
 PID_NAME = ".sweep.pid"
 ATTEMPTS_DIR = ".attempts"
-LOCK_VERSION = 1
+SUPERSEDED_DIR = ".superseded"
+LOCK_VERSION = 2   # 2: effective agent/judge/task configurations instead of file paths
 
 
 class SweepConfigError(UserError, ValueError):
@@ -116,9 +121,10 @@ class SweepSpec(_Strict):
         return v
 
     def lock_config(self) -> dict[str, Any]:
-        """What a restart must agree on: the cells and the options that change results."""
-        return {"cells": [c.key for c in expand_cells(self)],
-                "options": self.options.model_dump(mode="json")}
+        """What a restart must agree on: the cells, the options that change results and the
+        effective agent, judge and task configurations (runs/effective_config.py)."""
+        from .effective_config import sweep_lock_config
+        return sweep_lock_config(self)
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,9 @@ def _fingerprint(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> None:
-    """Write the lock on a new root; refuse a different configuration unless `force`."""
+def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> dict[str, Any]:
+    """Write the lock on a new root; refuse a different configuration unless `force`.
+    Returns the configuration the root is now locked to."""
     config = spec.lock_config()
     lock = root / LOCK_NAME
     if lock.is_file() and not force:
@@ -232,14 +239,19 @@ def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> None:
             saved = json.loads(lock.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             raise SweepConfigError(f"{lock} is unreadable; pass --force to replace it") from None
-        if saved.get("fingerprint") != _fingerprint(config):
+        if saved.get("version") != LOCK_VERSION:
+            pass   # a lock of an older harness recorded paths, not configurations: rewritten below
+        elif saved.get("fingerprint") != _fingerprint(config):
             raise SweepConfigError(f"{root} holds a sweep with a different configuration "
                                    f"({_describe_change(saved.get('config') or {}, config)}); "
-                                   "pass --force to adopt the new one (finished runs of cells in both are kept)")
-        return
+                                   "pass --force to adopt the new one (finished runs of cells in both are kept, "
+                                   "except those of a changed agent configuration, which run again)")
+        else:
+            return config
     from .. import __version__
     write_json_atomic(lock, {"version": LOCK_VERSION, "fingerprint": _fingerprint(config), "config": config,
                              "written_at": now_iso(), "harness_version": __version__})
+    return config
 
 
 def _describe_change(old: dict, new: dict) -> str:
@@ -253,6 +265,10 @@ def _describe_change(old: dict, new: dict) -> str:
     changed = sorted(k for k in set(oo) | set(no) if oo.get(k) != no.get(k))
     if changed:
         parts.append("options changed: " + ", ".join(changed))
+    from .effective_config import describe_change
+    for key in ("agents", "judges", "tasks", "data_root"):
+        if old.get(key) != new.get(key):
+            parts.append(f"{key} changed: " + "; ".join(describe_change(old.get(key), new.get(key), key)))
     return "; ".join(parts) or "configuration changed"
 
 
@@ -317,6 +333,24 @@ def _clean(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=False) if path.is_dir() and not path.is_symlink() else path.unlink()
 
 
+def _superseded(cell: Cell, root: Path, locked: dict[str, Any]) -> bool:
+    """A finished cell whose run recorded another effective agent configuration than the one
+    the root is locked to is moved to ROOT/.superseded/ (kept, not counted) and run again."""
+    from .effective_config import config_hash
+    want = (locked.get("agents") or {}).get(cell.agent)
+    try:
+        have = json.loads(RunFiles(cell.dir(root)).meta.read_text(encoding="utf-8")).get("agent_config_hash")
+    except (OSError, ValueError, AttributeError):
+        return False
+    if want is None or have is None or have == config_hash(want):
+        return False
+    dest = Path(root) / SUPERSEDED_DIR / cell.task / cell.tier / cell.agent / f"rep{cell.repeat}"
+    dest.mkdir(parents=True, exist_ok=True)
+    n = sum(1 for p in dest.iterdir() if p.name.startswith(have))
+    os.replace(cell.dir(root), dest / (have if n == 0 else f"{have}-{n + 1}"))
+    return True
+
+
 def classify(cell: Cell, root: Path, retries: int) -> tuple[str, str | None]:
     """'finished', 'infra_final' (out of retries), 'retry' (infra, retries left), 'partial' or 'new'."""
     d = cell.dir(root)
@@ -353,6 +387,7 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
     unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
     from ..api import check_sweep
     from ..tasks import get_task
+    from .preflight import check_requirements, check_scripted_methods
     kw = run_kwargs(spec)
     cells = expand_cells(spec)
 
@@ -361,7 +396,10 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
     check_sweep(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges",
                                       "allow_self_judge")})
-    return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+    tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+    check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
+    check_requirements(cells, tasks, spec.options.network, spec.options.sandbox)
+    return tasks
 
 
 def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
@@ -384,11 +422,18 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
     emit = on_event or (lambda ev: None)
     kwargs = run_kwargs(spec)
     with RootLock(root):
-        check_lock(root, spec, force=force)
+        # endpoint configuration errors stop the sweep before the lock is written, so a fixed
+        # base_url or model name is not "a changed configuration" of a root that never ran
+        from .preflight import check_endpoints
+        pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
+        check_endpoints([c.agent for c in pending], kwargs["agent_configs"])
+        locked = check_lock(root, spec, force=force)
         results: dict[Cell, CellResult] = {}
         todo: deque[Cell] = deque()
         for cell in cells:
             state, end = classify(cell, root, spec.retries)
+            if state == "finished" and _superseded(cell, root, locked):
+                state = "new"   # ran with another agent configuration (adopted with --force): run again
             if resume and state == "finished":
                 results[cell] = CellResult(cell, cell.dir(root), "skipped", end_reason=end,
                                            attempts=past_attempts(cell, root) + 1)
@@ -407,6 +452,13 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
+        if todo:   # before the first cell: resource requests the executor can never meet
+            from .preflight import check_gpus
+            try:
+                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
+            except BaseException:
+                pool.shutdown(kill=True)
+                raise
         running: dict[Any, Cell] = {}
         crashes: dict[Cell, int] = {}
         try:

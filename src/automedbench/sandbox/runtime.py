@@ -76,9 +76,8 @@ RuntimeError_ = RuntimeBuildError  # short internal alias
 
 
 def cache_root() -> Path:
-    home = os.environ.get("AUTOMEDBENCH_HOME")
-    base = Path(home).expanduser() if home else Path.home() / ".cache" / "automedbench"
-    return base / "agent-runtime"
+    from ..home import home
+    return home() / "agent-runtime"
 
 
 def system_python_version(python: str = SYSTEM_PYTHON) -> tuple[int, int]:

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, run
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
+    from ..data import DatasetPaths
+    from ..data.from_folder import FolderCases
     from ..data.registry import DatasetInfo
 
 
@@ -331,6 +333,13 @@ class TrackAssets(Protocol[OptionsInT]):
         """Write a perfect submission (from the private references) into `outputs/` — the
         conformance suite scores it: 1.0 within `gold_tolerance`."""
         ...
+
+    def from_folder(self, src: Path, dest: DatasetPaths, options: OptionsInT) -> FolderCases:
+        """Optional: map a user's plain folder onto dest.public / dest.private for
+        `data stage --from-folder` (docs/your-task.md). Default: the generic layout
+        DIR/<case_id>/{public,private}/ (+ cases.csv)."""
+        from ..data.from_folder import generic_from_folder
+        return generic_from_folder(src, dest, options)
 
 
 @runtime_checkable

@@ -12,6 +12,14 @@
       return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c];
     });
   }
+  // a case's status as the core decided it (missing / invalid / reference_error), never "invalid"
+  // for a case the agent wrote nothing for (docs/leaderboard.md)
+  function caseStatusBadge(c) {
+    var status = c.status || (c.valid ? "ok" : "invalid");
+    if (status === "ok") return "";
+    var label = {missing: "missing", invalid: "invalid", reference_error: "reference error"}[status] || status;
+    return '<span class="badge ' + (status === "reference_error" ? "warn" : "bad") + ' case-' + esc(status) + '">' + esc(label) + "</span> ";
+  }
   function score(v) { return v == null ? "—" : (v * 100).toFixed(1); }
   function heat(v) {
     if (v == null) return "background:#eceff1;color:#78909c";
@@ -223,7 +231,7 @@
     function caseCell(c) {
       if (!c) return "<td>—</td>";
       var m = Object.keys(c.metrics || {}).map(function (k) { return k + " " + (c.metrics[k] == null ? "—" : c.metrics[k].toFixed(3)); }).join(", ");
-      return "<td>" + (c.valid ? "" : '<span class="badge bad">invalid</span> ') + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
+      return "<td>" + caseStatusBadge(c) + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
     }
     ids.forEach(function (id) { html += "<tr><td>" + esc(id) + "</td>" + caseCell(byA[id]) + caseCell(byB[id]) + "</tr>"; });
     out.innerHTML = html + "</tbody></table>";

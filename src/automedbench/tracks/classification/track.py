@@ -39,6 +39,8 @@ from ..option_checks import distinct_names
 from ..reducers import mean_of_present
 
 if TYPE_CHECKING:
+    from ...data import DatasetPaths
+    from ...data.from_folder import FolderCases
     from ...data.registry import DatasetInfo
 
 REFERENCE_FILE = "label.txt"
@@ -169,6 +171,11 @@ class ClassificationTrack(Track[ClassificationOptions]):
             return None        # official tasks: no classical method fits them; scripted agents skip
         from .scripted import ClassificationMethods
         return ClassificationMethods(options)
+
+    def from_folder(self, src: Path, dest: DatasetPaths, options: ClassificationOptions) -> FolderCases:
+        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
+        from .folder import from_folder
+        return from_folder(src, dest, options)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
         o = options

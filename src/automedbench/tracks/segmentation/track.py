@@ -33,6 +33,8 @@ from ..safety import safe_output_file
 from . import reference_profile
 
 if TYPE_CHECKING:
+    from ...data import DatasetPaths
+    from ...data.from_folder import FolderCases
     from ...data.registry import DatasetInfo
 
 AFFINE_TOLERANCE = 1e-3
@@ -257,6 +259,11 @@ class SegmentationTrack(Track[SegmentationOptions]):
             return None
         from .scripted import SegmentationMethods
         return SegmentationMethods(options)
+
+    def from_folder(self, src: Path, dest: DatasetPaths, options: SegmentationOptions) -> FolderCases:
+        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
+        from .folder import from_folder
+        return from_folder(src, dest, options)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""
