@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..pictures import CasePicture, PictureCase, panels, read_png_gray
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -165,6 +166,17 @@ class ClassificationTrack:
             return None        # official tasks: no classical method fits them; scripted agents skip
         from .scripted import ClassificationMethods
         return ClassificationMethods(_options(options))
+
+    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]:
+        """The image with the predicted and the reference label."""
+        o = _options(options)
+        gray = read_png_gray(case.public_dir / o.image_file)
+        if gray is None:
+            return []
+        pred, ref = o.labels[int(case.prediction)], o.labels[int(case.reference)]
+        verdict = "correct" if pred == ref else "wrong"
+        return [CasePicture("label.png", panels([(gray, f"pred {pred} / ref {ref}")], verdict),
+                            f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
         o = _options(options)

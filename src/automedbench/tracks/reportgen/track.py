@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.bleu import corpus_bleu
+from ..pictures import CasePicture, PictureCase
+from .pictures import report_pictures
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -214,6 +216,10 @@ class ReportGenerationTrack:
     def scripted_methods(self, options: Any):
         from .scripted import ReportScriptedMethods
         return ReportScriptedMethods(self._opts(options))
+
+    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]:
+        """The report beside the reference, sentences marked matched / missing / extra."""
+        return report_pictures(case)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
         o = self._opts(options)

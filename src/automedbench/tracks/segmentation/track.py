@@ -27,7 +27,9 @@ from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
                     OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from ..pictures import CasePicture, PictureCase
 from ..safety import safe_output_file
+from .pictures import segmentation_pictures
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -257,6 +259,10 @@ class SegmentationTrack:
             return None
         from .scripted import SegmentationMethods
         return SegmentationMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: SegmentationOptions) -> list[CasePicture]:
+        """Contours over the image on the most-different slice (tracks/pictures.py)."""
+        return segmentation_pictures(case, options.input_file)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""
