@@ -162,7 +162,7 @@ def test_compare_two_runs(site, page):
     boxes = page.locator("#tier-lite input.cmp")
     boxes.nth(0).check()
     boxes.nth(3).check()
-    page.click("#tier-lite #compare-go")
+    page.click("#tier-lite .compare-go")
     page.wait_for_selector("#compare-table")
     text = page.locator("#compare-table").inner_text()
     assert "Overall" in text and "S3" in text and "seg-a · lite" in text

@@ -179,5 +179,5 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
-        board_data={"views": views, "task_track": task_track}, **extra), encoding="utf-8")
+        board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
     return index
