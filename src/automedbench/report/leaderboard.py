@@ -76,7 +76,7 @@ def fmt_pct(x: float) -> str:
 def heat(v: float | None) -> str:
     """Inline background for a score cell: red (0) -> amber -> green (1); grey for null."""
     if v is None:
-        return "background:#eceff1;color:#78909c"
+        return "background:#eceff1;color:#4b5563"
     v = min(max(float(v), 0.0), 1.0)
     return f"background:hsl({v * 120:.0f},65%,{86 - 6 * abs(v - 0.5):.0f}%)"
 

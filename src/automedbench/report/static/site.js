@@ -14,7 +14,7 @@
   }
   function score(v) { return v == null ? "—" : (v * 100).toFixed(1); }
   function heat(v) {
-    if (v == null) return "background:#eceff1;color:#78909c";
+    if (v == null) return "background:#eceff1;color:#4b5563";
     v = Math.min(Math.max(v, 0), 1);
     return "background:hsl(" + Math.round(v * 120) + ",65%," + Math.round(86 - 6 * Math.abs(v - 0.5)) + "%)";
   }
