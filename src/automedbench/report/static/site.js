@@ -313,7 +313,7 @@
         '</td><td class="score" style="' + (fmt === score ? heat(y) : "") + '">' + fmt(y) + '</td><td class="num">' + d + "</td></tr>";
     }
     function ident(v) { return esc(v); }
-    var html = '<table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.slug || a.run.run_id) + '.html">' + esc(a.run.agent) + "</a><small> " + esc(a.run.run_id) +
+    var html = '<div class="scroll"><table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.slug || a.run.run_id) + '.html">' + esc(a.run.agent) + "</a><small> " + esc(a.run.run_id) +
       '</small></th><th><a href="runs/' + esc(b.slug || b.run.run_id) + '.html">' + esc(b.run.agent) + "</a><small> " + esc(b.run.run_id) + "</small></th><th>Δ (B−A)</th></tr></thead><tbody>";
     html += row("task · tier", a.run.task + " · " + a.run.tier, b.run.task + " · " + b.run.tier, ident);
     html += row("Overall", a.overall, b.overall) + row("Agentic", a.agentic, b.agentic) + row("Task", a.task.score, b.task.score);
@@ -322,7 +322,7 @@
     html += row("cost", cost(a.run.cost_usd), cost(b.run.cost_usd), ident) + row("end", a.run.end_reason, b.run.end_reason, ident);
     html += row("error codes", a.errors.map(function (e) { return e.code; }).join(", ") || "—",
       b.errors.map(function (e) { return e.code; }).join(", ") || "—", ident);
-    html += "</tbody></table><h2>Per case</h2>";
+    html += "</tbody></table></div><h2>Per case</h2>";
     var ids = [], byA = {}, byB = {};
     a.task.per_case.forEach(function (c) { byA[c.case_id] = c; ids.push(c.case_id); });
     b.task.per_case.forEach(function (c) { byB[c.case_id] = c; if (!byA[c.case_id]) ids.push(c.case_id); });
@@ -370,7 +370,7 @@
       if (!(a && sb.value)) { $("#compare-out").innerHTML = '<p class="hint">Choose two runs.</p>'; return; }
       $("#compare-out").innerHTML = '<p class="hint">Loading…</p>';
       var bv = sb.value;
-      loadRun(a, slugOf(a), function (da) { loadRun(bv, slugOf(bv), function (db) { if (token === pending) renderCompare(da, db); }); });
+      loadRun(a, slugOf(a), function (da) { loadRun(bv, slugOf(bv), function (db) { if (token === pending) { renderCompare(da, db); focusableScrollers(); } }); });
     }
     fill(sa, index, q.get("a"));
     fill(sb, index, q.get("b"));
@@ -379,11 +379,21 @@
     update(false);
   }
 
+  /* a box that scrolls sideways (wide tables on a phone) must be reachable by keyboard */
+  function focusableScrollers() {
+    $$(".scroll, table").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) { el.tabIndex = 0; if (!el.getAttribute("aria-label") && el.tagName !== "TABLE") el.setAttribute("role", "region"), el.setAttribute("aria-label", "scrollable table"); }
+      else if (el.tabIndex === 0 && !el.matches("th")) el.removeAttribute("tabindex");
+    });
+  }
+  window.addEventListener("resize", focusableScrollers);
+
   document.addEventListener("DOMContentLoaded", function () {
     initBoard();
     initSorting();
     initTierPicker();
     initRunPage();
     initCompare();
+    focusableScrollers();
   });
 })();
