@@ -59,6 +59,7 @@ def make_site_runs(root: Path) -> list:
                                      overall=base + 0.05 * rep - (0.1 if tier == "pro" else 0), errors=errors,
                                      invalid_cases=1 if agent == "gamma" else 0)
                     r.run.track = track
+                    r.task.medal_bands = {"metric": "score", "good": 0.6, "okay": 0.3, "source": "track default"}
                     r.stages["s1"].items = {"s1a": 1.0, "s1b": 0.0 if agent == "gamma" else 1.0}
                     r.stages["s1"].rationale = "plan.md present"
                     d = write_run(root, r)

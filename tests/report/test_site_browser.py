@@ -324,7 +324,7 @@ def test_index_sorting_filters_and_url_state(site, page):
 
 
 PAGES = ["index.html", "tasks/seg-a.html", f"runs/{BETA0}.html", "compare.html?a=seg-a_lite_alpha_0&b=seg-a_lite_beta_0",
-         "analysis.html"]
+         "analysis.html", "rubric.html", "tiers.html", "rules.html"]
 
 
 def _open(page, out, rel):

@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..runs.models import DetailReport
 from ..scoring.rubric import load_rubric
-from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
+from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
 STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
@@ -173,11 +173,19 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}
+    complete = [r for r in reports if site.run_status(r) == "complete"]
+    n = len(complete) or 1
+    summary = {"runs": len(reports), "complete": len(complete),
+               "avg_turns": sum(r.run.turns for r in complete) / n,
+               "avg_time": sum(r.run.wall_time_s for r in complete) / n,
+               "avg_tokens": sum(r.run.tokens_in + r.run.tokens_out for r in complete) / n,
+               "avg_cost": sum(r.run.cost_usd for r in complete) / n,
+               "failure_rate": sum(is_failure(r) for r in complete) / n}
     index = out / "index.html"
     index.write_text(env.get_template("leaderboard.html.j2").render(
         **common, root="", page="index", board=board, warnings=list(warnings), title=title,
         agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
-        board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
+        summary=summary, board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
     return index

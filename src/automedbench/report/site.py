@@ -545,6 +545,56 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
     return page
 
 
+def task_about(task_id: str, reports: Sequence[DetailReport]) -> dict:
+    """What a task board says about its task: title, description, dataset (task.yaml), the
+    number of expected cases and the medal bands (from its runs' reports)."""
+    about: dict[str, Any] = {"title": "", "description": "", "dataset": "", "case_unit": "", "cases": None, "bands": None}
+    try:
+        from ..tasks import get_task
+        t = get_task(task_id)
+        about.update(title=t.title, description=t.description, dataset=t.dataset, case_unit=t.case_unit)
+    except Exception:  # noqa: BLE001 - a task no longer installed: the board still renders from its runs
+        pass
+    counts = [len(r.task.per_case) - len(r.task.excluded_cases) for r in reports if r.task.per_case]
+    if counts:
+        about["cases"] = max(counts)
+    bands = next((r.task.medal_bands for r in reports if r.task.medal_bands), None)
+    about["bands"] = bands
+    return about
+
+
+def write_reference_pages(env, out: Path, common: dict) -> None:
+    """rubric.html, tiers.html and rules.html, generated from the YAML that owns each
+    (scoring/rubric.yaml, prompts/tiers.yaml, scoring/error_codes.yaml): never a second copy."""
+    import yaml
+
+    from ..scoring.errors import error_table
+    from ..scoring.rubric import load_rubric
+    rubric = load_rubric()
+    stages = []
+    for sid, st in rubric.stages.items():
+        stages.append({"id": sid, "name": st.name, "weight": st.weight, "kind": st.kind, "judged": st.judged,
+                       "not_applicable": st.not_applicable, "allowed": list(st.allowed),
+                       "item_rows": [{"id": i, "text": t, "not_in": [ti for ti, ids in st.not_applicable.items() if i in ids]}
+                                     for i, t in st.items.items()]})
+    page = env.get_template("reference.html.j2")
+    (out / "rubric.html").write_text(page.render(
+        **common, root="", page="rubric", title="Rubric: what each stage checks", subtitle="S1–S5, the items the judge scores",
+        source="scoring/rubric.yaml", kind="rubric", stages=stages, rubric_version=rubric.version), encoding="utf-8")
+    (out / "tiers.html").write_text(page.render(
+        **common, root="", page="tiers", title="Tiers: how much help the agent gets", subtitle="same data, same metric",
+        source="prompts/tiers.yaml", kind="tiers",
+        tiers=yaml.safe_load(resources.files("automedbench.prompts").joinpath("tiers.yaml").read_text(encoding="utf-8"))), encoding="utf-8")
+    table = error_table()
+    codes = [{"code": c, "step": e.get("step", ""), "text": e.get("text", ""), "category": e.get("category", ""),
+              "infrastructure": bool(e.get("infrastructure"))} for c, e in table["codes"].items()]
+    cats = ["integrity"] + [c for c in table["categories"] if c != "integrity"]
+    groups = [(cat, [c for c in codes if c.get("category") == cat]) for cat in cats]
+    (out / "rules.html").write_text(page.render(
+        **common, root="", page="rules", title="Rules and error codes", subtitle="what fires, what counts, what disqualifies",
+        source="scoring/error_codes.yaml", kind="rules", code_groups=[g for g in groups if g[1]]), encoding="utf-8")
+
+
 def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leaderboard, common: dict,
                run_dirs: dict[str, Path] | None = None) -> dict[str, Any]:
     """Pages other than index.html (which leaderboard.py renders with the same `common`)."""
@@ -554,6 +604,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
             shutil.rmtree(out / sub)  # pages of runs no longer in the set
         (out / sub).mkdir(parents=True)
     rubric_items, code_texts = _rubric_items(), error_code_texts()
+    write_reference_pages(env, out, common)
     for r in reports:
         write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts)
     for t in board.tasks:
@@ -563,7 +614,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
         runs = {ti: [run_row(r) for r in sorted(rs, key=lambda r: (r.run.agent, r.run.run_id)) if r.run.tier == ti]
                 for ti in tiers}
         html = env.get_template("task.html.j2").render(
-            **common, root="../", page=f"task:{t}", title=f"{t} · AutoMedBench", task=t,
+            **common, root="../", page=f"task:{t}", title=f"{t} · AutoMedBench", task=t, about=task_about(t, rs),
             track=rs[0].run.track if rs else "", n_runs=len(rs), tiers=tiers, groups=groups, runs=runs,
             metrics=sorted({r.task.metric_name for r in rs}))
         (out / "tasks" / f"{task_slug(t)}.html").write_text(html, encoding="utf-8")
