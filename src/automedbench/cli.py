@@ -461,7 +461,7 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
 @app.command()
 def export(run_dir: Path = typer.Argument(..., help="A scored run directory."),
            fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
-           out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
+           out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json); a name ending in .eval gets Inspect's zip format.")) -> None:
     """Export a run to another tool's format."""
     from .export import ExportError
     from .export import export as do_export
