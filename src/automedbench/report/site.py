@@ -522,9 +522,9 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
         except OSError:
             pass
         try:  # the run as an Inspect log, one click away (export.py)
-            from ..export import ExportError, export_inspect
+            from ..export import ExportError, inspect_log
             (out / "runs" / slug).mkdir(parents=True, exist_ok=True)
-            export_inspect(Path(run_dir), out / "runs" / slug / "inspect.json")
+            (out / "runs" / slug / "inspect.json").write_text(json.dumps(inspect_log(Path(run_dir))), encoding="utf-8")
             inspect_file = f"{slug}/inspect.json"
         except (ExportError, OSError, ValueError):
             inspect_file = None
@@ -545,16 +545,22 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
     return page
 
 
-def task_about(task_id: str, reports: Sequence[DetailReport]) -> dict:
+def installed_tasks() -> dict[str, Any]:
+    """The task definitions this installation knows (discovered once per site build)."""
+    try:
+        from ..tasks import discover
+        return dict(discover())
+    except Exception:  # noqa: BLE001 - boards then describe tasks from their runs only
+        return {}
+
+
+def task_about(task_id: str, reports: Sequence[DetailReport], tasks: dict[str, Any] | None = None) -> dict:
     """What a task board says about its task: title, description, dataset (task.yaml), the
     number of expected cases and the medal bands (from its runs' reports)."""
     about: dict[str, Any] = {"title": "", "description": "", "dataset": "", "case_unit": "", "cases": None, "bands": None}
-    try:
-        from ..tasks import get_task
-        t = get_task(task_id)
+    t = (tasks if tasks is not None else installed_tasks()).get(task_id)
+    if t is not None:  # a task no longer installed: the board still renders from its runs
         about.update(title=t.title, description=t.description, dataset=t.dataset, case_unit=t.case_unit)
-    except Exception:  # noqa: BLE001 - a task no longer installed: the board still renders from its runs
-        pass
     counts = [len(r.task.per_case) - len(r.task.excluded_cases) for r in reports if r.task.per_case]
     if counts:
         about["cases"] = max(counts)
@@ -605,6 +611,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
         (out / sub).mkdir(parents=True)
     rubric_items, code_texts = _rubric_items(), error_code_texts()
     write_reference_pages(env, out, common)
+    known_tasks = installed_tasks()
     for r in reports:
         write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts)
     for t in board.tasks:
@@ -614,7 +621,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
         runs = {ti: [run_row(r) for r in sorted(rs, key=lambda r: (r.run.agent, r.run.run_id)) if r.run.tier == ti]
                 for ti in tiers}
         html = env.get_template("task.html.j2").render(
-            **common, root="../", page=f"task:{t}", title=f"{t} · AutoMedBench", task=t, about=task_about(t, rs),
+            **common, root="../", page=f"task:{t}", title=f"{t} · AutoMedBench", task=t, about=task_about(t, rs, known_tasks),
             track=rs[0].run.track if rs else "", n_runs=len(rs), tiers=tiers, groups=groups, runs=runs,
             metrics=sorted({r.task.metric_name for r in rs}))
         (out / "tasks" / f"{task_slug(t)}.html").write_text(html, encoding="utf-8")
