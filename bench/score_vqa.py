@@ -145,19 +145,20 @@ def score_naive(answers: list[tuple]) -> list[float]:
 
 def score_track(answers: list[tuple]) -> tuple[float, float]:
     """The same answers through the track's score_case + aggregate (in memory, no file I/O)."""
+    from automedbench.scoring.task_score import aggregate_cases
     from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext
     from automedbench.tracks.vqa import TRACK
 
-    context, records = ScoringContext(), []
+    context, records, options = ScoringContext(), [], TRACK.parse_options({})
     t0 = time.perf_counter()
     for i, (kind, pred, ref) in enumerate(answers):
         reference = {"answer": ref, "question_type": kind, "answer_type": "open"} if kind == "open" else \
             {"answer": OPTIONS[ref], "label": ref, "options": OPTIONS, "question_type": kind}
         prediction = {"predicted_answer": pred if kind == "open" else "", "raw_model_output": pred,
                       "predicted_label": None if kind == "open" else pred}
-        score = TRACK.score_case(prediction, reference, {}, context)
+        score = TRACK.score_case(prediction, reference, options, context)
         records.append(CaseRecord(f"q{i}", {"question_type": kind}, CaseStatus.OK, score=score, reference=reference))
-    agg = TRACK.aggregate(records, {}, context)
+    agg = aggregate_cases(TRACK, records, options, context)
     return time.perf_counter() - t0, agg.score
 
 

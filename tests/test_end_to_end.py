@@ -88,6 +88,11 @@ def test_run_records_are_complete(demo_runs):
     ws = run_dir / "workspace"
     assert (ws / "plan" / "plan.md").is_file() and (ws / "plan" / "plan.png").is_file()
     assert sorted(p.name for p in (ws / "outputs").iterdir()) == ["case_000", "case_001", "case_002"]
+    # every output the agent left was seen written by an execution, with the hash it has now
+    import hashlib
+    last = {w.path: w.sha256 for e in execs if e.effects for w in e.effects.written}
+    for f in (p for p in (ws / "outputs").rglob("*") if p.is_file()):
+        assert last[f"/workspace/{f.relative_to(ws)}"] == hashlib.sha256(f.read_bytes()).hexdigest()
 
 
 def test_rescore_is_stable(demo_runs):

@@ -69,7 +69,9 @@ def test_report_and_cli(runs, tmp_path):
     assert "toy-threshold" in html
     # a fresh process finds the plug-in through its entry point on the path, nothing else
     import os
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent / "toy_track")}
+    # the toy's folder first; the rest of PYTHONPATH kept so the process runs the same sources
+    toy_path = [str(Path(__file__).parent / "toy_track"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(toy_path)}
     listed = subprocess.run([sys.executable, "-m", "automedbench.cli", "tasks", "list", "--json"],
                             capture_output=True, text=True, env=env)
     assert '"toy-threshold"' in listed.stdout, listed.stderr

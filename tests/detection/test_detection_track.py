@@ -8,7 +8,7 @@ import pytest
 from track_scoring import run_scripted, score_outputs
 
 from automedbench.data import DatasetPaths
-from automedbench.tracks.base import CaseStatus, SubmittedCase
+from automedbench.tracks.base import CaseStatus, ScoringContext, SubmittedCase
 from automedbench.tracks.detection import TRACK
 from automedbench.tracks.detection.data.demo import build_xray_markers
 
@@ -196,9 +196,9 @@ def test_options_refuse_duplicate_or_unknown_fields():
 def test_score_case_diagnostics():
     ref = {"boxes": np.array([[0, 10, 10, 20, 20], [1, 40, 40, 60, 60]], float), "width": 100, "height": 100}
     pred = np.array([[0, 0.9, 10, 10, 20, 20], [0, 0.8, 40, 40, 60, 60]], float)
-    m = TRACK.score_case(pred, ref, OPTS).metrics
+    m = TRACK.score_case(pred, ref, OPTS, ScoringContext()).metrics
     assert m["tp50"] == 1 and m["fp50"] == 1 and m["recall50"] == 0.5 == m["found50"]
-    neg = TRACK.score_case(np.zeros((0, 6)), {"boxes": np.zeros((0, 5))}, OPTS).metrics
+    neg = TRACK.score_case(np.zeros((0, 6)), {"boxes": np.zeros((0, 5))}, OPTS, ScoringContext()).metrics
     assert neg["recall50"] is None and neg["found50"] == 1.0 and neg["n_pred"] == 0
 
 

@@ -8,12 +8,14 @@ import textwrap
 
 import pytest
 
+from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext
 from automedbench.tracks.registry import get_track
 from automedbench.tracks.reportgen import radiology
 from automedbench.tracks.reportgen.text import Report
 
 TRACK = get_track("report-generation")
+OPTS = TRACK.parse_options({})
 
 
 @pytest.fixture
@@ -62,15 +64,15 @@ def test_aggregate_uses_the_weight_backed_components_when_they_run(standins, tmp
     for cid, status in (("a", CaseStatus.OK), ("b", CaseStatus.OK), ("c", CaseStatus.MISSING), ("d", CaseStatus.OK)):
         if status is CaseStatus.OK:
             pred = Report.from_text("FINDINGS: small right pleural effusion." if cid != "b" else "Lungs clear.")
-            recs.append(CaseRecord(cid, {}, status, TRACK.score_case(pred, ref, {}, ScoringContext()),
+            recs.append(CaseRecord(cid, {}, status, TRACK.score_case(pred, ref, OPTS, ScoringContext()),
                                    prediction=pred, reference=ref))
         else:
             recs.append(CaseRecord(cid, {}, status, reference=ref))
-    agg = TRACK.aggregate(recs, {}, ScoringContext(extras={"allow_weight_download": True}))
+    agg = aggregate_cases(TRACK, recs, OPTS, ScoringContext(extras={"allow_weight_download": True}))
     assert agg.metrics["radgraph_f1"] == pytest.approx((1.0 + 0.25 + 1.0) / 4)    # missing study counts 0
     assert agg.metrics["chexbert_micro_f1"] == pytest.approx(0.75 * 3 / 4)        # × completion
     assert agg.metrics["chexbert_micro_p"] == pytest.approx(0.8 * 3 / 4)
     assert "radgraph_f1" in agg.components and "chexbert_micro_f1" in agg.components
-    offline = TRACK.aggregate(recs, {}, ScoringContext())
+    offline = aggregate_cases(TRACK, recs, OPTS, ScoringContext())
     assert offline.metrics["radgraph_f1"] is None and "offline" in offline.notes["radgraph_f1"]
     assert "radgraph_f1" not in offline.components and "chexbert_micro_f1" in offline.components

@@ -12,6 +12,7 @@ from PIL import Image
 
 from automedbench.data import DatasetError, DatasetPaths, verify_manifest
 from automedbench.data.registry import DatasetInfo
+from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import (
     CaseRecord,
     CaseStatus,
@@ -39,7 +40,7 @@ def demo(tmp_path_factory):
 
 
 def _score(paths: DatasetPaths, outputs: Path, options=None) -> tuple:
-    options = options or {}
+    options = TRACK.parse_options(options)
     recs = []
     for case in paths.load_manifest()["cases"]:
         ref, meta = TRACK.load_reference(paths.private / case["case_id"], case, options)
@@ -51,7 +52,7 @@ def _score(paths: DatasetPaths, outputs: Path, options=None) -> tuple:
         status = CaseStatus.OK if check.valid else CaseStatus.INVALID
         score = TRACK.score_case(check.prediction, ref, options, ScoringContext()) if check.valid else None
         recs.append(CaseRecord(case["case_id"], case, status, score, check.reason, check.prediction, ref))
-    return TRACK.aggregate(recs, options, ScoringContext()), recs
+    return aggregate_cases(TRACK, recs, options, ScoringContext()), recs
 
 
 def test_datasets_are_declared():
@@ -96,7 +97,7 @@ def test_demo_same_seed_identical_files(tmp_path):
 def test_gold_submission_scores_the_metric_ceiling(demo, tmp_path):
     paths, _ = demo
     out = tmp_path / "outputs"
-    TRACK.gold_submission(paths.root, out, {})
+    TRACK.gold_submission(paths.root, out, TRACK.parse_options({}))
     agg, _ = _score(paths, out)
     assert agg.metrics["bleu"] == pytest.approx(1.0) and agg.metrics["rougeL"] == pytest.approx(1.0)
     # METEOR's fragmentation penalty: a verbatim copy of an m-word report scores 1 - 0.5/m^3
@@ -111,7 +112,7 @@ def _run(code: str, cwd: Path) -> str:
 
 def test_scripted_reference_solves_the_demo_and_careless_scores_lower(demo, tmp_path):
     paths, _manifest = demo
-    methods = TRACK.scripted_methods({})
+    methods = TRACK.scripted_methods(TRACK.parse_options({}))
     assert len(methods.plan_steps()) >= 4
     results = {}
     for careless in (False, True):
@@ -149,7 +150,7 @@ def _check_staged(paths: DatasetPaths, n: int) -> list[dict]:
     for case in m["cases"]:
         study = json.loads((paths.public / case["case_id"] / "manifest.json").read_text())
         assert study["views"] and all((paths.public / case["case_id"] / v["file"]).is_file() for v in study["views"])
-        ref, _ = TRACK.load_reference(paths.private / case["case_id"], case, {})
+        ref, _ = TRACK.load_reference(paths.private / case["case_id"], case, TRACK.parse_options({}))
         assert ref.section_found and ref.tokens
     return m["cases"]
 

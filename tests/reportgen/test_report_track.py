@@ -12,11 +12,13 @@ from automedbench.tracks.base import (
     ScoringContext,
     SubmittedCase,
 )
+from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.registry import get_track
 from automedbench.tracks.reportgen import scoring
 from automedbench.tracks.reportgen.text import extract_findings
 
 TRACK = get_track("report-generation")
+OPTS = TRACK.parse_options({})
 REF = ("INDICATION: cough.\nFINDINGS:\nThere is a small right pleural effusion. The lungs are otherwise clear. "
        "Heart size is normal.\n\nIMPRESSION:\nSmall right pleural effusion.\n")
 
@@ -33,15 +35,15 @@ def _ref(tmp_path: Path, name: str = "s1", text: str = REF):
     d = tmp_path / "private" / name
     d.mkdir(parents=True, exist_ok=True)
     (d / "report.txt").write_text(text, encoding="utf-8")
-    return TRACK.load_reference(d, {}, {})
+    return TRACK.load_reference(d, {}, OPTS)
 
 
 def test_registered_and_contract_generated():
-    layout = TRACK.submission({})
+    layout = TRACK.submission(OPTS)
     assert layout.kind == "per_case" and layout.file_names == ["report.txt"]
     contract = layout.contract("/workspace")
     assert "/workspace/outputs/<case_id>/" in contract and "FINDINGS:" in contract
-    assert TRACK.default_bands({}).good == 0.80 and TRACK.default_bands({}).okay == 0.55
+    assert TRACK.default_bands(OPTS).good == 0.80 and TRACK.default_bands(OPTS).okay == 0.55
     with pytest.raises(ValidationError, match="colour"):
         TRACK.options_model.model_validate({"colour": "red"})
     with pytest.raises(ValidationError, match="components"):
@@ -72,7 +74,7 @@ def test_findings_extraction_case_insensitive(text, expected, found):
     ("word " * 20000, "larger than the 64 KiB limit"),
 ])
 def test_bad_reports_are_invalid_with_a_reason(tmp_path, content, reason):
-    check = TRACK.check_case(_study(tmp_path, "s1", content), {}, {})
+    check = TRACK.check_case(_study(tmp_path, "s1", content), {}, OPTS)
     assert not check.valid and reason in check.reason and "\n" not in check.reason
 
 
@@ -81,27 +83,27 @@ def test_symlink_and_directory_are_refused(tmp_path):
     secret.write_text("FINDINGS: the reference")
     sub = _study(tmp_path, "s1", None)
     os.symlink(secret, sub.dir / "report.txt")
-    check = TRACK.check_case(sub, {}, {})
+    check = TRACK.check_case(sub, {}, OPTS)
     assert not check.valid and "symlink" in check.reason
     sub2 = _study(tmp_path, "s2", None)
     (sub2.dir / "report.txt").mkdir()
-    check = TRACK.check_case(sub2, {}, {})
+    check = TRACK.check_case(sub2, {}, OPTS)
     assert not check.valid and "not a regular file" in check.reason
 
 
 def test_non_ascii_report_is_valid_and_scored(tmp_path):
     ref, _ = _ref(tmp_path, text="FINDINGS: Petit épanchement pleural droit, 5 × 3 cm.")
-    check = TRACK.check_case(_study(tmp_path, "s1", "FINDINGS: petit épanchement pleural droit"), {}, {})
+    check = TRACK.check_case(_study(tmp_path, "s1", "FINDINGS: petit épanchement pleural droit"), {}, OPTS)
     assert check.valid and check.non_trivial
     assert check.prediction.tokens == ["petit", "épanchement", "pleural", "droit"]
-    assert TRACK.score_case(check.prediction, ref, {}, ScoringContext()).metrics["rougeL"] > 0.6
+    assert TRACK.score_case(check.prediction, ref, OPTS, ScoringContext()).metrics["rougeL"] > 0.6
 
 
 def test_placeholder_scores_zero_and_is_trivial(tmp_path):
     ref, _ = _ref(tmp_path)
-    check = TRACK.check_case(_study(tmp_path, "s1", "N/A"), {}, {})
+    check = TRACK.check_case(_study(tmp_path, "s1", "N/A"), {}, OPTS)
     assert check.valid and not check.non_trivial
-    score = TRACK.score_case(check.prediction, ref, {}, ScoringContext())
+    score = TRACK.score_case(check.prediction, ref, OPTS, ScoringContext())
     assert score.metrics["score"] == 0.0 and "placeholder" in score.extra["reason"]
     assert score.extra["flags"] == [score.extra["reason"]]
 
@@ -109,14 +111,14 @@ def test_placeholder_scores_zero_and_is_trivial(tmp_path):
 def test_only_the_findings_section_is_scored(tmp_path):
     ref, _ = _ref(tmp_path)
     body = "There is a small right pleural effusion. The lungs are otherwise clear. Heart size is normal."
-    same = TRACK.check_case(_study(tmp_path, "a", f"Findings:\n{body}\nImpression:\nsomething else entirely"), {}, {})
-    noisy = TRACK.check_case(_study(tmp_path, "b", f"{body} Impression is something else entirely"), {}, {})
-    s_same = TRACK.score_case(same.prediction, ref, {}, ScoringContext()).metrics
-    s_noisy = TRACK.score_case(noisy.prediction, ref, {}, ScoringContext()).metrics
+    same = TRACK.check_case(_study(tmp_path, "a", f"Findings:\n{body}\nImpression:\nsomething else entirely"), {}, OPTS)
+    noisy = TRACK.check_case(_study(tmp_path, "b", f"{body} Impression is something else entirely"), {}, OPTS)
+    s_same = TRACK.score_case(same.prediction, ref, OPTS, ScoringContext()).metrics
+    s_noisy = TRACK.score_case(noisy.prediction, ref, OPTS, ScoringContext()).metrics
     assert s_same["rougeL"] == pytest.approx(1.0) and s_same["bleu"] == pytest.approx(1.0)
     assert s_noisy["rougeL"] < 0.9
     # section: full scores the whole text on both sides
-    full = {"section": "full"}
+    full = TRACK.parse_options({"section": "full"})
     ref_full, _ = TRACK.load_reference(tmp_path / "private" / "s1", {}, full)
     same_full = TRACK.check_case(SubmittedCase("a", tmp_path / "outputs" / "a"), {}, full).prediction
     assert "indication" in ref_full.tokens and "impression" in same_full.tokens
@@ -133,18 +135,18 @@ def _records(tmp_path, reports: dict[str, str | None], ref_error: set[str] = fro
         if content is None:
             recs.append(CaseRecord(name, {}, CaseStatus.MISSING, reference=ref))
             continue
-        check = TRACK.check_case(_study(tmp_path, name, content), meta, {})
+        check = TRACK.check_case(_study(tmp_path, name, content), meta, OPTS)
         if not check.valid:
             recs.append(CaseRecord(name, {}, CaseStatus.INVALID, reason=check.reason, reference=ref))
             continue
-        recs.append(CaseRecord(name, {}, CaseStatus.OK, TRACK.score_case(check.prediction, ref, {}, ScoringContext()),
+        recs.append(CaseRecord(name, {}, CaseStatus.OK, TRACK.score_case(check.prediction, ref, OPTS, ScoringContext()),
                                prediction=check.prediction, reference=ref))
     return recs
 
 
 def test_aggregate_is_metric_times_completion_and_names_components(tmp_path, wordnet):
     recs = _records(tmp_path, {"a": REF, "b": REF, "c": None, "d": "", "e": REF}, ref_error={"e"})
-    agg = TRACK.aggregate(recs, {}, ScoringContext())
+    agg = aggregate_cases(TRACK, recs, OPTS, ScoringContext())
     # a and b perfect, c missing, d invalid, e excluded (harness fault): 2 of 4 expected
     assert agg.metrics["n_expected"] == 4 and agg.metrics["completion"] == 0.5
     assert agg.metrics["bleu"] == pytest.approx(0.5) and agg.metrics["rougeL"] == pytest.approx(0.5)
@@ -166,7 +168,7 @@ def test_meteor_without_wordnet_is_null_with_reason(tmp_path, monkeypatch):
     scoring.meteor_scorer.cache_clear()
     try:
         recs = _records(tmp_path, {"a": REF, "b": None})
-        agg = TRACK.aggregate(recs, {}, ScoringContext())
+        agg = aggregate_cases(TRACK, recs, OPTS, ScoringContext())
         assert agg.metrics["meteor"] is None and "WordNet not found" in agg.notes["meteor"]
         assert agg.components == ["bleu", "rougeL"]
         assert agg.score == pytest.approx(0.5)
@@ -178,20 +180,20 @@ def test_meteor_without_wordnet_is_null_with_reason(tmp_path, monkeypatch):
 
 def test_task_may_ask_for_fewer_components(tmp_path):
     recs = _records(tmp_path, {"a": REF})
-    agg = TRACK.aggregate(recs, {"components": ["bleu", "rougeL"]}, ScoringContext())
+    agg = aggregate_cases(TRACK, recs, TRACK.parse_options({"components": ["bleu", "rougeL"]}), ScoringContext())
     assert agg.components == ["bleu", "rougeL"] and agg.notes["meteor"] == "not requested by this task"
 
 
 def test_no_valid_report_scores_zero(tmp_path):
-    agg = TRACK.aggregate(_records(tmp_path, {"a": None, "b": "\x00"}), {}, ScoringContext())
+    agg = aggregate_cases(TRACK, _records(tmp_path, {"a": None, "b": "\x00"}), OPTS, ScoringContext())
     assert agg.score == 0.0 and agg.metrics["completion"] == 0.0
-    assert TRACK.aggregate([], {}, ScoringContext()).score == 0.0
+    assert aggregate_cases(TRACK, [], OPTS, ScoringContext()).score == 0.0
 
 
 def test_unreadable_reference_raises_for_the_core(tmp_path):
     (tmp_path / "private" / "x").mkdir(parents=True)
     with pytest.raises(OSError):
-        TRACK.load_reference(tmp_path / "private" / "x", {}, {})
+        TRACK.load_reference(tmp_path / "private" / "x", {}, OPTS)
     (tmp_path / "private" / "x" / "report.txt").write_text("FINDINGS:\n\nIMPRESSION: normal")
     with pytest.raises(ValueError, match="no words"):
-        TRACK.load_reference(tmp_path / "private" / "x", {}, {})
+        TRACK.load_reference(tmp_path / "private" / "x", {}, OPTS)

@@ -98,6 +98,8 @@ def test_docker_backend_records_its_image(docker_box, docker_image):
     r = docker_box.execute("bash", "id -u; ls /data; test -w / || echo ro-root; touch /tmp/x && echo tmp-ok")
     assert r.exit_code == 0, r.stderr
     assert r.stdout.split() == ["1000", "private", "public", "ro-root", "tmp-ok"]
+    # effects are observed on the host side of the bind mounts; /tmp (a tmpfs) is not one
+    assert r.effects is not None and r.effects["written"] == [] and r.effects["recorder"] == "inotify"
 
 
 def test_docker_without_image_says_how_to_build(tmp_path, monkeypatch):
@@ -184,7 +186,9 @@ def test_sandbox_exec_function(world):
     out = sandbox_exec(world.public, None, "bwrap", False, "bash", "ls /data/public; ls /data/private")
     assert out["exit_code"] == 0 and "case_00000" in out["stdout"]
     assert out["violations"] and out["violations"][0]["kind"] == "private_access"
-    assert set(out) >= {"exit_code", "stdout", "stderr", "duration_s", "violations"}
+    assert set(out) >= {"exit_code", "stdout", "stderr", "duration_s", "violations", "effects"}
+    # listing directories reads no file
+    assert out["effects"]["read"] == [] and out["effects"]["written"] == []
 
 
 @pytest.fixture

@@ -223,6 +223,10 @@ def test_pip_download_inside_with_network_on(net_box, world, tmp_path):
                                 "python -c 'import tomli_w; print(tomli_w.__file__)'", timeout_s=120)
     assert r.exit_code == 0, r.stderr[-2000:]
     assert ".whl" in r.stdout and "/workspace/.local/" in r.stdout and r.violations == []
+    # the observed effects: the wheel downloaded, its bytes through the interface
+    wheel = next(w for w in r.effects["written"] if w["path"].startswith("/workspace/dl/"))
+    assert wheel["path"].endswith(".whl") and wheel["op"] == "created" and wheel["sha256"]
+    assert r.effects["net"]["bytes_in"] > wheel["size"] and r.effects["net"]["bytes_out"] > 0
 
 
 ROOTLESS_PROBE = """
@@ -235,7 +239,8 @@ root = Path(sys.argv[1])
 with BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws", network=True),
                   runtime_dir=root / "rt") as box:
     r = box.execute("bash", "ip -j -4 route show; ip route del unreachable 10.0.0.0/8 && echo CHANGED")
-    print(json.dumps({"mode": box.mode, "options": box.net.options, "stdout": r.stdout, "stderr": r.stderr}))
+    print(json.dumps({"mode": box.mode, "options": box.net.options, "stdout": r.stdout, "stderr": r.stderr,
+                      "effects": r.effects}))
 """
 
 
@@ -283,3 +288,5 @@ def test_network_on_for_a_non_root_harness(tmp_path):
     assert {"dst": "10.0.0.0/8", "type": "unreachable", "flags": []} in routes
     assert any(r["dst"] == "default" and r.get("gateway") == SLIRP_GATEWAY for r in routes)
     assert "CHANGED" not in out["stdout"]
+    # the interface's counters are readable from a non-root harness too (effects.net)
+    assert set(out["effects"]["net"]) == {"bytes_in", "bytes_out"}

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from automedbench.data import DatasetError, DatasetPaths
+from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase
 from automedbench.tracks.enhancement import TRACK, EnhancementOptions
 from automedbench.tracks.enhancement.data.demo import build_ldct_demo, build_mri_sr_demo
@@ -50,7 +51,7 @@ def _score(paths: DatasetPaths, outputs: Path, options: EnhancementOptions):
             records.append(CaseRecord(cid, case, CaseStatus.INVALID, reason=check.reason))
             continue
         records.append(CaseRecord(cid, case, CaseStatus.OK, TRACK.score_case(check.prediction, ref, options, CTX)))
-    return records, TRACK.aggregate(records, options, CTX)
+    return records, aggregate_cases(TRACK, records, options, CTX)
 
 
 def _run_method(paths: DatasetPaths, outputs: Path) -> None:
@@ -149,7 +150,7 @@ def test_missing_cases_count_zero_and_reference_errors_are_left_out(sr_demo, tmp
     records, agg = _score(sr_demo, tmp_path, SR)
     assert agg.score == pytest.approx(2 / 3) and agg.metrics["completion"] == pytest.approx(2 / 3)
     records[1] = CaseRecord(ids[1], {}, CaseStatus.REFERENCE_ERROR, reason="unreadable")
-    agg = TRACK.aggregate(records, SR, CTX)
+    agg = aggregate_cases(TRACK, records, SR, CTX)
     assert agg.score == pytest.approx(1 / 2)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from automedbench.data import DatasetError, DatasetPaths
+from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import CaseRecord, CaseScore, CaseStatus, ScoringContext, SubmittedCase
 from automedbench.tracks.synthesis import TRACK, SynthesisOptions
 from automedbench.tracks.synthesis import zsr
@@ -44,7 +45,7 @@ def _score(paths: DatasetPaths, outputs: Path, options: SynthesisOptions = ZSR):
             records.append(CaseRecord(cid, case, CaseStatus.INVALID, reason=check.reason))
             continue
         records.append(CaseRecord(cid, case, CaseStatus.OK, TRACK.score_case(check.prediction, ref, options, CTX)))
-    return records, TRACK.aggregate(records, options, CTX)
+    return records, aggregate_cases(TRACK, records, options, CTX)
 
 
 def test_demo_is_reproducible_and_its_grid_is_consistent(demo, tmp_path):
@@ -106,7 +107,7 @@ def test_missing_or_altered_atlas_stops_with_the_install_command(monkeypatch, tm
 def test_below_the_baseline_is_a_fail_for_the_medal():
     recs = [CaseRecord(f"c{i}", {"baseline_ssim": 0.96}, CaseStatus.OK, CaseScore({"ssim": 0.955, "psnr": 30.0, "mae": 1.0}))
             for i in range(2)]
-    agg = TRACK.aggregate(recs, ZSR, CTX)
+    agg = aggregate_cases(TRACK, recs, ZSR, CTX)
     assert agg.score == pytest.approx(0.955) and agg.metrics["ssim_medal"] == 0.0 and "fail" in agg.notes["baseline"]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from automedbench.data import DatasetPaths
+from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import (
     CaseRecord,
     CaseStatus,
@@ -39,7 +40,7 @@ def demo_mcq(tmp_path_factory) -> DatasetPaths:
 def score_outputs(paths: DatasetPaths, outputs: Path, options: dict[str, Any] | None = None,
                   context: ScoringContext | None = None):
     """(AggregateResult, {case_id: CaseRecord}) for `outputs/` against the dataset."""
-    options = options or {}
+    options = TRACK.parse_options(options)
     context = context or ScoringContext()
     records = {}
     for case in json.loads(paths.manifest.read_text())["cases"]:
@@ -60,7 +61,7 @@ def score_outputs(paths: DatasetPaths, outputs: Path, options: dict[str, Any] | 
         score = TRACK.score_case(check.prediction, ref, options, context)
         records[cid] = CaseRecord(cid, case, CaseStatus.OK, score=score, prediction=check.prediction,
                                   reference=ref)
-    return TRACK.aggregate(list(records.values()), options, context), records
+    return aggregate_cases(TRACK, list(records.values()), options, context), records
 
 
 def write_answer(outputs: Path, qid: str, **fields: Any) -> Path:

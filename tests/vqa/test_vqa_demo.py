@@ -90,7 +90,7 @@ def test_careless_answerer_is_caught_by_the_placeholder_flag(demo_open, tmp_path
 def test_scripted_reference_code_runs_in_a_workspace(demo_mcq, tmp_path):
     """Every step the scripted reference sends through execute_code, run as a real process in a
     workspace (cwd) that sees only the public data; then the outputs score like the method."""
-    methods = TRACK.scripted_methods({"mode": "mcq"})
+    methods = TRACK.scripted_methods(TRACK.parse_options({"mode": "mcq"}))
     assert len(methods.plan_steps()) >= 4
     ws = tmp_path / "ws"
     (ws / "outputs").mkdir(parents=True)

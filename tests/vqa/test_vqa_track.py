@@ -25,12 +25,12 @@ def _ref(paths, qid):
 
 def test_registered_and_satisfies_the_protocol():
     assert get_track("vqa") is TRACK and isinstance(TRACK, Track)
-    layout = TRACK.submission({"mode": "mcq"})
+    layout = TRACK.submission(TRACK.parse_options({"mode": "mcq"}))
     assert layout.kind == "per_case" and layout.file_names == ["answer.json"]
     text = layout.contract("/ws")
     for field in ("question_id", "predicted_label", "predicted_answer", "raw_model_output", "model_name"):
         assert field in text
-    bands = TRACK.default_bands({})
+    bands = TRACK.default_bands(TRACK.parse_options({}))
     assert (bands.metric, bands.good, bands.okay) == ("score", 0.40, 0.25)
 
 
@@ -95,7 +95,7 @@ def test_placeholders_are_flagged_and_score_zero(demo_open, tmp_path):
     assert agg.metrics["n_placeholder"] == 3.0
     assert agg.metrics["placeholder_rate"] == pytest.approx(3 / len(ids))
     check = TRACK.check_case(__import__("automedbench.tracks.base", fromlist=["SubmittedCase"]).SubmittedCase(
-        ids[0], dir=out / ids[0]), {"mcq": False}, {})
+        ids[0], dir=out / ids[0]), {"mcq": False}, TRACK.parse_options({}))
     assert check.valid and check.non_trivial is False
 
 

@@ -150,7 +150,10 @@ class ToolBox:
         result = self.sandbox.execute(language, code, timeout_s=timeout)
         self.trace.emit("execution", turn=self.turns, call_index=self.calls, stage=stage,
                         language=language, exit_code=result.exit_code, duration_s=round(result.duration_s, 4),
-                        stdout=result.stdout, stderr=result.stderr, timed_out=result.timed_out)
+                        stdout=result.stdout, stderr=result.stderr, timed_out=result.timed_out,
+                        # observed on the host by the sandbox, never taken from the agent's
+                        # output (docs/sandbox.md "Observed effects")
+                        effects=result.effects)
         for w in result.warnings:
             self.trace.emit("warning", call_index=self.calls, kind=w.get("kind", "advisory"),
                             message=w.get("message", ""), data=w)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer, model_validator
 
 # 1.1 (additive: every 1.0 report still loads): case status, aggregate metrics, excluded
 # cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
@@ -152,6 +152,46 @@ class DetailReport(_Strict):
 
 # ---- trace.jsonl: one event per line -------------------------------------------------
 
+class WrittenFile(_Strict):
+    """A file an execution created or modified (docs/sandbox.md "Observed effects")."""
+
+    path: str = Field(description="inside path, as the agent sees it, e.g. /workspace/outputs/case_000/x.npy")
+    op: Literal["created", "modified"]
+    size: int = Field(description="bytes, after the call")
+    sha256: str | None = Field(None, description="content hash after the call; null only above the hashing "
+                                                 "caps (256 MiB per file, 1 GiB per call)")
+
+
+class NetBytes(_Strict):
+    bytes_in: int
+    bytes_out: int
+
+
+class Effects(_Strict):
+    """What one execution did to the files the agent sees, observed from the host (inotify on
+    the host side of the sandbox's mounts, never reported from inside): docs/sandbox.md."""
+
+    written: list[WrittenFile] = Field(default_factory=list, description="created/modified files, first-seen order")
+    deleted: list[str] = Field(default_factory=list, description="files that existed before the call and not after")
+    read: list[str] = Field(default_factory=list,
+                            description="files under /data/public and /workspace opened and not written by "
+                                        "this call, deduplicated, first-open order")
+    net: NetBytes | None = Field(None, description="bytes through the sandbox's interface; null with the "
+                                                   "network off")
+    truncated: bool = Field(False, description="a list hit its cap (2,000 entries) or events were lost")
+    recorder: str = Field("inotify", description="how the effects were observed")
+
+    @model_serializer(mode="wrap")
+    def _keep_nulls(self, handler: Any) -> dict[str, Any]:
+        # trace lines are written with exclude_none; an effects record keeps its nulls
+        # (`net: null`, `sha256: null`) so every reader sees the same keys
+        data = handler(self)
+        data.setdefault("net", None)
+        for entry, model in zip(data.get("written", []), self.written):
+            entry.setdefault("sha256", model.sha256)
+        return data
+
+
 class TraceEvent(_Strict):
     """One line of trace.jsonl. `type` says which optional fields are filled."""
 
@@ -176,6 +216,8 @@ class TraceEvent(_Strict):
     stdout: str | None = None
     stderr: str | None = None
     timed_out: bool | None = None
+    effects: Effects | None = Field(None, description="execution: observed file/network effects "
+                                                      "(absent in traces written before they were recorded)")
     # violation / warning / error / run_end
     kind: str | None = None
     message: str | None = None

@@ -42,6 +42,9 @@ class SandboxSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
     # (host path, inside path) pairs bound read-only, e.g. ("/opt/torch", "/opt/torch")
     extra_ro_binds: list[tuple[str, str]] = field(default_factory=list)
+    # observe each execution's file (and network) effects from the host (effects.py,
+    # docs/sandbox.md "Observed effects"); off only to measure what recording costs
+    record_effects: bool = True
 
 
 @dataclass
@@ -54,12 +57,15 @@ class ExecResult:
     violations: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     blocked: bool = False
+    # what the call did to the files the agent sees, observed from the host (effects.py);
+    # None when the backend did not observe it
+    effects: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "exit_code": self.exit_code, "stdout": self.stdout, "stderr": self.stderr,
             "duration_s": round(self.duration_s, 4), "timed_out": self.timed_out,
-            "violations": self.violations, "warnings": self.warnings,
+            "violations": self.violations, "warnings": self.warnings, "effects": self.effects,
         }
 
 

@@ -33,6 +33,7 @@ from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import DecoyWatcher, build_decoy, violation_from_events
+from .effects import EffectsRecorder, netdev_counters, observe
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
@@ -42,7 +43,7 @@ from .inside import (
     agent_env,
     gpu_dev_nodes,
 )
-from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
+from .netns import SLIRP_DNS, TAP, SandboxNetwork, pip_index_env
 from .privilege import HOST_UID, StagingHelper, chown_tree, preexec_factory, probe_drop
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
@@ -120,6 +121,13 @@ class BwrapSandbox:
                               ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
                               pip_env=pip_env)
         self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE)
+        self.effects: EffectsRecorder | None = None
+        if spec.record_effects:
+            # watches placed once here; docs/sandbox.md "Observed effects"
+            net = self.net
+            self.effects = EffectsRecorder(
+                (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
+                net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None)
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
@@ -176,6 +184,8 @@ class BwrapSandbox:
         try:
             with self._lock:
                 self.watcher.drain()  # nothing that happened before this call is attributed to it
+                if self.effects is not None:
+                    self.effects.begin()
                 result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                                      timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
                                      preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
@@ -184,6 +194,7 @@ class BwrapSandbox:
                                                              self.net.userns_fd if self.net else None),
                                      pass_fds=pass_fds)
                 events = self.watcher.drain()
+                observe(self.effects, result)
         finally:
             for fd in pass_fds:
                 os.close(fd)
@@ -206,6 +217,8 @@ class BwrapSandbox:
             self.net = None
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()
+        if getattr(self, "effects", None) is not None:
+            self.effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
     def __enter__(self):

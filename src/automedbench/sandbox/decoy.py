@@ -7,16 +7,13 @@ The decoy holds the public case ids as folders, the *names* of the real referenc
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import errno
 import json
 import os
-import struct
 from pathlib import Path
 from typing import Any
 
 from .base import SandboxError
+from .inotify import IN_ACCESS, IN_ISDIR, IN_OPEN, Inotify
 
 MAX_DECOY_CASES = 64
 DECOY_BANNER = ("AUTOMEDBENCH DECOY. This is not reference data. Reading this file was recorded "
@@ -62,28 +59,20 @@ def violation_from_events(events: list[tuple[str, str]]) -> dict[str, Any] | Non
                         + (f"; ... {more} more" if more > 0 else "")}
 
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-IN_ACCESS, IN_OPEN, IN_ISDIR = 0x1, 0x20, 0x40000000
-IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
-_EVENT = struct.Struct("iIII")
-
-
 class DecoyWatcher:
-    """inotify (via libc, no extra dependency) on every directory of a decoy tree. The
-    kernel queues events synchronously with the syscall that caused them, so once the
-    sandboxed process has exited every event it caused is already readable: `drain()`
-    after each call attributes events to that call exactly."""
+    """inotify (inotify.py) on every directory of a decoy tree. The kernel queues events
+    synchronously with the syscall that caused them, so once the sandboxed process has
+    exited every event it caused is already readable: `drain()` after each call attributes
+    events to that call exactly."""
 
     def __init__(self, host_root: Path, inside_root: str):
         self.host_root, self.inside_root = str(host_root), inside_root
-        self.fd = _libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
-        if self.fd < 0:
-            raise SandboxError(f"inotify_init1 failed: {os.strerror(ctypes.get_errno())}")
+        self.inotify = Inotify()
         self.wds: dict[int, str] = {}
         for dirpath, _dirs, _files in os.walk(self.host_root):
-            wd = _libc.inotify_add_watch(self.fd, dirpath.encode(), IN_OPEN | IN_ACCESS)
-            if wd < 0:
-                raise SandboxError(f"inotify_add_watch({dirpath}) failed: {os.strerror(ctypes.get_errno())}")
+            wd = self.inotify.add_watch(dirpath, IN_OPEN | IN_ACCESS)
+            if wd is None:
+                raise SandboxError(f"inotify_add_watch({dirpath}) failed: the decoy directory vanished")
             self.wds[wd] = dirpath
 
     def _inside(self, host_path: str) -> str:
@@ -93,34 +82,17 @@ class DecoyWatcher:
     def drain(self) -> list[tuple[str, str]]:
         """(event, inside path) for every event since the last drain, deduplicated, in order."""
         out: list[tuple[str, str]] = []
-        while True:
-            try:
-                buf = os.read(self.fd, 65536)
-            except BlockingIOError:
-                break
-            except OSError as exc:
-                if exc.errno == errno.EAGAIN:
-                    break
-                raise
-            if not buf:
-                break
-            pos = 0
-            while pos < len(buf):
-                wd, mask, _cookie, length = _EVENT.unpack_from(buf, pos)
-                name = buf[pos + _EVENT.size: pos + _EVENT.size + length].rstrip(b"\0").decode(errors="replace")
-                pos += _EVENT.size + length
-                base = self.wds.get(wd)
-                if base is None:
-                    continue
-                path = self._inside(os.path.join(base, name) if name else base)
-                kind = "OPEN" if mask & IN_OPEN else "ACCESS" if mask & IN_ACCESS else hex(mask)
-                if mask & IN_ISDIR:
-                    kind += ",ISDIR"
-                if (kind, path) not in out:
-                    out.append((kind, path))
+        for wd, mask, _cookie, name in self.inotify.read():
+            base = self.wds.get(wd)
+            if base is None:
+                continue
+            path = self._inside(os.path.join(base, name) if name else base)
+            kind = "OPEN" if mask & IN_OPEN else "ACCESS" if mask & IN_ACCESS else hex(mask)
+            if mask & IN_ISDIR:
+                kind += ",ISDIR"
+            if (kind, path) not in out:
+                out.append((kind, path))
         return out
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        self.inotify.close()

@@ -34,6 +34,7 @@ from pathlib import Path
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .decoy import DecoyWatcher, build_decoy, violation_from_events
+from .effects import EffectsRecorder, netdev_counters, observe
 from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
 from .inside import (
@@ -45,7 +46,7 @@ from .inside import (
     has_nvidia_gpu,
 )
 from .inside import agent_env as shared_agent_env
-from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
+from .netns import SLIRP_DNS, TAP, SandboxNetwork, pip_index_env
 from .privilege import chown_tree
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 
@@ -221,6 +222,7 @@ class DockerSandbox:
         self._stage = Path(tempfile.mkdtemp(prefix="amb-dkr-"))
         os.chmod(self._stage, 0o755)
         self._lock = threading.Lock()
+        self.effects: EffectsRecorder | None = None
         try:
             self.decoy_token = os.urandom(8).hex()
             priv = private_dir if private_dir is not None else self.public.parent / "private"
@@ -252,6 +254,13 @@ class DockerSandbox:
                 self.net = SandboxNetwork(spec.network_allow, target_pid=int(pid))
                 self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE,
                                              pip_env=pip_index_env())
+            if spec.record_effects:
+                # the same host directories are bind-mounted into the container, so the
+                # host's inotify sees what the container does to them (docs/sandbox.md)
+                net = self.net
+                self.effects = EffectsRecorder(
+                    (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
+                    net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None)
         except BaseException:
             self.close()
             raise
@@ -273,12 +282,15 @@ class DockerSandbox:
         argv = self.exec_argv(language, code)  # raises ValueError for a bad language
         with self._lock:
             self.watcher.drain()
+            if self.effects is not None:
+                self.effects.begin()
             result = run_process(argv, env=self._cli_env,
                                  cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap)
             if result.timed_out:  # killing the CLI does not stop what it started inside
                 subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
                                 "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)
             events = self.watcher.drain()
+            observe(self.effects, result)
         violation = violation_from_events(events)
         if violation:
             result.violations.append(violation)
@@ -298,6 +310,8 @@ class DockerSandbox:
                            env=self._cli_env)
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()
+        if getattr(self, "effects", None) is not None:
+            self.effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
     def __enter__(self):

@@ -14,7 +14,7 @@ def sandbox_exec(public_dir: Path, workspace: Path | None, backend: str = DEFAUL
                  network: bool = False, language: str = "python", code: str = "",
                  timeout_s: float = 600.0, **spec_options: Any) -> dict[str, Any]:
     """Run `code` once in a fresh sandbox over `public_dir`; returns a JSON-able dict with
-    exit_code, stdout, stderr, duration_s, timed_out, violations, warnings, backend.
+    exit_code, stdout, stderr, duration_s, timed_out, violations, warnings, effects, backend.
     Without `workspace` a temporary one is used and removed afterwards."""
     tmp = None
     if workspace is None:

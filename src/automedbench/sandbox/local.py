@@ -11,6 +11,7 @@ import sys
 
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
+from .effects import EffectsRecorder, observe
 
 LOCAL_LABEL = "local (no isolation)"
 LOCAL_WARNING = ("sandbox backend 'local' isolates nothing: agent code runs with your "
@@ -29,16 +30,27 @@ class LocalSandbox:
         self.data_dir = str(spec.public_dir.resolve())
         self.workspace_dir = str(spec.workspace.resolve())
         self.python = sys.executable
+        (spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
+        # the agent sees host paths here, so inside paths are the host paths
+        self.effects = EffectsRecorder((self.workspace_dir, self.workspace_dir), (self.data_dir, self.data_dir)) \
+            if spec.record_effects else None
 
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
         env = base_env(self.spec, home=self.workspace_dir, tmp=self.workspace_dir + "/.tmp")
         (self.spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
         env["PATH"] = f"{sys.prefix}/bin:" + env["PATH"]
+        if self.effects is not None:
+            self.effects.begin()
         result = run_process(command_for(language, code, self.python), env=env,
                              cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
                              cap=self.spec.output_cap)
+        # local isolates nothing: a process left running can still write after this
+        # point, and the agent's own reads outside these two directories are not seen
+        observe(self.effects, result)
         result.warnings.extend(advisory.scan(language, code))
         return result
 
     def close(self) -> None:
-        pass
+        if self.effects is not None:
+            self.effects.close()
+            self.effects = None

@@ -16,6 +16,7 @@ from ..runs.models import (
     TaskResult,
     TraceEvent,
 )
+from ..tracks.base import TrackScoring
 
 
 @lru_cache(maxsize=1)
@@ -32,10 +33,10 @@ def code_texts() -> dict[str, str]:
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
 
-# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT); a
-# track whose per-case metric varies more between honest cases (free text) declares its own
-# `logic_drop` attribute
-LOGIC_DROP = 0.8
+# a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT): the
+# default is declared once, on the track seam (TrackScoring.logic_drop, docs/tracks.md); a track
+# whose honest cases vary more (free text) sets its own
+LOGIC_DROP = TrackScoring.logic_drop
 
 
 def make_error(code: str, *, step: str | None = None, **evidence) -> ErrorCode:

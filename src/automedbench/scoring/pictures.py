@@ -23,7 +23,7 @@ from typing import Any
 from ..runs.models import CaseResult
 from ..tracks.base import SubmittedCase, Track
 from ..tracks.cohort import read_cohort
-from ..tracks.pictures import HasCasePictures, PictureCase, pictures_of
+from ..tracks.pictures import PictureCase, draws_pictures, pictures_of
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +65,9 @@ def write_pictures(track: Track, per_case: list[CaseResult], cases: list[dict[st
     root = Path(out_dir) / PICTURES_DIR
     if root.exists():
         shutil.rmtree(root)  # a re-score replaces the old pictures
-    if not isinstance(track, HasCasePictures):
+    if not draws_pictures(track):
         return []
-    metric = str(getattr(track, "logic_metric", "") or "")
+    metric = track.logic_metric or ""
     chosen = pick_cases(per_case, metric)
     metas = {str(c["case_id"]): c for c in cases}
     by_id = {c.case_id: c for c in per_case}

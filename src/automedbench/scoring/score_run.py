@@ -20,7 +20,7 @@ from ..runs.models import (
 from ..runs.trace import read_trace
 from ..tasks import get_task
 from ..tracks.base import ScoringContext
-from .errors import LOGIC_DROP, detect_errors
+from .errors import detect_errors
 from .judge.base import Judge, JudgeEvidence
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
@@ -192,8 +192,7 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     errors = detect_errors(trace, stages, task_result, submitted=meta.run.submitted,
                            end_reason=meta.run.end_reason, workspace=files.workspace,
                            all_trivial=any_valid and not any_non_trivial, end_detail=meta.run.end_detail,
-                           logic_drop=getattr(task.track_impl, "logic_drop", LOGIC_DROP),
-                           logic_metric=getattr(task.track_impl, "logic_metric", ""))
+                           logic_drop=track.logic_drop, logic_metric=track.logic_metric)
     flags = []
     if meta.run.end_reason in ("interrupted", None):
         flags.append("interrupted")

@@ -2,23 +2,29 @@
 
 For every expected case the core decides a status — missing / invalid / reference_error / ok —
 from the track's SubmissionLayout and its check_case, never from the text of a reason. The
-track's `aggregate` then gets one CaseRecord per expected case (with the manifest's metadata)
-and returns the task score (metric × completion, reference errors excluded) and named
-dataset-level metrics.
+rules that make a task score comparable are applied here, once, around the track's
+`aggregate` (docs/tracks.md, "What the core owns"):
+  before: reference-error cases are left out (a harness fault, never the agent's); the track
+          gets the rest as ScoredCases (valid ones, and the missing/invalid ones without a
+          prediction or score);
+  after:  task score = the track's score over the valid cases × completion (valid / expected),
+          so a missing or invalid case counts 0 whatever the track does; no scorable case → 0.
 
 Cases are checked and scored in a small thread pool: decompression and numpy release the GIL,
 so two cores work on two cases at once while memory stays at a few cases.
 """
 from __future__ import annotations
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..runs.models import CaseResult, TaskResult
-from ..tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase, Track
+from ..tracks.base import (AggregateResult, CaseRecord, CaseStatus, ScoredCases, ScoringContext,
+                           SubmittedCase, Track)
 from ..tracks.cohort import read_cohort
 
 MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))
@@ -39,17 +45,17 @@ def _outcome(record: CaseRecord, non_trivial: bool = False) -> CaseOutcome:
     return CaseOutcome(record, result, non_trivial)
 
 
-def _score_one(track: Track, submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
+def _score_one(track: Track[Any], submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
                private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
     outcome = _check_and_score(track, submitted, missing_reason, meta, private, options, context)
-    if not getattr(track, "aggregate_uses_case_data", True):
+    if not track.aggregate_uses_case_data:
         # volumes are large: keep a case's arrays only while it is scored, not for the whole
         # dataset (memory stays at a few cases). Tracks whose aggregate reads them keep them.
         outcome.record.prediction = outcome.record.reference = None
     return outcome
 
 
-def _check_and_score(track: Track, submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
+def _check_and_score(track: Track[Any], submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
                      private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
     cid = str(meta["case_id"])
     try:
@@ -75,7 +81,23 @@ def _check_and_score(track: Track, submitted: SubmittedCase | None, missing_reas
     return _outcome(record, check.non_trivial)
 
 
-def score_workspace(track: Track, workspace: Path, private: Path, cases: list[dict[str, Any]],
+def aggregate_cases(track: Track[Any], records: list[CaseRecord], options: Any,
+                    context: ScoringContext | None = None) -> AggregateResult:
+    """The core's rules around `track.aggregate`, applied once for every track: reference
+    errors left out before, score × completion after (docs/tracks.md). `records`: one per
+    expected case, any status."""
+    cases = ScoredCases([r for r in records if r.status is not CaseStatus.REFERENCE_ERROR])
+    if not cases.expected:
+        return AggregateResult(score=0.0, notes={"score": "no scorable case: every reference is unreadable"})
+    result = track.aggregate(cases, options, context or ScoringContext())
+    over_valid = float(result.score)
+    if not math.isfinite(over_valid):
+        raise ValueError(f"track {track.name!r}: aggregate returned a non-finite score ({over_valid})")
+    # missing and invalid cases count 0: the score over the valid cases × completion
+    return replace(result, score=over_valid * cases.completion if cases.valid else 0.0)
+
+
+def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: list[dict[str, Any]],
                     options: Any, context: ScoringContext | None = None,
                     workers: int = MAX_WORKERS) -> tuple[TaskResult, list[CaseOutcome]]:
     """Score every expected case (`cases` = the manifest's case entries, in order)."""
@@ -126,7 +148,7 @@ def score_workspace(track: Track, workspace: Path, private: Path, cases: list[di
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         outcomes = list(pool.map(one, cases))
     records = [o.record for o in outcomes]
-    agg = track.aggregate(records, options, context)
+    agg = aggregate_cases(track, records, options, context)
     by_id = {o.result.case_id: o.result for o in outcomes}
     for flag, case_ids in (agg.flags or {}).items():
         for cid in case_ids:

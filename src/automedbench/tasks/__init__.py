@@ -9,7 +9,7 @@ from .model import TIERS, Task, TaskError, load_task
 def task_dirs(extra: list[Path] | None = None) -> list[Path]:
     """Each registered track's built-in tasks, then $AUTOMEDBENCH_TASKS, then --tasks-dir."""
     from ..tracks import all_tracks
-    dirs = [Path(d) for t in all_tracks().values() if (d := getattr(t, "tasks_dir", None)) is not None]
+    dirs = [Path(t.tasks_dir) for t in all_tracks().values() if t.tasks_dir is not None]
     env = os.environ.get("AUTOMEDBENCH_TASKS", "")
     dirs += [Path(p) for p in env.split(os.pathsep) if p]
     dirs += list(extra or [])

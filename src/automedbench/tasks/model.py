@@ -86,7 +86,7 @@ class Task(BaseModel):
         except TrackError as exc:
             raise TaskError(f"{source}: field 'track': {exc}") from None
         try:
-            self._options = track.options_model.model_validate(self.track_options)
+            self._options = track.parse_options(self.track_options)   # unknown keys refused (docs/tracks.md)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(["track_options", *(str(p) for p in first["loc"])])

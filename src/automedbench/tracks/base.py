@@ -1,4 +1,4 @@
-"""The Track protocol: the one seam between the core and the seven tracks.
+"""The track seam: small protocols the core reads, each with one job (docs/tracks.md).
 
 The core runs the workflow (prompt → agent ⇄ sandbox → scoring → judge → report); a track
 only knows its data and its metric. A track is a package `tracks/<name>/` that provides an
@@ -6,29 +6,32 @@ object satisfying `Track` below and registers it by name (tracks/registry.py; th
 packages through the `automedbench.tracks` entry-point group). Adding a track or a task
 edits no core file.
 
-What a track answers:
-  - its typed options                    `options_model` (pydantic; task.yaml `track_options`)
-  - what the agent must write            `submission(options)` → SubmissionLayout; the prompt's
-                                         output contract AND the format check both come from it
-  - is one case's output well-formed     `check_case` (pure apart from reading the case's files;
-                                         never raises for bad agent output; one-line reasons)
-  - how good is it                       `score_case` (pure)
-  - the task score over ALL expected     `aggregate(records, ...)` (pure; one record per expected
-    cases, and named dataset metrics     case, with its manifest metadata and a status enum)
-  - medal bands                          `default_bands(options)` (a task or dataset may override)
-  - its datasets, scripted methods, rubric wording, judge evidence patterns, agent packages.
+`Track[OptionsT]` is composed of:
+  - `TrackContract`  what the agent is told: typed options (`options_model`, `parse_options`),
+                     the output layout (`submission`, which the prompt and the format check both
+                     read) and the track's wording (rubric, skills, heuristic-judge patterns)
+  - `TrackScoring`   `load_reference`, `check_case`, `score_case`, `aggregate` over the VALID
+                     cases, `metric_name`, `default_bands`; the core applies the rules around
+                     them once (scoring/task_score.py): reference errors left out, missing and
+                     invalid cases count 0, score × completion
+  - `TrackAssets`    datasets, scripted methods, the gold submission, sandbox packages, tasks
+Every optional capability is declared on its protocol with a default; a track subclassing
+`Track` inherits the defaults, so the core never asks for an undeclared attribute.
+Shared reducers for `aggregate` (mean over cases, macro over classes): tracks/reducers.py.
 """
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from ..data.registry import DatasetInfo
+    from .pictures import CasePicture, PictureCase
 
 
 class CaseStatus(str, enum.Enum):
@@ -74,7 +77,8 @@ class CaseScore:
 
 @dataclass
 class CaseRecord:
-    """One record per EXPECTED case, handed to `aggregate`."""
+    """One record per EXPECTED case; `aggregate` gets those that are not reference errors
+    (ScoredCases)."""
 
     case_id: str
     meta: dict[str, Any]          # the manifest's entry for this case (e.g. lesion_positive, boxes)
@@ -87,8 +91,9 @@ class CaseRecord:
 
 @dataclass
 class AggregateResult:
-    """The task score in [0, 1] over all expected, scorable cases (metric × completion), plus
-    named dataset-level metrics saved in detail_report.json (`task.aggregate_metrics`)."""
+    """What `aggregate` returns: `score` = the track's metric in [0, 1] over the VALID cases
+    (the core multiplies it by completion to make the task score, docs/tracks.md), plus named
+    dataset-level metrics saved in detail_report.json (`task.aggregate_metrics`)."""
 
     score: float
     metrics: dict[str, float | None] = field(default_factory=dict)
@@ -185,61 +190,135 @@ class TrackWording(BaseModel):
     input_properties: str = "shape, dtype and value range"
 
 
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+# the scoring and asset protocols only take options in: contravariant (mypy checks variance)
+OptionsInT = TypeVar("OptionsInT", bound=BaseModel, contravariant=True)
+
+
+@dataclass(frozen=True)
+class ScoredCases:
+    """What `TrackScoring.aggregate` is given: the core has already applied its rules
+    (docs/tracks.md, "What the core owns"). Reference errors are left out; `valid` holds the
+    cases whose output passed the format check and was scored (status OK); `unanswered` holds
+    the missing and invalid ones — their manifest meta and reference, never a prediction or a
+    score — for dataset-level metrics that must count what was missed (e.g. the reference
+    boxes of an unanswered image). `expected` is both, in manifest order."""
+
+    expected: list[CaseRecord]
+
+    @property
+    def valid(self) -> list[CaseRecord]:
+        return [r for r in self.expected if r.status is CaseStatus.OK]
+
+    @property
+    def unanswered(self) -> list[CaseRecord]:
+        return [r for r in self.expected if r.status is not CaseStatus.OK]
+
+    @property
+    def n_expected(self) -> int:
+        return len(self.expected)
+
+    @property
+    def completion(self) -> float:
+        """valid / expected (reference errors excluded); the core multiplies the track's score
+        over the valid cases by it."""
+        return len(self.valid) / len(self.expected) if self.expected else 0.0
+
+
 @runtime_checkable
-class Track(Protocol):
-    """Structural protocol; mypy checks every registered track against it."""
+class TrackContract(Protocol[OptionsT]):
+    """What the agent is told: options, output layout, wording. One job: the contract."""
 
-    # read-only members (properties here) so a plain class attribute satisfies them
-    @property
-    def name(self) -> str: ...
+    name: str
+    options_model: type[OptionsT]
+    wording: TrackWording
 
-    @property
-    def options_model(self) -> type[BaseModel]: ...
+    def parse_options(self, raw: OptionsT | Mapping[str, Any] | None) -> OptionsT:
+        """The one way to get a track's typed options: a model passes through, a mapping is
+        validated by `options_model` (whose `extra="forbid"` refuses unknown keys), None gives
+        the defaults. Inherited by every track subclassing `Track`."""
+        if isinstance(raw, self.options_model):
+            return raw
+        return self.options_model.model_validate(dict(raw or {}))
 
-    @property
-    def wording(self) -> TrackWording: ...
+    def submission(self, options: OptionsT) -> SubmissionLayout: ...
 
-    @property
-    def runtime_packages(self) -> tuple[str, ...]:
-        """Python packages (pip names) agent code needs for this track (sandbox runtime)."""
-        ...
 
-    def submission(self, options: Any) -> SubmissionLayout: ...
+@runtime_checkable
+class TrackScoring(Protocol[OptionsInT]):
+    """How a submission is read and scored. The core owns the rules around it (status per
+    case, reference-error exclusion, missing/invalid = 0, completion): docs/tracks.md."""
 
-    def metric_name(self, options: Any) -> str: ...
+    # optional capabilities (declared here with their defaults; docs/tracks.md lists them):
+    # False = `aggregate` reads only per-case metrics, so the core frees each case's prediction
+    # and reference once it is scored (volumes: memory stays at a few cases)
+    aggregate_uses_case_data: bool = True
+    # LOGIC_SUSPECT: the per-case metric compared across cases ("" = the first one; None = none,
+    # the track flags suspicious cases from `aggregate` through AggregateResult.flags) ...
+    logic_metric: str | None = ""
+    # ... and the fraction of the best case below which a valid case is suspicious
+    logic_drop: float = 0.8
 
-    def default_bands(self, options: Any) -> MedalBands: ...
+    def metric_name(self, options: OptionsInT) -> str: ...
 
-    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: Any) -> tuple[Any, dict[str, Any]]:
+    def default_bands(self, options: OptionsInT) -> MedalBands: ...
+
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
+                       options: OptionsInT) -> tuple[Any, dict[str, Any]]:
         """(reference, reference_meta for check_case e.g. expected shape). May raise: the core
         records REFERENCE_ERROR (a harness fault), never the agent's."""
         ...
 
-    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: Any) -> CaseCheck:
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
+                   options: OptionsInT) -> CaseCheck:
         """Read and validate one case's submission. Never raises for bad agent output."""
         ...
 
-    def score_case(self, prediction: Any, reference: Any, options: Any, context: ScoringContext) -> CaseScore: ...
+    def score_case(self, prediction: Any, reference: Any, options: OptionsInT,
+                   context: ScoringContext) -> CaseScore: ...
 
-    def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext) -> AggregateResult:
-        """Task score over ALL expected cases except REFERENCE_ERROR ones (missing/invalid
-        score 0: metric × completion), plus named dataset metrics."""
+    def aggregate(self, cases: ScoredCases, options: OptionsInT, context: ScoringContext) -> AggregateResult:
+        """The metric over the VALID cases (`cases.valid`), plus named dataset metrics. The core
+        multiplies `score` by completion; it never calls this when no case is scorable."""
         ...
+
+
+@runtime_checkable
+class TrackAssets(Protocol[OptionsInT]):
+    """What a track ships besides scoring: datasets, scripted methods, the gold submission,
+    the sandbox packages its agent code needs, its built-in tasks."""
+
+    runtime_packages: tuple[str, ...]
+    # optional capabilities (defaults here; docs/tracks.md):
+    tasks_dir: Path | None = None          # folder of this track's built-in tasks
+    # how far below 1.0 the gold submission may score when the metric cannot reach exactly 1 on
+    # a verbatim copy (METEOR's fragmentation penalty 0.5/m³); the conformance suite reads it
+    gold_tolerance: float = 1e-6
 
     def datasets(self) -> list[DatasetInfo]:
         """Demo builders and official stagers this track provides."""
         ...
 
-    def scripted_methods(self, options: Any) -> ScriptedMethods | None:
+    def scripted_methods(self, options: OptionsInT) -> ScriptedMethods | None:
         """Code for the built-in scripted agents (reference/careless), or None."""
         ...
 
-    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
-        """Write a perfect submission (from the private references) into `outputs/` — used by
-        the conformance suite: it must earn a task score of 1.0 (within 1e-6, or within the
-        track's optional `gold_tolerance` attribute when its metric cannot reach exactly 1 on
-        a verbatim copy, e.g. METEOR's fragmentation penalty 0.5/m³)."""
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: OptionsInT) -> None:
+        """Write a perfect submission (from the private references) into `outputs/` — the
+        conformance suite scores it: 1.0 within `gold_tolerance`."""
         ...
+
+    # optional capability (default: none): small pictures of one valid, scored case for the run
+    # page — drawn in memory; the core picks the cases and places the files (docs/site.md)
+    def case_pictures(self, case: PictureCase, options: OptionsInT) -> list[CasePicture]:
+        return []
+
+
+@runtime_checkable
+class Track(TrackContract[OptionsT], TrackScoring[OptionsT], TrackAssets[OptionsT], Protocol[OptionsT]):
+    """A track = contract + scoring + assets. Subclass it (`class MyTrack(Track[MyOptions])`)
+    to inherit the optional capabilities' defaults and `parse_options`; mypy then checks every
+    member's signature, and the registry refuses an object that is not a Track."""
 
 
 class ScriptedMethods(Protocol):

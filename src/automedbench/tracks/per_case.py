@@ -1,15 +1,10 @@
-"""Pieces shared by the per-case image tracks whose reference is one file per case
-(enhancement, synthesis): reading a metric off the scored cases, and the gold submission."""
+"""The gold submission shared by the per-case image tracks whose reference is one file per case
+(enhancement, synthesis). Reducers over scored cases live in tracks/reducers.py."""
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
-
-
-def values(metrics: list[dict[str, float | None]], key: str) -> list[float]:
-    """The `key` values of the cases that have one (None = not computed for that case)."""
-    return [float(v) for m in metrics if (v := m.get(key)) is not None]
 
 
 def gold_submission(dataset_root: Path, outputs: Path, reference_file: str, output_file: str) -> None:

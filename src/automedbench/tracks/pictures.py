@@ -1,11 +1,11 @@
 """Per-case pictures: the one optional track capability behind the run pages' thumbnails.
 
-A track MAY define
+A track MAY override the optional capability declared on `TrackAssets` (tracks/base.py)
 
     def case_pictures(self, case: PictureCase, options) -> list[CasePicture]
 
 and return small pictures of one scored case (the prediction over the input beside the
-reference). It is optional: a track without it gets none (`pictures_of` below is the default).
+reference). The default draws none.
 The track only draws, in memory; the core picks the cases (at most a dozen per run, the worst
 and the best), calls it after scoring and places the files beside the report
 (scoring/pictures.py). The judge never reads them. See docs/site.md "Pictures of outputs".
@@ -20,7 +20,7 @@ import io
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
 import numpy as np
 
@@ -52,16 +52,17 @@ class CasePicture:
     media_type: MediaType = "image/png"
 
 
-@runtime_checkable
-class HasCasePictures(Protocol):
-    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]: ...
+def draws_pictures(track: Any) -> bool:
+    """Whether the track overrides the default `case_pictures` (tracks/base.py, which draws
+    none): the core then reads its picked cases again to have them drawn."""
+    from .base import TrackAssets
+    own = getattr(type(track), "case_pictures", None)
+    return own is not None and own is not TrackAssets.case_pictures
 
 
 def pictures_of(track: Any, case: PictureCase, options: Any) -> list[CasePicture]:
-    """The track's pictures of `case`, or none when the track does not draw (the default)."""
-    if not isinstance(track, HasCasePictures):
-        return []
-    return list(track.case_pictures(case, options))
+    """The track's pictures of `case` (the default draws none)."""
+    return list(track.case_pictures(case, options)) if draws_pictures(track) else []
 
 
 # ---- drawing helpers shared by the image tracks -------------------------------------------------

@@ -18,7 +18,7 @@ from importlib import metadata
 from typing import Any
 
 from ..errors import UserError
-from .base import Track
+from .base import Track, TrackAssets, TrackContract, TrackScoring
 
 log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "automedbench.tracks"
@@ -33,21 +33,26 @@ def _builtin() -> dict[str, str]:
     return {m.name: f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg}
 
 
-def _validate(obj: Any, origin: str) -> Track:
+def _members(protocol: type) -> list[str]:
+    """The members one seam protocol declares (annotated attributes and methods)."""
+    own = vars(protocol)
+    return sorted({*own.get("__annotations__", {}), *(n for n, v in own.items() if not n.startswith("_") and callable(v))})
+
+
+def _validate(obj: Any, origin: str) -> Track[Any]:
     if not isinstance(obj, Track):
-        missing = [a for a in ("name", "options_model", "wording", "runtime_packages", "submission",
-                               "metric_name", "default_bands", "load_reference", "check_case",
-                               "score_case", "aggregate", "datasets", "scripted_methods", "gold_submission")
-                   if not hasattr(obj, a)]
-        raise TrackError(f"{origin}: not a Track (missing {', '.join(missing) or 'attributes'})")
+        missing = [f"{part.__name__}.{a}" for part in (TrackContract, TrackScoring, TrackAssets)
+                   for a in _members(part) if not hasattr(obj, a)]
+        raise TrackError(f"{origin}: not a Track (missing {', '.join(missing) or 'attributes'}; "
+                         "subclass automedbench.tracks.base.Track to inherit the optional members)")
     return obj
 
 
 @lru_cache(maxsize=1)
-def all_tracks() -> dict[str, Track]:
+def all_tracks() -> dict[str, Track[Any]]:
     """Every registered track by name. A broken third-party plug-in is logged and skipped; a
     broken built-in track is a bug and raises."""
-    found: dict[str, Track] = {}
+    found: dict[str, Track[Any]] = {}
     for module in sorted(_builtin().values()):
         mod = importlib.import_module(module)
         if hasattr(mod, "TRACK"):
@@ -62,14 +67,14 @@ def all_tracks() -> dict[str, Track]:
     return found
 
 
-def register(track: Any) -> Track:
+def register(track: Any) -> Track[Any]:
     """Register a track object at run time (tests, notebooks). Returns it."""
     found = all_tracks()
     found[track.name] = _validate(track, f"register({track!r})")
     return found[track.name]
 
 
-def get_track(name: str) -> Track:
+def get_track(name: str) -> Track[Any]:
     tracks = all_tracks()
     if name not in tracks:
         raise TrackError(f"unknown track {name!r}; registered: {', '.join(sorted(tracks)) or 'none'}")

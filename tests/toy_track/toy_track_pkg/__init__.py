@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict
 
 from automedbench.data import DatasetPaths, write_manifest
 from automedbench.data.registry import DatasetInfo
-from automedbench.tracks.base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                                      OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from automedbench.tracks.base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
+                                      ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
+from automedbench.tracks.reducers import mean_over_cases
 
 LABELS = ("low", "high")
 
@@ -87,7 +88,7 @@ class ToyMethods:
         return "# S5 verify\nimport pathlib\nprint(pathlib.Path('outputs/labels.csv').read_text().count('\\n'))\n"
 
 
-class ToyTrack:
+class ToyTrack(Track[ToyOptions]):
     name = "toy-threshold"
     options_model = ToyOptions
     runtime_packages: tuple[str, ...] = ()
@@ -116,11 +117,11 @@ class ToyTrack:
     def score_case(self, prediction: str, reference: str, options: ToyOptions, context: ScoringContext) -> CaseScore:
         return CaseScore({"correct": float(prediction == reference)})
 
-    def aggregate(self, records: list[CaseRecord], options: ToyOptions, context: ScoringContext) -> AggregateResult:
-        scored = [r for r in records if r.status is not CaseStatus.REFERENCE_ERROR]
-        correct = sum(r.score.metrics["correct"] or 0 for r in scored if r.score is not None)
-        acc = correct / len(scored) if scored else 0.0
-        return AggregateResult(score=acc, metrics={"accuracy": acc})
+    def aggregate(self, cases: ScoredCases, options: ToyOptions, context: ScoringContext) -> AggregateResult:
+        # the score over the valid cases: the core leaves out reference errors and multiplies by
+        # completion (docs/tracks.md); the reported accuracy is over every expected case
+        return AggregateResult(score=mean_over_cases(cases.valid, "correct") or 0.0,
+                               metrics={"accuracy": mean_over_cases(cases.expected, "correct")})
 
     def datasets(self) -> list[DatasetInfo]:
         return [DatasetInfo(name="toy-values", description="toy numbers (test-only)", kind="demo",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -28,12 +28,19 @@ from ..base import (
     CaseStatus,
     MedalBands,
     OutputFile,
+    ScoredCases,
     ScoringContext,
+    ScriptedMethods,
     SubmissionLayout,
     SubmittedCase,
+    Track,
     TrackWording,
 )
 from ..option_checks import distinct_names
+from ..reducers import mean_of_present
+
+if TYPE_CHECKING:
+    from ...data.registry import DatasetInfo
 
 REFERENCE_FILE = "label.txt"
 NO_PREDICTION = "(none)"
@@ -54,15 +61,11 @@ class ClassificationOptions(BaseModel):
         return distinct_names(v, "labels")
 
 
-def _options(options: Any) -> ClassificationOptions:
-    return options if isinstance(options, ClassificationOptions) else ClassificationOptions.model_validate(options)
-
-
 def _index(o: ClassificationOptions) -> dict[str, int]:
     return {x.strip().casefold(): i for i, x in enumerate(o.labels)}
 
 
-class ClassificationTrack:
+class ClassificationTrack(Track[ClassificationOptions]):
     name = "classification"
     options_model = ClassificationOptions
     runtime_packages = ("numpy", "scipy", "pillow")
@@ -77,8 +80,8 @@ class ClassificationTrack:
                         "inspect": [r"predictions\.csv", r"value_counts|Counter\(", r"labels?\b.*\bin\b"]},
         input_properties="image size, channels and intensity range")
 
-    def submission(self, options: Any) -> SubmissionLayout:
-        o = _options(options)
+    def submission(self, options: ClassificationOptions) -> SubmissionLayout:
+        o = options
         allowed = ", ".join(o.labels)
         return SubmissionLayout(
             kind="cohort", cohort_format="csv", key=o.key, columns=[o.label_column],
@@ -87,15 +90,15 @@ class ClassificationTrack:
             notes=("Exactly one row per case. A missing row, an empty or unknown label counts as "
                    "wrong; duplicate rows for a case make that case invalid."))
 
-    def metric_name(self, options: Any) -> str:
+    def metric_name(self, options: ClassificationOptions) -> str:
         return "accuracy (missing = wrong)"
 
-    def default_bands(self, options: Any) -> MedalBands:
+    def default_bands(self, options: ClassificationOptions) -> MedalBands:
         return MedalBands(metric="score", good=0.80, okay=0.50)
 
     def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
-                       options: Any) -> tuple[int, dict[str, Any]]:
-        o = _options(options)
+                       options: ClassificationOptions) -> tuple[int, dict[str, Any]]:
+        o = options
         label = (private_case_dir / REFERENCE_FILE).read_text().strip()
         idx = _index(o).get(label.casefold())
         if idx is None:
@@ -103,8 +106,8 @@ class ClassificationTrack:
         return idx, {}
 
     def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
-                   options: Any) -> CaseCheck:
-        o = _options(options)
+                   options: ClassificationOptions) -> CaseCheck:
+        o = options
         row = submitted.row
         if row is None:
             return CaseCheck(False, f"{o.output_file}: no row for this case")
@@ -117,8 +120,8 @@ class ClassificationTrack:
             return CaseCheck(False, f"{o.output_file}: unknown label {shown!r} (allowed: {', '.join(o.labels)})")
         return CaseCheck(True, "", idx)
 
-    def score_case(self, prediction: int, reference: int, options: Any,
-                   context: ScoringContext | None = None) -> CaseScore:
+    def score_case(self, prediction: int, reference: int, options: ClassificationOptions,
+                   context: ScoringContext) -> CaseScore:
         """No per-case metric on purpose: a single label is right or wrong, and the core
         flags cases "far below the others" on a track's first per-case metric (LOGIC_SUSPECT),
         which would fire on every honest misclassification. Correctness per class is in the
@@ -128,15 +131,16 @@ class ClassificationTrack:
     # a per-case right/wrong is no signal of a bug on its own; label shifts are found in aggregate
     logic_metric = None
 
-    def aggregate(self, records: list[CaseRecord], options: Any,
-                  context: ScoringContext | None = None) -> AggregateResult:
-        o = _options(options)
-        scored = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        if not scored:
-            return AggregateResult(0.0, {"accuracy": None, "completion": None})
+    def aggregate(self, cases: ScoredCases, options: ClassificationOptions,
+                  context: ScoringContext) -> AggregateResult:
+        """Accuracy over the valid cases (the core multiplies by completion: a missing or
+        invalid row is wrong); the confusion matrix counts every expected case, a missing or
+        invalid row in the `(none)` column."""
+        o = options
+        scored = cases.expected
         columns = [*o.labels, NO_PREDICTION]
         counts = {(t, p): 0 for t in o.labels for p in columns}
-        truths: list[int] = [r.reference for r in scored]   # set on every record but reference errors
+        truths: list[int] = [r.reference for r in scored]   # set on every record the core hands over
         for r, truth in zip(scored, truths):
             pred = r.prediction if r.status == CaseStatus.OK and r.prediction is not None else None
             counts[(o.labels[truth], o.labels[pred] if pred is not None else NO_PREDICTION)] += 1
@@ -151,35 +155,34 @@ class ClassificationTrack:
             metrics[f"recall/{t}"] = rec
             if rec is not None:
                 recalls.append(rec)
-        metrics["balanced_accuracy"] = sum(recalls) / len(recalls) if recalls else None
+        metrics["balanced_accuracy"] = mean_of_present(recalls)
         for (t, p), c in counts.items():
             metrics[f"confusion/{t}/{p}"] = float(c)
-        return AggregateResult(correct / n, metrics, components=["accuracy"],
+        return AggregateResult(correct / answered if answered else 0.0, metrics, components=["accuracy"],
                                flags=_label_shift_flags(scored, truths, counts, o))
 
-    def datasets(self):
+    def datasets(self) -> list[DatasetInfo]:
         from .data import DATASETS
         return list(DATASETS)
 
-    def scripted_methods(self, options: Any):
-        if not _options(options).reference_method:
+    def scripted_methods(self, options: ClassificationOptions) -> ScriptedMethods | None:
+        if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
         from .scripted import ClassificationMethods
-        return ClassificationMethods(_options(options))
+        return ClassificationMethods(options)
 
-    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]:
+    def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
         """The image with the predicted and the reference label."""
-        o = _options(options)
-        gray = read_png_gray(case.public_dir / o.image_file)
+        gray = read_png_gray(case.public_dir / options.image_file)
         if gray is None:
             return []
-        pred, ref = o.labels[int(case.prediction)], o.labels[int(case.reference)]
+        pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
         verdict = "correct" if pred == ref else "wrong"
         return [CasePicture("label.png", panels([(gray, f"pred {pred} / ref {ref}")], verdict),
                             f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
-    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
-        o = _options(options)
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
+        o = options
         outputs.mkdir(parents=True, exist_ok=True)
         with open(outputs / o.output_file, "w", newline="") as fh:
             w = csv.writer(fh)
@@ -195,7 +198,7 @@ SHIFT_MIN_CASES = 3
 
 
 def _label_shift_flags(scored: list[CaseRecord], truths: list[int], counts: dict[tuple[str, str], int],
-                       o: Any) -> dict[str, list[str]]:
+                       o: ClassificationOptions) -> dict[str, list[str]]:
     shifted: dict[str, str] = {}
     for t in o.labels:
         answered = sum(c for (tt, p), c in counts.items() if tt == t and p != NO_PREDICTION)

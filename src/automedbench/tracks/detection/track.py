@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -30,18 +30,23 @@ from ..pictures import CasePicture, PictureCase, metric_note, panels, read_png_g
 from ..base import (
     AggregateResult,
     CaseCheck,
-    CaseRecord,
     CaseScore,
     CaseStatus,
     MedalBands,
     OutputFile,
+    ScoredCases,
     ScoringContext,
+    ScriptedMethods,
     SubmissionLayout,
     SubmittedCase,
+    Track,
     TrackWording,
 )
 from ..option_checks import distinct_names
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
+
+if TYPE_CHECKING:
+    from ...data.registry import DatasetInfo
 
 REFERENCE_FILE = "boxes.json"
 
@@ -63,11 +68,7 @@ class DetectionOptions(BaseModel):
         return distinct_names(v, "class names")
 
 
-def _options(options: Any) -> DetectionOptions:
-    return options if isinstance(options, DetectionOptions) else DetectionOptions.model_validate(options)
-
-
-class DetectionTrack:
+class DetectionTrack(Track[DetectionOptions]):
     name = "detection"
     options_model = DetectionOptions
     runtime_packages = ("numpy", "scipy", "pillow")
@@ -83,8 +84,8 @@ class DetectionTrack:
         input_properties="image size, bit depth and intensity range")
 
     # ---- contract ------------------------------------------------------------------------
-    def submission(self, options: Any) -> SubmissionLayout:
-        o = _options(options)
+    def submission(self, options: DetectionOptions) -> SubmissionLayout:
+        o = options
         names = " / ".join(f'"{c}"' for c in o.classes)
         policy = (f'Every box is scored as one class; `class` may be {names} or "{AGNOSTIC_CLASS}".'
                   if o.class_agnostic else f"`class` must be one of {names}.")
@@ -97,16 +98,16 @@ class DetectionTrack:
             notes=(f"{policy} Any other class name, a box outside the image, a score outside [0, 1] "
                    "or malformed JSON makes that case invalid."))
 
-    def metric_name(self, options: Any) -> str:
-        return f"mAP@{_options(options).iou_threshold:g} (COCO 101-point) x completion"
+    def metric_name(self, options: DetectionOptions) -> str:
+        return f"mAP@{options.iou_threshold:g} (COCO 101-point) x completion"
 
-    def default_bands(self, options: Any) -> MedalBands:
+    def default_bands(self, options: DetectionOptions) -> MedalBands:
         return MedalBands(metric="score", good=0.60, okay=0.30)
 
     # ---- reading ---------------------------------------------------------------------------
     def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
-                       options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        o = _options(options)
+                       options: DetectionOptions) -> tuple[dict[str, Any], dict[str, Any]]:
+        o = options
         data = json.loads((private_case_dir / REFERENCE_FILE).read_text())
         width, height = int(data["width"]), int(data["height"])
         if width <= 0 or height <= 0:
@@ -115,8 +116,8 @@ class DetectionTrack:
         return {"boxes": rows, "width": width, "height": height}, {"width": width, "height": height}
 
     def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any],
-                   options: Any) -> CaseCheck:
-        o = _options(options)
+                   options: DetectionOptions) -> CaseCheck:
+        o = options
         if submitted.dir is None:
             return CaseCheck(False, f"{o.output_file}: missing")
         rows, reason = read_prediction(submitted.dir, o.output_file, int(reference_meta["width"]),
@@ -131,15 +132,15 @@ class DetectionTrack:
     # (LOGIC_SUSPECT: flipped or mis-scaled boxes on some images)
     logic_metric = "found50"
 
-    def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: Any,
-                   context: ScoringContext | None = None) -> CaseScore:
+    def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: DetectionOptions,
+                   context: ScoringContext) -> CaseScore:
         """Per-image diagnostics (the task metric is dataset-level, in aggregate).
 
         `found50` (the track's `logic_metric`) is the share of the image's reference boxes
         found at the task's IoU among the top `max_dets` per class, 1.0 for an image without
         reference boxes. Low-score false positives are not held against an image here (AP
         tolerates them)."""
-        o = _options(options)
+        o = options
         gt = reference["boxes"]
         tp = 0
         for c in np.unique(np.concatenate([gt[:, 0], prediction[:, 0]])) if len(gt) + len(prediction) else []:
@@ -152,55 +153,49 @@ class DetectionTrack:
                           "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
                           "fp50": float(n_pred - tp)})
 
-    def aggregate(self, records: list[CaseRecord], options: Any,
-                  context: ScoringContext | None = None) -> AggregateResult:
-        o = _options(options)
-        scored = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        if not scored:
-            return AggregateResult(0.0, {"map50": None, "completion": None})
-        gts, dts, answered = [], [], []
-        for r in scored:
-            gts.append(r.reference["boxes"])   # set on every record but reference errors
-            ok = r.status == CaseStatus.OK and r.prediction is not None
-            dts.append(r.prediction if ok else np.zeros((0, 6)))
-            answered.append(ok)
+    def aggregate(self, cases: ScoredCases, options: DetectionOptions,
+                  context: ScoringContext) -> AggregateResult:
+        """mAP over the WHOLE expected dataset: the reference boxes of an unanswered image count
+        as missed (the core then multiplies by completion)."""
+        o = options
+        expected = cases.expected
+        gts = [r.reference["boxes"] for r in expected]   # set on every record the core hands over
+        answered = [r.status is CaseStatus.OK and r.prediction is not None for r in expected]
+        dts = [r.prediction if ok else np.zeros((0, 6)) for r, ok in zip(expected, answered)]
         names = [AGNOSTIC_CLASS] if o.class_agnostic else list(o.classes)
         full = mean_average_precision(gts, dts, len(names), o.iou_threshold, o.max_dets)
         idx = [i for i, a in enumerate(answered) if a]
         part = mean_average_precision([gts[i] for i in idx], [dts[i] for i in idx], len(names),
                                       o.iou_threshold, o.max_dets) if idx else None
-        completion = len(idx) / len(scored)
-        map50 = full.map if full.map is not None else 0.0
         metrics: dict[str, float | None] = {
-            "map50": full.map, "completion": completion,
+            "map50": full.map, "completion": cases.completion,
             "map50_answered": part.map if part else None,
-            "n_images": float(len(scored)), "n_gt_boxes": float(sum(full.n_gt)),
+            "n_images": float(len(expected)), "n_gt_boxes": float(sum(full.n_gt)),
             "n_pred_boxes": float(sum(len(d) for d in dts)),
         }
         for name, ap, rc in zip(names, full.ap, full.recall):
             metrics[f"ap50_{name}"] = ap
             metrics[f"recall50_{name}"] = rc
         notes = {} if full.map is not None else {"map50": "no ground-truth box in the dataset"}
-        return AggregateResult(map50 * completion, metrics, components=["mAP@0.5 (COCO 101-point)"],
-                               notes=notes)
+        return AggregateResult(full.map if full.map is not None else 0.0, metrics,
+                               components=["mAP@0.5 (COCO 101-point)"], notes=notes)
 
     # ---- data, methods, gold -------------------------------------------------------------
-    def datasets(self):
+    def datasets(self) -> list[DatasetInfo]:
         from .data import DATASETS
         return list(DATASETS)
 
-    def scripted_methods(self, options: Any):
-        if not _options(options).reference_method:
+    def scripted_methods(self, options: DetectionOptions) -> ScriptedMethods | None:
+        if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
         from .scripted import DetectionMethods
-        return DetectionMethods(_options(options))
+        return DetectionMethods(options)
 
-    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]:
+    def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:
         """Reference boxes (green) and predicted boxes (magenta, score shown) on the image."""
         from PIL import Image, ImageDraw
-        o = _options(options)
         w, h = int(case.reference["width"]), int(case.reference["height"])
-        gray = read_png_gray(case.public_dir / o.image_file)
+        gray = read_png_gray(case.public_dir / options.image_file)
         if gray is None or gray.shape != (h, w):
             gray = np.zeros((h, w), np.uint8)
         img = Image.fromarray(rgb_of(gray))
@@ -217,9 +212,9 @@ class DetectionTrack:
                                                                     f"{len(case.reference['boxes'])} reference")], note),
                             "predicted (magenta) and reference (green) boxes on the image")]
 
-    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: DetectionOptions) -> None:
         """The private boxes as predictions (score 1): a perfect submission."""
-        o = _options(options)
+        o = options
         for case_dir in sorted((dataset_root / "private").iterdir()):
             ref = json.loads((case_dir / REFERENCE_FILE).read_text())
             boxes = [{"class": b["class"], "score": 1.0, **{k: b[k] for k in ("x1", "y1", "x2", "y2")}}

@@ -22,9 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..pictures import CasePicture, PictureCase, restoration_panels
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
+                    ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from .. import per_case
+from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
 from .npy_io import read_float_npy
 
@@ -42,7 +43,7 @@ class EnhancementOptions(BaseModel):
     lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
 
 
-class EnhancementTrack:
+class EnhancementTrack(Track[EnhancementOptions]):
     name = "enhancement"
     options_model = EnhancementOptions
     # aggregate reads only per-case metrics: the core frees each case's arrays once it is scored
@@ -122,16 +123,12 @@ class EnhancementTrack:
         }
         return CaseScore(metrics, extra={"data_range": r})
 
-    def aggregate(self, records: list[CaseRecord], options: EnhancementOptions,
+    def aggregate(self, cases: ScoredCases, options: EnhancementOptions,
                   context: ScoringContext) -> AggregateResult:
-        scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
-        n = len(scorable)
-        ssims = per_case.values(ok, "ssim")
-        mean_ssim = sum(ssims) / n if n else 0.0
-        psnrs = per_case.values(ok, "psnr")
-        lp = per_case.values(ok, "lpips")
-        lpips_mean = float(np.mean(lp)) if ok and len(lp) == len(ok) else None
+        valid = cases.valid
+        ssims = present_values(valid, "ssim")
+        lp = present_values(valid, "lpips")
+        lpips_mean = mean_of_present(lp) if valid and len(lp) == len(valid) else None
         notes = {"data_range": "per case: reference max - min (SSIM and PSNR)",
                  "psnr": f"mean over valid cases only; capped at {PSNR_CAP_DB:g} dB"}
         components = ["ssim", "psnr"]
@@ -140,10 +137,11 @@ class EnhancementTrack:
         else:
             components.append("lpips")
         return AggregateResult(
-            score=mean_ssim,
-            metrics={"ssim": mean_ssim, "psnr_valid_mean": float(np.mean(psnrs)) if psnrs else None,
-                     "lpips_valid_mean": lpips_mean, "completion": len(ok) / n if n else 0.0,
-                     "ssim_valid_mean": float(np.mean(ssims)) if ssims else None},
+            score=mean_over_cases(valid, "ssim") or 0.0,
+            metrics={"ssim": mean_over_cases(cases.expected, "ssim"),
+                     "psnr_valid_mean": mean_of_present(present_values(valid, "psnr")),
+                     "lpips_valid_mean": lpips_mean, "completion": cases.completion,
+                     "ssim_valid_mean": mean_of_present(ssims)},
             components=components, notes=notes)
 
     # ---- data, agents, conformance -----------------------------------------------------

@@ -8,14 +8,17 @@ and treats every study as a chest film: the leg studies get chest reports), no p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .track import ReportGenOptions
 
 METHOD = Path(__file__).with_name("methods") / "report_writer.py"
 
 
 class ReportScriptedMethods:
-    def __init__(self, options: Any):
-        self.output_file = getattr(options, "output_file", "report.txt")
+    def __init__(self, options: ReportGenOptions):
+        self.output_file = options.output_file
 
     def plan_steps(self) -> list[str]:
         return [

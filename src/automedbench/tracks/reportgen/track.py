@@ -29,14 +29,17 @@ from ..base import (
     CaseCheck,
     CaseRecord,
     CaseScore,
-    CaseStatus,
     MedalBands,
     OutputFile,
+    ScoredCases,
     ScoringContext,
+    ScriptedMethods,
     SubmissionLayout,
     SubmittedCase,
+    Track,
     TrackWording,
 )
+from ..reducers import mean_of_present
 from . import radiology
 from .scoring import meteor_scorer, study_metrics
 from .text import Report, read_report, rules
@@ -60,7 +63,7 @@ class ReportGenOptions(BaseModel):
     report_kind: str = "radiology report"
 
 
-class ReportGenerationTrack:
+class ReportGenerationTrack(Track[ReportGenOptions]):
     name = "report-generation"
     options_model = ReportGenOptions
     runtime_packages = ("numpy", "scipy", "pillow")
@@ -91,11 +94,8 @@ class ReportGenerationTrack:
     )
 
     # ---- contract -------------------------------------------------------------------------
-    def _opts(self, options: Any) -> ReportGenOptions:
-        return options if isinstance(options, ReportGenOptions) else ReportGenOptions.model_validate(options or {})
-
-    def submission(self, options: Any) -> SubmissionLayout:
-        o = self._opts(options)
+    def submission(self, options: ReportGenOptions) -> SubmissionLayout:
+        o = options
         return SubmissionLayout(
             kind="per_case",
             files=[OutputFile(name=o.output_file,
@@ -105,24 +105,24 @@ class ReportGenerationTrack:
                    "`IMPRESSION:` may follow); when headers are present only the findings section "
                    "is scored, otherwise the whole text."))
 
-    def metric_name(self, options: Any) -> str:
-        return "mean(" + ", ".join(self._opts(options).components) + ") over the available components"
+    def metric_name(self, options: ReportGenOptions) -> str:
+        return "mean(" + ", ".join(options.components) + ") over the available components"
 
-    def default_bands(self, options: Any) -> MedalBands:
+    def default_bands(self, options: ReportGenOptions) -> MedalBands:
         return MedalBands(metric="score", good=0.80, okay=0.55)
 
     # ---- references and checks -------------------------------------------------------------
-    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: Any
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: ReportGenOptions
                        ) -> tuple[Report, dict[str, Any]]:
-        o = self._opts(options)
+        o = options
         text = (private_case_dir / "report.txt").read_text(encoding="utf-8")   # raises → reference_error
         ref = Report.from_text(text, o.section)
         if not ref.tokens:
             raise ValueError(f"reference report of {private_case_dir.name} has no words in its {o.section} section")
         return ref, {}
 
-    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: Any) -> CaseCheck:
-        o = self._opts(options)
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: ReportGenOptions) -> CaseCheck:
+        o = options
         if submitted.dir is None:
             return CaseCheck(False, "no output folder for this study")
         text, reason = read_report(submitted.dir, o.output_file, o.max_bytes)
@@ -132,8 +132,8 @@ class ReportGenerationTrack:
         return CaseCheck(True, "", report, non_trivial=not report.placeholder and bool(report.tokens))
 
     # ---- scoring ------------------------------------------------------------------------------
-    def score_case(self, prediction: Report, reference: Report, options: Any,
-                   context: ScoringContext | None = None) -> CaseScore:
+    def score_case(self, prediction: Report, reference: Report, options: ReportGenOptions,
+                   context: ScoringContext) -> CaseScore:
         metrics, stats = study_metrics(prediction, reference)
         extra: dict[str, Any] = {"bleu_stats": stats, "section_found": prediction.section_found}
         if prediction.placeholder:
@@ -144,91 +144,91 @@ class ReportGenerationTrack:
         if "reason" in extra:
             extra["flags"] = [extra["reason"]]       # shown per case in the detail report
         # the per-study task score (first, and named by logic_metric for LOGIC_SUSPECT)
-        score = _mean([metrics.get(c) for c in self._opts(options).components if c in metrics])
+        score = mean_of_present([metrics.get(c) for c in options.components if c in metrics])
         return CaseScore({"score": score, **metrics}, extra)
 
-    def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext | None = None
+    def aggregate(self, cases: ScoredCases, options: ReportGenOptions, context: ScoringContext
                   ) -> AggregateResult:
-        o = self._opts(options)
-        context = context or ScoringContext()
-        expected = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        ok = [r for r in expected if r.status == CaseStatus.OK and r.score is not None]
+        """Score = mean of the available components over the valid studies (the core multiplies
+        by completion); the reported components are over all expected studies (missing = 0)."""
+        o = options
+        ok = [r for r in cases.valid if r.score is not None]
         scores = [r.score for r in ok if r.score is not None]
-        n = len(expected)
+        n, n_ok = cases.n_expected, len(ok)
         notes: dict[str, str] = {}
-        values: dict[str, float | None] = {}
+        values: dict[str, float | None] = {}        # over the expected studies (reported)
+        over_valid: dict[str, float | None] = {}    # over the valid studies (the score)
         per_study_means = ("bleu", "bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "rougeL_p", "rougeL_r", "meteor")
         for key in per_study_means:
             vals = [s.metrics.get(key) for s in scores]
             present = [v for v in vals if v is not None]
-            if len(present) < len(vals):
-                values[key] = None
-            else:
-                values[key] = sum(present) / n if n else 0.0  # missing / invalid studies count 0
+            complete = len(present) == len(vals)     # a component missing for one study is left out
+            values[key] = sum(present) / n if complete else None
+            over_valid[key] = (sum(present) / n_ok if n_ok else 0.0) if complete else None
         if values["meteor"] is None and "meteor" in o.components:
             notes["meteor"] = meteor_scorer()[1] or "METEOR could not be computed"
         values.update(corpus_bleu([s.extra["bleu_stats"] for s in scores]))
-        values.update(self._weight_backed(ok, n, o, context, notes))
+        self._weight_backed(ok, n, o, context, notes, values, over_valid)
         components: list[str] = [c for c in o.components if values.get(c) is not None]
         for c in ALL_COMPONENTS:
             if c not in o.components:
                 notes.setdefault(c, "not requested by this task")
-        score = _mean([values[c] for c in components]) if components else 0.0
+        score = mean_of_present([values[c] for c in components]) if components else 0.0
         # diagnostic: one fixed template for every study shows here (1/n), not in BLEU alone
         distinct = len({" ".join(r.prediction.tokens) for r in ok}) / len(ok) if ok else 0.0
-        values.update({"score": score, "completion": len(ok) / n if n else 0.0, "distinct_reports": distinct,
+        values.update({"score": score, "completion": cases.completion, "distinct_reports": distinct,
                        "n_scored": float(len(ok)), "n_expected": float(n)})
-        return AggregateResult(score=score or 0.0, metrics=values, components=components, notes=notes)
+        score_valid = mean_of_present([over_valid[c] for c in components]) if components else 0.0
+        return AggregateResult(score=score_valid or 0.0, metrics=values, components=components, notes=notes)
 
     def _weight_backed(self, ok: list[CaseRecord], n: int, o: ReportGenOptions, context: ScoringContext,
-                       notes: dict[str, str]) -> dict[str, float | None]:
-        out: dict[str, float | None] = {}
+                       notes: dict[str, str], values: dict[str, float | None],
+                       over_valid: dict[str, float | None]) -> None:
+        """RadGraph F1 and CheXbert micro F1 into `values` (over expected studies) and
+        `over_valid` (over the valid ones), or a note saying why not."""
         wanted = [c for c in rules()["weight_backed"] if c in o.components]
         if not wanted:
-            return out
+            return
         if not ok:
             for c in wanted:
                 notes[c] = "no valid report to score"
-            return out
+            return
         allow = bool(context.extras.get("allow_weight_download", False))
         hyps = [r.prediction.section for r in ok]
         refs = [r.reference.section for r in ok]
         if "radgraph_f1" in wanted:
             per_study, why = radiology.radgraph_f1(hyps, refs, allow_download=allow)
-            out["radgraph_f1"] = sum(per_study) / n if per_study is not None else None
+            values["radgraph_f1"] = sum(per_study) / n if per_study is not None else None
+            over_valid["radgraph_f1"] = sum(per_study) / len(ok) if per_study is not None else None
             if why:
                 notes["radgraph_f1"] = why
         if "chexbert_micro_f1" in wanted:
             micro, why = radiology.chexbert_micro(hyps, refs, allow_download=allow)
             if micro is not None:
-                # a micro F1 is a dataset-level number: × completion, so missing studies cost
-                out.update({k: v * len(ok) / n for k, v in micro.items()})
+                # a micro F1 is a dataset-level number over the valid studies; reported × completion
+                values.update({k: v * len(ok) / n for k, v in micro.items()})
+                over_valid.update(micro)
             else:
-                out["chexbert_micro_f1"] = None
+                values["chexbert_micro_f1"] = over_valid["chexbert_micro_f1"] = None
                 notes["chexbert_micro_f1"] = why
-        return out
 
     # ---- data, methods, gold ------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
         from .data import DATASETS
         return list(DATASETS)
 
-    def scripted_methods(self, options: Any):
+    def scripted_methods(self, options: ReportGenOptions) -> ScriptedMethods | None:
         from .scripted import ReportScriptedMethods
-        return ReportScriptedMethods(self._opts(options))
+        return ReportScriptedMethods(options)
 
-    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]:
+    def case_pictures(self, case: PictureCase, options: ReportGenOptions) -> list[CasePicture]:
         """The report beside the reference, sentences marked matched / missing / extra."""
         return report_pictures(case)
 
-    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
-        o = self._opts(options)
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: ReportGenOptions) -> None:
+        o = options
         for case in sorted((Path(dataset_root) / "private").iterdir()):
             if (case / "report.txt").is_file():
                 (outputs / case.name).mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(case / "report.txt", outputs / case.name / o.output_file)
 
-
-def _mean(vals: list[float | None]) -> float | None:
-    present = [v for v in vals if v is not None]
-    return sum(present) / len(present) if present else None

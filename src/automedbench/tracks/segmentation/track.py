@@ -18,18 +18,22 @@ trailing singleton axis is tolerated, a leading one is not).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
+                    ScoringContext, ScriptedMethods, SubmissionLayout, SubmittedCase, Track, TrackWording)
+from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase
 from ..safety import safe_output_file
 from .pictures import segmentation_pictures
+
+if TYPE_CHECKING:
+    from ...data.registry import DatasetInfo
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -110,11 +114,7 @@ def lesion_dice_brats(reference: np.ndarray, prediction: np.ndarray) -> float:
     return binary_dice(reference, prediction)
 
 
-def _mean(values: list[float]) -> float | None:
-    return float(np.mean(values)) if values else None
-
-
-class SegmentationTrack:
+class SegmentationTrack(Track[SegmentationOptions]):
     name = "segmentation"
     options_model = SegmentationOptions
     # aggregate reads only per-case metrics: the core frees each case's arrays once it is scored
@@ -215,46 +215,39 @@ class SegmentationTrack:
             in_ref, in_pred = cm[k, :].sum() > 0, cm[:, k].sum() > 0
             # absent from both: not applicable (nnU-Net/MONAI); absent from ref but predicted → 0
             per_label[f"dice_{labels[k]}"] = dice_from_confusion(cm, k) if (in_ref or in_pred) else None
-        present = [v for v in per_label.values() if v is not None]
-        macro = float(np.mean(present)) if present else 1.0  # nothing anywhere, nothing predicted
+        macro = macro_over_classes(per_label)
+        if macro is None:
+            macro = 1.0   # no class in reference or prediction, and none predicted: perfect
         return CaseScore({"macro_dice": macro, **per_label})
 
-    def aggregate(self, records: list[CaseRecord], options: SegmentationOptions,
+    def aggregate(self, cases: ScoredCases, options: SegmentationOptions,
                   context: ScoringContext) -> AggregateResult:
-        """Means over all expected cases except reference errors (missing/invalid = 0)."""
-        scored = [r for r in records if r.status is not CaseStatus.REFERENCE_ERROR]
-        n = len(scored)
-        if n == 0:
-            return AggregateResult(score=0.0)
-
-        def metric(r: CaseRecord, key: str) -> float:
-            return float(r.score.metrics.get(key) or 0.0) if r.score is not None else 0.0
-
+        """Score over the valid cases (the core multiplies by completion); the reported Dice
+        values are means over ALL expected cases (missing/invalid = 0)."""
+        expected, valid = cases.expected, cases.valid
         if options.variant == "multiclass":
-            macro = sum(metric(r, "macro_dice") for r in scored) / n
-            per_class = {f"dice_{v}": _mean([d for r in scored if r.score is not None
-                                             and (d := r.score.metrics.get(f"dice_{v}")) is not None])
-                         for v in options.labels.values()}
-            return AggregateResult(score=macro, metrics={"macro_dice": macro, **per_class})
-        organ = sum(metric(r, "organ_dice") for r in scored) / n
-        lesion = sum(metric(r, "lesion_dice") for r in scored) / n
+            macro = mean_over_cases(expected, "macro_dice")
+            per_class = {f"dice_{v}": mean_over_present_cases(valid, f"dice_{v}") for v in options.labels.values()}
+            return AggregateResult(score=mean_over_cases(valid, "macro_dice") or 0.0,
+                                   metrics={"macro_dice": macro, **per_class})
+        organ, lesion = mean_over_cases(expected, "organ_dice"), mean_over_cases(expected, "lesion_dice")
         # lesion-positive cases come from the manifest, so a missing case still counts (SPEC §4)
-        positive = [r for r in scored if r.meta.get("lesion_positive")]
-        negative = [r for r in scored if not r.meta.get("lesion_positive")]
-        lesion_pos = (sum(metric(r, "lesion_dice") for r in positive) / len(positive)) if positive else None
-        neg_clean = (sum(metric(r, "lesion_dice") for r in negative) / len(negative)) if negative else None
+        positive = [r for r in expected if r.meta.get("lesion_positive")]
+        negative = [r for r in expected if not r.meta.get("lesion_positive")]
+        score_valid = 0.5 * (mean_over_cases(valid, "lesion_dice") or 0.0) + 0.5 * (mean_over_cases(valid, "organ_dice") or 0.0)
         return AggregateResult(
-            score=0.5 * lesion + 0.5 * organ,
-            metrics={"organ_dice": organ, "lesion_dice": lesion, "lesion_dice_positive": lesion_pos,
-                     "negative_cases_clean": neg_clean,
+            score=score_valid,
+            metrics={"organ_dice": organ, "lesion_dice": lesion,
+                     "lesion_dice_positive": mean_over_cases(positive, "lesion_dice"),
+                     "negative_cases_clean": mean_over_cases(negative, "lesion_dice"),
                      "n_lesion_positive": float(len(positive)), "n_lesion_negative": float(len(negative))})
 
     # ---- plug-in assets ---------------------------------------------------------------------
-    def datasets(self) -> list[Any]:
+    def datasets(self) -> list[DatasetInfo]:
         from .data import DATASETS
-        return DATASETS
+        return list(DATASETS)
 
-    def scripted_methods(self, options: SegmentationOptions) -> Any:
+    def scripted_methods(self, options: SegmentationOptions) -> ScriptedMethods | None:
         if not options.reference_method:
             return None
         from .scripted import SegmentationMethods

@@ -27,10 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.ssim import WIN_SIZE, reference_data_range, ssim_psnr
 from ..pictures import CasePicture, PictureCase, restoration_panels
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, CaseStatus, MedalBands,
-                    OutputFile, ScoringContext, SubmissionLayout, SubmittedCase, TrackWording)
+from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
+                    ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from .. import per_case
+from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
 
 HERE = Path(__file__).parent
@@ -64,7 +65,7 @@ def _peek_shape(path: Path) -> tuple[tuple[int, ...] | None, str]:
         return None, f"not a NIfTI file ({type(exc).__name__})"
 
 
-class SynthesisTrack:
+class SynthesisTrack(Track[SynthesisOptions]):
     name = "synthesis"
     options_model = SynthesisOptions
     # aggregate reads only per-case metrics: the core frees each case's arrays once it is scored
@@ -151,14 +152,12 @@ class SynthesisTrack:
                           "mae": float(np.mean(np.abs(reference - prediction)))},
                          extra={"data_range": r})
 
-    def aggregate(self, records: list[CaseRecord], options: SynthesisOptions,
+    def aggregate(self, cases: ScoredCases, options: SynthesisOptions,
                   context: ScoringContext) -> AggregateResult:
-        scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        ok = [r.score.metrics for r in scorable if r.status == CaseStatus.OK and r.score is not None]
-        n = len(scorable)
-        score = sum(per_case.values(ok, "ssim")) / n if n else 0.0
-        base = [float(b) for r in scorable if (b := r.meta.get("baseline_ssim")) is not None]
-        baseline = float(np.mean(base)) if base and len(base) == n else None
+        valid, expected = cases.valid, cases.expected
+        score = mean_over_cases(expected, "ssim") or 0.0     # the task score: over expected cases
+        base = [float(b) for r in expected if (b := r.meta.get("baseline_ssim")) is not None]
+        baseline = mean_of_present(base) if len(base) == len(expected) else None
         notes = {"data_range": "per case: reference max - min" + (f" after clipping to {list(options.hu_clip)}"
                                                                   if options.hu_clip else ""),
                  "window": f"uniform {options.win_size}^3, K1=0.01, K2=0.03 (scikit-image defaults)"}
@@ -169,12 +168,11 @@ class SynthesisTrack:
             medal = score if score >= baseline else 0.0
             if score < baseline:
                 notes["baseline"] = f"mean SSIM {score:.4f} is below the task baseline {baseline:.4f}: fail"
-        psnrs, maes = per_case.values(ok, "psnr"), per_case.values(ok, "mae")
-        return AggregateResult(score=score, metrics={
+        return AggregateResult(score=mean_over_cases(valid, "ssim") or 0.0, metrics={
             "ssim": score, "ssim_medal": medal, "baseline_ssim": baseline,
-            "completion": len(ok) / n if n else 0.0,
-            "psnr_valid_mean": float(np.mean(psnrs)) if psnrs else None,
-            "mae_valid_mean": float(np.mean(maes)) if maes else None},
+            "completion": cases.completion,
+            "psnr_valid_mean": mean_of_present(present_values(valid, "psnr")),
+            "mae_valid_mean": mean_of_present(present_values(valid, "mae"))},
             components=["ssim", "psnr", "mae"], notes=notes)
 
     def datasets(self) -> list:

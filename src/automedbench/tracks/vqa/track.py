@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,12 +41,19 @@ from ..base import (
     CaseStatus,
     MedalBands,
     OutputFile,
+    ScoredCases,
     ScoringContext,
+    ScriptedMethods,
     SubmissionLayout,
     SubmittedCase,
+    Track,
     TrackWording,
 )
+from ..reducers import case_value, mean_of_present, mean_over_cases
 from ..safety import safe_output_file
+
+if TYPE_CHECKING:
+    from ...data.registry import DatasetInfo
 
 ANSWER_FILE = "answer.json"
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
@@ -68,19 +75,6 @@ class VQAOptions(BaseModel):
     max_answer_bytes: int = Field(default=65_536, gt=0)       # a larger answer.json is refused, not read
     use_answer_judge: bool = True                     # ask the core's LLM answer judge when wired
     reference_method: str = "vqa_rules.py"
-
-
-_OPTION_FIELDS = frozenset(VQAOptions.model_fields)
-_DEFAULT_OPTIONS = VQAOptions()
-
-
-def as_options(options: Any) -> VQAOptions:
-    """The validated options (the core passes the model; tests and scripts may pass a dict)."""
-    if isinstance(options, VQAOptions):
-        return options
-    if not options:
-        return _DEFAULT_OPTIONS
-    return VQAOptions(**{k: v for k, v in dict(options).items() if k in _OPTION_FIELDS})
 
 
 # ---- answer.json ------------------------------------------------------------------------------
@@ -170,11 +164,7 @@ def _nearest_half(x: float) -> float:
     return math.floor(x * 2 + 0.5) / 2
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-class VQATrack:
+class VQATrack(Track[VQAOptions]):
     name = "vqa"
     options_model = VQAOptions
     runtime_packages: tuple[str, ...] = ("numpy", "scipy", "pillow")
@@ -194,8 +184,8 @@ class VQATrack:
         input_properties="question fields, options, image size and mode")
 
     # ---- contract ---------------------------------------------------------------------------
-    def submission(self, options: Any) -> SubmissionLayout:
-        opts = as_options(options)
+    def submission(self, options: VQAOptions) -> SubmissionLayout:
+        opts = options
         label_rule = {"open": "`predicted_label`: null (open questions)",
                       "mcq": "`predicted_label`: the chosen option's label, e.g. \"B\"",
                       "mixed": "`predicted_label`: the chosen option's label for questions with "
@@ -210,17 +200,17 @@ class VQATrack:
                    f"\"n/a\", or an empty `raw_model_output`, score 0 and are flagged. "
                    f"UTF-8 JSON, at most {opts.max_answer_bytes} bytes."))
 
-    def metric_name(self, options: Any) -> str:
+    def metric_name(self, options: VQAOptions) -> str:
         return {"open": "open-answer score: yes/no strict, else max(EM, token-F1)",
                 "mcq": "multiple-choice accuracy (exact label)",
                 "mixed": "VQA accuracy (MCQ exact label; open: yes/no strict, else max(EM, token-F1))"
-                }[as_options(options).mode]
+                }[options.mode]
 
-    def default_bands(self, options: Any) -> MedalBands:
+    def default_bands(self, options: VQAOptions) -> MedalBands:
         return MedalBands(metric="score", good=0.40, okay=0.25)
 
     # ---- per case ---------------------------------------------------------------------------
-    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: Any
+    def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: VQAOptions
                        ) -> tuple[dict[str, Any], dict[str, Any]]:
         ref = json.loads((private_case_dir / ANSWER_FILE).read_text())
         if not isinstance(ref, dict) or not (ref.get("answer") or ref.get("label")):
@@ -230,9 +220,9 @@ class VQATrack:
             raise ValueError(f"{private_case_dir.name}: reference label {ref['label']!r} is not an option")
         return ref, {"mcq": mcq, "labels": sorted(ref.get("options") or {})}
 
-    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: Any) -> CaseCheck:
+    def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: VQAOptions) -> CaseCheck:
         try:
-            opts = as_options(options)
+            opts = options
             if submitted.dir is None:
                 return CaseCheck(False, "no output folder for this question")
             mcq = bool(reference_meta.get("mcq"))
@@ -244,9 +234,9 @@ class VQATrack:
         except Exception as exc:  # noqa: BLE001 — the checker never raises for bad agent output
             return CaseCheck(False, f"{ANSWER_FILE}: unreadable ({type(exc).__name__})")
 
-    def score_case(self, prediction: dict[str, Any], reference: dict[str, Any], options: Any,
+    def score_case(self, prediction: dict[str, Any], reference: dict[str, Any], options: VQAOptions,
                    context: ScoringContext) -> CaseScore:
-        opts = as_options(options)
+        opts = options
         mcq = bool(reference.get("label"))
         # check_case already decided ("" = a real answer); recompute only for a bare prediction
         placeholder = prediction["placeholder"] if "placeholder" in prediction else placeholder_reason(prediction, mcq)
@@ -280,44 +270,38 @@ class VQATrack:
                                   "judged": judged, "placeholder": 0.0}, extra=extra)
 
     # ---- whole task -------------------------------------------------------------------------
-    def aggregate(self, records: list[CaseRecord], options: Any, context: ScoringContext) -> AggregateResult:
-        scorable = [r for r in records if r.status != CaseStatus.REFERENCE_ERROR]
-        if not scorable:
-            return AggregateResult(score=0.0, metrics={"score": 0.0, "accuracy": 0.0, "n_questions": 0.0},
-                                   components=["deterministic"], notes={"score": "no scorable question"})
-
-        def value(r: CaseRecord, key: str = "score") -> float | None:
-            if r.status != CaseStatus.OK or r.score is None:
-                return 0.0
-            return r.score.metrics.get(key)
+    def aggregate(self, cases: ScoredCases, options: VQAOptions, context: ScoringContext) -> AggregateResult:
+        """Mean per-question score over the valid questions (the core multiplies by completion);
+        the reported accuracies are means over the expected questions of each kind (an
+        unanswered one counts 0)."""
+        scorable = cases.expected
 
         def kind(r: CaseRecord) -> str:
             if r.score is not None and "answer_type" in r.score.extra:
-                return r.score.extra["answer_type"]
+                return str(r.score.extra["answer_type"])
             if r.reference is not None:
-                return "mcq" if r.reference.get("label") else r.reference.get("answer_type", "open")
+                return "mcq" if r.reference.get("label") else str(r.reference.get("answer_type", "open"))
             return str(r.meta.get("answer_type", "open"))
 
         def qtype(r: CaseRecord) -> str:
             return str(r.meta.get("question_type") or (r.reference or {}).get("question_type") or "unknown")
 
-        scores = [value(r) or 0.0 for r in scorable]
-        score = sum(scores) / len(scores)
-        ok = [r for r in scorable if r.status == CaseStatus.OK]
+        score = mean_over_cases(scorable, "score") or 0.0
+        ok = cases.valid
         open_recs = [r for r in scorable if kind(r) != "mcq"]
         flagged = [r for r in ok if r.score is not None and r.score.extra.get("placeholder")]
         metrics: dict[str, float | None] = {
             "score": score, "accuracy": score, "n_questions": float(len(scorable)),
-            "completion": len(ok) / len(scorable),
+            "completion": cases.completion,
             "n_placeholder": float(len(flagged)), "placeholder_rate": len(flagged) / len(scorable),
-            "mcq_accuracy": _mean([value(r) or 0.0 for r in scorable if kind(r) == "mcq"]),
-            "closed_accuracy": _mean([value(r) or 0.0 for r in open_recs if kind(r) == "closed"]),
-            "open_score": _mean([value(r) or 0.0 for r in open_recs if kind(r) != "closed"]),
-            "em": _mean([value(r, "em") or 0.0 for r in open_recs]),
-            "token_f1": _mean([value(r, "f1") or 0.0 for r in open_recs]),
+            "mcq_accuracy": mean_over_cases([r for r in scorable if kind(r) == "mcq"], "score"),
+            "closed_accuracy": mean_over_cases([r for r in open_recs if kind(r) == "closed"], "score"),
+            "open_score": mean_over_cases([r for r in open_recs if kind(r) != "closed"], "score"),
+            "em": mean_over_cases(open_recs, "em"),
+            "token_f1": mean_over_cases(open_recs, "f1"),
         }
         for t in sorted({qtype(r) for r in scorable}):
-            metrics[f"by_type.{t}"] = _mean([value(r) or 0.0 for r in scorable if qtype(r) == t])
+            metrics[f"by_type.{t}"] = mean_over_cases([r for r in scorable if qtype(r) == t], "score")
         notes: dict[str, str] = {}
         components = ["deterministic"]
         # the LLM answer judge, beside the deterministic score (open questions only). Questions
@@ -331,9 +315,10 @@ class VQATrack:
             components.append("llm_answer_judge")
             asked_ids = {id(r) for r in asked}
             unanswered = [0.0 for r in open_recs if id(r) not in asked_ids]
-            metrics["judged_score"] = _mean([float(v) for _, v in verdicts if v is not None] + unanswered)
+            metrics["judged_score"] = mean_of_present([float(v) for _, v in verdicts if v is not None] + unanswered)
             metrics["judge_coverage"] = len(verdicts) / len(asked)
-            metrics["judge_agreement"] = _mean([float(_nearest_half(value(r) or 0.0) == v) for r, v in verdicts])
+            metrics["judge_agreement"] = mean_of_present([float(_nearest_half(case_value(r, "score")) == v)
+                                                          for r, v in verdicts])
             if len(verdicts) < len(asked):
                 notes["judged_score"] = (f"{len(asked) - len(verdicts)} answered open question(s) could not be "
                                          "judged (left out, not 0)")
@@ -342,18 +327,19 @@ class VQATrack:
             notes["judged_score"] = ("no open questions" if not open_recs else
                                      "no LLM answer judge configured" if context.answer_judge is None
                                      else "the answer judge judged no question")
-        return AggregateResult(score=score, metrics=metrics, components=components, notes=notes)
+        return AggregateResult(score=mean_over_cases(ok, "score") or 0.0, metrics=metrics,
+                               components=components, notes=notes)
 
     # ---- data, methods, gold ----------------------------------------------------------------
-    def datasets(self) -> list:
+    def datasets(self) -> list[DatasetInfo]:
         from .data import DATASETS
         return list(DATASETS)
 
-    def scripted_methods(self, options: Any):
+    def scripted_methods(self, options: VQAOptions) -> ScriptedMethods | None:
         from .scripted import VQAScriptedMethods
-        return VQAScriptedMethods(as_options(options))
+        return VQAScriptedMethods(options)
 
-    def case_pictures(self, case: PictureCase, options: Any) -> list[CasePicture]:
+    def case_pictures(self, case: PictureCase, options: VQAOptions) -> list[CasePicture]:
         """The image(s), and a card with the question, the answer, the reference and the verdict."""
         try:
             q = json.loads((case.public_dir / "question.json").read_text(encoding="utf-8"))
@@ -378,7 +364,7 @@ class VQATrack:
                                        "the image the question is about"))
         return pics
 
-    def gold_submission(self, dataset_root: Path, outputs: Path, options: Any) -> None:
+    def gold_submission(self, dataset_root: Path, outputs: Path, options: VQAOptions) -> None:
         """answer.json from every private reference (label + answer text)."""
         manifest = json.loads((Path(dataset_root) / "manifest.json").read_text())
         for case in manifest["cases"]:

@@ -1,0 +1,380 @@
+"""What one execution did to the files the agent can see, observed from the host.
+
+An `EffectsRecorder` watches (inotify, inotify.py) every directory of the host directories
+behind the sandbox's workspace and public-data mounts. The watches are placed once, when
+the sandbox opens; directories that appear later get theirs as the recorder meets them.
+Around each call the backend calls `begin()` (what happened before belongs to nobody: the
+harness's own reads, a previous call's stragglers) and `end()`, which turns the call's
+events into the record documented in docs/sandbox.md ("Observed effects"):
+
+    {"written": [{"path", "op": created|modified, "size", "sha256"}], "deleted": [...],
+     "read": [...], "net": {"bytes_in", "bytes_out"} | None, "truncated": bool,
+     "recorder": "inotify"}
+
+Paths are inside paths (what the agent sees). Nothing here reads anything the sandboxed
+code produced except the written files' bytes, which are hashed on the host after the
+call has ended, so the record cannot be forged from inside.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .inotify import (
+    IN_CLOSE_WRITE,
+    IN_CREATE,
+    IN_DELETE,
+    IN_DONT_FOLLOW,
+    IN_IGNORED,
+    IN_ISDIR,
+    IN_MODIFY,
+    IN_MOVED_FROM,
+    IN_MOVED_TO,
+    IN_ONLYDIR,
+    IN_OPEN,
+    IN_Q_OVERFLOW,
+    Inotify,
+    WatchLimit,
+)
+from .base import SandboxError
+
+RECORDER = "inotify"
+# Caps (docs/sandbox.md "Observed effects"): entries per list; beyond, `truncated` is set.
+MAX_ENTRIES = 2000
+# A written file larger than this gets `sha256: null` (its size is still recorded) ...
+HASH_MAX_BYTES = 256 * 1024 * 1024
+# ... and so does every file once a call's hashing has read this many bytes.
+HASH_BUDGET_BYTES = 1024 * 1024 * 1024
+# Directories watched per sandbox (each costs the kernel ~1 KiB); beyond, `truncated`.
+MAX_WATCHES = 65536
+# Lost events (queue overflow): files whose mtime is at most this much before the call
+# began still count as written by it (docs/sandbox.md "Observed effects").
+MTIME_MARGIN_NS = 20_000_000
+# Files remembered as existing (to tell "modified" from "created" after a rename-over).
+MAX_KNOWN = 200_000
+
+_WATCH_MASK = (IN_OPEN | IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
+               | IN_ONLYDIR | IN_DONT_FOLLOW)
+_WRITE = IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE
+_GONE = IN_DELETE | IN_MOVED_FROM
+
+NetCounter = Callable[[], "tuple[int, int] | None"]
+
+
+@dataclass
+class _PathState:
+    """What one call did to one file (host path)."""
+
+    existed_before: bool          # its first event was not a creation
+    mask: int = 0                 # union of its events' masks
+
+
+@dataclass
+class _Call:
+    paths: dict[str, _PathState] = field(default_factory=dict)   # insertion order = first seen
+    new_dirs: list[str] = field(default_factory=list)
+    gone_dirs: list[str] = field(default_factory=list)
+    overflow: bool = False
+
+
+def observe(recorder: EffectsRecorder | None, result: Any) -> None:
+    """Put the call's effects on `result` (an ExecResult); a recorder that fails leaves
+    `effects` None with a warning saying why, never a failed call."""
+    if recorder is None:
+        return
+    try:
+        result.effects = recorder.end()
+    except (OSError, SandboxError) as exc:
+        result.effects = None
+        result.warnings.append({"kind": "effects_unavailable", "message": f"effects not recorded: {exc}"})
+
+
+def netdev_counters(pid: int, iface: str) -> tuple[int, int] | None:
+    """(rx bytes, tx bytes) of `iface` in the network namespace of `pid`, from
+    /proc/<pid>/net/dev, or None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/net/dev") as fh:
+            for line in fh:
+                name, _, rest = line.partition(":")
+                if name.strip() == iface:
+                    cols = rest.split()
+                    return int(cols[0]), int(cols[8])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class EffectsRecorder:
+    """Host-side observer of one sandbox's file effects. `workspace` and `public` are
+    (host dir, inside path) pairs; `net` returns the sandbox interface's (rx, tx) byte
+    counters, or is None when the network is off."""
+
+    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None):
+        self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
+        self.net = net
+        self.inotify = Inotify()
+        self.wds: dict[int, str] = {}
+        self.watched: dict[str, int] = {}
+        self.incomplete = False   # some directory could not be watched: every record says truncated
+        # files of the workspace known to exist (to tell "modified" from "created")
+        self.known: set[str] = set()
+        self._net_start: tuple[int, int] | None = None
+        self._started_ns = 0
+        try:
+            self._remember(self._watch_tree(self.roots[0][0]))
+            self._watch_tree(self.roots[1][0])
+        except BaseException:
+            self.inotify.close()
+            raise
+
+    def _remember(self, files: list[str]) -> None:
+        room = MAX_KNOWN - len(self.known)
+        if room > 0:
+            self.known.update(files[:room])
+
+    # -- watches -----------------------------------------------------------------------
+    def _watch(self, path: str) -> bool:
+        if path in self.watched:
+            return True
+        if len(self.wds) >= MAX_WATCHES:
+            self.incomplete = True
+            return False
+        try:
+            wd = self.inotify.add_watch(path, _WATCH_MASK)
+        except WatchLimit:
+            self.incomplete = True
+            return False
+        if wd is None:
+            return False
+        old = self.wds.get(wd)
+        if old is not None:       # the same directory under a new name (a rename we missed)
+            self.watched.pop(old, None)
+        self.wds[wd] = path
+        self.watched[path] = wd
+        return True
+
+    def _watch_tree(self, top: str) -> list[str]:
+        """Watch `top` and every directory below it; returns the regular files found."""
+        files: list[str] = []
+        if not self._watch(top):
+            return files
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames.sort()   # a stable, readable order for what the walk reports
+            for d in dirnames:
+                self._watch(os.path.join(dirpath, d))
+            for f in sorted(filenames):
+                files.append(os.path.join(dirpath, f))
+        return files
+
+    def _moved_dir(self, old: str, new: str) -> None:
+        """Keep the watch paths right after a directory was renamed inside the roots."""
+        prefix = old + os.sep
+        for wd, path in list(self.wds.items()):
+            if path == old or path.startswith(prefix):
+                moved = new + path[len(old):]
+                self.wds[wd] = moved
+                self.watched.pop(path, None)
+                self.watched[moved] = wd
+
+    # -- one call ----------------------------------------------------------------------
+    def _consume(self) -> _Call:
+        """Read the queue: directory changes update the watches; file events are grouped
+        per path."""
+        call = _Call()
+        moved_from: dict[int, str] = {}
+        for wd, mask, cookie, name in self.inotify.read():
+            if mask & IN_Q_OVERFLOW:
+                call.overflow = True
+                continue
+            base = self.wds.get(wd)
+            if base is None:
+                continue
+            if mask & IN_IGNORED:           # the directory is gone
+                self.wds.pop(wd, None)
+                if self.watched.get(base) == wd:
+                    self.watched.pop(base, None)
+                continue
+            path = os.path.join(base, name) if name else base
+            if mask & IN_ISDIR:
+                if mask & IN_CREATE:
+                    call.new_dirs.append(path)
+                elif mask & IN_MOVED_FROM:
+                    moved_from[cookie] = path
+                elif mask & IN_MOVED_TO:
+                    old = moved_from.pop(cookie, None)
+                    if old is not None:
+                        self._moved_dir(old, path)
+                        call.gone_dirs.append(old)
+                    call.new_dirs.append(path)
+                elif mask & IN_DELETE:
+                    call.gone_dirs.append(path)
+                continue
+            state = call.paths.get(path)
+            if state is None:
+                state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO))
+            state.mask |= mask
+        # a directory moved away out of the roots: its paths are gone, its watches too
+        for old in moved_from.values():
+            call.gone_dirs.append(old)
+            self._unwatch_under(old)
+        return call
+
+    def _unwatch_under(self, top: str) -> None:
+        prefix = top + os.sep
+        for wd, path in list(self.wds.items()):
+            if path == top or path.startswith(prefix):
+                self.inotify.rm_watch(wd)
+                self.wds.pop(wd, None)
+                self.watched.pop(path, None)
+
+    def begin(self) -> None:
+        """Start of a call: forget every event so far (the harness's own reads, writes
+        between calls) but keep the watches in step with the directories."""
+        call = self._consume()
+        if call.overflow:
+            # events were lost while idle: re-walk the workspace so that every directory
+            # is watched and the known files are true again
+            self.known.clear()
+            self._remember(self._watch_tree(self.roots[0][0]))
+        for d in call.new_dirs:
+            self._remember(self._watch_tree(d))
+        self._forget_gone(call.gone_dirs)
+        for path, state in call.paths.items():
+            if state.mask & (_WRITE | _GONE):
+                if os.path.lexists(path):
+                    self._remember([path])
+                else:
+                    self.known.discard(path)
+        # file times come from the kernel's coarse clock (up to a tick behind): the margin
+        # keeps a file written at the very start of the call "since the call began"
+        self._started_ns = time.time_ns() - MTIME_MARGIN_NS
+        self._net_start = self.net() if self.net else None
+
+    def _forget_gone(self, dirs: list[str]) -> list[str]:
+        """Known files under directories that went away; forgotten, and returned."""
+        if not dirs or not self.known:
+            return []
+        prefixes = tuple(d + os.sep for d in dirs)
+        gone = [k for k in self.known if k.startswith(prefixes) and not os.path.lexists(k)]
+        self.known.difference_update(gone)
+        return gone
+
+    def end(self) -> dict[str, Any]:
+        """The call's effects (call after the sandboxed processes have exited)."""
+        call = self._consume()
+        # a directory created (or moved in) during the call had no watch yet: everything in
+        # it now was put there by this call
+        for d in call.new_dirs:
+            for f in self._watch_tree(d):
+                call.paths.setdefault(f, _PathState(existed_before=f in self.known, mask=IN_CREATE))
+        if call.overflow:
+            # events were lost: fall back to what the tree shows (written = changed since the
+            # call began; deleted = known files that no longer exist); reads are unknown
+            self._rescan(call)
+        truncated = self.incomplete or call.overflow
+        gone = self._forget_gone(call.gone_dirs)
+        written: list[dict[str, Any]] = []
+        deleted: list[str] = []
+        read: list[str] = []
+        budget = HASH_BUDGET_BYTES
+        for path, state in call.paths.items():
+            inside = self._inside(path)
+            if inside is None:
+                continue
+            st = _lstat(path)
+            is_file = st is not None and stat.S_ISREG(st.st_mode)
+            if state.mask & _WRITE:
+                if is_file and st is not None:
+                    op = "modified" if state.existed_before or path in self.known else "created"
+                    if len(written) >= MAX_ENTRIES:   # beyond the cap: remembered, not listed
+                        truncated = True
+                        self._remember([path])
+                        continue
+                    digest = None
+                    if st.st_size <= HASH_MAX_BYTES and st.st_size <= budget:
+                        digest = self._sha256(path)
+                        budget -= st.st_size
+                    written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
+                    self._remember([path])
+                elif st is None and (state.existed_before or path in self.known):
+                    deleted.append(inside)
+                    self.known.discard(path)
+                continue
+            if state.mask & _GONE and st is None:
+                deleted.append(inside)
+                self.known.discard(path)
+            if state.mask & IN_OPEN:
+                read.append(inside)
+        listed = set(deleted)
+        for f in gone:
+            inside = self._inside(f)
+            if inside is not None and inside not in listed:
+                deleted.append(inside)
+                listed.add(inside)
+        net = None
+        if self.net is not None:
+            after = self.net()
+            if after is not None and self._net_start is not None:
+                net = {"bytes_in": max(0, after[0] - self._net_start[0]),
+                       "bytes_out": max(0, after[1] - self._net_start[1])}
+        lists = (written, deleted, read)
+        truncated = truncated or any(len(x) > MAX_ENTRIES for x in lists)
+        return {"written": written[:MAX_ENTRIES], "deleted": deleted[:MAX_ENTRIES], "read": read[:MAX_ENTRIES],
+                "net": net, "truncated": truncated, "recorder": RECORDER}
+
+    def _rescan(self, call: _Call) -> None:
+        for host in (self.roots[0][0],):   # the public data is read-only
+            for dirpath, dirnames, filenames in os.walk(host):
+                for d in dirnames:
+                    self._watch(os.path.join(dirpath, d))
+                for f in filenames:
+                    p = os.path.join(dirpath, f)
+                    st = _lstat(p)
+                    if st is not None and st.st_mtime_ns >= self._started_ns and p not in call.paths:
+                        call.paths[p] = _PathState(existed_before=p in self.known, mask=IN_MODIFY)
+        for p in list(self.known):
+            if p not in call.paths and not os.path.lexists(p):
+                call.paths[p] = _PathState(existed_before=True, mask=IN_DELETE)
+
+    def _inside(self, host_path: str) -> str | None:
+        for host, inside in self.roots:
+            if host_path == host:
+                return inside
+            if host_path.startswith(host + os.sep):
+                rel = host_path[len(host) + 1:]
+                return f"{inside}/{rel}" if inside != "/" else f"/{rel}"
+        return None
+
+    def _sha256(self, path: str) -> str | None:
+        """Content hash of a written file, opened without following a symlink; a path whose
+        directories lead outside the workspace (a symlinked parent) is not hashed."""
+        if not os.path.realpath(path).startswith(self.roots[0][0] + os.sep):
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            h = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 20):
+                h.update(chunk)
+            return h.hexdigest()
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        self.inotify.close()
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None

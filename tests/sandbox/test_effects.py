@@ -1,0 +1,211 @@
+"""Observed effects: each execution's files written / deleted / read (and network bytes),
+recorded from the host with inotify, through the real sandboxes (docs/sandbox.md
+"Observed effects")."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from automedbench.sandbox import SandboxSpec, open_sandbox
+
+from .conftest import needs_bwrap
+
+WS, PUB = "/workspace", "/data/public"
+
+
+def sha(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def written(result) -> dict[str, dict]:
+    return {w["path"]: w for w in result.effects["written"]}
+
+
+def ok(box, code: str, language: str = "python"):
+    r = box.execute(language, code)
+    assert r.exit_code == 0, r.stderr[-2000:]
+    assert r.effects is not None and r.effects["recorder"] == "inotify" and r.effects["truncated"] is False
+    return r
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_created_then_modified_with_size_and_hash(box, world):
+    ok(box, "import os; os.makedirs('outputs/case_000')")
+    r = ok(box, "import numpy as np; np.save('outputs/case_000/x.npy', np.arange(5))")
+    host = world.workspace / "outputs" / "case_000" / "x.npy"
+    entry = written(r)[f"{WS}/outputs/case_000/x.npy"]
+    assert entry == {"path": f"{WS}/outputs/case_000/x.npy", "op": "created", "size": host.stat().st_size,
+                     "sha256": sha(host)}
+    first = entry["sha256"]
+    r = ok(box, "import numpy as np; np.save('outputs/case_000/x.npy', np.arange(7))")
+    entry = written(r)[f"{WS}/outputs/case_000/x.npy"]
+    assert entry["op"] == "modified" and entry["sha256"] == sha(host) != first
+    assert entry["size"] == host.stat().st_size
+    assert r.effects["read"] == [] and r.effects["deleted"] == []
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_reads_of_public_and_workspace_files(box):
+    ok(box, "open('notes.txt', 'w').write('plan')")
+    r = ok(box, "for c in ('case_00000', 'case_00001'):\n    open(f'/data/public/{c}/imaging.txt').read()\n"
+                "open('/workspace/notes.txt').read()\nimport os; os.listdir('/data/public')\n"
+                "open('fresh.txt', 'w').write('x'); open('fresh.txt').read()")
+    assert r.effects["read"] == [f"{PUB}/case_00000/imaging.txt", f"{PUB}/case_00001/imaging.txt",
+                                 f"{WS}/notes.txt"]
+    # a file written by the call is "written", not "read", even when read back
+    assert list(written(r)) == [f"{WS}/fresh.txt"]
+    # the same file read twice is listed once
+    r = ok(box, "open('/data/public/case_00000/imaging.txt').read(); open('/data/public/case_00000/imaging.txt').read()",)
+    assert r.effects["read"] == [f"{PUB}/case_00000/imaging.txt"]
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_delete_and_rename(box):
+    ok(box, "open('a.txt', 'w').write('1'); open('b.txt', 'w').write('2')")
+    r = ok(box, "rm a.txt; mv b.txt c.txt", language="bash")
+    assert r.effects["deleted"] == [f"{WS}/a.txt", f"{WS}/b.txt"]
+    assert written(r)[f"{WS}/c.txt"]["op"] == "created"
+    # an atomic rewrite (temporary file renamed over the output) is a modification
+    r = ok(box, "import os; open('c.tmp', 'w').write('3'); os.replace('c.tmp', 'c.txt')")
+    assert list(written(r)) == [f"{WS}/c.txt"] and written(r)[f"{WS}/c.txt"]["op"] == "modified"
+    assert r.effects["deleted"] == []
+    # a temporary file created and removed within one call leaves no trace in either list
+    r = ok(box, "import os; open('tmp.bin', 'wb').write(b'x'); os.remove('tmp.bin')")
+    assert r.effects["written"] == [] and r.effects["deleted"] == []
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_new_nested_directory_written_in_the_same_call(box, world):
+    r = ok(box, "import os; os.makedirs('outputs/case_001/deep/er'); "
+                "open('outputs/case_001/deep/er/mask.bin', 'wb').write(b'\\x01' * 1000)")
+    host = world.workspace / "outputs" / "case_001" / "deep" / "er" / "mask.bin"
+    assert written(r) == {f"{WS}/outputs/case_001/deep/er/mask.bin": {
+        "path": f"{WS}/outputs/case_001/deep/er/mask.bin", "op": "created", "size": 1000, "sha256": sha(host)}}
+    # the new directories are watched from now on: a rewrite there is seen as such
+    r = ok(box, "open('outputs/case_001/deep/er/mask.bin', 'wb').write(b'\\x02' * 10)")
+    assert written(r)[f"{WS}/outputs/case_001/deep/er/mask.bin"]["op"] == "modified"
+    # a renamed directory: its files are at their new paths, the old paths are gone
+    r = ok(box, "mv outputs/case_001/deep outputs/case_001/moved", language="bash")
+    assert list(written(r)) == [f"{WS}/outputs/case_001/moved/er/mask.bin"]
+    assert r.effects["deleted"] == [f"{WS}/outputs/case_001/deep/er/mask.bin"]
+    r = ok(box, "open('outputs/case_001/moved/er/mask.bin').read()")
+    assert r.effects["read"] == [f"{WS}/outputs/case_001/moved/er/mask.bin"]
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_nothing_leaks_into_the_next_call(box, world):
+    ok(box, "open('one.txt', 'w').write('1'); open('/data/public/case_00000/imaging.txt').read()")
+    # the harness's own work between calls (it reads and writes the workspace) is nobody's
+    (world.workspace / "harness.txt").write_text("written by the harness")
+    (world.workspace / "one.txt").read_text()
+    r = ok(box, "print(1)")
+    assert (r.effects["written"], r.effects["deleted"], r.effects["read"]) == ([], [], [])
+    assert r.effects["net"] is None  # network off
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_printed_fake_effects_change_nothing(box, tmp_path):
+    """The agent prints an effects record claiming outputs it never wrote: the trace
+    holds what the host saw."""
+    from automedbench.agents.base import ToolBox
+    from automedbench.runs.models import Conversation
+    from automedbench.runs.trace import TraceWriter, read_trace
+
+    fake = {"written": [{"path": f"{WS}/outputs/case_000/seg.nii.gz", "op": "created", "size": 9,
+                         "sha256": "0" * 64}], "deleted": [], "read": [f"{PUB}/case_00000/imaging.txt"],
+            "net": None, "truncated": False, "recorder": "inotify"}
+    code = (f"import json, sys\nd = {json.dumps(fake)!r}\nprint(d); print('effects:', d); sys.stderr.write(d)\n"
+            "open('real.txt', 'w').write('real')")
+    trace = TraceWriter(tmp_path / "trace.jsonl")
+    tools = ToolBox(box, trace, Conversation(system_prompt="x"))
+    text = tools.execute_code("python", code)
+    trace.close()
+    assert "seg.nii.gz" in text  # the agent's own output, shown back to it as output
+    [event] = [e for e in read_trace(tmp_path / "trace.jsonl") if e.type == "execution"]
+    assert event.effects is not None
+    assert [w.path for w in event.effects.written] == [f"{WS}/real.txt"]
+    assert event.effects.read == [] and event.effects.written[0].sha256 == hashlib.sha256(b"real").hexdigest()
+    # the raw line keeps explicit nulls, so every reader sees the agreed keys
+    line = next(json.loads(x) for x in (tmp_path / "trace.jsonl").read_text().splitlines()
+                if json.loads(x)["type"] == "execution")
+    assert set(line["effects"]) == {"written", "deleted", "read", "net", "truncated", "recorder"}
+    assert line["effects"]["net"] is None
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_lost_events_fall_back_to_the_tree_and_say_truncated(box, world):
+    """More events than the kernel queues (fs.inotify.max_queued_events, 16384 by
+    default): every written file is still found (changed since the call began), with its
+    hash, and the record says truncated."""
+    r = box.execute("bash", "for j in $(seq 1 12); do for i in $(seq 1 1000); do echo $j >> f$i.txt; done; done")
+    assert r.exit_code == 0, r.stderr
+    if not r.effects["truncated"]:
+        pytest.skip("this kernel queued every event (max_queued_events is large here)")
+    got = written(r)
+    assert set(got) == {f"{WS}/f{i}.txt" for i in range(1, 1001)}
+    wrong = [w for w in got.values()
+             if w["op"] != "created" or w["sha256"] != sha(world.workspace / w["path"][len(WS) + 1:])]
+    assert wrong == []
+    # the watches survived the overflow: the next call is exact again
+    r = ok(box, "rm f*.txt; mkdir -p after/x; echo 1 > after/x/y.txt", language="bash")
+    assert len(r.effects["deleted"]) == 1000 and list(written(r)) == [f"{WS}/after/x/y.txt"]
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_recording_off_leaves_effects_none(world, tmp_path):
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    with BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", record_effects=False)) as b:
+        r = b.execute("bash", "echo x > y.txt")
+        assert r.exit_code == 0 and r.effects is None and b.effects is None
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_network_bytes_with_the_network_on(net_box):
+    """Counted on the sandbox's interface (tap0) from the host; traffic itself is measured
+    in test_network.py's pip download, the only test here that may leave the machine."""
+    net = net_box.execute("bash", "ip -j link show tap0 >/dev/null; echo ok").effects["net"]
+    assert set(net) == {"bytes_in", "bytes_out"} and all(isinstance(v, int) and v >= 0 for v in net.values())
+
+
+def test_local_backend_records_host_paths(tmp_path):
+    (tmp_path / "pub" / "case_0").mkdir(parents=True)
+    (tmp_path / "pub" / "case_0" / "img.txt").write_text("in")
+    box = open_sandbox("local", SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / "ws"))
+    try:
+        ws, pub = box.workspace_dir, box.data_dir
+        r = box.execute("python", f"import os; os.makedirs('{ws}/out/c'); open('{ws}/out/c/x.txt', 'w').write('y');"
+                                  f"open('{pub}/case_0/img.txt').read()")
+        assert r.exit_code == 0, r.stderr
+        assert r.effects["written"] == [{"path": f"{ws}/out/c/x.txt", "op": "created", "size": 1,
+                                         "sha256": hashlib.sha256(b"y").hexdigest()}]
+        assert r.effects["read"] == [f"{pub}/case_0/img.txt"] and r.effects["net"] is None
+    finally:
+        box.close()
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_list_cap_and_symlinks(box):
+    """At most 2,000 entries per list, then `truncated`; a symlink is not a written file
+    (and the host never hashes what it points to)."""
+    r = box.execute("bash", "mkdir many && for i in $(seq 1 2100); do : > many/f$i; done; "
+                            "ln -s /etc/passwd link; ln -s /data/public/case_00000/imaging.txt link2")
+    assert r.exit_code == 0, r.stderr
+    assert len(r.effects["written"]) == 2000 and r.effects["truncated"] is True
+    assert r.effects["written"][0] == {"path": f"{WS}/many/f1", "op": "created", "size": 0,
+                                       "sha256": hashlib.sha256(b"").hexdigest()}
+    assert not any(w["path"].startswith(f"{WS}/link") for w in r.effects["written"])
+    r = box.execute("bash", "rm -r many link link2")
+    assert len(r.effects["deleted"]) == 2000 and r.effects["truncated"] is True
+    assert ok(box, "print(1)").effects["deleted"] == []
