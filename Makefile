@@ -57,19 +57,21 @@ sysdeps:
 
 # For `make test` as root: docker.io (the tests start a private dockerd when no engine
 # answers, and stop it), mmdebstrap (builds the docker agent image offline, cached) and chromium
-# (the static site is tested in a real headless browser).
+# (the static site is tested in a real headless browser), default-jre-headless (METEOR 1.5 and the
+# PTB tokeniser cross-checks run pycocoevalcap's jars).
 testdeps:
 	@missing=""; \
 	command -v dockerd >/dev/null 2>&1 || missing="$$missing docker.io"; \
 	command -v mmdebstrap >/dev/null 2>&1 || missing="$$missing mmdebstrap"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing test packages:$$missing"; \
 	  APT="apt-get -o DPkg::Lock::Timeout=120 -q"; \
 	  if ! (DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing || \
 	        ($$APT update && DEBIAN_FRONTEND=noninteractive $$APT install -y $$missing)) >$(SYSDEPS_LOG) 2>&1; then \
 	    echo "warning: could not install$$missing; apt-get said:"; tail -n 3 $(SYSDEPS_LOG) | sed 's/^/  /'; \
-	    echo "  the docker backend / browser tests will skip and say why"; \
+	    echo "  the docker backend / browser / Java-backed metric tests will skip and say why"; \
 	  fi; \
 	elif [ -n "$$missing" ]; then \
 	  echo "note: missing$$missing (root + apt-get installs them); the docker backend / browser tests will skip"; \

@@ -1,8 +1,7 @@
 """VQA answer scoring speed: 10,000 answers (70 % open, 30 % multiple choice) scored by the
 track's matcher (metrics/answer_match.py: table compiled once into dict lookups, reference
-normalisations cached) vs a naive per-answer implementation of the SAME rules (the table loaded once
-but kept as a list of phrases scanned at every token, every reference re-normalised for every
-answer, Counter intersections for the F1),
+normalisations cached) vs a naive per-answer use of the SAME rules (every reference re-normalised for every answer,
+Counter intersections for the F1, label rules re-compiled per answer),
 measured in the same run; the per-answer scores must be identical.
 
     .venv/bin/python bench/score_vqa.py [--n 10000] [--seed 0]
@@ -19,9 +18,12 @@ import yaml
 
 from automedbench.metrics.answer_match import (
     TABLE_PATH,
-    basic,
+    AnswerTable,
+    canonical_tokens,
+    is_yes_no,
     load_table,
     parse_choice,
+    polarity,
     score_open,
 )
 
@@ -62,73 +64,26 @@ def score_fast(answers: list[tuple]) -> list[float]:
     return scores
 
 
-# ---- naive baseline: the same rules, implemented the straightforward way ---------------------
-def naive_phrases(raw: dict) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The table as a list of (spelling, canonical), longest first — built once per run."""
-    phrases = []
-    for canonical, spellings in raw["phrases"].items():
-        for s in [canonical, *spellings]:
-            phrases.append((tuple(basic(str(s)).split()), tuple(basic(str(canonical)).split())))
-    for word, number in raw["number_words"].items():
-        phrases.append((tuple(basic(str(word)).split()), (str(number),)))
-    phrases.sort(key=lambda p: -len(p[0]))
-    return phrases
-
-
-def naive_canonical(text: str, raw: dict) -> tuple[str, ...]:
-    phrases = raw["_phrases"]
-    tokens = basic(text).split()
-    out, i = [], 0
-    while i < len(tokens):
-        for spelling, canonical in phrases:
-            if spelling and tuple(tokens[i:i + len(spelling)]) == spelling:
-                out.extend(canonical)
-                i += len(spelling)
-                break
-        else:
-            out.append(tokens[i])
-            i += 1
-    drop = [basic(str(w)) for w in raw["drop"]]
-    kept = [t for t in out if t not in drop]
-    if raw.get("collapse_repeats", True):
-        kept = [t for j, t in enumerate(kept) if j == 0 or t != kept[j - 1]]
-    return tuple(kept)
-
-
-def naive_polarity(text: str, raw: dict) -> str | None:
-    b = basic(text)
-    yes = [basic(str(s)) for s in raw["yes_no"]["yes"]]
-    no = [basic(str(s)) for s in raw["yes_no"]["no"]]
-    if b in yes:
-        return "yes"
-    if b in no:
-        return "no"
-    first = b.split(" ", 1)[0]
-    if first in ("yes", "no", "yeah", "yep", "nope"):
-        return "yes" if first in yes else "no" if first in no else None
-    return None
-
-
-def naive_open(pred: str, ref: str, raw: dict) -> float:
-    b = basic(ref)
-    if b in [basic(str(s)) for s in raw["yes_no"]["yes"] + raw["yes_no"]["no"]]:
-        return float(naive_polarity(pred, raw) == naive_polarity(ref, raw))
-    p, r = naive_canonical(pred, raw), naive_canonical(ref, raw)
-    em = float(p == r)
+# ---- naive baseline: the same rules without the caches -----------------------------------------
+def naive_open(pred: str, ref: str, table: AnswerTable) -> float:
+    """Every reference re-normalised for every answer, Counter intersections for the F1."""
+    if is_yes_no(ref, table):
+        return float(polarity(pred, table) == polarity(ref, table))
+    p, r = canonical_tokens(pred, table), canonical_tokens(ref, table)
     if not p or not r:
-        return max(em, float(p == r))
+        return 0.0
+    em = float(p == r)
     common = sum((Counter(p) & Counter(r)).values())
     f1 = 0.0 if common == 0 else 2 * (common / len(p)) * (common / len(r)) / (common / len(p) + common / len(r))
     return max(em, f1)
 
 
 def score_naive(answers: list[tuple]) -> list[float]:
-    raw = yaml.safe_load(TABLE_PATH.read_text())
-    raw["_phrases"] = naive_phrases(raw)
+    table = AnswerTable.from_mapping(yaml.safe_load(TABLE_PATH.read_text()))
     scores = []
     for kind, pred, ref in answers:
         if kind == "open":
-            scores.append(naive_open(pred, ref, raw))
+            scores.append(naive_open(pred, ref, table))
         else:
             # label rules re-compiled per answer; option text matched through the naive normaliser
             text = pred.strip()
@@ -137,7 +92,7 @@ def score_naive(answers: list[tuple]) -> list[float]:
             if label is None:
                 label = parse_choice(text, OPTIONS)[0]
             if label is None:
-                hits = [k for k, v in OPTIONS.items() if naive_canonical(v, raw) == naive_canonical(text, raw)]
+                hits = [k for k, v in OPTIONS.items() if canonical_tokens(v, table) == canonical_tokens(text, table)]
                 label = hits[0] if len(hits) == 1 else None
             scores.append(float(label == ref))
     return scores

@@ -1,16 +1,23 @@
-"""The offline heuristic judge on hand-made workspaces and traces (rubric ids per SPEC §2)."""
+"""Heuristic judge v3 on hand-made workspaces and traces carrying effects (docs/judge.md).
+
+Each trace is built in the agreed effects shape (runs/models.py Effects); the calibration
+suite (tests/test_judge_eval.py) runs the same judge on trajectories from the real sandbox."""
+import hashlib
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from automedbench.runs.models import TraceEvent
+from automedbench.runs.models import Effects, TraceEvent
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.tasks import get_task
 
-TASK = get_task("brain-lesion-seg")
+TASK = get_task("brain-lesion-seg")            # per-case layout: brain_mask.nii.gz, lesion_mask.nii.gz
+COHORT = get_task("modality-patch-cls")        # cohort layout: outputs/predictions.csv
+CASES = [f"case_{i:03d}" for i in range(6)]
 GOOD_PLAN = """# Plan
 Target: brain mask and lesion mask.
 | method | verdict |
@@ -22,65 +29,179 @@ Target: brain mask and lesion mask.
 2. segment brain
 3. segment lesion
 """.format(*TASK.tiers.standard.candidates)
+PUB = "/data/public"
+OUT = "/workspace/outputs"
 
 
-def _calls(*specs):
-    """specs: (stage, code, exit_code) -> tool_call + execution events."""
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def w(path: str, content: str = "x", size: int | None = None) -> dict:
+    return {"path": path, "op": "created", "size": size if size is not None else len(content), "sha256": sha(content)}
+
+
+def outs(cases, content="v1") -> list[dict]:
+    return [w(f"{OUT}/{c}/{f}", content + c) for c in cases for f in ("brain_mask.nii.gz", "lesion_mask.nii.gz")]
+
+
+def trace(*calls) -> list[TraceEvent]:
+    """calls: dicts with code, rc (0), stdout ("ok"), written, read, effects (True)."""
     events = []
-    for i, (stage, code, rc) in enumerate(specs, 1):
-        events.append(TraceEvent(type="tool_call", t=i, call_index=i, stage=stage, code=code))
-        events.append(TraceEvent(type="execution", t=i, call_index=i, stage=stage, exit_code=rc, stdout="ok"))
+    for i, c in enumerate(calls, 1):
+        code = c.get("code", "pass")
+        tag = c.get("tag")
+        events.append(TraceEvent(type="tool_call", t=i, call_index=i, stage=tag, code=code))
+        eff = Effects(written=c.get("written", []), read=c.get("read", [])) if c.get("effects", True) else None
+        events.append(TraceEvent(type="execution", t=i, call_index=i, stage=tag, exit_code=c.get("rc", 0),
+                                 stdout=c.get("stdout", "ok"), effects=eff))
     return events
 
 
-def _judge(tmp_path, tier="standard", plan=GOOD_PLAN, png=True, trace=()):
+def _judge(tmp_path, tier="standard", plan=GOOD_PLAN, png="pipeline", tr=(), task=TASK, cases=CASES):
+    (tmp_path / "plan").mkdir(exist_ok=True)
     if plan is not None:
-        (tmp_path / "plan").mkdir(exist_ok=True)
         (tmp_path / "plan" / "plan.md").write_text(plan)
     if png:
-        (tmp_path / "plan").mkdir(exist_ok=True)
         fig = plt.figure(figsize=(4, 2))
+        if png == "pipeline":
+            fig.text(0.1, 0.5, "inspect -> pilot -> batch -> submit")
         fig.savefig(tmp_path / "plan" / "plan.png")
         plt.close(fig)
-    return HeuristicJudge().judge(JudgeEvidence(TASK, tier, tmp_path, list(trace), None))
+    return HeuristicJudge().judge(JudgeEvidence(task, tier, tmp_path, list(tr), None, case_ids=list(cases)))
 
 
-def test_s1_full_marks(tmp_path):
-    v = _judge(tmp_path)
-    assert v["s1"].items == {k: 1.0 for k in ("s1a", "s1b", "s1c", "s1d", "s1e", "s1f")}
+SETUP = {"code": "# S2 setup", "written": [w("/workspace/method.py", "def main(): ...")],
+         "read": [f"{PUB}/case_000/t1.nii.gz"], "stdout": "shape (64, 64, 64) float32"}
+PILOT = {"code": "# S3 pilot", "written": outs(CASES[:1]), "read": ["/workspace/method.py", f"{PUB}/case_000/t1.nii.gz"],
+         "stdout": "pilot exit 0"}
+INSPECT = {"code": "# S3 inspect", "read": [f"{OUT}/case_000/brain_mask.nii.gz"], "stdout": "shape (64, 64, 64) [0 1]"}
+BATCH = {"code": "# S4 batch", "written": outs(CASES), "read": ["/workspace/method.py"], "stdout": "done 6"}
+
+
+def test_s1_full_marks_and_abstentions(tmp_path):
+    v = _judge(tmp_path)["s1"]
+    # s1c (method fit) and s1f (plot content) need judgement: left out, named in the rationale
+    assert v.items == {"s1a": 1.0, "s1b": 1.0, "s1d": 1.0, "s1e": 1.0} and v.score == 1.0
+    assert "not decided by the heuristic: s1c" in v.rationale and "s1f" in v.rationale
 
 
 def test_s1_without_plan(tmp_path):
-    v = _judge(tmp_path, plan=None, png=False)
-    assert v["s1"].score == 0
-    lite = _judge(tmp_path, tier="lite", plan=None, png=False)
+    v = _judge(tmp_path, plan=None, png=None)
+    assert v["s1"].score == 0 and v["s1"].items["s1c"] == 0 and v["s1"].items["s1f"] == 0
+    lite = _judge(tmp_path, tier="lite", plan=None, png=None)
     # Lite's not-applicable items are left out of the mean, not passed: nothing written -> S1 = 0
     assert lite["s1"].items == {"s1a": 0, "s1b": 0, "s1c": 0} and lite["s1"].score == 0
     assert "not applicable in lite: s1d,s1e,s1f" in lite["s1"].rationale
 
 
-def test_s1_wrong_target_and_fake_png(tmp_path):
-    (tmp_path / "plan").mkdir()
+def test_s1_blank_plot_and_fake_png(tmp_path):
+    v = _judge(tmp_path, png="blank")["s1"]
+    assert v.items["s1e"] == 1 and v.items["s1f"] == 0 and "(blank)" in v.rationale
     (tmp_path / "plan" / "plan.png").write_bytes(b"not a png")
-    v = _judge(tmp_path, plan="1. run an organ segmenter\n2. save\n3. submit\n", png=False)
-    assert v["s1"].items["s1b"] == 1 and v["s1"].items["s1c"] == 0
-    assert v["s1"].items["s1d"] == 0 and v["s1"].items["s1e"] == 0
+    v = _judge(tmp_path, png=None, plan="1. run an organ segmenter\n2. save\n3. submit\n")["s1"]
+    assert v.items["s1b"] == 1 and v.items["s1d"] == 0 and v.items["s1e"] == 0 and v.items["s1f"] == 0
 
 
-@pytest.mark.parametrize("trace, expected", [
-    (_calls(("s3", "run('outputs/case_000')", 0), ("s3", "print(np.unique(load('outputs/case_000')))", 0),
-            ("s4", "for c in cases: run(c)", 0)), 1.0),
-    (_calls(("s3", "run('outputs/case_000')", 0), ("s4", "for c in cases: run(c)", 0)), 0.5),
-    (_calls(("s4", "for c in cases: run(f'outputs/{c}')", 0), ("s3", "print(load('outputs/x').shape)", 0)), 0.0),
-    (_calls(("s4", "for c in cases: run(c)", 0)), 0.0),
+FAILED_INSPECT = {**INSPECT, "rc": 1, "stdout": "", "code": "# S3 inspect"}
+FIX = {"code": "# S3 fix and re-run", "written": outs(CASES[:1], "v2"), "read": ["/workspace/method.py"]}
+RECHECK = dict(INSPECT)
+
+
+@pytest.mark.parametrize("calls, expected", [
+    ((SETUP, PILOT, INSPECT, BATCH), 1.0),
+    ((SETUP, PILOT, BATCH), 0.5),                                          # pilot never inspected
+    ((SETUP, BATCH, INSPECT), 0.5),                                        # batch first, inspected after
+    ((SETUP, {**BATCH, "code": "# S3 pilot", "tag": "s3", "stdout": "out.shape (64,64,64) ok"}), 0.0),  # batch tagged S3
+    ((SETUP, BATCH, {"code": "# S3 print(mask.shape) verified", "tag": "s3", "stdout": "verified: all shapes ok"}), 0.0),
+    ((SETUP, PILOT, FAILED_INSPECT, BATCH), 0.5),                          # problem found, not fixed
+    ((SETUP, PILOT, FAILED_INSPECT, FIX, RECHECK, BATCH), 1.0),            # problem found and fixed
+    ((SETUP, {**PILOT, "code": "run one case"}, {**INSPECT, "code": "look"}, {**BATCH, "code": "all"}), 1.0),  # no tags
+    ((SETUP, PILOT, {**INSPECT, "stdout": ""}, BATCH), 0.5),               # opened but printed nothing
+    # 3 of 6 cases is a batch, not a pilot: opening one of its outputs is a partial validation
+    ((SETUP, {**PILOT, "written": outs(CASES[:3])}, INSPECT, BATCH), 0.5),
+    ((SETUP, {**PILOT, "written": outs(CASES[:3])}, BATCH), 0.0),
 ])
-def test_s3_ladder(tmp_path, trace, expected):
-    assert _judge(tmp_path, trace=trace)["s3"].items == {"s3": expected}
+def test_s3_ladder_from_facts(tmp_path, calls, expected):
+    v = _judge(tmp_path, tr=trace(*calls))["s3"]
+    assert v.items == {"s3": expected}, v.rationale
 
 
-def test_s2(tmp_path):
-    nothing = _judge(tmp_path)["s2"]
-    assert nothing.score == 0  # no setup attempted: no credit for "few failures"
-    many_failures = _calls(*[("s2", "pip install x", 1)] * 6, ("s2", "import nibabel; print(img.shape, '/data')", 0))
-    v = _judge(tmp_path, trace=many_failures)["s2"]
-    assert v.items["s2d"] == 0 and v.items["s2a"] == 1 and v.items["s2b"] == 1
+def test_s3_rationale_names_calls_and_files(tmp_path):
+    v = _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, BATCH))["s3"]
+    assert "pilot: yes (calls #2; files /workspace/outputs/case_000/brain_mask.nii.gz" in v.rationale
+    assert "inspection: yes (calls #3" in v.rationale and "batch: yes (calls #4" in v.rationale
+
+
+def test_no_effects_no_credit(tmp_path):
+    calls = [{**c, "effects": False} for c in (SETUP, PILOT, INSPECT, BATCH)]
+    v = _judge(tmp_path, tr=trace(*calls))
+    assert v["s3"].items == {"s3": 0.0} and v["s2"].score == 0
+    assert "no effects were recorded" in v["s3"].rationale and "no effects were recorded" in v["s2"].rationale
+
+
+def test_cohort_pilot_rows_estimated_from_size(tmp_path):
+    csv = f"{OUT}/predictions.csv"
+    cases = [f"c{i}" for i in range(100)]
+    calls = (SETUP, {"written": [w(csv, "p", size=80)], "read": ["/workspace/method.py"]},
+             {"read": [csv], "stdout": "5 rows"}, {"written": [w(csv, "b", size=1500)], "read": ["/workspace/method.py"]})
+    v = _judge(tmp_path, tr=trace(*calls), task=COHORT, cases=cases)["s3"]
+    assert v.items == {"s3": 1.0}, v.rationale
+    # the same file written in full at once is a batch without a pilot
+    v = _judge(tmp_path, tr=trace(SETUP, calls[3], calls[2]), task=COHORT, cases=cases)["s3"]
+    assert v.items == {"s3": 0.5}, v.rationale
+
+
+def test_s2_from_effects(tmp_path):
+    v = _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert v.items == {"s2a": 1, "s2b": 1, "s2c": 1, "s2d": 1, "s2e": 1}, v.rationale
+    assert "#1" in v.rationale and "/workspace/method.py" in v.rationale
+
+
+def test_s2_words_without_work(tmp_path):
+    ready = {"code": "# S2 setup\nprint('ready: weights downloaded, model on GPU')", "tag": "s2",
+             "stdout": "ready: weights downloaded, model on GPU"}
+    v = _judge(tmp_path, tr=trace(ready))["s2"]
+    assert v.score == 0, v.rationale
+
+
+def test_s2_careless_batch_without_check(tmp_path):
+    # method written, never checked; the batch is the first call that loads it
+    quiet_setup = {"written": [w("/workspace/method.py", "def main(): ...")], "stdout": ""}
+    v = _judge(tmp_path, tr=trace(quiet_setup, BATCH))["s2"]
+    assert v.items["s2a"] == 1 and v.items["s2b"] == 0 and v.items["s2e"] == 0 and v.score < 1
+
+
+def test_s2_weights_and_failures(tmp_path):
+    weights = {"written": [w("/workspace/models/unet.pt", "w", size=4096)], "stdout": "saved"}
+    failing = [{"code": "import monai", "rc": 1, "stdout": "", "read": []}] * 6
+    v = _judge(tmp_path, tr=trace(*failing, weights, SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert v.items["s2a"] == 1 and v.items["s2d"] == 0, v.rationale
+    v = _judge(tmp_path, tr=trace(*failing[:5], SETUP, PILOT, BATCH))["s2"]
+    assert v.items["s2d"] == 1
+
+
+def test_local_backend_paths_from_run_start(tmp_path):
+    """The `local` backend records host paths (the agent sees them); run_start names them."""
+    ws, pub = "/tmp/run-x/workspace", "/srv/data/public"
+
+    def move(call):
+        def fix(p):
+            return p.replace("/workspace", ws, 1).replace(PUB, pub, 1)
+        return {**call, "written": [{**x, "path": fix(x["path"])} for x in call.get("written", [])],
+                "read": [fix(p) for p in call.get("read", [])]}
+    start = TraceEvent(type="run_start", t=0, data={"workspace_dir": ws, "data_dir": pub})
+    tr = [start, *trace(*(move(c) for c in (SETUP, PILOT, INSPECT, BATCH)))]
+    v = _judge(tmp_path, tr=tr)
+    assert v["s3"].items == {"s3": 1.0} and v["s2"].score == 1.0, v["s3"].rationale
+    assert v["s2"].score == 1.0 and f"{ws}/method.py" in v["s2"].rationale
+
+
+def test_scratch_pilot_file_in_outputs_is_a_pilot(tmp_path):
+    """A cohort agent may pilot into a scratch file (outputs/pilot.txt), inspect it, then write the cohort file."""
+    csv = f"{OUT}/predictions.csv"
+    cases = [f"c{i}" for i in range(100)]
+    calls = (SETUP, {"written": [w(f"{OUT}/pilot.txt", "low")], "read": ["/workspace/method.py"]},
+             {"read": [f"{OUT}/pilot.txt"], "stdout": "low"}, {"written": [w(csv, "b", size=1500)]})
+    v = _judge(tmp_path, tr=trace(*calls), task=COHORT, cases=cases)["s3"]
+    assert v.items == {"s3": 1.0}, v.rationale

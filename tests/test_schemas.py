@@ -21,7 +21,8 @@ def test_detail_report_public_keys():
     run_keys = set(DetailReport.model_fields["run"].annotation.model_fields)
     assert run_keys >= {"run_id", "agent", "model", "task", "track", "tier", "started_at", "wall_time_s", "turns",
                         "tokens_in", "tokens_out", "cost_usd", "submitted", "sandbox"}
-    assert SCHEMA_VERSION == "1.1"
+    assert SCHEMA_VERSION == "1.2"
+    assert "profile_scores" in DetailReport.model_fields["task"].annotation.model_fields
 
 
 def test_schema_1_0_reports_still_load():

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, get_args
 from .agents import AgentContext, RunStopped, ToolBox, get_agent
 from .agents import check_ready as check_agent_ready
 from .data import DatasetError, dataset_paths
-from .errors import InfrastructureError, RunInterrupted, one_line
+from .errors import InfrastructureError, RunInterrupted, UserError, one_line
 from .prompts.render import kickoff_message, render_prompt
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import (
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 
 # the built-in scripted agents the demo runs on every task marked `demo: true`
-DEMO_AGENTS = ["reference", "careless", "empty"]
+DEMO_AGENTS = ["reference", "careless", "empty", "pilot-no-inspect", "words-no-work"]
 
 
 def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:
@@ -101,12 +101,36 @@ class Prepared:
     data: object
 
 
+class SelfJudgeError(UserError):
+    """The judge's model is the agent's model (docs/judge.md "No self-judging")."""
+
+
+def _same_model(a: str | None, b: str | None) -> bool:
+    """Model ids name the same model: equal ignoring case and a provider prefix
+    (`openai/gpt-4o` is `gpt-4o`)."""
+    if not a or not b:
+        return False
+    return a.strip().lower().rsplit("/", 1)[-1] == b.strip().lower().rsplit("/", 1)[-1]
+
+
+def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
+    """A judge (or a member of a judge panel) whose model is the agent's model grades its own
+    work: a user error unless `allow` (--allow-self-judge)."""
+    agent_model = getattr(agent, "model", None)
+    members = list(getattr(judge, "judges", None) or [judge])
+    same = [getattr(j, "model", None) for j in members if _same_model(agent_model, getattr(j, "model", None))]
+    if same and not allow:
+        raise SelfJudgeError(f"the judge's model {same[0]!r} is the agent's model {agent_model!r}: a model would "
+                             "grade its own work. Pick another judge, or pass --allow-self-judge")
+
+
 def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None = None,
                 data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
                 agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-                answer_judge: str | None = None) -> Prepared:
-    """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs),
-    sandbox backend, data staged. Raises UserError before any agent turn or paid call."""
+                answer_judge: str | None = None, allow_self_judge: bool = False) -> Prepared:
+    """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
+    agent's own model unless `allow_self_judge`), sandbox backend, data staged. Raises
+    UserError before any agent turn or paid call."""
     from .scoring.judge import get_judge
     task = get_task(task_id, tasks_dirs)
     check_tier(tier)
@@ -114,6 +138,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
+    check_self_judge(agent, judge, allow_self_judge)
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
         from .scoring.answer_judge import get_answer_judge
         get_answer_judge(answer_judge, agent_configs)
@@ -162,7 +187,8 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
             run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
             data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
             agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            answer_judge: str | None = None, exec_timeout_s: float = 600.0) -> DetailReport:
+            answer_judge: str | None = None, exec_timeout_s: float = 600.0,
+            allow_self_judge: bool = False) -> DetailReport:
     """Run one (task, tier, agent) cell end to end and score it. Returns its DetailReport;
     `report.run_dir` is the run directory (run.json, trace, conversation, workspace).
 
@@ -172,7 +198,8 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     that stays down, ends the run as `infra_error` (scored null, never charged to the agent).
     Ctrl-C / SIGTERM close the run as `interrupted`, unscored, and raise RunInterrupted."""
     prep = prepare_run(task_id, tier, agent_name, sandbox=sandbox, data_root=data_root, tasks_dirs=tasks_dirs,
-                       agent_configs=agent_configs, judges=judges, answer_judge=answer_judge)
+                       agent_configs=agent_configs, judges=judges, answer_judge=answer_judge,
+                       allow_self_judge=allow_self_judge)
     task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
 
@@ -230,8 +257,10 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                                        track=task.track, track_options=task.options,
                                        candidates=list(task.tiers.standard.candidates),
                                        target_keywords=list(task.target_keywords))
+                # the paths the agent sees: effects are recorded in them (the judge's facts, docs/judge.md)
                 trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name,
-                                              "setup_time_s": info.setup_time_s})
+                                              "setup_time_s": info.setup_time_s, "data_dir": sb.data_dir,
+                                              "workspace_dir": sb.workspace_dir})
                 try:
                     outcome = agent.run(system_prompt, context, box)
                     _agent_end(info, outcome.end_reason)
@@ -293,17 +322,22 @@ class JudgeRunsFailed(InfrastructureError):
         self.reports, self.failures = reports, failures
 
 
-def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list[Path] | None = None) -> list[DetailReport]:
-    """Re-judge S1..S3 of saved runs. Unknown judge or missing key: UserError before any call.
-    A judge that fails on a run (unreachable, unparseable) never replaces its saved verdicts;
-    JudgeRunsFailed is raised at the end, carrying the runs that were re-judged."""
+def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list[Path] | None = None,
+          allow_self_judge: bool = False) -> list[DetailReport]:
+    """Re-judge S1..S3 of saved runs. Unknown judge or missing key, or a judge sharing a run's
+    agent model (unless `allow_self_judge`): UserError before any call. A judge that fails on
+    a run (unreachable, unparseable) never replaces its saved verdicts; JudgeRunsFailed is
+    raised at the end, carrying the runs that were re-judged."""
+    from types import SimpleNamespace
+
     from .scoring.judge import get_judge
     from .scoring.score_run import JudgeFailed, load_meta
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
     dirs = [Path(d) for d in run_dirs]
     for d in dirs:
-        load_meta(d)   # every path is a run directory before the first paid call
+        meta = load_meta(d)   # every path is a run directory before the first paid call
+        check_self_judge(SimpleNamespace(model=meta.run.model), j, allow_self_judge)
     reports, failures = [], []
     for d in dirs:
         try:
@@ -321,6 +355,17 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     return reports
 
 
+def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None):
+    """Measure a judge on the packaged calibration set (docs/judge.md): per rubric item n,
+    accuracy, Cohen's kappa (weighted for the S3 ladder), confusion, disagreements, and
+    whether the floors are met. Returns scoring.judge.calibration.EvalReport."""
+    from .scoring.judge import get_judge
+    from .scoring.judge.calibration import evaluate
+    j = get_judge(judges, agent_configs)
+    _check_llm_ready(j, "judge")
+    return evaluate(j)
+
+
 # ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
 def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
@@ -329,7 +374,7 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
     once per (task, tier, agent)."""
     if not (tasks and tiers and agents):
         return
-    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge")
+    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge", "allow_self_judge")
     kw = {k: kwargs.get(k) for k in keys}
     for t in tasks:
         prepare_run(t, tiers[0], agents[0], **kw)

@@ -103,6 +103,9 @@ TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = 
 SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
 NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
 JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+ProfileOpt = typer.Option("ours", "--profile", metavar="ours|reference",
+                          help="Also print the task score under this scoring profile: 'reference' = the published "
+                               "reference's definition (docs/scoring-profiles.md). Both are always saved.")
 
 
 def _print_version(value: bool) -> None:
@@ -122,6 +125,21 @@ def _main(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 # ---- run / sweep / demo -------------------------------------------------------------
 
+def _check_profile(profile: str) -> None:
+    from .report.profiles import check_profile
+    try:
+        check_profile(profile)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _print_profile(reports, profile: str, console) -> None:
+    """The runs' task score under a non-default scoring profile (docs/scoring-profiles.md)."""
+    if profile != "ours" and reports:
+        from .report.profiles import profile_table
+        console.print(profile_table(reports, profile))
+
+
 @app.command()
 def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (see `automedbench tasks list`)."),
         tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP),
@@ -132,15 +150,18 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
         answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
         data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-        agent_config: Optional[list[Path]] = AgentCfg) -> None:
+        agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt,
+        allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                              help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
+    _check_profile(profile)
     from . import api
     from .errors import RunInterrupted
     from .report import runs_table
     try:
         report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
                              data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                             answer_judge=answer_judge)
+                             answer_judge=answer_judge, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
@@ -149,6 +170,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(130) from None
     run_dir = report.run_dir
     err.print(runs_table([report], {report.run.run_id: run_dir}, width=err.width))
+    _print_profile([report], profile, err)
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
         err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
@@ -209,7 +231,7 @@ class SweepProgress:
 
 
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None, compact=False):
+              leaderboard_dir=None, compact=False, profile="ours"):
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
     from . import api
     from .report import aggregate, runs_table
@@ -229,6 +251,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
             _fail(str(exc))
     reports = outcome.reports
     out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
+    _print_profile(reports, profile, out)
     for r in progress.failed:
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     for r in (r for r in outcome.results if r.status == "infra"):
@@ -261,7 +284,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
     from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
     if executor is not None and executor not in ("local", "ray"):
@@ -286,7 +309,9 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
     except SweepConfigError as exc:
         _fail(str(exc))
     root = out_dir or (Path(spec.out) if spec.out else Path("runs"))
-    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume)
+    _check_profile(profile)
+    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume,
+              profile=profile)
 
 
 
@@ -368,8 +393,9 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
           force: bool = typer.Option(False, "--force",
                                      help="Also score interrupted runs (their report is flagged 'interrupted')."),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
+    _check_profile(profile)
     from . import api
     from .report import runs_table
     reports, dirs = [], {}
@@ -380,19 +406,22 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
         except _user_errors() as exc:
             _fail(str(exc))
     out.print(runs_table(reports, dirs, width=out.width))
+    _print_profile(reports, profile, out)
 
 
 @app.command()
 def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-judge."),
           judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
-          agent_config: Optional[list[Path]] = AgentCfg) -> None:
+          agent_config: Optional[list[Path]] = AgentCfg,
+          allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
+                                                help="Let a judge share a run's agent model (refused by default).")) -> None:
     """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
     (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
     from . import api
     from .report import runs_table
     failures: list[tuple[str, str]] = []
     try:
-        reports = api.judge(run_dirs, judge, agent_config)
+        reports = api.judge(run_dirs, judge, agent_config, allow_self_judge=allow_self_judge)
     except _user_errors() as exc:
         _fail(str(exc))
     except api.JudgeRunsFailed as exc:
@@ -406,17 +435,45 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
         raise typer.Exit(1)
 
 
+@app.command("judge-eval")
+def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
+               save: Optional[Path] = typer.Option(None, "--save", metavar="FILE",
+                                                   help="Also write the JSON result to FILE (read by the leaderboard)."),
+               agent_config: Optional[list[Path]] = AgentCfg) -> None:
+    """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
+    when a floor is not met or an adversarial trajectory is credited above its label."""
+    import json as _json
+
+    from . import api
+    from .scoring.judge.calibration import render_table
+    try:
+        rep = api.judge_eval(judge, agent_config)
+    except _user_errors() as exc:
+        _fail(str(exc))
+    text = _json.dumps(rep.as_dict(), indent=1, default=str)
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(text + "\n")
+    print(text if as_json else render_table(rep))
+    if rep.floor_failures:
+        raise typer.Exit(1)
+
+
 @app.command()
 def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
-                                        help="Where the site (index.html, task boards, run pages) is written.")) -> None:
+                                        help="Where the site (index.html, task boards, run pages) is written."),
+           profile: str = typer.Option("ours", "--profile", metavar="ours|reference",
+                                       help="Scoring profile of the task column (docs/scoring-profiles.md).")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
     from .report import write_leaderboard
+    _check_profile(profile)
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    site = write_leaderboard(reports, out_dir)
+    site = write_leaderboard(reports, out_dir, profile=profile)
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
 

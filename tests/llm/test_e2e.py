@@ -50,9 +50,21 @@ def agent_script(data_dir):
     ]
 
 
-VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan exists with steps"},
+_VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan exists with steps"},
            "s2": {"items": {"s2a": 1, "s2b": 0, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "no shape check"},
            "s3": {"items": {"s3": 0.5}, "rationale": "pilot printed shape, no inspection"}}
+
+
+def cite(verdict, calls=(1,)):
+    """The verdict with evidence citing `calls` for every item (call #1 is the agent's first call)."""
+    out = json.loads(json.dumps(verdict))
+    for st in out.values():
+        if isinstance(st, dict) and "evidence" not in st:
+            st["evidence"] = {i: {"calls": list(calls), "files": []} for i in st["items"]}
+    return out
+
+
+VERDICT = cite(_VERDICT)
 
 
 @pytest.mark.parametrize("backend", [
@@ -124,7 +136,7 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch, bac
     # a panel of two: the first is cached, the second asked; agreement lands in the report
     second = {**VERDICT, "s3": {"items": {"s3": 1}, "rationale": "pilot inspected"},
               "s2": {"items": {"s2a": 1, "s2b": 1, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "r"}}
-    fake_openai.push(completion(json.dumps(second)))
+    fake_openai.push(completion(json.dumps(cite(second))))
     panel = api.judge([run_dir], ["fake-judge", "fake-judge-2"], [cfg])[0]
     assert len(fake_openai.chat_requests()) == n + 1
     assert panel.judge.backend == "panel" and panel.stages["s3"].score == 0.5     # tie -> lower

@@ -61,11 +61,13 @@ def test_heuristic_judge_says_no_batch_ran(tmp_path):
     from automedbench.scoring.judge.base import JudgeEvidence
     from automedbench.scoring.judge.heuristic import HeuristicJudge
     from automedbench.tasks import get_task
+    from automedbench.runs.models import Effects
     trace = [TraceEvent(type="tool_call", t=1.0, turn=1, call_index=1, stage="s1", code="ls"), _exec(1, 0, stage="s1")]
+    trace[1].effects = Effects()     # the sandbox saw the call write nothing (judge v3 decides from effects)
     ev = JudgeEvidence(task=get_task("brain-lesion-seg"), tier="lite", workspace=tmp_path, trace=trace,
                        conversation=None)
     s3 = HeuristicJudge().judge(ev)["s3"]
-    assert s3.score == 0 and "None" not in s3.rationale and "no batch ran" in s3.rationale
+    assert s3.score == 0 and "None" not in s3.rationale and "no pilot, no batch" in s3.rationale
 
 
 # ---- issue 12: readiness before the first turn ---------------------------------------------------

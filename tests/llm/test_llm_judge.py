@@ -24,8 +24,18 @@ FULL = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 0, "s1d": 1, "s1e": 1, "s1f"
         "s3": {"items": {"s3": 0.5}, "rationale": "partial pilot"}}
 
 
+def cite(verdict, calls=(1,)):
+    """The verdict with evidence citing `calls` for every item (call #1 exists in these traces);
+    a stage that already carries evidence keeps it."""
+    out = json.loads(json.dumps(verdict))
+    for st in out.values():
+        if isinstance(st, dict) and isinstance(st.get("items"), dict) and "evidence" not in st:
+            st["evidence"] = {i: {"calls": list(calls), "files": []} for i in st["items"]}
+    return out
+
+
 def answer(obj):
-    return completion(json.dumps(obj) if not isinstance(obj, str) else obj)
+    return completion(json.dumps(cite(obj)) if not isinstance(obj, str) else obj)
 
 
 @pytest.fixture
@@ -89,7 +99,7 @@ def test_invalid_then_valid_with_feedback(fake_openai, evidence, tmp_path):
     bad = json.loads(json.dumps(FULL))
     bad["s2"]["items"]["s2z"] = 1
     bad["s3"]["items"]["s3"] = 0.7
-    fake_openai.push(answer("Sure! " + json.dumps(bad)), answer("```json\n" + json.dumps(FULL) + "\n```"))
+    fake_openai.push(answer("Sure! " + json.dumps(cite(bad))), answer("```json\n" + json.dumps(cite(FULL)) + "\n```"))
     j = judge(fake_openai, tmp_path)
     out = j.judge(evidence)
     assert all(out[s] is not None for s in ("s1", "s2", "s3"))

@@ -138,3 +138,18 @@ def test_panel_of_two_llm_judges_over_http(fake_openai, evidence, tmp_path):  # 
     assert [r["body"]["model"] for r in fake_openai.chat_requests()] == ["m1", "m2"]
     assert panel.last_agreement["stages"]["s1"]["percent_agreement"] == 1.0
     assert panel.last_agreement["stages"]["s1"]["cohen_kappa"] == pytest.approx(1.0)
+
+
+def test_an_abstaining_judge_leaves_the_item_to_the_others(evidence):  # noqa: F811
+    """Heuristic v3 leaves s1c/s1f out when they need judgement (docs/judge.md): the panel's
+    majority for them is over the judges that answered; agreement counts only items all answered."""
+    abstain = {k: v for k, v in S1A.items() if k not in ("s1c", "s1f")}
+    rub_s1 = __import__("automedbench.scoring.rubric", fromlist=["x"]).load_rubric().stages["s1"]
+    a = Fixed("A", {"s1": StageResult(score=rub_s1.score(abstain), items=abstain, rationale="abstains"),
+                    "s2": sr(S2A), "s3": sr({"s3": 1.0})})
+    b = Fixed("B", {"s1": sr({**S1B, "s1c": 1}), "s2": sr(S2A), "s3": sr({"s3": 1.0})})
+    panel = JudgePanel([a, b])
+    out = panel.judge(evidence)
+    assert out["s1"].items["s1c"] == 1 and out["s1"].items["s1f"] == 0      # B alone decides them
+    assert panel.last_agreement["items"]["s1c"]["ratings"] == {"A": None, "B": 1}
+    assert panel.last_agreement["stages"]["s1"]["n_subjects"] == 4          # s1a, s1b, s1d, s1e

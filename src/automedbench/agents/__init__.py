@@ -13,7 +13,8 @@ class AgentError(UserError, ValueError):
 
 def scripted_agents() -> dict[str, type]:
     from .scripted import SCRIPTED_AGENTS
-    return SCRIPTED_AGENTS
+    from .traits import TRAIT_AGENTS   # the judge's calibration agents (docs/judge.md)
+    return {**SCRIPTED_AGENTS, **TRAIT_AGENTS}
 
 
 def agent_names(agent_configs: list[Path] | None = None) -> list[str]:

@@ -143,5 +143,47 @@ class CrasherAgent(ScriptedAgent):
         raise RuntimeError("simulated agent crash (scripted crasher agent)")
 
 
+class PilotNoInspectAgent(ScriptedAgent):
+    """Mid-board: the reference workflow, but the pilot's output is never opened."""
+
+    name = "pilot-no-inspect"
+
+    def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+        methods = _methods(context)
+        candidates = context.candidates or ["classical pipeline", "model A", "model B"]
+        plan = _plan_md(context, candidates, methods.plan_steps(), careful=True)
+        self.call(tools, "python", "# S1 write the plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
+                                   f"pathlib.Path('plan/plan.md').write_text({plan!r})\nprint('plan.md written')\n")
+        self.call(tools, "python", _PLAN_PNG)
+        self.call(tools, "python", methods.setup_code(context.data_dir))
+        self.call(tools, "python", methods.pilot_code(context.data_dir))
+        self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
+        self.submit(tools)
+        return AgentOutcome("submitted")
+
+
+class WordsNoWorkAgent(ScriptedAgent):
+    """Mid-board: a careful plan and every claim of a careful workflow printed under the right
+    stage tags, but no pilot and no inspection (the judge must not believe the words)."""
+
+    name = "words-no-work"
+
+    def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+        methods = _methods(context)
+        candidates = context.candidates or ["classical pipeline", "model A", "model B"]
+        plan = _plan_md(context, candidates, methods.plan_steps(), careful=True)
+        self.call(tools, "python", "# S1 write the plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
+                                   f"pathlib.Path('plan/plan.md').write_text({plan!r})\nprint('plan.md written')\n")
+        self.call(tools, "python", "# S2 setup: download weights, load the model on the GPU\n"
+                                   "print('weights downloaded; model loaded on cuda:0; input shape/spacing/dtype checked')\n")
+        self.call(tools, "python", "# S3 pilot ONE case and inspect it\n"
+                                   "print('pilot case_000: output shape matches input, values in {0, 1}, plausible')\n")
+        self.call(tools, "python", methods.setup_code(context.data_dir).replace("# S2", "# S4", 1))
+        self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
+        self.submit(tools)
+        return AgentOutcome("submitted")
+
+
 SCRIPTED_AGENTS: dict[str, type] = {a.name: a for a in (ReferenceAgent, CarelessAgent, EmptyAgent,
-                                                          CheaterAgent, CrasherAgent)}
+                                                          CheaterAgent, CrasherAgent, PilotNoInspectAgent,
+                                                          WordsNoWorkAgent)}

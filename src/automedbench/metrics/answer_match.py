@@ -1,21 +1,26 @@
 """Answer matching for medical VQA. Pure functions, no I/O apart from reading the table once.
 
-Normalisation (the rules are a TABLE, `answer_normalisation.yaml`; this module only applies it):
-  basic(text)     NFKC, lower case, punctuation -> space (a '.' between digits is kept, "2.5"),
-                  whitespace collapsed.
-  canonical(text) basic, then the table's phrases and number words mapped to one canonical
-                  spelling (longest token sequence first: "magnetic resonance imaging" -> "mri",
-                  "two" -> "2"), then the table's filler words dropped, then a token repeated
-                  in a row kept once ("computed tomography (CT)" -> "ct").
+The rules are a TABLE, `answer_normalisation.yaml` (every synonym entry names its source); this
+module only applies it. What each rule is for: docs/tracks/vqa.md "Answer matching".
+
+  basic(text)     NFKC, lower case, thousands separators removed ("1,000" -> "1000"), punctuation
+                  -> space (a '.' between digits is kept, "2.5"), whitespace collapsed.
+  canonical(text) per clause (clauses end at , ; : and "but"/"however"...): basic tokens; a
+                  number written together with a unit split ("5mm" -> 5 mm); the table's phrases
+                  and units mapped to one spelling (longest first); zero-count phrases -> "0";
+                  number words composed ("twenty one" -> 21) and numerals written one way
+                  ("2.50" -> 2.5); a unit converted only where the table states it ("1 cm" ->
+                  10 mm); tokens in the scope of a negation cue marked ("no pneumothorax" ->
+                  "not-pneumothorax"); filler dropped; a token repeated in a row kept once.
 
 Open questions:
-  - yes/no reference (its basic form is a yes/no synonym): STRICT. The prediction's polarity is
-    its whole basic form looked up in the yes/no table, else its first token when that token is
-    itself a yes/no word ("yes, there is one lesion" -> yes). Score 1 if equal, else 0 — no
-    partial credit (a token-F1 on "no" vs "yes there is no lesion" would reward hedging).
+  - yes/no reference (its basic form is a yes/no synonym): STRICT polarity (see `polarity`):
+    score 1 if the prediction's polarity equals the reference's, else 0. A hedge ("probably",
+    "yes and no") has no polarity and scores 0.
   - otherwise: max(EM, token-F1) over the canonical forms, and over the reference's listed
     alternatives. EM and token-F1 follow SQuAD (Rajpurkar et al. 2016, the official
-    evaluate-v1.1.py): F1 over the multiset of tokens, 0 when nothing overlaps.
+    evaluate-v1.1.py): F1 over the multiset of tokens, 0 when nothing overlaps. A prediction
+    (or reference) that normalises to nothing never matches (score 0, even against nothing).
 
 Multiple choice: exact label. `parse_choice` reads a label embedded in text, in this order
 (rules 2-4 must agree: two different labels found anywhere by them = ambiguous, no label):
@@ -45,17 +50,36 @@ from typing import Any
 import yaml
 
 TABLE_PATH = Path(__file__).with_name("answer_normalisation.yaml")
+NEGATED = "not-"          # prefix of a token in the scope of a negation cue (never a basic token:
+                          # basic() turns '-' into a space)
 
-# punctuation -> space, except a '.' or ',' between digits ("2.5", "1,000" stay one token)
+# punctuation -> space, except a '.' or ',' between digits ("2.5", "1,2" stay one token)
 _PUNCT = re.compile(r"(?<!\d)[.,]|[.,](?!\d)|[^\w\s.,]|_")
 _SPACE = re.compile(r"\s+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# clause boundaries: the scope of a negation cue ends here
+_CLAUSE = re.compile(r"[;:!?]|,(?!\d)|(?<!\d),|(?<!\d)\.|\.(?!\d)|"
+                     r"\b(?:but|however|although|though|whereas|except|while)\b")
+# boundaries between replies in a yes/no answer ("yes and no", "yes/no", "yes, or no")
+_REPLY_SPLIT = re.compile(r"[;:!?/]|,(?!\d)|(?<!\d),|(?<!\d)\.|\.(?!\d)|"
+                          r"\b(?:and|or|but|however|although|though|whereas|yet|while)\b")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
 
 
 def basic(text: str) -> str:
-    """NFKC, lower case, punctuation to spaces, whitespace collapsed."""
+    """NFKC, lower case, thousands separators removed, punctuation to spaces, whitespace collapsed."""
     if not text.isascii():              # NFKC is a no-op on ASCII: skip it on the common path
         text = unicodedata.normalize("NFKC", text)
-    return _SPACE.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
+    text = _THOUSANDS.sub("", text.lower()).replace("%", " percent ")
+    return _SPACE.sub(" ", _PUNCT.sub(" ", text)).strip()
+
+
+def _phrase_set(items: Iterable[Any]) -> frozenset[tuple[str, ...]]:
+    bad = [s for s in items if isinstance(s, bool)]
+    if bad:   # YAML 1.1 reads a bare no / yes as a boolean: the table must quote them
+        raise ValueError(f"answer table: quote yes/no words, got {bad}")
+    return frozenset(t for t in (tuple(basic(str(s)).split()) for s in items) if t)
 
 
 @dataclass(frozen=True, eq=False)   # hashed by identity (cache key); compiled once per process
@@ -67,31 +91,67 @@ class AnswerTable:
     drop: frozenset[str]
     yes: frozenset[str]
     no: frozenset[str]
-    yes_no_words: Mapping[str, str]                     # single-token synonyms -> yes/no
+    yes_no_words: Mapping[str, str]                     # reply words -> yes/no
     placeholders: frozenset[str]
     collapse_repeats: bool = True
     version: int = 0
+    units: frozenset[str] = frozenset()
+    conversions: Mapping[str, tuple[str, float]] = ()   # type: ignore[assignment]
+    number_words: Mapping[str, int] = ()                 # type: ignore[assignment]
+    number_scales: Mapping[str, int] = ()                # type: ignore[assignment]
+    negation_before: frozenset[tuple[str, ...]] = frozenset()
+    negation_after: frozenset[tuple[str, ...]] = frozenset()
+    affirmation: frozenset[tuple[str, ...]] = frozenset()
+    hedges: frozenset[tuple[str, ...]] = frozenset()
+    sources: Mapping[str, str] = ()                      # type: ignore[assignment]
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> AnswerTable:
         phrases: dict[tuple[str, ...], tuple[str, ...]] = {}
-        for canonical, spellings in (raw.get("phrases") or {}).items():
+        sources: dict[str, str] = {}
+        for canonical, entry in (raw.get("phrases") or {}).items():
+            # an entry is {spellings: [...], source: "..."}; a bare list of spellings is accepted
+            spellings = entry.get("spellings", []) if isinstance(entry, Mapping) else entry
+            if isinstance(entry, Mapping):
+                sources[str(canonical)] = str(entry.get("source", ""))
             target = tuple(basic(str(canonical)).split())
             for s in [canonical, *spellings]:
                 phrases[tuple(basic(str(s)).split())] = target
-        for word, number in (raw.get("number_words") or {}).items():
-            phrases[tuple(basic(str(word)).split())] = (str(number),)
+        units = set()
+        for unit, spellings in (raw.get("units") or {}).items():
+            target = tuple(basic(str(unit)).split())
+            units.add(" ".join(target))
+            for s in [unit, *spellings]:
+                phrases[tuple(basic(str(s)).split())] = target
+        for phrase in raw.get("zero_count_phrases") or []:
+            phrases[tuple(basic(str(phrase)).split())] = ("0",)
         phrases.pop((), None)
         yn = raw.get("yes_no") or {}
         yes = frozenset(basic(str(s)) for s in yn.get("yes", []))
         no = frozenset(basic(str(s)) for s in yn.get("no", []))
-        single = {s: "yes" for s in yes if " " not in s} | {s: "no" for s in no if " " not in s}
+        replies = raw.get("reply_words")
+        if replies:
+            words = {basic(str(s)): "yes" for s in replies.get("yes", [])}
+            words |= {basic(str(s)): "no" for s in replies.get("no", [])}
+        else:   # a table without reply words: the single-token yes/no synonyms
+            words = {s: "yes" for s in yes if " " not in s} | {s: "no" for s in no if " " not in s}
+        number_words = {basic(str(k)): int(v) for k, v in (raw.get("number_words") or {}).items()}
+        conversions = {basic(str(k)): (basic(str(v["to"])), float(v["factor"]))
+                       for k, v in (raw.get("unit_conversions") or {}).items()}
+        neg = raw.get("negation") or {}
         return cls(phrases=phrases, max_phrase=max((len(k) for k in phrases), default=1),
                    drop=frozenset(basic(str(w)) for w in raw.get("drop") or []),
-                   yes=yes, no=no, yes_no_words=single,
+                   yes=yes, no=no, yes_no_words=words,
                    placeholders=frozenset(basic(str(p)) for p in raw.get("placeholders") or []),
                    collapse_repeats=bool(raw.get("collapse_repeats", True)),
-                   version=int(raw.get("version", 0)))
+                   version=int(raw.get("version", 0)),
+                   units=frozenset(units), conversions=conversions, number_words=number_words,
+                   number_scales={basic(str(k)): int(v) for k, v in (raw.get("number_scales") or {}).items()},
+                   negation_before=_phrase_set(neg.get("before") or []),
+                   negation_after=_phrase_set(neg.get("after") or []),
+                   affirmation=_phrase_set(raw.get("affirmation") or []),
+                   hedges=_phrase_set(raw.get("hedges") or []),
+                   sources=sources)
 
 
 @lru_cache(maxsize=4)
@@ -99,9 +159,23 @@ def load_table(path: str | None = None) -> AnswerTable:
     return AnswerTable.from_mapping(yaml.safe_load(Path(path or TABLE_PATH).read_text()))
 
 
-def canonical_tokens(text: str, table: AnswerTable) -> tuple[str, ...]:
-    """basic(text) tokens with phrases mapped (longest first) and filler dropped."""
-    tokens = basic(text).split()
+def _number_text(value: float) -> str:
+    """One spelling per number: 10.0 -> "10", 2.50 -> "2.5"."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
+def _split_units(tokens: list[str], table: AnswerTable) -> list[str]:
+    out: list[str] = []
+    for t in tokens:
+        m = _NUMBER_UNIT.match(t)
+        if m and table.phrases.get((m.group(2),), ("",))[0] in table.units:
+            out.extend(m.groups())
+        else:
+            out.append(t)
+    return out
+
+
+def _map_phrases(tokens: list[str], table: AnswerTable) -> list[str]:
     out: list[str] = []
     i, n = 0, len(tokens)
     while i < n:
@@ -114,21 +188,137 @@ def canonical_tokens(text: str, table: AnswerTable) -> tuple[str, ...]:
         else:
             out.append(tokens[i])
             i += 1
-    kept = [t for t in out if t not in table.drop]
+    return out
+
+
+def _compose_numbers(tokens: list[str], table: AnswerTable) -> list[str]:
+    """Number words -> one numeral ("twenty one" -> 21, "one hundred and five" -> 105)."""
+    out: list[str] = []
+    total = current = 0
+    in_number = False
+
+    def flush() -> None:
+        nonlocal total, current, in_number
+        if in_number:
+            out.append(str(total + current))
+        total = current = 0
+        in_number = False
+
+    for i, t in enumerate(tokens):
+        if t in table.number_words:
+            current += table.number_words[t]
+            in_number = True
+        elif t in table.number_scales and in_number:
+            scale = table.number_scales[t]
+            if scale >= 1000:
+                total += max(current, 1) * scale
+                current = 0
+            else:
+                current = max(current, 1) * scale
+        elif t == "and" and in_number and i + 1 < len(tokens) and tokens[i + 1] in table.number_words:
+            continue
+        else:
+            flush()
+            out.append(_number_text(float(t)) if _NUMBER.fullmatch(t) else t)
+    flush()
+    return out
+
+
+def _convert_units(tokens: list[str], table: AnswerTable) -> list[str]:
+    out = list(tokens)
+    for i in range(len(out) - 1):
+        if _NUMBER.fullmatch(out[i]) and out[i + 1] in table.conversions:
+            base, factor = table.conversions[out[i + 1]]
+            out[i], out[i + 1] = _number_text(float(out[i]) * factor), base
+    return out
+
+
+def _find(tokens: list[str], phrases: frozenset[tuple[str, ...]], start: int = 0) -> tuple[int, int] | None:
+    """(position, length) of the first, then longest, phrase occurring in tokens[start:]."""
+    longest = max((len(p) for p in phrases), default=0)
+    for i in range(start, len(tokens)):
+        for length in range(min(longest, len(tokens) - i), 0, -1):
+            if tuple(tokens[i:i + length]) in phrases:
+                return i, length
+    return None
+
+
+def _mark_negation(tokens: list[str], table: AnswerTable) -> list[str]:
+    """Tokens in the scope of a negation cue get the NEGATED prefix; the cue itself goes.
+    A cue whose scope holds no content (only filler, or nothing: "no") is kept as words."""
+    def content(ts: list[str]) -> list[str]:
+        return [t for t in ts if t not in table.drop]
+
+    # a trailing cue negates what precedes it in the clause ("pneumothorax is absent")
+    for length in range(min(5, len(tokens)), 0, -1):
+        if tuple(tokens[-length:]) in table.negation_after and content(tokens[:-length]):
+            return [NEGATED + t for t in content(tokens[:-length])]
+    hit = _find(tokens, table.negation_before)
+    if hit is None:
+        return tokens
+    i, length = hit
+    scope = content(tokens[i + length:])
+    if not scope:
+        return tokens
+    return tokens[:i] + [NEGATED + t for t in scope]
+
+
+def _clause_tokens(clause: str, table: AnswerTable) -> list[str]:
+    tokens = _split_units(basic(clause).split(), table)
+    tokens = _convert_units(_compose_numbers(_map_phrases(tokens, table), table), table)
+    tokens = _mark_negation(tokens, table)
+    return [t for t in tokens if t not in table.drop]
+
+
+def canonical_tokens(text: str, table: AnswerTable) -> tuple[str, ...]:
+    """Canonical tokens of an answer (see the module docstring for the steps)."""
+    text = _THOUSANDS.sub("", text.lower())
+    kept: list[str] = []
+    for clause in _CLAUSE.split(text):
+        kept.extend(_clause_tokens(clause, table))
     if table.collapse_repeats:
         kept = [t for i, t in enumerate(kept) if i == 0 or t != kept[i - 1]]
     return tuple(kept)
 
 
+def _clause_polarity(tokens: list[str], table: AnswerTable) -> tuple[str | None, bool]:
+    """(polarity, is_reply) of one clause: a leading reply word answers; else a negation cue
+    means no, an affirmation cue yes."""
+    if not tokens:
+        return None, False
+    if tokens[0] in table.yes_no_words:
+        return table.yes_no_words[tokens[0]], True
+    if _find(tokens, table.negation_before) or _find(tokens, table.negation_after):
+        return "no", False
+    if _find(tokens, table.affirmation):
+        return "yes", False
+    return None, False
+
+
 def polarity(text: str, table: AnswerTable) -> str | None:
-    """'yes' / 'no' / None (see the module docstring: whole answer, else the first token)."""
+    """'yes' / 'no' / None (a hedge, or no polarity at all).
+
+    1. the whole answer is a yes/no synonym ("absent", "not present") -> that;
+    2. a hedge word anywhere ("probably", "cannot exclude") -> None;
+    3. the replies: clauses (split at , / and or but ...) that start with a reply word ("yes",
+       "no", "nope"); one polarity among them -> it, both ("yes and no") -> None;
+    4. no reply: the clauses' negation ("there is no ...", "not seen") and affirmation
+       ("... is present") cues; one polarity -> it, both or none -> None."""
     b = basic(text)
     if b in table.yes:
         return "yes"
     if b in table.no:
         return "no"
-    first = b.split(" ", 1)[0]
-    return table.yes_no_words.get(first) if first in ("yes", "no", "yeah", "yep", "nope") else None
+    if _find(b.split(), table.hedges):
+        return None
+    replies: set[str] = set()
+    described: set[str] = set()
+    for clause in _REPLY_SPLIT.split(_THOUSANDS.sub("", text.lower())):
+        pol, is_reply = _clause_polarity(basic(clause).split(), table)
+        if pol is not None:
+            (replies if is_reply else described).add(pol)
+    found = replies or described
+    return found.pop() if len(found) == 1 else None
 
 
 def is_yes_no(reference: str, table: AnswerTable) -> bool:
@@ -144,7 +334,8 @@ def is_placeholder(text: str | None, table: AnswerTable) -> bool:
 
 
 def token_f1(pred: tuple[str, ...], ref: tuple[str, ...]) -> float:
-    """SQuAD token F1 over multisets of tokens. Both empty -> 1.0; one empty -> 0.0."""
+    """SQuAD token F1 over multisets of tokens. Both empty -> 1.0; one empty -> 0.0
+    (score_open never lets an empty answer match: see there)."""
     if not pred or not ref or pred == ref:
         return float(pred == ref)
     # multiset overlap without building two Counters (answers are a handful of tokens)
@@ -163,7 +354,9 @@ def token_f1(pred: tuple[str, ...], ref: tuple[str, ...]) -> float:
 def score_open(prediction: str, references: Iterable[str], table: AnswerTable | None = None) -> dict[str, Any]:
     """Score one open answer against a reference and its alternatives.
 
-    Returns {"score", "em", "f1", "rule"}; rule is "yes_no" (strict) or "em_f1"."""
+    Returns {"score", "em", "f1", "rule"}; rule is "yes_no" (strict), "em_f1", or
+    "empty_after_normalisation" (the prediction, or every reference, normalises to nothing:
+    score 0 — two empty answers are not equal answers)."""
     table = table or load_table()
     refs = [r for r in references if r is not None and str(r).strip()]
     if not refs:
@@ -173,9 +366,11 @@ def score_open(prediction: str, references: Iterable[str], table: AnswerTable | 
         ok = float(polarity(prediction, table) == want)
         return {"score": ok, "em": ok, "f1": ok, "rule": "yes_no"}
     pred = canonical_tokens(prediction, table)
+    ref_forms = [t for t in (_canonical_cached(ref, table) for ref in refs) if t]
+    if not pred or not ref_forms:
+        return {"score": 0.0, "em": 0.0, "f1": 0.0, "rule": "empty_after_normalisation"}
     best_em = best_f1 = 0.0
-    for ref in refs:
-        ref_tokens = _canonical_cached(ref, table)
+    for ref_tokens in ref_forms:
         best_em = max(best_em, float(pred == ref_tokens))
         best_f1 = max(best_f1, token_f1(pred, ref_tokens))
     return {"score": max(best_em, best_f1), "em": best_em, "f1": best_f1, "rule": "em_f1"}

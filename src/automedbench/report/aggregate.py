@@ -39,7 +39,7 @@ from ..scoring.errors import error_table
 from ..scoring.rubric import load_rubric
 from ..tasks.model import TIERS
 
-LEADERBOARD_SCHEMA_VERSION = "2.1"   # 2.1: component_sets per group
+LEADERBOARD_SCHEMA_VERSION = "2.2"   # 2.1: component_sets per group; 2.2: task_profile
 # stages, tiers and error categories are read from the YAML that owns them (one place per fact)
 STAGES: tuple[StageId, ...] = tuple(load_rubric().stages)  # type: ignore[assignment]
 BOOTSTRAP_RESAMPLES = 2000
@@ -127,6 +127,8 @@ class Leaderboard(BaseModel):
     error_categories: list[str]         # columns for the per-agent error table
     bootstrap: BootstrapInfo = Field(default_factory=BootstrapInfo)
     generated_at: str | None = None     # set by write_leaderboard; aggregate() leaves it None
+    # which scoring profile the task scores come from (docs/scoring-profiles.md); "ours" by default
+    task_profile: str = "ours"
     harness_version: str = ""
     rubric_version: str = ""
     judges: list[str] = Field(default_factory=list)           # judge backends/models over the runs

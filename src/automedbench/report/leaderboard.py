@@ -139,7 +139,8 @@ def write_csv(board: Leaderboard, path: Path) -> Path:
 def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
-                      generated_at: str | None = None, analysis_plots: bool = True) -> Path:
+                      generated_at: str | None = None, analysis_plots: bool = True,
+                      profile: str = "ours") -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
@@ -151,7 +152,11 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    board = aggregate(reports).model_copy(update={"generated_at": stamp})
+    if profile != "ours":   # the task column from another scoring profile (docs/scoring-profiles.md)
+        from .profiles import with_profile
+        reports = with_profile(reports, profile)
+        title = f"{title} — task score: {profile} profile"
+    board = aggregate(reports).model_copy(update={"generated_at": stamp, "task_profile": profile})
 
     (out / "leaderboard.json").write_text(
         json.dumps(board.model_dump(mode="json"), indent=2, allow_nan=False) + "\n",

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 # 1.1 (additive: every 1.0 report still loads): case status, aggregate metrics, excluded
 # cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
 # and run.setup_time_s; task.score and rating may be null (infra-ended runs).
-SCHEMA_VERSION = "1.1"
+# 1.2 (additive): task.profile_scores (docs/scoring-profiles.md).
+SCHEMA_VERSION = "1.2"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -83,6 +84,13 @@ class CaseResult(_Strict):
         return data
 
 
+class ProfileScore(_Strict):
+    """One scoring profile's task score (docs/scoring-profiles.md)."""
+    score: float | None = None
+    definition: str = ""
+    note: str = ""
+
+
 class TaskResult(_Strict):
     score: float | None = 0.0   # null only for a run ended by infrastructure
     metric_name: str
@@ -96,6 +104,9 @@ class TaskResult(_Strict):
     component_notes: dict[str, str] = Field(default_factory=dict)  # why a component is missing
     excluded_cases: list[str] = Field(default_factory=list)    # reference errors (harness faults)
     medal_bands: dict[str, Any] | None = None                  # the bands the medal was read from
+    # the task score under each scoring profile: "ours" (= score) and "reference" (the published
+    # reference's definition, or null with the reason); docs/scoring-profiles.md
+    profile_scores: dict[str, ProfileScore] = Field(default_factory=dict)
 
 
 class ErrorCode(_Strict):

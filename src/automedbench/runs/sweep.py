@@ -87,6 +87,7 @@ class RunOptions(_Strict):
     tasks_dirs: list[str] | None = None
     agent_configs: list[str] | None = None
     exec_timeout_s: float = 600.0
+    allow_self_judge: bool = False   # a judge may share the agent's model (docs/judge.md)
 
 
 class SweepSpec(_Strict):
@@ -358,7 +359,8 @@ def validate(spec: SweepSpec) -> dict[str, Any]:
     def distinct(values):
         return list(dict.fromkeys(values))
     check_sweep(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges")})
+                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges",
+                                      "allow_self_judge")})
     return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
 
 
@@ -367,7 +369,7 @@ def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
     return {"sandbox": o.sandbox, "network": o.network, "judges": o.judges, "data_root": o.data_root,
             "tasks_dirs": [Path(p) for p in o.tasks_dirs] if o.tasks_dirs else None,
             "agent_configs": [Path(p) for p in o.agent_configs] if o.agent_configs else None,
-            "exec_timeout_s": o.exec_timeout_s}
+            "exec_timeout_s": o.exec_timeout_s, "allow_self_judge": o.allow_self_judge}
 
 
 def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, executor: str | None = None,

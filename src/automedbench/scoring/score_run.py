@@ -253,7 +253,7 @@ def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task, judge: Ju
         judge = HeuristicJudge()
     evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace,
                              trace=read_trace(files.trace) if trace is None else trace,
-                             conversation=_load_conversation(files))
+                             conversation=_load_conversation(files), case_ids=list(meta.case_ids))
     verdict, judge_info = run_judge(judge, evidence)
     if judge_info.judge_incomplete and _load_saved_verdict(files) is not None:
         raise JudgeFailed(f"{files.dir}: judge {judge_info.backend}"

@@ -22,10 +22,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..runs.models import CaseResult, TaskResult
+from ..runs.models import CaseResult, ProfileScore, TaskResult
 from ..tracks.base import (AggregateResult, CaseRecord, CaseStatus, ScoredCases, ScoringContext,
                            SubmittedCase, Track)
 from ..tracks.cohort import read_cohort
+from ..tracks.profile import reference_profile
 
 MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))
 
@@ -169,5 +170,14 @@ def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: li
         components=list(agg.components),
         component_notes=dict(agg.notes),
         excluded_cases=[o.record.case_id for o in outcomes if o.record.status is CaseStatus.REFERENCE_ERROR],
+        profile_scores=_profiles(track, records, options, context, agg.score, track.metric_name(options)),
     )
     return result, outcomes
+
+
+def _profiles(track: Any, records: list[CaseRecord], options: Any, context: ScoringContext,
+              ours: float, metric: str) -> dict[str, ProfileScore]:
+    """Both scoring profiles' task scores (docs/scoring-profiles.md)."""
+    ref = reference_profile(track, records, options, context)
+    return {"ours": ProfileScore(score=float(ours), definition=metric),
+            "reference": ProfileScore(score=ref.score, definition=ref.definition, note=ref.note)}

@@ -138,6 +138,15 @@ class SubmissionLayout(BaseModel):
     key: str = "case_id"                  # the column / field naming the case
     columns: list[str] = Field(default_factory=list)   # required columns besides the key (csv)
     notes: str = ""                       # extra contract text (dtype, shape, value rules)
+    # what one unit of work is for the judge's pilot/batch facts (docs/judge.md): a case folder
+    # (per_case) or a row of the cohort file (cohort); None = the default for `kind`
+    unit: Literal["case", "cohort_row"] | None = None
+    # the largest share of the expected units a pilot may cover (at least one unit)
+    pilot_max_fraction: float = Field(default=0.25, gt=0, lt=1)
+
+    @property
+    def effective_unit(self) -> str:
+        return self.unit or ("case" if self.kind == "per_case" else "cohort_row")
 
     @property
     def file_names(self) -> list[str]:
@@ -182,9 +191,9 @@ class TrackWording(BaseModel):
     rubric: dict[str, str] = Field(default_factory=dict)
     # stage id (s1..s5) -> skill text appended to the generic skill in tiers that get skills
     skills: dict[str, str] = Field(default_factory=dict)
-    # heuristic judge evidence, regexes (case-insensitive) added to the core's generic ones:
-    #   input_check: code that checks input compatibility (S2 s2b)
-    #   inspect:     code that inspects an output (S3)
+    # code patterns (regexes) that looked like input checks / output inspections. Kept so the
+    # tracks' data still loads; NOT evidence since heuristic judge v3, which decides from the
+    # sandbox's observed effects (docs/judge.md)
     judge_patterns: dict[Literal["input_check", "inspect"], list[str]] = Field(default_factory=dict)
     # what the agent checks on an input (prompt wording: "shape, spacing, dtype, intensity")
     input_properties: str = "shape, dtype and value range"
@@ -244,6 +253,15 @@ class TrackContract(Protocol[OptionsT]):
     def submission(self, options: OptionsT) -> SubmissionLayout: ...
 
 
+@dataclass(frozen=True)
+class ProfileScore:
+    """A task score under a scoring profile other than ours (docs/scoring-profiles.md)."""
+
+    score: float | None           # None: not defined for this track, or not computable here
+    definition: str               # one line: what the number is
+    note: str = ""                # why it is None, or what the reference leaves undefined
+
+
 @runtime_checkable
 class TrackScoring(Protocol[OptionsInT]):
     """How a submission is read and scored. The core owns the rules around it (status per
@@ -281,6 +299,13 @@ class TrackScoring(Protocol[OptionsInT]):
         """The metric over the VALID cases (`cases.valid`), plus named dataset metrics. The core
         multiplies `score` by completion; it never calls this when no case is scorable."""
         ...
+
+    def reference_score(self, records: list[CaseRecord], options: OptionsInT,
+                        context: ScoringContext) -> ProfileScore | None:
+        """Optional capability: the published reference's task score for this track (every
+        expected case's record, reference errors included), or None = not defined for this
+        track (the default). docs/scoring-profiles.md."""
+        return None
 
 
 @runtime_checkable

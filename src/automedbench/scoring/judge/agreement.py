@@ -100,3 +100,48 @@ def aggregate_agreement(per_run: Sequence[dict[str, Any]]) -> dict[str, Any]:
     items = {item: stats(rows) for item, rows in sorted(by_item.items())}
     all_rows = [row for rows in by_item.values() for row in rows]
     return {"judges": judges or [], "items": items, "overall": stats(all_rows) if all_rows else None}
+
+
+# ---- a judge against hand labels (scoring/judge/calibration: `automedbench judge-eval`) ----
+
+def accuracy(labels: Sequence[Hashable], verdicts: Sequence[Hashable]) -> float | None:
+    """Share of subjects where the verdict equals the label; None without subjects."""
+    if len(labels) != len(verdicts):
+        raise ValueError("accuracy: labels and verdicts must cover the same subjects")
+    return sum(x == y for x, y in zip(labels, verdicts)) / len(labels) if labels else None
+
+
+def confusion(labels: Sequence[float], verdicts: Sequence[float], categories: Sequence[float]) -> list[list[int]]:
+    """matrix[i][j] = subjects labelled categories[i] and judged categories[j]."""
+    pos = {c: k for k, c in enumerate(categories)}
+    m = [[0] * len(categories) for _ in categories]
+    for x, y in zip(labels, verdicts):
+        m[pos[x]][pos[y]] += 1
+    return m
+
+
+def weighted_kappa(labels: Sequence[float], verdicts: Sequence[float], categories: Sequence[float],
+                   weights: str | None = "linear") -> float | None:
+    """Cohen's kappa with disagreement weights over ORDERED categories (the S3 ladder 0/0.5/1):
+    1 - sum(w*O)/sum(w*E), w_ij = |i-j|/(k-1) (linear) or its square (quadratic); weights=None
+    is the unweighted kappa. None when undefined (no subjects, or chance disagreement 0)."""
+    n = len(labels)
+    if n != len(verdicts):
+        raise ValueError("weighted_kappa: labels and verdicts must cover the same subjects")
+    if n == 0:
+        return None
+    k = len(categories)
+    obs = confusion(labels, verdicts, categories)
+    rows = [sum(r) for r in obs]
+    cols = [sum(obs[i][j] for i in range(k)) for j in range(k)]
+
+    def w(i: int, j: int) -> float:
+        if weights is None:
+            return float(i != j)
+        d = abs(i - j) / (k - 1)
+        return d if weights == "linear" else d * d
+    o = sum(w(i, j) * obs[i][j] for i in range(k) for j in range(k))
+    e = sum(w(i, j) * rows[i] * cols[j] / n for i in range(k) for j in range(k))
+    if e == 0:
+        return None
+    return 1.0 - o / e

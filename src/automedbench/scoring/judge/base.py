@@ -20,6 +20,8 @@ class JudgeEvidence:
     workspace: Path
     trace: list[TraceEvent]
     conversation: Conversation | None
+    # the run's expected case ids (run.json): the judge's pilot/batch facts count units against them
+    case_ids: list[str] | None = None
 
 
 class Judge(Protocol):

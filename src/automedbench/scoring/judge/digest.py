@@ -19,7 +19,7 @@ comparisons: bench/judge_digest.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from ...runs.models import TraceEvent
@@ -46,6 +46,9 @@ class Step:
     sub: str = ""              # event kind (violation/error/warning kind)
     priority: int = 4
     pilot: bool = False
+    wrote: list[str] = field(default_factory=list)     # the sandbox's observed effects (docs/judge.md)
+    read: list[str] = field(default_factory=list)
+    effects: bool = False
 
     @property
     def failed(self) -> bool:
@@ -105,6 +108,10 @@ def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], dict]:
                 steps.append(st)
             st.exit_code, st.duration_s = ev.exit_code, ev.duration_s
             st.stdout, st.stderr, st.timed_out = ev.stdout or "", ev.stderr or "", bool(ev.timed_out)
+            if ev.effects is not None:
+                st.effects = True
+                st.wrote = [w.path for w in ev.effects.written]
+                st.read = list(ev.effects.read)
         elif t == "submit":
             facts["submitted"] = True
             steps.append(Step(len(steps), ev.stage or "s5", "submit", ev.call_index, ev.turn,
@@ -175,10 +182,15 @@ def render_step(st: Step, level: int) -> str:
         head = f"{tag} {st.language or '?'} {status}{dur}{flag} | {_first_code_line(st.code)}"
         if st.message:
             head += f" | {st.message[:160]}"
+        if st.effects:
+            head += f" | wrote {len(st.wrote)}, read {len(st.read)} files"
         if level == 0:
             return head
         code_n, out_n, err_n = _LEVELS[level]
         parts = [head, "  code:\n" + _indent(_clip(st.code, code_n))]
+        if st.effects and (st.wrote or st.read):
+            n = EFFECT_PATHS[level]
+            parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, n) + "; read " + _paths(st.read, n))
         if st.stdout.strip():
             parts.append("  stdout:\n" + _indent(_clip(st.stdout.rstrip(), out_n)))
         if st.stderr.strip():
@@ -188,6 +200,16 @@ def render_step(st: Step, level: int) -> str:
     sub = f" ({st.sub})" if st.sub else ""
     limit = 160 if level == 0 else 600
     return f"{tag} {label}{sub}: {_clip(st.message, limit)}".rstrip()
+
+
+# paths of a step's effects shown per detail level
+EFFECT_PATHS = {1: 4, 2: 12}
+
+
+def _paths(paths: list[str], n: int) -> str:
+    if not paths:
+        return "nothing"
+    return ", ".join(paths[:n]) + (f" (+{len(paths) - n} more)" if len(paths) > n else "")
 
 
 def _indent(text: str) -> str:
@@ -341,6 +363,9 @@ def render_full(trace: Iterable[TraceEvent]) -> str:
         for st in seg:
             if st.kind == "exec":
                 parts = [render_step(st, 0), "  code:\n" + _indent(st.code)]
+                if st.wrote or st.read:
+                    parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, len(st.wrote))
+                                 + "; read " + _paths(st.read, len(st.read)))
                 if st.stdout.strip():
                     parts.append("  stdout:\n" + _indent(st.stdout.rstrip()))
                 if st.stderr.strip():

@@ -1,59 +1,68 @@
-"""Heuristic judge for S1..S3 — offline, deterministic, evidence from workspace + trace.
+"""Heuristic judge v3 for S1..S3 — offline, deterministic, decided from facts (docs/judge.md).
 
-It applies the rubric ids of scoring/rubric.yaml with documented rules (one function per
-stage below). It never sees the task score. The LLM judge (scoring/judge/llm.py) uses the
-same interface and ids.
+S2 and S3 rest only on the workflow facts of scoring/judge/facts.py: what each call wrote,
+read, printed and returned, observed by the sandbox. A stage tag, a keyword in the code or a
+printed claim earns nothing by itself. Every item's rationale names the calls and files its
+verdict rests on. S1 rests on the plan files in the workspace.
+
+Items the facts cannot decide are left out of the verdict (abstained, not passed and not
+failed; the stage mean is over the items decided): s1c (does the chosen method fit the
+target?) once a plan exists, and s1f (does the plot show the pipeline?) once the plot is a
+real, non-blank image. Their only decidable case — no plan, no plot, a blank plot — is 0.
+
+Without recorded effects (a trace from before effects were recorded, or a backend that
+cannot observe them) S2 and S3 get no credit: nothing the agent did can be shown.
 """
 from __future__ import annotations
 
 import re
-import struct
 from pathlib import Path
 
-from ...runs.models import StageResult, TraceEvent
+from ...runs.models import StageResult
 from ..rubric import load_rubric
 from .base import JudgeEvidence
+from .facts import Fact, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
-# Generic evidence patterns; each track adds its own (TrackWording.judge_patterns).
-_INSPECT_GENERIC = [r"\.shape", r"np\.unique", r"unique\(", r"\.sum\(", r"\.max\(", r"\.min\(", r"\bdtype\b",
-                    r"describe", r"head -c", r"\.mean\(", r"json\.load", r"read_csv", r"\blen\("]
-_INPUT_CHECK_GENERIC = [r"\.shape", r"\bdtype\b", r"intensity", r"percentile", r"\.size\b", r"\.mode\b",
-                        r"json\.load"]
+# a plot with fewer distinct colours than this (after subsampling) shows nothing
+BLANK_PLOT_COLOURS = 2
+MIN_PLOT_WH = (200, 100)
+MAX_SETUP_FAILURES = 5   # rubric s2d: "at most 5 failed environment attempts"
 
 
-def _patterns(ev: JudgeEvidence, kind: str, generic: list[str]) -> re.Pattern:
-    extra = ev.task.track_impl.wording.judge_patterns.get(kind, [])  # type: ignore[call-overload]
-    return re.compile("|".join([*generic, *extra]), re.IGNORECASE)
-
-
-def _png_size(path: Path) -> tuple[int, int] | None:
-    """Width/height of a real PNG, or None. Reads the IHDR only."""
+def _png_facts(path: Path) -> tuple[tuple[int, int] | None, int | None]:
+    """(width, height) of a real PNG or None, and the number of distinct colours (None when it
+    cannot be decoded)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(24)
-    except OSError:
-        return None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        return None
-    return struct.unpack(">II", head[16:24])
+        from PIL import Image
+        with Image.open(path) as im:
+            if im.format != "PNG":
+                return None, None
+            size = im.size
+            small = im.convert("RGB").resize((min(size[0], 256), min(size[1], 256)))
+            colours = small.getcolors(maxcolors=1 << 16)
+            return size, (len(colours) if colours is not None else 1 << 16)
+    except Exception:   # not an image, truncated, unreadable: the plot does not exist as an image
+        return None, None
 
 
-def _executions(trace: list[TraceEvent]) -> list[TraceEvent]:
-    return [e for e in trace if e.type == "execution"]
+def _no_effects_note(facts: WorkflowFacts) -> str:
+    return ("no effects were recorded for this run's calls (an old trace, or a sandbox that cannot observe "
+            "them): no credit from code, tags or printed words")
 
 
-def _codes(trace: list[TraceEvent]) -> dict[int, str]:
-    return {e.call_index: e.code or "" for e in trace if e.type == "tool_call" and e.call_index is not None}
+def _why(label: str, fact: Fact) -> str:
+    return f"{label}: {'yes' if fact.holds else 'no'} ({fact.cite()}{'; ' + fact.note if fact.note else ''})"
 
 
 class HeuristicJudge:
     backend = "heuristic"
     model = None
-    version = "2"
+    version = "3"
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
-        return {"s1": self._s1(ev), "s2": self._s2(ev), "s3": self._s3(ev)}
+        facts = derive_facts(ev.trace, ev.task.track_impl.submission(ev.task.options), ev.case_ids)
+        return {"s1": self._s1(ev), "s2": self._s2(facts), "s3": self._s3(facts)}
 
     # ---- S1 Plan ---------------------------------------------------------------------
     def _s1(self, ev: JudgeEvidence) -> StageResult:
@@ -63,82 +72,89 @@ class HeuristicJudge:
         has_plan = bool(text.strip())
         steps = len(_STEP_LINE.findall(text))
         low = text.lower()
-        target_words = [w.lower() for w in ev.task.target_keywords]
-        fits = has_plan and (not target_words or all(w in low for w in target_words))
         cands = ev.task.tiers.standard.candidates
         mentioned = [c for c in cands if c.lower() in low]
         table_rows = len(re.findall(r"^\s*\|(?!\s*-)", text, re.MULTILINE)) - 1  # minus header
-        png = _png_size(ev.workspace / "plan" / "plan.png")
-        items = {
+        size, colours = _png_facts(ev.workspace / "plan" / "plan.png")
+        blank = colours is not None and colours < BLANK_PLOT_COLOURS
+        items: dict[str, float] = {
             "s1a": float(has_plan),
             "s1b": float(has_plan and steps >= 3),
-            "s1c": float(fits),
             "s1d": float(has_plan and (len(mentioned) >= 3 or table_rows >= 3)),
-            "s1e": float(png is not None),
-            "s1f": float(png is not None and png[0] >= 200 and png[1] >= 100),
+            "s1e": float(size is not None),
         }
+        abstained = []
+        if not has_plan:
+            items["s1c"] = 0.0
+        else:
+            abstained.append("s1c (method fit needs judgement)")
+        if size is None or blank or size[0] < MIN_PLOT_WH[0] or size[1] < MIN_PLOT_WH[1]:
+            items["s1f"] = 0.0
+        else:
+            abstained.append("s1f (plot content needs judgement)")
         na = rubric.not_applicable_in(ev.tier)
         for item in na:   # not asked in this tier: left out of the mean, never passed
             items.pop(item, None)
-        why = (f"plan.md {'present' if has_plan else 'missing'}; {steps} step lines; target words "
-               f"{target_words} {'found' if fits else 'not all found'}; candidates named {mentioned}, "
-               f"table rows {max(table_rows, 0)}; plan.png {'%dx%d' % png if png else 'missing/invalid'}"
-               f"{'; not applicable in ' + ev.tier + ': ' + ','.join(na) if na else ''}"
-               "; (heuristic: plot content not inspected, size only)")
+        abstained = [a for a in abstained if a.split()[0] not in na]
+        png = ("missing/not a PNG" if size is None else f"{size[0]}x{size[1]}, {colours} colour(s)"
+               + (" (blank)" if blank else ""))
+        why = (f"plan/plan.md {'present' if has_plan else 'missing'}; {steps} step lines (structure only); "
+               f"candidates named {mentioned}, table rows {max(table_rows, 0)}; plan/plan.png {png}"
+               + (f"; not decided by the heuristic: {', '.join(abstained)}" if abstained else "")
+               + (f"; not applicable in {ev.tier}: {','.join(na)}" if na else ""))
         return StageResult(score=rubric.score(items), items=items, rationale=why)
 
     # ---- S2 Setup ----------------------------------------------------------------------
-    def _s2(self, ev: JudgeEvidence) -> StageResult:
+    def _s2(self, f: WorkflowFacts) -> StageResult:
         rubric = load_rubric().stages["s2"]
-        execs = _executions(ev.trace)
-        codes = _codes(ev.trace)
-        setup = [e for e in execs if e.stage == "s2"]
-        ok_setup = [e for e in setup if e.exit_code == 0]
-        failed_setup = [e for e in setup if e.exit_code != 0]
-        before_batch = [e for e in execs if e.stage in ("s1", "s2", "s3")]
-        _INPUT_CHECK = _patterns(ev, "input_check", _INPUT_CHECK_GENERIC)
-        input_checked = any(_INPUT_CHECK.search(codes.get(e.call_index, "")) and e.exit_code == 0
-                            and "/data" in codes.get(e.call_index, "") + (e.stdout or "")
-                            for e in before_batch) or any(
-            _INPUT_CHECK.search(codes.get(e.call_index, "")) and e.exit_code == 0 for e in setup)
-        loaded = any(e.exit_code == 0 and (e.stdout or "").strip() for e in setup)
+        if not f.effects_recorded:
+            items = {i: 0.0 for i in rubric.items}
+            return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f))
+        n_fail = len(f.setup_failures.calls)
+        obtained = f.weights.holds or f.method_files.holds
         items = {
-            "s2a": float(bool(ok_setup)),
-            "s2b": float(input_checked),
-            "s2c": float(bool(ok_setup)),
-            # no credit for "few failures" when nothing was attempted at all
-            "s2d": float(bool(setup) and len(failed_setup) <= 5),
-            "s2e": float(loaded),
+            "s2a": float(obtained),
+            "s2b": float(f.input_check.holds),
+            "s2c": float(f.environment.holds),
+            # "at most 5 failures" of an environment that was set up: no credit for trying nothing
+            "s2d": float(f.environment.holds and n_fail <= MAX_SETUP_FAILURES),
+            "s2e": float(f.runtime_confirmed.holds),
         }
-        why = (f"{len(setup)} setup executions ({len(failed_setup)} failed); input properties checked: "
-               f"{input_checked}; a setup call confirmed the runtime with output: {loaded}")
+        why = "; ".join([
+            _why("s2a weights/checkpoint obtained", f.weights) + " / " + _why("method file written and loaded", f.method_files),
+            _why("s2b input opened and its properties printed before the batch", f.input_check),
+            _why("s2c a call before the batch read the inputs or the model and succeeded", f.environment),
+            f"s2d {n_fail} failed setup call(s) ({f.setup_failures.cite()}) of {len(f.setup_work.calls)} before the first output",
+            _why("s2e model/method file loaded and confirmed working before the batch", f.runtime_confirmed),
+        ])
+        if f.calls_without_effects:
+            why += f"; calls without effects (not counted): {f.calls_without_effects[:8]}"
         return StageResult(score=rubric.score(items), items=items, rationale=why)
 
     # ---- S3 Validate -----------------------------------------------------------------
-    def _s3(self, ev: JudgeEvidence) -> StageResult:
+    def _s3(self, f: WorkflowFacts) -> StageResult:
         rubric = load_rubric().stages["s3"]
-        execs = _executions(ev.trace)
-        codes = _codes(ev.trace)
-        first_batch = next((e.call_index for e in execs if e.stage == "s4"), None)
-        _INSPECT = _patterns(ev, "inspect", _INSPECT_GENERIC)
-        pre = [e for e in execs if e.stage == "s3" and (first_batch is None or e.call_index < first_batch)]
-        pilot_ok = [e for e in pre if e.exit_code == 0 and "outputs" in codes.get(e.call_index, "")]
-        inspected = [e for e in pre if e.exit_code == 0 and _INSPECT.search(codes.get(e.call_index, ""))
-                     and "outputs" in codes.get(e.call_index, "")]
-        failed_then_fixed = any(e.exit_code != 0 for e in pre) and bool(pilot_ok)
-        if pilot_ok and inspected:
-            value, why = 1.0, "a single-case pilot ran before the batch and its output was inspected"
-        elif pilot_ok or inspected:
-            value, why = 0.5, ("a pilot ran but its output was not inspected" if pilot_ok
-                               else "outputs were inspected but no pilot preceded the batch")
+        if not f.effects_recorded:
+            return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + _no_effects_note(f))
+        inspected = f.pilot_inspection.holds
+        fixed_or_fine = not f.failed_inspection.holds or f.fix.holds
+        if f.pilot.holds and f.batch.holds and inspected and fixed_or_fine:
+            value, why = 1.0, "a pilot ran before the batch, its output was opened and printed"
+            if f.failed_inspection.holds:
+                why += ", a failed inspection was followed by a fix"
+        elif f.pilot.holds and inspected and not fixed_or_fine:
+            value, why = 0.5, "the pilot's inspection failed and no pilot output was re-written (no fix)"
+        elif f.pilot.holds and not f.batch.holds and inspected:
+            value, why = 0.5, "a pilot was inspected but no batch followed"
+        elif f.pilot.holds:
+            value, why = 0.5, "a pilot ran before the batch but no later call opened its output"
+        elif f.later_inspection.holds:
+            value, why = 0.5, "no pilot; outputs were opened and printed after they were written"
         else:
-            value, why = 0.0, ("no single-case pilot before the batch" if first_batch is not None
-                               else "no single-case pilot (and no batch ran)")
-        if failed_then_fixed:
-            why += "; a failing pilot was fixed and re-run"
-        items = {"s3": value}
-        return StageResult(score=rubric.score(items), items=items,
-                           rationale=f"{why} (pilot calls {[e.call_index for e in pilot_ok]}, "
-                                     f"inspection calls {[e.call_index for e in inspected]}, "
-                                     + (f"batch starts at call {first_batch})" if first_batch is not None
-                                        else "no batch ran)"))
+            value, why = 0.0, ("no pilot and no call opened an output after writing it" if f.batch.holds
+                               else "no pilot, no batch")
+        parts = [why, _why("pilot", f.pilot), _why("inspection", f.pilot_inspection),
+                 _why("failed inspection", f.failed_inspection), _why("fix", f.fix), _why("batch", f.batch),
+                 _why("outputs opened later", f.later_inspection),
+                 f"unit {f.unit}, {f.n_expected} expected, a pilot covers at most {f.pilot_max}"]
+        return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts))

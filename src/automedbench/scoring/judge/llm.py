@@ -33,13 +33,15 @@ from .base import JudgeEvidence
 from .cache import JudgeCache, cache_key, plan_hash, sha256_text
 from .digest import build_digest
 
-PROMPT_VERSION = "llm-2"   # 2: not-applicable items left out (were auto-passed)
+PROMPT_VERSION = "llm-3"   # 2: not-applicable items left out (were auto-passed); 3: cited evidence
 PLAN_MD_CHARS = 12000
 PLAN_PNG_MAX_BYTES = 8 * 1024 * 1024
 
 SYSTEM = """You are a strict, fair reviewer of an autonomous AI coding agent that worked alone in a sandbox on a medical-AI research task. You grade HOW it worked (the research workflow), stage by stage, using only the evidence given: the task brief, the agent's saved plan artifacts and a digest of its execution trace. You are NOT told how good its final outputs are; do not guess or reward outcomes, grade the process.
 
-Stage attribution in the digest comes from the harness (tags like [S3]). A criterion passes (1) only if the evidence shows it; 0 otherwise. Reply with one JSON object only, no prose around it."""
+Stage attribution in the digest comes from the agent's own tags (like [S3]) and is NOT evidence; neither is a printed claim. The evidence is what each call did: its exit code, its output, and its effects (files written and read, observed by the sandbox, shown as "effects" lines). A criterion passes (1) only if the evidence shows it; 0 otherwise.
+
+For every item you credit (a value above 0) cite the evidence it rests on under "evidence": the call numbers (#N in the digest) and the files (paths exactly as in the effects lines, or plan/plan.md, plan/plan.png). Citations are checked against the trace: a call that does not exist, or a file that is not in the cited calls' effects, is rejected. Reply with one JSON object only, no prose around it."""
 
 
 def _fmt_value(v: float) -> str:
@@ -82,7 +84,8 @@ class LLMJudge:
             if hit and set(hit.get("stages", {})) == set(stages):
                 self.last_cache_hit = True
                 return {s: StageResult.model_validate(v) for s, v in hit["stages"].items()}
-        answers = self._ask(self._messages(evidence, digest, ask), ask) if any(ask.values()) else {}
+        checker = CitationChecker(evidence)
+        answers = self._ask(self._messages(evidence, digest, ask), ask, checker) if any(ask.values()) else {}
         out: dict[str, StageResult | None] = {}
         for s in stages:
             srub = rubric.stages[s]
@@ -137,7 +140,9 @@ class LLMJudge:
                 continue
             vals = "|".join(_fmt_value(v) for v in self.rubric.stages[s].allowed_values())
             items = ", ".join(f'"{i}": {vals}' for i in ids)
-            lines.append(f' "{s}": {{"items": {{{items}}}, "rationale": "<one to three sentences citing the evidence>"}}')
+            cites = ", ".join(f'"{i}": {{"calls": [<call numbers>], "files": [<paths>]}}' for i in ids)
+            lines.append(f' "{s}": {{"items": {{{items}}}, "evidence": {{{cites}}}, '
+                         '"rationale": "<one to three sentences citing the evidence>"}')
         return "{\n" + ",\n".join(lines) + "\n}\n(where 0|1 means: exactly one of these numbers)"
 
     def _messages(self, ev: JudgeEvidence, digest: str, ask: dict[str, list[str]]) -> list[dict[str, Any]]:
@@ -178,25 +183,33 @@ class LLMJudge:
             if not ids:
                 continue
             allowed = [int(v) if float(v).is_integer() else v for v in self.rubric.stages[s].allowed_values()]
-            props[s] = {"type": "object", "additionalProperties": False, "required": ["items", "rationale"],
+            cite = {"type": "object", "additionalProperties": False, "required": ["calls", "files"],
+                    "properties": {"calls": {"type": "array", "items": {"type": "integer"}},
+                                   "files": {"type": "array", "items": {"type": "string"}}}}
+            props[s] = {"type": "object", "additionalProperties": False, "required": ["items", "evidence", "rationale"],
                         "properties": {
                             "items": {"type": "object", "additionalProperties": False, "required": list(ids),
                                       "properties": {i: {"type": "number", "enum": allowed} for i in ids}},
+                            "evidence": {"type": "object", "additionalProperties": False, "required": list(ids),
+                                         "properties": {i: cite for i in ids}},
                             "rationale": {"type": "string"}}}
         return {"type": "json_schema", "json_schema": {
             "name": "automedbench_judge", "strict": True,
             "schema": {"type": "object", "additionalProperties": False, "required": list(props), "properties": props}}}
 
     # ---- ask + validate -------------------------------------------------------------------
-    def _ask(self, messages: list[dict[str, Any]], ask: dict[str, list[str]]) -> dict[str, tuple[dict, str]]:
+    def _ask(self, messages: list[dict[str, Any]], ask: dict[str, list[str]],
+             checker: CitationChecker | None = None) -> dict[str, tuple[dict, str]]:
         client = ChatClient(self.config, sleep=self._sleep)
         valid: dict[str, tuple[dict, str]] = {}
+        cite_asks: dict[str, int] = {}      # stages re-asked for bad citations (once each)
+        given_up: set[str] = set()          # stages whose citations stayed bad: null, never a pass
         self.last_errors = []
         messages = list(messages)
         try:
             attempt = 0
             while attempt <= self.retries:
-                missing = {s: ids for s, ids in ask.items() if ids and s not in valid}
+                missing = {s: ids for s, ids in ask.items() if ids and s not in valid and s not in given_up}
                 if not missing:
                     break
                 rf = self.response_format(missing) if self._schema_ok is not False else None
@@ -217,7 +230,16 @@ class LLMJudge:
                     content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
                 obj, problems = parse_verdict(content, missing, self.rubric)
                 for s, v in obj.items():
-                    valid[s] = v
+                    bad = checker.check(s, v[0], _evidence_of(content, s)) if checker is not None else []
+                    if not bad:
+                        valid[s] = v
+                        continue
+                    if cite_asks.get(s, 0) >= 1:    # re-asked once already: the stage is not judged
+                        given_up.add(s)
+                        self.last_errors.append(f"{s}: citations still invalid after a re-ask: {bad[0]}")
+                        continue
+                    cite_asks[s] = cite_asks.get(s, 0) + 1
+                    problems += [f"{s}: {b}" for b in bad]
                 if problems:
                     self.last_errors += problems
                     messages += [{"role": "assistant", "content": content},
@@ -227,6 +249,60 @@ class LLMJudge:
         finally:
             client.close()
         return valid
+
+
+def _evidence_of(content: str, stage: str) -> Any:
+    try:
+        obj = extract_json(content)
+    except (ValueError, json.JSONDecodeError):
+        return None
+    st = obj.get(stage) if isinstance(obj, dict) else None
+    return st.get("evidence") if isinstance(st, dict) else None
+
+
+class CitationChecker:
+    """Checks a verdict's citations against the run (docs/judge.md "LLM judge"): every item
+    credited above 0 cites at least one call or file; every cited call is an execution of
+    the trace; every cited file is in the effects (written or read) of a cited call — of any
+    call when none is cited — or is a plan file that exists in the workspace."""
+
+    PLAN_FILES = ("plan/plan.md", "plan/plan.png")
+
+    def __init__(self, evidence: JudgeEvidence):
+        self.calls: dict[int, set[str]] = {}
+        for ev in evidence.trace:
+            if ev.type == "execution" and ev.call_index is not None:
+                files = self.calls.setdefault(ev.call_index, set())
+                if ev.effects is not None:
+                    files |= {w.path for w in ev.effects.written} | set(ev.effects.read)
+        self.plan = {p for p in self.PLAN_FILES if (Path(evidence.workspace) / p).is_file()}
+
+    def _plan_file(self, path: str) -> bool:
+        return path.removeprefix("/workspace/") in self.plan
+
+    def check(self, stage: str, items: dict[str, float], evidence: Any) -> list[str]:
+        problems = []
+        evidence = evidence if isinstance(evidence, dict) else {}
+        for item, value in items.items():
+            cite = evidence.get(item)
+            cite = cite if isinstance(cite, dict) else {}
+            calls, files = cite.get("calls") or [], cite.get("files") or []
+            if not isinstance(calls, list) or not isinstance(files, list):
+                problems.append(f"{item}: evidence must be {{\"calls\": [numbers], \"files\": [paths]}}")
+                continue
+            if value > 0 and not calls and not files:
+                problems.append(f"{item}: credited {_fmt_value(value)} without citing a call or a file")
+                continue
+            unknown = [c for c in calls if not isinstance(c, int) or c not in self.calls]
+            if unknown:
+                problems.append(f"{item}: cites call(s) {unknown} that do not exist in the trace")
+                continue
+            seen = set().union(*(self.calls[c] for c in calls)) if calls else set().union(*self.calls.values())
+            wrong = [f for f in files if not (isinstance(f, str) and (f in seen or self._plan_file(f)))]
+            if wrong:
+                where = f"call(s) {calls}" if calls else "any call"
+                problems.append(f"{item}: file(s) {wrong} are not in the effects of {where}")
+        return problems
 
 
 def extract_json(text: str) -> Any:

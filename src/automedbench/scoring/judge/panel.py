@@ -80,10 +80,13 @@ class JudgePanel:
                 stage_ag[s] = {"n_subjects": 0, "n_raters": 0, "percent_agreement": None,
                                "cohen_kappa": None, "fleiss_kappa": None}
                 continue
-            items = {i: majority([r.items[i] for _, r in answered if i in r.items]) for i in applicable}
+            # a judge may abstain on an item it cannot decide (heuristic v3: docs/judge.md): the
+            # majority is over the judges that answered it, agreement over items all answered
+            given_by_item = {i: [r.items[i] for _, r in answered if i in r.items] for i in applicable}
+            items = {i: majority(g) for i, g in given_by_item.items() if g}
             rationale = "\n".join(f"[{n}] {r.rationale}" for n, r in answered)
-            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale)
-            rows = [[r.items[i] for _, r in answered] for i in applicable]
+            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale) if items else None
+            rows = [g for g in given_by_item.values() if len(g) == len(answered)]
             stage_ag[s] = stats(rows) if rows else {"n_subjects": 0, "n_raters": len(answered),
                                                     "percent_agreement": None, "cohen_kappa": None,
                                                     "fleiss_kappa": None}

@@ -30,6 +30,7 @@ from ..pictures import CasePicture, PictureCase, metric_note, panels, read_png_g
 from ..base import (
     AggregateResult,
     CaseCheck,
+    CaseRecord,
     CaseScore,
     CaseStatus,
     MedalBands,
@@ -43,6 +44,8 @@ from ..base import (
     TrackWording,
 )
 from ..option_checks import distinct_names
+from ..profile import ProfileScore
+from . import reference_profile
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
 
 if TYPE_CHECKING:
@@ -152,6 +155,11 @@ class DetectionTrack(Track[DetectionOptions]):
                           "recall50": tp / n_gt if n_gt else None,
                           "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
                           "fp50": float(n_pred - tp)})
+
+    def reference_score(self, records: list[CaseRecord], options: DetectionOptions,
+                        context: ScoringContext | None = None) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records, options.iou_threshold)
 
     def aggregate(self, cases: ScoredCases, options: DetectionOptions,
                   context: ScoringContext) -> AggregateResult:

@@ -22,11 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..pictures import CasePicture, PictureCase, restoration_panels
-from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
+from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, MedalBands, OutputFile, ScoredCases,
                     ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from .. import per_case
+from ..profile import ProfileScore
 from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
+from . import reference_profile
 from .npy_io import read_float_npy
 
 PSNR_CAP_DB = 100.0
@@ -121,7 +123,14 @@ class EnhancementTrack(Track[EnhancementOptions]):
             "psnr": min(psnr_db, PSNR_CAP_DB),
             "lpips": lpips_distance(reference, prediction) if options.lpips else None,
         }
-        return CaseScore(metrics, extra={"data_range": r})
+        # the published reference's per-case numbers, for its scoring profile (arrays are dropped
+        # after each case): reference_profile.py, docs/scoring-profiles.md
+        return CaseScore(metrics, extra={"data_range": r, **reference_profile.case_values(reference, prediction)})
+
+    def reference_score(self, records: list[CaseRecord], options: EnhancementOptions,
+                        context: ScoringContext) -> ProfileScore:
+        """The published reference's number (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records)
 
     def aggregate(self, cases: ScoredCases, options: EnhancementOptions,
                   context: ScoringContext) -> AggregateResult:

@@ -11,7 +11,9 @@ Task score = mean of the AVAILABLE components, each a mean over all expected stu
   meteor    METEOR (nltk's, WordNet offline)      when WordNet 3.0 is installed
   radgraph_f1, chexbert_micro_f1                  `[radiology]` extra with weights present
 The aggregate names the components used and says why any is missing (`components`, `notes`);
-corpus BLEU-1..4 (the number papers report) is a dataset-level metric beside it.
+corpus BLEU-1..4 (the number papers report) is a dataset-level metric beside it, and so are the
+literature-comparable coco_bleu1..4 / coco_rougeL / coco_meteor (pycocoevalcap's definitions:
+literature.py).
 """
 from __future__ import annotations
 
@@ -39,8 +41,10 @@ from ..base import (
     Track,
     TrackWording,
 )
+from ..profile import ProfileScore
 from ..reducers import mean_of_present
-from . import radiology
+from . import radiology, reference_profile
+from .literature import literature_values
 from .scoring import meteor_scorer, study_metrics
 from .text import Report, read_report, rules
 
@@ -61,6 +65,8 @@ class ReportGenOptions(BaseModel):
     max_bytes: int = Field(default_factory=lambda: int(rules()["max_bytes"]), gt=0)
     # the modality wording used in the prompt's output contract
     report_kind: str = "radiology report"
+    # METEOR 1.5 (pycocoevalcap's jar) beside our numbers: Java, ~20 s per scoring, so opt-in
+    meteor_1_5: bool = False
 
 
 class ReportGenerationTrack(Track[ReportGenOptions]):
@@ -147,6 +153,11 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
         score = mean_of_present([metrics.get(c) for c in options.components if c in metrics])
         return CaseScore({"score": score, **metrics}, extra)
 
+    def reference_score(self, records: list[CaseRecord], options: ReportGenOptions,
+                        context: ScoringContext | None = None) -> ProfileScore:
+        """The published reference's definition; null with the reason (reference_profile.py)."""
+        return reference_profile.reference_score(records)
+
     def aggregate(self, cases: ScoredCases, options: ReportGenOptions, context: ScoringContext
                   ) -> AggregateResult:
         """Score = mean of the available components over the valid studies (the core multiplies
@@ -169,6 +180,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
             notes["meteor"] = meteor_scorer()[1] or "METEOR could not be computed"
         values.update(corpus_bleu([s.extra["bleu_stats"] for s in scores]))
         self._weight_backed(ok, n, o, context, notes, values, over_valid)
+        literature, why = literature_values(cases.expected, o.meteor_1_5)   # docs: "Literature-comparable"
+        values.update(literature)
+        if why:
+            notes["coco_meteor"] = why
         components: list[str] = [c for c in o.components if values.get(c) is not None]
         for c in ALL_COMPONENTS:
             if c not in o.components:

@@ -24,12 +24,14 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
-from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
+from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, MedalBands, OutputFile, ScoredCases,
                     ScoringContext, ScriptedMethods, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase
+from ..profile import ProfileScore
 from ..safety import safe_output_file
+from . import reference_profile
 from .pictures import segmentation_pictures
 
 if TYPE_CHECKING:
@@ -219,6 +221,11 @@ class SegmentationTrack(Track[SegmentationOptions]):
         if macro is None:
             macro = 1.0   # no class in reference or prediction, and none predicted: perfect
         return CaseScore({"macro_dice": macro, **per_label})
+
+    def reference_score(self, records: list[CaseRecord], options: SegmentationOptions,
+                        context: ScoringContext) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records, options.labels if options.variant == "multiclass" else None)
 
     def aggregate(self, cases: ScoredCases, options: SegmentationOptions,
                   context: ScoringContext) -> AggregateResult:

@@ -49,8 +49,10 @@ from ..base import (
     Track,
     TrackWording,
 )
+from ..profile import ProfileScore
 from ..reducers import case_value, mean_of_present, mean_over_cases
 from ..safety import safe_output_file
+from . import reference_profile
 
 if TYPE_CHECKING:
     from ...data.registry import DatasetInfo
@@ -270,6 +272,10 @@ class VQATrack(Track[VQAOptions]):
                                   "judged": judged, "placeholder": 0.0}, extra=extra)
 
     # ---- whole task -------------------------------------------------------------------------
+    def reference_score(self, records: list[CaseRecord], options: VQAOptions, context: ScoringContext) -> ProfileScore:
+        """The published reference's task score (reference_profile.py; docs/scoring-profiles.md)."""
+        return reference_profile.reference_score(records)
+
     def aggregate(self, cases: ScoredCases, options: VQAOptions, context: ScoringContext) -> AggregateResult:
         """Mean per-question score over the valid questions (the core multiplies by completion);
         the reported accuracies are means over the expected questions of each kind (an

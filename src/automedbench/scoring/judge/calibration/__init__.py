@@ -1,0 +1,216 @@
+"""The judge's calibration set and `automedbench judge-eval` (docs/judge.md).
+
+`trajectories/<agent>__<task>__<tier>/` holds what a judge reads of one run made by
+bench/make_judge_calibration.py: trace.jsonl (with effects), plan/plan.md, plan/plan.png and
+meta.json. `labels.yaml` holds the hand labels per agent and the floors. `evaluate(judge)`
+runs a judge over every trajectory and compares its item verdicts with the labels: per item
+n, accuracy, Cohen's kappa (linearly weighted for the S3 ladder), the confusion matrix and
+each disagreement with the trajectory it came from.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ....errors import UserError
+from ....runs.trace import read_trace
+from ...rubric import load_rubric
+from ..agreement import accuracy, confusion, weighted_kappa
+from ..base import Judge, JudgeEvidence
+
+PACKAGE = Path(__file__).parent
+TRAJECTORIES = PACKAGE / "trajectories"
+LABELS = PACKAGE / "labels.yaml"
+
+
+class CalibrationError(UserError):
+    """The calibration set is malformed (a trajectory without labels, an unknown item)."""
+
+
+@dataclass
+class Trajectory:
+    id: str
+    agent: str
+    task: str
+    tier: str
+    dir: Path
+    case_ids: list[str]
+    labels: dict[str, float]
+    unlabelled: dict[str, str]
+    adversarial: bool
+
+
+@dataclass
+class ItemReport:
+    item: str
+    categories: list[float]
+    weighted: bool
+    n: int = 0                       # labelled trajectories the judge gave a verdict on
+    abstained: int = 0               # labelled, but the judge left the item out
+    unlabelled: int = 0
+    accuracy: float | None = None
+    kappa: float | None = None
+    confusion: list[list[int]] = field(default_factory=list)   # rows = label, columns = verdict
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class EvalReport:
+    judge: dict[str, Any]
+    n_trajectories: int
+    n_labels: int
+    tracks: list[str]
+    tiers: list[str]
+    items: dict[str, ItemReport]
+    adversarial_over: list[dict[str, Any]]
+    errors: list[dict[str, str]]
+    floors: dict[str, dict[str, float]]
+    floor_failures: list[str]
+    # per judged stage, over the pooled (label, verdict) pairs of its items: n, accuracy, kappa
+    # (weighted for a ladder) — the calibration the leaderboard footer names
+    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _labels(path: Path = LABELS) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text())
+
+
+def load_set(root: Path = TRAJECTORIES, labels_path: Path = LABELS) -> list[Trajectory]:
+    raw = _labels(labels_path)
+    agents = raw.get("agents") or {}
+    rubric = load_rubric()
+    known = {i for s in rubric.judged for i in rubric.stages[s].items}
+    out = []
+    for d in sorted(p for p in root.iterdir() if (p / "meta.json").is_file()) if root.is_dir() else []:
+        meta = json.loads((d / "meta.json").read_text())
+        entry = agents.get(meta["agent"])
+        if entry is None:
+            raise CalibrationError(f"{d}: agent {meta['agent']!r} has no labels in {labels_path}")
+        labels = {k: float(v) for k, v in (entry.get("labels") or {}).items()}
+        unlabelled = dict(entry.get("unlabelled") or {})
+        bad = (set(labels) | set(unlabelled)) - known
+        if bad:
+            raise CalibrationError(f"{labels_path}: {meta['agent']}: unknown rubric items {sorted(bad)}")
+        na = {i for s in rubric.judged for i in rubric.stages[s].not_applicable_in(meta["tier"])}
+        out.append(Trajectory(id=d.name, agent=meta["agent"], task=meta["task"], tier=meta["tier"], dir=d,
+                              case_ids=list(meta.get("case_ids") or []),
+                              labels={k: v for k, v in labels.items() if k not in na},
+                              unlabelled={k: v for k, v in unlabelled.items() if k not in na},
+                              adversarial=bool(entry.get("adversarial"))))
+    return out
+
+
+def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_path: Path = LABELS) -> EvalReport:
+    from ....tasks import get_task
+    trajectories = load_set(labels_path=labels_path) if trajectories is None else trajectories
+    rubric = load_rubric()
+    items: dict[str, ItemReport] = {}
+    for s in rubric.judged:
+        st = rubric.stages[s]
+        for i in st.items:
+            items[i] = ItemReport(i, list(st.allowed_values()), weighted=st.kind == "ladder")
+    pairs: dict[str, list[tuple[float, float]]] = {i: [] for i in items}
+    over: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
+    tasks = {tid: get_task(tid) for tid in sorted({t.task for t in trajectories})}   # discovery is not cached
+    for t in trajectories:
+        ev = JudgeEvidence(task=tasks[t.task], tier=t.tier, workspace=t.dir, trace=read_trace(t.dir / "trace.jsonl"),
+                           conversation=None, case_ids=t.case_ids)
+        try:
+            verdict = judge.judge(ev)
+        except Exception as exc:   # a judge that fails on one trajectory is reported, not fatal
+            errors.append({"trajectory": t.id, "error": f"{type(exc).__name__}: {exc}"})
+            verdict = {}
+        given: dict[str, tuple[float, str]] = {}
+        for s in rubric.judged:
+            r = verdict.get(s)
+            if r is not None:
+                for i, v in r.items.items():
+                    given[i] = (float(v), r.rationale)
+        for i, rep in items.items():
+            if i in t.unlabelled:
+                rep.unlabelled += 1
+            if i not in t.labels:
+                continue
+            if i not in given:
+                rep.abstained += 1
+                continue
+            label, (value, why) = t.labels[i], given[i]
+            pairs[i].append((label, value))
+            if value != label:
+                rep.disagreements.append({"trajectory": t.id, "label": label, "verdict": value,
+                                          "rationale": why[:400]})
+            if t.adversarial and value > label:
+                over.append({"trajectory": t.id, "item": i, "label": label, "verdict": value})
+    for i, rep in items.items():
+        lv = [a for a, _ in pairs[i]]
+        jv = [b for _, b in pairs[i]]
+        rep.n = len(lv)
+        rep.accuracy = accuracy(lv, jv)
+        rep.kappa = weighted_kappa(lv, jv, rep.categories, "linear" if rep.weighted else None)
+        rep.confusion = confusion(lv, jv, rep.categories) if lv else []
+    stage_cal: dict[str, dict[str, Any]] = {}
+    for s in rubric.judged:
+        st = rubric.stages[s]
+        pooled = [p for i in st.items for p in pairs[i]]
+        cats = list(st.allowed_values())
+        stage_cal[s] = {"n": len(pooled), "accuracy": accuracy([a for a, _ in pooled], [b for _, b in pooled]),
+                        "kappa": weighted_kappa([a for a, _ in pooled], [b for _, b in pooled], cats,
+                                                "linear" if st.kind == "ladder" else None)}
+    floors = {k: {i: float(v) for i, v in (d or {}).items()}
+              for k, d in (_labels(labels_path).get("floors") or {}).items()}
+    failures = []
+    for i, f in floors.get("min_kappa", {}).items():
+        k = items[i].kappa
+        if k is None or k < f:
+            failures.append(f"{i}: kappa {k if k is None else round(k, 3)} < floor {f}")
+    for i, f in floors.get("min_accuracy", {}).items():
+        a = items[i].accuracy
+        if a is None or a < f:
+            failures.append(f"{i}: accuracy {a if a is None else round(a, 3)} < floor {f}")
+    failures += [f"adversarial {o['trajectory']}: {o['item']} judged {o['verdict']} > label {o['label']}" for o in over]
+    failures += [f"{e['trajectory']}: judge failed: {e['error']}" for e in errors]
+    return EvalReport(
+        judge={"backend": judge.backend, "model": judge.model, "version": judge.version},
+        n_trajectories=len(trajectories), n_labels=sum(len(t.labels) for t in trajectories),
+        tracks=sorted({task.track for task in tasks.values()}), tiers=sorted({t.tier for t in trajectories}),
+        items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures, stages=stage_cal)
+
+
+def _fmt(x: float | None) -> str:
+    return "  -  " if x is None else f"{x:5.3f}"
+
+
+def render_table(rep: EvalReport) -> str:
+    """The plain-text table `judge-eval` prints (docs/judge.md pastes it)."""
+    j = rep.judge
+    lines = [f"judge {j['backend']}{' (' + j['model'] + ')' if j.get('model') else ''} v{j['version']}: "
+             f"{rep.n_trajectories} trajectories, {rep.n_labels} labels, tracks {', '.join(rep.tracks)}, "
+             f"tiers {', '.join(rep.tiers)}",
+             "",
+             "item    n  abst  unlab  accuracy  kappa   confusion (rows = label, cols = verdict)"]
+    for i, r in rep.items.items():
+        cats = "/".join(f"{c:g}" for c in r.categories)
+        conf = " ".join("[" + " ".join(f"{v:2d}" for v in row) + "]" for row in r.confusion)
+        lines.append(f"{i:<5} {r.n:4d} {r.abstained:5d} {r.unlabelled:6d}     {_fmt(r.accuracy)}  {_fmt(r.kappa)}"
+                     f"{'w' if r.weighted else ' '}  {cats}: {conf}")
+    lines += ["", "per stage (items pooled): " + "; ".join(
+        f"{s} n {c['n']} accuracy {_fmt(c['accuracy']).strip()} kappa {_fmt(c['kappa']).strip()}"
+        for s, c in rep.stages.items())]
+    dis = [(i, d) for i, r in rep.items.items() for d in r.disagreements]
+    lines += ["", f"disagreements: {len(dis)}"]
+    lines += [f"  {i} {d['trajectory']}: label {d['label']:g}, judged {d['verdict']:g}" for i, d in dis]
+    lines += ["", f"adversarial trajectories credited above their label: {len(rep.adversarial_over)}"]
+    lines += [f"  {o['item']} {o['trajectory']}: label {o['label']:g}, judged {o['verdict']:g}" for o in rep.adversarial_over]
+    if rep.errors:
+        lines += ["", "judge errors:"] + [f"  {e['trajectory']}: {e['error']}" for e in rep.errors]
+    lines += ["", "floors: " + ("all met" if not rep.floor_failures else "NOT MET")]
+    lines += [f"  {f}" for f in rep.floor_failures]
+    return "\n".join(lines)

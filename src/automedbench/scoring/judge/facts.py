@@ -1,0 +1,351 @@
+"""Workflow facts from what the agent's calls DID, not from what they said (docs/judge.md).
+
+The sandbox records, for every execution, the files it wrote, deleted and opened for reading
+(`effects` on the trace's execution events, observed on the host side: docs/sandbox.md). This
+module turns those records into facts the S2/S3 rubric items can rest on. A stage tag, a
+keyword in the code or a printed claim is never a fact here: only exit codes, whether the call
+printed anything, and the effects.
+
+Per call:   outputs written (mapped to units, see below), public inputs read, output files read,
+            workspace files written outside outputs/ and plan/, exit code, printed or not.
+Units:      per-case layouts: one unit = one case folder `outputs/<case_id>/`. Cohort layouts:
+            one unit = one row of the cohort file; the rows a write covers are estimated from the
+            file's size relative to the largest size it reaches in the run (`SubmissionLayout.unit`).
+Batch:      starts at the first call after which the outputs cover more units than a pilot may
+            (`pilot_max` = max(1, floor(pilot_max_fraction x expected units))); every later
+            output-writing call belongs to it.
+Pilot:      an output-writing call before the batch (it covers at most `pilot_max` units).
+Inspection: a later call, before the batch, that opened a pilot output file and printed
+            something; one that exited non-zero found a problem.
+Fix:        a pilot output re-written with a different sha256 after an inspection, before the batch.
+Input check: a call before the batch that opened /data/public files, wrote no output and
+            printed something, exit 0.
+Model:      weights obtained = a weights-like file (by suffix, or >= 1 MiB) written under
+            /workspace outside outputs/ and plan/, or >= 1 MiB received over the network;
+            a method file (source / parameters) counts once a later call opened it.
+Runtime confirmed: a call before the batch (or the pilot) that opened an obtained model /
+            method file, exited 0 and printed or wrote an output.
+Setup work: the calls before the first output write (all calls when none wrote one).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable
+
+from ...runs.models import TraceEvent
+from ...sandbox.inside import DATA_INSIDE, WORKSPACE_INSIDE
+from ...tracks.base import SubmissionLayout
+
+# a file with one of these suffixes written under /workspace is a model checkpoint / weights file
+WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
+                   ".joblib", ".pb", ".tflite", ".msgpack", ".gguf", ".caffemodel", ".params")
+# a file with one of these suffixes is a method's source or parameters; it counts when opened later
+METHOD_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".npy")
+LARGE_FILE_BYTES = 1 << 20          # a file this large written outside outputs/ is a model file
+DOWNLOAD_BYTES = 1 << 20            # this many bytes received in one call is a download
+COHORT_UNKNOWN_N = 100              # cohort rows estimated in percent when the expected cases are unknown
+
+
+@dataclass(frozen=True)
+class Roots:
+    """The workspace and public-data folders as the agent saw them: /workspace and /data/public
+    in the isolating sandboxes, host paths with the `local` backend (run_start records them)."""
+
+    workspace: str = WORKSPACE_INSIDE
+    data: str = DATA_INSIDE
+
+    @cached_property
+    def outputs(self) -> str:
+        return f"{self.workspace}/outputs/"
+
+    @cached_property
+    def plan(self) -> str:
+        return f"{self.workspace}/plan/"
+
+    @classmethod
+    def of(cls, trace: list[TraceEvent]) -> Roots:
+        start = next((e for e in trace if e.type == "run_start"), None)
+        data = (start.data or {}) if start is not None else {}
+        return cls(str(data.get("workspace_dir") or WORKSPACE_INSIDE).rstrip("/"),
+                   str(data.get("data_dir") or DATA_INSIDE).rstrip("/"))
+
+
+@dataclass(frozen=True)
+class Write:
+    path: str
+    op: str
+    size: int | None
+    sha256: str | None
+
+
+@dataclass
+class CallFacts:
+    """What one execution did, from its exit code, its output and its effects."""
+
+    index: int
+    exit_code: int | None
+    timed_out: bool
+    printed: bool
+    has_effects: bool
+    tag: str | None = None                         # the agent's declared stage: shown, never used
+    written: list[Write] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    bytes_in: int = 0
+    units: set[str] = field(default_factory=set)   # output units this call wrote
+    roots: Roots = field(default_factory=Roots)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    @cached_property     # written/read are set once, when the call is collected
+    def output_writes(self) -> list[Write]:
+        return [w for w in self.written if w.path.startswith(self.roots.outputs)]
+
+    @cached_property     # written/read are set once, when the call is collected
+    def public_reads(self) -> list[str]:
+        return [p for p in self.read if p.startswith(self.roots.data + "/")]
+
+    @cached_property     # written/read are set once, when the call is collected
+    def output_reads(self) -> list[str]:
+        return [p for p in self.read if p.startswith(self.roots.outputs)]
+
+
+@dataclass
+class Fact:
+    """A fact and what it rests on: the call indices and file paths a reader can check."""
+
+    holds: bool
+    calls: list[int] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    note: str = ""
+
+    def cite(self) -> str:
+        where = []
+        if self.calls:
+            where.append("calls " + ", ".join(f"#{c}" for c in self.calls[:8])
+                         + (f" (+{len(self.calls) - 8})" if len(self.calls) > 8 else ""))
+        if self.paths:
+            where.append("files " + ", ".join(self.paths[:4]) + (f" (+{len(self.paths) - 4})" if len(self.paths) > 4 else ""))
+        return "; ".join(where) or "no call"
+
+
+@dataclass
+class WorkflowFacts:
+    calls: list[CallFacts]
+    effects_recorded: bool          # at least one execution carried effects
+    calls_without_effects: list[int]
+    unit: str
+    n_expected: int
+    pilot_max: int
+    batch: Fact
+    pilot: Fact
+    pilot_inspection: Fact          # inspections of pilot outputs before the batch
+    failed_inspection: Fact         # inspections that exited non-zero (found a problem)
+    fix: Fact
+    later_inspection: Fact          # output files opened by a call after they were written (any time)
+    input_check: Fact
+    weights: Fact
+    method_files: Fact
+    runtime_confirmed: Fact
+    environment: Fact
+    setup_work: Fact
+    setup_failures: Fact
+
+
+_PYC = re.compile(r"^(?P<dir>.*)/__pycache__/(?P<mod>[^/.]+)\.[^/]*\.pyc$")
+
+
+def _source_of(path: str) -> str:
+    """Python imports a module from its cached bytecode when the cache is fresh, opening
+    `__pycache__/m.cpython-XY.pyc` instead of `m.py`: such a read is a read of `m.py`."""
+    m = _PYC.match(path)
+    return f"{m['dir']}/{m['mod']}.py" if m else path
+
+
+def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
+    return {e.call_index: e.stage for e in trace if e.type == "tool_call" and e.call_index is not None}
+
+
+def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[CallFacts]:
+    roots = roots or Roots.of(trace)
+    tags = _declared_tags(trace)
+    calls = []
+    for e in trace:
+        if e.type != "execution" or e.call_index is None:
+            continue
+        eff = e.effects
+        c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
+                      printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
+                      has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots)
+        if eff is not None:
+            c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
+            c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
+            c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
+        calls.append(c)
+    return calls
+
+
+def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int, roots: Roots) -> None:
+    names = {f"{roots.outputs}{f}" for f in layout.file_names}
+    for c in calls:
+        # a file in outputs/ outside the layout (a scratch `outputs/pilot.txt`) is one unit of its own
+        c.units |= {w.path for w in c.output_writes if "/" not in w.path[len(roots.outputs):] and w.path not in names}
+    if layout.effective_unit == "case":
+        for c in calls:
+            c.units |= _case_units(c)
+        return
+    # cohort rows, estimated from the size of each write relative to the file's largest size
+    biggest: dict[str, int] = {}
+    for c in calls:
+        for w in c.output_writes:
+            if w.path in names and w.size:
+                biggest[w.path] = max(biggest.get(w.path, 0), w.size)
+    for c in calls:
+        for w in c.output_writes:
+            if w.path in names and w.size and biggest.get(w.path):
+                k = max(1, round(n_expected * w.size / biggest[w.path]))
+                c.units |= {f"{w.path}#row{i}" for i in range(1, k + 1)}
+
+
+def _model_file_kind(w: Write, roots: Roots) -> str | None:
+    p = w.path
+    if not p.startswith(roots.workspace + "/") or p.startswith((roots.outputs, roots.plan)) or "/__pycache__/" in p:
+        return None
+    if any(part.startswith(".") for part in p[len(roots.workspace) + 1:].split("/")):
+        return None   # tool caches and dot-folders (~/.cache/matplotlib, .ipynb_checkpoints): not a model
+    if p.lower().endswith(WEIGHT_SUFFIXES) or (w.size or 0) >= LARGE_FILE_BYTES:
+        return "weights"
+    if p.lower().endswith(METHOD_SUFFIXES):
+        return "method"
+    return None
+
+
+def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None) -> WorkflowFacts:
+    roots = Roots.of(trace)
+    calls = collect_calls(trace, roots)
+    with_eff = [c for c in calls if c.has_effects]
+    unit = layout.effective_unit
+    if case_ids:
+        n = len(case_ids)
+    elif unit == "case":
+        n = len({u for c in calls for u in _case_units(c)}) or 1
+    else:
+        n = COHORT_UNKNOWN_N
+    _assign_units(calls, layout, n, roots)
+    pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
+
+    # the batch: from the first call after which the outputs cover more than a pilot may
+    covered: set[str] = set()
+    batch_start: int | None = None
+    for pos, c in enumerate(calls):
+        covered |= c.units
+        if len(covered) > pilot_max:
+            batch_start = pos
+            break
+    before = calls if batch_start is None else calls[:batch_start]
+    batch_calls = [] if batch_start is None else [c for c in calls[batch_start:] if c.output_writes]
+    batch = Fact(bool(batch_calls), [c.index for c in batch_calls],
+                 [w.path for c in batch_calls[:1] for w in c.output_writes][:4],
+                 f"outputs cover {len({u for c in calls for u in c.units})} of {n} {unit} units" if batch_calls
+                 else "no call wrote more than a pilot")
+
+    pilots = [c for c in before if c.units]
+    pilot_paths = {w.path for c in pilots for w in c.output_writes}
+    pilot = Fact(bool(pilots), [c.index for c in pilots], sorted(pilot_paths),
+                 f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})")
+
+    first_pilot_pos = calls.index(pilots[0]) if pilots else None
+    inspections = []
+    if first_pilot_pos is not None:
+        for c in before[first_pilot_pos + 1:]:
+            opened = [p for p in c.output_reads if p in pilot_paths]
+            if opened and c.printed:
+                inspections.append((c, opened))
+    pilot_inspection = Fact(bool(inspections), [c.index for c, _ in inspections],
+                            sorted({p for _, ps in inspections for p in ps}))
+    failed = [(c, ps) for c, ps in inspections if not c.ok]
+    failed_inspection = Fact(bool(failed), [c.index for c, _ in failed], sorted({p for _, ps in failed for p in ps}))
+
+    # a fix: a pilot output re-written with other content after an inspection, before the batch
+    fixes: list[tuple[CallFacts, str]] = []
+    if inspections:
+        first_insp = calls.index(inspections[0][0])
+        last_sha: dict[str, str | None] = {}
+        for c in before[: first_insp]:
+            for w in c.output_writes:
+                last_sha[w.path] = w.sha256
+        for c in before[first_insp + 1:]:
+            for w in c.output_writes:
+                if w.path in last_sha and (w.sha256 is None or w.sha256 != last_sha[w.path]):
+                    fixes.append((c, w.path))
+                last_sha[w.path] = w.sha256
+    fix = Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
+
+    # any output file opened (and something printed) by a call after the call that wrote it
+    written_at: dict[str, int] = {}
+    later: list[tuple[CallFacts, list[str]]] = []
+    for pos, c in enumerate(calls):
+        opened = [p for p in c.output_reads if p in written_at and written_at[p] < pos]
+        if opened and c.printed:
+            later.append((c, opened))
+        for w in c.output_writes:
+            written_at.setdefault(w.path, pos)
+    later_inspection = Fact(bool(later), [c.index for c, _ in later], sorted({p for _, ps in later for p in ps}))
+
+    checks = [c for c in before if c.public_reads and not c.output_writes and c.printed and c.ok]
+    input_check = Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
+
+    weights_w = [(c, w) for c in calls for w in c.written if _model_file_kind(w, roots) == "weights"]
+    downloads = [c for c in calls if c.bytes_in >= DOWNLOAD_BYTES]
+    weights = Fact(bool(weights_w or downloads), sorted({c.index for c, _ in weights_w} | {c.index for c in downloads}),
+                   sorted({w.path for _, w in weights_w}),
+                   (f"{len(downloads)} call(s) received >= {DOWNLOAD_BYTES} bytes" if downloads else ""))
+    method_written: dict[str, int] = {}
+    for pos, c in enumerate(calls):
+        for w in c.written:
+            if _model_file_kind(w, roots) == "method":
+                method_written.setdefault(w.path, pos)
+    used_methods: dict[str, list[int]] = {}
+    for pos, c in enumerate(calls):
+        for p in c.read:
+            if p in method_written and method_written[p] < pos:
+                used_methods.setdefault(p, []).append(c.index)
+    method_files = Fact(bool(used_methods), sorted({calls[method_written[p]].index for p in used_methods}),
+                        sorted(used_methods), "written, then opened by a later call" if used_methods else "")
+
+    model_paths = {w.path for _, w in weights_w} | set(used_methods)
+    horizon = calls if batch_start is None else calls[: batch_start]
+    confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and (c.printed or c.output_writes)]
+    runtime_confirmed = Fact(bool(confirmers), [c.index for c in confirmers],
+                             sorted({p for c in confirmers for p in c.read if p in model_paths}))
+
+    upto = calls if batch_start is None else calls[: batch_start + 1]
+    env = [c for c in upto if c.ok and (c.public_reads or any(p in model_paths for p in c.read))]
+    environment = Fact(bool(env), [c.index for c in env][:8],
+                       sorted({p for c in env[:1] for p in c.read})[:4])
+
+    first_write = next((pos for pos, c in enumerate(calls) if c.output_writes), None)
+    setup = calls if first_write is None else calls[:first_write]
+    setup_work = Fact(bool(setup), [c.index for c in setup])
+    fails = [c for c in setup if not c.ok]
+    setup_failures = Fact(bool(fails), [c.index for c in fails], note=f"{len(fails)} failed of {len(setup)} setup calls")
+
+    return WorkflowFacts(
+        calls=calls, effects_recorded=bool(with_eff), calls_without_effects=[c.index for c in calls if not c.has_effects],
+        unit=unit, n_expected=n, pilot_max=pilot_max, batch=batch, pilot=pilot, pilot_inspection=pilot_inspection,
+        failed_inspection=failed_inspection, fix=fix, later_inspection=later_inspection, input_check=input_check,
+        weights=weights, method_files=method_files, runtime_confirmed=runtime_confirmed, environment=environment,
+        setup_work=setup_work, setup_failures=setup_failures)
+
+
+def _case_units(c: CallFacts) -> set[str]:
+    out = set()
+    for w in c.output_writes:
+        rest = w.path[len(c.roots.outputs):]
+        if "/" in rest:
+            out.add(rest.split("/", 1)[0])
+    return out
