@@ -535,7 +535,8 @@ def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
                                                  help="Scored run directories, or folders holding them (a sweep root)."),
            fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
            out_file: Optional[Path] = typer.Option(None, "--out", help="One run: the output file; several: a folder "
-                                                                       "(default: RUN_DIR/inspect.json each).")) -> None:
+                                                                       "(default: RUN_DIR/inspect.json each); a file name ending in .eval "
+                                                                       "gets Inspect's zip format.")) -> None:
     """Export runs to another tool's format."""
     from .export import ExportError, export_many
     try:

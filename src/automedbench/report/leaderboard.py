@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..runs.models import DetailReport
 from ..scoring.rubric import load_rubric
-from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
+from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
 STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
@@ -79,7 +79,7 @@ def fmt_pct(x: float) -> str:
 def heat(v: float | None) -> str:
     """Inline background for a score cell: red (0) -> amber -> green (1); grey for null."""
     if v is None:
-        return "background:#eceff1;color:#78909c"
+        return "background:#eceff1;color:#4b5563"
     v = min(max(float(v), 0.0), 1.0)
     return f"background:hsl({v * 120:.0f},65%,{86 - 6 * abs(v - 0.5):.0f}%)"
 
@@ -192,11 +192,19 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}
+    complete = [r for r in reports if site.run_status(r) == "complete"]
+    n = len(complete) or 1
+    summary = {"runs": len(reports), "complete": len(complete),
+               "avg_turns": sum(r.run.turns for r in complete) / n,
+               "avg_time": sum(r.run.wall_time_s for r in complete) / n,
+               "avg_tokens": sum(r.run.tokens_in + r.run.tokens_out for r in complete) / n,
+               "avg_cost": sum(r.run.cost_usd for r in complete) / n,
+               "failure_rate": sum(is_failure(r) for r in complete) / n}
     index = out / "index.html"
     index.write_text(env.get_template("leaderboard.html.j2").render(
         **common, root="", page="index", board=board, warnings=list(warnings), title=title,
         agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
-        board_data={"views": views, "task_track": task_track}, **extra), encoding="utf-8")
+        summary=summary, board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
     return index

@@ -25,6 +25,7 @@ from .judge.base import Judge, JudgeEvidence
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
 from .stages import agentic_score, s4_inference, s5_submit
+from .pictures import write_pictures
 from .task_score import score_workspace
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,9 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
         # an infra-ended run is not scored: no paid answer-judge calls for it either
         scoring_context(out, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
+    if not infra_end:  # thumbnails for the run page, beside the report; the judge never reads them
+        write_pictures(track, task_result.per_case, expected_cases(meta, data), files.workspace, data.public,
+                       data.private, task.options, out.dir)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
         "s5": s5_submit(task_result, meta.run.submitted, any_non_trivial),

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..data import DatasetPaths
     from ..data.from_folder import FolderCases
     from ..data.registry import DatasetInfo
+    from .pictures import CasePicture, PictureCase
 
 
 class CaseStatus(str, enum.Enum):
@@ -340,6 +341,11 @@ class TrackAssets(Protocol[OptionsInT]):
         DIR/<case_id>/{public,private}/ (+ cases.csv)."""
         from ..data.from_folder import generic_from_folder
         return generic_from_folder(src, dest, options)
+
+    # optional capability (default: none): small pictures of one valid, scored case for the run
+    # page — drawn in memory; the core picks the cases and places the files (docs/site.md)
+    def case_pictures(self, case: PictureCase, options: OptionsInT) -> list[CasePicture]:
+        return []
 
 
 @runtime_checkable

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..pictures import CasePicture, PictureCase, panels, read_png_gray
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -176,6 +177,16 @@ class ClassificationTrack(Track[ClassificationOptions]):
         """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
         from .folder import from_folder
         return from_folder(src, dest, options)
+
+    def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
+        """The image with the predicted and the reference label."""
+        gray = read_png_gray(case.public_dir / options.image_file)
+        if gray is None:
+            return []
+        pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
+        verdict = "correct" if pred == ref else "wrong"
+        return [CasePicture("label.png", panels([(gray, f"pred {pred} / ref {ref}")], verdict),
+                            f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
         o = options

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
+from ..pictures import CasePicture, PictureCase, restoration_panels
 from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, MedalBands, OutputFile, ScoredCases,
                     ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from .. import per_case
@@ -160,6 +161,15 @@ class EnhancementTrack(Track[EnhancementOptions]):
     def scripted_methods(self, options: EnhancementOptions):
         from .scripted import EnhancementMethods
         return EnhancementMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: EnhancementOptions) -> list[CasePicture]:
+        """Input, output, reference and difference (tracks/pictures.py)."""
+        try:
+            inp = np.load(case.public_dir / options.input_file, allow_pickle=False)
+        except (OSError, ValueError):
+            inp = None
+        return [restoration_panels(inp if inp is not None and inp.ndim == 2 else None, case.prediction,
+                                   case.reference, case.metrics)]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

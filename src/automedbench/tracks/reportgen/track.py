@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.bleu import corpus_bleu
+from ..pictures import CasePicture, PictureCase
+from .pictures import report_pictures
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -233,6 +235,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
     def scripted_methods(self, options: ReportGenOptions) -> ScriptedMethods | None:
         from .scripted import ReportScriptedMethods
         return ReportScriptedMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: ReportGenOptions) -> list[CasePicture]:
+        """The report beside the reference, sentences marked matched / missing / extra."""
+        return report_pictures(case)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ReportGenOptions) -> None:
         o = options

@@ -28,9 +28,11 @@ from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, MedalBand
                     ScoringContext, ScriptedMethods, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from ..pictures import CasePicture, PictureCase
 from ..profile import ProfileScore
 from ..safety import safe_output_file
 from . import reference_profile
+from .pictures import segmentation_pictures
 
 if TYPE_CHECKING:
     from ...data import DatasetPaths
@@ -264,6 +266,10 @@ class SegmentationTrack(Track[SegmentationOptions]):
         """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
         from .folder import from_folder
         return from_folder(src, dest, options)
+
+    def case_pictures(self, case: PictureCase, options: SegmentationOptions) -> list[CasePicture]:
+        """Contours over the image on the most-different slice (tracks/pictures.py)."""
+        return segmentation_pictures(case, options.input_file)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""

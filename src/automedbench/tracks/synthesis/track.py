@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.ssim import WIN_SIZE, reference_data_range, ssim_psnr
+from ..pictures import CasePicture, PictureCase, restoration_panels
 from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
                     ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
@@ -183,6 +184,18 @@ class SynthesisTrack(Track[SynthesisOptions]):
             return None   # MRI→CT has no offline demo data and no classical reference method
         from .scripted import SynthesisMethods
         return SynthesisMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: SynthesisOptions) -> list[CasePicture]:
+        """The middle axial slice: input (its own grid), output, reference, difference."""
+        k = case.reference.shape[2] // 2
+        try:
+            arr, _ = read_nifti(case.public_dir / options.input_file)
+            inp = self._prepare(arr, options)
+            inp2 = np.rot90(inp[..., inp.shape[2] // 2]) if inp.ndim == 3 else None
+        except Exception:  # noqa: BLE001 - drawn without the input
+            inp2 = None
+        return [restoration_panels(inp2, np.rot90(case.prediction[..., k]), np.rot90(case.reference[..., k]),
+                                   case.metrics, f"slice z={k}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SynthesisOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)
