@@ -100,9 +100,9 @@ def bench_sweeps(n: int, sandbox: str, tmp: Path) -> None:
 
 
 def bench_site(n: int, tmp: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "report"))
-    from conftest import build_report, write_run  # the report tests' factories
-    from site_fixture import write_trace
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository root: `tests` is a package
+    from tests.report.factories import build_report, write_run  # the report tests' factories
+    from tests.report.site_fixture import write_trace
 
     from automedbench.report import collect_reports, write_leaderboard
     rng = random.Random(0)
@@ -110,14 +110,33 @@ def bench_site(n: int, tmp: Path) -> None:
     t0 = time.monotonic()
     agents = [f"agent-{i}" for i in range(8)]
     tasks = [f"task-{i}" for i in range(6)]
+    # each run gets the at most 12 per-case pictures scoring places beside its report (a ~15 kB PNG
+    # each, the size of the demo's segmentation thumbnails)
+    import io
+    import json
+
+    import numpy as np
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray(np.random.default_rng(0).integers(0, 255, (60, 80, 3), dtype=np.uint8)).save(buf, "PNG")
+    png = buf.getvalue()
     for i in range(n):
         a, t, tier = rng.choice(agents), rng.choice(tasks), rng.choice(["lite", "standard", "pro"])
         errs = [{"code": "NO_PILOT", "category": "verification/recovery", "step": "S3", "evidence": {"call": 3}}] \
             if rng.random() < 0.5 else []
         r = build_report(f"run-{i:05d}", agent=a, task=t, tier=tier, overall=rng.random(), errors=errs,
                          end_reason="harness_error" if rng.random() < 0.03 else "submitted")
-        write_trace(write_run(root, r), n_calls=rng.randint(4, 30), fail_call=3 if errs else None)
-    print(f"\nsite for {n} synthetic runs (written in {time.monotonic() - t0:.1f} s)")
+        run_dir = write_run(root, r)
+        write_trace(run_dir, n_calls=rng.randint(4, 30), fail_call=3 if errs else None)
+        pics = run_dir / "pictures"
+        index = []
+        for k in range(12):
+            (pics / f"c{k}").mkdir(parents=True)
+            (pics / f"c{k}" / "contours.png").write_bytes(png)
+            index.append({"case_id": f"c{k}", "dir": f"c{k}", "value": k / 12, "files": [
+                {"name": "contours.png", "caption": "contours", "media_type": "image/png"}]})
+        (pics / "index.json").write_text(json.dumps(index))
+    print(f"\nsite for {n} synthetic runs with 12 pictures each (written in {time.monotonic() - t0:.1f} s)")
     t0 = time.monotonic()
     reports = collect_reports([root])
     t_collect = time.monotonic() - t0

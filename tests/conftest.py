@@ -1,12 +1,14 @@
-import sys
+"""Fixtures every test directory may use. Shared helpers are plain modules of the `tests`
+package (`from tests.helpers import ...`); the test-only plug-in track in tests/toy_track/ is
+put on the path by pytest itself (`pythonpath` in pyproject.toml), so its entry point is seen
+like an installed distribution's."""
+import re
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-# A test-only third-party track, registered through the public entry-point group (its
-# dist-info lives beside the package): no core file knows it. See tests/toy_track/.
-sys.path.insert(0, str(Path(__file__).parent / "toy_track"))
+from automedbench.tracks.segmentation import SegmentationTrack
+from tests.helpers import tiny_lesion_dataset
 
 
 @pytest.fixture(autouse=True)
@@ -17,3 +19,77 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AUTOMEDBENCH_JUDGE_CACHE", str(home / "judge-cache"))
     monkeypatch.delenv("AUTOMEDBENCH_TASKS", raising=False)
     yield
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """A user task folder + a staged tiny dataset, wired through env vars as a user would."""
+    data = tmp_path / "data"
+    tiny_lesion_dataset(data / "tiny-lesion")
+    tasks = tmp_path / "tasks"
+    (tasks / "tiny-seg").mkdir(parents=True)
+    src = (SegmentationTrack.tasks_dir / "brain-lesion-seg" / "task.yaml").read_text()
+    (tasks / "tiny-seg" / "task.yaml").write_text(
+        src.replace("id: brain-lesion-seg", "id: tiny-seg").replace("dataset: mni-brain-lesion", "dataset: tiny-lesion"))
+    return {"AUTOMEDBENCH_DATA": str(data), "AUTOMEDBENCH_TASKS": str(tasks)}, tmp_path
+
+
+# ---- a researcher's own data: plain folders and the tasks of docs/your-task.md -------------
+
+def _doc_task_yaml(task_id: str) -> str:
+    """The task.yaml printed in docs/your-task.md for `task_id` (the docs are what is tested)."""
+    text = (Path(__file__).parents[1] / "docs" / "your-task.md").read_text()
+    for block in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL):
+        if block.startswith(f"id: {task_id}\n"):
+            return block
+    raise AssertionError(f"docs/your-task.md has no task.yaml for {task_id}")
+
+
+@pytest.fixture
+def my_tasks_dir(tmp_path):
+    """tasks/my-seg and tasks/my-cls, exactly as docs/your-task.md writes them."""
+    tasks = tmp_path / "tasks"
+    for tid in ("my-seg", "my-cls"):
+        (tasks / tid).mkdir(parents=True)
+        (tasks / tid / "task.yaml").write_text(_doc_task_yaml(tid))
+    return tasks
+
+
+@pytest.fixture
+def seg_folder(tmp_path):
+    """images/ + labels/ (0 background, 1 organ, 2 lesion): 4 labelled cases (one without a
+    lesion) and case_05, an image without a label map."""
+    import numpy as np
+
+    from automedbench.tracks.nifti_io import make_nifti, save_nifti_gz
+    root = tmp_path / "seg-folder"
+    rng = np.random.default_rng(0)
+    affine = np.diag([2.0, 2.0, 2.0, 1.0])
+    for i in range(1, 6):
+        cid = f"case_{i:02d}"
+        label = np.zeros((12, 12, 8), np.uint8)
+        label[3:9, 3:9, 2:6] = 1
+        if i != 2:
+            label[5:7, 5:7, 3:5] = 2
+        image = (label * 40 + rng.normal(0, 5, label.shape)).astype(np.float32)
+        save_nifti_gz(make_nifti(image, affine), root / "images" / f"{cid}.nii.gz")
+        if i != 5:
+            save_nifti_gz(make_nifti(label, affine), root / "labels" / f"{cid}.nii.gz")
+    return root
+
+
+@pytest.fixture
+def cls_folder(tmp_path):
+    """images/<case_id>.png + labels.csv (normal/abnormal): 4 cases, img_5 without a row."""
+    import numpy as np
+    from PIL import Image
+    root = tmp_path / "cls-folder"
+    (root / "images").mkdir(parents=True)
+    rows = ["case_id,label"]
+    for i in range(1, 6):
+        value = 200 if i % 2 else 40
+        Image.fromarray(np.full((8, 8), value, np.uint8)).save(root / "images" / f"img_{i}.png")
+        if i != 5:
+            rows.append(f"img_{i},{'abnormal' if i % 2 else 'normal'}")
+    (root / "labels.csv").write_text("\n".join(rows) + "\n")
+    return root

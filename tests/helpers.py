@@ -1,12 +1,27 @@
-"""Small builders shared by tests: tiny NIfTI datasets laid out like the real ones."""
+"""Small builders shared by tests: tiny NIfTI datasets laid out like the real ones, and the
+CLI run as a user runs it (a real subprocess)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import nibabel as nib
 import numpy as np
 
 from automedbench.data import DatasetPaths, write_manifest
+
+# `python -m automedbench.cli` with the interpreter running the tests
+CLI = [sys.executable, "-m", "automedbench.cli"]
+
+
+def amb(*args, env=None, check=True):
+    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}\nstdout:{proc.stdout}\nstderr:{proc.stderr}")
+    return proc
 
 
 def save_nii(path: Path, data: np.ndarray, affine=None) -> Path:

@@ -1,43 +1,19 @@
 """The CLI as a user runs it: a real subprocess, real files, exit codes and one-line errors."""
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import copy_reference, tiny_lesion_dataset
 
-from automedbench.tracks.segmentation import SegmentationTrack
-BUILTIN_DIR = SegmentationTrack.tasks_dir
-
-CLI = [sys.executable, "-m", "automedbench.cli"]
-
-
-def amb(*args, env=None, check=True):
-    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\nstdout:{proc.stdout}\nstderr:{proc.stderr}")
-    return proc
-
-
-@pytest.fixture
-def tiny(tmp_path):
-    """A user task folder + a staged tiny dataset, wired through env vars as a user would."""
-    data = tmp_path / "data"
-    tiny_lesion_dataset(data / "tiny-lesion")
-    tasks = tmp_path / "tasks"
-    (tasks / "tiny-seg").mkdir(parents=True)
-    src = (BUILTIN_DIR / "brain-lesion-seg" / "task.yaml").read_text()
-    (tasks / "tiny-seg" / "task.yaml").write_text(
-        src.replace("id: brain-lesion-seg", "id: tiny-seg").replace("dataset: mni-brain-lesion", "dataset: tiny-lesion"))
-    return {"AUTOMEDBENCH_DATA": str(data), "AUTOMEDBENCH_TASKS": str(tasks)}, tmp_path
+from tests.helpers import amb, copy_reference
 
 
 def test_main_module_entry():
-    # `python -m automedbench.cli` must behave like the console script
-    assert "run" in amb("--help").stdout
+    # `python -m automedbench.cli` must behave like the console script: the real app answers
+    # with this package's version, and refuses an unknown command with the usage exit code
+    from automedbench import __version__
+    assert amb("--version").stdout.split() == ["automedbench", __version__]
+    bad = amb("no-such-command", check=False)
+    assert bad.returncode == 2 and "no-such-command" in bad.stderr and not bad.stdout
 
 
 def test_tasks_list_and_show_json(tiny):

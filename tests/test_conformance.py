@@ -117,13 +117,32 @@ def test_symlinked_output_is_refused(task, data_root, tmp_path):
     assert case.status == "invalid" and "symlink" in case.reason
 
 
-def test_every_registered_track_satisfies_the_protocol():
+def test_every_registered_track_gives_every_task_an_output_contract():
     from automedbench.tracks import all_tracks
-    from automedbench.tracks.base import Track
     tracks = all_tracks()
     assert {"segmentation", "toy-threshold"} <= set(tracks)
     for name, track in tracks.items():
-        assert isinstance(track, Track), name
         for task in (t for t in TASKS if t.track == name):
             layout = track.submission(task.options)
             assert layout.files and layout.contract("/workspace").strip()
+
+
+def test_a_plugin_that_is_not_a_track_is_skipped_with_a_warning(tmp_path, monkeypatch, caplog):
+    """The registry validates what an entry point loads: a broken third-party plug-in is left
+    out with a warning naming it, and the harness keeps working with the other tracks."""
+    from automedbench.tracks import all_tracks
+    (tmp_path / "not_a_track_pkg.py").write_text("TRACK = object()\n")
+    info = tmp_path / "not_a_track_pkg-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: not-a-track-pkg\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[automedbench.tracks]\nbroken = not_a_track_pkg:TRACK\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    all_tracks.cache_clear()
+    try:
+        with caplog.at_level("WARNING"):
+            tracks = all_tracks()
+        assert "segmentation" in tracks and "broken" not in tracks
+        assert not any(type(t).__module__ == "not_a_track_pkg" for t in tracks.values())
+        assert any("broken" in r.getMessage() and "not a Track" in r.getMessage() for r in caplog.records)
+    finally:
+        all_tracks.cache_clear()

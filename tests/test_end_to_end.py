@@ -133,7 +133,7 @@ def test_cheater_is_disqualified_with_evidence(demo_data, tmp_path):
 
 
 def test_corrupt_private_reference_is_a_harness_fault_not_the_agents(demo_data, tmp_path):
-    """SPEC §4/§7: an unreadable private reference is excluded from task, S4 and S5, flagged, and
+    """docs/scoring.md#task-score, docs/faults.md: an unreadable private reference is excluded from task, S4 and S5, flagged, and
     fires an infrastructure code — never FORMAT_INVALID against the agent."""
     data = tmp_path / "data"
     shutil.copytree(demo_data / "mni-brain-lesion", data / "mni-brain-lesion")

@@ -1,17 +1,16 @@
-"""SPEC §7: faults are charged to whoever caused them. User errors stop before anything runs;
+"""docs/faults.md: faults are charged to whoever caused them. User errors stop before anything runs;
 a sandbox that cannot start or dies ends the run as `infra_error`, never as the agent's F."""
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from helpers import tiny_lesion_dataset
-from test_cli import amb, tiny  # noqa: F401  (fixture)
 
 from automedbench import api
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
 from automedbench.sandbox import _BACKENDS, register_backend
+from tests.helpers import amb, tiny_lesion_dataset
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -24,7 +23,7 @@ AGENT_CODES = {"PLAN_MISSING", "NO_PILOT", "SUBMITTED_NOTHING", "NOT_SUBMITTED",
     (["--judge", "nosuchjudge"], {}, "unknown agent/judge 'nosuchjudge'"),
     (["--judge", "gpt-4.1"], {"OPENAI_API_KEY": ""}, "OPENAI_API_KEY"),
 ])
-def test_user_errors_stop_before_anything_runs(tiny, args, env_extra, needle):  # noqa: F811
+def test_user_errors_stop_before_anything_runs(tiny, args, env_extra, needle):
     env, tmp = tiny
     out = tmp / "runs"
     for command in (["run", "--agent", "reference"], ["sweep", "--agent", "reference"]):
@@ -36,7 +35,7 @@ def test_user_errors_stop_before_anything_runs(tiny, args, env_extra, needle):  
 
 
 @needs_bwrap
-def test_sandbox_that_cannot_start_is_infra_error_not_the_agents_f(tiny):  # noqa: F811
+def test_sandbox_that_cannot_start_is_infra_error_not_the_agents_f(tiny):
     env, tmp = tiny
     proc = amb("run", "--task", "tiny-seg", "--agent", "reference", "--sandbox", "bwrap", "--out", tmp / "runs",
                env={**env, "AUTOMEDBENCH_AGENT_RUNTIME": str(tmp / "no-such-runtime")}, check=False)
@@ -98,7 +97,7 @@ def test_version_and_help_name_what_options_take():
         assert len(line.split(option, 1)[1].split()) >= 2, f"{option} is not documented: {line!r}"
 
 
-def test_runs_table_fits_the_terminal(tiny):  # noqa: F811
+def test_runs_table_fits_the_terminal(tiny):
     env, tmp = tiny
     proc = amb("run", "--task", "tiny-seg", "--agent", "empty", "--sandbox", "local", "--out", tmp / "runs", env=env)
     run_dir = proc.stdout.strip().splitlines()[-1]
@@ -126,7 +125,7 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
 
 
 def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
-    """SPEC §7: a sweep re-runs infra-ended cells; the retry's report is what the cell keeps."""
+    """docs/faults.md: a sweep re-runs infra-ended cells; the retry's report is what the cell keeps."""
     from automedbench.sandbox import SandboxError
     from automedbench.sandbox.local import LocalSandbox
 

@@ -7,7 +7,7 @@ adversarial trajectory is credited above its label."""
 import json
 
 import pytest
-from test_cli import amb
+from tests.helpers import amb
 
 from automedbench.runs.models import StageResult
 from automedbench.scoring.judge.calibration import evaluate, load_set

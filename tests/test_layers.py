@@ -31,6 +31,7 @@ LAZY_IMPORTS = {
     "packaging": "not a declared dependency (it comes with pip); the runtime closure skips without it",
     # heavy: seconds to import on a busy machine, needed only by the command that uses them
     "openai": "the LLM client, only when a request is sent",
+    "httpx": "the endpoint checks (`agents check`, before a sweep) only; it comes with openai",
     "nltk": "report generation's METEOR only",
     "matplotlib": "the analysis page's plots only",
     "pydicom": "DICOM demo builders and stagers only",

@@ -3,7 +3,7 @@ import gzip
 import nibabel as nib
 import numpy as np
 import pytest
-from helpers import save_nii, truncate
+from tests.helpers import save_nii, truncate
 
 from automedbench.tracks.nifti_io import NiftiReadError, read_nifti
 

@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 import pytest
-from helpers import copy_reference, save_nii, tiny_lesion_dataset, truncate, write_prediction
+from tests.helpers import copy_reference, save_nii, tiny_lesion_dataset, truncate, write_prediction
 
 from automedbench.scoring.task_score import score_workspace
 from automedbench.tracks.segmentation import SegmentationOptions, SegmentationTrack
@@ -197,7 +197,7 @@ def test_flipped_voxels_with_matching_flipped_affine_fail_with_a_format_message(
 
 
 def test_whole_brain_as_lesion_on_a_negative_case_costs(ds, tmp_path):
-    """BraTS convention (SPEC §4): labelling everything as lesion on a lesion-free case scores 0."""
+    """BraTS convention (docs/scoring.md#segmentation-rules): labelling everything as lesion on a lesion-free case scores 0."""
     ws = tmp_path / "ws"
     for cid in ds.case_ids():
         copy_reference(ds, ws, cid)

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
 from . import __version__
-from .agents import Agent, AgentContext, RunStopped, ToolBox, get_agent
+from .agents import Agent, AgentContext, RunStopped, ToolBox, get_agent, scripted_agents
 from .agents import check_ready as check_agent_ready
 from .data import DatasetError, DatasetPaths, dataset_paths, sha256_file
 from .datasets import DATASETS, stage
@@ -30,6 +30,7 @@ from .llm.answer_judge import get_answer_judge
 from .prompts.render import kickoff_message, render_prompt
 from .report import collect_reports, write_leaderboard
 from .report.collect import ReportList
+from .runs.effective_config import agent_configuration, config_hash, effective_limits
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import (
     INFRA_END_REASONS,
@@ -38,12 +39,15 @@ from .runs.models import (
     RunInfo,
     is_end_reason,
 )
-from .runs.sweep import Cell, CellResult, RunOptions, SweepSpec
+from .runs.preflight import check_endpoints as check_agent_endpoints
+from .runs.preflight import check_scripted_methods
+from .runs.sweep import Cell, CellResult, RunOptions, SweepChecks, SweepSpec
 from .runs.sweep import run_sweep as run_cells
 from .runs.sweep import validate as validate_cells
 from .runs.trace import TraceWriter
 from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
 from .sandbox.docker import score_in_container
+from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
 from .scoring.judge import Judge, get_judge
 from .scoring.judge.calibration import evaluate
@@ -102,7 +106,7 @@ def _check_llm_ready(obj: object, role: str) -> None:
 
 @dataclass
 class Prepared:
-    """Everything a run needs, checked before anything runs (SPEC §7 user errors)."""
+    """Everything a run needs, checked before anything runs (user errors, docs/faults.md)."""
     task: Task
     agent: Agent
     judge: Judge
@@ -144,6 +148,8 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
+    # a scripted agent with no method here would only crash (runs/preflight.py)
+    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     check_self_judge(agent, judge, allow_self_judge)
@@ -210,6 +216,9 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
 
+    agent_conf = agent_configuration(agent)
+    if agent_conf["kind"] == "scripted":
+        agent_conf["name"] = agent_name
     run_id = new_run_id(agent_name, task.id, tier)
     run_dir = Path(run_dir) if run_dir else Path(out_dir) / run_id
     files = RunFiles(run_dir)
@@ -221,8 +230,11 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                        network=task.network if network is None else network, timeout_s=exec_timeout_s)
     t_setup = time.monotonic()
     t0 = t_setup
+    # what actually runs: the tighter of the task's and the agent entry's limits (docs/llm.md)
+    limits = effective_limits(task, agent, exec_timeout_s=exec_timeout_s, network=spec.network)
     info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
-                   track=task.track, tier=tier, started_at=now_iso(), sandbox=backend)
+                   track=task.track, tier=tier, started_at=now_iso(), sandbox=backend,
+                   config_hash=config_hash(agent_conf))
     snapshot = task.snapshot()
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
                    tasks_dirs=[str(Path(p).resolve()) for p in (tasks_dirs or [])],
@@ -231,8 +243,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
                    rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
                    answer_judge=answer_judge,
-                   limits={"time_limit_s": task.time_limit_s, "max_turns": task.max_turns,
-                           "exec_timeout_s": exec_timeout_s, "network": spec.network})
+                   limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
     write_json_atomic(files.meta, meta)
     trace = TraceWriter(files.trace, t_setup)
     box = conversation = None
@@ -252,7 +263,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                 system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
                                               exec_timeout_s=int(exec_timeout_s), network=spec.network)
                 conversation = Conversation(system_prompt=system_prompt)
-                box = ToolBox(sb, trace, conversation, deadline=t0 + task.time_limit_s, max_turns=task.max_turns,
+                box = ToolBox(sb, trace, conversation, deadline=t0 + limits["time_limit_s"], max_turns=limits["max_turns"],
                               block_training=task.block_training)
                 context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
                                        workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),
@@ -383,16 +394,30 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
         prepare_run(tasks[0], tiers[0], a, **kw)
 
 
+def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) -> None:
+    """One tiny request per LLM agent among `agents` (scripted ones have no endpoint); a
+    configuration error (refused connection, 401/403/404, unknown model) is a UserError naming
+    the URL, status and a hint (docs/llm.md)."""
+    check_agent_endpoints(agents, agent_configs, frozenset(scripted_agents()))
+
+
+def sweep_checks() -> SweepChecks:
+    """What runs/sweep.py needs from above the runs layer: check_sweep, the scripted agents'
+    names and the agent runtime's packages (docs/architecture.md, "Layers")."""
+    return SweepChecks(check=check_sweep, scripted=frozenset(scripted_agents()),
+                       runtime_packages=runtime_package_names)
+
+
 def validate_sweep(spec: SweepSpec) -> None:
-    """Every user error of a sweep file before anything runs (runs/sweep.py with check_sweep)."""
-    validate_cells(spec, check_sweep)
+    """Every user error of a sweep file before anything runs (runs/sweep.py with sweep_checks)."""
+    validate_cells(spec, sweep_checks())
 
 
 def run_sweep(spec: SweepSpec, root: Path | str, **options: Any) -> list[CellResult]:
-    """runs/sweep.py's `run_sweep` with this module's run_one and check_sweep handed in (the runs
-    layer does not import the API). `options`: workers, executor, address, force, resume, gpus,
-    on_event, poll_s."""
-    return run_cells(spec, root, run=run_one, check=check_sweep, **options)
+    """runs/sweep.py's `run_sweep` with this module's run_one and sweep_checks() handed in (the
+    runs layer does not import the API). `options`: workers, executor, address, force, resume,
+    gpus, on_event, poll_s."""
+    return run_cells(spec, root, run=run_one, checks=sweep_checks(), **options)
 
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,

@@ -12,7 +12,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 import yaml
@@ -20,13 +20,16 @@ from rich.console import Console
 from typer import core as typer_core
 
 from . import __version__, api
+from .agents import scripted_agents
 from .agents.registry import list_agents
 from .data import dataset_paths
+from .data.from_folder import stage_from_folder, stage_summary, verify_dataset
 from .datasets import DATASETS, all_datasets, stage
 from .errors import RunInterrupted, UserError, one_line
-from .export import ExportError
-from .export import export as do_export
+from .export import ExportError, export_many
 from .progress import SweepProgress
+from .llm.check import check_endpoint, infra_message
+from .llm.registry import get_agent_config
 from .prompts.render import render_prompt
 from .report import aggregate, collect_reports, runs_table, write_leaderboard
 from .report.analyze import analyze as run_analysis
@@ -92,7 +95,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (UserError, FileNotFoundError)
 
 
-def _fail(msg: str, code: int = 2) -> None:
+def _fail(msg: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {one_line(Exception(msg))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -177,6 +180,7 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
                              tasks_dirs=[str(p) for p in tasks_dir] if tasks_dir else None,
                              agent_configs=[str(p) for p in agent_config] if agent_config else None,
                              allow_self_judge=allow_self_judge)
+        api.check_endpoints([agent], agent_config)   # a configuration error stops here (docs/llm.md)
         report = api.run_one(task, tier, agent, out_dir, **options.run_kwargs())
     except _user_errors() as exc:
         _fail(str(exc))
@@ -189,8 +193,10 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     _print_profile([report], profile, err)
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
+        why = infra_message(run_dir)
         err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
-                  "'infra_error' (not scored, left out of rankings)", highlight=False, soft_wrap=True)
+                  "'infra_error' (not scored, left out of rankings)" + (f"\n  {why}" if why else ""),
+                  highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -217,7 +223,17 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
         err.print(f"[yellow]cell {r.cell.key} ended on an infrastructure fault ({r.end_reason}) after "
                   f"{r.attempts} attempt(s); not counted against the agent[/]", highlight=False)
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
-    out.print(f"Leaderboard:     [bold]{outcome.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    # a sweep that scored nothing announces no board; failed or infra-ended cells exit 1 (docs/sweeps.md)
+    scored = [r for r in reports if r.overall is not None]
+    if scored:
+        out.print(f"Leaderboard:     [bold]{outcome.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
+    else:
+        err.print("[bold red]no run of this sweep was scored:[/] no leaderboard to announce", highlight=False)
+    unscored = [r for r in outcome.results if r.status in ("failed", "infra")]
+    if unscored or not scored:
+        err.print(f"{len(unscored)} of {len(outcome.results)} cell(s) failed or ended on an infrastructure fault; "
+                  f"{len(scored)} run(s) scored", highlight=False)
+        raise typer.Exit(1)
     return outcome
 
 
@@ -438,15 +454,19 @@ def analyze(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run
 
 
 @app.command()
-def export(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A scored run directory."),
+def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
+                                                 help="Scored run directories, or folders holding them (a sweep root)."),
            fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
-           out_file: Optional[Path] = typer.Option(None, "--out", help="Output file (default RUN_DIR/inspect.json).")) -> None:
-    """Export a run to another tool's format."""
+           out_file: Optional[Path] = typer.Option(None, "--out", help="One run: the output file; several: a folder "
+                                                                       "(default: RUN_DIR/inspect.json each); a file name ending in .eval "
+                                                                       "gets Inspect's zip format.")) -> None:
+    """Export runs to another tool's format."""
     try:
-        path = do_export(run_dir, fmt, out_file)
+        paths = export_many(list(run_dirs), fmt, out_file)
     except ExportError as exc:
         _fail(str(exc))
-    print(path)
+    for path in paths:
+        print(path)
 
 
 # ---- tasks / data / prompt / agents -------------------------------------------------
@@ -475,10 +495,20 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
     if as_json:
         print(json.dumps([_task_json(t, data_root) for t in tasks.values()], indent=2))
         return
+    known = all_datasets()
     table = Table("task", "track", "dataset", "staged", "title")
+    unknown = []
     for t in tasks.values():
-        table.add_row(t.id, t.track, t.dataset, "yes" if _task_json(t, data_root)["dataset_staged"] else "no", t.title)
+        staged = _task_json(t, data_root)["dataset_staged"]
+        if not staged and t.dataset not in known:   # neither built in nor staged: no run can start
+            unknown.append(t)
+        table.add_row(t.id, t.track, t.dataset, "yes" if staged else
+                      ("[red]unknown dataset[/]" if t.dataset not in known else "no"), t.title)
     out.print(table)
+    for t in unknown:
+        err.print(f"[yellow]task {t.id}: dataset {t.dataset!r} is neither built in nor staged; stage yours with "
+                  f"`automedbench data stage {t.dataset} --from-folder DIR --task {t.id}` (docs/your-task.md)[/]",
+                  highlight=False, soft_wrap=True)
 
 
 @tasks_app.command("show")
@@ -504,14 +534,51 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                force: bool = typer.Option(False, "--force", help="Rebuild even if already staged."),
                limit: Optional[int] = typer.Option(None, "--limit", metavar="N", help="Stage at most N cases."),
                download: bool = typer.Option(False, "--download", help="Fetch from the official source (network)."),
+               from_folder: Optional[Path] = typer.Option(None, "--from-folder", metavar="DIR",
+                                                          help="Your own data: a plain folder (docs/your-task.md)."),
+               task: Optional[str] = typer.Option(None, "--task", metavar="TASK",
+                                                  help="With --from-folder: the task the data is for (its track "
+                                                       "and track_options say what a case holds)."),
+               tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
-    """Build an embedded dataset or stage an official one into DATA_ROOT/DATASET."""
+    """Build an embedded dataset, stage an official one, or stage your own folder (--from-folder)
+    into DATA_ROOT/DATASET."""
+    if from_folder is not None:
+        if not task:
+            _fail("--from-folder needs --task TASK: the task's track and track_options say what a case holds "
+                  "(docs/your-task.md)")
+        try:
+            result = stage_from_folder(name, from_folder, get_task(task, tasks_dir), data_root, force=force)
+        except _user_errors() as exc:
+            _fail(str(exc))
+        err.print(f"{name}: {result.summary()}", highlight=False, soft_wrap=True)
+        print(result.paths.root)
+        return
     options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
     except (UserError, FileNotFoundError, TypeError) as exc:   # TypeError: an option the builder does not take
         _fail(str(exc))
+    err.print(f"{name}: {stage_summary(paths.load_manifest())}", highlight=False, soft_wrap=True)
     print(paths.root)
+
+
+@data_app.command("verify")
+def data_verify(name: str = typer.Argument(..., metavar="DATASET", help="A staged dataset."),
+                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
+    """Check a staged dataset: every file matches its manifest hash, every case has its folders,
+    and (staged from a folder) every reference still loads for its task. Exit 1 on a problem."""
+    try:
+        problems = verify_dataset(name, data_root, load_task=lambda t: get_task(t, tasks_dir))
+        n = len(dataset_paths(name, data_root).case_ids())
+    except _user_errors() as exc:
+        _fail(str(exc))
+    for p in problems[:20]:
+        err.print(f"[red]problem:[/] {p}", highlight=False, soft_wrap=True)
+    if problems:
+        err.print(f"{name}: {len(problems)} problem(s) in {n} cases", highlight=False)
+        raise typer.Exit(1)
+    out.print(f"{name}: {n} cases, every file matches the manifest", highlight=False)
 
 
 @data_app.command("list")
@@ -555,6 +622,36 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
         price = "" if r["input_per_mtok"] is None else f"{r['input_per_mtok']:g} / {r['output_per_mtok']:g}"
         table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]))
     out.print(table)
+
+
+@agents_app.command("check")
+def agents_check(names: list[str] = typer.Argument(..., metavar="NAME...", help="Registry agent names."),
+                 agent_config: Optional[list[Path]] = AgentCfg,
+                 as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines.")) -> None:
+    """Send one tiny request and one tool-call request to each agent's endpoint: reachable?
+    which model answered? native tool calls? how fast? Exit 2 on a configuration error."""
+    for n in [n for n in names if n in scripted_agents()]:
+        out.print(f"{n}: a scripted agent (no endpoint to check)", highlight=False)
+    try:
+        checks = [check_endpoint(get_agent_config(n, agent_config)) for n in names if n not in scripted_agents()]
+    except _user_errors() as exc:
+        _fail(str(exc))
+    if as_json:
+        print(json.dumps([c.as_dict() for c in checks], indent=2))
+    for c in checks if not as_json else []:
+        if c.ok:
+            tools = {True: "yes", False: "no (text replies only)", None: "not checked"}[c.tool_calls]
+            out.print(f"[green]ok[/] {c.name}: {c.base_url} reachable, model {c.answered_model or c.model!r} "
+                      f"answered in {c.latency_s:.2f} s; tool calling: {tools}", highlight=False, soft_wrap=True)
+            for note in c.notes:
+                out.print(f"   note: {note}", highlight=False, soft_wrap=True)
+        else:
+            kind = "configuration error" if c.config_error else "not usable now"
+            err.print(f"[bold red]{kind}:[/] {c.message()}", highlight=False, soft_wrap=True)
+    if any(c.config_error for c in checks):
+        raise typer.Exit(2)
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
 
 
 def main() -> None:

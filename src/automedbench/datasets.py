@@ -18,7 +18,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from .data import DatasetError, DatasetInfo, DatasetPaths, dataset_paths
+from .data import DatasetError, DatasetInfo, DatasetPaths, dataset_paths, swap_into_place
 from .tracks.registry import all_tracks
 
 
@@ -59,7 +59,8 @@ DATASETS = _Datasets()
 def get(name: str) -> DatasetInfo:
     found = all_datasets()
     if name not in found:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}")
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}. To stage your own "
+                           f"data: automedbench data stage {name} --from-folder DIR --task TASK (docs/your-task.md)")
     return found[name]
 
 
@@ -94,23 +95,6 @@ def _normalise(options: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(options, sort_keys=True, default=str))
 
 
-def _swap_into_place(tmp: Path, target: Path) -> None:
-    """Rename ``tmp`` to ``target``; a previous ``target`` is moved aside, then deleted."""
-    old = None
-    if target.exists() or target.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        old.rmdir()
-        target.rename(old)
-    try:
-        tmp.rename(target)
-    except BaseException:
-        if old is not None and not target.exists():
-            old.rename(target)              # put the previous version back
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def stage(name: str, root: Path | str | None = None, *, force: bool = False,
           quiet: bool | None = None, **options: Any) -> DatasetPaths:
     """Build or stage dataset ``name`` under ``root`` (default data root); return its paths.
@@ -129,8 +113,9 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         have = paths.load_manifest().get("stage_options")
         if options and have is not None and have != wanted:
             raise DatasetError(f"{name} at {paths.root} was staged with options {have}, not "
-                               f"{wanted}; pass force=True to rebuild it")
+                               f"{wanted}; pass --force to rebuild it (force=True in Python)")
         return paths
+    made_root = not paths.root.parent.exists()   # a failed stage removes a data root it created
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     builder = info.builder()
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
@@ -147,9 +132,14 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         _check_required_fields(info, manifest)
         manifest["stage_options"] = wanted
         built.manifest.write_text(json.dumps(manifest, indent=2) + "\n")
-        _swap_into_place(tmp, paths.root)
+        swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if made_root:
+            try:
+                paths.root.parent.rmdir()   # only when empty: nothing of anyone else's is touched
+            except OSError:
+                pass
         raise
     return paths
 

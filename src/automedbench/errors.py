@@ -1,4 +1,4 @@
-"""Who caused a failure (SPEC §7): one small hierarchy the whole harness raises from.
+"""Who caused a failure (docs/faults.md): one small hierarchy the whole harness raises from.
 
     UserError            the user asked for something that cannot be done (unknown task, tier,
                          agent, judge or sandbox backend; a missing API key variable; data not

@@ -1,19 +1,24 @@
 """Export a run to other tools' formats.
 
-    export_inspect(run_dir, out_file)     an Inspect AI eval log (JSON), so `inspect view` opens it
+    export_inspect(run_dir, out_file)     an Inspect AI eval log, so `inspect view` opens it:
+                                          Inspect's zip format when out_file ends in .eval,
+                                          JSON otherwise (.json)
     automedbench export RUN_DIR --format inspect [--out FILE]
 
 The Inspect log has one sample per run: the sample's messages are the run's conversation
 (system prompt, every assistant message with its tool calls, every tool result), its scores
 are overall, agentic, task and S1..S5 (null stages are left out, not 0), and its metadata
-holds the fired error codes with their evidence, the per-case metrics and the judge. The
-JSON is written by hand against Inspect's log schema (version 2), so exporting needs no
+holds the fired error codes with their evidence, the per-case metrics and the judge. Each
+model call of the trace becomes a model event with its tokens, latency and cost. The log is
+written by hand against Inspect's log schema (version 2), so exporting needs no
 inspect_ai install; tests read the file back with inspect_ai's own `read_eval_log`.
 """
 from __future__ import annotations
 
 import json
 import uuid
+import zipfile
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +95,38 @@ def _messages(conv: dict, kickoff: str) -> list[dict]:
     return out
 
 
+def _model_events(run_dir: Path, model: str, started: str) -> list[dict]:
+    """trace.jsonl's model calls as Inspect model events (tokens in/out, latency, cost)."""
+    try:
+        t0 = datetime.fromisoformat(started.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        t0 = None
+    events: list[dict] = []
+    try:
+        lines = (Path(run_dir) / "trace.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return events
+    for line in lines:
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(ev, dict) or ev.get("type") != "model_call":
+            continue
+        t = float(ev.get("t") or 0)
+        tin, tout = int(ev.get("tokens_in") or 0), int(ev.get("tokens_out") or 0)
+        event: dict[str, Any] = {
+            "event": "model", "working_start": t, "model": model, "input": [], "tools": [], "tool_choice": "auto",
+            "config": {}, "output": {"model": model, "choices": [], "time": ev.get("duration_s"),
+                                     "usage": {"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout}},
+            "working_time": ev.get("duration_s"),
+            "metadata": {"turn": ev.get("turn"), "cost_usd": ev.get("cost_usd"), "tokens_cached": ev.get("tokens_cached")}}
+        if t0 is not None:
+            event["timestamp"] = (t0 + timedelta(seconds=t)).isoformat()
+        events.append(event)
+    return events
+
+
 def _score(value: float | None, explanation: str = "") -> dict:
     return {"value": value, "explanation": explanation}
 
@@ -127,6 +164,7 @@ def inspect_log(run_dir: Path | str) -> dict:
                      "per_case": [c.model_dump(mode="json") for c in r.task.per_case],
                      "judge": r.judge.model_dump(mode="json"), "flags": r.flags, "disqualified": r.disqualified},
         "total_time": r.run.wall_time_s,
+        "events": _model_events(run_dir, model, started),
     }
     if status == "error":
         sample["error"] = {"message": f"run ended: {r.run.end_reason}", "traceback": "", "traceback_ansi": ""}
@@ -157,12 +195,33 @@ def inspect_log(run_dir: Path | str) -> dict:
     }
 
 
+def write_eval_zip(log: dict, out: Path) -> None:
+    """Inspect's .eval format: a zip with header.json (the log without samples), one
+    samples/<id>_epoch_<n>.json per sample and summaries.json (what `inspect view` lists)."""
+    samples = log.get("samples") or []
+    header = {k: v for k, v in log.items() if k != "samples"}
+    summaries = [{"id": s["id"], "epoch": s["epoch"], "input": s["input"], "target": s["target"],
+                  "scores": s.get("scores"), "metadata": {}, "model_usage": {}, "error": (s.get("error") or {}).get("message")}
+                 for s in samples]
+    tmp = out.with_name(f".{out.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", json.dumps(header))
+        for smp in samples:
+            zf.writestr(f"samples/{smp['id']}_epoch_{smp['epoch']}.json", json.dumps(smp))
+        zf.writestr("summaries.json", json.dumps(summaries))
+    tmp.replace(out)
+
+
 def export_inspect(run_dir: Path | str, out_file: Path | str | None = None) -> Path:
-    """Write the run's Inspect eval log; default RUN_DIR/inspect.json. Returns the file."""
+    """Write the run's Inspect eval log; default RUN_DIR/inspect.json. A path ending in .eval
+    gets Inspect's zip format, any other path JSON. Returns the file."""
     out = Path(out_file) if out_file else Path(run_dir) / "inspect.json"
     log = inspect_log(run_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out, log)
+    if out.suffix == ".eval":
+        write_eval_zip(log, out)
+    else:
+        write_json_atomic(out, log)
     return out
 
 
@@ -170,3 +229,37 @@ def export(run_dir: Path | str, fmt: str, out_file: Path | str | None = None) ->
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r} (choose: {', '.join(FORMATS)})")
     return export_inspect(run_dir, out_file)
+
+
+def run_dirs_under(paths: list[Path | str]) -> list[Path]:
+    """The scored run directories among `paths`: a run directory itself, or every run under a
+    folder (a sweep root), hidden folders (`.attempts/`, `.superseded/`) left out."""
+    found: dict[Path, None] = {}
+    for p in map(Path, paths):
+        if not p.exists():
+            raise ExportError(f"{p}: no such file or directory")
+        if RunFiles(p).report.is_file():
+            found[p] = None
+            continue
+        for rep in sorted(p.rglob("detail_report.json")):
+            if not any(part.startswith(".") for part in rep.relative_to(p).parts[:-1]):
+                found[rep.parent] = None
+    if not found:
+        raise ExportError(f"no scored run (detail_report.json) under {', '.join(str(p) for p in paths)}")
+    return list(found)
+
+
+def export_many(paths: list[Path | str], fmt: str, out: Path | str | None = None) -> list[Path]:
+    """Export every run among `paths` (run directories or sweep roots). One run and `out`: that
+    file. Several: each into `out/<run_id>.json` when `out` is given, else RUN_DIR/inspect.json."""
+    dirs = run_dirs_under(paths)
+    if out is not None and len(dirs) == 1 and not Path(out).is_dir():
+        return [export(dirs[0], fmt, out)]
+    written = []
+    for d in dirs:
+        target = None
+        if out is not None:
+            run_id = json.loads(RunFiles(d).report.read_text(encoding="utf-8"))["run"]["run_id"]
+            target = Path(out) / f"{run_id}.json"
+        written.append(export(d, fmt, target))
+    return written

@@ -87,7 +87,7 @@ def test_progress_bar_path(tmp_path, fake, capsys):
 
 
 def test_dataset_lacking_a_required_case_field_is_refused_at_staging(tmp_path, monkeypatch):
-    """SPEC §4: a dataset that does not say which cases are lesion-positive is refused when it is
+    """docs/scoring.md#segmentation-rules: a dataset that does not say which cases are lesion-positive is refused when it is
     staged, never guessed at scoring time; nothing half-staged is left behind."""
     info = registry.DatasetInfo(name="fake-flags", description="test double", kind="demo",
                                 builder_path=f"{__name__}:fake_builder", options={"n_cases": ""},

@@ -5,12 +5,15 @@ from pathlib import Path
 import pytest
 
 from automedbench.agents.base import AgentContext, ToolBox
-from automedbench.llm.registry import AgentConfig
 from automedbench.runs.models import Conversation
 from automedbench.runs.trace import TraceWriter, read_trace
 from automedbench.sandbox import SandboxSpec, open_sandbox
 
+from automedbench.scoring.judge.base import JudgeEvidence
+from automedbench.scoring.judge.synthetic import synthetic_trace
+
 from .fake_openai import FakeOpenAI
+from .judging import TASK
 
 
 def pytest_collection_modifyitems(config, items):
@@ -30,18 +33,6 @@ def fake_openai():
         yield srv
     finally:
         srv.stop()
-
-
-def agent_config(url: str, **over) -> AgentConfig:
-    raw = {"name": "fake", "model": "fake-model", "base_url": url, "timeout_s": 5,
-           "retry": {"max_retries": 3, "backoff_base_s": 0.01, "backoff_max_s": 0.05, "retry_after_max_s": 2},
-           "pricing": {"input_per_mtok": 2.0, "output_per_mtok": 8.0, "cached_input_per_mtok": 0.5}}
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(raw.get(k), dict):
-            raw[k] = {**raw[k], **v}
-        else:
-            raw[k] = v
-    return AgentConfig.model_validate(raw)
 
 
 class Rig:
@@ -80,3 +71,14 @@ def rig(tmp_path):
     def make(**kw) -> Rig:
         return Rig(tmp_path, **kw)
     return make
+
+
+@pytest.fixture
+def evidence(tmp_path):
+    """What a judge is shown: a workspace with a plan and its plot, and a synthetic trace."""
+    ws = tmp_path / "ws"
+    (ws / "plan").mkdir(parents=True)
+    (ws / "plan" / "plan.md").write_text("# Plan\n1. load CT\n2. run nnU-Net\nUNIQUE_PLAN_TEXT")
+    (ws / "plan" / "plan.png").write_bytes(b"\x89PNG\r\n\x1a\nfakepng")
+    return JudgeEvidence(task=TASK, tier="standard", workspace=ws,
+                         trace=synthetic_trace(setup_calls=5, cohort_calls=5, log_chars=500), conversation=None)

@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 
+from automedbench.llm.check import CHECK_PROMPT, TOOL_PROMPT
+
 _counter = {"n": 0}
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -73,6 +75,12 @@ def error(status: int, message: str = "error", headers: dict | None = None) -> d
     return {"status": status, "json": {"error": {"message": message, "type": "test"}}, "headers": headers or {}}
 
 
+def _first_user(body: Any) -> str | None:
+    msgs = body.get("messages") if isinstance(body, dict) else None
+    first = msgs[0] if isinstance(msgs, list) and msgs and isinstance(msgs[0], dict) else {}
+    return first.get("content") if isinstance(first.get("content"), str) else None
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.queue: deque = deque()
@@ -80,6 +88,12 @@ class FakeOpenAI:
         self.default: dict[str, Any] | Callable = error(500, "fake server: script exhausted")
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        # the models this server serves: when set, GET /models lists them and a chat request for
+        # another model gets OpenAI's 404 "model ... does not exist" (as vLLM / OpenAI answer)
+        self.models: list[str] | None = None
+        # the endpoint check `automedbench run`/`sweep` send first (llm/check.py) is answered "ok" (or
+        # with a tool call) without touching the script, unless a test scripts the checks itself
+        self.script_checks = False
 
     @property
     def url(self) -> str:
@@ -97,7 +111,9 @@ class FakeOpenAI:
         return self.push(*[ex["response"] for ex in fx["exchanges"]])
 
     def chat_requests(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+        """The chat requests a run made (the auto-answered endpoint checks left out)."""
+        return [r for r in self.requests if r["path"].endswith("/chat/completions")
+                and (self.script_checks or _first_user(r["body"]) not in (CHECK_PROMPT, TOOL_PROMPT))]
 
     def _next(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -113,6 +129,21 @@ class FakeOpenAI:
             def log_message(self, *a: Any) -> None:   # quiet
                 pass
 
+            def do_GET(self) -> None:
+                with fake._lock:
+                    fake.requests.append({"path": self.path, "method": "GET", "headers": {}, "body": None,
+                                          "raw": "", "t": time.monotonic()})
+                if self.path.rstrip("/").endswith("/models") and fake.models is not None:
+                    status, data = 200, {"object": "list", "data": [{"id": m, "object": "model"} for m in fake.models]}
+                else:
+                    status, data = 404, {"error": {"message": f"no route {self.path}"}}
+                raw = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
@@ -124,8 +155,14 @@ class FakeOpenAI:
                            "body": body, "raw": raw.decode("utf-8", "replace"), "t": time.monotonic()}
                 with fake._lock:
                     fake.requests.append(request)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                asked = body.get("model") if isinstance(body, dict) else None
+                if not self.path.startswith("/v1/") or not self.path.rstrip("/").endswith("/chat/completions"):
                     spec = error(404, f"no route {self.path}")
+                elif fake.models is not None and asked not in fake.models:
+                    spec = error(404, f"The model `{asked}` does not exist.")
+                elif not fake.script_checks and _first_user(body) in (CHECK_PROMPT, TOOL_PROMPT):
+                    spec = completion("ok", model=asked or "fake-model") if _first_user(body) == CHECK_PROMPT \
+                        else completion(tool_calls=[call("report_number", {"value": 7})])
                 else:
                     spec = fake._next(request)
                 if spec.get("hang"):

@@ -3,7 +3,7 @@ import pytest
 
 from automedbench.llm.answer_judge import LLMAnswerJudge, get_answer_judge, parse_score
 
-from .conftest import agent_config
+from .scripted_llm import agent_config
 from .fake_openai import completion, error
 
 

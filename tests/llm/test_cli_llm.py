@@ -3,30 +3,15 @@ fake server on loopback)."""
 import json
 from pathlib import Path
 
-from test_cli import amb, tiny  # noqa: F401  (fixture)
+from tests.helpers import amb
 
 from .fake_openai import completion
-from .test_e2e import VERDICT, agent_script
+from .scripted_llm import VERDICT, agent_script, write_agents_yaml
 
 
-def registry(path, url):
-    path.write_text(f"""agents:
-  - name: fake-agent
-    model: fake-coder
-    base_url: {url}
-    pricing: {{input_per_mtok: 2.0, output_per_mtok: 8.0}}
-    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
-  - name: fake-judge
-    model: fake-judge-model
-    base_url: {url}
-    retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
-""")
-    return path
-
-
-def test_cli_run_and_rejudge_with_llm(fake_openai, tiny):  # noqa: F811
+def test_cli_run_and_rejudge_with_llm(fake_openai, tiny):
     env, tmp = tiny
-    cfg = registry(tmp / "agents.yaml", fake_openai.url)
+    cfg = write_agents_yaml(tmp / "agents.yaml", fake_openai.url)
     data_dir = str((tmp / "data" / "tiny-lesion" / "public").resolve())
     fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
     proc = amb("run", "--task", "tiny-seg", "--tier", "lite", "--agent", "fake-agent", "--agent-config", cfg,
@@ -42,7 +27,7 @@ def test_cli_run_and_rejudge_with_llm(fake_openai, tiny):  # noqa: F811
 
 
 def test_cli_agents_list_and_bad_config(tmp_path):
-    good = registry(tmp_path / "a.yaml", "http://127.0.0.1:9/v1")
+    good = write_agents_yaml(tmp_path / "a.yaml", "http://127.0.0.1:9/v1")
     listed = amb("agents", "list", "--agent-config", good, "--json").stdout
     assert "fake-agent" in listed and "gpt-4.1" in listed
     bad = tmp_path / "bad.yaml"
@@ -52,8 +37,8 @@ def test_cli_agents_list_and_bad_config(tmp_path):
     assert "sk-live-123" not in proc.stderr + proc.stdout
 
 
-def test_llm_agent_without_its_key_is_a_user_error_before_any_call(fake_openai, tiny):  # noqa: F811
-    """SPEC §7: an unset api_key_env used to run, print nothing and score F."""
+def test_llm_agent_without_its_key_is_a_user_error_before_any_call(fake_openai, tiny):
+    """docs/faults.md: an unset api_key_env used to run, print nothing and score F."""
     env, tmp = tiny
     cfg = tmp / "keyed.yaml"
     cfg.write_text(f"""agents:

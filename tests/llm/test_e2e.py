@@ -5,67 +5,14 @@ import json
 import pytest
 
 from automedbench import api
-from helpers import tiny_lesion_dataset
+from tests.helpers import tiny_lesion_dataset
 
-from .fake_openai import call, completion, usage
+from .fake_openai import completion
+from .scripted_llm import VERDICT, agent_script, cite
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 SECRET = "sk-e2e-DO-NOT-LEAK-9f8e7d6c5b4a"
-
-PLAN = """# S1
-import os
-os.makedirs('plan', exist_ok=True)
-open('plan/plan.md', 'w').write('# Plan\\n1. threshold the brain\\n2. z-score lesions\\n3. write masks\\n')
-print('plan written')
-"""
-SEG = """import os, sys, nibabel as nib, numpy as np
-def seg(cid):
-    img = nib.load(os.path.join(DATA, cid, 'image.nii.gz'))
-    x = np.asarray(img.dataobj, dtype=np.float32)
-    organ = (x > 50).astype(np.uint8)
-    lesion = (x > 150).astype(np.uint8)
-    os.makedirs(f'outputs/{cid}', exist_ok=True)
-    nib.save(nib.Nifti1Image(organ, img.affine), f'outputs/{cid}/organ.nii.gz')
-    nib.save(nib.Nifti1Image(lesion, img.affine), f'outputs/{cid}/lesion.nii.gz')
-    return organ.shape, int(organ.sum()), int(lesion.sum())
-"""
-
-
-def agent_script(data_dir):
-    head = f"DATA = {data_dir!r}\n"
-    return [
-        completion("Planning first.", [call("execute_code", {"language": "python", "code": PLAN})],
-                   usage_=usage(1000, 200, cached=0)),
-        completion(tool_calls=[call("execute_code", {"language": "bash", "code": "# S2\nenv; python -c 'import nibabel'"})],
-                   usage_=usage(1500, 100, cached=1000)),
-        completion(tool_calls=[call("execute_code", {"language": "python",
-                                                     "code": "# S3\n" + head + SEG + "print(seg('case_001'))"})],
-                   usage_=usage(2000, 300, cached=1500)),
-        completion(tool_calls=[call("execute_code", {"language": "python",
-                                                     "code": "# S4\n" + head + SEG + "for c in sorted(os.listdir(DATA)):\n"
-                                                     "    if os.path.isdir(os.path.join(DATA, c)): print(c, seg(c))"})],
-                   usage_=usage(2500, 300, cached=2000)),
-        completion(tool_calls=[call("submit_results", {})], usage_=usage(3000, 20, cached=2500)),
-    ]
-
-
-_VERDICT = {"s1": {"items": {"s1a": 1, "s1b": 1, "s1c": 1}, "rationale": "plan exists with steps"},
-           "s2": {"items": {"s2a": 1, "s2b": 0, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "no shape check"},
-           "s3": {"items": {"s3": 0.5}, "rationale": "pilot printed shape, no inspection"}}
-
-
-def cite(verdict, calls=(1,)):
-    """The verdict with evidence citing `calls` for every item (call #1 is the agent's first call)."""
-    out = json.loads(json.dumps(verdict))
-    for st in out.values():
-        if isinstance(st, dict) and "evidence" not in st:
-            st["evidence"] = {i: {"calls": list(calls), "files": []} for i in st["items"]}
-    return out
-
-
-VERDICT = cite(_VERDICT)
-
 
 @pytest.mark.parametrize("backend", [
     "local",
@@ -163,7 +110,7 @@ def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
     run_dir = api.run_one("brain-lesion-seg", "lite", "down", tmp_path / "runs", sandbox="local",
                           data_root=data_root, agent_configs=[cfg]).run_dir
     report = json.loads((run_dir / "detail_report.json").read_text())
-    # SPEC §7: an outage after retries is infra_error (the cause kept as detail), nobody's score
+    # docs/faults.md: an outage after retries is infra_error (the cause kept as detail), nobody's score
     assert report["run"]["end_reason"] == "infra_error" and report["run"]["end_detail"] == "provider_unavailable"
     trace = [json.loads(l) for l in (run_dir / "trace.jsonl").read_text().splitlines()]
     assert any(e["type"] == "error" and e.get("kind") == "infrastructure" for e in trace)

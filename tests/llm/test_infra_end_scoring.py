@@ -7,7 +7,7 @@ from automedbench.llm import LLMConfigError
 from automedbench.runs.models import CaseResult, StageResult, TaskResult, TraceEvent
 from automedbench.scoring.errors import detect_errors
 
-from .conftest import agent_config
+from .scripted_llm import agent_config
 
 
 def _exec(call, exit_code, stage="s2", stderr=""):

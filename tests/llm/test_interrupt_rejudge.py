@@ -1,4 +1,4 @@
-"""SPEC §7 with a real CLI subprocess and the loopback fake server: a run stopped by Ctrl-C or
+"""docs/faults.md with a real CLI subprocess and the loopback fake server: a run stopped by Ctrl-C or
 SIGTERM is closed as `interrupted` and never scored as a normal run; re-judging with a judge
 that fails keeps the saved verdicts, says why and exits non-zero."""
 import json
@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_cli import amb, tiny  # noqa: F401  (fixture)
+from tests.helpers import amb
 
 from .fake_openai import call, completion
-from .test_cli_llm import registry
+from .scripted_llm import write_agents_yaml
 
 # The CLI as a terminal starts it: a test runner's shell may have started us with SIGINT
 # ignored (inherited by children), a terminal's Ctrl-C is not.
@@ -45,9 +45,9 @@ def _alive(token: str) -> list[int]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupted_run_is_closed_and_not_scored(fake_openai, tiny, sig):  # noqa: F811
+def test_interrupted_run_is_closed_and_not_scored(fake_openai, tiny, sig):
     env, tmp = tiny
-    cfg = registry(tmp / "agents.yaml", fake_openai.url)
+    cfg = write_agents_yaml(tmp / "agents.yaml", fake_openai.url)
     token = f"amb-interrupt-{os.getpid()}-{sig.name}"
     fake_openai.push(completion(tool_calls=[call("execute_code", {"language": "bash",
                                                                   "code": f"# S2\nsleep 120; echo {token}"})]))
@@ -83,9 +83,9 @@ def test_interrupted_run_is_closed_and_not_scored(fake_openai, tiny, sig):  # no
     assert "RUN_INTERRUPTED" in codes and "NOT_SUBMITTED" not in codes
 
 
-def test_rejudge_with_a_failing_judge_keeps_saved_verdicts(fake_openai, tiny):  # noqa: F811
+def test_rejudge_with_a_failing_judge_keeps_saved_verdicts(fake_openai, tiny):
     env, tmp = tiny
-    cfg = registry(tmp / "agents.yaml", fake_openai.url)
+    cfg = write_agents_yaml(tmp / "agents.yaml", fake_openai.url)
     with open(cfg, "a") as fh:
         fh.write("""  - name: unreachable-judge
     model: m

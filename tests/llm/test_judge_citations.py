@@ -11,7 +11,7 @@ from automedbench.scoring.judge.llm import LLMJudge
 from automedbench.scoring.score_run import run_judge
 from automedbench.tasks import get_task
 
-from .conftest import agent_config
+from .scripted_llm import agent_config
 from .fake_openai import completion
 
 TASK = get_task("brain-lesion-seg")

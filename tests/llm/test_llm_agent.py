@@ -6,7 +6,7 @@ import pytest
 
 from automedbench.agents.llm import LLMAgent
 
-from .conftest import agent_config
+from .scripted_llm import agent_config
 from .fake_openai import call, completion, error, usage
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

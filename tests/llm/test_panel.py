@@ -6,7 +6,7 @@ from automedbench.scoring.judge.agreement import (aggregate_agreement, cohen_kap
                                                   percent_agreement)
 from automedbench.scoring.judge.panel import JudgePanel
 
-from .test_llm_judge import FULL, TASK, answer, evidence  # noqa: F401  (fixture)
+from .judging import FULL, answer
 
 
 def test_majority_tie_goes_low():
@@ -46,7 +46,7 @@ class Fixed:
     def __init__(self, name, verdict):
         self.name, self.model, self.verdict = name, name, verdict
 
-    def judge(self, evidence):  # noqa: F811  (shadows the fixture name on purpose)
+    def judge(self, evidence):
         return self.verdict
 
 
@@ -63,7 +63,7 @@ S2A = {"s2a": 1, "s2b": 1, "s2c": 1, "s2d": 1, "s2e": 0}
 S2B = {"s2a": 1, "s2b": 0, "s2c": 1, "s2d": 1, "s2e": 1}
 
 
-def test_two_judge_panel(evidence):  # noqa: F811
+def test_two_judge_panel(evidence):
     a = Fixed("A", {"s1": sr(S1A), "s2": sr(S2A), "s3": sr({"s3": 1.0})})
     b = Fixed("B", {"s1": sr(S1B), "s2": sr(S2B), "s3": sr({"s3": 0.5})})
     panel = JudgePanel([a, b])
@@ -89,7 +89,7 @@ def test_two_judge_panel(evidence):  # noqa: F811
     assert ag["judges"] == ["A", "B"] and "lower" in ag["rule"]
 
 
-def test_three_judges_one_down(evidence):  # noqa: F811
+def test_three_judges_one_down(evidence):
     a = Fixed("A", {"s1": sr(S1A), "s2": sr(S2A), "s3": sr({"s3": 1.0})})
     b = Fixed("B", {"s1": sr(S1B), "s2": None, "s3": sr({"s3": 1.0})})
     c = Fixed("C", {"s1": sr(S1A), "s2": None, "s3": None})
@@ -109,7 +109,7 @@ def test_three_judges_one_down(evidence):  # noqa: F811
     assert ag["s1"]["fleiss_kappa"] == pytest.approx((7 / 9 - pe) / (1 - pe), abs=1e-4)
 
 
-def test_all_judges_down_is_none(evidence):  # noqa: F811
+def test_all_judges_down_is_none(evidence):
     down = {"s1": None, "s2": None, "s3": None}
     panel = JudgePanel([Fixed("A", down), Fixed("B", down)])
     assert panel.judge(evidence) == down
@@ -125,9 +125,9 @@ def test_aggregate_across_runs():
     assert s3["cohen_kappa"] == pytest.approx((0.75 - 5 / 16) / (1 - 5 / 16), abs=1e-4)
 
 
-def test_panel_of_two_llm_judges_over_http(fake_openai, evidence, tmp_path):  # noqa: F811
+def test_panel_of_two_llm_judges_over_http(fake_openai, evidence, tmp_path):
     from automedbench.scoring.judge.llm import LLMJudge
-    from .conftest import agent_config
+    from .scripted_llm import agent_config
     other = {**FULL, "s3": {"items": {"s3": 1}, "rationale": "full pilot"}}
     fake_openai.push(answer(FULL), answer(other))
     j1 = LLMJudge(agent_config(fake_openai.url, name="j1", model="m1"), cache_dir=tmp_path / "c")

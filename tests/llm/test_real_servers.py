@@ -10,7 +10,7 @@ from automedbench.agents.llm import LLMAgent
 from automedbench.runs.models import TaskResult
 from automedbench.scoring.errors import detect_errors
 
-from .conftest import agent_config
+from .scripted_llm import agent_config
 from .fake_openai import call, completion, fixture_responses, load_fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import tiny_lesion_dataset
+from tests.helpers import tiny_lesion_dataset
 
 from automedbench import api
 

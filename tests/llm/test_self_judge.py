@@ -3,10 +3,10 @@ before any turn, unless --allow-self-judge; the report names both models."""
 import json
 from pathlib import Path
 
-from test_cli import amb, tiny  # noqa: F401  (fixture)
+from tests.helpers import amb
 
 from .fake_openai import completion
-from .test_e2e import VERDICT, agent_script
+from .scripted_llm import VERDICT, agent_script
 
 
 def registry(path, url):
@@ -23,7 +23,7 @@ def registry(path, url):
     return path
 
 
-def test_self_judge_is_a_user_error_before_any_turn(fake_openai, tiny):  # noqa: F811
+def test_self_judge_is_a_user_error_before_any_turn(fake_openai, tiny):
     env, tmp = tiny
     cfg = registry(tmp / "agents.yaml", fake_openai.url)
     out = tmp / "runs"
@@ -37,7 +37,7 @@ def test_self_judge_is_a_user_error_before_any_turn(fake_openai, tiny):  # noqa:
     assert fake_openai.chat_requests() == [] and not out.exists()
 
 
-def test_allow_self_judge_runs_and_names_both_models(fake_openai, tiny):  # noqa: F811
+def test_allow_self_judge_runs_and_names_both_models(fake_openai, tiny):
     env, tmp = tiny
     cfg = registry(tmp / "agents.yaml", fake_openai.url)
     data_dir = str((tmp / "data" / "tiny-lesion" / "public").resolve())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import build_report, write_run
+from tests.report.factories import build_report, write_run
 
 STAGE_OF_CALL = ["s1", "s1", "s2", "s3", "s3", "s4", "s5"]
 
@@ -59,13 +59,77 @@ def make_site_runs(root: Path) -> list:
                                      overall=base + 0.05 * rep - (0.1 if tier == "pro" else 0), errors=errors,
                                      invalid_cases=1 if agent == "gamma" else 0)
                     r.run.track = track
+                    r.task.medal_bands = {"metric": "score", "good": 0.6, "okay": 0.3, "source": "track default"}
                     r.stages["s1"].items = {"s1a": 1.0, "s1b": 0.0 if agent == "gamma" else 1.0}
                     r.stages["s1"].rationale = "plan.md present"
                     d = write_run(root, r)
                     write_trace(d, fail_call=3 if errors else None)
+                    if r.run.run_id == "seg-a_lite_beta_0":
+                        enrich_run(d, r)
                     reps.append(r)
     infra = build_report("seg-a_lite_alpha_infra", agent="alpha", task="seg-a", tier="lite", overall=0.0,
                          end_reason="harness_error", submitted=False, valid_cases=0)
     write_trace(write_run(root, infra), n_calls=2)
     reps.append(infra)
     return reps
+
+
+LONG_EVIDENCE = {"why": "the batch loop ran before any pilot — " + "every case was written without a check " * 20,
+                 "steps": [1, 2, 3]}
+
+
+def enrich_run(run_dir: Path, rep) -> None:
+    """What a researcher debugs with, on one run: counts and good zeros among the per-case
+    metrics, a capped case list, long structured evidence, per-item judge verdicts, pictures,
+    the agent's replies (submit_results' included), file effects, a nudge and a rejected call."""
+    from automedbench.runs.models import CaseResult, ErrorCode
+
+    rep.task.per_case = [
+        CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0}),
+        CaseResult(case_id="c1", valid=True, metrics={"dice": 0.0, "fp_voxels": 3.0, "n_gt": 1.0}),
+        CaseResult(case_id="x0", status="invalid", valid=False, reason="prediction.json: malformed JSON",
+                   flags=["format"]),
+    ] + [CaseResult(case_id=f"m{i:03d}", status="missing", valid=False, reason="no output folder") for i in range(76)]
+    rep.errors.append(ErrorCode(code="MISSING_CASES", category="task completion", step="S4",
+                                evidence={"cases": [f"m{i:03d}" for i in range(20)], "n_missing": 76}))
+    rep.errors.append(ErrorCode(code="NO_PILOT", category="verification/recovery", step="S3",
+                                evidence={"detail": LONG_EVIDENCE}))
+    (run_dir / "detail_report.json").write_text(rep.model_dump_json(indent=2), encoding="utf-8")
+    # pictures beside the report, as scoring/pictures.py places them
+    pics = run_dir / "pictures"
+    (pics / "c1").mkdir(parents=True)
+    import io
+
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(buf, "PNG")
+    (pics / "c1" / "contours.png").write_bytes(buf.getvalue())
+    (pics / "c1" / "card.html").write_text("<!doctype html><p>answer card</p>", encoding="utf-8")
+    (pics / "index.json").write_text(json.dumps([{"case_id": "c1", "dir": "c1", "value": 0.0, "files": [
+        {"name": "contours.png", "caption": "prediction and reference contours", "media_type": "image/png"},
+        {"name": "card.html", "caption": "answer card", "media_type": "text/html"}]}]), encoding="utf-8")
+    # replies the agent saw, file effects, a nudge and a rejected call
+    conv = json.loads((run_dir / "conversation.json").read_text())
+    msgs = []
+    for i, m in enumerate(conv["messages"], start=1):
+        msgs += [m, {"role": "tool", "tool_call_id": f"c{i}", "content": f"exit_code: 0 reply-{i}"}]
+    msgs.append({"role": "assistant", "content": "All done.", "tool_calls": [
+        {"id": "c7", "type": "function", "function": {"name": "submit_results", "arguments": "{}"}}]})
+    msgs.append({"role": "tool", "tool_call_id": "c7", "content": "Submission received. The harness will score it."})
+    conv["messages"] = msgs
+    conv["system_prompt"] = "You are an agent. SYSTEM-PROMPT-MARKER"
+    (run_dir / "conversation.json").write_text(json.dumps(conv), encoding="utf-8")
+    lines = (run_dir / "trace.jsonl").read_text().splitlines()
+    events = [json.loads(x) for x in lines if x.startswith("{") and x.endswith("}")]
+    for ev in events:
+        if ev.get("type") == "execution" and ev.get("call_index") == 2:
+            ev["effects"] = {"written": [{"path": "/workspace/outputs/c0/mask.nii.gz", "op": "created",
+                                          "size": 1234, "sha256": None}],
+                             "deleted": [], "read": ["/data/public/c0/image.nii.gz"], "net": None,
+                             "truncated": False, "recorder": "inotify"}
+    at = next(i for i, ev in enumerate(events) if ev.get("type") == "tool_call" and ev.get("call_index") == 4)
+    events.insert(at, {"type": "warning", "t": events[at]["t"], "turn": 4, "kind": "nudge",
+                       "message": "Please call a tool. NUDGE-MARKER"})
+    events.insert(at, {"type": "error", "t": events[at]["t"], "call_index": 3, "kind": "bad_tool_arguments",
+                       "message": "execute_code: arguments are not JSON REJECTED-MARKER"})
+    (run_dir / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")

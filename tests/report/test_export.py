@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from site_fixture import write_trace
+from tests.report.site_fixture import write_trace
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
 
@@ -35,6 +35,27 @@ def test_inspect_log_reads_back_with_inspect_ai(tmp_path, make_report, make_run)
     assert log.stats.model_usage[log.eval.model].input_tokens == 1234
     metrics = log.results.scores[0].metrics
     assert metrics["task"].value == pytest.approx(r.task.score)
+
+
+@pytest.mark.parametrize("name", ["log.eval", "log.json"])
+def test_eval_zip_and_json_both_read_back_with_model_events(tmp_path, make_report, make_run, name):
+    import zipfile
+    log_mod = pytest.importorskip("inspect_ai.log", reason="inspect_ai is not installed: pip install 'automedbench[inspect]'")
+    r = make_report("run-9", agent="beta", task="seg-a", tokens_in=600, tokens_out=120)
+    d = make_run(tmp_path, r)
+    write_trace(d)
+    out = tmp_path / name
+    proc = subprocess.run([*CLI, "export", str(d), "--format", "inspect", "--out", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert zipfile.is_zipfile(out) == name.endswith(".eval")          # Inspect reads .eval as a zip
+    log = log_mod.read_eval_log(str(out))
+    (sample,) = log.samples
+    assert sample.id == "run-9" and sample.scores["task"].value == pytest.approx(r.task.score)
+    models = [e for e in sample.events if e.event == "model"]
+    assert len(models) == 6                                          # one per model call in the trace
+    assert all(e.output.usage.input_tokens == 100 and e.output.usage.output_tokens == 20 for e in models)
+    assert models[0].working_time == pytest.approx(0.2)
 
 
 def test_export_user_errors(tmp_path):

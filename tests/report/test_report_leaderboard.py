@@ -42,7 +42,9 @@ def test_csv_header_and_one_row_per_agent_task_tier(tmp_path, make_report):
     out, _ = _site(tmp_path, reps)
     with open(out / "leaderboard.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0] == CSV_COLUMNS
+    # one named column each, every row as wide as the header (a writer that drops a field fails)
+    assert len(set(rows[0])) == len(rows[0]) and all(len(r) == len(rows[0]) for r in rows)
+    assert len(rows) == 1 + 3      # alpha × lite, alpha × pro, beta × lite
     assert rows[0][:5] == ["agent", "task", "tier", "n_runs", "models"]
     for col in ("overall_mean", "overall_ci_low", "overall_ci_high", "agentic_mean", "task_score_mean",
                 "s1_mean", "s5_n", "avg_turns", "avg_wall_time_s", "avg_tokens", "avg_cost_usd",
@@ -146,3 +148,17 @@ def test_json_is_strict_and_has_generated_at(tmp_path, make_report):
     text = (out / "leaderboard.json").read_text()
     assert "NaN" not in text
     assert json.loads(text)["generated_at"] == "2026-11-26 00:00 UTC"
+
+
+def test_csv_has_rank_medal_and_rating(tmp_path, make_report):
+    reps = [make_report("a1", agent="alpha"), make_report("a2", agent="alpha"), make_report("b1", agent="beta")]
+    out, _ = _site(tmp_path, reps)
+    with open(out / "leaderboard.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    board = json.loads((out / "leaderboard.json").read_text())
+    best = max(board["groups"], key=lambda g: g["overall"]["mean"])
+    by_agent = {r["agent"]: r for r in rows}
+    assert by_agent[best["agent"]]["rank"] == "1" and sorted(r["rank"] for r in rows) == ["1", "2"]
+    for r, g in ((by_agent[g["agent"]], g) for g in board["groups"]):
+        assert r["medal"] in g["medals"] and r["rating"] in g["ratings"]
+        assert r["medals"] == ";".join(f"{k}:{v}" for k, v in g["medals"].items())

@@ -1,4 +1,4 @@
-"""SPEC §8: the leaderboard cannot be gamed by faults. Each test fails on the pre-§8 code
+"""docs/leaderboard.md#the-rules-of-the-numbers: the leaderboard cannot be gamed by faults. Each test fails on the pre-§8 code
 (pooled means over every run, a pooled CI that measured the spread between tasks)."""
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import copy_reference, tiny_lesion_dataset
+from tests.helpers import copy_reference, tiny_lesion_dataset
 
 from automedbench.data import DatasetPaths
 from automedbench.tracks.segmentation import SegmentationTrack

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from site_fixture import make_site_runs
+from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import collect_reports, write_leaderboard
 from automedbench.report.site import run_slug
@@ -114,7 +114,7 @@ def test_hostile_strings_cannot_inject(tmp_path, make_report, make_run):
 
 
 def test_boards_say_when_runs_were_scored_with_different_metric_components(tmp_path, make_report, make_run):
-    """SPEC §8 / issue 9: a task score over {bleu, rougeL} is not comparable with one over
+    """docs/leaderboard.md: a task score over {bleu, rougeL} is not comparable with one over
     {bleu, meteor, rougeL}; the task board names the sets and flags the mix, never silently."""
     a = make_report("c1", task="report-task")
     a.task.components = ["bleu", "rougeL"]
@@ -133,3 +133,38 @@ def test_boards_say_when_runs_were_scored_with_different_metric_components(tmp_p
     assert "bleu+rougeL" in text and "bleu+meteor+rougeL" in text and "not directly comparable" in text
     other = next(t for n, t in pages.items() if "other-task" in n)
     assert "accuracy" in other and "mixed components" not in other
+
+
+def test_reference_pages_come_from_the_yaml_that_owns_them(site):
+    import yaml
+
+    from automedbench.scoring.errors import error_table
+    from automedbench.scoring.rubric import load_rubric
+    out = site[0]
+    rubric = (out / "rubric.html").read_text()
+    for sid, st in load_rubric().stages.items():
+        assert f'id="{sid}"' in rubric and st.name in rubric
+        for item in st.items:
+            assert f'id="{item}"' in rubric
+    tiers_yaml = yaml.safe_load((Path(__file__).parents[2] / "src/automedbench/prompts/tiers.yaml").read_text())
+    tiers = (out / "tiers.html").read_text()
+    for tid, t in tiers_yaml.items():
+        assert f'id="tier-{tid}"' in tiers and t["research"].split(":")[0].replace("'", "&#39;") in tiers
+    rules = (out / "rules.html").read_text()
+    assert all(f'id="code-{c}"' in rules for c in error_table()["codes"])
+    index = (out / "index.html").read_text()
+    for s in ("s1", "s2", "s3", "s4", "s5"):
+        assert f'href="rubric.html#{s}"' in index                        # a stage header opens its rubric
+    assert 'href="leaderboard.csv" download' in index and 'href="leaderboard.json" download' in index
+    cards = re.search(r'<div class="cards" id="summary-cards">(.*?)</div>\n<p', index, re.S).group(1)
+    for label in ("avg turns", "avg time", "avg tokens", "avg cost", "not submitted"):
+        assert label in cards
+
+
+def test_task_board_describes_its_task(site):
+    out = site[0]
+    page = (out / "tasks" / "seg-a.html").read_text()
+    about = re.search(r'<section class="about" id="task-about">(.*?)</section>', page, re.S).group(1)
+    cases = re.search(r'<dd id="task-cases">(.*?)</dd>', about).group(1)
+    assert cases.startswith("79")                 # the most expected cases a run of it was scored on
+    assert "good ≥ 0.6, okay ≥ 0.3 on <code>score</code>" in about

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from site_fixture import make_site_runs
+from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import aggregate, collect_reports, write_leaderboard
 from automedbench.report.site import run_slug
@@ -162,7 +162,7 @@ def test_compare_two_runs(site, page):
     boxes = page.locator("#tier-lite input.cmp")
     boxes.nth(0).check()
     boxes.nth(3).check()
-    page.click("#tier-lite #compare-go")
+    page.click("#tier-lite .compare-go")
     page.wait_for_selector("#compare-table")
     text = page.locator("#compare-table").inner_text()
     assert "Overall" in text and "S3" in text and "seg-a · lite" in text
@@ -172,3 +172,200 @@ def test_compare_two_runs(site, page):
     page.goto((out / "compare.html").as_uri() + f"?a={a.run.run_id}")
     opts = page.eval_on_selector_all("#cmp-b option", "os => os.map(o => o.textContent)")
     assert all("seg-a" in o for o in opts[1:]) and len(opts) > 2
+
+
+# ---- run pages a researcher debugs with (docs/site.md) ----------------------------------------
+
+BETA0 = "seg-a_lite_beta_0"    # the run site_fixture.enrich_run fills with what a researcher debugs
+
+
+def _run_page(page, out, run_id=BETA0):
+    page.goto((out / "runs" / f"{run_slug(run_id)}.html").as_uri())
+    page.wait_for_load_state("load")
+
+
+def test_pictures_on_the_run_page_and_side_by_side_in_compare(site, page):
+    out, _ = site
+    _run_page(page, out)
+    img = page.locator("#case-c1 td.pics img")
+    assert img.count() == 1 and img.evaluate("i => i.complete && i.naturalWidth") == 40
+    assert "contours" in img.get_attribute("alt")
+    frame = page.locator("#case-c1 td.pics iframe")
+    assert frame.count() == 1 and frame.get_attribute("sandbox") == ""          # scripts off in the card
+    assert page.locator("#case-c0 td.pics img").count() == 0
+    page.goto((out / "compare.html").as_uri() + f"?a={BETA0}&b=seg-a_lite_beta_1")
+    page.wait_for_selector("#compare-cases")
+    row = page.locator("#cmp-case-c1")
+    assert row.locator("td").nth(1).locator("img").count() == 1                # A's picture, B has none
+    assert page.locator("#compare-cases tbody tr").first.get_attribute("id") == "cmp-case-c1"
+    assert page.errors == []
+
+
+def test_transcript_shows_everything_in_order(site, page):
+    out, _ = site
+    _run_page(page, out)
+    sp = page.locator("#system-prompt")
+    assert not sp.evaluate("d => d.open") and "SYSTEM-PROMPT-MARKER" in sp.evaluate("d => d.textContent")
+    tr = page.locator("#transcript")
+    text = tr.inner_text()
+    assert "100 in / 20 out" in text and "NUDGE-MARKER" in text and "REJECTED-MARKER" in text
+    assert text.index("REJECTED-MARKER") < text.index("call 4")                 # in trace order
+    submit = page.locator("#call-7")
+    assert "Submission received. The harness will score it." in submit.locator("pre.result").inner_text(timeout=0) \
+        or "Submission received" in submit.evaluate("d => d.textContent")
+    assert "{}" not in submit.evaluate("d => d.querySelector('pre.result').textContent")
+    assert "/workspace/outputs/c0/mask.nii.gz" in page.locator("#call-2 .effects").evaluate("e => e.textContent")
+    hrefs = page.eval_on_selector_all("#raw-links a", "as => as.map(a => [a.textContent, a.href])")
+    labels = [h[0] for h in hrefs]
+    assert {"trace.jsonl", "conversation.json", "detail_report.json", "workspace files"} <= set(labels)
+    assert any("Inspect" in x for x in labels)
+    from urllib.parse import unquote, urlsplit
+    for _, href in hrefs:
+        from pathlib import Path
+        assert Path(unquote(urlsplit(href).path)).exists(), href
+
+
+def test_case_filter_and_its_url(site, page):
+    out, _ = site
+    _run_page(page, out)
+    def shown():
+        return page.eval_on_selector_all("#cases-table tbody tr:not(.hidden)", "rs => rs.map(r => r.cells[0].innerText)")
+    assert len(shown()) == 79
+    page.click('[data-case-filter="zero"]')
+    assert shown() == ["c1"]
+    assert page.locator('[data-case-filter="zero"]').get_attribute("aria-pressed") == "true"
+    assert "cases=zero" in page.evaluate("location.hash")
+    page.click('[data-case-filter="flagged"]')
+    assert shown() == ["x0"]
+    page.click('[data-case-filter="invalid"]')
+    assert len(shown()) == 77
+    page.click('[data-case-filter="all"]')
+    assert len(shown()) == 79
+
+
+def test_text_that_does_not_mislead(site, page):
+    out, _ = site
+    _run_page(page, out)
+    why = page.eval_on_selector_all("#cases-table tbody tr", "rs => rs.map(r => r.cells[r.cells.length - 1].innerText)")
+    assert "= 0" not in why[0]                       # fp_voxels = 0 is the good outcome: no claim
+    assert "dice = 0" in why[1]
+    col = _col(page, "#cases-table", "n_gt")
+    assert _column(page, "#cases-table", col)[:2] == ["2", "1"]                  # counts, not 2.000
+    errors = page.locator("#errors-list").inner_text()
+    assert "\\u2014" not in errors and "pilot —" in errors
+    ev = page.locator("#code-NO_PILOT details.ev")
+    assert ev.count() == 1 and ev.locator("summary").inner_text().endswith("…")
+    assert not ev.locator("summary").inner_text()[:-1].rstrip().endswith("chec")   # cut at a word boundary
+    missing = page.locator("#code-MISSING_CASES").inner_text()
+    assert "+56 more" in missing and "m019" in missing
+    judge = page.locator("#judge-table")
+    assert "″" not in judge.inner_text()
+    s1a = page.locator('#judge-table tr[data-item="s1a"]').inner_text()
+    assert "plan.md present" not in s1a
+    assert "plan.md present" in page.locator("#judge-s1").inner_text()
+
+
+def test_task_board_defects(site, page):
+    out, _ = site
+    page.goto((out / "tasks" / "seg-a.html").as_uri())
+    assert page.locator("#compare-go").count() == 0                             # no duplicate ids
+    ids = page.eval_on_selector_all("[id]", "es => es.map(e => e.id)")
+    assert len(ids) == len(set(ids))
+    page.evaluate("location.hash = '#tier=pro'")                                 # a change within the page
+    page.wait_for_function("!document.querySelector('#tier-pro').classList.contains('hidden')")
+    assert page.locator('#tier-picker button[data-tier="pro"]').get_attribute("aria-pressed") == "true"
+    boxes = page.locator("#tier-pro input.cmp")
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    link = page.locator("#tier-pro .compare-go")
+    assert link.is_visible() and "compare.html?a=" in link.get_attribute("href")
+
+
+def test_compare_clears_when_run_a_changes(site, page):
+    out, _ = site
+    page.goto((out / "compare.html").as_uri() + "?a=seg-a_lite_alpha_0&b=seg-a_lite_beta_0")
+    page.wait_for_selector("#compare-table")
+    page.select_option("#cmp-a", "det-b_lite_alpha_0")
+    page.wait_for_timeout(200)
+    assert page.locator("#compare-table").count() == 0
+    assert page.locator("#cmp-b").input_value() == ""
+    page.select_option("#cmp-b", "det-b_lite_beta_0")
+    page.wait_for_selector("#compare-table")
+    assert "det-b" in page.locator("#compare-table").inner_text()
+
+
+def test_index_sorting_filters_and_url_state(site, page):
+    out, reps = site
+    page.goto((out / "index.html").as_uri())
+    i = _col(page, "#agents-table", "Agent")
+    th = page.locator("#agents-table thead th").nth(i)
+    th.focus()
+    page.keyboard.press("Enter")                                                  # keyboard-operable
+    assert th.get_attribute("aria-sort") == "ascending"
+    page.select_option("#f-tier", "lite")
+    names = page.eval_on_selector_all("#agents-table tbody tr", "rows => rows.map(r => r.dataset.agent)")
+    assert names == sorted(names) and "sorted-asc" in th.get_attribute("class")   # the arrow tells the truth
+    assert "tier=lite" in page.evaluate("location.hash") and f"sort-agents={i}.a" in page.evaluate("location.hash")
+    # the error-codes table follows the filters
+    page.select_option("#f-tier", "pro")
+    agents = page.eval_on_selector_all("#errors-table tbody tr", "rows => rows.map(r => r.dataset.agent)")
+    assert sorted(agents) == ["alpha", "beta"]
+    # a shared view opens as it was
+    page.goto((out / "index.html").as_uri() + "#track=detection&tier=pro")
+    assert page.locator("#f-track").input_value() == "detection" and page.locator("#f-tier").input_value() == "pro"
+    assert set(_column(page, "#groups-table", 0)) == {"det-b"}
+    # 95% CI sorts by the interval, not its width: the lower bound
+    page.goto((out / "index.html").as_uri())
+    c = _col(page, "#agents-table", "95% CI")
+    page.locator("#agents-table thead th").nth(c).click()
+    lows = page.eval_on_selector_all("#agents-table tbody tr", f"rs => rs.map(r => Number(r.cells[{c}].dataset.v))")
+    want = sorted((a.overall.ci_low for a in aggregate(reps).agents), reverse=True)
+    assert lows == pytest.approx(want, abs=1e-3)
+
+
+PAGES = ["index.html", "tasks/seg-a.html", f"runs/{BETA0}.html", "compare.html?a=seg-a_lite_alpha_0&b=seg-a_lite_beta_0",
+         "analysis.html", "rubric.html", "tiers.html", "rules.html"]
+
+
+def _open(page, out, rel):
+    path, _, query = rel.partition("?")
+    page.goto((out / path).as_uri() + (f"?{query}" if query else ""))
+    page.wait_for_load_state("load")
+    if query:
+        page.wait_for_selector("#compare-table")
+
+
+def test_no_page_scrolls_sideways(site, browser):
+    out, _ = site
+    for width in (1440, 390):
+        pg = browser.new_page(viewport={"width": width, "height": 900})
+        for rel in PAGES:
+            _open(pg, out, rel)
+            sw = pg.evaluate("document.documentElement.scrollWidth")
+            assert sw <= width, (width, rel, sw)
+        pg.close()
+
+
+def test_accessibility_axe_core(site, browser):
+    axe_mod = pytest.importorskip("axe_playwright_python.sync_playwright",
+                                  reason="axe-playwright-python is not installed (the test extra)")
+    out, _ = site
+    axe = axe_mod.Axe()
+    pg = browser.new_page(viewport={"width": 1440, "height": 900})
+    for rel in PAGES:
+        _open(pg, out, rel)
+        results = axe.run(pg)
+        bad = [(v["id"], v["impact"], len(v["nodes"])) for v in results.response["violations"]
+               if v["impact"] in ("serious", "critical")]
+        assert bad == [], (rel, bad, [v["nodes"][0]["target"] for v in results.response["violations"]
+                                      if v["impact"] in ("serious", "critical")])
+    pg.close()
+
+
+def test_noscript_message(site, browser):
+    out, _ = site
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto((out / "index.html").as_uri())
+    assert "JavaScript" in pg.locator("#noscript-note").inner_text()
+    ctx.close()

@@ -2,10 +2,15 @@
 a fake harness dir, a sibling run workspace, a canary in the harness environment."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import shutil
+import signal
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -174,12 +179,38 @@ def bwrap_box(world):
     box.close()
 
 
+@contextlib.contextmanager
+def _machine_lock(path: Path):
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
-def docker_engine():
+def docker_engine(tmp_path_factory):
     """A Docker engine for the session: one that answers, else (as root) docker.io installed
-    and a private dockerd started -- and stopped at the end. Skips saying exactly why not."""
+    and a private dockerd started -- and stopped at the end. Skips saying exactly why not.
+
+    Under pytest-xdist several workers may need it at once, and the private dockerd has one
+    fixed socket: its start and its users are counted under a lock in the run's shared temp
+    folder, and the last worker to leave stops the engine the tests started."""
     from automedbench.sandbox.docker_engine import ensure_engine
-    engine, how = ensure_engine()
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent                      # the folder every worker of this run shares
+    lock, state = shared / "docker-engine.lock", shared / "docker-engine.json"
+    with _machine_lock(lock):
+        engine, how = ensure_engine()
+        users = json.loads(state.read_text()) if state.exists() else {"users": 0, "started_pid": None}
+        if engine is not None:
+            users["users"] += 1
+            if engine.started is not None:          # this worker started it: whoever leaves last stops it
+                users["started_pid"] = engine.started.pid
+                engine.started = None
+            state.write_text(json.dumps(users))
     if engine is None:
         pytest.skip(f"no Docker engine: {how}")
     old = os.environ.get("DOCKER_HOST")
@@ -190,7 +221,36 @@ def docker_engine():
         os.environ.pop("DOCKER_HOST", None)
     else:
         os.environ["DOCKER_HOST"] = old
-    engine.stop()
+    with _machine_lock(lock):
+        users = json.loads(state.read_text())
+        users["users"] -= 1
+        if users["users"] == 0 and users["started_pid"]:
+            _stop_pid(users["started_pid"])
+            users["started_pid"] = None
+        state.write_text(json.dumps(users))
+
+
+def _stop_pid(pid: int, timeout_s: float = 30) -> None:
+    """SIGTERM the dockerd the tests started (maybe from another worker) and wait until it is gone."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:   # this worker's own child: reaped
+                return
+        except ChildProcessError:
+            pass                                        # another worker's child: watch /proc
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state == "Z":                                # exited; its parent (a worker) reaps it
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import subprocess
 import time
+import uuid
 
 import pytest
 
@@ -275,15 +276,20 @@ def test_sleep_past_timeout_is_killed(box, world):
 
 
 def test_daemonised_children_die_with_the_call(box, world):
-    code = ("(setsid nohup sh -c 'sleep 3; echo alive > /workspace/daemon1' >/dev/null 2>&1 &) ;"
-            "python -c \"import os,time\nif os.fork()==0:\n  os.setsid()\n  if os.fork()==0:\n    time.sleep(3); open('/workspace/daemon2','w').write('alive')\n  os._exit(0)\"; echo launched")
+    mark = f"daemon-{uuid.uuid4().hex[:8]}"     # names this test's daemons among the machine's processes
+    code = (f"(setsid nohup sh -c 'sleep 3; echo alive > /workspace/{mark}-1' >/dev/null 2>&1 &) ;"
+            "python -c \"import os,time\nif os.fork()==0:\n  os.setsid()\n  if os.fork()==0:\n"
+            f"    time.sleep(3); open('/workspace/{mark}-2','w').write('alive')\n  os._exit(0)\"; echo launched")
     r = box.execute("bash", code, timeout_s=20)
     assert "launched" in r.stdout
-    time.sleep(4.5)
-    assert not (world.workspace / "daemon1").exists()
-    assert not (world.workspace / "daemon2").exists()
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "sleep 3; echo alive" not in ps
+    # a surviving daemon sleeps 3 s before it writes: it is still there well before that, so
+    # waiting until none is left (at most 2 s) proves they died with the call, without sleeping
+    deadline = time.monotonic() + 2
+    while (alive := [a for a in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+                     if mark in a]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive, alive
+    assert not list(world.workspace.glob(f"{mark}-*"))
 
 
 def test_memory_hog_is_limited(box, world):

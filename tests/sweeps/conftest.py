@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import tiny_lesion_dataset
-from llm.fake_openai import FakeOpenAI, call, completion, error
+from tests.helpers import tiny_lesion_dataset
+from tests.llm.fake_openai import FakeOpenAI, call, completion, error
 
 from automedbench.tracks.segmentation import SegmentationTrack
 

@@ -94,7 +94,7 @@ def test_infra_ended_runs_are_retried_then_counted_as_infra_never_as_failures(sw
     assert flaky.status == "done" and flaky.attempts == 3 and end_reason(flaky.run_dir) == "submitted"
     archived = sorted((root / ".attempts" / "tiny-seg" / "lite" / "flaky" / "rep0").iterdir())
     assert [p.name for p in archived] == ["attempt1", "attempt2"]
-    assert all(end_reason(p) == "infra_error" for p in archived)      # the provider stayed down (SPEC §7)
+    assert all(end_reason(p) == "infra_error" for p in archived)      # the provider stayed down (docs/faults.md)
     # down: out of retries -> the last infra-ended run stays in place, status infra
     assert down.status == "infra" and down.attempts == 3 and end_reason(down.run_dir) == "infra_error"
     assert sum(e.kind == "retry" for e in events) == 4
@@ -120,8 +120,11 @@ def test_gpu_slots_one_gpu_per_run_and_none_for_cpu_runs(sweep_env):
     assert max(running_gpu_counts) == 2  # 4 CPU slots, but only 2 GPUs
     cpu = run_sweep(_spec(cfg, env, agents=["quick"]), tmp / "root2", workers=2, gpus=["0", "1"])
     assert cpu[0].gpus == ""  # a CPU run cannot see (and grab) a GPU
-    nogpu = run_sweep(spec.model_copy(update={"repeats": 1}), tmp / "root3", gpus=[])
-    assert nogpu[0].status == "failed" and "needs 1 GPU" in nogpu[0].error
+    # a GPU cell on a machine without one is refused before any cell runs, naming the cell
+    from automedbench.runs.preflight import ImpossibleCellError
+    with pytest.raises(ImpossibleCellError, match=r"tiny-seg/lite/quick#0 needs 1 GPU\(s\) but this machine offers 0"):
+        run_sweep(spec.model_copy(update={"repeats": 1}), tmp / "root3", gpus=[])
+    assert not list((tmp / "root3").glob("tiny-seg"))
 
 
 def test_another_sweep_on_the_same_root_is_refused(sweep_env):

@@ -36,7 +36,7 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
 
 def check_ready(agent: Agent) -> None:
     """Raise a user error (naming the env var) if `agent` cannot start, e.g. an LLM agent
-    whose `api_key_env` is unset. Call it before the first turn (SPEC §7). Scripted agents
+    whose `api_key_env` is unset. Call it before the first turn (docs/faults.md). Scripted agents
     need nothing."""
     ready = getattr(agent, "check_ready", None)
     if callable(ready):

@@ -21,7 +21,7 @@ from .stage_labels import label
 # Size of a tool result as the agent sees it (head + tail); the trace keeps the full output.
 TOOL_RESULT_CHARS = 8000
 
-# SPEC §6: first violation -> warning + blocked, second -> disqualified.
+# docs/sandbox.md#detection-and-the-violation-policy: first violation -> warning + blocked, second -> disqualified.
 MAX_VIOLATIONS_BEFORE_DQ = 1
 
 
@@ -178,7 +178,7 @@ class ToolBox:
         return "Submission received. The harness will now check and score your outputs."
 
     def _blocked_training(self, language: str, code: str, stage: str) -> str | None:
-        """Inference-only tasks may block training code outright (SPEC §6). The static scan
+        """Inference-only tasks may block training code outright (docs/sandbox.md). The static scan
         is advisory everywhere else; here it decides whether the call runs at all."""
         found = [w for w in advisory.scan(language, code) if w["kind"] == "training_detected"]
         if not found:
@@ -189,7 +189,7 @@ class ToolBox:
         return (f"BLOCKED (not executed): {found[0]['message']} — line {found[0]['line']}: "
                 f"{found[0]['excerpt']}. This task is inference-only: use pre-trained weights.")
 
-    # ---- violation policy (SPEC §6) ---------------------------------------------------
+    # ---- violation policy (docs/sandbox.md) ---------------------------------------------------
     def _apply_violations(self, result: ExecResult) -> str:
         for v in result.violations:
             record = {**v, "turn": self.turns, "call_index": self.calls}

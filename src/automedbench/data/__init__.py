@@ -1,11 +1,12 @@
 """Datasets: where they live, how they are built (demo) or staged (official sources).
 
-Layout (SPEC §5):
+Layout (docs/data.md#the-data-contract):
     <data_root>/<dataset>/public/<case_id>/<input files>      agent sees it, read-only
     <data_root>/<dataset>/private/<case_id>/<reference files> agent never sees it
     <data_root>/<dataset>/manifest.json                       case ids + sha256 of every file
 
-`data_root` is `--data-root`, else $AUTOMEDBENCH_DATA, else ~/.cache/automedbench/data.
+`data_root` is `--data-root`, else $AUTOMEDBENCH_DATA, else $AUTOMEDBENCH_HOME/data
+(~/.cache/automedbench/data).
 """
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ import importlib
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
 from ..errors import UserError
+from ..home import home
 
 
 class DatasetError(UserError, RuntimeError):
@@ -29,7 +32,7 @@ def data_root(root: Path | str | None = None) -> Path:
     if root:
         return Path(root).expanduser()
     env = os.environ.get("AUTOMEDBENCH_DATA")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "automedbench" / "data"
+    return Path(env).expanduser() if env else home() / "data"
 
 
 @dataclass(frozen=True)
@@ -153,3 +156,20 @@ class DatasetInfo:
 
         mod, func = self.builder_path.split(":")
         return getattr(importlib.import_module(mod), func)
+
+
+def swap_into_place(tmp: Path, target: Path) -> None:
+    """Rename ``tmp`` to ``target``; a previous ``target`` is moved aside, then deleted."""
+    old = None
+    if target.exists() or target.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old.rmdir()
+        target.rename(old)
+    try:
+        tmp.rename(target)
+    except BaseException:
+        if old is not None and not target.exists():
+            old.rename(target)              # put the previous version back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

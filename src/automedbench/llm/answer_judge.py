@@ -9,7 +9,7 @@ It grades one predicted answer against the reference: 1 = same meaning, 0.5 = pa
 system prompt) are generic unless the calling track passes its own. Verdicts are cached on disk
 (same model + instructions version + question + reference + prediction → same verdict, no
 second paid call). When it cannot judge (provider down after retries, unparseable reply) it
-returns None — a track records that answer's judged score as null, never 0 (SPEC §2 null policy).
+returns None — a track records that answer's judged score as null, never 0 (docs/scoring.md#agentic-score-and-the-null-policy).
 """
 from __future__ import annotations
 

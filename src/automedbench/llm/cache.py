@@ -12,12 +12,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..home import home
+
 ENV_DIR = "AUTOMEDBENCH_JUDGE_CACHE"
 
 
 def default_cache_dir() -> Path:
     env = os.environ.get(ENV_DIR)
-    return Path(env) if env else Path.home() / ".cache" / "automedbench" / "judge"
+    return Path(env) if env else home() / "judge"   # AUTOMEDBENCH_HOME moves every cache (README)
 
 
 def sha256_text(text: str | bytes) -> str:

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .check import provider_hint
 from .registry import AgentConfig
 
 RETRY_STATUS = {408, 409, 429}
@@ -190,7 +191,8 @@ class ChatClient:
                                         attempts=attempt + 1) from None
                 problem = f"request timed out after {timeout:.1f} s"
             except APIConnectionError as exc:
-                problem = f"connection error: {exc}"
+                cause = exc.__cause__ or exc.__context__   # what the connection error hides (refused, DNS...)
+                problem = f"connection error: {exc}" + (f" ({cause})" if cause and str(cause) not in str(exc) else "")
             attempt += 1
             delay = self._retry_delay(attempt, retry_after, deadline, problem, status)
             info = {"attempt": attempt, "status": status, "delay_s": round(delay, 4),
@@ -244,8 +246,11 @@ class ChatClient:
                                 f"({invalid_5xx + 1} times; an interop fault, not an outage): {detail}"),
                     status=status, attempts=attempt + 1, fault="request_rejected") from None
         if not (status in RETRY_STATUS or status >= 500):
-            raise ProviderError("provider_error", self.redact(f"HTTP {status} (not retried): {detail}"),
-                                status=status, attempts=attempt + 1, fault="http_4xx") from None
+            # URL, status, body excerpt and a hint a person can act on (docs/llm.md)
+            raise ProviderError("provider_error", self.redact(
+                f"POST {self.config.base_url}/chat/completions: HTTP {status} (not retried): {detail[:300]}"
+                + provider_hint(self.config, status, detail)), status=status, attempts=attempt + 1,
+                fault="http_4xx") from None
         return rejected
 
     def _retry_delay(self, attempt: int, retry_after: float | None, deadline: float | None, problem: str,
@@ -254,7 +259,10 @@ class ChatClient:
         would pass the run's deadline."""
         cfg = self.config
         if attempt > cfg.retry.max_retries:
-            raise ProviderError("provider_unavailable", self.redact(f"gave up after {attempt} attempts; last: {problem}"),
+            hint = provider_hint(cfg, status, problem, problem if status is None and "connection" in problem else None)
+            raise ProviderError("provider_unavailable",
+                                self.redact(f"POST {cfg.base_url}/chat/completions: gave up after {attempt} "
+                                            f"attempts; last: {problem}{hint}"),
                                 status=status, attempts=attempt)
         if retry_after is not None:
             delay = min(retry_after, cfg.retry.retry_after_max_s)

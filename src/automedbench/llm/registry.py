@@ -3,7 +3,8 @@
 One entry serves as an LLM *agent* (`--agent NAME`), an LLM *judge* of S1-S3
 (`--judge NAME`) and, later, the answer judge of open VQA questions.
 
-Files, later overriding earlier by `name`:
+Files, a later entry merged over an earlier one of the same `name` (only the fields it
+sets change; mappings such as `limits` merge key by key):
   1. the built-in examples `llm/endpoints.yaml` (shipped with the package),
   2. every file in `AUTOMEDBENCH_AGENTS` (os.pathsep-separated),
   3. the files passed explicitly (`--agent-config FILE`).
@@ -156,7 +157,7 @@ class AgentConfig(_Strict):
 
     def check_ready(self, role: str = "agent") -> None:
         """Raise LLMConfigError naming every unset env var this entry needs. Call it before
-        the first turn / paid call (SPEC §7: a missing key is a user error, exit 2)."""
+        the first turn / paid call (docs/faults.md: a missing key is a user error, exit 2)."""
         missing = self.missing_env()
         if missing:
             src = f" (defined in {self.source})" if self.source else ""
@@ -193,7 +194,8 @@ def _field_error(path: Path, index: int, name: Any, exc: ValidationError) -> LLM
     return LLMConfigError(f"{path}: {who}: field '{field}': {msg}")
 
 
-def load_agent_file(path: Path) -> dict[str, AgentConfig]:
+def _read_entries(path: Path) -> list[dict[str, Any]]:
+    """The raw entries of one registry file, checked for shape (not yet validated)."""
     path = Path(path)
     if not path.is_file():
         raise LLMConfigError(f"{path}: agent config file does not exist")
@@ -206,18 +208,35 @@ def load_agent_file(path: Path) -> dict[str, AgentConfig]:
     extra = set(raw) - {"agents"}
     if extra:
         raise LLMConfigError(f"{path}: unknown top-level key(s) {sorted(extra)}; only 'agents' is allowed")
-    out: dict[str, AgentConfig] = {}
+    seen: set[str] = set()
     for i, entry in enumerate(raw["agents"]):
         if not isinstance(entry, dict):
             raise LLMConfigError(f"{path}: agents[{i}]: expected a mapping")
-        try:
-            cfg = AgentConfig.model_validate({**entry, "source": str(path)})
-        except ValidationError as exc:
-            raise _field_error(path, i, entry.get("name"), exc) from None
-        if cfg.name in out:
-            raise LLMConfigError(f"{path}: agents[{i}]: field 'name': duplicate name {cfg.name!r}")
-        out[cfg.name] = cfg
+        name = entry.get("name")
+        if isinstance(name, str) and name in seen:
+            raise LLMConfigError(f"{path}: agents[{i}]: field 'name': duplicate name {name!r}")
+        seen.add(str(name))
+    return list(raw["agents"])
+
+
+def _validate(path: Path, index: int, entry: dict[str, Any]) -> AgentConfig:
+    try:
+        return AgentConfig.model_validate({**entry, "source": str(path)})
+    except ValidationError as exc:
+        raise _field_error(path, index, entry.get("name"), exc) from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`, mappings (limits, pricing, retry, extra_body, headers) key by key."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
+
+
+def load_agent_file(path: Path) -> dict[str, AgentConfig]:
+    """The complete entries of one file, by name."""
+    return {cfg.name: cfg for cfg in (_validate(Path(path), i, e) for i, e in enumerate(_read_entries(path)))}
 
 
 def config_files(extra_files: list[Path] | None = None) -> list[Path]:
@@ -228,10 +247,17 @@ def config_files(extra_files: list[Path] | None = None) -> list[Path]:
 
 
 def load_agent_configs(extra_files: list[Path] | None = None) -> dict[str, AgentConfig]:
-    """All LLM agent configs by name: built-ins, then $AUTOMEDBENCH_AGENTS, then extra_files."""
+    """All LLM agent configs by name: built-ins, then $AUTOMEDBENCH_AGENTS, then extra_files.
+    An entry whose name an earlier file defined is merged over it (docs/llm.md): it needs only
+    the fields it changes."""
+    raw: dict[str, dict[str, Any]] = {}
     configs: dict[str, AgentConfig] = {}
     for f in config_files(extra_files):
-        configs.update(load_agent_file(f))
+        for i, entry in enumerate(_read_entries(f)):
+            name = entry.get("name")
+            merged = _merge(raw[name], entry) if isinstance(name, str) and name in raw else entry
+            cfg = _validate(Path(f), i, merged)
+            raw[cfg.name], configs[cfg.name] = merged, cfg
     return configs
 
 

@@ -4,7 +4,7 @@ A pure re-implementation of the bbox path of pycocotools' COCOeval (Lin et al., 
 COCO: Common Objects in Context", ECCV 2014; cocoapi PythonAPI/pycocotools/cocoeval.py,
 maskApi.c bbIou) restricted to what the detection track needs: one IoU threshold (0.5),
 area range "all", `max_dets` detections per image and class (COCO: 100), no crowd boxes.
-It reproduces pycocotools' value bit for bit (tests/metrics/test_detection_map.py checks it
+It reproduces pycocotools' value bit for bit (tests/tracks/detection/test_detection_map.py checks it
 on randomised cases with ties, empty predictions and negative images), including its
 conventions:
 

@@ -1,4 +1,4 @@
-"""Assemble the system prompt from templates + the task's per-tier information (SPEC §3).
+"""Assemble the system prompt from templates + the task's per-tier information (docs/scoring.md#tiers).
 
 Placeholders are `{name}`; every one must be known, and the rendered prompt is checked to
 contain no unreplaced placeholder [rule] — a missing value is an error, never a silent gap.

@@ -3,13 +3,16 @@
 Everything here stays on the reports' own scale, [0, 1]; multiplying by 100 is a display
 concern (HTML page, terminal table).
 
-Rules (SPEC §8; docs/leaderboard.md says the same in prose):
+Rules (docs/leaderboard.md#the-rules-of-the-numbers states them in prose):
 - a run is *complete* when it ended normally and its judge scored every judged stage. Runs
   that ended on an infrastructure fault (`UNSCORED_END_REASONS`: the harness, the sandbox, the
   provider, an interruption) and `judge_incomplete` runs are **counted** beside the row
   (`infra_runs`, `judge_incomplete`) and never averaged in: a judge outage must not raise an
   agent's agentic score, a crashed sandbox must not lower it. Every mean, failure rate and
   average (turns, time, tokens, cost) is over complete runs only;
+- an agent's rows are keyed by its name AND the hash of its effective configuration
+  (`run.config_hash`: endpoint, model, sampling, limits). When one name covers several
+  configurations each gets its own row, labelled `name [hash]`, and `config_notes` says so;
 - groups: (agent, task, tier). A group's statistics are over its repeats: sample standard
   deviation (ddof=1) and a percentile bootstrap 95 % CI of the mean (2000 resamples, fixed
   seed, independent of input order). With one value the CI is that value and `n1` is set;
@@ -46,7 +49,7 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261126
 CI_LEVEL = 0.95
 TIER_ORDER = TIERS
-# SPEC §7, in the order the page shows them (scoring/error_codes.yaml); unknown ones follow, sorted.
+# docs/faults.md#error-codes, in the order the page shows them (scoring/error_codes.yaml); unknown ones follow, sorted.
 ERROR_CATEGORIES = tuple(error_table()["categories"])
 
 
@@ -96,8 +99,11 @@ class GroupStats(BaseModel):
     ratings: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
     # the task-metric components the runs were scored with (e.g. "a+b+c", as the track names them); more than one
-    # set means the task scores are not comparable, and the pages say so (SPEC §8)
+    # set means the task scores are not comparable, and the pages say so (docs/leaderboard.md)
     component_sets: list[str] = Field(default_factory=list)
+    # the effective agent configurations (run.config_hash) behind this row: one, unless runs of an older
+    # harness (no hash) are mixed in
+    config_hashes: list[str] = Field(default_factory=list)
 
     @property
     def mixed_components(self) -> bool:
@@ -135,6 +141,8 @@ class Leaderboard(BaseModel):
     metrics: dict[str, list[str]] = Field(default_factory=dict)  # task -> metric names used
     infra_runs: int = 0
     judge_incomplete_runs: int = 0
+    # agent names that cover more than one effective configuration (each shown as its own row)
+    config_notes: list[str] = Field(default_factory=list)
 
 
 # ---- small pure helpers -----------------------------------------------------------------
@@ -155,13 +163,13 @@ def is_judge_incomplete(r: DetailReport) -> bool:
 
 
 def is_infra(r: DetailReport) -> bool:
-    """Ended on a fault of the harness, sandbox or provider, or interrupted (SPEC §7)."""
+    """Ended on a fault of the harness, sandbox or provider, or interrupted (docs/faults.md)."""
     return (r.run.end_reason in UNSCORED_END_REASONS
             or any(f in ("infra_error", "interrupted") for f in r.flags))
 
 
 def is_complete(r: DetailReport) -> bool:
-    """Counts in the leaderboard's means (SPEC §8)."""
+    """Counts in the leaderboard's means (docs/leaderboard.md#the-rules-of-the-numbers)."""
     return not is_infra(r) and not is_judge_incomplete(r)
 
 
@@ -295,6 +303,7 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         ratings=dict(sorted(Counter(r.rating or "unrated" for r in done).items())),
         run_ids=[r.run.run_id for r in runs],
         component_sets=sorted({"+".join(sorted(r.task.components)) for r in done if r.task.components}),
+        config_hashes=sorted({r.run.config_hash for r in runs if r.run.config_hash}),
         **extra,
     )
 
@@ -322,11 +331,34 @@ def error_histogram(runs: Iterable[DetailReport]) -> ErrorHistogram:
                           runs_with_errors=runs_with, total=sum(by_cat.values()))
 
 
+def agent_labels(runs: Iterable[DetailReport]) -> dict[str, str]:
+    """run_id -> the row it belongs to: the agent's name, or `name [hash]` when that name covers
+    more than one effective configuration (module doc)."""
+    runs = list(runs)
+    hashes: dict[str, set[str]] = {}
+    for r in runs:
+        hashes.setdefault(r.run.agent, set()).add(r.run.config_hash or "unrecorded")
+    return {r.run.run_id: r.run.agent if len(hashes[r.run.agent]) == 1
+            else f"{r.run.agent} [{(r.run.config_hash or 'unrecorded')[:8]}]" for r in runs}
+
+
+def config_notes(runs: Iterable[DetailReport]) -> list[str]:
+    """One sentence per agent name that covers more than one effective configuration."""
+    hashes: dict[str, set[str]] = {}
+    for r in runs:
+        hashes.setdefault(r.run.agent, set()).add((r.run.config_hash or "unrecorded")[:8])
+    return [f"agent {name!r} covers {len(hs)} configurations ({', '.join(sorted(hs))}): one row each, "
+            "labelled name [configuration hash]; see run.json agent_config for what differs"
+            for name, hs in sorted(hashes.items()) if len(hs) > 1]
+
+
 def agent_rows(reports: Iterable[DetailReport], ci_for: Iterable[str] = ("overall",)) -> list[AgentStats]:
     """Only the per-agent rows, with bootstrap CIs only for `ci_for` (the site's filtered views)."""
+    runs = sorted(reports, key=lambda r: r.run.run_id)
+    label = agent_labels(runs)
     by_agent: dict[str, list[DetailReport]] = {}
-    for r in sorted(reports, key=lambda r: r.run.run_id):
-        by_agent.setdefault(r.run.agent, []).append(r)
+    for r in runs:
+        by_agent.setdefault(label[r.run.run_id], []).append(r)
     rows = [_group_stats(rs, agent, None, None, cls=AgentStats, ci_for=ci_for) for agent, rs in by_agent.items()]
     rows.sort(key=_score_key)
     return rows
@@ -335,12 +367,13 @@ def agent_rows(reports: Iterable[DetailReport], ci_for: Iterable[str] = ("overal
 def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
     """Leaderboard numbers for `reports` (see module doc). Input order does not matter."""
     runs = sorted(reports, key=lambda r: r.run.run_id)
+    label = agent_labels(runs)
 
     by_agent: dict[str, list[DetailReport]] = {}
     by_group: dict[tuple[str, str, str], list[DetailReport]] = {}
     for r in runs:
-        by_agent.setdefault(r.run.agent, []).append(r)
-        by_group.setdefault((r.run.agent, r.run.task, r.run.tier), []).append(r)
+        by_agent.setdefault(label[r.run.run_id], []).append(r)
+        by_group.setdefault((label[r.run.run_id], r.run.task, r.run.tier), []).append(r)
 
     agents = [
         _group_stats(rs, agent, None, None, cls=AgentStats,
@@ -368,6 +401,7 @@ def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
         metrics={t: sorted({r.task.metric_name for r in runs if r.run.task == t}) for t in sorted({r.run.task for r in runs})},
         infra_runs=sum(is_infra(r) for r in runs),
         judge_incomplete_runs=sum(is_judge_incomplete(r) and not is_infra(r) for r in runs),
+        config_notes=config_notes(runs),
     )
 
 

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ..runs.models import DetailReport
 from ..scoring.rubric import load_rubric
 from . import site
-from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate
+from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
 from .analyze import write_analysis_page
 from .site import tojson_safe
 from .profiles import with_profile
@@ -36,6 +36,9 @@ CSV_COLUMNS: list[str] = (
     + [f"{s}_{f}" for s in STAGES for f in ("mean", "n")]
     + ["avg_turns", "avg_wall_time_s", "avg_tokens", "avg_cost_usd", "failure_rate",
        "failures", "disqualified", "judge_incomplete", "unisolated_runs", "sandboxes"]
+    # rank: position within its task x tier by overall mean (docs/leaderboard.md); medal / rating:
+    # the most frequent over the complete runs, with every count in medals / ratings
+    + ["rank", "medal", "rating", "medals", "ratings", "config_hashes"]
 )
 
 
@@ -81,7 +84,7 @@ def fmt_pct(x: float) -> str:
 def heat(v: float | None) -> str:
     """Inline background for a score cell: red (0) -> amber -> green (1); grey for null."""
     if v is None:
-        return "background:#eceff1;color:#78909c"
+        return "background:#eceff1;color:#4b5563"
     v = min(max(float(v), 0.0), 1.0)
     return f"background:hsl({v * 120:.0f},65%,{86 - 6 * abs(v - 0.5):.0f}%)"
 
@@ -110,9 +113,17 @@ def _env() -> Environment:
 
 # ---- writers ------------------------------------------------------------------------------
 
-def _csv_row(g: GroupStats) -> dict[str, object]:
-    row: dict[str, object] = {"agent": g.agent, "task": g.task, "tier": g.tier,
-                              "n_runs": g.n_runs, "models": ";".join(g.models)}
+def _most_frequent(counts: dict[str, int]) -> str:
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else ""
+
+
+def _csv_row(g: GroupStats, rank: int | str = "") -> dict[str, object]:
+    row: dict[str, object] = {"rank": rank, "agent": g.agent, "task": g.task, "tier": g.tier,
+                              "n_runs": g.n_runs, "models": ";".join(g.models),
+                              "medal": _most_frequent(g.medals), "rating": _most_frequent(g.ratings),
+                              "medals": ";".join(f"{k}:{v}" for k, v in g.medals.items()),
+                              "ratings": ";".join(f"{k}:{v}" for k, v in g.ratings.items()),
+                              "config_hashes": ";".join(g.config_hashes)}
     for key, st in (("overall", g.overall), ("agentic", g.agentic), ("task_score", g.task_score)):
         for f in ("mean", "std", "ci_low", "ci_high", "n"):
             val = getattr(st, f)
@@ -133,8 +144,11 @@ def write_csv(board: Leaderboard, path: Path) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
         w.writeheader()
-        for g in board.groups:
-            w.writerow(_csv_row(g))
+        ranks: dict[tuple[str | None, str | None], int] = {}
+        for g in board.groups:   # sorted by task, tier, then best overall first (aggregate.py)
+            key = (g.task, g.tier)
+            ranks[key] = ranks.get(key, 0) + 1
+            w.writerow(_csv_row(g, ranks[key] if g.overall.mean is not None else ""))
     return path
 
 
@@ -177,13 +191,21 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}
+    complete = [r for r in reports if site.run_status(r) == "complete"]
+    n = len(complete) or 1
+    summary = {"runs": len(reports), "complete": len(complete),
+               "avg_turns": sum(r.run.turns for r in complete) / n,
+               "avg_time": sum(r.run.wall_time_s for r in complete) / n,
+               "avg_tokens": sum(r.run.tokens_in + r.run.tokens_out for r in complete) / n,
+               "avg_cost": sum(r.run.cost_usd for r in complete) / n,
+               "failure_rate": sum(is_failure(r) for r in complete) / n}
     index = out / "index.html"
     index.write_text(env.get_template("leaderboard.html.j2").render(
         **common, root="", page="index", board=board, warnings=list(warnings), title=title,
         agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
-        board_data={"views": views, "task_track": task_track}, **extra), encoding="utf-8")
+        summary=summary, board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
     return index
 
 

@@ -9,6 +9,7 @@ Layout (every link relative, so it works from file:// and any static host):
     runs/<slug>.html        one page per run (timeline, tool calls, plan, judge, cases, codes)
     runs/<slug>.js          the run's report as data, loaded on demand by compare.html
     runs/<slug>/plan.png    the run's plan diagram, copied
+    runs/<slug>/pics/...    the run's per-case pictures (scoring/pictures.py), copied
     compare.html            two runs of a task side by side (loads runs/<slug>.js on demand)
     analysis.html           the error analysis (written by report/analyze.py)
     assets/site.css, site.js
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -28,9 +30,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from ..export import ExportError, inspect_log
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts as error_code_texts
+from ..scoring.errors import error_table
 from ..scoring.rubric import load_rubric
+from ..tasks import discover
 from .aggregate import STAGES, Leaderboard, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
@@ -84,25 +91,53 @@ def read_trace(run_dir: Path | None) -> list[dict]:
     return events
 
 
-def _assistant_texts(run_dir: Path | None) -> dict[str, str]:
-    """tool_call id -> the assistant text that came with it (the model's reasoning, if any)."""
+def read_conversation(run_dir: Path | None) -> dict:
     if run_dir is None:
         return {}
     try:
         conv = json.loads((Path(run_dir) / "conversation.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    out: dict[str, str] = {}
+    return conv if isinstance(conv, dict) else {}
+
+
+def _content(c: Any) -> str:
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list):
+        return "\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in c)
+    return ""
+
+
+def conversation_parts(conv: dict) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """From conversation.json: tool_call number -> the assistant text that came with it, tool
+    call number -> the reply the agent saw (submit_results' reply included), and the assistant
+    messages in order (text only; the k-th is turn k's)."""
+    texts: dict[str, str] = {}
+    replies: dict[str, str] = {}
+    said: list[str] = []
+    ids: dict[str, int] = {}
     n = 0
     for m in conv.get("messages") or []:
-        if m.get("role") != "assistant":
+        if not isinstance(m, dict):
             continue
-        text = m.get("content") if isinstance(m.get("content"), str) else ""
-        for _tc in m.get("tool_calls") or []:
-            n += 1
-            if text:
-                out[str(n)] = text[:4000]
-    return out
+        if m.get("role") == "assistant":
+            text = _content(m.get("content"))
+            said.append(text[:8000])
+            for tc in m.get("tool_calls") or []:
+                n += 1
+                if isinstance(tc, dict) and tc.get("id"):
+                    ids[str(tc["id"])] = n
+                if text:
+                    texts[str(n)] = text[:4000]
+        elif m.get("role") == "tool" and str(m.get("tool_call_id")) in ids:
+            replies[str(ids[str(m.get("tool_call_id"))])] = _content(m.get("content"))[:4000]
+    return texts, replies, said
+
+
+def _assistant_texts(run_dir: Path | None) -> dict[str, str]:
+    """tool_call id -> the assistant text that came with it (the model's reasoning, if any)."""
+    return conversation_parts(read_conversation(run_dir))[0]
 
 
 def _clip(s: str | None) -> str:
@@ -112,7 +147,7 @@ def _clip(s: str | None) -> str:
 
 
 def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
-                     wall_time_s: float = 0.0) -> tuple[list[dict], float]:
+                     wall_time_s: float = 0.0, replies: dict[str, str] | None = None) -> tuple[list[dict], float]:
     """One row per tool call (with its execution's result), and the time span for the timeline."""
     calls: dict[int, dict] = {}
     flagged: dict[int, list[str]] = {}
@@ -127,7 +162,8 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
         elif kind == "execution" and idx in calls:
             c = calls[idx]
             c.update(duration=float(ev.get("duration_s") or 0), exit_code=ev.get("exit_code"),
-                     stdout=_clip(ev.get("stdout")), stderr=_clip(ev.get("stderr")), timed_out=bool(ev.get("timed_out")))
+                     stdout=_clip(ev.get("stdout")), stderr=_clip(ev.get("stderr")), timed_out=bool(ev.get("timed_out")),
+                     effects=effects_view(ev.get("effects")))
             if ev.get("stage") and not c["stage"]:
                 c["stage"] = ev.get("stage")
         elif kind == "submit" and idx is not None:
@@ -135,13 +171,17 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
                                        "tool": "submit_results", "language": None, "code": "", "duration": 0.0,
                                        "exit_code": None, "stdout": "", "stderr": "", "timed_out": False,
                                        "result": "", "text": (texts or {}).get(str(idx), "")})
-            c["result"] = _clip(ev.get("message") or json.dumps(ev.get("data") or {})[:2000])
+            # the reply the agent saw (conversation.json), else the event's own message; never "{}"
+            c["result"] = _clip((replies or {}).get(str(idx)) or ev.get("message")
+                                or (json.dumps(ev["data"], ensure_ascii=False)[:2000] if ev.get("data") else "")
+                                or "submitted (no reply recorded)")
         elif kind in ("violation", "warning") and idx is not None:
             flagged.setdefault(idx, []).append(ev.get("kind") or kind)
     rows = sorted(calls.values(), key=lambda c: c["index"])
     last_t = max([c["t"] + c["duration"] for c in rows] + [float(e.get("t") or 0) for e in events] + [wall_time_s, 1e-6])
     seen_turns: set = set()
     for c in rows:
+        c.setdefault("effects", None)
         c["flags"] = flagged.get(c["index"], [])
         c["failed"] = c["exit_code"] not in (None, 0) or c["timed_out"]
         c["left"] = 100.0 * c["t"] / last_t
@@ -149,6 +189,91 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
         c["first_of_turn"] = c["turn"] not in seen_turns
         seen_turns.add(c["turn"])
     return rows, last_t
+
+
+def effects_view(eff: Any) -> dict | None:
+    """A call's observed file effects (written / deleted / read), for the run page; None when
+    the sandbox did not observe them (docs/site.md "Run page")."""
+    if not isinstance(eff, dict):
+        return None
+    written = [w for w in eff.get("written") or [] if isinstance(w, dict)]
+    out = {"written": [{"path": str(w.get("path", "")), "op": str(w.get("op", "")), "size": w.get("size")}
+                       for w in written[:200]],
+           "deleted": [str(x) for x in (eff.get("deleted") or [])[:200]],
+           "read": [str(x) for x in (eff.get("read") or [])[:200]],
+           "truncated": bool(eff.get("truncated")) or any(len(eff.get(k) or []) > 200 for k in ("written", "deleted", "read")),
+           "recorder": str(eff.get("recorder") or "")}
+    return out if out["written"] or out["deleted"] or out["read"] else None
+
+
+NOTE_LABELS = {"nudge": "nudge", "text_reply": "text reply (no tool call)", "bad_tool_arguments": "rejected call",
+               "limit": "run limit", "provider_retry": "provider retry", "infrastructure": "infrastructure"}
+
+
+def transcript(events: list[dict], calls: list[dict], said: list[str]) -> list[dict]:
+    """The run in order: model calls (tokens, latency, cost), the assistant's text, tool calls
+    with their results, harness notes (nudges, rejected calls, limits) and violations."""
+    by_index = {c["index"]: c for c in calls}
+    out: list[dict] = []
+    shown_text: set[int] = set()
+    for ev in events:
+        kind, turn = ev.get("type"), ev.get("turn")
+        if kind == "model_call":
+            out.append({"kind": "model", "turn": turn, "t": float(ev.get("t") or 0),
+                        "tokens_in": int(ev.get("tokens_in") or 0), "tokens_out": int(ev.get("tokens_out") or 0),
+                        "duration": float(ev.get("duration_s") or 0), "cost": float(ev.get("cost_usd") or 0)})
+            # the turn's assistant message; its text is shown once, before its calls
+            k = (turn or 0) - 1
+            if isinstance(turn, int) and 0 <= k < len(said) and said[k] and turn not in shown_text:
+                shown_text.add(turn)
+                out.append({"kind": "text", "turn": turn, "text": said[k]})
+        elif kind == "tool_call" and ev.get("call_index") in by_index:
+            out.append({"kind": "call", "call": by_index[ev["call_index"]]})
+        elif kind == "submit" and ev.get("call_index") in by_index and by_index[ev["call_index"]]["tool"] == "submit_results":
+            out.append({"kind": "call", "call": by_index[ev["call_index"]]})
+        elif kind in ("warning", "error", "violation"):
+            label = NOTE_LABELS.get(str(ev.get("kind")), str(ev.get("kind") or kind))
+            msg = ev.get("message") or (json.dumps(ev.get("data"), ensure_ascii=False)[:1000] if ev.get("data") else "")
+            out.append({"kind": "note", "turn": turn, "level": "bad" if kind != "warning" else "warn",
+                        "label": label, "message": _clip(str(msg or ev.get("path") or ""))})
+    for c in calls:  # calls without a tool_call event (older traces) still appear
+        if not any(e["kind"] == "call" and e["call"] is c for e in out):
+            out.append({"kind": "call", "call": c})
+    for e in out:
+        if e["kind"] == "call":
+            e["call"]["text"] = "" if e["call"]["turn"] in shown_text else e["call"]["text"]
+    return out
+
+
+EVIDENCE_LIMIT = 600
+
+
+def evidence_value(v: Any) -> dict:
+    """One evidence value as text: strings as they are, structures as readable JSON (no \\u
+    escapes); past EVIDENCE_LIMIT characters cut at a word boundary, the rest one click away."""
+    if isinstance(v, str):
+        text = v
+    elif isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v):
+        text = ", ".join(str(x) for x in v)
+    else:
+        text = json.dumps(v, ensure_ascii=False, indent=1 if isinstance(v, (dict, list)) else None)
+    if len(text) <= EVIDENCE_LIMIT:
+        return {"short": text, "full": None}
+    cut = text.rfind(" ", 0, EVIDENCE_LIMIT)
+    cut = cut if cut > EVIDENCE_LIMIT // 2 else EVIDENCE_LIMIT
+    return {"short": text[:cut].rstrip() + " …", "full": text}
+
+
+def _case_list(ev: dict, key: str, r: DetailReport) -> dict | None:
+    """A list of cases in the evidence, with "+N more" when the scorer capped it."""
+    items = ev.get(key)
+    if not isinstance(items, list) or not items:
+        return None
+    ids = [c.get("case_id") if isinstance(c, dict) else c for c in items]
+    reasons = {c.get("case_id"): c.get("reason") for c in items if isinstance(c, dict) and c.get("reason")}
+    total = max([len(ids)] + [int(v) for k, v in ev.items() if k.startswith("n_") and isinstance(v, (int, float))
+                              and not isinstance(v, bool)])
+    return {"ids": [str(i) for i in ids if i is not None], "reasons": reasons, "more": max(0, total - len(ids))}
 
 
 _CALL_REF = re.compile(r"\bcalls? \[?([\d, ]+)\]?")
@@ -190,32 +315,124 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str]) -
     rows = []
     for e in r.errors:
         ev = dict(e.evidence or {})
-        shown = [(k, v if isinstance(v, str) else json.dumps(v)[:600]) for k, v in ev.items() if k != "what"]
+        cases = _case_list(ev, "cases", r)
+        shown = [(k, evidence_value(v)) for k, v in ev.items()
+                 if k != "what" and not (k == "cases" and cases) and not (cases and k.startswith("n_"))]
         rows.append({"code": e.code, "step": e.step, "category": e.category, "infrastructure": e.infrastructure,
-                     "text": ev.get("what") or code_texts.get(e.code, ""), "evidence": shown,
-                     "links": evidence_links(ev, e.step, known_calls, turns)})
+                     "text": ev.get("what") or code_texts.get(e.code, ""), "evidence": shown, "cases": cases,
+                     "links": [link for link in evidence_links(ev, e.step, known_calls, turns)
+                               if not (cases and link["target"].startswith("case-"))]})
     return rows
 
 
-def case_rows(r: DetailReport) -> tuple[list[dict], list[str]]:
-    """Per-case metrics, a status, and a reason for every zero."""
+def _integer_columns(r: DetailReport, names: list[str]) -> set[str]:
+    """Metrics that are counts in this run (every value whole, some above 1): printed as integers."""
+    cols = set()
+    for m in names:
+        vals = [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None]
+        if vals and all(float(v).is_integer() for v in vals) and max(vals) > 1:
+            cols.add(m)
+    return cols
+
+
+def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None) -> tuple[list[dict], list[str]]:
+    """Per-case metrics, a status, the track's reason or flags, and the case's pictures.
+
+    A valid case is explained as a zero only when its headline metric (the track's first
+    per-case metric, higher is better: docs/tracks.md) is 0; a zero elsewhere (false-positive
+    voxels, a placeholder flag) is often the good outcome and is not called a failure."""
     names: list[str] = []
     for c in r.task.per_case:
         for m in c.metrics:
             if m not in names:
                 names.append(m)
+    ints = _integer_columns(r, names)
     rows = []
     for c in r.task.per_case:
-        status = c.status
-        zeros = [m for m, v in c.metrics.items() if v == 0]
+        status = str(c.status)
+        head = next(iter(c.metrics), None)
         if not c.valid:
             why = c.reason or f"{status}: scored 0"
-        elif zeros:
-            why = c.reason or "valid output; " + ", ".join(zeros) + " = 0 against the reference (no overlap)"
+        elif head is not None and c.metrics[head] == 0:
+            why = c.reason or f"valid output, but {head} = 0 against the reference"
         else:
             why = c.reason
-        rows.append({"case_id": c.case_id, "status": str(status), "metrics": c.metrics, "why": why})
+        flags = [f for f in c.flags if f and f != why]
+        shown = {m: (None if v is None else (f"{int(v):d}" if m in ints else f"{v:.3f}")) for m, v in c.metrics.items()}
+        rows.append({"case_id": c.case_id, "status": status, "valid": c.valid, "metrics": c.metrics, "shown": shown,
+                     "why": why, "flags": flags, "zero": head is not None and c.metrics.get(head) == 0,
+                     "pictures": (pictures or {}).get(c.case_id, [])})
     return rows, names
+
+
+def judge_rows(r: DetailReport, rubric_items: dict[str, str]) -> list[dict]:
+    """One row per stage (its score and its own rationale), then one per item with the item's
+    own rationale only (never the stage's repeated, never another item's)."""
+    rows: list[dict] = []
+    for s in STAGES:
+        st = r.stages.get(s)
+        rows.append({"stage": s, "kind": "stage", "score": st.score if st else None,
+                     "rationale": (st.rationale if st else "") or ("" if st else "not scored")})
+        if st is None:
+            continue
+        per_item = getattr(st, "item_rationales", None) or {}
+        for item, v in (st.items or {}).items():
+            rows.append({"stage": s, "kind": "item", "item": item, "what": rubric_items.get(item, ""), "verdict": v,
+                         "rationale": per_item.get(item, "")})
+    return rows
+
+
+def read_pictures(run_dir: Path | None, out: Path, slug: str) -> dict[str, list[dict]]:
+    """The run's pictures (pictures/index.json beside its report), copied under runs/<slug>/pics/;
+    case_id -> [{src (relative to runs/), caption, media_type}]."""
+    if run_dir is None:
+        return {}
+    src_root = Path(run_dir) / "pictures"
+    try:
+        index = json.loads((src_root / "index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    found: dict[str, list[dict]] = {}
+    for entry in index if isinstance(index, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        d = str(entry.get("dir", ""))
+        for f in entry.get("files") or []:
+            name = str(f.get("name", ""))
+            if not d or not name or "/" in d + name or d.startswith(".") or name.startswith("."):
+                continue
+            src = src_root / d / name
+            try:
+                if src.is_symlink() or not src.is_file() or src.stat().st_size > 2_000_000:
+                    continue
+                (out / "runs" / slug / "pics" / d).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, out / "runs" / slug / "pics" / d / name)
+            except OSError:
+                continue
+            found.setdefault(str(entry.get("case_id")), []).append(
+                {"src": f"{slug}/pics/{d}/{name}", "caption": str(f.get("caption", "")),
+                 "html": f.get("media_type") == "text/html"})
+    return found
+
+
+def raw_links(run_dir: Path | None, out: Path, slug: str, inspect_file: str | None) -> list[dict]:
+    """Links to the run's own records, relative to the run page (work from file:// and a server
+    that serves both folders)."""
+    links: list[dict] = []
+    if run_dir is not None:
+        for name, label in (("trace.jsonl", "trace.jsonl"), ("conversation.json", "conversation.json"),
+                            ("detail_report.json", "detail_report.json"), ("workspace", "workspace files"),
+                            ("run.json", "run.json")):
+            p = Path(run_dir) / name
+            if p.exists():
+                try:
+                    href = os.path.relpath(p.resolve(), (out / "runs").resolve())
+                except ValueError:  # another drive (Windows): an absolute URI
+                    href = p.resolve().as_uri()
+                links.append({"href": href.replace(os.sep, "/") + ("/" if p.is_dir() else ""), "label": label})
+    if inspect_file:
+        links.append({"href": inspect_file, "label": "Inspect log (.json)"})
+    return links
 
 
 def _rubric_items() -> dict[str, str]:
@@ -223,12 +440,6 @@ def _rubric_items() -> dict[str, str]:
         return {i: d for s in load_rubric().stages.values() for i, d in s.items.items()}
     except Exception:  # noqa: BLE001 - a page without item descriptions still renders
         return {}
-
-
-def item_rationale(stage, item: str) -> str:
-    """A per-item rationale when the judge gave one (`item_rationales`), else the stage's."""
-    per_item = getattr(stage, "item_rationales", None) or {}
-    return per_item.get(item) or stage.rationale
 
 
 # ---- views for the index's filters ----------------------------------------------------------
@@ -249,7 +460,9 @@ def _compact(a) -> dict:
             "avg_turns": _r(a.avg_turns), "avg_wall_time_s": _r(a.avg_wall_time_s), "avg_tokens": _r(a.avg_tokens),
             "avg_cost_usd": _r(a.avg_cost_usd), "failure_rate": _r(a.failure_rate), "n_runs": a.n_runs,
             "n_complete": a.n_complete, "infra_runs": a.infra_runs, "judge_incomplete": a.judge_incomplete,
-            "disqualified": a.disqualified, "unisolated_runs": a.unisolated_runs}
+            "disqualified": a.disqualified, "unisolated_runs": a.unisolated_runs,
+            "errors": {"by_category": dict(a.errors.by_category), "total": a.errors.total,
+                       "runs_with_errors": a.errors.runs_with_errors, "infrastructure": dict(a.errors.infrastructure)}}
 
 
 def filter_views(reports: Sequence[DetailReport], board: Leaderboard) -> dict[str, list[dict]]:
@@ -294,9 +507,13 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
                    rubric_items: dict[str, str], code_texts: dict[str, str]) -> Path:
     slug = run_slug(r.run.run_id)
     events = read_trace(run_dir)
-    calls, span = calls_from_trace(events, _assistant_texts(run_dir), r.run.wall_time_s)
-    cases, metric_names = case_rows(r)
+    conv = read_conversation(run_dir)
+    texts, replies, said = conversation_parts(conv)
+    calls, span = calls_from_trace(events, texts, r.run.wall_time_s, replies)
+    pictures = read_pictures(run_dir, out, slug)
+    cases, metric_names = case_rows(r, pictures)
     plan_md = plan_png = None
+    inspect_file = None
     if run_dir is not None:
         ws = Path(run_dir) / "workspace" / "plan"
         try:
@@ -309,17 +526,78 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
                 plan_png = f"{slug}/plan.png"
         except OSError:
             pass
+        try:  # the run as an Inspect log, one click away (export.py)
+            (out / "runs" / slug).mkdir(parents=True, exist_ok=True)
+            (out / "runs" / slug / "inspect.json").write_text(json.dumps(inspect_log(Path(run_dir))), encoding="utf-8")
+            inspect_file = f"{slug}/inspect.json"
+        except (ExportError, OSError, ValueError):
+            inspect_file = None
     html = env.get_template("run.html.j2").render(
         **common, root="../", page="run", title=f"{r.run.agent} · {r.run.task} · {r.run.tier} · {r.run.run_id}",
         r=r, status=run_status(r), calls=calls, span=span, has_trace=bool(events),
+        entries=transcript(events, calls, said), system_prompt=_content(conv.get("system_prompt"))[:100_000],
         errors=error_rows(r, calls, code_texts), cases=cases, metric_names=metric_names,
-        plan_md=plan_md, plan_png=plan_png, rubric_items=rubric_items, item_rationale=item_rationale,
-        task_slug=task_slug(r.run.task))
+        n_pictured=sum(1 for c in cases if c["pictures"]), judge=judge_rows(r, rubric_items),
+        raw=raw_links(run_dir, out, slug, inspect_file),
+        plan_md=plan_md, plan_png=plan_png, task_slug=task_slug(r.run.task))
     page = out / "runs" / f"{slug}.html"
     page.write_text(html, encoding="utf-8")
     data = json.loads(r.model_dump_json())
+    data["pictures"] = {cid: [dict(p, src="runs/" + p["src"]) for p in ps] for cid, ps in pictures.items()}
+    data["slug"] = slug
     (out / "runs" / f"{slug}.js").write_text(f"AMB_RUN({tojson_safe(data)});\n", encoding="utf-8")
     return page
+
+
+def installed_tasks() -> dict[str, Any]:
+    """The task definitions this installation knows (discovered once per site build)."""
+    try:
+        return dict(discover())
+    except Exception:  # noqa: BLE001 - boards then describe tasks from their runs only
+        return {}
+
+
+def task_about(task_id: str, reports: Sequence[DetailReport], tasks: dict[str, Any] | None = None) -> dict:
+    """What a task board says about its task: title, description, dataset (task.yaml), the
+    number of expected cases and the medal bands (from its runs' reports)."""
+    about: dict[str, Any] = {"title": "", "description": "", "dataset": "", "case_unit": "", "cases": None, "bands": None}
+    t = (tasks if tasks is not None else installed_tasks()).get(task_id)
+    if t is not None:  # a task no longer installed: the board still renders from its runs
+        about.update(title=t.title, description=t.description, dataset=t.dataset, case_unit=t.case_unit)
+    counts = [len(r.task.per_case) - len(r.task.excluded_cases) for r in reports if r.task.per_case]
+    if counts:
+        about["cases"] = max(counts)
+    bands = next((r.task.medal_bands for r in reports if r.task.medal_bands), None)
+    about["bands"] = bands
+    return about
+
+
+def write_reference_pages(env, out: Path, common: dict) -> None:
+    """rubric.html, tiers.html and rules.html, generated from the YAML that owns each
+    (scoring/rubric.yaml, prompts/tiers.yaml, scoring/error_codes.yaml): never a second copy."""
+    rubric = load_rubric()
+    stages = []
+    for sid, st in rubric.stages.items():
+        stages.append({"id": sid, "name": st.name, "weight": st.weight, "kind": st.kind, "judged": st.judged,
+                       "not_applicable": st.not_applicable, "allowed": list(st.allowed),
+                       "item_rows": [{"id": i, "text": t, "not_in": [ti for ti, ids in st.not_applicable.items() if i in ids]}
+                                     for i, t in st.items.items()]})
+    page = env.get_template("reference.html.j2")
+    (out / "rubric.html").write_text(page.render(
+        **common, root="", page="rubric", title="Rubric: what each stage checks", subtitle="S1–S5, the items the judge scores",
+        source="scoring/rubric.yaml", kind="rubric", stages=stages, rubric_version=rubric.version), encoding="utf-8")
+    (out / "tiers.html").write_text(page.render(
+        **common, root="", page="tiers", title="Tiers: how much help the agent gets", subtitle="same data, same metric",
+        source="prompts/tiers.yaml", kind="tiers",
+        tiers=yaml.safe_load(resources.files("automedbench.prompts").joinpath("tiers.yaml").read_text(encoding="utf-8"))), encoding="utf-8")
+    table = error_table()
+    codes = [{"code": c, "step": e.get("step", ""), "text": e.get("text", ""), "category": e.get("category", ""),
+              "infrastructure": bool(e.get("infrastructure"))} for c, e in table["codes"].items()]
+    cats = ["integrity"] + [c for c in table["categories"] if c != "integrity"]
+    groups = [(cat, [c for c in codes if c.get("category") == cat]) for cat in cats]
+    (out / "rules.html").write_text(page.render(
+        **common, root="", page="rules", title="Rules and error codes", subtitle="what fires, what counts, what disqualifies",
+        source="scoring/error_codes.yaml", kind="rules", code_groups=[g for g in groups if g[1]]), encoding="utf-8")
 
 
 def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leaderboard, common: dict,
@@ -331,6 +609,8 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
             shutil.rmtree(out / sub)  # pages of runs no longer in the set
         (out / sub).mkdir(parents=True)
     rubric_items, code_texts = _rubric_items(), error_code_texts()
+    write_reference_pages(env, out, common)
+    known_tasks = installed_tasks()
     for r in reports:
         write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts)
     for t in board.tasks:
@@ -340,11 +620,12 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leader
         runs = {ti: [run_row(r) for r in sorted(rs, key=lambda r: (r.run.agent, r.run.run_id)) if r.run.tier == ti]
                 for ti in tiers}
         html = env.get_template("task.html.j2").render(
-            **common, root="../", page=f"task:{t}", title=f"{t} · AutoMedBench", task=t,
+            **common, root="../", page=f"task:{t}", title=f"{t} · AutoMedBench", task=t, about=task_about(t, rs, known_tasks),
             track=rs[0].run.track if rs else "", n_runs=len(rs), tiers=tiers, groups=groups, runs=runs,
             metrics=sorted({r.task.metric_name for r in rs}))
         (out / "tasks" / f"{task_slug(t)}.html").write_text(html, encoding="utf-8")
-    compare_index = [{"id": r.run.run_id, "agent": r.run.agent, "task": r.run.task, "tier": r.run.tier}
+    compare_index = [{"id": r.run.run_id, "slug": run_slug(r.run.run_id), "agent": r.run.agent, "task": r.run.task,
+                      "tier": r.run.tier}
                      for r in sorted(reports, key=lambda r: (r.run.task, r.run.tier, r.run.agent, r.run.run_id))]
     (out / "compare.html").write_text(env.get_template("compare.html.j2").render(
         **common, root="", page="compare", title="Compare runs · AutoMedBench", runs=compare_index), encoding="utf-8")

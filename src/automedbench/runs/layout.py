@@ -29,7 +29,7 @@ class RunMeta(BaseModel):
     dataset_root: str
     tasks_dirs: list[str] = Field(default_factory=list)
     case_ids: list[str]
-    # reproducibility: what exactly ran (SPEC §8)
+    # reproducibility: what exactly ran (docs/scoring.md#what-a-run-records)
     task_snapshot: dict[str, Any] | None = None
     task_hash: str | None = None
     manifest_sha256: str | None = None
@@ -37,7 +37,10 @@ class RunMeta(BaseModel):
     rubric_version: str | None = None
     judges: list[str] | None = None
     answer_judge: str | None = None      # registry name of the LLM answer judge (ScoringContext)
-    limits: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, Any] = Field(default_factory=dict)   # the effective limits (docs/llm.md)
+    # the agent's effective configuration (endpoint, model, sampling, limits; never a key) and its hash
+    agent_config: dict[str, Any] | None = None
+    agent_config_hash: str | None = None
     disqualified: bool = False
     violations: list[dict[str, Any]] = Field(default_factory=list)
 

@@ -1,4 +1,4 @@
-"""Typed records of a run (SPEC §8). Every saved artifact has a model here and a JSON Schema in schemas/.
+"""Typed records of a run (docs/scoring.md#what-a-run-records). Every saved artifact has a model here and a JSON Schema in schemas/.
 
 `DetailReport` is a public contract: change its keys only with a SCHEMA_VERSION bump.
 """
@@ -16,7 +16,7 @@ SCHEMA_VERSION = "1.2"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
-# Why a run ended (SPEC §7). The agent's own endings, then the two that are nobody's score:
+# Why a run ended (docs/faults.md#end-reasons). The agent's own endings, then the two that are nobody's score:
 #   infra_error  the sandbox could not start or died, the provider stayed down (detail in
 #                run.end_detail): S1..S5 and task are null, the run is left out of means;
 #   interrupted  the user stopped it (Ctrl-C, SIGTERM): `score` refuses it unless forced.
@@ -66,6 +66,9 @@ class RunInfo(_Strict):
     end_reason: EndReason | None = None
     end_detail: str | None = Field(None, description="cause behind the end reason, e.g. provider_unavailable, "
                                                     "sandbox_died, SIGINT")
+    config_hash: str | None = Field(None, description="hash of the agent's effective configuration (endpoint, "
+                                                     "model, sampling, limits): runs with different ones "
+                                                     "are different leaderboard rows")
 
 
 class StageResult(_Strict):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..data.manifest import Manifest
 from .layout import RunMeta
 from .models import Conversation, DetailReport, TraceEvent
 
@@ -18,6 +19,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "trace_event.schema.json": TraceEvent,
     "conversation.schema.json": Conversation,
     "run_meta.schema.json": RunMeta,
+    "manifest.schema.json": Manifest,
 }
 
 

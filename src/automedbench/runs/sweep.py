@@ -21,7 +21,11 @@ Restarting a sweep (after Ctrl-C, `kill -9`, a reboot) is always safe:
   sandbox, the provider) is moved to `.attempts/` and run again, up to `retries` times;
   the last attempt stays in place and the leaderboard counts it beside the agent's row,
   never as the agent's failure;
-- a different configuration on the same root is refused unless `force`.
+- a different configuration on the same root is refused unless `force`; the lock holds the
+  effective agent, judge and task configurations (runs/effective_config.py), so an edited
+  agent YAML is a change and the same entry given through another file or env var is not.
+  With `force`, a finished cell whose run recorded another agent configuration is moved to
+  ROOT/.superseded/ and run again.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import os
 import shutil
 import time
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -43,17 +48,30 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .. import __version__
 from ..errors import UserError
 from ..tasks import get_task
+from .effective_config import config_hash, describe_change, sweep_lock_config
 from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
 from .models import UNSCORED_END_REASONS
+from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
 
 # (tasks, tiers, agents, **run options) -> None, raising UserError: api.check_sweep
 CheckFunction = Callable[..., None]
 
+
+@dataclass(frozen=True)
+class SweepChecks:
+    """What the sweep needs to know from the layers above it, handed in by the API
+    (api.sweep_checks()): the runs layer imports neither the API, nor the agents, nor the
+    sandbox (docs/architecture.md, "Layers")."""
+    check: CheckFunction                              # user errors of every task, tier, agent
+    scripted: frozenset[str] = frozenset()            # the scripted agents (no endpoint, no entry)
+    runtime_packages: Callable[[], set[str] | None] = lambda: None   # the agent runtime's distributions
+
 LOCK_NAME = "sweep.lock.json"
 PID_NAME = ".sweep.pid"
 ATTEMPTS_DIR = ".attempts"
-LOCK_VERSION = 1
+SUPERSEDED_DIR = ".superseded"
+LOCK_VERSION = 2   # 2: effective agent/judge/task configurations instead of file paths
 
 
 class SweepConfigError(UserError, ValueError):
@@ -131,10 +149,11 @@ class SweepSpec(_Strict):
                 raise ValueError("an include entry must set agent, task and tier")
         return v
 
-    def lock_config(self) -> dict[str, Any]:
-        """What a restart must agree on: the cells and the options that change results."""
-        return {"cells": [c.key for c in expand_cells(self)],
-                "options": self.options.lock_options()}
+    def lock_config(self, scripted: Collection[str] = ()) -> dict[str, Any]:
+        """What a restart must agree on: the cells, the options that change results and the
+        effective agent, judge and task configurations (runs/effective_config.py). `scripted`:
+        the scripted agents' names (SweepChecks.scripted)."""
+        return sweep_lock_config(self, expand_cells(self), scripted)
 
 
 @dataclass(frozen=True)
@@ -239,22 +258,28 @@ def _fingerprint(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> None:
-    """Write the lock on a new root; refuse a different configuration unless `force`."""
-    config = spec.lock_config()
+def check_lock(root: Path, spec: SweepSpec, *, force: bool = False, scripted: Collection[str] = ()) -> dict[str, Any]:
+    """Write the lock on a new root; refuse a different configuration unless `force`.
+    Returns the configuration the root is now locked to."""
+    config = spec.lock_config(scripted)
     lock = root / LOCK_NAME
     if lock.is_file() and not force:
         try:
             saved = json.loads(lock.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             raise SweepConfigError(f"{lock} is unreadable; pass --force to replace it") from None
-        if saved.get("fingerprint") != _fingerprint(config):
+        if saved.get("version") != LOCK_VERSION:
+            pass   # a lock of an older harness recorded paths, not configurations: rewritten below
+        elif saved.get("fingerprint") != _fingerprint(config):
             raise SweepConfigError(f"{root} holds a sweep with a different configuration "
                                    f"({_describe_change(saved.get('config') or {}, config)}); "
-                                   "pass --force to adopt the new one (finished runs of cells in both are kept)")
-        return
+                                   "pass --force to adopt the new one (finished runs of cells in both are kept, "
+                                   "except those of a changed agent configuration, which run again)")
+        else:
+            return config
     write_json_atomic(lock, {"version": LOCK_VERSION, "fingerprint": _fingerprint(config), "config": config,
                              "written_at": now_iso(), "harness_version": __version__})
+    return config
 
 
 def _describe_change(old: dict, new: dict) -> str:
@@ -268,6 +293,9 @@ def _describe_change(old: dict, new: dict) -> str:
     changed = sorted(k for k in set(oo) | set(no) if oo.get(k) != no.get(k))
     if changed:
         parts.append("options changed: " + ", ".join(changed))
+    for key in ("agents", "judges", "tasks", "data_root"):
+        if old.get(key) != new.get(key):
+            parts.append(f"{key} changed: " + "; ".join(describe_change({key: old.get(key)}, {key: new.get(key)})))
     return "; ".join(parts) or "configuration changed"
 
 
@@ -332,6 +360,23 @@ def _clean(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=False) if path.is_dir() and not path.is_symlink() else path.unlink()
 
 
+def _superseded(cell: Cell, root: Path, locked: dict[str, Any]) -> bool:
+    """A finished cell whose run recorded another effective agent configuration than the one
+    the root is locked to is moved to ROOT/.superseded/ (kept, not counted) and run again."""
+    want = (locked.get("agents") or {}).get(cell.agent)
+    try:
+        have = json.loads(RunFiles(cell.dir(root)).meta.read_text(encoding="utf-8")).get("agent_config_hash")
+    except (OSError, ValueError, AttributeError):
+        return False
+    if want is None or have is None or have == config_hash(want):
+        return False
+    dest = Path(root) / SUPERSEDED_DIR / cell.task / cell.tier / cell.agent / f"rep{cell.repeat}"
+    dest.mkdir(parents=True, exist_ok=True)
+    n = sum(1 for p in dest.iterdir() if p.name.startswith(have))
+    os.replace(cell.dir(root), dest / (have if n == 0 else f"{have}-{n + 1}"))
+    return True
+
+
 def classify(cell: Cell, root: Path, retries: int) -> tuple[str, str | None]:
     """'finished', 'infra_final' (out of retries), 'retry' (infra, retries left), 'partial' or 'new'."""
     d = cell.dir(root)
@@ -363,40 +408,51 @@ def _resources(spec: SweepSpec, task_obj) -> Resources:
     return Resources(spec.resources.cpus, spec.resources.gpus)
 
 
-def validate(spec: SweepSpec, check: CheckFunction) -> dict[str, Any]:
-    """User errors before any run starts: `check` (api.check_sweep: prepare_run for every agent,
-    task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged official
-    data) is handed in by the caller, as the runs layer never imports the API."""
+def validate(spec: SweepSpec, checks: SweepChecks) -> dict[str, Any]:
+    """User errors before any run starts. `checks.check` (api.check_sweep: prepare_run for every
+    agent, task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged
+    official data) is handed in by the caller, as the runs layer never imports the API; then the
+    impossible cells are refused, named (runs/preflight.py)."""
     kw = spec.options.run_kwargs()
     cells = expand_cells(spec)
 
     def distinct(values):
         return list(dict.fromkeys(values))
-    check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",
-                                      "allow_self_judge")})
-    return {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+    checks.check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
+                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",
+                                       "allow_self_judge")})
+    tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+    check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
+    check_requirements(cells, tasks, spec.options.network, spec.options.sandbox,
+                       have=checks.runtime_packages(), scripted=checks.scripted)
+    return tasks
 
 
-def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, check: CheckFunction, workers: int | None = None, executor: str | None = None,
+def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: SweepChecks, workers: int | None = None, executor: str | None = None,
               address: str | None = None, force: bool = False, resume: bool = True, gpus: list[str] | None = None,
               on_event: Callable[[SweepEvent], None] | None = None, poll_s: float = 0.5) -> list[CellResult]:
     """Run every cell of `spec` under `root` (see module doc). Returns one CellResult per cell,
     in matrix order. Raises only for user errors (SweepConfigError, unknown task/agent...).
-    `run` runs one cell and `check` finds the user errors first (api.run_sweep hands in
-    api.run_one and api.check_sweep)."""
+    `run` runs one cell and `checks` find the user errors first (api.run_sweep hands in
+    api.run_one and api.sweep_checks())."""
     root = Path(root)
-    tasks = validate(spec, check)
+    tasks = validate(spec, checks)
     cells = expand_cells(spec)
     root.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda ev: None)
     kwargs = spec.options.run_kwargs()
     with RootLock(root):
-        check_lock(root, spec, force=force)
+        # endpoint configuration errors stop the sweep before the lock is written, so a fixed
+        # base_url or model name is not "a changed configuration" of a root that never ran
+        pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
+        check_endpoints([c.agent for c in pending], kwargs["agent_configs"], checks.scripted)
+        locked = check_lock(root, spec, force=force, scripted=checks.scripted)
         results: dict[Cell, CellResult] = {}
         todo: deque[Cell] = deque()
         for cell in cells:
             state, end = classify(cell, root, spec.retries)
+            if state == "finished" and _superseded(cell, root, locked):
+                state = "new"   # ran with another agent configuration (adopted with --force): run again
             if resume and state == "finished":
                 results[cell] = CellResult(cell, cell.dir(root), "skipped", end_reason=end,
                                            attempts=past_attempts(cell, root) + 1)
@@ -415,6 +471,12 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, check: Che
 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
+        if todo:   # before the first cell: resource requests the executor can never meet
+            try:
+                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
+            except BaseException:
+                pool.shutdown(kill=True)
+                raise
         running: dict[Any, Cell] = {}
         crashes: dict[Cell, int] = {}
         try:

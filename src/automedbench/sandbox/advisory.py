@@ -5,7 +5,7 @@ blocks or penalises a call on its own.
 
 Two kinds:
   - "advisory": the code names something forbidden (private refs, harness paths, secrets).
-  - "training_detected": the code looks like training / fine-tuning (SPEC §6: inference
+  - "training_detected": the code looks like training / fine-tuning (docs/sandbox.md: inference
     only). The scoring side turns this into an integrity error code.
 """
 from __future__ import annotations

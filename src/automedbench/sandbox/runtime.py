@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+from ..home import home
 from ..tracks import all_tracks
 from .base import SandboxError
 
@@ -50,6 +51,17 @@ BASE_AGENT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "pip")
 def agent_packages() -> tuple[str, ...]:
     extra = sorted({p for t in all_tracks().values() for p in t.runtime_packages} - set(BASE_AGENT_PACKAGES))
     return (*BASE_AGENT_PACKAGES, *extra)
+
+
+def runtime_package_names() -> set[str] | None:
+    """The distributions the agent runtime holds: a prepared one's (`AUTOMEDBENCH_AGENT_RUNTIME`,
+    read from its site/*.dist-info), else the list the harness builds; None when unknown."""
+    given = os.environ.get("AUTOMEDBENCH_AGENT_RUNTIME")
+    if given:
+        names = {_canon(p.name.split("-")[0].strip()) for p in Path(given).glob("site/*.dist-info")}
+        return names or None
+    return {_canon(p) for p in agent_packages()}
+
 
 SITECUSTOMIZE = '''\
 # automedbench agent runtime: make the preinstalled packages importable.
@@ -77,9 +89,7 @@ RuntimeError_ = RuntimeBuildError  # short internal alias
 
 
 def cache_root() -> Path:
-    home = os.environ.get("AUTOMEDBENCH_HOME")
-    base = Path(home).expanduser() if home else Path.home() / ".cache" / "automedbench"
-    return base / "agent-runtime"
+    return home() / "agent-runtime"
 
 
 def system_python_version(python: str = SYSTEM_PYTHON) -> tuple[int, int]:

@@ -166,14 +166,16 @@ def _cases(run: RunEvidence) -> list[ErrorCode]:
         fired.append(make_error("MISSING_CASES", cases=missing[:20], n_missing=len(missing)))
     invalid = [(c.case_id, c.reason) for c in per_case if c.status == "invalid"]
     if invalid:
-        fired.append(make_error("FORMAT_INVALID", cases=[{"case_id": c, "reason": r} for c, r in invalid[:20]]))
+        fired.append(make_error("FORMAT_INVALID", cases=[{"case_id": c, "reason": r} for c, r in invalid[:20]],
+                                n_invalid=len(invalid)))   # the count beside the capped list: "+N more"
     if not run.submitted and not run.infra_end:
         fired.append(make_error("NOT_SUBMITTED", end_reason=run.end_reason))
     elif run.submitted and not any(c.valid for c in per_case):   # the call must have happened
         fired.append(make_error("SUBMITTED_NOTHING"))
     broken = [(c.case_id, c.reason) for c in per_case if c.status == "reference_error"]
     if broken:  # our private reference could not be read: a harness fault, never the agent's
-        fired.append(make_error("INFRA_REFERENCE", cases=[{"case_id": c, "reason": r} for c, r in broken[:20]]))
+        fired.append(make_error("INFRA_REFERENCE", cases=[{"case_id": c, "reason": r} for c, r in broken[:20]],
+                                n_excluded=len(broken)))
     return fired
 
 

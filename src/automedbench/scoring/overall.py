@@ -1,4 +1,4 @@
-"""Overall, medal and rating (SPEC §1, §4).
+"""Overall, medal and rating (docs/scoring.md#overall, #medals-and-rating).
 
 Medal bands are data, resolved in this order: the task's `medal_bands:` (task.yaml), then the
 dataset's `bands.json` (e.g. computed from baselines by the track), then the track's default.

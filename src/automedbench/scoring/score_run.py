@@ -30,6 +30,7 @@ from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
 from .stages import agentic_score, s4_inference, s5_submit
+from .pictures import write_pictures
 from .task_score import score_workspace
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ class RunIncompleteError(RunDirError):
 
 
 class JudgeFailed(InfrastructureError):
-    """A re-judge could not judge every stage; the saved verdicts were kept (SPEC §7)."""
+    """A re-judge could not judge every stage; the saved verdicts were kept (docs/faults.md)."""
 
     detail = "judge_failed"
 
@@ -185,6 +186,9 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
         # an infra-ended run is not scored: no paid answer-judge calls for it either
         scoring_context(out, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
+    if not infra_end:  # thumbnails for the run page, beside the report; the judge never reads them
+        write_pictures(track, task_result.per_case, expected_cases(meta, data), files.workspace, data.public,
+                       data.private, task.options, out.dir)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
         "s5": s5_submit(task_result, meta.run.submitted, any_non_trivial),
@@ -329,7 +333,7 @@ def check_complete(meta: RunMeta, run_dir: Path, *, force: bool = False) -> None
 
 
 def null_for_infrastructure(report: DetailReport) -> DetailReport:
-    """SPEC §7: a run the sandbox or the provider ended is nobody's score. S1..S5, agentic,
+    """docs/faults.md: a run the sandbox or the provider ended is nobody's score. S1..S5, agentic,
     task, overall and rating are null, only infrastructure codes are kept, and the run is
     flagged `infra_error` so the leaderboard counts it beside the row, never in a mean. The
     per-case records stay as a diagnostic of what was on disk when the run ended."""

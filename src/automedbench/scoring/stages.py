@@ -2,7 +2,7 @@
 
 S4 = 0.5 × completion_rate + 0.5 × [every submitted output passes the format check]
 S5 = 0.5 × [submit_results called and ≥ 1 case valid and non-trivial] + 0.5 × [format valid]
-Agentic = Σ w_k s_k / Σ w_k over stages whose score is not null (SPEC §2 [rule]).
+Agentic = Σ w_k s_k / Σ w_k over stages whose score is not null (docs/scoring.md#agentic-score-and-the-null-policy).
 """
 from __future__ import annotations
 

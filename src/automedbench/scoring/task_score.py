@@ -1,4 +1,4 @@
-"""Task score of a workspace against the private references (SPEC §4), for ANY track.
+"""Task score of a workspace against the private references (docs/scoring.md#task-score), for ANY track.
 
 For every expected case the core decides a status — missing / invalid / reference_error / ok —
 from the track's SubmissionLayout and its check_case, never from the text of a reason. The

@@ -29,8 +29,11 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, run
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..data.from_folder import FolderCases, generic_from_folder
+
 if TYPE_CHECKING:
-    from ..data import DatasetInfo
+    from ..data import DatasetInfo, DatasetPaths
+    from .pictures import CasePicture, PictureCase
 
 
 class CaseStatus(str, enum.Enum):
@@ -40,7 +43,7 @@ class CaseStatus(str, enum.Enum):
     MISSING = "missing"                  # the agent wrote nothing for this case
     INVALID = "invalid"                  # output present but failed the format check
     REFERENCE_ERROR = "reference_error"  # our private reference is unreadable: a harness fault,
-                                         # left out of the task score, S4 and S5 (SPEC §4)
+                                         # left out of the task score, S4 and S5 (docs/scoring.md#task-score)
 
 
 @dataclass
@@ -96,7 +99,7 @@ class AggregateResult:
 
     score: float
     metrics: dict[str, float | None] = field(default_factory=dict)
-    # which metric components were actually used (text metrics: BLEU, ROUGE-L, … ; SPEC §4 [rule])
+    # which metric components were actually used (text metrics: BLEU, ROUGE-L, … ; docs/scoring.md#task-score)
     components: list[str] = field(default_factory=list)
     # why a component is missing, e.g. {"meteor": "WordNet not installed"}
     notes: dict[str, str] = field(default_factory=dict)
@@ -332,6 +335,17 @@ class TrackAssets(Protocol[OptionsInT]):
         conformance suite scores it: 1.0 within `gold_tolerance`."""
         ...
 
+    def from_folder(self, src: Path, dest: DatasetPaths, options: OptionsInT) -> FolderCases:
+        """Optional: map a user's plain folder onto dest.public / dest.private for
+        `data stage --from-folder` (docs/your-task.md). Default: the generic layout
+        DIR/<case_id>/{public,private}/ (+ cases.csv)."""
+        return generic_from_folder(src, dest, options)
+
+    # optional capability (default: none): small pictures of one valid, scored case for the run
+    # page — drawn in memory; the core picks the cases and places the files (docs/site.md)
+    def case_pictures(self, case: PictureCase, options: OptionsInT) -> list[CasePicture]:
+        return []
+
 
 @runtime_checkable
 class Track(TrackContract[OptionsT], TrackScoring[OptionsT], TrackAssets[OptionsT], Protocol[OptionsT]):
@@ -366,3 +380,15 @@ class ScriptedMethods(Protocol):
     def verify_code(self, data_dir: str) -> str:
         """S5: check every expected output exists before submitting."""
         ...
+
+
+def draws_pictures(track: Any) -> bool:
+    """Whether the track overrides the default `case_pictures` (TrackAssets above, which draws
+    none): the core then reads its picked cases again to have them drawn."""
+    own = getattr(type(track), "case_pictures", None)
+    return own is not None and own is not TrackAssets.case_pictures
+
+
+def pictures_of(track: Any, case: PictureCase, options: Any) -> list[CasePicture]:
+    """The track's pictures of `case` (the default draws none)."""
+    return list(track.case_pictures(case, options)) if draws_pictures(track) else []

@@ -96,7 +96,7 @@ def read_nifti(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def match_shape(found: tuple[int, ...], expected: tuple[int, ...]) -> bool:
     """`found` is exactly `expected`, or `expected` followed by singleton axes: only TRAILING
-    singleton axes are tolerated (SPEC §4); the voxels then reshape to `expected` as they are."""
+    singleton axes are tolerated (docs/scoring.md#segmentation-rules); the voxels then reshape to `expected` as they are."""
     n = len(expected)
     return tuple(found[:n]) == tuple(expected) and all(s == 1 for s in found[n:])
 

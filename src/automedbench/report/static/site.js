@@ -12,9 +12,17 @@
       return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c];
     });
   }
+  // a case's status as the core decided it (missing / invalid / reference_error), never "invalid"
+  // for a case the agent wrote nothing for (docs/leaderboard.md)
+  function caseStatusBadge(c) {
+    var status = c.status || (c.valid ? "ok" : "invalid");
+    if (status === "ok") return "";
+    var label = {missing: "missing", invalid: "invalid", reference_error: "reference error"}[status] || status;
+    return '<span class="badge ' + (status === "reference_error" ? "warn" : "bad") + ' case-' + esc(status) + '">' + esc(label) + "</span> ";
+  }
   function score(v) { return v == null ? "—" : (v * 100).toFixed(1); }
   function heat(v) {
-    if (v == null) return "background:#eceff1;color:#78909c";
+    if (v == null) return "background:#eceff1;color:#4b5563";
     v = Math.min(Math.max(v, 0), 1);
     return "background:hsl(" + Math.round(v * 120) + ",65%," + Math.round(86 - 6 * Math.abs(v - 0.5)) + "%)";
   }
@@ -47,13 +55,29 @@
     rows.sort(function (a, b) {
       var x = cellKey(a.cells[col]), y = cellKey(b.cells[col]);
       if (typeof x === "number" && typeof y === "number") return dir * (x - y);
+      if (typeof x === "number") return -1;   // numbers before text, empty last either way
+      if (typeof y === "number") return 1;
       return dir * String(x).localeCompare(String(y));
     });
     rows.forEach(function (r) { tbody.appendChild(r); });
     $$("th", table.tHead).forEach(function (th, i) {
       th.classList.remove("sorted-asc", "sorted-desc");
+      if (th.classList.contains("sortable")) th.setAttribute("aria-sort", i === col ? (dir > 0 ? "ascending" : "descending") : "none");
       if (i === col) th.classList.add(dir > 0 ? "sorted-asc" : "sorted-desc");
     });
+    table.dataset.sortCol = col;
+    table.dataset.sortDir = dir;
+  }
+  function clearSort(table) {
+    $$("th", table.tHead).forEach(function (th) {
+      th.classList.remove("sorted-asc", "sorted-desc");
+      if (th.classList.contains("sortable")) th.setAttribute("aria-sort", "none");
+    });
+    delete table.dataset.sortCol;
+    delete table.dataset.sortDir;
+  }
+  function resort(table) {  // after the rows were re-rendered: keep the order the header says
+    if (table.dataset.sortCol != null) sortTable(table, Number(table.dataset.sortCol), Number(table.dataset.sortDir));
   }
   function initSorting(root) {
     $$("table.sortable", root).forEach(function (table) {
@@ -62,13 +86,36 @@
       $$("th", table.tHead).forEach(function (th, i) {
         if (th.classList.contains("nosort")) return;
         th.classList.add("sortable");
-        th.addEventListener("click", function () {
+        th.tabIndex = 0;
+        th.setAttribute("aria-sort", "none");
+        th.title = (th.title ? th.title + " · " : "") + "sort (click or Enter)";
+        function go() {
           var dir = th.classList.contains("sorted-desc") ? 1 : th.classList.contains("sorted-asc") ? -1 :
             (th.dataset.first === "asc" ? 1 : -1);
           sortTable(table, i, dir);
+          table.dispatchEvent(new CustomEvent("amb-sorted"));
+        }
+        th.addEventListener("click", go);
+        th.addEventListener("keydown", function (e) {
+          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); }
         });
       });
     });
+  }
+
+  /* ---- view state in the URL hash: #track=x&task=y&tier=z&sort=col.dir (shareable) ---- */
+  function hashParams() {
+    var out = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) out[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    });
+    return out;
+  }
+  function setHash(params) {
+    var h = Object.keys(params).filter(function (k) { return params[k] !== "" && params[k] != null; })
+      .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(params[k]); }).join("&");
+    history.replaceState(null, "", h ? "#" + h : location.pathname + location.search);
   }
 
   /* ---- the overall leaderboard: agent rows for the chosen track / task / tier ---- */
@@ -94,7 +141,7 @@
       '<td class="rank" data-v="' + rank + '">' + rank + "</td>" +
       '<td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + flags +
       (a.models && a.models.length ? "<small>" + esc(a.models.join(", ")) + "</small>" : "") + "</td>" +
-      sc(a.overall, "Overall") + '<td class="num" data-v="' + (a.overall.ci_low == null ? "" : a.overall.ci_high - a.overall.ci_low) + '">' + ci(a.overall) + "</td>" +
+      sc(a.overall, "Overall") + '<td class="num" data-v="' + (a.overall.ci_low == null ? "" : a.overall.ci_low) + '" title="sorted by the lower bound">' + ci(a.overall) + "</td>" +
       sc(a.agentic, "Agentic") + sc(a.task_score, "Task") + stageCells + "<td>" + bars + "</td>" +
       '<td class="num" data-v="' + a.avg_turns + '">' + a.avg_turns.toFixed(1) + "</td>" +
       '<td class="num" data-v="' + a.avg_wall_time_s + '">' + duration(a.avg_wall_time_s) + "</td>" +
@@ -103,11 +150,30 @@
       '<td class="num" data-v="' + a.failure_rate + '">' + Math.round(a.failure_rate * 100) + "%</td>" +
       '<td class="num" data-v="' + a.n_complete + '">' + a.n_complete + (a.n_complete < a.n_runs ? "<small>/" + a.n_runs + "</small>" : "") + "</td></tr>";
   }
+  function errorRow(a, cats) {
+    var e = a.errors || {by_category: {}, total: 0, runs_with_errors: 0, infrastructure: {}};
+    var infra = Object.keys(e.infrastructure || {}).map(function (c) { return esc(c) + " ×" + e.infrastructure[c]; }).join(", ");
+    return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '"><td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span></td>" +
+      cats.map(function (c) { var k = e.by_category[c] || 0; return '<td class="num' + (k ? "" : " zero") + '" data-v="' + k + '">' + k + "</td>"; }).join("") +
+      '<td class="num" data-v="' + e.total + '"><strong>' + e.total + "</strong></td>" +
+      '<td class="num" data-v="' + e.runs_with_errors + '">' + e.runs_with_errors + "/" + a.n_runs + "</td>" +
+      '<td class="infra">' + (infra || "—") + "</td></tr>";
+  }
   function initBoard() {
     var data = jsonData("board-data");
     if (!data) return;
     var track = $("#f-track"), task = $("#f-task"), tier = $("#f-tier");
-    var tbody = $("#agents-table tbody");
+    var table = $("#agents-table"), tbody = $("#agents-table tbody");
+    var etable = $("#errors-table");
+    var sortable = ["agents-table", "groups-table", "errors-table", "runs-table"];
+    function saveHash() {
+      var p = {track: track.value, task: task.value, tier: tier.value};
+      sortable.forEach(function (id) {
+        var t = document.getElementById(id);
+        if (t && t.dataset.sortCol != null) p["sort-" + id.replace("-table", "")] = t.dataset.sortCol + "." + (t.dataset.sortDir > 0 ? "a" : "d");
+      });
+      setHash(p);
+    }
     function apply() {
       var tr = track.value, tk = task.value, ti = tier.value;
       $$("option", task).forEach(function (o) {  // tasks of the chosen track only
@@ -117,15 +183,35 @@
       var key = (tk ? data.task_track[tk] : tr || "*") + "|" + (tk || "*") + "|" + (ti || "*");
       var rows = data.views[key] || [];
       tbody.innerHTML = rows.map(function (a, i) { return agentRow(a, i + 1); }).join("");
+      if (etable) etable.tBodies[0].innerHTML = rows.map(function (a) { return errorRow(a, data.error_categories || []); }).join("");
       $("#agents-empty").classList.toggle("hidden", rows.length > 0);
       $$("[data-filter-row]").forEach(function (r) {
         var ok = (!tr || r.dataset.track === tr) && (!tk || r.dataset.task === tk) && (!ti || r.dataset.tier === ti);
         r.classList.toggle("hidden", !ok);
       });
       $("#view-key").textContent = key === "*|*|*" ? "all runs" : [tr || (tk ? data.task_track[tk] : ""), tk, ti].filter(Boolean).join(" · ");
+      // the rows were rebuilt in rank order: re-apply the header's sort, so the arrow never lies
+      resort(table);
+      if (etable) resort(etable);
     }
-    [track, task, tier].forEach(function (s) { s.addEventListener("change", apply); });
-    apply();
+    function fromHash() {
+      var h = hashParams();
+      function pick(sel, v) { if (v != null && $$("option", sel).some(function (o) { return o.value === v; })) sel.value = v; else sel.value = ""; }
+      pick(track, h.track); pick(task, h.task); pick(tier, h.tier);
+      sortable.forEach(function (id) {
+        var t = document.getElementById(id), v = h["sort-" + id.replace("-table", "")];
+        if (!t) return;
+        var m = /^(\d+)\.([ad])$/.exec(v || "");
+        if (m && t.tHead.rows[0].cells[Number(m[1])]) { t.dataset.sortCol = m[1]; t.dataset.sortDir = m[2] === "a" ? 1 : -1; }
+        else clearSort(t);
+      });
+      apply();
+      sortable.forEach(function (id) { var t = document.getElementById(id); if (t) resort(t); });
+    }
+    [track, task, tier].forEach(function (s) { s.addEventListener("change", function () { apply(); saveHash(); }); });
+    sortable.forEach(function (id) { var t = document.getElementById(id); if (t) t.addEventListener("amb-sorted", saveHash); });
+    window.addEventListener("hashchange", fromHash);
+    fromHash();
   }
 
   /* ---- per-task page: the tier picker (also from #tier=NAME) ---- */
@@ -133,40 +219,68 @@
     var picker = $(".tierpicker");
     if (!picker) return;
     function show(t) {
-      $$("button", picker).forEach(function (b) { b.classList.toggle("active", b.dataset.tier === t); });
+      $$("button", picker).forEach(function (b) {
+        b.classList.toggle("active", b.dataset.tier === t);
+        b.setAttribute("aria-pressed", b.dataset.tier === t ? "true" : "false");
+      });
       $$("[data-tier-section]").forEach(function (s) { s.classList.toggle("hidden", s.dataset.tierSection !== t); });
+    }
+    function fromHash() {
+      var m = /tier=([\w-]+)/.exec(location.hash);
+      var first = $("button", picker);
+      show(m && $('button[data-tier="' + m[1] + '"]', picker) ? m[1] : first && first.dataset.tier);
     }
     $$("button", picker).forEach(function (b) {
       b.addEventListener("click", function () { show(b.dataset.tier); history.replaceState(null, "", "#tier=" + b.dataset.tier); });
     });
-    var m = /tier=([\w-]+)/.exec(location.hash);
-    var first = $("button", picker);
-    show(m && $('button[data-tier="' + m[1] + '"]', picker) ? m[1] : first && first.dataset.tier);
-    // compare: tick two runs
-    var go = $("#compare-go");
-    if (go) {
-      document.addEventListener("change", function () {
-        var ids = $$("input.cmp:checked").map(function (c) { return c.value; });
+    window.addEventListener("hashchange", fromHash);
+    fromHash();
+    // compare: tick two runs of one tier; each tier's section has its own link
+    $$("[data-tier-section]").forEach(function (section) {
+      var go = $(".compare-go", section);
+      if (!go) return;
+      section.addEventListener("change", function () {
+        var ids = $$("input.cmp:checked", section).map(function (c) { return c.value; });
         go.classList.toggle("hidden", ids.length !== 2);
         if (ids.length === 2) go.href = "../compare.html?a=" + encodeURIComponent(ids[0]) + "&b=" + encodeURIComponent(ids[1]);
       });
-    }
+    });
   }
 
   /* ---- run page: evidence links open the right call; search filters calls ---- */
   function showTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
-    if (!id) return;
+    if (!id || id.indexOf("=") >= 0) return;
     var el = document.getElementById(id);
     if (!el) return;
     var next = el.nextElementSibling;  // a turn anchor sits just before its first call
+    if (el.matches("tr") && el.classList.contains("hidden")) {  // a case hidden by the case filter
+      var all = $('[data-case-filter="all"]');
+      if (all) all.click();
+    }
     var call = el.matches("details.call") ? el : el.closest("details.call") ||
       (next && next.matches("details.call") ? next : null);
     $$("details.call.target").forEach(function (d) { d.classList.remove("target"); });
     if (call) { call.open = true; call.classList.add("target"); call.classList.remove("hidden"); }
     el.scrollIntoView({block: "start"});
   }
+  function initCaseFilter() {
+    var buttons = $$("[data-case-filter]");
+    if (!buttons.length) return;
+    function show(kind) {
+      buttons.forEach(function (b) { b.setAttribute("aria-pressed", b.dataset.caseFilter === kind ? "true" : "false"); });
+      $$("#cases-table tbody tr").forEach(function (r) {
+        r.classList.toggle("hidden", kind !== "all" && r.getAttribute("data-" + kind) !== "1");
+      });
+      var h = hashParams();
+      if (!/^(case|call|turn|code)-/.test(location.hash.slice(1))) { h.cases = kind === "all" ? "" : kind; setHash(h); }
+    }
+    buttons.forEach(function (b) { b.addEventListener("click", function () { show(b.dataset.caseFilter); }); });
+    var h = hashParams();
+    if (h.cases && $('[data-case-filter="' + h.cases + '"]')) show(h.cases);
+  }
   function initRunPage() {
+    initCaseFilter();
     if (!$("#calls")) return;
     window.addEventListener("hashchange", showTarget);
     showTarget();
@@ -175,6 +289,7 @@
     if (box) box.addEventListener("input", function () {
       var q = box.value.trim().toLowerCase();
       var shown = 0;
+      $$("#transcript > div").forEach(function (d) { d.classList.toggle("hidden", !!q); });
       $$("details.call").forEach(function (d) {
         var hit = !q || d.textContent.toLowerCase().indexOf(q) >= 0;
         d.classList.toggle("hidden", !hit);
@@ -188,10 +303,10 @@
   /* ---- comparison of two runs: loads runs/<id>.js on demand ---- */
   var loaded = {};
   window.AMB_RUN = function (d) { loaded[d.run.run_id] = d; };
-  function loadRun(id, done) {
+  function loadRun(id, slug, done) {
     if (loaded[id]) return done(loaded[id]);
     var s = document.createElement("script");
-    s.src = "runs/" + encodeURIComponent(id) + ".js";
+    s.src = "runs/" + encodeURIComponent(slug || id) + ".js";
     s.onload = function () { done(loaded[id] || null); };
     s.onerror = function () { done(null); };
     document.head.appendChild(s);
@@ -206,8 +321,8 @@
         '</td><td class="score" style="' + (fmt === score ? heat(y) : "") + '">' + fmt(y) + '</td><td class="num">' + d + "</td></tr>";
     }
     function ident(v) { return esc(v); }
-    var html = '<table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.run.run_id) + '.html">' + esc(a.run.agent) + "</a><small> " + esc(a.run.run_id) +
-      '</small></th><th><a href="runs/' + esc(b.run.run_id) + '.html">' + esc(b.run.agent) + "</a><small> " + esc(b.run.run_id) + "</small></th><th>Δ (B−A)</th></tr></thead><tbody>";
+    var html = '<div class="scroll"><table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.slug || a.run.run_id) + '.html">' + esc(a.run.agent) + "</a><small> " + esc(a.run.run_id) +
+      '</small></th><th><a href="runs/' + esc(b.slug || b.run.run_id) + '.html">' + esc(b.run.agent) + "</a><small> " + esc(b.run.run_id) + "</small></th><th>Δ (B−A)</th></tr></thead><tbody>";
     html += row("task · tier", a.run.task + " · " + a.run.tier, b.run.task + " · " + b.run.tier, ident);
     html += row("Overall", a.overall, b.overall) + row("Agentic", a.agentic, b.agentic) + row("Task", a.task.score, b.task.score);
     STAGES.forEach(function (s) { html += row(s.toUpperCase(), (a.stages[s] || {}).score, (b.stages[s] || {}).score); });
@@ -215,18 +330,30 @@
     html += row("cost", cost(a.run.cost_usd), cost(b.run.cost_usd), ident) + row("end", a.run.end_reason, b.run.end_reason, ident);
     html += row("error codes", a.errors.map(function (e) { return e.code; }).join(", ") || "—",
       b.errors.map(function (e) { return e.code; }).join(", ") || "—", ident);
-    html += "</tbody></table><h2>Per case</h2>";
+    html += "</tbody></table></div><h2>Per case</h2>";
     var ids = [], byA = {}, byB = {};
     a.task.per_case.forEach(function (c) { byA[c.case_id] = c; ids.push(c.case_id); });
     b.task.per_case.forEach(function (c) { byB[c.case_id] = c; if (!byA[c.case_id]) ids.push(c.case_id); });
-    html += '<table id="compare-cases"><thead><tr><th>case</th><th>A</th><th>B</th></tr></thead><tbody>';
-    function caseCell(c) {
+    html += '<div class="scroll"><table id="compare-cases"><thead><tr><th scope="col">case</th><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody>';
+    function pics(run, id) {
+      return ((run.pictures || {})[id] || []).map(function (p) {
+        return p.html ? '<iframe sandbox src="' + esc(p.src) + '" title="' + esc(id + ": " + p.caption) + '" loading="lazy"></iframe>'
+          : '<a href="' + esc(p.src) + '" class="pic"><img src="' + esc(p.src) + '" alt="' + esc(id + ": " + p.caption) + '" loading="lazy"></a>';
+      }).join("");
+    }
+    function caseCell(c, run) {
       if (!c) return "<td>—</td>";
       var m = Object.keys(c.metrics || {}).map(function (k) { return k + " " + (c.metrics[k] == null ? "—" : c.metrics[k].toFixed(3)); }).join(", ");
-      return "<td>" + (c.valid ? "" : '<span class="badge bad">invalid</span> ') + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
+      var p = pics(run, c.case_id);
+      return "<td>" + (p ? '<div class="pics">' + p + "</div>" : "") + caseStatusBadge(c) + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
     }
-    ids.forEach(function (id) { html += "<tr><td>" + esc(id) + "</td>" + caseCell(byA[id]) + caseCell(byB[id]) + "</tr>"; });
-    out.innerHTML = html + "</tbody></table>";
+    // cases with pictures on either side first: the comparison is about seeing them
+    ids.sort(function (x, y) {
+      var px = ((a.pictures || {})[x] || (b.pictures || {})[x]) ? 0 : 1, py = ((a.pictures || {})[y] || (b.pictures || {})[y]) ? 0 : 1;
+      return px - py;
+    });
+    ids.forEach(function (id) { html += '<tr id="cmp-case-' + esc(id) + '"><td>' + esc(id) + "</td>" + caseCell(byA[id], a) + caseCell(byB[id], b) + "</tr>"; });
+    out.innerHTML = html + "</tbody></table></div>";
   }
   function initCompare() {
     var index = jsonData("compare-runs");
@@ -238,13 +365,20 @@
       }).join("");
     }
     var q = new URLSearchParams(location.search);
+    var pending = 0;
+    function slugOf(id) { var r = index.filter(function (x) { return x.id === id; })[0]; return r ? r.slug : id; }
     function update(push) {
       var a = sa.value, ra = index.filter(function (r) { return r.id === a; })[0];
       var same = ra ? index.filter(function (r) { return r.task === ra.task; }) : index;
       var b = sb.value;
+      if (b && !same.some(function (r) { return r.id === b; })) b = "";   // B no longer fits A's task
       fill(sb, same, b);
       if (push) history.replaceState(null, "", "?a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(sb.value));
-      if (a && sb.value) loadRun(a, function (da) { loadRun(sb.value, function (db) { renderCompare(da, db); }); });
+      var token = ++pending;   // a slower, older load never overwrites a newer choice
+      if (!(a && sb.value)) { $("#compare-out").innerHTML = '<p class="hint">Choose two runs.</p>'; return; }
+      $("#compare-out").innerHTML = '<p class="hint">Loading…</p>';
+      var bv = sb.value;
+      loadRun(a, slugOf(a), function (da) { loadRun(bv, slugOf(bv), function (db) { if (token === pending) { renderCompare(da, db); focusableScrollers(); } }); });
     }
     fill(sa, index, q.get("a"));
     fill(sb, index, q.get("b"));
@@ -253,11 +387,21 @@
     update(false);
   }
 
+  /* a box that scrolls sideways (wide tables on a phone) must be reachable by keyboard */
+  function focusableScrollers() {
+    $$(".scroll, table").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) { el.tabIndex = 0; if (!el.getAttribute("aria-label") && el.tagName !== "TABLE") el.setAttribute("role", "region"), el.setAttribute("aria-label", "scrollable table"); }
+      else if (el.tabIndex === 0 && !el.matches("th")) el.removeAttribute("tabindex");
+    });
+  }
+  window.addEventListener("resize", focusableScrollers);
+
   document.addEventListener("DOMContentLoaded", function () {
     initBoard();
     initSorting();
     initTierPicker();
     initRunPage();
     initCompare();
+    focusableScrollers();
   });
 })();

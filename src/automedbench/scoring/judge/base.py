@@ -1,7 +1,7 @@
 """The judge interface for S1..S3. Backends: heuristic (offline default), llm (issue 4).
 
 A judge sees the evidence of the run — task brief, tier, saved plan artifacts, the trace —
-and NEVER the task score (avoids outcome bias, SPEC §2). It returns, per judged stage,
+and NEVER the task score (avoids outcome bias, docs/scoring.md#how-the-judge-decides-s1s3). It returns, per judged stage,
 item verdicts or None when the stage could not be judged (infrastructure fault)."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Key: sha256 over (rubric version, judge model, judge prompt version, task/tier, digest hash,
 plan hash). One JSON file per key under the cache dir: `$AUTOMEDBENCH_JUDGE_CACHE`, else
-`~/.cache/automedbench/judge`. Only complete verdicts (no null stage) are stored, so an
+`$AUTOMEDBENCH_HOME/judge` (~/.cache/automedbench/judge). Only complete verdicts (no null stage) are stored, so an
 infrastructure failure is retried next time.
 """
 from __future__ import annotations

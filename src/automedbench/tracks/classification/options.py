@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..option_checks import distinct_names
 
+# the private file holding a case's reference label (the track and the folder stager write/read it)
+REFERENCE_FILE = "label.txt"
+
 
 class ClassificationOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")

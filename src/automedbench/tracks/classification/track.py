@@ -1,4 +1,4 @@
-"""Classification track (SPEC §4): one label per patient/image, task score = accuracy.
+"""Classification track (docs/tracks/classification.md): one label per patient/image, task score = accuracy.
 
 The agent writes ONE cohort file, `outputs/predictions.csv`, with a header `patient_id,label`
 and one row per case. The core parses it (tracks/cohort.py: duplicate rows and unknown ids are
@@ -17,6 +17,7 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..pictures import CasePicture, PictureCase, panels, read_png_gray
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -35,13 +36,14 @@ from ..base import (
 )
 from ..reducers import mean_of_present
 from .data import DATASETS
-from .options import ClassificationOptions
+from .folder import from_folder as folder_cases
+from .options import REFERENCE_FILE, ClassificationOptions
 from .scripted import ClassificationMethods
 
 if TYPE_CHECKING:
-    from ...data import DatasetInfo
+    from ...data import DatasetInfo, DatasetPaths
+    from ...data.from_folder import FolderCases
 
-REFERENCE_FILE = "label.txt"
 NO_PREDICTION = "(none)"
 
 
@@ -152,6 +154,20 @@ class ClassificationTrack(Track[ClassificationOptions]):
         if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
         return ClassificationMethods(options)
+
+    def from_folder(self, src: Path, dest: DatasetPaths, options: ClassificationOptions) -> FolderCases:
+        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
+        return folder_cases(src, dest, options)
+
+    def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
+        """The image with the predicted and the reference label."""
+        gray = read_png_gray(case.public_dir / options.image_file)
+        if gray is None:
+            return []
+        pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
+        verdict = "correct" if pred == ref else "wrong"
+        return [CasePicture("label.png", panels([(gray, f"pred {pred} / ref {ref}")], verdict),
+                            f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
         o = options

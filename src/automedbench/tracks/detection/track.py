@@ -1,4 +1,4 @@
-"""Detection track (SPEC §4): boxes on 2D images, task score = mAP@0.5 (COCO 101-point) × completion.
+"""Detection track (docs/tracks/detection.md): boxes on 2D images, task score = mAP@0.5 (COCO 101-point) × completion.
 
 Per case the agent writes `outputs/<case_id>/prediction.json`:
     {"boxes": [{"class": "nodule", "score": 0.87, "x1": 10, "y1": 20, "x2": 42, "y2": 55}, ...]}
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...metrics.detection_map import match_detections, mean_average_precision
+from ..pictures import CasePicture, PictureCase, metric_note, panels, read_png_gray, rgb_of
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -179,6 +180,27 @@ class DetectionTrack(Track[DetectionOptions]):
         if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
         return DetectionMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:
+        """Reference boxes (green) and predicted boxes (magenta, score shown) on the image."""
+        from PIL import Image, ImageDraw
+        w, h = int(case.reference["width"]), int(case.reference["height"])
+        gray = read_png_gray(case.public_dir / options.image_file)
+        if gray is None or gray.shape != (h, w):
+            gray = np.zeros((h, w), np.uint8)
+        img = Image.fromarray(rgb_of(gray))
+        draw = ImageDraw.Draw(img)
+        line = max(1, round(max(w, h) / 220))
+        for row in case.reference["boxes"]:
+            draw.rectangle([float(v) for v in row[1:5]], outline=(22, 200, 60), width=line)
+        for row in case.prediction:
+            x1, y1, x2, y2 = (float(v) for v in row[2:6])
+            draw.rectangle([x1, y1, x2, y2], outline=(230, 40, 220), width=line)
+            draw.text((x1 + 2, y1 + 1), f"{float(row[1]):.2f}", fill=(230, 40, 220))
+        note = "green: reference · magenta: prediction (score) · " + metric_note(case.metrics)
+        return [CasePicture("boxes.png", panels([(np.asarray(img), f"{len(case.prediction)} predicted, "
+                                                                    f"{len(case.reference['boxes'])} reference")], note),
+                            "predicted (magenta) and reference (green) boxes on the image")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: DetectionOptions) -> None:
         """The private boxes as predictions (score 1): a perfect submission."""

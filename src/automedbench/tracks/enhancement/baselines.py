@@ -1,4 +1,4 @@
-"""Medal bands computed from the track's classical baselines (SPEC §4), never hard-coded.
+"""Medal bands computed from the track's classical baselines (docs/scoring.md#enhancement-bands), never hard-coded.
 
     python -m automedbench.tracks.enhancement.baselines DATASET_DIR [--workers 2]
 
@@ -13,10 +13,10 @@ exactly the fields of tracks.base.MedalBands, which the core reads) and
                        the median absolute diagonal Haar detail / 0.6745, Donoho 1995)
     super_resolution:  nearest neighbour, bicubic (skimage.transform.resize, order 3)
 
-top = the best baseline's mean SSIM (and PSNR). SPEC §4 band edges:
+top = the best baseline's mean SSIM (and PSNR). Band edges (docs/scoring.md#enhancement-bands):
     A = top + 0.02 SSIM (+1 dB),  B = top − 0.02 (−1 dB),  C = top − 0.05 (−3 dB).
 Mapping onto the seam's two medal thresholds (MedalBands on the task metric, mean SSIM ×
-completion) — decided here, because the seam has two thresholds and SPEC §4 three edges:
+completion) — decided here, because the seam has two thresholds and the rule three edges:
     good = the B edge (top − 0.02): matching the best classical baseline earns a good medal;
     okay = the C edge (top − 0.05): close to it;
     below the C edge → rating C (a valid submission that is worse than the baselines).
@@ -42,7 +42,7 @@ from rich.progress import Progress
 from ...metrics.ssim import ssim_psnr
 
 BANDS_FILE = "bands.json"          # MedalBands fields only: what the core reads
-DETAILS_FILE = "baselines.json"    # every baseline's numbers and the three SPEC edges
+DETAILS_FILE = "baselines.json"    # every baseline's numbers and the three band edges
 BAND_OFFSETS = {"A": (0.02, 1.0), "B": (-0.02, -1.0), "C": (-0.05, -3.0)}   # (SSIM, dB)
 
 

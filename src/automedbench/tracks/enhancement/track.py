@@ -1,4 +1,4 @@
-"""Enhancement track (SPEC §4): LDCT denoising and MRI ×2 super-resolution of 2-D images.
+"""Enhancement track (docs/tracks/enhancement.md): LDCT denoising and MRI ×2 super-resolution of 2-D images.
 
 Per case the agent writes `outputs/<case_id>/enhanced.npy`: float32/float64, exactly the
 reference's shape (the public info.json's `output_shape`), every value finite.
@@ -20,6 +20,7 @@ import yaml
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
+from ..pictures import CasePicture, PictureCase, restoration_panels
 from .. import per_case
 from ..base import (
     AggregateResult,
@@ -162,6 +163,15 @@ class EnhancementTrack(Track[EnhancementOptions]):
 
     def scripted_methods(self, options: EnhancementOptions):
         return EnhancementMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: EnhancementOptions) -> list[CasePicture]:
+        """Input, output, reference and difference (tracks/pictures.py)."""
+        try:
+            inp = np.load(case.public_dir / options.input_file, allow_pickle=False)
+        except (OSError, ValueError):
+            inp = None
+        return [restoration_panels(inp if inp is not None and inp.ndim == 2 else None, case.prediction,
+                                   case.reference, case.metrics)]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

@@ -1,4 +1,4 @@
-"""Report-generation track (SPEC §4, issue 9): one free-text report per study.
+"""Report-generation track (docs/tracks/report-generation.md): one free-text report per study.
 
 Per study the agent writes `outputs/<study_id>/report.txt` (UTF-8, any language/script). The
 scored text is the FINDINGS section when the report has section headers (case-insensitive,
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...metrics.bleu import corpus_bleu
+from ..pictures import CasePicture, PictureCase
+from .pictures import report_pictures
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -214,6 +216,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
 
     def scripted_methods(self, options: ReportGenOptions) -> ScriptedMethods | None:
         return ReportScriptedMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: ReportGenOptions) -> list[CasePicture]:
+        """The report beside the reference, sentences marked matched / missing / extra."""
+        return report_pictures(case)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ReportGenOptions) -> None:
         o = options

@@ -1,4 +1,4 @@
-"""Segmentation track: binary organ + lesion, and multi-class label maps (SPEC §4)."""
+"""Segmentation track: binary organ + lesion, and multi-class label maps (docs/scoring.md#segmentation-rules)."""
 from .track import SegmentationOptions, SegmentationTrack
 
 TRACK = SegmentationTrack()

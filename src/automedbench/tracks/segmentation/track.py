@@ -1,4 +1,4 @@
-"""Segmentation track (SPEC §4): binary organ + lesion, and multi-class label maps.
+"""Segmentation track (docs/scoring.md#segmentation-rules): binary organ + lesion, and multi-class label maps.
 
 Task options (task.yaml `track_options`, validated by `SegmentationOptions`):
   variant: organ_lesion | multiclass
@@ -40,16 +40,20 @@ from ..base import (
     TrackWording,
 )
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from ..pictures import CasePicture, PictureCase
 from ..profile import ProfileScore
 from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..safety import safe_output_file
 from . import reference_profile
 from .data import DATASETS
+from .folder import from_folder as folder_cases
 from .options import SegmentationOptions
+from .pictures import segmentation_pictures
 from .scripted import SegmentationMethods
 
 if TYPE_CHECKING:
-    from ...data import DatasetInfo
+    from ...data import DatasetInfo, DatasetPaths
+    from ...data.from_folder import FolderCases
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -230,7 +234,7 @@ class SegmentationTrack(Track[SegmentationOptions]):
             return AggregateResult(score=mean_over_cases(valid, "macro_dice") or 0.0,
                                    metrics={"macro_dice": macro, **per_class})
         organ, lesion = mean_over_cases(expected, "organ_dice"), mean_over_cases(expected, "lesion_dice")
-        # lesion-positive cases come from the manifest, so a missing case still counts (SPEC §4)
+        # lesion-positive cases come from the manifest, so a missing case still counts (docs/scoring.md#segmentation-rules)
         positive = [r for r in expected if r.meta.get("lesion_positive")]
         negative = [r for r in expected if not r.meta.get("lesion_positive")]
         score_valid = 0.5 * (mean_over_cases(valid, "lesion_dice") or 0.0) + 0.5 * (mean_over_cases(valid, "organ_dice") or 0.0)
@@ -249,6 +253,14 @@ class SegmentationTrack(Track[SegmentationOptions]):
         if not options.reference_method:
             return None
         return SegmentationMethods(options, [f.name for f in self.submission(options).files])
+
+    def from_folder(self, src: Path, dest: DatasetPaths, options: SegmentationOptions) -> FolderCases:
+        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
+        return folder_cases(src, dest, options)
+
+    def case_pictures(self, case: PictureCase, options: SegmentationOptions) -> list[CasePicture]:
+        """Contours over the image on the most-different slice (tracks/pictures.py)."""
+        return segmentation_pictures(case, options.input_file)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""

@@ -1,4 +1,4 @@
-"""Synthesis track (SPEC §4): CT ×4 z super-resolution and MRI→CT, 3-D volumes.
+"""Synthesis track (docs/tracks/synthesis.md): CT ×4 z super-resolution and MRI→CT, 3-D volumes.
 
 Per case the agent writes `outputs/<case_id>/sct.nii.gz` ON THE REFERENCE GRID: shape equal
 to the reference's (a trailing singleton axis is tolerated), affine within 1e-3 of it in
@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 from ...metrics.ssim import reference_data_range, ssim_psnr
+from ..pictures import CasePicture, PictureCase, restoration_panels
 from .. import per_case
 from ..base import (
     AggregateResult,
@@ -101,7 +102,7 @@ class SynthesisTrack(Track[SynthesisOptions]):
 
     def default_bands(self, options: SynthesisOptions) -> MedalBands:
         b = yaml.safe_load((HERE / "bands.yaml").read_text())[options.variant]
-        return MedalBands(**b, source="track default (SPEC §4; below the task baseline = no medal)")
+        return MedalBands(**b, source="track default (docs/scoring.md#per-track-metrics-and-medal-bands; below the task baseline = no medal)")
 
     def _prepare(self, arr: np.ndarray, options: SynthesisOptions) -> np.ndarray:
         arr = np.asarray(arr, dtype=np.float64)
@@ -183,6 +184,18 @@ class SynthesisTrack(Track[SynthesisOptions]):
         if options.variant != "ct_zsr":
             return None   # MRI→CT has no offline demo data and no classical reference method
         return SynthesisMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: SynthesisOptions) -> list[CasePicture]:
+        """The middle axial slice: input (its own grid), output, reference, difference."""
+        k = case.reference.shape[2] // 2
+        try:
+            arr, _ = read_nifti(case.public_dir / options.input_file)
+            inp = self._prepare(arr, options)
+            inp2 = np.rot90(inp[..., inp.shape[2] // 2]) if inp.ndim == 3 else None
+        except Exception:  # noqa: BLE001 - drawn without the input
+            inp2 = None
+        return [restoration_panels(inp2, np.rot90(case.prediction[..., k]), np.rot90(case.reference[..., k]),
+                                   case.metrics, f"slice z={k}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SynthesisOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

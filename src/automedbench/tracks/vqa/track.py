@@ -1,4 +1,4 @@
-"""Medical VQA track (SPEC §4): one question per case, open-ended or multiple choice.
+"""Medical VQA track (docs/tracks/vqa.md): one question per case, open-ended or multiple choice.
 
 Input  public/<qid>/question.json  {question_id, question, images: [file names], options
        ({label: text}, MCQ only), question_type} + the image files.
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ...llm.answer_judge import ALLOWED as JUDGE_VALUES
 from ...llm.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
+from ..pictures import CasePicture, PictureCase, panels, read_png_gray, text_card
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -331,6 +332,31 @@ class VQATrack(Track[VQAOptions]):
 
     def scripted_methods(self, options: VQAOptions) -> ScriptedMethods | None:
         return VQAScriptedMethods(options)
+
+    def case_pictures(self, case: PictureCase, options: VQAOptions) -> list[CasePicture]:
+        """The image(s), and a card with the question, the answer, the reference and the verdict."""
+        try:
+            q = json.loads((case.public_dir / "question.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            q = {}
+        ref: dict[str, Any] = case.reference
+        pred: dict[str, Any] = case.prediction
+        opts = ref.get("options") or q.get("options") or {}
+        score = case.metrics.get("score")
+        verdict = "could not be judged" if score is None else "correct" if score >= 1 else \
+            "partly correct" if score > 0 else "wrong"
+        rows = [("question", str(q.get("question", ""))),
+                *([("options", "; ".join(f"{k}: {v}" for k, v in opts.items()))] if opts else []),
+                ("answer", " / ".join(str(x) for x in (pred.get("predicted_label"), pred.get("predicted_answer")) if x)),
+                ("reference", " / ".join(str(x) for x in (ref.get("label"), ref.get("answer")) if x))]
+        pics = [CasePicture("answer.html", text_card(rows, f"{verdict} (score {score})", None if score is None
+                                                     else score >= 1), "question, answer, reference and verdict",
+                            "text/html")]
+        images = [g for g in (read_png_gray(case.public_dir / str(n)) for n in (q.get("images") or [])[:2]) if g is not None]
+        if images:
+            pics.insert(0, CasePicture("image.png", panels([(g, f"image {i + 1}") for i, g in enumerate(images)]),
+                                       "the image the question is about"))
+        return pics
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: VQAOptions) -> None:
         """answer.json from every private reference (label + answer text)."""

@@ -11,7 +11,7 @@ Source layout (a clone of https://github.com/neheller/kits19 after its
 
 ``source`` may point at the repository root (``kits19``) or at its ``data`` folder.
 
-Staged layout (SPEC §5), for the binary organ + lesion segmentation track::
+Staged layout (docs/data.md#the-data-contract), for the binary organ + lesion segmentation track::
 
     public/case_XXXXX/image.nii.gz      the imaging file, hard-linked (or copied) unchanged
     private/case_XXXXX/organ.nii.gz     uint8, segmentation in {1, 2}  (kidney incl. tumour)

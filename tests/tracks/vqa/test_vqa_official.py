@@ -13,7 +13,7 @@ from automedbench.data import DatasetError, DatasetPaths, verify_manifest
 from automedbench.data import DatasetInfo
 from automedbench.tracks.vqa import TRACK
 from automedbench.tracks.vqa.data import official
-from vqa.conftest import score_outputs
+from .helpers import score_outputs
 
 
 def _img(path, seed=0, ext="jpg"):

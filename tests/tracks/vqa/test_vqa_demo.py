@@ -15,7 +15,7 @@ from automedbench.data import DatasetPaths, verify_manifest
 from automedbench.data import DatasetInfo
 from automedbench.tracks.vqa import TRACK
 from automedbench.tracks.vqa.data.demo import TYPE_MIX, build_vqa_demo_open
-from vqa.conftest import score_outputs
+from .helpers import score_outputs
 
 METHOD = resources.files("automedbench.tracks.vqa.methods").joinpath("vqa_rules.py")
 

@@ -1,12 +1,10 @@
-"""VQA test fixtures: small demo datasets built once per session, and a scorer that walks the
-expected cases the way the core does (load reference -> check -> score -> aggregate)."""
+"""What the VQA tests share: a scorer that walks the expected cases the way the core does
+(load reference -> check -> score -> aggregate), and a writer of one answer.json."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from automedbench.data import DatasetPaths
 from automedbench.scoring.task_score import aggregate_cases
@@ -17,24 +15,6 @@ from automedbench.tracks.base import (
     SubmittedCase,
 )
 from automedbench.tracks.vqa import TRACK
-from automedbench.tracks.vqa.data.demo import build_vqa_demo_mcq, build_vqa_demo_open
-
-
-def _build(root: Path, builder, n: int) -> DatasetPaths:
-    paths = DatasetPaths(root)
-    root.mkdir(parents=True)
-    builder(paths, n_cases=n, seed=3)
-    return paths
-
-
-@pytest.fixture(scope="session")
-def demo_open(tmp_path_factory) -> DatasetPaths:
-    return _build(tmp_path_factory.mktemp("vqa") / "open", build_vqa_demo_open, 30)
-
-
-@pytest.fixture(scope="session")
-def demo_mcq(tmp_path_factory) -> DatasetPaths:
-    return _build(tmp_path_factory.mktemp("vqa") / "mcq", build_vqa_demo_mcq, 30)
 
 
 def score_outputs(paths: DatasetPaths, outputs: Path, options: dict[str, Any] | None = None,

@@ -14,6 +14,7 @@ import pytest
 from automedbench.data import DatasetError, DatasetPaths
 from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import CaseRecord, CaseStatus, ScoringContext, SubmittedCase
+import automedbench.tracks.enhancement as enhancement_pkg
 from automedbench.tracks.enhancement import TRACK, EnhancementOptions
 from automedbench.tracks.enhancement.data.demo import build_ldct_demo, build_mri_sr_demo
 from automedbench.tracks.enhancement.data.official import stage_fastmri_sr, stage_simnict
@@ -55,7 +56,7 @@ def _score(paths: DatasetPaths, outputs: Path, options: EnhancementOptions):
 
 
 def _run_method(paths: DatasetPaths, outputs: Path) -> None:
-    method = Path(__file__).parents[2] / "src/automedbench/tracks/enhancement/methods/enhance_classical.py"
+    method = Path(enhancement_pkg.__file__).parent / "methods" / "enhance_classical.py"
     for cid in paths.case_ids():
         r = subprocess.run([sys.executable, str(method), str(paths.public / cid), str(outputs / cid)],
                            capture_output=True, text=True, timeout=120)

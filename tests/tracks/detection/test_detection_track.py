@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 import pytest
-from track_scoring import run_scripted, score_outputs
+from tests.track_scoring import run_scripted, score_outputs
 
 from automedbench.data import DatasetPaths
 from automedbench.tracks.base import CaseStatus, ScoringContext, SubmittedCase

@@ -7,10 +7,10 @@ import os
 import re
 
 import pytest
-from llm.fake_openai import FakeOpenAI, completion, error
-from vqa.conftest import score_outputs, write_answer
+from tests.llm.fake_openai import FakeOpenAI, completion, error
+from .helpers import score_outputs, write_answer
 
-from automedbench.tracks.base import CaseStatus, ScoringContext, Track
+from automedbench.tracks.base import CaseStatus, ScoringContext
 from automedbench.tracks.registry import get_track
 from automedbench.tracks.vqa import TRACK
 
@@ -24,7 +24,7 @@ def _ref(paths, qid):
 
 
 def test_registered_and_satisfies_the_protocol():
-    assert get_track("vqa") is TRACK and isinstance(TRACK, Track)
+    assert get_track("vqa") is TRACK
     layout = TRACK.submission(TRACK.parse_options({"mode": "mcq"}))
     assert layout.kind == "per_case" and layout.file_names == ["answer.json"]
     text = layout.contract("/ws")
@@ -154,7 +154,7 @@ def test_an_unreadable_reference_is_left_out(demo_open, tmp_path):
 def test_the_cores_llm_answer_judge_is_reported_beside_the_score(demo_open, tmp_path):
     """The core's LLMAnswerJudge over a loopback OpenAI-compatible server: verdicts beside the
     deterministic score, agreement, coverage; unjudgeable = null, never 0; verdicts cached."""
-    from llm.conftest import agent_config
+    from tests.llm.scripted_llm import agent_config
 
     from automedbench.llm.answer_judge import LLMAnswerJudge
 

@@ -16,6 +16,7 @@ import pytest
 from automedbench.data import DatasetError, DatasetPaths
 from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import CaseRecord, CaseScore, CaseStatus, ScoringContext, SubmittedCase
+import automedbench.tracks.synthesis as synthesis_pkg
 from automedbench.tracks.synthesis import TRACK, SynthesisOptions
 from automedbench.tracks.synthesis import zsr
 from automedbench.tracks.synthesis.data import demo as demo_builder
@@ -25,7 +26,7 @@ from automedbench.tracks.synthesis.mha import MetaImageError, read_mha, write_mh
 
 ZSR = SynthesisOptions(variant="ct_zsr")
 CTX = ScoringContext()
-METHOD = Path(__file__).parents[2] / "src/automedbench/tracks/synthesis/methods/zsr_classical.py"
+METHOD = Path(synthesis_pkg.__file__).parent / "methods" / "zsr_classical.py"
 
 
 @pytest.fixture(scope="module")

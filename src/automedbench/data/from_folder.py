@@ -1,0 +1,207 @@
+"""Stage your own data from a plain folder (docs/your-task.md).
+
+    stage_from_folder("my-data", Path("~/my-folder"), task) -> FolderStageResult
+
+The task (its track and track_options) says what a case must hold. How the folder maps onto
+`public/<case_id>/` and `private/<case_id>/` is the track's `from_folder` capability
+(tracks/base.py; a folder of images + a folder of label maps, images + a labels.csv, ...),
+whose default is the generic layout every track accepts:
+
+    DIR/<case_id>/public/...     what the agent sees (the task's input_files)
+    DIR/<case_id>/private/...    the references, named as the track reads them
+    DIR/cases.csv                optional: case_id + extra manifest fields per case
+
+Every case is validated: its public inputs must exist and its references must load with the
+track's own `load_reference` (the loader scoring uses). A case the folder lacks a part of is
+skipped with a reason; a case that is present but broken is refused, naming it. The build
+goes to a temporary sibling folder and is renamed into place at the end, so a failure leaves
+nothing behind.
+"""
+from __future__ import annotations
+
+import csv
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from . import (
+    DatasetError,
+    DatasetPaths,
+    dataset_paths,
+    link_or_copy,
+    swap_into_place,
+    verify_manifest,
+    write_manifest,
+)
+from .manifest import Manifest
+
+PROVENANCE_SOURCE = "folder"
+
+
+@dataclass
+class FolderCases:
+    """What a from_folder hook (or the generic layout) produced in the staging folder."""
+    cases: list[dict[str, Any]] = field(default_factory=list)   # manifest entries (case_id + metadata)
+    skipped: dict[str, str] = field(default_factory=dict)        # case_id -> why
+
+
+@dataclass
+class FolderStageResult:
+    paths: DatasetPaths
+    staged: list[str]
+    skipped: dict[str, str]
+
+    def summary(self) -> str:
+        """'4 cases staged, 1 skipped: no segmentation (case_05)'."""
+        text = f"{len(self.staged)} case{'s' if len(self.staged) != 1 else ''} staged"
+        if self.skipped:
+            reasons: dict[str, list[str]] = {}
+            for case, why in self.skipped.items():
+                reasons.setdefault(why, []).append(case)
+            text += f", {len(self.skipped)} skipped: " + "; ".join(
+                f"{why} ({', '.join(ids[:5])}{' …' if len(ids) > 5 else ''})" for why, ids in reasons.items())
+        return text
+
+
+def stage_summary(manifest: dict[str, Any]) -> str:
+    """'N cases staged[, M skipped: why (ids)]' for any staged dataset, from its manifest (a
+    stager that skips cases records them as `provenance.skipped`: {case_id: why})."""
+    skipped: Any = (manifest.get("provenance") or {}).get("skipped") or {}
+    if isinstance(skipped, list):   # [{case_id, reason}] as the official stagers record it
+        skipped = {str(s.get("case_id")): str(s.get("reason", "unknown")) for s in skipped if isinstance(s, dict)}
+    cases = [c["case_id"] for c in manifest.get("cases", [])]
+    return FolderStageResult(DatasetPaths(Path(".")), cases, skipped if isinstance(skipped, dict) else {}).summary()
+
+
+def read_case_table(path: Path) -> dict[str, dict[str, str]]:
+    """case_id -> row of a CSV with a `case_id` column (values stay strings; empty cells dropped)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if not reader.fieldnames or "case_id" not in reader.fieldnames:
+            raise DatasetError(f"{path}: needs a header row with a `case_id` column")
+        return {row["case_id"].strip(): {k: v.strip() for k, v in row.items() if k != "case_id" and v and v.strip()}
+                for row in reader if row.get("case_id", "").strip()}
+
+
+def _typed(value: str) -> Any:
+    low = value.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return value
+
+
+def generic_from_folder(src: Path, dest: DatasetPaths, options: Any) -> FolderCases:
+    """DIR/<case_id>/{public,private}/ (+ optional DIR/cases.csv), copied as they are."""
+    table = read_case_table(src / "cases.csv") if (src / "cases.csv").is_file() else {}
+    out = FolderCases()
+    for case_dir in sorted(p for p in src.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        cid = case_dir.name
+        if not (case_dir / "public").is_dir():
+            out.skipped[cid] = "no public/ folder"
+            continue
+        if not (case_dir / "private").is_dir():
+            out.skipped[cid] = "no private/ folder (no reference)"
+            continue
+        for side in ("public", "private"):
+            for f in sorted((case_dir / side).rglob("*")):
+                if f.is_file():
+                    link_or_copy(f, getattr(dest, side) / cid / f.relative_to(case_dir / side), link=False)
+        out.cases.append({"case_id": cid, **{k: _typed(v) for k, v in table.get(cid, {}).items()}})
+    return out
+
+
+def _validate(task: Any, paths: DatasetPaths, cases: list[dict[str, Any]]) -> None:
+    """Every case: the task's input files are present, the references load with the track's loader."""
+    track = task.track_impl
+    for case in cases:
+        cid = case["case_id"]
+        missing = [f for f in task.input_files if not (paths.public / cid / f).is_file()]
+        if missing:
+            raise DatasetError(f"case {cid!r}: public/{cid}/ has no {', '.join(missing)} "
+                               f"(the task's input_files); refused")
+        try:
+            track.load_reference(paths.private / cid, case, task.options)
+        except Exception as exc:   # the track's own loader says why the reference is unusable
+            raise DatasetError(f"case {cid!r}: its reference does not load for track {task.track!r}: "
+                               f"{type(exc).__name__}: {exc}; refused") from None
+
+
+def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | None = None, *,
+                      force: bool = False) -> FolderStageResult:
+    """Build dataset `name` under the data root from the folder `src` for `task` (module doc)."""
+    src = Path(src).expanduser()
+    if not src.is_dir():
+        raise DatasetError(f"--from-folder {src}: not a folder")
+    if task.dataset != name:
+        raise DatasetError(f"task {task.id!r} uses dataset {task.dataset!r}, not {name!r}: stage it as "
+                           f"{task.dataset!r} or change the task's `dataset:`")
+    paths = dataset_paths(name, root)
+    if paths.root.exists() and not force:
+        raise DatasetError(f"{name} already exists at {paths.root}; pass --force to rebuild it")
+    made_root = not paths.root.parent.exists()
+    paths.root.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
+    try:
+        built = DatasetPaths(tmp)
+        built.public.mkdir()
+        built.private.mkdir()
+        found = task.track_impl.from_folder(src, built, task.options)   # a declared capability (tracks/base.py)
+        if not found.cases:
+            why = "; ".join(f"{c}: {w}" for c, w in list(found.skipped.items())[:3])
+            raise DatasetError(f"--from-folder {src}: no usable case for track {task.track!r}"
+                               + (f" ({why})" if why else "") + "; see docs/your-task.md for the layout")
+        _validate(task, built, found.cases)
+        write_manifest(built, dataset=name, description=f"{task.title} (staged from a folder)", cases=found.cases,
+                       provenance={"source": PROVENANCE_SOURCE, "folder": str(src.resolve()), "task": task.id,
+                                   "track": task.track, "skipped": found.skipped})
+        swap_into_place(tmp, paths.root)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if made_root:
+            try:
+                paths.root.parent.rmdir()   # only when empty
+            except OSError:
+                pass
+        raise
+    return FolderStageResult(paths, [c["case_id"] for c in found.cases], found.skipped)
+
+
+def verify_dataset(name: str, root: Path | str | None = None, *,
+                   load_task: Callable[[str], Any] | None = None) -> list[str]:
+    """Problems with a staged dataset (empty list = fine): files that no longer match the
+    manifest, cases without their folders, and (for a folder-staged one, when `load_task`
+    finds a task by id: the caller's tasks.get_task, as data/ sits below the tasks) references
+    that no longer load for the task it was staged for."""
+    paths = dataset_paths(name, root)
+    if not paths.is_staged():
+        raise DatasetError(f"{name} is not staged under {paths.root}")
+    manifest = paths.load_manifest()
+    try:
+        Manifest.model_validate(manifest)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return [f"manifest.json: field {'.'.join(str(p) for p in first['loc'])}: {first['msg']} "
+                "(schemas/manifest.schema.json)"]
+    problems = [f"{rel}: missing or changed since staging" for rel in verify_manifest(paths)]
+    for case in manifest.get("cases", []):
+        for side in ("public", "private"):
+            if not (getattr(paths, side) / case["case_id"]).is_dir():
+                problems.append(f"case {case['case_id']!r}: no {side}/{case['case_id']}/ folder")
+    prov = manifest.get("provenance") or {}
+    if prov.get("source") == PROVENANCE_SOURCE and prov.get("task") and not problems and load_task is not None:
+        try:
+            _validate(load_task(prov["task"]), paths, manifest["cases"])
+        except DatasetError as exc:
+            problems.append(str(exc))
+        except Exception as exc:   # the task is gone or renamed: say so, not a crash
+            problems.append(f"task {prov['task']!r} it was staged for cannot be loaded: {exc}")
+    return problems

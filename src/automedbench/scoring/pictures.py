@@ -1,0 +1,103 @@
+"""Place the tracks' per-case pictures beside a run's report (docs/site.md "Pictures of outputs").
+
+After scoring, the core picks at most MAX_CASES valid cases of a run — half the worst, half the
+best by the track's headline per-case metric — reads each one's prediction and reference again
+(image tracks free them once scored, so memory stays at one case), asks the track for its
+pictures (tracks/pictures.py, optional) and writes
+
+    <report dir>/pictures/<case_id>/<name>       the files, as the track drew them
+    <report dir>/pictures/index.json             [{case_id, value, files: [{name, caption, media_type}]}]
+
+The judge never reads this folder (it sits outside the workspace). A picture that fails is
+logged and left out: a drawing bug never fails a run's scoring.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..runs.models import CaseResult
+from ..tracks.base import SubmittedCase, Track, draws_pictures, pictures_of
+from ..tracks.cohort import read_cohort
+from ..tracks.pictures import PictureCase
+
+log = logging.getLogger(__name__)
+
+MAX_CASES = 12
+MAX_BYTES = 400_000          # one picture; a larger one is left out (the index stays small)
+PICTURES_DIR = "pictures"
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def headline(case: CaseResult, metric: str) -> float | None:
+    """The value cases are ranked by: the track's named per-case metric, else the first one."""
+    if case.metrics.get(metric) is not None:
+        return float(case.metrics[metric])  # type: ignore[arg-type]
+    for v in case.metrics.values():
+        if v is not None:
+            return float(v)
+    return None
+
+
+def pick_cases(per_case: list[CaseResult], metric: str, limit: int = MAX_CASES) -> list[tuple[str, float | None]]:
+    """At most `limit` valid cases: the worst half and the best half (ties by case order)."""
+    ranked = sorted(((headline(c, metric), i, c.case_id) for i, c in enumerate(per_case) if c.valid),
+                    key=lambda t: (float("inf") if t[0] is None else t[0], t[1]))
+    if len(ranked) <= limit:
+        chosen = ranked
+    else:
+        worst = ranked[: limit - limit // 2]
+        chosen = worst + ranked[len(ranked) - limit // 2:]
+    return [(cid, v) for v, _, cid in chosen]
+
+
+def safe_name(name: str) -> str:
+    return _SAFE.sub("-", name).strip("-.")[:80] or "x"
+
+
+def write_pictures(track: Track, per_case: list[CaseResult], cases: list[dict[str, Any]], workspace: Path,
+                   public: Path, private: Path, options: Any, out_dir: Path) -> list[dict[str, Any]]:
+    """Draw and place the pictures; returns the index written to pictures/index.json."""
+    root = Path(out_dir) / PICTURES_DIR
+    if root.exists():
+        shutil.rmtree(root)  # a re-score replaces the old pictures
+    if not draws_pictures(track):
+        return []
+    metric = track.logic_metric or ""
+    chosen = pick_cases(per_case, metric)
+    metas = {str(c["case_id"]): c for c in cases}
+    by_id = {c.case_id: c for c in per_case}
+    layout = track.submission(options)
+    rows = read_cohort(workspace / "outputs", layout, list(metas)).rows if layout.kind == "cohort" and chosen else {}
+    index: list[dict[str, Any]] = []
+    for cid, value in chosen:
+        try:
+            reference, ref_meta = track.load_reference(private / cid, metas[cid], options)
+            sub = SubmittedCase(cid, row=rows.get(cid)) if layout.kind == "cohort" \
+                else SubmittedCase(cid, dir=workspace / "outputs" / cid)
+            check = track.check_case(sub, ref_meta, options)
+            if not check.valid:
+                continue
+            pics = pictures_of(track, PictureCase(cid, public / cid, metas[cid], check.prediction, reference,
+                                                  dict(by_id[cid].metrics)), options)
+        except Exception as exc:  # noqa: BLE001 - a drawing bug never fails scoring
+            log.warning("pictures of case %s left out: %s: %s", cid, type(exc).__name__, exc)
+            continue
+        files = []
+        for p in pics:
+            if len(p.data) > MAX_BYTES:
+                log.warning("picture %s of case %s left out: %d bytes > %d", p.name, cid, len(p.data), MAX_BYTES)
+                continue
+            name = safe_name(p.name)
+            (root / safe_name(cid)).mkdir(parents=True, exist_ok=True)
+            (root / safe_name(cid) / name).write_bytes(p.data)
+            files.append({"name": name, "caption": p.caption, "media_type": p.media_type})
+        if files:
+            index.append({"case_id": cid, "dir": safe_name(cid), "value": value, "files": files})
+    if index:
+        (root / "index.json").write_text(json.dumps(index, indent=1), encoding="utf-8")
+    return index

@@ -1,0 +1,165 @@
+"""Per-case pictures: the one optional track capability behind the run pages' thumbnails.
+
+A track MAY override the optional capability declared on `TrackAssets` (tracks/base.py)
+
+    def case_pictures(self, case: PictureCase, options) -> list[CasePicture]
+
+and return small pictures of one scored case (the prediction over the input beside the
+reference). The default draws none.
+The track only draws, in memory; the core picks the cases (at most a dozen per run, the worst
+and the best), calls it after scoring and places the files beside the report
+(scoring/pictures.py). The judge never reads them. See docs/site.md "Pictures of outputs".
+
+The helpers below are what the image tracks share: a window for an image, contours of a mask,
+a labelled row of panels encoded as PNG (Pillow only; no display, no matplotlib import).
+"""
+from __future__ import annotations
+
+import html
+import io
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+PANEL_PX = 220          # the longer side of one panel: a thumbnail, not a viewer
+MediaType = Literal["image/png", "text/html"]
+
+
+@dataclass
+class PictureCase:
+    """What the core hands the track for one valid, scored case."""
+
+    case_id: str
+    public_dir: Path                 # the case's inputs as the agent saw them (data/public/<case_id>)
+    meta: dict[str, Any]             # the manifest's entry for the case
+    prediction: Any                  # the checked prediction (check_case's `prediction`)
+    reference: Any                   # load_reference's reference
+    metrics: dict[str, float | None] = field(default_factory=dict)
+
+
+@dataclass
+class CasePicture:
+    """One picture: `name` is a plain file name (the core places it under the case's folder)."""
+
+    name: str
+    data: bytes
+    caption: str
+    media_type: MediaType = "image/png"
+
+
+# ---- drawing helpers shared by the image tracks -------------------------------------------------
+
+def window(arr: np.ndarray, lo: float | None = None, hi: float | None = None) -> np.ndarray:
+    """uint8 grey levels of a 2-D array, windowed on its 1st-99th percentile unless given."""
+    a = np.asarray(arr, dtype=np.float64)
+    finite = a[np.isfinite(a)]
+    if lo is None or hi is None:
+        lo, hi = (float(np.percentile(finite, 1)), float(np.percentile(finite, 99))) if finite.size else (0.0, 1.0)
+    if hi <= lo:
+        hi = lo + 1.0
+    return (np.clip((np.nan_to_num(a, nan=lo) - lo) / (hi - lo), 0, 1) * 255).astype(np.uint8)
+
+
+def outline(mask: np.ndarray) -> np.ndarray:
+    """The boundary pixels of a 2-D boolean mask (the mask minus its 4-neighbour erosion)."""
+    m = np.asarray(mask, dtype=bool)
+    if not m.any():
+        return m
+    p = np.pad(m, 1)
+    inner = p[1:-1, 1:-1] & p[:-2, 1:-1] & p[2:, 1:-1] & p[1:-1, :-2] & p[1:-1, 2:]
+    return m & ~inner
+
+
+def diverging(diff: np.ndarray, scale: float) -> np.ndarray:
+    """RGB uint8 of a signed difference: blue below, white at 0, red above (|d| >= scale saturates)."""
+    t = np.clip(np.asarray(diff, dtype=np.float64) / (scale or 1.0), -1, 1)
+    rgb = np.ones(t.shape + (3,))
+    pos, neg = np.clip(t, 0, 1), np.clip(-t, 0, 1)
+    rgb[..., 1] -= pos + neg
+    rgb[..., 2] -= pos
+    rgb[..., 0] -= neg
+    return (np.clip(rgb, 0, 1) * 255).astype(np.uint8)
+
+
+def panels(images: list[tuple[np.ndarray, str]], note: str = "") -> bytes:
+    """One PNG: the images side by side (grey 2-D or RGB), each labelled underneath."""
+    from PIL import Image, ImageDraw
+
+    tiles = []
+    for arr, label in images:
+        a = np.asarray(arr)
+        img = Image.fromarray(a if a.ndim == 3 else a.astype(np.uint8), "RGB" if a.ndim == 3 else "L").convert("RGB")
+        scale = PANEL_PX / max(img.size)
+        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.NEAREST)
+        tiles.append((img, label))
+    w = max(sum(t.width for t, _ in tiles) + 6 * (len(tiles) + 1), 12 + 6 * min(len(note), 120))
+    h = max(t.height for t, _ in tiles) + 24 + (14 if note else 0)
+    sheet = Image.new("RGB", (w, h), (255, 255, 255))
+    draw = ImageDraw.Draw(sheet)
+    x = 6
+    for img, label in tiles:
+        sheet.paste(img, (x, 4))
+        draw.text((x, img.height + 7), label[:40].encode('latin-1', 'replace').decode('latin-1'), fill=(20, 30, 40))
+        x += img.width + 6
+    if note:
+        draw.text((6, h - 14), note[:120].encode('latin-1', 'replace').decode('latin-1'), fill=(80, 90, 100))
+    buf = io.BytesIO()
+    sheet.save(buf, "PNG", optimize=True)
+    return buf.getvalue()
+
+
+def rgb_of(gray: np.ndarray) -> np.ndarray:
+    return np.repeat(np.asarray(gray, dtype=np.uint8)[..., None], 3, axis=2)
+
+
+def paint(rgb: np.ndarray, mask: np.ndarray, colour: tuple[int, int, int]) -> np.ndarray:
+    out = rgb.copy()
+    out[np.asarray(mask, dtype=bool)] = colour
+    return out
+
+
+def read_png_gray(path: Path) -> np.ndarray | None:
+    """A public input image as a grey array, or None when it cannot be read (drawn without it)."""
+    try:
+        from PIL import Image
+        with Image.open(path) as im:
+            return np.asarray(im.convert("L"))
+    except Exception:  # noqa: BLE001 - a picture without its input image is still useful
+        return None
+
+
+def text_card(rows: list[tuple[str, str]], verdict: str = "", good: bool | None = None) -> bytes:
+    """A small HTML snippet (escaped) of labelled text rows, for language outputs."""
+    colour = {True: "#166534", False: "#991b1b", None: "#334155"}[good]
+    body = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in rows)
+    head = f'<p style="color:{colour};font-weight:600">{html.escape(verdict)}</p>' if verdict else ""
+    return (f'<!doctype html><meta charset="utf-8"><body style="font:13px system-ui,sans-serif;margin:6px">'
+            f"{head}<dl>{body}</dl></body>").encode()
+
+
+def metric_note(metrics: dict[str, float | None]) -> str:
+    return ", ".join(f"{k} {v:.4g}" for k, v in metrics.items() if v is not None)
+
+
+def restoration_panels(inp: np.ndarray | None, out: np.ndarray, ref: np.ndarray,
+                       metrics: dict[str, float | None], where: str = "") -> CasePicture:
+    """Input, output, reference (one grey window: the reference's) and output − reference."""
+    r = np.asarray(ref, dtype=np.float64)
+    finite = r[np.isfinite(r)]
+    lo, hi = (float(np.percentile(finite, 1)), float(np.percentile(finite, 99))) if finite.size else (0.0, 1.0)
+    diff = np.nan_to_num(np.asarray(out, dtype=np.float64) - r)
+    scale = float(np.percentile(np.abs(diff), 99)) or (hi - lo) or 1.0
+    tiles: list[tuple[np.ndarray, str]] = []
+    if inp is not None:
+        tiles.append((window(inp), "input"))
+    tiles += [(window(out, lo, hi), "output"), (window(r, lo, hi), "reference"),
+              (diverging(diff, scale), f"output-reference +-{scale:.3g}")]
+    note = (where + " · " if where else "") + metric_note(metrics)
+    return CasePicture("panels.png", panels(tiles, note),
+                       "input, output, reference and the difference map (red: output above the reference, "
+                       "blue: below)")

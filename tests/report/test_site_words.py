@@ -1,0 +1,47 @@
+"""The site's words say what they count: a case the agent wrote nothing for is "missing" on
+the compare page, and the column of runs without a submission is "Not submitted" (issue 21)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SITE_JS = Path(__file__).parents[2] / "src" / "automedbench" / "report" / "static" / "site.js"
+
+
+def _function(name: str) -> str:
+    text = SITE_JS.read_text()
+    start = text.index(f"  function {name}(")
+    end = text.index("\n  }\n", start) + 4
+    return text[start:end]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the site's script")
+def test_compare_page_says_missing_for_a_missing_case():
+    script = _function("esc") + _function("caseStatusBadge") + """
+    var cases = %s;
+    console.log(JSON.stringify(cases.map(caseStatusBadge)));
+    """ % json.dumps([{"status": "missing", "valid": False}, {"status": "invalid", "valid": False},
+                      {"status": "ok", "valid": True}, {"status": "reference_error", "valid": False},
+                      {"valid": False}])
+    out = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=30, check=True)
+    missing, invalid, ok, ref, old = json.loads(out.stdout)
+    assert ">missing<" in missing and "invalid" not in missing
+    assert ">invalid<" in invalid and ok == "" and ">reference error<" in ref
+    assert ">invalid<" in old   # a schema-1.0 case without status: derived from `valid`
+
+
+def test_the_failure_column_is_named_for_what_it_counts(tmp_path, make_report):
+    from automedbench.report import write_leaderboard
+    from automedbench.report.collect import ReportList
+    reps = [make_report("a1", agent="alpha"), make_report("b1", agent="beta")]
+    write_leaderboard(ReportList(reps, run_dirs={}), tmp_path)
+    for page in [tmp_path / "index.html", *sorted((tmp_path / "tasks").glob("*.html"))]:
+        html = page.read_text()
+        assert ">Failure<" not in html
+        assert re.search(r'<th title="share of complete runs that never called submit_results[^"]*">Not submitted</th>',
+                         html), page

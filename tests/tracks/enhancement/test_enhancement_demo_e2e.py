@@ -1,0 +1,30 @@
+"""Whole S1→S5 runs of the built-in agents on the enhancement demo task (ldct-denoise), in the real bwrap
+sandbox: enhancement's careless ruins every other case's content (valid files, far below the best case: a suspected logic bug)."""
+import pytest
+
+from tests.tracks.demo_runs import (
+    check_careless_bug_is_named_and_costs_the_medal,
+    check_empty_agent_scores_nothing,
+    check_reference_earns_a_good_medal_cleanly,
+    needs_bwrap,
+    run_builtin_agents,
+)
+
+pytestmark = [needs_bwrap, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return run_builtin_agents("ldct-denoise", "ldct-demo", {"n_cases": 4}, tmp_path_factory)
+
+
+def test_reference_earns_a_good_medal_cleanly(runs):
+    check_reference_earns_a_good_medal_cleanly(runs["reference"])
+
+
+def test_careless_bug_is_named_and_costs_the_medal(runs):
+    check_careless_bug_is_named_and_costs_the_medal(runs["careless"], "LOGIC_SUSPECT")
+
+
+def test_empty_agent_scores_nothing(runs):
+    check_empty_agent_scores_nothing(runs["empty"])
