@@ -82,7 +82,7 @@ def enrich_run(run_dir: Path, rep) -> None:
     """What a researcher debugs with, on one run: counts and good zeros among the per-case
     metrics, a capped case list, long structured evidence, per-item judge verdicts, pictures,
     the agent's replies (submit_results' included), file effects, a nudge and a rejected call."""
-    from automedbench.runs.models import CaseResult, ErrorCode
+    from automedbench.runs.models import CaseResult, ErrorCode, ItemEvidence
 
     rep.task.per_case = [
         CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0}),
@@ -94,6 +94,11 @@ def enrich_run(run_dir: Path, rep) -> None:
                                 evidence={"cases": [f"m{i:03d}" for i in range(20)], "n_missing": 76}))
     rep.errors.append(ErrorCode(code="NO_PILOT", category="verification/recovery", step="S3",
                                 evidence={"detail": LONG_EVIDENCE}))
+    # per-item judge evidence (docs/judge.md#item-evidence): a call on the page, one that is not, a file, a plan file
+    rep.stages["s3"].items = {"s3": 0.5}
+    rep.stages["s3"].evidence = {"s3": ItemEvidence(calls=[5, 99], files=["/workspace/outputs/c0/mask.nii.gz"],
+                                                    why="pilot never opened EVIDENCE-WHY-MARKER")}
+    rep.stages["s1"].evidence = {"s1a": ItemEvidence(files=["plan/plan.md"], why="plan/plan.md present")}
     (run_dir / "detail_report.json").write_text(rep.model_dump_json(indent=2), encoding="utf-8")
     # pictures beside the report, as scoring/pictures.py places them
     pics = run_dir / "pictures"

@@ -225,6 +225,24 @@ def test_transcript_shows_everything_in_order(site, page):
         assert Path(unquote(urlsplit(href).path)).exists(), href
 
 
+def test_judge_item_links_to_its_cited_call_and_file(site, page):
+    # docs/site.md "Run page": each item shows its own reason and links to the calls/files it cites
+    out, _ = site
+    _run_page(page, out)
+    row = page.locator('#judge-table tr.item-row[data-item="s3"]')
+    assert "EVIDENCE-WHY-MARKER" in row.inner_text()
+    assert row.locator('a[href="#call-99"]').count() == 0 and "#99" in row.inner_text()   # not in the trace
+    row.locator('a[href="#call-5"]').click()
+    call = page.locator("details.call.target")
+    assert call.get_attribute("id") == "call-5" and call.evaluate("d => d.open")
+    assert 0 <= call.bounding_box()["y"] < 900                                           # scrolled to
+    row.locator("a.file-link").click()                                                   # the call that wrote it
+    page.wait_for_function("document.querySelector('details.call.target').id === 'call-2'", timeout=3000)
+    s1a = page.locator('#judge-table tr.item-row[data-item="s1a"] a.file-link')
+    assert s1a.get_attribute("href") == "#plan-md"
+    assert page.errors == []
+
+
 def test_case_filter_and_its_url(site, page):
     out, _ = site
     _run_page(page, out)
