@@ -40,6 +40,7 @@ def write_trace(run_dir: Path, n_calls: int = 7, fail_call: int | None = None) -
 
 
 def make_site_runs(root: Path) -> list:
+    from automedbench.runs.models import ProfileScore
     reps = []
     n = 0
     for task, track in (("seg-a", "segmentation"), ("det-b", "detection")):
@@ -62,6 +63,9 @@ def make_site_runs(root: Path) -> list:
                     r.task.medal_bands = {"metric": "score", "good": 0.6, "okay": 0.3, "source": "track default"}
                     r.stages["s1"].items = {"s1a": 1.0, "s1b": 0.0 if agent == "gamma" else 1.0}
                     r.stages["s1"].rationale = "plan.md present"
+                    # the reference profile's task score (docs/scoring-profiles.md): half of ours here
+                    r.task.profile_scores = {"reference": ProfileScore(score=round(r.task.score / 2, 4),
+                                                                       definition="reference definition")}
                     d = write_run(root, r)
                     write_trace(d, fail_call=3 if errors else None)
                     if r.run.run_id == "seg-a_lite_beta_0":
@@ -98,7 +102,7 @@ def enrich_run(run_dir: Path, rep) -> None:
     rep.stages["s3"].items = {"s3": 0.5}
     rep.stages["s3"].evidence = {"s3": ItemEvidence(calls=[5, 99], files=["/workspace/outputs/c0/mask.nii.gz"],
                                                     why="pilot never opened EVIDENCE-WHY-MARKER")}
-    rep.stages["s1"].evidence = {"s1a": ItemEvidence(files=["plan/plan.md"], why="plan/plan.md present")}
+    rep.stages["s1"].evidence = {"s1a": ItemEvidence(files=["plan/plan.md"], why="the plan file exists")}
     (run_dir / "detail_report.json").write_text(rep.model_dump_json(indent=2), encoding="utf-8")
     # pictures beside the report, as scoring/pictures.py places them
     pics = run_dir / "pictures"

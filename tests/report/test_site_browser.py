@@ -11,6 +11,7 @@ import pytest
 from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import aggregate, collect_reports, write_leaderboard
+from automedbench.report.profiles import with_profile
 from automedbench.report.site import run_slug
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -117,6 +118,34 @@ def test_filters_recompute_the_agent_rows(site, page):
     assert set(_column(page, "#groups-table", 0)) == {"seg-a"}
 
 
+def test_profile_toggle_switches_the_task_column_and_the_url(site, page):
+    # docs/site.md "Scoring profile": the Task column switches in the page; Overall stays ours
+    out, reps = site
+    page.goto((out / "index.html").as_uri())
+    ours, ref = page.locator('#profile-toggle [data-profile="ours"]'), page.locator('#profile-toggle [data-profile="reference"]')
+    assert ours.get_attribute("aria-pressed") == "true" and ref.get_attribute("aria-pressed") == "false"
+    t, o = _col(page, "#agents-table", "Task"), _col(page, "#agents-table", "Overall")
+    cell = page.locator('#agents-table tbody tr[data-agent="alpha"] td')
+    want = {p: next(a for a in aggregate(with_profile(reps, p)).agents if a.agent == "alpha").task_score.mean
+            for p in ("ours", "reference")}
+    overall = cell.nth(o).inner_text()
+    assert cell.nth(t).inner_text().split("\n")[0] == f"{want['ours'] * 100:.1f}"
+    ref.click()
+    assert ref.get_attribute("aria-pressed") == "true" and ours.get_attribute("aria-pressed") == "false"
+    assert "profile=reference" in page.evaluate("location.hash")
+    assert cell.nth(t).inner_text().split("\n")[0] == f"{want['reference'] * 100:.1f}"
+    assert cell.nth(o).inner_text() == overall
+    run = reps[0]
+    rt = _col(page, "#runs-table", "Agentic") + 1                      # the score column, not the task name
+    run_cell = page.locator(f'#runs-table tbody tr[data-run="{run.run.run_id}"] td').nth(rt)
+    assert run_cell.inner_text() == f"{run.task.profile_scores['reference'].score * 100:.1f}"
+    page.reload()                                                     # the state lives in the URL
+    assert ref.get_attribute("aria-pressed") == "true" and run_cell.inner_text() == f"{run.task.profile_scores['reference'].score * 100:.1f}"
+    ours.click()
+    assert run_cell.inner_text() == f"{run.task.score * 100:.1f}" and "profile" not in page.evaluate("location.hash")
+    assert page.errors == []
+
+
 def test_tier_picker(site, page):
     out, _ = site
     page.goto((out / "tasks" / "seg-a.html").as_uri())
@@ -141,7 +170,8 @@ def test_evidence_link_opens_the_right_turn(site, page):
     box = call.bounding_box()
     assert 0 <= box["y"] < 900                                       # scrolled into view
     page.click('#timeline-bar a[href="#call-5"]')
-    assert page.locator("details.call.target").get_attribute("id") == "call-5"
+    # hashchange fires after the click returns: wait for it rather than race it
+    page.wait_for_function("document.querySelector('details.call.target').id === 'call-5'", timeout=3000)
 
 
 def test_call_search(site, page):

@@ -167,6 +167,9 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    from .profiles import check_profile, profile_switch
+    check_profile(profile)
+    switch = profile_switch(reports)   # every profile's task scores, for the page's toggle
     if profile != "ours":   # the task column from another scoring profile (docs/scoring-profiles.md)
         from .profiles import with_profile
         reports = with_profile(reports, profile)
@@ -210,5 +213,6 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
-        summary=summary, judge_calibration=footer_rows(board.judges, calibrations), board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
+        summary=summary, judge_calibration=footer_rows(board.judges, calibrations), board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories),
+                              "profile": profile, **switch}, **extra), encoding="utf-8")
     return index
