@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from llm.fake_openai import FakeOpenAI, call, completion
+from tests.llm.fake_openai import FakeOpenAI, call, completion
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
 

@@ -13,7 +13,7 @@ CLI = [sys.executable, "-m", "automedbench.cli"]
 
 def amb(*args, env=None):
     return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=300)
+                          env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=300)
 
 
 def test_segmentation_and_classification_folders_become_staged_datasets(my_tasks_dir, seg_folder, cls_folder, tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from automedbench.llm.check import EndpointConfigError, check_endpoint, preflight
 from automedbench.llm.client import ChatClient, ProviderError
 
-from .conftest import agent_config
+from .scripted_llm import agent_config
 from .fake_openai import call, completion
 
 

@@ -78,7 +78,10 @@ def test_rescoring_in_the_container_writes_only_the_report(docker_run):
     again = api.score(run_dir)
     after = _tree(run_dir)
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
-    assert changed == ["detail_report.json"], changed   # judge.json reused, workspace untouched
+    # judge.json reused, workspace untouched; the thumbnails are drawn again (same cases, same names)
+    assert [k for k in changed if not k.startswith("pictures/")] == ["detail_report.json"], changed
+    assert sorted(k for k in after if k.startswith("pictures/")) == sorted(k for k in before if k.startswith("pictures/"))
+    assert any(k.startswith("pictures/") and k.endswith(".png") for k in after), "scoring in the container drew no picture"
     assert again.versions["scoring_container"] != first.versions["scoring_container"]   # a fresh container
     assert _scores(again) == _scores(first)
 

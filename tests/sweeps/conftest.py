@@ -15,6 +15,7 @@ import pytest
 from tests.helpers import tiny_lesion_dataset
 from tests.llm.fake_openai import FakeOpenAI, call, completion, error
 
+from automedbench.runs.sweep import RunOptions, SweepSpec
 from automedbench.tracks.segmentation import SegmentationTrack
 
 
@@ -81,3 +82,11 @@ def reports_under(root: Path) -> list[Path]:
 
 def end_reason(run_dir: Path) -> str | None:
     return json.loads((Path(run_dir) / "detail_report.json").read_text())["run"]["end_reason"]
+
+
+def tiny_spec(cfg, env, **kw) -> SweepSpec:
+    """A sweep over the tiny-seg task of `sweep_env`, local backend, network off; `kw` adds
+    agents, repeats, tiers, ..."""
+    return SweepSpec(tasks=["tiny-seg"], options=RunOptions(sandbox="local", network=False, agent_configs=[str(cfg)],
+                                                            data_root=env["AUTOMEDBENCH_DATA"],
+                                                            tasks_dirs=[env["AUTOMEDBENCH_TASKS"]]), **kw)

@@ -4,8 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sweeps.conftest import reports_under
-from sweeps.test_sweep_config import _spec
+from .conftest import reports_under, tiny_spec as _spec
 
 from automedbench.runs.sweep import SweepConfigError, run_sweep
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from sweeps.test_sweep_config import _spec
+from .conftest import tiny_spec as _spec
 
 from automedbench.runs.preflight import ImpossibleCellError
 from automedbench.runs.sweep import run_sweep

@@ -8,10 +8,10 @@ import sys
 import pytest
 
 from automedbench.runs.sweep import (
-    CellFilter, RunOptions, SweepConfigError, SweepSpec, expand_cells, load_sweep_file, run_sweep,
+    CellFilter, SweepConfigError, SweepSpec, expand_cells, load_sweep_file, run_sweep,
 )
 
-from .conftest import end_reason, reports_under
+from .conftest import end_reason, reports_under, tiny_spec as _spec
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
 
@@ -58,12 +58,6 @@ def test_relative_paths_in_the_file_are_relative_to_it(tmp_path):
     spec = load_sweep_file(f)
     assert spec.agents == ["a"] and spec.out == str(tmp_path / "sub" / "runs")
     assert spec.options.agent_configs == [str(tmp_path / "sub" / "agents.yaml")]
-
-
-def _spec(cfg, env, **kw) -> SweepSpec:
-    return SweepSpec(tasks=["tiny-seg"], options=RunOptions(sandbox="local", network=False, agent_configs=[str(cfg)],
-                                                            data_root=env["AUTOMEDBENCH_DATA"],
-                                                            tasks_dirs=[env["AUTOMEDBENCH_TASKS"]]), **kw)
 
 
 def test_changed_config_is_refused_unless_forced_and_finished_runs_are_skipped(sweep_env):

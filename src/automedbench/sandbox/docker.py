@@ -82,6 +82,7 @@ def _env_args(env: dict[str, str]) -> list[str]:
 
 SCORES_INSIDE = "/scores"
 SCORING_OUTPUTS = ("detail_report.json", "judge.json")
+SCORING_PICTURES = "pictures"   # the one folder the scoring container may write (docs/site.md)
 SCORING_TIMEOUT_S = 3600
 
 
@@ -157,7 +158,9 @@ def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks
     if subprocess.run([exe, "image", "inspect", image], capture_output=True, timeout=60, env=env).returncode != 0:
         raise ScoringContainerUnavailable(f"the run's image {image} is not in the Docker engine")
     run_dir, dataset_root = Path(run_dir).resolve(), Path(dataset_root).resolve()
-    data = [dataset_root / "private", dataset_root / "manifest.json", dataset_root / "bands.json"]
+    # public: the per-case pictures draw the input beside the prediction (docs/site.md)
+    data = [dataset_root / "private", dataset_root / "public", dataset_root / "manifest.json",
+            dataset_root / "bands.json"]
     ro = [run_dir, *[p for p in data if p.exists()], *[Path(t) for t in tasks_dirs if Path(t).exists()],
           *harness_paths()]
     name = f"amb-score-{uuid.uuid4().hex[:12]}"
@@ -174,14 +177,20 @@ def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks
         if res.returncode != 0:
             tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or [""]
             raise ScoringContainerUnavailable(f"the scoring container exited {res.returncode}: {tail[0][-300:]}")
-        written = {p.name: p.read_text() for p in out.iterdir()}
-        unexpected = sorted(set(written) - set(SCORING_OUTPUTS))
+        written = {p.name: p.read_text() for p in out.iterdir() if p.is_file()}
+        folders = sorted(p.name for p in out.iterdir() if not p.is_file())
+        unexpected = sorted(set(written) - set(SCORING_OUTPUTS)) + [f for f in folders if f != SCORING_PICTURES]
         if unexpected or SCORING_OUTPUTS[0] not in written:
             raise ScoringContainerUnavailable(f"the scoring container wrote {sorted(written)}, expected "
                                               f"{SCORING_OUTPUTS[0]} (+ {SCORING_OUTPUTS[1]}) only")
         versions = json.loads(written[SCORING_OUTPUTS[0]]).get("versions", {})
         if versions.get("scoring_container") != name:
             raise ScoringContainerUnavailable(f"the report does not come from container {name}: {versions}")
+        if (out / SCORING_PICTURES).is_dir():
+            # the thumbnails scoring drew (PNG files + index.json), placed beside the report
+            target = run_dir / SCORING_PICTURES
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(out / SCORING_PICTURES, target, symlinks=False)
         return written
     finally:
         shutil.rmtree(out, ignore_errors=True)
