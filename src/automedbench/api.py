@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import signal
@@ -29,6 +30,7 @@ from .errors import InfrastructureError, RunInterrupted, UserError, one_line
 from .llm.answer_judge import get_answer_judge
 from .prompts.render import kickoff_message, render_prompt
 from .report import collect_reports, write_leaderboard
+from .report.calibration import default_calibration_files
 from .report.collect import ReportList
 from .runs.effective_config import agent_configuration, config_hash, effective_limits
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
@@ -50,7 +52,7 @@ from .sandbox.docker import score_in_container
 from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
 from .scoring.judge import Judge, get_judge
-from .scoring.judge.calibration import evaluate
+from .scoring.judge.calibration import evaluate, saved_path
 from .scoring.rubric import load_rubric
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
 from .tasks import Task, check_tier, discover, get_task
@@ -367,13 +369,25 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     return reports
 
 
-def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None):
+def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None, *, record: bool = True):
     """Measure a judge on the packaged calibration set (docs/judge.md): per rubric item n,
     accuracy, Cohen's kappa (weighted for the S3 ladder), confusion, disagreements, and
-    whether the floors are met. Returns scoring.judge.calibration.EvalReport."""
+    whether the floors are met. Returns scoring.judge.calibration.EvalReport.
+
+    `record`: keep it as the judge's last measurement under <home>/calibration/, which the
+    leaderboard footer shows (docs/site.md); a folder that cannot be written is logged, not fatal."""
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
-    return evaluate(j)
+    rep = evaluate(j)
+    if record:
+        target = saved_path(rep.judge)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(rep.as_dict(), indent=1, default=str) + "\n")
+            rep.saved_to = target
+        except OSError as exc:
+            log.warning("could not keep the calibration in %s: %s", target, exc)
+    return rep
 
 
 # ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
@@ -463,14 +477,17 @@ class SweepOutcome:
 
 def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None = None,
                      workers: int | None = None, executor: str | None = None, address: str | None = None,
-                     force: bool = False, resume: bool = True, on_event: Callable | None = None) -> SweepOutcome:
+                     force: bool = False, resume: bool = True, on_event: Callable | None = None,
+                     judge_calibration: list[Path] | None = None) -> SweepOutcome:
     """Validate (user errors before any run), run the sweep crash-safely, then build the site
     over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=on_event)
     t_site = time.monotonic()
     everything = collect_reports([Path(out_dir)])   # read once: the site's input, and this sweep's rows
-    site = write_leaderboard(everything, Path(site_dir) if site_dir else Path(out_dir) / "leaderboard")
+    site = write_leaderboard(everything, Path(site_dir) if site_dir else Path(out_dir) / "leaderboard",
+                             judge_calibration=default_calibration_files() if judge_calibration is None
+                             else judge_calibration)
     site_s = time.monotonic() - t_site
     by_dir = {d.resolve(): rep for rep in everything if (d := everything.run_dirs.get(rep.run.run_id))}
     mine = [rep for r in results if r.status != "failed" and (rep := by_dir.get(Path(r.run_dir).resolve()))]
@@ -499,6 +516,10 @@ def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2
         if on_dataset:
             on_dataset(t, datasets[t])
     steps = [("build the datasets", time.monotonic() - t0)]
+    # the heuristic judge's calibration, measured now so the demo board's footer shows it (docs/site.md)
+    t_cal = time.monotonic()
+    judge_eval(["heuristic"])
+    steps.append(("measure the heuristic judge (judge-eval)", time.monotonic() - t_cal))
     spec = SweepSpec(agents=list(DEMO_AGENTS), tasks=list(datasets), tiers=list(tiers or ["lite"]), repeats=repeats,
                      options=RunOptions(sandbox=sandbox, network=False,
                                         data_root=str(Path(data_root).resolve()) if data_root else None))

@@ -34,6 +34,7 @@ from .prompts.render import render_prompt
 from .report import aggregate, collect_reports, runs_table, write_leaderboard
 from .report.analyze import analyze as run_analysis
 from .report.analyze import print_tables
+from .report.calibration import default_calibration_files
 from .report.leaderboard import write_analysis_site
 from .report.profiles import check_profile, profile_table
 from .report.table import agents_table
@@ -385,11 +386,13 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
                save: Optional[Path] = typer.Option(None, "--save", metavar="FILE",
-                                                   help="Also write the JSON result to FILE (read by the leaderboard)."),
+                                                   help="Also write the JSON result to FILE (`report "
+                                                        "--judge-calibration FILE` shows it in the footer)."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
-    when a floor is not met or an adversarial trajectory is credited above its label."""
-
+    when a floor is not met or an adversarial trajectory is credited above its label. Each run
+    also keeps the judge's last measurement under <home>/calibration/, where `report` finds it
+    for the leaderboard footer (docs/site.md)."""
     try:
         rep = api.judge_eval(judge, agent_config)
     except _user_errors() as exc:
@@ -399,6 +402,9 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
         save.parent.mkdir(parents=True, exist_ok=True)
         save.write_text(text + "\n")
     print(text if as_json else render_table(rep))
+    kept = [str(p) for p in (rep.saved_to, save) if p is not None]
+    if kept:
+        err.print(f"calibration saved to {', '.join(kept)}")
     if rep.floor_failures:
         raise typer.Exit(1)
 
@@ -408,14 +414,23 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run 
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
                                         help="Where the site (index.html, task boards, run pages) is written."),
            profile: str = typer.Option("ours", "--profile", metavar="ours|reference",
-                                       help="Scoring profile of the task column (docs/scoring-profiles.md).")) -> None:
+                                       help="Scoring profile the board opens with; the page can switch "
+                                            "(docs/scoring-profiles.md)."),
+           judge_calibration: Optional[list[Path]] = typer.Option(
+               None, "--judge-calibration", metavar="FILE",
+               help="A `judge-eval --save` result for the footer (repeatable); default: every file under "
+                    "<home>/calibration/ (docs/site.md).")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
     _check_profile(profile)
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    site = write_leaderboard(reports, out_dir, profile=profile)
+    for f in judge_calibration or []:
+        if not f.is_file():
+            _fail(f"--judge-calibration {f}: no such file")
+    site = write_leaderboard(reports, out_dir, profile=profile,
+                             judge_calibration=judge_calibration or default_calibration_files())
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
 

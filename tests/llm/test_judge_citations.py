@@ -79,3 +79,18 @@ def test_digest_shows_effects(fake_openai, evidence, tmp_path):
     prompt = fake_openai.chat_requests()[0]["body"]["messages"][1]["content"]
     assert f"effects (observed by the sandbox): wrote {PILOT_OUT}" in prompt
     assert "read 1 files" in prompt and '"evidence"' in prompt
+
+
+def test_checked_citations_are_stored_as_item_evidence(fake_openai, evidence, tmp_path):
+    # docs/judge.md#item-evidence: the record keeps the citations that passed the check, per item
+    good = verdict([2, 3], [PILOT_OUT])
+    good["s3"]["evidence"]["s3"]["why"] = "pilot written by #2, opened and printed by #3"
+    fake_openai.push(completion(json.dumps(verdict([9], [PILOT_OUT]))), completion(json.dumps(good)))
+    out = judge(fake_openai, tmp_path).judge(evidence)
+    s3 = out["s3"].evidence["s3"]
+    assert (s3.calls, s3.files, s3.why) == ([2, 3], [PILOT_OUT], "pilot written by #2, opened and printed by #3")
+    assert out["s2"].evidence["s2b"].calls == [1] and out["s2"].evidence["s2a"].calls == []
+    assert out["s1"].evidence["s1a"].files == ["plan/plan.md"]
+    # the cache keeps them: a re-judge makes no request and returns the same evidence
+    again = judge(fake_openai, tmp_path).judge(evidence)
+    assert again["s3"].evidence == out["s3"].evidence and len(fake_openai.chat_requests()) == 2

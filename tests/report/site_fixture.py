@@ -40,6 +40,7 @@ def write_trace(run_dir: Path, n_calls: int = 7, fail_call: int | None = None) -
 
 
 def make_site_runs(root: Path) -> list:
+    from automedbench.runs.models import ProfileScore
     reps = []
     n = 0
     for task, track in (("seg-a", "segmentation"), ("det-b", "detection")):
@@ -62,6 +63,9 @@ def make_site_runs(root: Path) -> list:
                     r.task.medal_bands = {"metric": "score", "good": 0.6, "okay": 0.3, "source": "track default"}
                     r.stages["s1"].items = {"s1a": 1.0, "s1b": 0.0 if agent == "gamma" else 1.0}
                     r.stages["s1"].rationale = "plan.md present"
+                    # the reference profile's task score (docs/scoring-profiles.md): half of ours here
+                    r.task.profile_scores = {"reference": ProfileScore(score=round(r.task.score / 2, 4),
+                                                                       definition="reference definition")}
                     d = write_run(root, r)
                     write_trace(d, fail_call=3 if errors else None)
                     if r.run.run_id == "seg-a_lite_beta_0":
@@ -82,7 +86,7 @@ def enrich_run(run_dir: Path, rep) -> None:
     """What a researcher debugs with, on one run: counts and good zeros among the per-case
     metrics, a capped case list, long structured evidence, per-item judge verdicts, pictures,
     the agent's replies (submit_results' included), file effects, a nudge and a rejected call."""
-    from automedbench.runs.models import CaseResult, ErrorCode
+    from automedbench.runs.models import CaseResult, ErrorCode, ItemEvidence
 
     rep.task.per_case = [
         CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0}),
@@ -94,6 +98,11 @@ def enrich_run(run_dir: Path, rep) -> None:
                                 evidence={"cases": [f"m{i:03d}" for i in range(20)], "n_missing": 76}))
     rep.errors.append(ErrorCode(code="NO_PILOT", category="verification/recovery", step="S3",
                                 evidence={"detail": LONG_EVIDENCE}))
+    # per-item judge evidence (docs/judge.md#item-evidence): a call on the page, one that is not, a file, a plan file
+    rep.stages["s3"].items = {"s3": 0.5}
+    rep.stages["s3"].evidence = {"s3": ItemEvidence(calls=[5, 99], files=["/workspace/outputs/c0/mask.nii.gz"],
+                                                    why="pilot never opened EVIDENCE-WHY-MARKER")}
+    rep.stages["s1"].evidence = {"s1a": ItemEvidence(files=["plan/plan.md"], why="the plan file exists")}
     (run_dir / "detail_report.json").write_text(rep.model_dump_json(indent=2), encoding="utf-8")
     # pictures beside the report, as scoring/pictures.py places them
     pics = run_dir / "pictures"

@@ -11,6 +11,7 @@ import pytest
 from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import aggregate, collect_reports, write_leaderboard
+from automedbench.report.profiles import with_profile
 from automedbench.report.site import run_slug
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -117,6 +118,34 @@ def test_filters_recompute_the_agent_rows(site, page):
     assert set(_column(page, "#groups-table", 0)) == {"seg-a"}
 
 
+def test_profile_toggle_switches_the_task_column_and_the_url(site, page):
+    # docs/site.md "Scoring profile": the Task column switches in the page; Overall stays ours
+    out, reps = site
+    page.goto((out / "index.html").as_uri())
+    ours, ref = page.locator('#profile-toggle [data-profile="ours"]'), page.locator('#profile-toggle [data-profile="reference"]')
+    assert ours.get_attribute("aria-pressed") == "true" and ref.get_attribute("aria-pressed") == "false"
+    t, o = _col(page, "#agents-table", "Task"), _col(page, "#agents-table", "Overall")
+    cell = page.locator('#agents-table tbody tr[data-agent="alpha"] td')
+    want = {p: next(a for a in aggregate(with_profile(reps, p)).agents if a.agent == "alpha").task_score.mean
+            for p in ("ours", "reference")}
+    overall = cell.nth(o).inner_text()
+    assert cell.nth(t).inner_text().split("\n")[0] == f"{want['ours'] * 100:.1f}"
+    ref.click()
+    assert ref.get_attribute("aria-pressed") == "true" and ours.get_attribute("aria-pressed") == "false"
+    assert "profile=reference" in page.evaluate("location.hash")
+    assert cell.nth(t).inner_text().split("\n")[0] == f"{want['reference'] * 100:.1f}"
+    assert cell.nth(o).inner_text() == overall
+    run = reps[0]
+    rt = _col(page, "#runs-table", "Agentic") + 1                      # the score column, not the task name
+    run_cell = page.locator(f'#runs-table tbody tr[data-run="{run.run.run_id}"] td').nth(rt)
+    assert run_cell.inner_text() == f"{run.task.profile_scores['reference'].score * 100:.1f}"
+    page.reload()                                                     # the state lives in the URL
+    assert ref.get_attribute("aria-pressed") == "true" and run_cell.inner_text() == f"{run.task.profile_scores['reference'].score * 100:.1f}"
+    ours.click()
+    assert run_cell.inner_text() == f"{run.task.score * 100:.1f}" and "profile" not in page.evaluate("location.hash")
+    assert page.errors == []
+
+
 def test_tier_picker(site, page):
     out, _ = site
     page.goto((out / "tasks" / "seg-a.html").as_uri())
@@ -141,7 +170,8 @@ def test_evidence_link_opens_the_right_turn(site, page):
     box = call.bounding_box()
     assert 0 <= box["y"] < 900                                       # scrolled into view
     page.click('#timeline-bar a[href="#call-5"]')
-    assert page.locator("details.call.target").get_attribute("id") == "call-5"
+    # hashchange fires after the click returns: wait for it rather than race it
+    page.wait_for_function("document.querySelector('details.call.target').id === 'call-5'", timeout=3000)
 
 
 def test_call_search(site, page):
@@ -223,6 +253,24 @@ def test_transcript_shows_everything_in_order(site, page):
     for _, href in hrefs:
         from pathlib import Path
         assert Path(unquote(urlsplit(href).path)).exists(), href
+
+
+def test_judge_item_links_to_its_cited_call_and_file(site, page):
+    # docs/site.md "Run page": each item shows its own reason and links to the calls/files it cites
+    out, _ = site
+    _run_page(page, out)
+    row = page.locator('#judge-table tr.item-row[data-item="s3"]')
+    assert "EVIDENCE-WHY-MARKER" in row.inner_text()
+    assert row.locator('a[href="#call-99"]').count() == 0 and "#99" in row.inner_text()   # not in the trace
+    row.locator('a[href="#call-5"]').click()
+    call = page.locator("details.call.target")
+    assert call.get_attribute("id") == "call-5" and call.evaluate("d => d.open")
+    assert 0 <= call.bounding_box()["y"] < 900                                           # scrolled to
+    row.locator("a.file-link").click()                                                   # the call that wrote it
+    page.wait_for_function("document.querySelector('details.call.target').id === 'call-2'", timeout=3000)
+    s1a = page.locator('#judge-table tr.item-row[data-item="s1a"] a.file-link')
+    assert s1a.get_attribute("href") == "#plan-md"
+    assert page.errors == []
 
 
 def test_case_filter_and_its_url(site, page):

@@ -21,8 +21,9 @@ from ..scoring.rubric import load_rubric
 from . import site
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
 from .analyze import write_analysis_page
+from .calibration import footer_rows, load_calibrations
 from .site import tojson_safe
-from .profiles import with_profile
+from .profiles import check_profile, profile_switch, with_profile
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
 STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
@@ -156,11 +157,12 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
                       generated_at: str | None = None, analysis_plots: bool = True,
-                      profile: str = "ours") -> Path:
+                      profile: str = "ours", judge_calibration: Iterable[Path] | None = None) -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
-    and `reports` came from `collect_reports`, its warnings are used.
+    and `reports` came from `collect_reports`, its warnings are used. `judge_calibration`:
+    `judge-eval --save` files for the footer (report/calibration.py); none = "not measured".
     """
     reports = reports if isinstance(reports, list) else list(reports)   # a ReportList keeps its warnings
     if warnings is None:
@@ -168,10 +170,14 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    check_profile(profile)
+    switch = profile_switch(reports)   # every profile's task scores, for the page's toggle
     if profile != "ours":   # the task column from another scoring profile (docs/scoring-profiles.md)
         reports = with_profile(reports, profile)
         title = f"{title} — task score: {profile} profile"
     board = aggregate(reports).model_copy(update={"generated_at": stamp, "task_profile": profile})
+    calibrations, cal_warnings = load_calibrations(list(judge_calibration or []))
+    warnings = list(warnings) + cal_warnings
 
     (out / "leaderboard.json").write_text(
         json.dumps(board.model_dump(mode="json"), indent=2, allow_nan=False) + "\n",
@@ -205,7 +211,8 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         agent_rows=agent_rows, unisolated_agents=[a.agent for a in board.agents if a.unisolated_runs],
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
-        summary=summary, board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories)}, **extra), encoding="utf-8")
+        summary=summary, judge_calibration=footer_rows(board.judges, calibrations), board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories),
+                              "profile": profile, **switch}, **extra), encoding="utf-8")
     return index
 
 

@@ -3,13 +3,15 @@
 the task score the runs table already shows."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich import box
 from rich.table import Table
 
 from ..runs.models import DetailReport
 from ..tracks.profile import PROFILES
+from .aggregate import aggregate
+from .site import filter_views
 
 
 def check_profile(profile: str) -> str:
@@ -52,3 +54,25 @@ def with_profile(reports: Iterable[DetailReport], profile: str) -> list[DetailRe
         value, _ = profile_value(r, profile)
         out.append(r.model_copy(update={"task": r.task.model_copy(update={"score": value})}))
     return out
+
+
+def _stat(s) -> dict:
+    return {"mean": None if s.mean is None else round(float(s.mean), 4), "n": s.n}
+
+
+def profile_switch(reports: Sequence[DetailReport]) -> dict:
+    """What the board's profile toggle needs (docs/site.md "Scoring profile"): per profile, the
+    task score of every agent row of every filter view, of every task x tier group and of every
+    run. Only the task column switches; overall, medal and rating stay ours."""
+    reports = list(reports)
+    views: dict[str, dict] = {}
+    groups: dict[str, dict] = {}
+    runs: dict[str, dict] = {}
+    for p in PROFILES:
+        reps = with_profile(reports, p)
+        board = aggregate(reps)
+        views[p] = {key: {a["agent"]: a["task_score"] for a in rows}
+                    for key, rows in filter_views(reps, board).items()}
+        groups[p] = {f"{g.agent}|{g.task}|{g.tier}": _stat(g.task_score) for g in board.groups}
+        runs[p] = {r.run.run_id: profile_value(r, p)[0] for r in reports}
+    return {"profiles": list(PROFILES), "task_by_profile": {"views": views, "groups": groups, "runs": runs}}

@@ -365,9 +365,29 @@ def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None) ->
     return rows, names
 
 
-def judge_rows(r: DetailReport, rubric_items: dict[str, str]) -> list[dict]:
+def _file_targets(calls: list[dict], plan_md: bool, plan_png: bool) -> dict[str, str]:
+    """Where a cited file can be seen on the run page: the plan section for plan files, else
+    the first call whose observed effects wrote or read it (docs/site.md "Run page")."""
+    where: dict[str, str] = {}
+    for c in calls:
+        eff = c.get("effects") or {}
+        for path in [w["path"] for w in eff.get("written", [])] + list(eff.get("read", [])):
+            where.setdefault(path, f"call-{c['index']}")
+    for name, shown, anchor in (("plan/plan.md", plan_md, "plan-md"), ("plan/plan.png", plan_png, "plan-png")):
+        for key in (name, "/workspace/" + name):
+            if key not in where:
+                where[key] = anchor if shown else "plan"
+    return where
+
+
+def judge_rows(r: DetailReport, rubric_items: dict[str, str], calls: Sequence[dict] = (),
+               plan_md: bool = False, plan_png: bool = False) -> list[dict]:
     """One row per stage (its score and its own rationale), then one per item with the item's
-    own rationale only (never the stage's repeated, never another item's)."""
+    own reason only (never the stage's repeated, never another item's) and links to the calls
+    and files its evidence cites (StageResult.evidence, docs/judge.md#item-evidence). A cited
+    call or file the page cannot show is listed without a link."""
+    known = {c["index"] for c in calls}
+    files_at = _file_targets(list(calls), plan_md, plan_png)
     rows: list[dict] = []
     for s in STAGES:
         st = r.stages.get(s)
@@ -377,8 +397,13 @@ def judge_rows(r: DetailReport, rubric_items: dict[str, str]) -> list[dict]:
             continue
         per_item = getattr(st, "item_rationales", None) or {}
         for item, v in (st.items or {}).items():
-            rows.append({"stage": s, "kind": "item", "item": item, "what": rubric_items.get(item, ""), "verdict": v,
-                         "rationale": per_item.get(item, "")})
+            ev = st.evidence.get(item)
+            rows.append({
+                "stage": s, "kind": "item", "item": item, "what": rubric_items.get(item, ""), "verdict": v,
+                "rationale": (ev.why if ev else "") or per_item.get(item, ""),
+                "calls": [{"index": c, "target": f"call-{c}" if c in known else None} for c in (ev.calls if ev else [])],
+                "files": [{"path": f, "target": files_at.get(f)} for f in (ev.files if ev else [])],
+            })
     return rows
 
 
@@ -537,7 +562,8 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
         r=r, status=run_status(r), calls=calls, span=span, has_trace=bool(events),
         entries=transcript(events, calls, said), system_prompt=_content(conv.get("system_prompt"))[:100_000],
         errors=error_rows(r, calls, code_texts), cases=cases, metric_names=metric_names,
-        n_pictured=sum(1 for c in cases if c["pictures"]), judge=judge_rows(r, rubric_items),
+        n_pictured=sum(1 for c in cases if c["pictures"]),
+        judge=judge_rows(r, rubric_items, calls, plan_md is not None, plan_png is not None),
         raw=raw_links(run_dir, out, slug, inspect_file),
         plan_md=plan_md, plan_png=plan_png, task_slug=task_slug(r.run.task))
     page = out / "runs" / f"{slug}.html"

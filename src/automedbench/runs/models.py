@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 # cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
 # and run.setup_time_s; task.score and rating may be null (infra-ended runs).
 # 1.2 (additive): task.profile_scores (docs/scoring-profiles.md).
-SCHEMA_VERSION = "1.2"
+# 1.3 (additive): stages.<s>.evidence, the calls and files each item verdict rests on (docs/judge.md).
+SCHEMA_VERSION = "1.3"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -71,10 +72,21 @@ class RunInfo(_Strict):
                                                      "are different leaderboard rows")
 
 
+class ItemEvidence(_Strict):
+    """What one item verdict rests on (docs/judge.md#item-evidence): the trace's call indices
+    and the file paths a reader can check, and the item's own reason. Empty calls and files
+    with a reason say what was absent."""
+    calls: list[int] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    why: str = ""
+
+
 class StageResult(_Strict):
     score: float | None = None
     items: dict[str, float] = Field(default_factory=dict)
     rationale: str = ""
+    # item id -> its evidence; empty for stages decided without a judge (S4, S5) and reports before 1.3
+    evidence: dict[str, ItemEvidence] = Field(default_factory=dict)
 
 
 CaseStatusName = Literal["ok", "missing", "invalid", "reference_error"]

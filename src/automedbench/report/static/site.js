@@ -166,8 +166,30 @@
     var table = $("#agents-table"), tbody = $("#agents-table tbody");
     var etable = $("#errors-table");
     var sortable = ["agents-table", "groups-table", "errors-table", "runs-table"];
+    // the scoring profile of the Task column (docs/site.md "Scoring profile"): only it switches
+    var byProfile = data.task_by_profile || null;
+    var profile = data.profile || "ours";
+    var profileButtons = $$("#profile-toggle [data-profile]");
+    function taskCell(td, v, n, nTotal) {
+      td.setAttribute("data-v", v == null ? "" : v);
+      td.innerHTML = score(v) + (n && nTotal && n < nTotal ? "<small>n=" + n + "/" + nTotal + "</small>" : "");
+    }
+    function showProfile() {
+      profileButtons.forEach(function (b) { b.setAttribute("aria-pressed", b.dataset.profile === profile ? "true" : "false"); });
+      if (!byProfile) return;
+      $$("#groups-table tbody tr[data-group]").forEach(function (r) {
+        var s = (byProfile.groups[profile] || {})[r.dataset.group];
+        var td = $("td.task-score", r);
+        if (s && td) taskCell(td, s.mean, s.n, Number(r.dataset.n));
+      });
+      $$("#runs-table tbody tr[data-run]").forEach(function (r) {
+        var td = $("td.task-score", r), runs = byProfile.runs[profile] || {};
+        if (td && r.dataset.run in runs) taskCell(td, runs[r.dataset.run]);
+      });
+    }
     function saveHash() {
       var p = {track: track.value, task: task.value, tier: tier.value};
+      if (profile !== (data.profile || "ours")) p.profile = profile;
       sortable.forEach(function (id) {
         var t = document.getElementById(id);
         if (t && t.dataset.sortCol != null) p["sort-" + id.replace("-table", "")] = t.dataset.sortCol + "." + (t.dataset.sortDir > 0 ? "a" : "d");
@@ -182,6 +204,10 @@
       if (tk && tr && data.task_track[tk] !== tr) { task.value = ""; tk = ""; }
       var key = (tk ? data.task_track[tk] : tr || "*") + "|" + (tk || "*") + "|" + (ti || "*");
       var rows = data.views[key] || [];
+      var tasks = byProfile && (byProfile.views[profile] || {})[key];
+      if (tasks) rows = rows.map(function (a) {
+        return Object.assign({}, a, {task_score: a.agent in tasks ? tasks[a.agent] : {mean: null, n: 0}});
+      });
       tbody.innerHTML = rows.map(function (a, i) { return agentRow(a, i + 1); }).join("");
       if (etable) etable.tBodies[0].innerHTML = rows.map(function (a) { return errorRow(a, data.error_categories || []); }).join("");
       $("#agents-empty").classList.toggle("hidden", rows.length > 0);
@@ -198,6 +224,8 @@
       var h = hashParams();
       function pick(sel, v) { if (v != null && $$("option", sel).some(function (o) { return o.value === v; })) sel.value = v; else sel.value = ""; }
       pick(track, h.track); pick(task, h.task); pick(tier, h.tier);
+      profile = (data.profiles || []).indexOf(h.profile) >= 0 ? h.profile : (data.profile || "ours");
+      showProfile();
       sortable.forEach(function (id) {
         var t = document.getElementById(id), v = h["sort-" + id.replace("-table", "")];
         if (!t) return;
@@ -209,6 +237,13 @@
       sortable.forEach(function (id) { var t = document.getElementById(id); if (t) resort(t); });
     }
     [track, task, tier].forEach(function (s) { s.addEventListener("change", function () { apply(); saveHash(); }); });
+    profileButtons.forEach(function (b) {
+      b.addEventListener("click", function () {
+        profile = b.dataset.profile;
+        showProfile(); apply(); saveHash();
+        sortable.forEach(function (id) { var t = document.getElementById(id); if (t) resort(t); });
+      });
+    });
     sortable.forEach(function (id) { var t = document.getElementById(id); if (t) t.addEventListener("amb-sorted", saveHash); });
     window.addEventListener("hashchange", fromHash);
     fromHash();

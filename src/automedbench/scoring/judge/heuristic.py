@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...runs.models import StageResult
+from ...runs.models import ItemEvidence, StageResult
 from ..rubric import load_rubric
 from .base import JudgeEvidence
 from .facts import Fact, WorkflowFacts, derive_facts
@@ -49,6 +49,13 @@ def _png_facts(path: Path) -> tuple[tuple[int, int] | None, int | None]:
 def _no_effects_note(facts: WorkflowFacts) -> str:
     return ("no effects were recorded for this run's calls (an old trace, or a sandbox that cannot observe "
             "them): no credit from code, tags or printed words")
+
+
+def _evidence(why: str, *facts: Fact) -> ItemEvidence:
+    """An item's evidence: the calls and files of the facts it rests on (docs/judge.md#item-evidence)."""
+    calls = sorted({c for f in facts for c in f.calls})
+    files = list(dict.fromkeys(p for f in facts for p in f.paths))
+    return ItemEvidence(calls=calls, files=files, why=why)
 
 
 def _why(label: str, fact: Fact) -> str:
@@ -102,14 +109,31 @@ class HeuristicJudge:
                f"candidates named {mentioned}, table rows {max(table_rows, 0)}; plan/plan.png {png}"
                + (f"; not decided by the heuristic: {', '.join(abstained)}" if abstained else "")
                + (f"; not applicable in {ev.tier}: {','.join(na)}" if na else ""))
-        return StageResult(score=rubric.score(items), items=items, rationale=why)
+        plan_files = ["plan/plan.md"] if has_plan else []
+        png_files = ["plan/plan.png"] if size is not None else []
+        plan_state = "plan/plan.md present" if has_plan else "no plan/plan.md (absent or empty)"
+        evidence = {
+            "s1a": ItemEvidence(files=plan_files, why=plan_state),
+            "s1b": ItemEvidence(files=plan_files, why=f"{plan_state}; {steps} step line(s), 3 needed"),
+            "s1c": ItemEvidence(files=plan_files, why=plan_state if not has_plan else
+                                "not decided: method fit needs judgement"),
+            "s1d": ItemEvidence(files=plan_files, why=f"{plan_state}; candidates named {mentioned}, "
+                                f"table rows {max(table_rows, 0)} (3 of either needed)"),
+            "s1e": ItemEvidence(files=png_files, why=f"plan/plan.png {png}"),
+            "s1f": ItemEvidence(files=png_files, why=f"plan/plan.png {png}" if "s1f" in items else
+                                "not decided: plot content needs judgement"),
+        }
+        return StageResult(score=rubric.score(items), items=items, rationale=why,
+                           evidence={i: e for i, e in evidence.items() if i in items})
 
     # ---- S2 Setup ----------------------------------------------------------------------
     def _s2(self, f: WorkflowFacts) -> StageResult:
         rubric = load_rubric().stages["s2"]
         if not f.effects_recorded:
             items = {i: 0.0 for i in rubric.items}
-            return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f))
+            absent = ItemEvidence(why=_no_effects_note(f))
+            return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f),
+                               evidence={i: absent for i in items})
         n_fail = len(f.setup_failures.calls)
         obtained = f.weights.holds or f.method_files.holds
         items = {
@@ -129,13 +153,27 @@ class HeuristicJudge:
         ])
         if f.calls_without_effects:
             why += f"; calls without effects (not counted): {f.calls_without_effects[:8]}"
-        return StageResult(score=rubric.score(items), items=items, rationale=why)
+        evidence = {
+            "s2a": _evidence(_why("weights/checkpoint obtained", f.weights) + "; "
+                             + _why("method file written and loaded", f.method_files), f.weights, f.method_files),
+            "s2b": _evidence(_why("input opened and its properties printed before the batch", f.input_check),
+                             f.input_check),
+            "s2c": _evidence(_why("a call before the batch read the inputs or the model and succeeded",
+                                  f.environment), f.environment),
+            "s2d": _evidence(f"{n_fail} failed setup call(s) of {len(f.setup_work.calls)} before the first output"
+                             + ("" if f.environment.holds else "; no environment was set up"),
+                             f.setup_failures if f.setup_failures.calls else f.environment),
+            "s2e": _evidence(_why("model/method file loaded and confirmed working before the batch",
+                                  f.runtime_confirmed), f.runtime_confirmed),
+        }
+        return StageResult(score=rubric.score(items), items=items, rationale=why, evidence=evidence)
 
     # ---- S3 Validate -----------------------------------------------------------------
     def _s3(self, f: WorkflowFacts) -> StageResult:
         rubric = load_rubric().stages["s3"]
         if not f.effects_recorded:
-            return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + _no_effects_note(f))
+            return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + _no_effects_note(f),
+                               evidence={"s3": ItemEvidence(why=_no_effects_note(f))})
         inspected = f.pilot_inspection.holds
         fixed_or_fine = not f.failed_inspection.holds or f.fix.holds
         if f.pilot.holds and f.batch.holds and inspected and fixed_or_fine:
@@ -157,4 +195,7 @@ class HeuristicJudge:
                  _why("failed inspection", f.failed_inspection), _why("fix", f.fix), _why("batch", f.batch),
                  _why("outputs opened later", f.later_inspection),
                  f"unit {f.unit}, {f.n_expected} expected, a pilot covers at most {f.pilot_max}"]
-        return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts))
+        held = [x for x in (f.pilot, f.pilot_inspection, f.failed_inspection, f.fix, f.batch, f.later_inspection)
+                if x.holds]
+        return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts),
+                           evidence={"s3": _evidence(why, *held)})

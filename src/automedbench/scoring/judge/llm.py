@@ -28,13 +28,14 @@ from ...llm.cache import JudgeCache, sha256_text
 from ...llm.client import ChatClient, ProviderError
 from ...llm.json_reply import extract_json
 from ...llm.registry import AgentConfig
-from ...runs.models import StageResult
+from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
 from .base import JudgeEvidence
 from .cache import cache_key, plan_hash
 from .digest import build_digest
 
-PROMPT_VERSION = "llm-3"   # 2: not-applicable items left out (were auto-passed); 3: cited evidence
+PROMPT_VERSION = "llm-4"   # 2: not-applicable items left out (were auto-passed); 3: cited evidence;
+                           # 4: a one-line reason per item, stored with its checked citation
 PLAN_MD_CHARS = 12000
 PLAN_PNG_MAX_BYTES = 8 * 1024 * 1024
 
@@ -42,7 +43,7 @@ SYSTEM = """You are a strict, fair reviewer of an autonomous AI coding agent tha
 
 Stage attribution in the digest comes from the agent's own tags (like [S3]) and is NOT evidence; neither is a printed claim. The evidence is what each call did: its exit code, its output, and its effects (files written and read, observed by the sandbox, shown as "effects" lines). A criterion passes (1) only if the evidence shows it; 0 otherwise.
 
-For every item you credit (a value above 0) cite the evidence it rests on under "evidence": the call numbers (#N in the digest) and the files (paths exactly as in the effects lines, or plan/plan.md, plan/plan.png). Citations are checked against the trace: a call that does not exist, or a file that is not in the cited calls' effects, is rejected. Reply with one JSON object only, no prose around it."""
+For every item you credit (a value above 0) cite the evidence it rests on under "evidence": the call numbers (#N in the digest), the files (paths exactly as in the effects lines, or plan/plan.md, plan/plan.png) and a one-line reason ("why"); for an item you fail, say in "why" what was absent. Citations are checked against the trace: a call that does not exist, or a file that is not in the cited calls' effects, is rejected. Reply with one JSON object only, no prose around it."""
 
 
 def _fmt_value(v: float) -> str:
@@ -67,6 +68,7 @@ class LLMJudge:
         self._schema_ok: bool | None = None      # None = not tried yet
         self.last_cache_hit = False
         self.last_errors: list[str] = []
+        self.last_citations: dict[str, Any] = {}     # stage -> the accepted (checked) "evidence" object
 
     # ---- public -------------------------------------------------------------------------
     def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
@@ -97,7 +99,8 @@ class LLMJudge:
                 continue
             items = {i: got[0][i] for i in ask[s]}
             rationale = got[1] + (f" (not applicable in tier {evidence.tier}, left out: {', '.join(na)})" if na else "")
-            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale)
+            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale,
+                                 evidence=item_evidence(self.last_citations.get(s), items))
         if self.cache is not None and all(v is not None for v in out.values()):
             self.cache.put(key, {"stages": {s: v.model_dump() for s, v in out.items()},
                                  "judge": {"name": self.name, "model": self.model, "version": PROMPT_VERSION},
@@ -141,7 +144,8 @@ class LLMJudge:
                 continue
             vals = "|".join(_fmt_value(v) for v in self.rubric.stages[s].allowed_values())
             items = ", ".join(f'"{i}": {vals}' for i in ids)
-            cites = ", ".join(f'"{i}": {{"calls": [<call numbers>], "files": [<paths>]}}' for i in ids)
+            cites = ", ".join(f'"{i}": {{"calls": [<call numbers>], "files": [<paths>], "why": "<one line>"}}'
+                              for i in ids)
             lines.append(f' "{s}": {{"items": {{{items}}}, "evidence": {{{cites}}}, '
                          '"rationale": "<one to three sentences citing the evidence>"}')
         return "{\n" + ",\n".join(lines) + "\n}\n(where 0|1 means: exactly one of these numbers)"
@@ -184,9 +188,10 @@ class LLMJudge:
             if not ids:
                 continue
             allowed = [int(v) if float(v).is_integer() else v for v in self.rubric.stages[s].allowed_values()]
-            cite = {"type": "object", "additionalProperties": False, "required": ["calls", "files"],
+            cite = {"type": "object", "additionalProperties": False, "required": ["calls", "files", "why"],
                     "properties": {"calls": {"type": "array", "items": {"type": "integer"}},
-                                   "files": {"type": "array", "items": {"type": "string"}}}}
+                                   "files": {"type": "array", "items": {"type": "string"}},
+                                   "why": {"type": "string"}}}
             props[s] = {"type": "object", "additionalProperties": False, "required": ["items", "evidence", "rationale"],
                         "properties": {
                             "items": {"type": "object", "additionalProperties": False, "required": list(ids),
@@ -206,6 +211,7 @@ class LLMJudge:
         cite_asks: dict[str, int] = {}      # stages re-asked for bad citations (once each)
         given_up: set[str] = set()          # stages whose citations stayed bad: null, never a pass
         self.last_errors = []
+        self.last_citations = {}
         messages = list(messages)
         try:
             attempt = 0
@@ -231,9 +237,11 @@ class LLMJudge:
                     content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
                 obj, problems = parse_verdict(content, missing, self.rubric)
                 for s, v in obj.items():
-                    bad = checker.check(s, v[0], _evidence_of(content, s)) if checker is not None else []
+                    cited = _evidence_of(content, s)
+                    bad = checker.check(s, v[0], cited) if checker is not None else []
                     if not bad:
                         valid[s] = v
+                        self.last_citations[s] = cited
                         continue
                     if cite_asks.get(s, 0) >= 1:    # re-asked once already: the stage is not judged
                         given_up.add(s)
@@ -250,6 +258,21 @@ class LLMJudge:
         finally:
             client.close()
         return valid
+
+
+def item_evidence(cited: Any, items: dict[str, float]) -> dict[str, ItemEvidence]:
+    """The checked citations of one stage as the record's per-item evidence (docs/judge.md#item-evidence).
+    Called only with citations CitationChecker accepted; an item without one gets an empty entry."""
+    cited = cited if isinstance(cited, dict) else {}
+    out = {}
+    for item in items:
+        c = cited.get(item)
+        c = c if isinstance(c, dict) else {}
+        calls = [x for x in c.get("calls") or [] if isinstance(x, int) and not isinstance(x, bool)]
+        files = [x for x in c.get("files") or [] if isinstance(x, str)]
+        why = c.get("why")
+        out[item] = ItemEvidence(calls=calls, files=files, why=why.strip() if isinstance(why, str) else "")
+    return out
 
 
 def _evidence_of(content: str, stage: str) -> Any:

@@ -85,7 +85,16 @@ class JudgePanel:
             given_by_item = {i: [r.items[i] for _, r in answered if i in r.items] for i in applicable}
             items = {i: majority(g) for i, g in given_by_item.items() if g}
             rationale = "\n".join(f"[{n}] {r.rationale}" for n, r in answered)
-            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale) if items else None
+            # each item's evidence: that of the first judge whose verdict is the majority's
+            item_ev = {}
+            for i, v in items.items():
+                for n, r in answered:
+                    if r.items.get(i) == v and i in r.evidence:
+                        e = r.evidence[i]
+                        item_ev[i] = e.model_copy(update={"why": f"[{n}] {e.why}"})
+                        break
+            out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale,
+                                 evidence=item_ev) if items else None
             rows = [g for g in given_by_item.values() if len(g) == len(answered)]
             stage_ag[s] = stats(rows) if rows else {"n_subjects": 0, "n_raters": len(answered),
                                                     "percent_agreement": None, "cohen_kappa": None,

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from ....errors import UserError
+from ....home import home
 from ....runs.trace import read_trace
 from ...rubric import load_rubric
 from ..agreement import accuracy, confusion, weighted_kappa
@@ -74,9 +75,13 @@ class EvalReport:
     # per judged stage, over the pooled (label, verdict) pairs of its items: n, accuracy, kappa
     # (weighted for a ladder) — the calibration the leaderboard footer names
     stages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # where api.judge_eval kept it as the judge's last measurement (not part of the JSON)
+    saved_to: Path | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("saved_to", None)
+        return out
 
 
 def _labels(path: Path = LABELS) -> dict[str, Any]:
@@ -214,3 +219,21 @@ def render_table(rep: EvalReport) -> str:
     lines += ["", "floors: " + ("all met" if not rep.floor_failures else "NOT MET")]
     lines += [f"  {f}" for f in rep.floor_failures]
     return "\n".join(lines)
+
+
+def judge_label(judge: dict[str, Any]) -> str:
+    """A judge's name as the leaderboard writes it (backend[:model] vVERSION), so a saved
+    calibration can be matched to the runs it judged (docs/site.md "Leaderboard footer")."""
+    model, version = judge.get("model"), judge.get("version")
+    return str(judge.get("backend", "?")) + (f":{model}" if model else "") + (f" v{version}" if version else "")
+
+
+def calibration_dir() -> Path:
+    """Where `judge-eval --save` keeps each judge's last measurement and `report` looks for them."""
+    return home() / "calibration"
+
+
+def saved_path(judge: dict[str, Any]) -> Path:
+    """The default file of one judge's last `judge-eval --save`: one file per judge name."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in judge_label(judge).replace(" ", "_"))
+    return calibration_dir() / f"{safe}.json"
