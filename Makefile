@@ -89,11 +89,13 @@ PYTEST_WORKERS ?= auto
 test: setup lint testdeps
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
 
-# static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear)
-# and mypy, which also checks that every built-in track and judge satisfies its protocol
+# static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear),
+# mypy, which also checks that every built-in track and judge satisfies its protocol, and
+# import-linter, which keeps the layers of docs/architecture.md
 lint: setup
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
+	PYTHONPATH=src $(BIN)/lint-imports --no-cache
 
 bench: setup
 	$(BIN)/python bench/score_segmentation.py

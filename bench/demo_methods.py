@@ -30,7 +30,7 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 
 METHODS = Path(__file__).resolve().parents[1] / "src" / "automedbench" / "tracks" / "segmentation" / "methods"
 

@@ -22,7 +22,7 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=5, help="scorings per side")
     args = ap.parse_args()
     from automedbench import api
-    from automedbench.data.registry import stage
+    from automedbench.datasets import stage
     from automedbench.sandbox.docker_engine import ensure_engine
     from automedbench.sandbox.docker_image import build_image
     from automedbench.scoring.score_run import score_run
@@ -43,7 +43,7 @@ def main() -> None:
             boxed: list[float] = []
             for i in range(args.n):
                 t = time.perf_counter()
-                r = score_run(run)
+                r = api.score(run)
                 boxed.append(time.perf_counter() - t)
                 if "scoring_container" not in r.versions:
                     raise SystemExit(f"not scored in a container: {r.versions.get('scored_outside_container')}")

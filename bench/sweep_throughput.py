@@ -27,7 +27,8 @@ import nibabel as nib
 import numpy as np
 
 from automedbench.data import DatasetPaths, write_manifest
-from automedbench.runs.sweep import RunOptions, SweepSpec, run_sweep
+from automedbench.api import run_sweep
+from automedbench.runs.sweep import RunOptions, SweepSpec
 from automedbench.tracks.segmentation import SegmentationTrack
 
 

@@ -53,7 +53,10 @@ def _damage(outputs: Path, layout: Any, ids: list[str], variant: str) -> None:
 def dump(data_root: Path, work: Path, out: Path) -> None:
     """Score every demo task's submissions with the sources on the path; write JSON."""
     from automedbench.api import ensure_dataset
-    from automedbench.data.registry import all_datasets
+    try:
+        from automedbench.datasets import all_datasets
+    except ImportError:   # a revision from before the catalog moved out of data/registry.py
+        from automedbench.data.registry import all_datasets  # type: ignore[no-redef]
     from automedbench.scoring.task_score import score_workspace
     from automedbench.tasks import discover
 

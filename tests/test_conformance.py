@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from automedbench.api import ensure_dataset
-from automedbench.data.registry import all_datasets
+from automedbench.datasets import all_datasets
 from automedbench.runs.layout import RunFiles, RunMeta, write_json_atomic
 from automedbench.runs.models import RunInfo
 from automedbench.scoring.score_run import score_run

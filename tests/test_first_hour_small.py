@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from automedbench.data import DatasetError, registry
+from automedbench import datasets
+from automedbench.data import DatasetError
 from automedbench.data.from_folder import stage_summary
 from automedbench.llm.registry import load_agent_configs
 
@@ -32,7 +33,7 @@ def test_automedbench_home_moves_every_cache(tmp_path, monkeypatch):
     from automedbench.data import data_root
     from automedbench.sandbox.docker_image import docker_cache_root
     from automedbench.sandbox.runtime import cache_root
-    from automedbench.scoring.judge.cache import default_cache_dir
+    from automedbench.llm.cache import default_cache_dir
     monkeypatch.delenv("AUTOMEDBENCH_DATA", raising=False)
     monkeypatch.delenv("AUTOMEDBENCH_JUDGE_CACHE", raising=False)
     monkeypatch.setenv("AUTOMEDBENCH_HOME", str(tmp_path / "h"))
@@ -41,7 +42,7 @@ def test_automedbench_home_moves_every_cache(tmp_path, monkeypatch):
 
 
 def test_stage_mismatch_names_the_cli_flag(tmp_path, monkeypatch):
-    from automedbench.data.registry import DatasetInfo
+    from automedbench.data import DatasetInfo
     built = {"n": 0}
 
     def builder(paths, progress=None, size=1):
@@ -56,19 +57,19 @@ def test_stage_mismatch_names_the_cli_flag(tmp_path, monkeypatch):
     mod = types.ModuleType("toy_builder_mod")
     mod.build = builder
     monkeypatch.setitem(sys.modules, "toy_builder_mod", mod)
-    registry.DATASETS["toy-ds"] = DatasetInfo("toy-ds", "", "demo", "toy_builder_mod:build", options={"size": "n"})
+    datasets.DATASETS["toy-ds"] = DatasetInfo("toy-ds", "", "demo", "toy_builder_mod:build", options={"size": "n"})
     try:
-        registry.stage("toy-ds", tmp_path, size=1, quiet=True)
+        datasets.stage("toy-ds", tmp_path, size=1, quiet=True)
         with pytest.raises(DatasetError) as exc:
-            registry.stage("toy-ds", tmp_path, size=2, quiet=True)
+            datasets.stage("toy-ds", tmp_path, size=2, quiet=True)
         assert "pass --force to rebuild it" in str(exc.value)
     finally:
-        del registry.DATASETS["toy-ds"]
+        del datasets.DATASETS["toy-ds"]
 
 
 def test_a_failed_stage_leaves_no_folder(tmp_path):
     with pytest.raises(DatasetError):
-        registry.stage("kits19", tmp_path / "data", source=tmp_path / "nowhere", quiet=True)
+        datasets.stage("kits19", tmp_path / "data", source=tmp_path / "nowhere", quiet=True)
     assert not (tmp_path / "data").exists()   # not even the data root it would have created
 
 

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 AGENTS = ("reference", "careless", "pilot-no-inspect", "words-no-work")

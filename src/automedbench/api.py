@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import signal
 import threading
 import time
@@ -17,27 +18,44 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, get_args
+from types import SimpleNamespace
+from typing import Any, Callable, Iterable
 
-from .agents import AgentContext, RunStopped, ToolBox, get_agent
+from . import __version__
+from .agents import Agent, AgentContext, RunStopped, ToolBox, get_agent, scripted_agents
 from .agents import check_ready as check_agent_ready
-from .data import DatasetError, dataset_paths
+from .data import DatasetError, DatasetPaths, dataset_paths, sha256_file
+from .datasets import DATASETS, stage
 from .errors import InfrastructureError, RunInterrupted, UserError, one_line
+from .llm.answer_judge import get_answer_judge
 from .prompts.render import kickoff_message, render_prompt
+from .report import collect_reports, write_leaderboard
+from .report.calibration import default_calibration_files
+from .report.collect import ReportList
+from .runs.effective_config import agent_configuration, config_hash, effective_limits
 from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from .runs.models import (
     INFRA_END_REASONS,
     Conversation,
     DetailReport,
-    EndReason,
     RunInfo,
+    is_end_reason,
 )
-from .runs.sweep import Cell, RunOptions, SweepSpec, run_sweep
+from .runs.preflight import check_endpoints as check_agent_endpoints
+from .runs.preflight import check_scripted_methods
+from .runs.sweep import Cell, CellResult, RunOptions, SweepChecks, SweepSpec
+from .runs.sweep import run_sweep as run_cells
+from .runs.sweep import validate as validate_cells
 from .runs.trace import TraceWriter
-from .sandbox import SandboxError, SandboxSpec, check_backend, open_sandbox
+from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
+from .sandbox.docker import score_in_container
+from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
-from .scoring.score_run import score_run
-from .tasks import Task, check_tier, get_task
+from .scoring.judge import Judge, get_judge
+from .scoring.judge.calibration import evaluate, saved_path
+from .scoring.rubric import load_rubric
+from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
+from .tasks import Task, check_tier, discover, get_task
 
 log = logging.getLogger(__name__)
 
@@ -50,16 +68,13 @@ DEMO_AGENTS = ["reference", "careless", "empty", "pilot-no-inspect", "words-no-w
 
 def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:
     """Task ids marked `demo: true` (one per track): the demo's default cells."""
-    from .tasks import discover
     return sorted(t.id for t in discover(tasks_dirs).values() if t.demo)
 
 
 def default_backend() -> str:
     """bwrap when its binary is installed, else `local` — which warns loudly and marks every
     report `local (no isolation)`."""
-    import shutil
 
-    from .sandbox import DEFAULT_BACKEND
     if DEFAULT_BACKEND == "bwrap" and shutil.which("bwrap") is None:
         log.warning("bubblewrap (bwrap) is not installed: falling back to the 'local' backend, which "
                     "isolates NOTHING. Install it with: sudo apt-get install bubblewrap")
@@ -67,12 +82,11 @@ def default_backend() -> str:
     return DEFAULT_BACKEND
 
 
-def ensure_dataset(task: Task, data_root: Path | str | None = None):
+def ensure_dataset(task: Task, data_root: Path | str | None = None) -> DatasetPaths:
     """The task's dataset, building embedded demo datasets on first use."""
     paths = dataset_paths(task.dataset, data_root)
     if paths.is_staged():
         return paths
-    from .data.registry import DATASETS, stage
     info = DATASETS.get(task.dataset)
     if info is None:
         raise DatasetError(f"task {task.id!r} needs unknown dataset {task.dataset!r}")
@@ -96,10 +110,10 @@ def _check_llm_ready(obj: object, role: str) -> None:
 class Prepared:
     """Everything a run needs, checked before anything runs (user errors, docs/faults.md)."""
     task: Task
-    agent: object
-    judge: object
+    agent: Agent
+    judge: Judge
     backend: str
-    data: object
+    data: DatasetPaths
 
 
 class SelfJudgeError(UserError):
@@ -132,18 +146,16 @@ def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None
     """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
     agent's own model unless `allow_self_judge`), sandbox backend, data staged. Raises
     UserError before any agent turn or paid call."""
-    from .scoring.judge import get_judge
     task = get_task(task_id, tasks_dirs)
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
-    from .runs.preflight import check_scripted_method
-    check_scripted_method(agent_name, task, tier)   # a scripted agent with no method here would only crash
+    # a scripted agent with no method here would only crash (runs/preflight.py)
+    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})
     judge = get_judge(judges, agent_configs)
     _check_llm_ready(judge, "judge")
     check_self_judge(agent, judge, allow_self_judge)
     if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
-        from .scoring.answer_judge import get_answer_judge
         get_answer_judge(answer_judge, agent_configs)
     backend = sandbox or default_backend()
     check_backend(backend)
@@ -180,7 +192,7 @@ def _agent_end(info: RunInfo, reason: str | None) -> None:
     end reason the schema does not know is kept as detail of agent_finished."""
     if reason in PROVIDER_DETAILS:
         info.end_reason, info.end_detail = "infra_error", reason
-    elif reason in get_args(EndReason):
+    elif is_end_reason(reason):
         info.end_reason = reason
     else:
         info.end_reason, info.end_detail = "agent_finished", str(reason)
@@ -206,7 +218,6 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
 
-    from .runs.effective_config import agent_configuration, config_hash, effective_limits
     agent_conf = agent_configuration(agent)
     if agent_conf["kind"] == "scripted":
         agent_conf["name"] = agent_name
@@ -226,10 +237,6 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
                    track=task.track, tier=tier, started_at=now_iso(), sandbox=backend,
                    config_hash=config_hash(agent_conf))
-    from . import __version__
-    from .data import sha256_file
-    from .scoring.rubric import load_rubric
-    from .scoring.score_run import task_hash
     snapshot = task.snapshot()
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
                    tasks_dirs=[str(Path(p).resolve()) for p in (tasks_dirs or [])],
@@ -309,7 +316,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     if interrupted is not None:
         raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
 
-    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs)
+    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs, container_scorer=score_in_container)
 
 
 def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,
@@ -317,7 +324,8 @@ def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None 
     """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json.
     An interrupted run raises RunIncompleteError (a UserError) unless `force`. `answer_judge`
     overrides the LLM answer judge recorded in run.json (if the track uses one)."""
-    return score_run(Path(run_dir), force=force, answer_judge=answer_judge, agent_configs=agent_configs)
+    return score_run(Path(run_dir), force=force, answer_judge=answer_judge, agent_configs=agent_configs,
+                     container_scorer=score_in_container)
 
 
 class JudgeRunsFailed(InfrastructureError):
@@ -337,10 +345,7 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     agent model (unless `allow_self_judge`): UserError before any call. A judge that fails on
     a run (unreachable, unparseable) never replaces its saved verdicts; JudgeRunsFailed is
     raised at the end, carrying the runs that were re-judged."""
-    from types import SimpleNamespace
 
-    from .scoring.judge import get_judge
-    from .scoring.score_run import JudgeFailed, load_meta
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
     dirs = [Path(d) for d in run_dirs]
@@ -350,7 +355,7 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     reports, failures = [], []
     for d in dirs:
         try:
-            report = score_run(d, judge=j)
+            report = score_run(d, judge=j, container_scorer=score_in_container)
         except JudgeFailed as exc:
             failures.append((str(d), one_line(exc)))
             continue
@@ -371,8 +376,6 @@ def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None
 
     `record`: keep it as the judge's last measurement under <home>/calibration/, which the
     leaderboard footer shows (docs/site.md); a folder that cannot be written is logged, not fatal."""
-    from .scoring.judge import get_judge
-    from .scoring.judge.calibration import evaluate, saved_path
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
     rep = evaluate(j)
@@ -396,13 +399,39 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs)
     if not (tasks and tiers and agents):
         return
     keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge", "allow_self_judge")
-    kw = {k: kwargs.get(k) for k in keys}
+    kw: dict[str, Any] = {k: kwargs.get(k) for k in keys}
     for t in tasks:
         prepare_run(t, tiers[0], agents[0], **kw)
     for tier in tiers[1:]:
         check_tier(tier)
     for a in agents[1:]:
         prepare_run(tasks[0], tiers[0], a, **kw)
+
+
+def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) -> None:
+    """One tiny request per LLM agent among `agents` (scripted ones have no endpoint); a
+    configuration error (refused connection, 401/403/404, unknown model) is a UserError naming
+    the URL, status and a hint (docs/llm.md)."""
+    check_agent_endpoints(agents, agent_configs, frozenset(scripted_agents()))
+
+
+def sweep_checks() -> SweepChecks:
+    """What runs/sweep.py needs from above the runs layer: check_sweep, the scripted agents'
+    names and the agent runtime's packages (docs/architecture.md, "Layers")."""
+    return SweepChecks(check=check_sweep, scripted=frozenset(scripted_agents()),
+                       runtime_packages=runtime_package_names)
+
+
+def validate_sweep(spec: SweepSpec) -> None:
+    """Every user error of a sweep file before anything runs (runs/sweep.py with sweep_checks)."""
+    validate_cells(spec, sweep_checks())
+
+
+def run_sweep(spec: SweepSpec, root: Path | str, **options: Any) -> list[CellResult]:
+    """runs/sweep.py's `run_sweep` with this module's run_one and sweep_checks() handed in (the
+    runs layer does not import the API). `options`: workers, executor, address, force, resume,
+    gpus, on_event, poll_s."""
+    return run_cells(spec, root, run=run_one, checks=sweep_checks(), **options)
 
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
@@ -452,14 +481,10 @@ def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None =
                      judge_calibration: list[Path] | None = None) -> SweepOutcome:
     """Validate (user errors before any run), run the sweep crash-safely, then build the site
     over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
-    from .report import collect_reports, write_leaderboard
-    from .report.collect import ReportList
-    from .runs.sweep import run_sweep
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=on_event)
     t_site = time.monotonic()
     everything = collect_reports([Path(out_dir)])   # read once: the site's input, and this sweep's rows
-    from .report.calibration import default_calibration_files
     site = write_leaderboard(everything, Path(site_dir) if site_dir else Path(out_dir) / "leaderboard",
                              judge_calibration=default_calibration_files() if judge_calibration is None
                              else judge_calibration)
@@ -483,7 +508,6 @@ def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2
          on_dataset: Callable[[str, Path], None] | None = None, on_event: Callable | None = None) -> DemoOutcome:
     """Build the embedded datasets of the demo tasks (one per track), sweep the built-in agents
     over them (network off, `repeats` per cell so the CIs mean something), build the site."""
-    from .runs.sweep import RunOptions, SweepSpec
     out_dir = Path(out_dir)
     t0 = time.monotonic()
     datasets = {}

@@ -6,25 +6,52 @@ line and exit 2. Agent failures never make the CLI fail: they are scored and rec
 from __future__ import annotations
 
 import json
+import json as _json
 import logging
 import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Any, NoReturn, Optional
 
 import typer
+import yaml
 from rich.console import Console
+from typer import core as typer_core
 
-from . import __version__
-from .errors import UserError, one_line
+from . import __version__, api
+from .agents import scripted_agents
+from .agents.registry import list_agents
+from .data import dataset_paths
+from .data.from_folder import stage_from_folder, stage_summary, verify_dataset
+from .datasets import DATASETS, all_datasets, stage
+from .errors import RunInterrupted, UserError, one_line
+from .export import ExportError, export_many
+from .progress import SweepProgress
+from .llm.check import check_endpoint, infra_message
+from .llm.registry import get_agent_config
+from .prompts.render import render_prompt
+from .report import aggregate, collect_reports, runs_table, write_leaderboard
+from .report.analyze import analyze as run_analysis
+from .report.analyze import print_tables
+from .report.calibration import default_calibration_files
+from .report.leaderboard import write_analysis_site
+from .report.profiles import check_profile, profile_table
+from .report.table import agents_table
+from .runs.executors import ExecutorError
+from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
+from .runs.trace import slowest_execution
+from .sandbox.cli import sandbox_app
+from .scoring.errors import code_texts
+from .scoring.judge.calibration import render_table
+from .tasks import check_tier, discover, get_task
+from .tasks.model import TIERS
 
 
 def _plain_type_labels() -> None:
     """Recent typer prints Python types in help (`<bool>` beside every flag, `<list[Path]>`
     beside repeatable options). A flag takes no value, so show none; a value shows its
     metavar, else click's classic upper-case name (TEXT, PATH, INTEGER)."""
-    from typer import core
 
     def label(self, ctx):
         if self.metavar is not None:
@@ -35,8 +62,8 @@ def _plain_type_labels() -> None:
         return {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}.get(text, text.upper())
 
     for cls in ("TyperOption", "TyperArgument"):
-        if hasattr(getattr(core, cls, None), "display_type_rich"):
-            getattr(core, cls).display_type_rich = label
+        if hasattr(getattr(typer_core, cls, None), "display_type_rich"):
+            getattr(typer_core, cls).display_type_rich = label
 
 
 _plain_type_labels()
@@ -50,11 +77,7 @@ agents_app = typer.Typer(no_args_is_help=True, help="List configured agents.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
-try:
-    from .sandbox.cli import sandbox_app
-    app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
-except ImportError:  # pragma: no cover - only while the sandbox CLI is absent
-    pass
+app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
@@ -73,7 +96,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (UserError, FileNotFoundError)
 
 
-def _fail(msg: str, code: int = 2) -> None:
+def _fail(msg: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {one_line(Exception(msg))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -87,7 +110,6 @@ def _net(value: Optional[str]) -> Optional[bool]:
 
 
 def _tiers_metavar() -> str:
-    from .tasks.model import TIERS
     return "|".join(TIERS)
 
 
@@ -126,7 +148,6 @@ def _main(version: bool = typer.Option(False, "--version", callback=_print_versi
 # ---- run / sweep / demo -------------------------------------------------------------
 
 def _check_profile(profile: str) -> None:
-    from .report.profiles import check_profile
     try:
         check_profile(profile)
     except ValueError as exc:
@@ -136,7 +157,6 @@ def _check_profile(profile: str) -> None:
 def _print_profile(reports, profile: str, console) -> None:
     """The runs' task score under a non-default scoring profile (docs/scoring-profiles.md)."""
     if profile != "ours" and reports:
-        from .report.profiles import profile_table
         console.print(profile_table(reports, profile))
 
 
@@ -155,15 +175,14 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
                                               help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
     _check_profile(profile)
-    from . import api
-    from .errors import RunInterrupted
-    from .report import runs_table
     try:
-        from .runs.preflight import check_endpoints   # a configuration error stops here (docs/llm.md)
-        check_endpoints([agent], agent_config)
-        report = api.run_one(task, tier, agent, out_dir, sandbox=sandbox, network=_net(network),
-                             data_root=data_root, tasks_dirs=tasks_dir, agent_configs=agent_config, judges=judge,
-                             answer_judge=answer_judge, allow_self_judge=allow_self_judge)
+        options = RunOptions(sandbox=sandbox, network=_net(network), judges=judge, answer_judge=answer_judge,
+                             data_root=str(data_root) if data_root else None,
+                             tasks_dirs=[str(p) for p in tasks_dir] if tasks_dir else None,
+                             agent_configs=[str(p) for p in agent_config] if agent_config else None,
+                             allow_self_judge=allow_self_judge)
+        api.check_endpoints([agent], agent_config)   # a configuration error stops here (docs/llm.md)
+        report = api.run_one(task, tier, agent, out_dir, **options.run_kwargs())
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
@@ -175,7 +194,6 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     _print_profile([report], profile, err)
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
-        from .llm.check import infra_message
         why = infra_message(run_dir)
         err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
                   "'infra_error' (not scored, left out of rankings)" + (f"\n  {why}" if why else ""),
@@ -183,68 +201,11 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(1)
 
 
-class SweepProgress:
-    """The sweep's rich progress bar: done/total, ETA, failures and infra counts, and the
-    cells that are running now (not the last one that finished)."""
-
-    def __init__(self, console):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-            TimeRemainingColumn
-        self.bar = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[counts]}"),
-                            TextColumn("{task.description}"), console=console, transient=False)
-        self.job = None
-        self.failed: list = []
-        self.infra = 0
-        self.retried = 0
-
-    def __enter__(self):
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.bar.__exit__(*exc)
-
-    def _counts(self) -> str:
-        parts = []
-        if self.failed:
-            parts.append(f"[red]{len(self.failed)} failed[/]")
-        if self.infra:
-            parts.append(f"[yellow]{self.infra} infra[/]")
-        if self.retried:
-            parts.append(f"{self.retried} retried")
-        return " ".join(parts)
-
-    def __call__(self, ev) -> None:
-        if ev.kind == "plan":
-            self.job = self.bar.add_task("", total=ev.total, counts="")
-            return
-        if self.job is None:
-            return
-        adv = 0
-        if ev.kind in ("skip", "finish"):
-            adv = 1
-            if ev.result.status == "failed" or (ev.result.error and ev.result.status != "skipped"):
-                self.failed.append(ev.result)
-            elif ev.result.status == "infra":
-                self.infra += 1
-        elif ev.kind == "retry":
-            self.retried += 1
-        names = [c.key for c in ev.running]
-        running = ("running: " + ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")) if names else ""
-        self.bar.update(self.job, advance=adv, description=running, counts=self._counts())
-
-
 def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
               leaderboard_dir=None, compact=False, profile="ours"):
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
-    from . import api
-    from .report import aggregate, runs_table
-    from .report.table import agents_table
-    from .runs.executors import ExecutorError
-    from .runs.sweep import SweepConfigError, validate
     try:
-        validate(spec)   # a user error is one line, before the progress bar
+        api.validate_sweep(spec)   # a user error is one line, before the progress bar
     except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
         _fail(str(exc))
     with SweepProgress(err) as progress:
@@ -252,7 +213,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
             outcome = api.sweep_and_report(spec, out_dir, site_dir=leaderboard_dir, workers=workers, executor=executor,
                                            address=address, force=force, resume=resume, on_event=progress)
         except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
-            progress.bar.stop()
+            progress.stop()
             _fail(str(exc))
     reports = outcome.reports
     out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
@@ -278,7 +239,7 @@ def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force
 
 
 @app.command()
-def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents, tasks, tiers, repeats, "
+def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", help="SWEEP.yaml: agents, tasks, tiers, repeats, "
                                                           "include/exclude, options (see docs/sweeps.md)."),
           task: Optional[list[str]] = typer.Option(None, "--task", metavar="TASK",
                                                    help="Task id (repeatable); instead of SWEEP.yaml."),
@@ -298,10 +259,10 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
           sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
           network: Optional[str] = typer.Option(None, "--network", metavar="on|off", help=NETWORK_HELP),
           judge: Optional[list[str]] = typer.Option(None, "--judge", metavar="NAME", help=JUDGE_HELP),
+          answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
-    from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
     if executor is not None and executor not in ("local", "ray"):
         _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
     try:
@@ -314,7 +275,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, help="SWEEP.yaml: agents
                 _fail("give SWEEP.yaml, or at least one --task and one --agent")
             spec = SweepSpec(agents=agent, tasks=task, tiers=tier or ["lite"], repeats=repeats or 1)
         opts = spec.options.model_dump()
-        over = {"sandbox": sandbox, "network": _net(network), "judges": judge,
+        over = {"sandbox": sandbox, "network": _net(network), "judges": judge, "answer_judge": answer_judge,
                 "data_root": str(data_root.resolve()) if data_root else None,
                 "tasks_dirs": [str(p.resolve()) for p in tasks_dir] if tasks_dir else None,
                 "agent_configs": [str(p.resolve()) for p in agent_config] if agent_config else None}
@@ -340,16 +301,13 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
          data_root: Optional[Path] = DataRoot) -> None:
     """Build the embedded datasets, sweep the built-in agents over the demo tasks (repeats),
     build the leaderboard site, and print its path, a compact table and the slowest step."""
-    from . import api
-    from .report import aggregate
-    from .report.table import agents_table
     with SweepProgress(err) as progress:
         try:
             result = api.demo(out_dir, workers=workers, repeats=repeats, tiers=tier, sandbox=sandbox,
                               data_root=data_root, on_event=progress,
                               on_dataset=lambda t, root: err.print(f"dataset for {t}: {root}", highlight=False))
         except _user_errors() as exc:
-            progress.bar.stop()
+            progress.stop()
             _fail(str(exc))
     sweep = result.sweep
     out.print(agents_table(aggregate(sweep.reports)))
@@ -357,7 +315,7 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     out.print(f"\nRun directories: [bold]{(Path(out_dir) / 'runs').resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{sweep.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
-    slow = _slowest_tool_call([r.run_dir for r in sweep.results])
+    slow = slowest_execution([Path(r.run_dir) for r in sweep.results])
     name, secs = max(result.steps, key=lambda s: s[1])
     out.print(f"\nDemo done in {result.total_s:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
               + (f"; slowest tool call: {slow}" if slow else ""))
@@ -370,35 +328,13 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
 
 def _task_ids_by_data() -> tuple[list[str], list[str]]:
     """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
-    from .data.registry import all_datasets
-    from .tasks import discover
     datasets = all_datasets()
-    offline, official = [], []
+    offline: list[str] = []
+    official: list[str] = []
     for t in sorted(discover().values(), key=lambda t: t.id):
         info = datasets.get(t.dataset)
         (offline if info is not None and info.kind == "demo" else official).append(t.id)
     return offline, official
-
-
-def _slowest_tool_call(run_dirs) -> str:
-    """'agent task/tier S4 call 5: 9.8 s' for the longest execution over the runs, or ''."""
-    best = (0.0, "")
-    for d in run_dirs:
-        try:
-            run = json.loads((Path(d) / "run.json").read_text())["run"]
-            lines = (Path(d) / "trace.jsonl").read_text().splitlines()
-        except (OSError, ValueError, KeyError):
-            continue
-        for line in lines:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if ev.get("type") == "execution" and (ev.get("duration_s") or 0) > best[0]:
-                best = (ev["duration_s"], f"{run['agent']} {run['task']}/{run['tier']} "
-                                          f"{(ev.get('stage') or '?').upper()} call {ev.get('call_index')}: "
-                                          f"{ev['duration_s']:.1f} s")
-    return best[1]
 
 
 # ---- score / judge / report ---------------------------------------------------------
@@ -411,8 +347,6 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
     _check_profile(profile)
-    from . import api
-    from .report import runs_table
     reports, dirs = [], {}
     for d in run_dirs:
         try:
@@ -432,8 +366,6 @@ def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
                                                 help="Let a judge share a run's agent model (refused by default).")) -> None:
     """Re-judge S1..S3 of saved runs without re-running the agent (cached). A judge that fails
     (unreachable, unparseable) never replaces saved verdicts: the command says why and exits 1."""
-    from . import api
-    from .report import runs_table
     failures: list[tuple[str, str]] = []
     try:
         reports = api.judge(run_dirs, judge, agent_config, allow_self_judge=allow_self_judge)
@@ -461,10 +393,6 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
     when a floor is not met or an adversarial trajectory is credited above its label. Each run
     also keeps the judge's last measurement under <home>/calibration/, where `report` finds it
     for the leaderboard footer (docs/site.md)."""
-    import json as _json
-
-    from . import api
-    from .scoring.judge.calibration import render_table
     try:
         rep = api.judge_eval(judge, agent_config)
     except _user_errors() as exc:
@@ -494,12 +422,10 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run 
                     "<home>/calibration/ (docs/site.md).")) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
-    from .report import write_leaderboard
     _check_profile(profile)
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    from .report.calibration import default_calibration_files
     for f in judge_calibration or []:
         if not f.is_file():
             _fail(f"--judge-calibration {f}: no such file")
@@ -509,7 +435,6 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run 
 
 
 def _collect_or_fail(paths: list[Path]):
-    from .report import collect_reports
     for p in paths:
         if not p.exists():
             _fail(f"{p}: no such file or directory")
@@ -523,14 +448,11 @@ def _collect_or_fail(paths: list[Path]):
 
 
 @app.command()
-def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or folders holding them."),
+def analyze(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
             json_out: Optional[Path] = typer.Option(None, "--json", help="Write the analysis as JSON to this file ('-' = stdout)."),
             site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
     """The error analysis: fired codes by category and step, stage score distributions per agent,
     the overall gap between runs with a fired code and clean runs, the most frequent codes."""
-    from .analyze import analyze as run_analysis
-    from .analyze import print_tables, write_analysis_page
-    from .scoring.errors import code_texts
     reports = _collect_or_fail(paths)
     result = run_analysis(reports, code_texts())
     if json_out is not None and str(json_out) == "-":
@@ -542,7 +464,7 @@ def analyze(paths: list[Path] = typer.Argument(..., help="Run directories or fol
         json_out.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
         out.print(f"JSON: {json_out.resolve()}")
     if site is not None:
-        page = write_analysis_page(reports, site)
+        page = write_analysis_site(reports, site)
         out.print(f"Page: {page.resolve()}")
 
 
@@ -554,7 +476,6 @@ def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
                                                                        "(default: RUN_DIR/inspect.json each); a file name ending in .eval "
                                                                        "gets Inspect's zip format.")) -> None:
     """Export runs to another tool's format."""
-    from .export import ExportError, export_many
     try:
         paths = export_many(list(run_dirs), fmt, out_file)
     except ExportError as exc:
@@ -566,7 +487,6 @@ def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
 # ---- tasks / data / prompt / agents -------------------------------------------------
 
 def _task_json(t, data_root) -> dict:
-    from .data import dataset_paths
     paths = dataset_paths(t.dataset, data_root)
     d = t.model_dump(mode="json")
     d["folder"] = str(t.folder)
@@ -583,7 +503,6 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
     """Tasks (built-in and from --tasks-dir / $AUTOMEDBENCH_TASKS): track, dataset, staged?"""
     from rich.table import Table
 
-    from .tasks import discover
     try:
         tasks = discover(tasks_dir)
     except _user_errors() as exc:
@@ -591,7 +510,6 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
     if as_json:
         print(json.dumps([_task_json(t, data_root) for t in tasks.values()], indent=2))
         return
-    from .data.registry import all_datasets
     known = all_datasets()
     table = Table("task", "track", "dataset", "staged", "title")
     unknown = []
@@ -613,7 +531,6 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
                as_json: bool = typer.Option(False, "--json", help="Print JSON instead of YAML."),
                tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
     """One task: its YAML, folder, case ids and where its public/private data are."""
-    from .tasks import get_task
     try:
         t = get_task(task, tasks_dir)
     except _user_errors() as exc:
@@ -622,7 +539,6 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
     if as_json:
         print(json.dumps(d, indent=2))
     else:
-        import yaml
         out.print(yaml.safe_dump(d, sort_keys=False, allow_unicode=True))
 
 
@@ -642,10 +558,7 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset, stage an official one, or stage your own folder (--from-folder)
     into DATA_ROOT/DATASET."""
-    from .data.registry import stage
     if from_folder is not None:
-        from .data.from_folder import stage_from_folder
-        from .tasks import get_task
         if not task:
             _fail("--from-folder needs --task TASK: the task's track and track_options say what a case holds "
                   "(docs/your-task.md)")
@@ -656,12 +569,11 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
         err.print(f"{name}: {result.summary()}", highlight=False, soft_wrap=True)
         print(result.paths.root)
         return
-    options = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
+    options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
-    except (*_user_errors(), TypeError) as exc:
+    except (UserError, FileNotFoundError, TypeError) as exc:   # TypeError: an option the builder does not take
         _fail(str(exc))
-    from .data.from_folder import stage_summary
     err.print(f"{name}: {stage_summary(paths.load_manifest())}", highlight=False, soft_wrap=True)
     print(paths.root)
 
@@ -671,10 +583,8 @@ def data_verify(name: str = typer.Argument(..., metavar="DATASET", help="A stage
                 tasks_dir: Optional[list[Path]] = TasksDir, data_root: Optional[Path] = DataRoot) -> None:
     """Check a staged dataset: every file matches its manifest hash, every case has its folders,
     and (staged from a folder) every reference still loads for its task. Exit 1 on a problem."""
-    from .data import dataset_paths
-    from .data.from_folder import verify_dataset
     try:
-        problems = verify_dataset(name, data_root, tasks_dir)
+        problems = verify_dataset(name, data_root, load_task=lambda t: get_task(t, tasks_dir))
         n = len(dataset_paths(name, data_root).case_ids())
     except _user_errors() as exc:
         _fail(str(exc))
@@ -691,8 +601,6 @@ def data_list(data_root: Optional[Path] = DataRoot) -> None:
     """Known datasets, their kind (demo / official) and whether they are staged."""
     from rich.table import Table
 
-    from .data import dataset_paths
-    from .data.registry import DATASETS
     table = Table("dataset", "kind", "staged", "path", "description")
     for name, info in DATASETS.items():
         p = dataset_paths(name, data_root)
@@ -704,8 +612,6 @@ def data_list(data_root: Optional[Path] = DataRoot) -> None:
 def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
            tier: str = typer.Option("lite", "--tier", metavar=TIERS_METAVAR, help=TIER_HELP), tasks_dir: Optional[list[Path]] = TasksDir) -> None:
     """Print the exact rendered system prompt of a task and tier (as the bwrap sandbox lays it out)."""
-    from .prompts.render import render_prompt
-    from .tasks import check_tier, get_task
     try:
         print(render_prompt(get_task(task, tasks_dir), check_tier(tier)), end="")
     except _user_errors() as exc:
@@ -718,7 +624,6 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
     """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
     from rich.table import Table
 
-    from .agents.registry import list_agents
     try:
         rows = list_agents(agent_config)
     except _user_errors() as exc:
@@ -740,9 +645,6 @@ def agents_check(names: list[str] = typer.Argument(..., metavar="NAME...", help=
                  as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines.")) -> None:
     """Send one tiny request and one tool-call request to each agent's endpoint: reachable?
     which model answered? native tool calls? how fast? Exit 2 on a configuration error."""
-    from .agents import scripted_agents
-    from .llm.check import check_endpoint
-    from .llm.registry import get_agent_config
     for n in [n for n in names if n in scripted_agents()]:
         out.print(f"{n}: a scripted agent (no endpoint to check)", highlight=False)
     try:

@@ -42,6 +42,12 @@ class InfrastructureError(AutoMedBenchError):
             self.detail = detail
 
 
+class ScoringContainerUnavailable(InfrastructureError, RuntimeError):
+    """A docker run could not be scored in a scoring container (no engine, no image, the
+    container failed); the caller scores it in-process, flagged. Raised by the sandbox's
+    container scorer and caught by scoring, which never import each other (docs/architecture.md)."""
+
+
 class AgentFault(AutoMedBenchError):
     """The agent ended its own run (limit, disqualification). Scored and recorded."""
 

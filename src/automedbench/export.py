@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .runs.layout import RunFiles, write_json_atomic
 from .runs.models import DetailReport
 
@@ -126,7 +127,7 @@ def _model_events(run_dir: Path, model: str, started: str) -> list[dict]:
     return events
 
 
-def _score(value: float, explanation: str = "") -> dict:
+def _score(value: float | None, explanation: str = "") -> dict:
     return {"value": value, "explanation": explanation}
 
 
@@ -167,7 +168,6 @@ def inspect_log(run_dir: Path | str) -> dict:
     }
     if status == "error":
         sample["error"] = {"message": f"run ended: {r.run.end_reason}", "traceback": "", "traceback_ansi": ""}
-    from . import __version__
     return {
         "version": INSPECT_LOG_VERSION,
         "status": status,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from automedbench.data import DatasetError, write_manifest
-from automedbench.data import registry
+from automedbench import datasets as registry
 
 CALLS: list[dict] = []
 

@@ -1,7 +1,7 @@
 """The LLM answer judge (a ScoringContext service) over real loopback HTTP."""
 import pytest
 
-from automedbench.scoring.answer_judge import LLMAnswerJudge, get_answer_judge, parse_score
+from automedbench.llm.answer_judge import LLMAnswerJudge, get_answer_judge, parse_score
 
 from .scripted_llm import agent_config
 from .fake_openai import completion, error

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from automedbench.analyze import analyze
+from automedbench.report.analyze import analyze
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
 NO_PILOT = {"code": "NO_PILOT", "category": "verification/recovery", "step": "S3", "evidence": {"call": 4}}

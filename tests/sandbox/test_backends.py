@@ -17,7 +17,7 @@ from automedbench.sandbox.docker import (
     container_argv,
     scoring_argv,
 )
-from automedbench.sandbox.guard import escaping_links
+from automedbench.scoring.workspace_guard import escaping_links
 
 from .conftest import needs_bwrap
 

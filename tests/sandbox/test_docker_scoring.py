@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from automedbench import api
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 from automedbench.scoring.score_run import score_run
 

@@ -6,7 +6,8 @@ import json
 import pytest
 from .conftest import reports_under, tiny_spec as _spec
 
-from automedbench.runs.sweep import SweepConfigError, run_sweep
+from automedbench.api import run_sweep
+from automedbench.runs.sweep import SweepConfigError
 
 
 def _set_quick(cfg, **fields):

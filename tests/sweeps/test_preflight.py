@@ -10,7 +10,7 @@ import pytest
 from .conftest import tiny_spec as _spec
 
 from automedbench.runs.preflight import ImpossibleCellError
-from automedbench.runs.sweep import run_sweep
+from automedbench.api import run_sweep
 
 
 def _task_copy(env, new_id: str, edit) -> None:
@@ -64,7 +64,8 @@ def test_a_single_run_of_a_scripted_agent_without_a_method_is_refused(sweep_env)
 
 
 def test_a_prepared_runtime_with_the_package_passes_the_requirements_check(sweep_env, tmp_path, monkeypatch):
-    from automedbench.runs.preflight import check_requirements, runtime_package_names
+    from automedbench.runs.preflight import check_requirements
+    from automedbench.sandbox.runtime import runtime_package_names
     from automedbench.runs.sweep import Cell
     from automedbench.tasks import get_task
     env, tmp, cfg = sweep_env
@@ -78,8 +79,8 @@ def test_a_prepared_runtime_with_the_package_passes_the_requirements_check(sweep
         (prepared / "site" / f"{dist}.dist-info").mkdir(parents=True)
     monkeypatch.setenv("AUTOMEDBENCH_AGENT_RUNTIME", str(prepared))
     assert runtime_package_names() == {"nnunetv2", "numpy", "scipy"}
-    check_requirements(cells, {"needs-nnunet": task}, False)        # it is there: fine
-    check_requirements(cells, {"needs-nnunet": task}, False, "docker")   # the image is the runtime: not checked
+    check_requirements(cells, {"needs-nnunet": task}, False, have=runtime_package_names())   # it is there: fine
+    check_requirements(cells, {"needs-nnunet": task}, False, "docker", have=runtime_package_names())   # the image is the runtime: not checked
     monkeypatch.delenv("AUTOMEDBENCH_AGENT_RUNTIME")
     with pytest.raises(ImpossibleCellError):
-        check_requirements(cells, {"needs-nnunet": task}, False)
+        check_requirements(cells, {"needs-nnunet": task}, False, have=runtime_package_names())

@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
+from automedbench.api import run_sweep
 from automedbench.runs.sweep import (
-    CellFilter, SweepConfigError, SweepSpec, expand_cells, load_sweep_file, run_sweep,
+    CellFilter, SweepConfigError, SweepSpec, expand_cells, load_sweep_file,
 )
 
 from .conftest import end_reason, reports_under, tiny_spec as _spec

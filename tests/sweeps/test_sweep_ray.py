@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from automedbench.runs.sweep import RunOptions, SweepSpec, run_sweep
+from automedbench.api import run_sweep
+from automedbench.runs.sweep import RunOptions, SweepSpec
 
 from .conftest import end_reason, reports_under
 

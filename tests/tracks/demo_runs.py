@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

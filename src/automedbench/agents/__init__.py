@@ -4,7 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UserError
+from ..llm.registry import load_agent_configs
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
+from .llm import LLMAgent
+from .scripted import SCRIPTED_AGENTS
+from .traits import TRAIT_AGENTS  # the judge's calibration agents (docs/judge.md)
 
 
 class AgentError(UserError, ValueError):
@@ -12,19 +16,11 @@ class AgentError(UserError, ValueError):
 
 
 def scripted_agents() -> dict[str, type]:
-    from .scripted import SCRIPTED_AGENTS
-    from .traits import TRAIT_AGENTS   # the judge's calibration agents (docs/judge.md)
     return {**SCRIPTED_AGENTS, **TRAIT_AGENTS}
 
 
 def agent_names(agent_configs: list[Path] | None = None) -> list[str]:
-    names = list(scripted_agents())
-    try:
-        from ..llm.registry import load_agent_configs
-        names += list(load_agent_configs(agent_configs))
-    except ImportError:
-        pass
-    return names
+    return list(scripted_agents()) + list(load_agent_configs(agent_configs))
 
 
 def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
@@ -32,15 +28,9 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
     scripted = scripted_agents()
     if name in scripted:
         return scripted[name]()
-    try:
-        from ..llm.registry import load_agent_configs
-        from .llm import LLMAgent
-    except ImportError:
-        load_agent_configs = None
-    if load_agent_configs is not None:
-        configs = load_agent_configs(agent_configs)
-        if name in configs:
-            return LLMAgent(configs[name])
+    configs = load_agent_configs(agent_configs)
+    if name in configs:
+        return LLMAgent(configs[name])
     raise AgentError(f"unknown agent {name!r}; known: {', '.join(agent_names(agent_configs))}")
 
 

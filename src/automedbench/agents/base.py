@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import AgentFault
-from ..runs.models import Conversation, Message
+from ..runs.models import Conversation, EndReason, Message
 from ..runs.trace import TraceWriter
+from ..sandbox import advisory
 from ..sandbox.base import ExecResult, Sandbox
 from .stage_labels import label
 
@@ -27,9 +28,9 @@ MAX_VIOLATIONS_BEFORE_DQ = 1
 class RunStopped(AgentFault):
     """Raised from a tool call when the run must end now (disqualified, limit hit)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: EndReason):
         super().__init__(reason)
-        self.reason = reason
+        self.reason: EndReason = reason
 
 
 @dataclass
@@ -55,8 +56,11 @@ class AgentOutcome:
 
 
 class Agent(Protocol):
-    name: str
-    model: str | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
 
     def run(self, system_prompt: str, context: AgentContext, tools: "ToolBox") -> AgentOutcome: ...
 
@@ -176,7 +180,6 @@ class ToolBox:
     def _blocked_training(self, language: str, code: str, stage: str) -> str | None:
         """Inference-only tasks may block training code outright (docs/sandbox.md). The static scan
         is advisory everywhere else; here it decides whether the call runs at all."""
-        from ..sandbox import advisory
         found = [w for w in advisory.scan(language, code) if w["kind"] == "training_detected"]
         if not found:
             return None

@@ -274,10 +274,10 @@ class LLMAgent:
         for why, c in zip(rejected, bad):
             self._record_rejected(tools, why, c.form, c.name, c.raw)
         if not found:
-            why = tool_call_like(visible)
-            if why:
-                rejected = [why]
-                self._record_rejected(tools, why, "text", None, visible)
+            looks_like = tool_call_like(visible)
+            if looks_like:
+                rejected = [looks_like]
+                self._record_rejected(tools, looks_like, "text", None, visible)
         if not good:
             return [], content, rejected
         rest = "\n".join(thoughts + ([rest] if rest else [])).strip()

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.registry import load_agent_configs
+from . import scripted_agents
 
 
 def list_agents(extra_files: list[Path] | None = None) -> list[dict[str, Any]]:
     """Rows for `automedbench agents list`: name, kind, model, base_url, key env, set?, pricing, source."""
-    from . import scripted_agents
     rows: list[dict[str, Any]] = []
     for name in scripted_agents():
         rows.append({"name": name, "kind": "scripted", "model": None, "base_url": None,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+from ..tracks import get_track
 from .base import AgentContext, AgentOutcome, ToolBox
 
 
@@ -46,7 +47,6 @@ class ScriptedAgent:
 
 def _methods(context: AgentContext):
     """The track's ScriptedMethods for this task (tracks/<name>/scripted.py)."""
-    from ..tracks import get_track
     methods = get_track(context.track).scripted_methods(context.track_options)
     if methods is None:
         raise RuntimeError(f"task {context.task_id!r} (track {context.track!r}) has no scripted method "

@@ -274,7 +274,8 @@ def _from_json_block(body: str, span: str) -> TextToolCall | None:
         return TextToolCall("", None, span, "tool_call_json", rep.repairs,
                             "the <tool_call> block is not valid JSON: " + (rep.error or ""))
     obj = rep.value
-    fn = obj.get("function") if isinstance(obj.get("function"), dict) else {}
+    function = obj.get("function")
+    fn: dict[str, Any] = function if isinstance(function, dict) else {}
     name = obj.get("name") or fn.get("name")
     args = next((a for a in (obj.get("arguments"), obj.get("parameters"), obj.get("args"), fn.get("arguments"))
                  if a is not None), None)
@@ -352,7 +353,7 @@ def extract_fenced_json_calls(text: str | None, tool_names: set[str] | frozenset
                                       f"a fenced tool call for {name!r} was not executed: {why}"))
             continue
         obj = rep.value
-        args = next((a for a in (obj.get("arguments"), obj.get("parameters")) if a is not None), {})
+        args: Any = next((a for a in (obj.get("arguments"), obj.get("parameters")) if a is not None), {})
         inner = repair_arguments(args)
         if name not in tool_names:
             calls.append(TextToolCall(name, None, m.group(0), "fenced_json", rep.repairs,

@@ -21,6 +21,7 @@ from ..tracks.base import SubmissionLayout
 from ..tracks.scripted_code import case_dirs
 from .base import AgentContext, AgentOutcome, ToolBox
 from .scripted import ScriptedAgent
+from ..tracks import get_track
 
 METHOD = '''"""A stand-in method: a digest of the case's first input file (and of the weights, when
 present). The calibration runs exercise the workflow, not the metric."""
@@ -199,7 +200,6 @@ class Kit:
 
 
 def _kit(context: AgentContext, tags: bool = True) -> Kit:
-    from ..tracks import get_track
     return Kit(context.data_dir, get_track(context.track).submission(context.track_options), tags)
 
 

@@ -11,14 +11,17 @@ Layout (docs/data.md#the-data-contract):
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import shutil
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from ..errors import UserError
+from ..home import home
 
 
 class DatasetError(UserError, RuntimeError):
@@ -29,7 +32,6 @@ def data_root(root: Path | str | None = None) -> Path:
     if root:
         return Path(root).expanduser()
     env = os.environ.get("AUTOMEDBENCH_DATA")
-    from ..home import home
     return Path(env).expanduser() if env else home() / "data"
 
 
@@ -134,6 +136,40 @@ def verify_manifest(paths: DatasetPaths) -> list[str]:
     return bad
 
 
-# name -> builder(paths: DatasetPaths, **options) -> manifest dict.
-# Filled by data.registry so that importing this module stays cheap.
-Stager = Callable[..., dict[str, Any]]
+# A track's datasets are described here (below the tracks); the catalog of every track's datasets
+# and stage() live in automedbench/datasets.py, above the tracks (docs/architecture.md, "Layers").
+Builder = Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    name: str
+    description: str
+    kind: Literal["demo", "official"]       # demo: built offline here; official: staged
+    builder_path: str                       # "module:function", imported lazily
+    options: dict[str, str] = field(default_factory=dict)   # option -> help text
+    track: str = ""
+    # per-case manifest fields scoring relies on; a build/stage without them is refused
+    required_case_fields: tuple[str, ...] = ()
+
+    def builder(self) -> Builder:
+
+        mod, func = self.builder_path.split(":")
+        return getattr(importlib.import_module(mod), func)
+
+
+def swap_into_place(tmp: Path, target: Path) -> None:
+    """Rename ``tmp`` to ``target``; a previous ``target`` is moved aside, then deleted."""
+    old = None
+    if target.exists() or target.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old.rmdir()
+        target.rename(old)
+    try:
+        tmp.rename(target)
+    except BaseException:
+        if old is not None and not target.exists():
+            old.rename(target)              # put the previous version back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

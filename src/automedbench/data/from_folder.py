@@ -24,9 +24,20 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from . import DatasetError, DatasetPaths, dataset_paths, link_or_copy, write_manifest
+from pydantic import ValidationError
+
+from . import (
+    DatasetError,
+    DatasetPaths,
+    dataset_paths,
+    link_or_copy,
+    swap_into_place,
+    verify_manifest,
+    write_manifest,
+)
+from .manifest import Manifest
 
 PROVENANCE_SOURCE = "folder"
 
@@ -127,7 +138,6 @@ def _validate(task: Any, paths: DatasetPaths, cases: list[dict[str, Any]]) -> No
 def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | None = None, *,
                       force: bool = False) -> FolderStageResult:
     """Build dataset `name` under the data root from the folder `src` for `task` (module doc)."""
-    from .registry import _swap_into_place
     src = Path(src).expanduser()
     if not src.is_dir():
         raise DatasetError(f"--from-folder {src}: not a folder")
@@ -153,7 +163,7 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
         write_manifest(built, dataset=name, description=f"{task.title} (staged from a folder)", cases=found.cases,
                        provenance={"source": PROVENANCE_SOURCE, "folder": str(src.resolve()), "task": task.id,
                                    "track": task.track, "skipped": found.skipped})
-        _swap_into_place(tmp, paths.root)
+        swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if made_root:
@@ -165,17 +175,15 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
     return FolderStageResult(paths, [c["case_id"] for c in found.cases], found.skipped)
 
 
-def verify_dataset(name: str, root: Path | str | None = None, tasks_dirs: list[Path] | None = None) -> list[str]:
+def verify_dataset(name: str, root: Path | str | None = None, *,
+                   load_task: Callable[[str], Any] | None = None) -> list[str]:
     """Problems with a staged dataset (empty list = fine): files that no longer match the
-    manifest, cases without their folders, and (for a folder-staged one) references that
-    no longer load for the task it was staged for."""
-    from . import verify_manifest
+    manifest, cases without their folders, and (for a folder-staged one, when `load_task`
+    finds a task by id: the caller's tasks.get_task, as data/ sits below the tasks) references
+    that no longer load for the task it was staged for."""
     paths = dataset_paths(name, root)
     if not paths.is_staged():
         raise DatasetError(f"{name} is not staged under {paths.root}")
-    from pydantic import ValidationError
-
-    from .manifest import Manifest
     manifest = paths.load_manifest()
     try:
         Manifest.model_validate(manifest)
@@ -189,10 +197,9 @@ def verify_dataset(name: str, root: Path | str | None = None, tasks_dirs: list[P
             if not (getattr(paths, side) / case["case_id"]).is_dir():
                 problems.append(f"case {case['case_id']!r}: no {side}/{case['case_id']}/ folder")
     prov = manifest.get("provenance") or {}
-    if prov.get("source") == PROVENANCE_SOURCE and prov.get("task") and not problems:
-        from ..tasks import get_task
+    if prov.get("source") == PROVENANCE_SOURCE and prov.get("task") and not problems and load_task is not None:
         try:
-            _validate(get_task(prov["task"], tasks_dirs), paths, manifest["cases"])
+            _validate(load_task(prov["task"]), paths, manifest["cases"])
         except DatasetError as exc:
             problems.append(str(exc))
         except Exception as exc:   # the task is gone or renamed: say so, not a crash

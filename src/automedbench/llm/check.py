@@ -19,6 +19,7 @@ import json
 import re
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
@@ -220,7 +221,6 @@ def provider_hint(config: AgentConfig, status: int | None, detail: str, connect_
 def infra_message(run_dir: Any) -> str:
     """The message of the infrastructure error that ended a run (URL, status, hint), from its
     trace, or '' when there is none."""
-    from pathlib import Path
     try:
         lines = (Path(run_dir) / "trace.jsonl").read_text(encoding="utf-8").splitlines()
     except OSError:

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .check import provider_hint
 from .registry import AgentConfig
 
 RETRY_STATUS = {408, 409, 429}
@@ -154,12 +155,56 @@ class ChatClient:
     def complete(self, messages: list[dict[str, Any]], *, tools: list[dict] | None = None,
                  response_format: dict | None = None, temperature: float | None = None,
                  max_tokens: int | None = None, deadline: float | None = None) -> ChatReply:
+        """One chat completion, retried on outages (backoff, Retry-After) within `deadline`.
+        Raises ProviderError: provider_error (configuration, a 4xx, a request the server keeps
+        rejecting), provider_unavailable (retries spent) or wall_time (the run's deadline)."""
         from openai import APIConnectionError, APIStatusError, APITimeoutError
 
         try:
             client = self.open()
         except Exception as exc:   # missing key env var, bad header env: configuration fault
             raise ProviderError("provider_error", str(exc), fault="config") from None
+        kwargs = self._request(messages, tools, response_format, temperature, max_tokens)
+        request_chars = len(json.dumps(messages, default=str))
+        retries: list[dict[str, Any]] = []
+        attempt = 0
+        invalid_5xx = 0
+        start = time.monotonic()
+        while True:
+            timeout = self._timeout(deadline, attempt)
+            retry_after: float | None = None
+            status: int | None = None
+            try:
+                raw = client.chat.completions.with_raw_response.create(**kwargs, timeout=timeout)
+                status = raw.status_code
+                body, problem = _read_body(raw.text)
+                if body is not None:
+                    return _reply(body, request_chars, start, attempt, retries)
+            except APIStatusError as exc:
+                status = exc.status_code
+                invalid_5xx += self._refuse_status(exc, invalid_5xx, attempt)
+                problem = f"HTTP {status}: {_response_text(exc)}"
+                retry_after = parse_retry_after(exc.response.headers)
+            except APITimeoutError:
+                if deadline is not None and time.monotonic() >= deadline - 0.05:
+                    raise ProviderError("wall_time", "run deadline reached while waiting for the model",
+                                        attempts=attempt + 1) from None
+                problem = f"request timed out after {timeout:.1f} s"
+            except APIConnectionError as exc:
+                cause = exc.__cause__ or exc.__context__   # what the connection error hides (refused, DNS...)
+                problem = f"connection error: {exc}" + (f" ({cause})" if cause and str(cause) not in str(exc) else "")
+            attempt += 1
+            delay = self._retry_delay(attempt, retry_after, deadline, problem, status)
+            info = {"attempt": attempt, "status": status, "delay_s": round(delay, 4),
+                    "retry_after": retry_after, "problem": self.redact(problem)[:500]}
+            retries.append(info)
+            if self.on_retry:
+                self.on_retry(info)
+            self.sleep(delay)
+
+    def _request(self, messages: list[dict[str, Any]], tools: list[dict] | None, response_format: dict | None,
+                 temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
+        """The create() arguments: the call's own values, else the endpoint's configuration."""
         cfg = self.config
         kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages}
         if tools:
@@ -175,99 +220,90 @@ class ChatClient:
             kwargs["response_format"] = response_format
         if cfg.extra_body:
             kwargs["extra_body"] = dict(cfg.extra_body)
-        request_chars = len(json.dumps(messages, default=str))
-        retries: list[dict[str, Any]] = []
-        attempt = 0
-        invalid_5xx = 0
-        start = time.monotonic()
-        while True:
-            timeout = cfg.timeout_s
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise ProviderError("wall_time", "run deadline reached before the model answered",
-                                        attempts=attempt)
-                timeout = min(timeout, remaining)
-            retry_after = None
-            status = None
-            try:
-                raw = client.chat.completions.with_raw_response.create(**kwargs, timeout=timeout)
-                status = raw.status_code
-                text = raw.text
-                body = None
-                try:
-                    body = json.loads(text) if text and text.strip() else None
-                except json.JSONDecodeError:
-                    problem = f"non-JSON response body ({len(text)} chars): {text[:200]!r}"
-                else:
-                    if body is None:
-                        problem = "empty response body"
-                    elif not isinstance(body, dict) or not isinstance(body.get("choices"), list) \
-                            or not body["choices"] or not isinstance(body["choices"][0], dict):
-                        err = body.get("error") if isinstance(body, dict) else None
-                        problem = f"response without choices{': ' + str(err)[:300] if err else ''}"
-                    else:
-                        problem = None
-                if problem is None:
-                    choice = body["choices"][0]
-                    message = choice.get("message") or {}
-                    if not isinstance(message, dict):
-                        message = {}
-                    ti, to, tc, est = _usage(body, request_chars, message)
-                    return ChatReply(body=body, message=message, finish_reason=choice.get("finish_reason"),
-                                     tokens_in=ti, tokens_out=to, tokens_cached=tc, usage_estimated=est,
-                                     duration_s=time.monotonic() - start, attempts=attempt + 1, retries=retries)
-            except APIStatusError as exc:
-                status = exc.status_code
-                detail = ""
-                try:
-                    detail = exc.response.text[:500]
-                except Exception:
-                    pass
-                if status >= 500 and INVALID_REQUEST_5XX.search(detail):
-                    invalid_5xx += 1
-                    if invalid_5xx > INVALID_5XX_RETRIES:
-                        raise ProviderError(
-                            "provider_error",
-                            self.redact(f"HTTP {status} rejecting the request as invalid "
-                                        f"({invalid_5xx} times; an interop fault, not an outage): {detail}"),
-                            status=status, attempts=attempt + 1, fault="request_rejected") from None
-                if status in RETRY_STATUS or status >= 500:
-                    problem = f"HTTP {status}: {detail}"
-                    retry_after = parse_retry_after(exc.response.headers)
-                else:
-                    from .check import provider_hint   # URL, status, body excerpt and a hint (docs/llm.md)
-                    raise ProviderError("provider_error", self.redact(
-                        f"POST {cfg.base_url}/chat/completions: HTTP {status} (not retried): {detail[:300]}"
-                        + provider_hint(cfg, status, detail)), status=status, attempts=attempt + 1,
-                        fault="http_4xx") from None
-            except APITimeoutError:
-                if deadline is not None and time.monotonic() >= deadline - 0.05:
-                    raise ProviderError("wall_time", "run deadline reached while waiting for the model",
-                                        attempts=attempt + 1) from None
-                problem = f"request timed out after {timeout:.1f} s"
-            except APIConnectionError as exc:
-                cause = exc.__cause__ or exc.__context__
-                problem = f"connection error: {exc}" + (f" ({cause})" if cause and str(cause) not in str(exc) else "")
-            attempt += 1
-            if attempt > cfg.retry.max_retries:
-                from .check import provider_hint
-                hint = provider_hint(cfg, status, problem, problem if status is None and "connection" in problem
-                                     else None)
-                raise ProviderError("provider_unavailable",
-                                    self.redact(f"POST {cfg.base_url}/chat/completions: gave up after {attempt} "
-                                                f"attempts; last: {problem}{hint}"),
-                                    status=status, attempts=attempt)
-            if retry_after is not None:
-                delay = min(retry_after, cfg.retry.retry_after_max_s)
-            else:
-                delay = backoff_delay(attempt, cfg.retry.backoff_base_s, cfg.retry.backoff_max_s, self.rng)
-            if deadline is not None and time.monotonic() + delay >= deadline:
-                raise ProviderError("wall_time", self.redact(f"run deadline reached while backing off ({problem})"),
-                                    status=status, attempts=attempt)
-            info = {"attempt": attempt, "status": status, "delay_s": round(delay, 4),
-                    "retry_after": retry_after, "problem": self.redact(problem)[:500]}
-            retries.append(info)
-            if self.on_retry:
-                self.on_retry(info)
-            self.sleep(delay)
+        return kwargs
+
+    def _timeout(self, deadline: float | None, attempt: int) -> float:
+        """This attempt's timeout: the endpoint's, cut to what is left of the run's deadline."""
+        if deadline is None:
+            return self.config.timeout_s
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ProviderError("wall_time", "run deadline reached before the model answered", attempts=attempt)
+        return min(self.config.timeout_s, remaining)
+
+    def _refuse_status(self, exc: Any, invalid_5xx: int, attempt: int) -> int:
+        """Raise for an HTTP error not worth retrying: a 4xx (other than the retried ones), or a
+        5xx that keeps rejecting the request as invalid (an interop fault, not an outage).
+        Returns 1 when this error was such a rejection (counted by the caller), else 0."""
+        status, detail = exc.status_code, _response_text(exc)
+        rejected = 0
+        if status >= 500 and INVALID_REQUEST_5XX.search(detail):
+            rejected = 1
+            if invalid_5xx + 1 > INVALID_5XX_RETRIES:
+                raise ProviderError(
+                    "provider_error",
+                    self.redact(f"HTTP {status} rejecting the request as invalid "
+                                f"({invalid_5xx + 1} times; an interop fault, not an outage): {detail}"),
+                    status=status, attempts=attempt + 1, fault="request_rejected") from None
+        if not (status in RETRY_STATUS or status >= 500):
+            # URL, status, body excerpt and a hint a person can act on (docs/llm.md)
+            raise ProviderError("provider_error", self.redact(
+                f"POST {self.config.base_url}/chat/completions: HTTP {status} (not retried): {detail[:300]}"
+                + provider_hint(self.config, status, detail)), status=status, attempts=attempt + 1,
+                fault="http_4xx") from None
+        return rejected
+
+    def _retry_delay(self, attempt: int, retry_after: float | None, deadline: float | None, problem: str,
+                     status: int | None) -> float:
+        """Seconds to wait before the next attempt; raises when retries are spent or the wait
+        would pass the run's deadline."""
+        cfg = self.config
+        if attempt > cfg.retry.max_retries:
+            hint = provider_hint(cfg, status, problem, problem if status is None and "connection" in problem else None)
+            raise ProviderError("provider_unavailable",
+                                self.redact(f"POST {cfg.base_url}/chat/completions: gave up after {attempt} "
+                                            f"attempts; last: {problem}{hint}"),
+                                status=status, attempts=attempt)
+        if retry_after is not None:
+            delay = min(retry_after, cfg.retry.retry_after_max_s)
+        else:
+            delay = backoff_delay(attempt, cfg.retry.backoff_base_s, cfg.retry.backoff_max_s, self.rng)
+        if deadline is not None and time.monotonic() + delay >= deadline:
+            raise ProviderError("wall_time", self.redact(f"run deadline reached while backing off ({problem})"),
+                                status=status, attempts=attempt)
+        return delay
+
+
+def _response_text(exc: Any) -> str:
+    """The first 500 characters of an HTTP error's body ('' when it cannot be read)."""
+    try:
+        return str(exc.response.text)[:500]
+    except Exception:  # noqa: BLE001 - a body that cannot be read is just not shown
+        return ""
+
+
+def _read_body(text: str) -> tuple[dict[str, Any] | None, str]:
+    """(the completion body, '') when it has a first choice, else (None, what is wrong)."""
+    try:
+        body = json.loads(text) if text and text.strip() else None
+    except json.JSONDecodeError:
+        return None, f"non-JSON response body ({len(text)} chars): {text[:200]!r}"
+    if body is None:
+        return None, "empty response body"
+    if not isinstance(body, dict) or not isinstance(body.get("choices"), list) \
+            or not body["choices"] or not isinstance(body["choices"][0], dict):
+        err = body.get("error") if isinstance(body, dict) else None
+        return None, f"response without choices{': ' + str(err)[:300] if err else ''}"
+    return body, ""
+
+
+def _reply(body: dict[str, Any], request_chars: int, start: float, attempt: int,
+           retries: list[dict[str, Any]]) -> ChatReply:
+    choice = body["choices"][0]
+    message = choice.get("message") or {}
+    if not isinstance(message, dict):
+        message = {}
+    ti, to, tc, est = _usage(body, request_chars, message)
+    return ChatReply(body=body, message=message, finish_reason=choice.get("finish_reason"),
+                     tokens_in=ti, tokens_out=to, tokens_cached=tc, usage_estimated=est,
+                     duration_s=time.monotonic() - start, attempts=attempt + 1, retries=retries)

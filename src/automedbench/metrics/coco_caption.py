@@ -144,7 +144,8 @@ def meteor_jar() -> tuple[Path | None, str]:
     """(path to meteor-1.5.jar, "") or (None, why it cannot run)."""
     if shutil.which("java") is None:
         return None, ("METEOR 1.5 needs Java (Debian: default-jre-headless; `make testdeps` installs it)")
-    jar = coco_package_dir() / "meteor" / "meteor-1.5.jar" if coco_package_dir() else None
+    package = coco_package_dir()
+    jar = package / "meteor" / "meteor-1.5.jar" if package else None
     if jar is None:
         return None, "METEOR 1.5 needs meteor-1.5.jar: install the test extra (pip install pycocoevalcap)"
     if not jar.is_file():
@@ -203,6 +204,6 @@ def literature_metrics(hypotheses: Sequence[str], references: Sequence[str], met
     if not meteor:
         out["coco_meteor"] = None
         return out, "not requested"
-    value, why = meteor_1_5([" ".join(h) for h in hyp_tok], [[" ".join(r[0])] for r in ref_tok])
-    out["coco_meteor"] = value
+    meteor_value, why = meteor_1_5([" ".join(h) for h in hyp_tok], [[" ".join(r[0])] for r in ref_tok])
+    out["coco_meteor"] = meteor_value
     return out, why

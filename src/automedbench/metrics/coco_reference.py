@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -25,7 +25,9 @@ def coco_map(gt_per_image: Sequence, dt_per_image: Sequence, n_classes: int,
     from pycocotools.coco import COCO
     from pycocotools.cocoeval import COCOeval
 
-    images, annotations, results = [], [], []
+    images: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
     for i, (gts, dts) in enumerate(zip(gt_per_image, dt_per_image), start=1):
         images.append({"id": i, "width": 100000, "height": 100000})
         for c, x1, y1, x2, y2 in np.asarray(gts, dtype=float).reshape(-1, 5):

@@ -21,7 +21,8 @@ def confusion_matrix(reference: np.ndarray, prediction: np.ndarray, n_labels: in
     # ravel in memory order ('K'): a C-order reshape of a Fortran-ordered NIfTI volume
     # would copy it with strided reads, ~100x slower than the arithmetic itself.
     work = np.uint8 if n_labels * n_labels <= 256 else np.int64
-    joint = reference.astype(work, copy=False) * work(n_labels) + prediction.astype(work, copy=False)
+    # n_labels <= 16 for uint8: the product stays below 256 in the narrow type
+    joint = reference.astype(work, copy=False) * n_labels + prediction.astype(work, copy=False)
     return np.bincount(joint.ravel(order="K"), minlength=n_labels * n_labels).reshape(n_labels, n_labels)
 
 

@@ -5,7 +5,7 @@ concern (HTML page, terminal table).
 
 Rules (docs/leaderboard.md#the-rules-of-the-numbers states them in prose):
 - a run is *complete* when it ended normally and its judge scored every judged stage. Runs
-  that ended on an infrastructure fault (`INFRA_END_REASONS`: the harness, the sandbox, the
+  that ended on an infrastructure fault (`UNSCORED_END_REASONS`: the harness, the sandbox, the
   provider, an interruption) and `judge_incomplete` runs are **counted** beside the row
   (`infra_runs`, `judge_incomplete`) and never averaged in: a judge outage must not raise an
   agent's agentic score, a crashed sandbox must not lower it. Every mean, failure rate and
@@ -36,8 +36,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..runs.models import DetailReport, StageId
-from ..runs.sweep import INFRA_END_REASONS
+from .. import __version__
+from ..runs.models import UNSCORED_END_REASONS, DetailReport, StageId
 from ..scoring.errors import error_table
 from ..scoring.rubric import load_rubric
 from ..tasks.model import TIERS
@@ -164,7 +164,7 @@ def is_judge_incomplete(r: DetailReport) -> bool:
 
 def is_infra(r: DetailReport) -> bool:
     """Ended on a fault of the harness, sandbox or provider, or interrupted (docs/faults.md)."""
-    return (r.run.end_reason in INFRA_END_REASONS
+    return (r.run.end_reason in UNSCORED_END_REASONS
             or any(f in ("infra_error", "interrupted") for f in r.flags))
 
 
@@ -418,13 +418,11 @@ def _recorded(runs: Sequence[DetailReport], key: str) -> str:
 
 
 def _harness_version() -> str:
-    from .. import __version__
     return __version__
 
 
 def _rubric_version() -> str:
     try:
-        from ..scoring.rubric import load_rubric
         return str(load_rubric().version)
     except Exception:  # noqa: BLE001 - a page without the rubric version still renders
         return "unknown"

@@ -68,10 +68,10 @@ def _find_report_files(root: Path, warn=None) -> list[Path]:
 def _short_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         errs = exc.errors()
-        first = errs[0] if errs else {}
-        loc = ".".join(str(p) for p in first.get("loc", ()))
+        loc = ".".join(str(p) for p in errs[0]["loc"]) if errs else ""
+        msg = errs[0]["msg"] if errs else str(exc)
         more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
-        return f"schema error at {loc or '<root>'}: {first.get('msg', exc)}{more}"
+        return f"schema error at {loc or '<root>'}: {msg}{more}"
     if isinstance(exc, json.JSONDecodeError):
         return f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
     if isinstance(exc, UnicodeDecodeError):

@@ -14,10 +14,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from ..runs.models import DetailReport
 from ..scoring.rubric import load_rubric
+from . import site
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
+from .analyze import write_analysis_page
+from .calibration import footer_rows, load_calibrations
+from .site import tojson_safe
+from .profiles import check_profile, profile_switch, with_profile
 
 # names and weights come from scoring/rubric.yaml (the one place they are defined)
 STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
@@ -98,9 +104,6 @@ def _env() -> Environment:
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
-    from markupsafe import Markup
-
-    from .site import tojson_safe
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
                        cost=fmt_cost, pct=fmt_pct, heat=heat,
                        tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
@@ -161,21 +164,18 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     and `reports` came from `collect_reports`, its warnings are used. `judge_calibration`:
     `judge-eval --save` files for the footer (report/calibration.py); none = "not measured".
     """
-    reports = list(reports) if not hasattr(reports, "warnings") else reports
+    reports = reports if isinstance(reports, list) else list(reports)   # a ReportList keeps its warnings
     if warnings is None:
         warnings = list(getattr(reports, "warnings", []))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stamp = generated_at or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    from .profiles import check_profile, profile_switch
     check_profile(profile)
     switch = profile_switch(reports)   # every profile's task scores, for the page's toggle
     if profile != "ours":   # the task column from another scoring profile (docs/scoring-profiles.md)
-        from .profiles import with_profile
         reports = with_profile(reports, profile)
         title = f"{title} — task score: {profile} profile"
     board = aggregate(reports).model_copy(update={"generated_at": stamp, "task_profile": profile})
-    from .calibration import footer_rows, load_calibrations
     calibrations, cal_warnings = load_calibrations(list(judge_calibration or []))
     warnings = list(warnings) + cal_warnings
 
@@ -188,14 +188,12 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     # draws S1-S5 bars inline and analysis.html has the distributions. Remove stale ones.
     for old in out.glob(f"{PLOT_PREFIX}*.png"):
         old.unlink()
-    from . import site
     run_dirs = dict(getattr(reports, "run_dirs", {}) or {})
     task_track = {r.run.task: r.run.track for r in reports}
     common = {"generated_at": stamp, "prov": board,
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
     env = _env()
     extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs)
-    from ..analyze import write_analysis_page
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}
@@ -216,3 +214,15 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         summary=summary, judge_calibration=footer_rows(board.judges, calibrations), board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories),
                               "profile": profile, **switch}, **extra), encoding="utf-8")
     return index
+
+
+def write_analysis_site(reports: Sequence[DetailReport], out: Path | str, *, plots: bool = True) -> Path:
+    """The analysis page on its own (`automedbench analyze --out`): the site's templates, styles
+    and navigation around analyze.write_analysis_page."""
+    out = Path(out)
+    board = aggregate(reports)
+    common = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "prov": board,
+              "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
+    out.mkdir(parents=True, exist_ok=True)
+    site._copy_static(out)
+    return write_analysis_page(reports, out, env=_env(), common=common, plots=plots)

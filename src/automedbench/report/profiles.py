@@ -11,6 +11,7 @@ from rich.table import Table
 from ..runs.models import DetailReport
 from ..tracks.profile import PROFILES
 from .aggregate import aggregate
+from .site import filter_views
 
 
 def check_profile(profile: str) -> str:
@@ -63,7 +64,6 @@ def profile_switch(reports: Sequence[DetailReport]) -> dict:
     """What the board's profile toggle needs (docs/site.md "Scoring profile"): per profile, the
     task score of every agent row of every filter view, of every task x tier group and of every
     run. Only the task column switches; overall, medal and rating stay ours."""
-    from .site import filter_views
     reports = list(reports)
     views: dict[str, dict] = {}
     groups: dict[str, dict] = {}

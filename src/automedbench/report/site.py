@@ -11,7 +11,7 @@ Layout (every link relative, so it works from file:// and any static host):
     runs/<slug>/plan.png    the run's plan diagram, copied
     runs/<slug>/pics/...    the run's per-case pictures (scoring/pictures.py), copied
     compare.html            two runs of a task side by side (loads runs/<slug>.js on demand)
-    analysis.html           the error analysis (written by automedbench.analyze)
+    analysis.html           the error analysis (written by report/analyze.py)
     assets/site.css, site.js
 
 The index holds only summary rows, so it stays small with thousands of runs; run pages are
@@ -30,8 +30,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from ..export import ExportError, inspect_log
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts as error_code_texts
+from ..scoring.errors import error_table
+from ..scoring.rubric import load_rubric
+from ..tasks import discover
 from .aggregate import STAGES, Leaderboard, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
@@ -323,8 +329,8 @@ def _integer_columns(r: DetailReport, names: list[str]) -> set[str]:
     """Metrics that are counts in this run (every value whole, some above 1): printed as integers."""
     cols = set()
     for m in names:
-        vals = [c.metrics.get(m) for c in r.task.per_case if c.metrics.get(m) is not None]
-        if vals and all(float(v).is_integer() for v in vals) and max(vals) > 1:  # type: ignore[arg-type]
+        vals = [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None]
+        if vals and all(float(v).is_integer() for v in vals) and max(vals) > 1:
             cols.add(m)
     return cols
 
@@ -456,7 +462,6 @@ def raw_links(run_dir: Path | None, out: Path, slug: str, inspect_file: str | No
 
 def _rubric_items() -> dict[str, str]:
     try:
-        from ..scoring.rubric import load_rubric
         return {i: d for s in load_rubric().stages.values() for i, d in s.items.items()}
     except Exception:  # noqa: BLE001 - a page without item descriptions still renders
         return {}
@@ -547,7 +552,6 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
         except OSError:
             pass
         try:  # the run as an Inspect log, one click away (export.py)
-            from ..export import ExportError, inspect_log
             (out / "runs" / slug).mkdir(parents=True, exist_ok=True)
             (out / "runs" / slug / "inspect.json").write_text(json.dumps(inspect_log(Path(run_dir))), encoding="utf-8")
             inspect_file = f"{slug}/inspect.json"
@@ -574,7 +578,6 @@ def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common
 def installed_tasks() -> dict[str, Any]:
     """The task definitions this installation knows (discovered once per site build)."""
     try:
-        from ..tasks import discover
         return dict(discover())
     except Exception:  # noqa: BLE001 - boards then describe tasks from their runs only
         return {}
@@ -598,10 +601,6 @@ def task_about(task_id: str, reports: Sequence[DetailReport], tasks: dict[str, A
 def write_reference_pages(env, out: Path, common: dict) -> None:
     """rubric.html, tiers.html and rules.html, generated from the YAML that owns each
     (scoring/rubric.yaml, prompts/tiers.yaml, scoring/error_codes.yaml): never a second copy."""
-    import yaml
-
-    from ..scoring.errors import error_table
-    from ..scoring.rubric import load_rubric
     rubric = load_rubric()
     stages = []
     for sid, st in rubric.stages.items():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.table import Table
@@ -50,7 +51,7 @@ def runs_table(reports: Iterable[DetailReport], run_dirs: Mapping[str, Path | st
     table.add_column("agent", overflow="fold", ratio=2, min_width=6)
     table.add_column("task", overflow="fold", ratio=2, min_width=6)
     table.add_column("tier", overflow="fold", min_width=4)
-    num = {"justify": "right", "no_wrap": True}
+    num: dict[str, Any] = {"justify": "right", "no_wrap": True}
     for s in STAGES:
         table.add_column(s.upper(), **num)
     table.add_column("agentic" if show_medal else "agt", **num)

@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
+
+from ..data import data_root
+from ..llm.registry import get_agent_config, load_agent_configs
+from ..tasks import get_task
 
 # fields of an agent entry that do not change what runs (where it came from, its prose)
 _NOT_CONFIGURATION = frozenset({"source", "description"})
@@ -40,19 +45,21 @@ def agent_configuration(agent: object) -> dict[str, Any]:
     return {"kind": "scripted", "name": getattr(agent, "name", None) or type(agent).__name__}
 
 
-def agent_configuration_by_name(name: str, agent_configs: list[Path] | None = None) -> dict[str, Any]:
-    from ..agents import get_agent
-    agent = get_agent(name, agent_configs)
-    conf = agent_configuration(agent)
-    if conf["kind"] == "scripted":
-        conf["name"] = name
-    return conf
+def agent_configuration_by_name(name: str, agent_configs: list[Path] | None = None, *,
+                                scripted: Collection[str] = ()) -> dict[str, Any]:
+    """agent_configuration() of the agent `name` without building it: a `scripted` name (these
+    come first, as in agents.get_agent) is its name, a registry entry its configuration. A name
+    that is neither is a scripted agent too: a sweep has refused unknown agents before it
+    computes its lock (runs/sweep.py validate)."""
+    configs = load_agent_configs(agent_configs)
+    if name in scripted or name not in configs:
+        return {"kind": "scripted", "name": name}
+    return {"kind": "llm", **configs[name].model_dump(mode="json", exclude=set(_NOT_CONFIGURATION))}
 
 
 def judge_configuration(judges: list[str] | None, agent_configs: list[Path] | None = None) -> list[dict[str, Any]]:
     """The effective configuration of the S1-S3 judge (or panel): one entry per judge,
     'heuristic' as its name, an LLM judge as its registry entry (as for agents)."""
-    from ..llm.registry import get_agent_config
     names = [n for n in (judges or []) if n] or ["heuristic"]
     out: list[dict[str, Any]] = []
     for n in names:
@@ -103,22 +110,19 @@ def describe_change(old: dict[str, Any], new: dict[str, Any], prefix: str = "") 
 _LOCATORS = ("agent_configs", "tasks_dirs", "data_root", "judges")
 
 
-def sweep_lock_config(spec: Any) -> dict[str, Any]:
-    """What a sweep root is locked to: its cells, the options that change results, and the
-    effective configuration of every agent, judge and task (not the paths they came from)."""
-    from ..data import data_root
-    from ..tasks import get_task
+def sweep_lock_config(spec: Any, cells: Sequence[Any], scripted: Collection[str]) -> dict[str, Any]:
+    """What a sweep root is locked to: its cells (expand_cells(spec)), the options that change
+    results, and the effective configuration of every agent, judge and task (not the paths they
+    came from). `scripted`: the scripted agents' names (handed in: runs does not import agents)."""
     o = spec.options
     agent_files = [Path(p) for p in o.agent_configs] if o.agent_configs else None
     task_dirs = [Path(p) for p in o.tasks_dirs] if o.tasks_dirs else None
-    from .sweep import expand_cells
-    cells = expand_cells(spec)
     agents = list(dict.fromkeys(c.agent for c in cells))
     tasks = sorted({c.task for c in cells})
     return {
         "cells": [c.key for c in cells],
-        "options": {k: v for k, v in o.model_dump(mode="json").items() if k not in _LOCATORS},
-        "agents": {a: agent_configuration_by_name(a, agent_files) for a in agents},
+        "options": {k: v for k, v in o.lock_options().items() if k not in _LOCATORS},
+        "agents": {a: agent_configuration_by_name(a, agent_files, scripted=scripted) for a in agents},
         "judges": judge_configuration(o.judges, agent_files),
         "tasks": {t: config_hash(get_task(t, task_dirs).snapshot()) for t in tasks},
         "data_root": str(data_root(o.data_root).resolve()),

@@ -26,7 +26,7 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import UserError
 
@@ -37,6 +37,9 @@ class Resources:
     gpus: int = 0
 
 
+RunFunction = Callable[..., object]   # (task, tier, agent, *, run_dir, **options); api.run_one
+
+
 @dataclass
 class RunJob:
     key: str                      # the cell's name, e.g. task/tier/agent#0
@@ -45,6 +48,10 @@ class RunJob:
     agent: str
     run_dir: str
     kwargs: dict[str, Any]        # run_one options (sandbox, judges, data_root, ...)
+    # the function that runs one cell, handed in by the caller (api.run_one): the runs layer never
+    # imports the API above it (docs/architecture.md, "Layers"); a module-level function, so it
+    # pickles by name into worker processes and Ray tasks
+    run: RunFunction
     resources: Resources = field(default_factory=Resources)
 
 
@@ -64,7 +71,6 @@ class ExecutorError(UserError, RuntimeError):
 
 def execute_job(job: RunJob, gpu_ids: list[str] | None) -> JobResult:
     """Run one cell in this process. Never raises: an exception becomes `error`."""
-    from ..api import run_one
     t0 = time.monotonic()
     old = os.environ.get("CUDA_VISIBLE_DEVICES")
     if gpu_ids is not None:
@@ -72,7 +78,7 @@ def execute_job(job: RunJob, gpu_ids: list[str] | None) -> JobResult:
     seen = os.environ.get("CUDA_VISIBLE_DEVICES")
     worker = f"{socket.gethostname()}:{os.getpid()}"
     try:
-        run_one(job.task, job.tier, job.agent, run_dir=job.run_dir, **job.kwargs)
+        job.run(job.task, job.tier, job.agent, run_dir=job.run_dir, **job.kwargs)
         return JobResult(job.key, job.run_dir, None, time.monotonic() - t0, seen, worker)
     except Exception as exc:  # one bad cell never stops a sweep (Ctrl-C/SIGTERM do: they propagate)
         return JobResult(job.key, job.run_dir, f"{type(exc).__name__}: {exc}", time.monotonic() - t0, seen, worker)

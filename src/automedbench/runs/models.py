@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer, model_validator
 
@@ -28,7 +28,20 @@ EndReason = Literal[
     "disqualified", "agent_crash", "infra_error", "interrupted",
     "provider_error", "provider_unavailable", "harness_error",
 ]
-INFRA_END_REASONS = frozenset({"infra_error", "provider_error", "provider_unavailable", "harness_error"})
+def is_end_reason(value: object) -> TypeGuard[EndReason]:
+    """Whether `value` is one of the end reasons above (an agent may report one it made up)."""
+    return value in get_args(EndReason)
+
+
+# Every set of end reasons the harness acts on is named here, from the one enumeration above
+# (tests/test_layers.py checks each is a subset of EndReason).
+# the harness, the sandbox or the provider failed: never the agent's fault
+INFRA_END_REASONS: frozenset[EndReason] = frozenset({"infra_error", "provider_error", "provider_unavailable",
+                                                     "harness_error"})
+# nobody's score: left out of every mean and count of the agent's results, re-run by a sweep
+UNSCORED_END_REASONS: frozenset[EndReason] = INFRA_END_REASONS | {"interrupted"}
+# the agent ran out of a budget the task gave it (BUDGET_EXHAUSTED)
+BUDGET_END_REASONS: frozenset[EndReason] = frozenset({"max_turns", "max_tokens", "max_cost"})
 
 
 class _Strict(BaseModel):
@@ -178,6 +191,12 @@ class DetailReport(_Strict):
 
 # ---- trace.jsonl: one event per line -------------------------------------------------
 
+EventType = Literal[
+    "run_start", "model_call", "tool_call", "execution", "stage", "violation",
+    "warning", "submit", "error", "run_end",
+]
+
+
 class WrittenFile(_Strict):
     """A file an execution created or modified (docs/sandbox.md "Observed effects")."""
 
@@ -221,10 +240,7 @@ class Effects(_Strict):
 class TraceEvent(_Strict):
     """One line of trace.jsonl. `type` says which optional fields are filled."""
 
-    type: Literal[
-        "run_start", "model_call", "tool_call", "execution", "stage", "violation",
-        "warning", "submit", "error", "run_end",
-    ]
+    type: EventType
     t: float = Field(description="seconds since run start")
     turn: int | None = None
     call_index: int | None = None

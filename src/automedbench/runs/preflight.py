@@ -7,14 +7,21 @@
 - an LLM agent on a lite tier whose pinned requirements the sandbox cannot install (network
   off) and the agent runtime does not have.
 Each is a user error naming the cell(s); nothing is run.
+
+The runs layer knows neither the agents nor the sandbox (docs/architecture.md, "Layers"): which
+agents are scripted and which packages the agent runtime holds are handed in by the caller
+(the API's SweepChecks).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UserError
+from ..llm.check import preflight
+from ..llm.registry import load_agent_configs
 
 
 class ImpossibleCellError(UserError, ValueError):
@@ -25,11 +32,9 @@ def _cells_text(keys: list[str]) -> str:
     return ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
 
-def llm_configs(agent_names: Iterable[str], agent_configs: list[Path] | None) -> list[Any]:
-    """The registry entries of the LLM agents among `agent_names` (scripted ones have none)."""
-    from ..agents import scripted_agents
-    from ..llm.registry import load_agent_configs
-    scripted = scripted_agents()
+def llm_configs(agent_names: Iterable[str], agent_configs: list[Path] | None,
+                scripted: Collection[str]) -> list[Any]:
+    """The registry entries of the LLM agents among `agent_names` (the `scripted` ones have none)."""
     names = [n for n in dict.fromkeys(agent_names) if n not in scripted]
     if not names:
         return []
@@ -37,10 +42,10 @@ def llm_configs(agent_names: Iterable[str], agent_configs: list[Path] | None) ->
     return [configs[n] for n in names if n in configs]
 
 
-def check_endpoints(agent_names: Iterable[str], agent_configs: list[Path] | None) -> None:
+def check_endpoints(agent_names: Iterable[str], agent_configs: list[Path] | None,
+                    scripted: Collection[str]) -> None:
     """One tiny request per LLM agent; EndpointConfigError (a UserError) on a configuration error."""
-    from ..llm.check import preflight
-    configs = llm_configs(agent_names, agent_configs)
+    configs = llm_configs(agent_names, agent_configs, scripted)
     if configs:
         preflight(configs)
 
@@ -78,31 +83,19 @@ def check_gpus(cells: Iterable[Any], resources_of: Callable[[Any], Any], pool_ch
 
 
 def _canon(name: str) -> str:
-    return name.strip().lower().replace("_", "-")
-
-
-def runtime_package_names() -> set[str] | None:
-    """The distributions the agent runtime holds: a prepared one's (`AUTOMEDBENCH_AGENT_RUNTIME`,
-    read from its site/*.dist-info), else the list the harness builds; None when unknown."""
-    import os
-    given = os.environ.get("AUTOMEDBENCH_AGENT_RUNTIME")
-    if given:
-        names = {_canon(p.name.split("-")[0]) for p in Path(given).glob("site/*.dist-info")}
-        return names or None
-    from ..sandbox.runtime import agent_packages
-    return {_canon(p) for p in agent_packages()}
+    """A distribution's normalised name (PEP 503), as sandbox/runtime.py lists the runtime's."""
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
 def check_requirements(cells: Iterable[Any], tasks: dict[str, Any], network: bool | None,
-                       sandbox: str | None = None) -> None:
+                       sandbox: str | None = None, *, have: set[str] | None,
+                       scripted: Collection[str] = ()) -> None:
     """Lite cells whose pinned requirements cannot be installed (network off) and are not in the
-    agent runtime. Not checked for the docker backend (its image is the runtime) or a prepared
-    runtime whose packages cannot be listed."""
-    from ..agents import scripted_agents
-    have = runtime_package_names() if sandbox != "docker" else None
-    if have is None:
+    agent runtime (`have`: its distributions, sandbox/runtime.py `runtime_package_names`). Not
+    checked for the docker backend (its image is the runtime) or a prepared runtime whose
+    packages cannot be listed (`have` None). `scripted` agents install nothing."""
+    if sandbox == "docker" or have is None:
         return
-    scripted = scripted_agents()   # scripted agents install nothing
     bad = []
     for c in cells:
         task = tasks[c.task]
@@ -123,9 +116,3 @@ def check_requirements(cells: Iterable[Any], tasks: dict[str, Any], network: boo
         raise ImpossibleCellError(f"{_cells_text(bad)}, which the agent runtime lacks and the sandbox "
                                   "cannot install with the network off (turn the network on or add the "
                                   "package to the runtime)")
-
-
-def check_scripted_method(agent_name: str, task: Any, tier: str) -> None:
-    """check_scripted_methods for one run (`automedbench run`)."""
-    from .sweep import Cell
-    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})

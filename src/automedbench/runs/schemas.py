@@ -8,11 +8,13 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from ..data.manifest import Manifest
 from .layout import RunMeta
 from .models import Conversation, DetailReport, TraceEvent
 
-SCHEMAS = {
+SCHEMAS: dict[str, type[BaseModel]] = {
     "detail_report.schema.json": DetailReport,
     "trace_event.schema.json": TraceEvent,
     "conversation.schema.json": Conversation,

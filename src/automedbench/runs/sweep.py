@@ -17,7 +17,7 @@ Restarting a sweep (after Ctrl-C, `kill -9`, a reboot) is always safe:
   means the run completed;
 - a cell directory without a report (the run or its scoring was cut off), or whose run
   ended `interrupted`, is deleted and run again;
-- a run that ended on an infrastructure fault (`INFRA_END_REASONS`: the harness, the
+- a run that ended on an infrastructure fault (`UNSCORED_END_REASONS`: the harness, the
   sandbox, the provider) is moved to `.attempts/` and run again, up to `retries` times;
   the last attempt stays in place and the leaderboard counts it beside the agent's row,
   never as the agent's failure;
@@ -37,6 +37,7 @@ import os
 import shutil
 import time
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -44,14 +45,28 @@ from typing import Any, Callable, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .. import __version__
 from ..errors import UserError
-from .executors import JobResult, Resources, RunJob, make_executor
+from ..tasks import get_task
+from .effective_config import config_hash, describe_change, sweep_lock_config
+from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
-from .models import INFRA_END_REASONS as MODEL_INFRA_END_REASONS
+from .models import UNSCORED_END_REASONS
+from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
 
-# Runs that ended because of the harness, the sandbox or the provider (docs/faults.md), plus
-# `interrupted` (a stopped run is nobody's score either): a sweep re-runs them.
-INFRA_END_REASONS = frozenset(MODEL_INFRA_END_REASONS | {"interrupted"})
+# (tasks, tiers, agents, **run options) -> None, raising UserError: api.check_sweep
+CheckFunction = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class SweepChecks:
+    """What the sweep needs to know from the layers above it, handed in by the API
+    (api.sweep_checks()): the runs layer imports neither the API, nor the agents, nor the
+    sandbox (docs/architecture.md, "Layers")."""
+    check: CheckFunction                              # user errors of every task, tier, agent
+    scripted: frozenset[str] = frozenset()            # the scripted agents (no endpoint, no entry)
+    runtime_packages: Callable[[], set[str] | None] = lambda: None   # the agent runtime's distributions
+
 LOCK_NAME = "sweep.lock.json"
 PID_NAME = ".sweep.pid"
 ATTEMPTS_DIR = ".attempts"
@@ -84,15 +99,29 @@ class ResourceSpec(_Strict):
 
 
 class RunOptions(_Strict):
-    """run_one options shared by every cell; part of the lock (changing them changes results)."""
+    """The options of one run, the same for `automedbench run`, every cell of a sweep and
+    api.run_one (`run_kwargs()`); part of a sweep's lock (changing them changes results)."""
     sandbox: str | None = None
     network: bool | None = None
     judges: list[str] | None = None
+    answer_judge: str | None = None     # registry name of the LLM answer judge (ScoringContext)
     data_root: str | None = None
     tasks_dirs: list[str] | None = None
     agent_configs: list[str] | None = None
     exec_timeout_s: float = 600.0
     allow_self_judge: bool = False   # a judge may share the agent's model (docs/judge.md)
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """api.run_one's keyword arguments."""
+        return {"sandbox": self.sandbox, "network": self.network, "judges": self.judges,
+                "answer_judge": self.answer_judge, "data_root": self.data_root,
+                "tasks_dirs": [Path(p) for p in self.tasks_dirs] if self.tasks_dirs else None,
+                "agent_configs": [Path(p) for p in self.agent_configs] if self.agent_configs else None,
+                "exec_timeout_s": self.exec_timeout_s, "allow_self_judge": self.allow_self_judge}
+
+    def lock_options(self) -> dict[str, Any]:
+        # a sweep without an answer judge keeps the fingerprint it had before the option existed
+        return self.model_dump(mode="json", exclude={"answer_judge"} if self.answer_judge is None else None)
 
 
 class SweepSpec(_Strict):
@@ -120,11 +149,11 @@ class SweepSpec(_Strict):
                 raise ValueError("an include entry must set agent, task and tier")
         return v
 
-    def lock_config(self) -> dict[str, Any]:
+    def lock_config(self, scripted: Collection[str] = ()) -> dict[str, Any]:
         """What a restart must agree on: the cells, the options that change results and the
-        effective agent, judge and task configurations (runs/effective_config.py)."""
-        from .effective_config import sweep_lock_config
-        return sweep_lock_config(self)
+        effective agent, judge and task configurations (runs/effective_config.py). `scripted`:
+        the scripted agents' names (SweepChecks.scripted)."""
+        return sweep_lock_config(self, expand_cells(self), scripted)
 
 
 @dataclass(frozen=True)
@@ -229,10 +258,10 @@ def _fingerprint(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> dict[str, Any]:
+def check_lock(root: Path, spec: SweepSpec, *, force: bool = False, scripted: Collection[str] = ()) -> dict[str, Any]:
     """Write the lock on a new root; refuse a different configuration unless `force`.
     Returns the configuration the root is now locked to."""
-    config = spec.lock_config()
+    config = spec.lock_config(scripted)
     lock = root / LOCK_NAME
     if lock.is_file() and not force:
         try:
@@ -248,7 +277,6 @@ def check_lock(root: Path, spec: SweepSpec, *, force: bool = False) -> dict[str,
                                    "except those of a changed agent configuration, which run again)")
         else:
             return config
-    from .. import __version__
     write_json_atomic(lock, {"version": LOCK_VERSION, "fingerprint": _fingerprint(config), "config": config,
                              "written_at": now_iso(), "harness_version": __version__})
     return config
@@ -265,10 +293,9 @@ def _describe_change(old: dict, new: dict) -> str:
     changed = sorted(k for k in set(oo) | set(no) if oo.get(k) != no.get(k))
     if changed:
         parts.append("options changed: " + ", ".join(changed))
-    from .effective_config import describe_change
     for key in ("agents", "judges", "tasks", "data_root"):
         if old.get(key) != new.get(key):
-            parts.append(f"{key} changed: " + "; ".join(describe_change(old.get(key), new.get(key), key)))
+            parts.append(f"{key} changed: " + "; ".join(describe_change({key: old.get(key)}, {key: new.get(key)})))
     return "; ".join(parts) or "configuration changed"
 
 
@@ -336,7 +363,6 @@ def _clean(path: Path) -> None:
 def _superseded(cell: Cell, root: Path, locked: dict[str, Any]) -> bool:
     """A finished cell whose run recorded another effective agent configuration than the one
     the root is locked to is moved to ROOT/.superseded/ (kept, not counted) and run again."""
-    from .effective_config import config_hash
     want = (locked.get("agents") or {}).get(cell.agent)
     try:
         have = json.loads(RunFiles(cell.dir(root)).meta.read_text(encoding="utf-8")).get("agent_config_hash")
@@ -361,7 +387,7 @@ def classify(cell: Cell, root: Path, retries: int) -> tuple[str, str | None]:
         return "partial", None
     if end == "interrupted":
         return "partial", end
-    if end in INFRA_END_REASONS:
+    if end in UNSCORED_END_REASONS:
         return ("retry" if past_attempts(cell, root) < retries else "infra_final"), end
     return "finished", end
 
@@ -382,52 +408,45 @@ def _resources(spec: SweepSpec, task_obj) -> Resources:
     return Resources(spec.resources.cpus, spec.resources.gpus)
 
 
-def validate(spec: SweepSpec) -> dict[str, Any]:
-    """User errors before any run starts (api.prepare_run for every agent x task x tier:
-    unknown task/tier/agent/judge/backend, a missing API key, unstaged official data)."""
-    from ..api import check_sweep
-    from ..tasks import get_task
-    from .preflight import check_requirements, check_scripted_methods
-    kw = run_kwargs(spec)
+def validate(spec: SweepSpec, checks: SweepChecks) -> dict[str, Any]:
+    """User errors before any run starts. `checks.check` (api.check_sweep: prepare_run for every
+    agent, task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged
+    official data) is handed in by the caller, as the runs layer never imports the API; then the
+    impossible cells are refused, named (runs/preflight.py)."""
+    kw = spec.options.run_kwargs()
     cells = expand_cells(spec)
 
     def distinct(values):
         return list(dict.fromkeys(values))
-    check_sweep(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges",
-                                      "allow_self_judge")})
+    checks.check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
+                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",
+                                       "allow_self_judge")})
     tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
     check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
-    check_requirements(cells, tasks, spec.options.network, spec.options.sandbox)
+    check_requirements(cells, tasks, spec.options.network, spec.options.sandbox,
+                       have=checks.runtime_packages(), scripted=checks.scripted)
     return tasks
 
 
-def run_kwargs(spec: SweepSpec) -> dict[str, Any]:
-    o = spec.options
-    return {"sandbox": o.sandbox, "network": o.network, "judges": o.judges, "data_root": o.data_root,
-            "tasks_dirs": [Path(p) for p in o.tasks_dirs] if o.tasks_dirs else None,
-            "agent_configs": [Path(p) for p in o.agent_configs] if o.agent_configs else None,
-            "exec_timeout_s": o.exec_timeout_s, "allow_self_judge": o.allow_self_judge}
-
-
-def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, executor: str | None = None,
+def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: SweepChecks, workers: int | None = None, executor: str | None = None,
               address: str | None = None, force: bool = False, resume: bool = True, gpus: list[str] | None = None,
               on_event: Callable[[SweepEvent], None] | None = None, poll_s: float = 0.5) -> list[CellResult]:
     """Run every cell of `spec` under `root` (see module doc). Returns one CellResult per cell,
-    in matrix order. Raises only for user errors (SweepConfigError, unknown task/agent...)."""
+    in matrix order. Raises only for user errors (SweepConfigError, unknown task/agent...).
+    `run` runs one cell and `checks` find the user errors first (api.run_sweep hands in
+    api.run_one and api.sweep_checks())."""
     root = Path(root)
-    tasks = validate(spec)
+    tasks = validate(spec, checks)
     cells = expand_cells(spec)
     root.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda ev: None)
-    kwargs = run_kwargs(spec)
+    kwargs = spec.options.run_kwargs()
     with RootLock(root):
         # endpoint configuration errors stop the sweep before the lock is written, so a fixed
         # base_url or model name is not "a changed configuration" of a root that never ran
-        from .preflight import check_endpoints
         pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
-        check_endpoints([c.agent for c in pending], kwargs["agent_configs"])
-        locked = check_lock(root, spec, force=force)
+        check_endpoints([c.agent for c in pending], kwargs["agent_configs"], checks.scripted)
+        locked = check_lock(root, spec, force=force, scripted=checks.scripted)
         results: dict[Cell, CellResult] = {}
         todo: deque[Cell] = deque()
         for cell in cells:
@@ -453,7 +472,6 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
         if todo:   # before the first cell: resource requests the executor can never meet
-            from .preflight import check_gpus
             try:
                 check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
             except BaseException:
@@ -466,17 +484,17 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, 
                 # start what fits, in order (a big run waits for its slots rather than being overtaken forever)
                 while todo:
                     cell = todo[0]
-                    res = _resources(spec, tasks[cell.task])
-                    why = pool.check(res)
+                    need = _resources(spec, tasks[cell.task])
+                    why = pool.check(need)
                     if why:
                         todo.popleft()
                         results[cell] = CellResult(cell, cell.dir(root), "failed", error=why)
                         emit(SweepEvent("finish", cell, results[cell], running=list(running.values())))
                         continue
-                    if not pool.can_start(res):
+                    if not pool.can_start(need):
                         break
                     todo.popleft()
-                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, res)
+                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, run, need)
                     running[pool.submit(job)] = cell
                     emit(SweepEvent("start", cell, running=list(running.values())))
                 if not running:
@@ -503,7 +521,7 @@ def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[C
     d = cell.dir(root)
     complete, end = read_end_reason(d)
     attempts = past_attempts(cell, root) + 1
-    if complete and end not in INFRA_END_REASONS:
+    if complete and end not in UNSCORED_END_REASONS:
         return CellResult(cell, d, "done", error=jr.error, end_reason=end, attempts=attempts, wall_s=jr.wall_s,
                           gpus=jr.gpus, worker=jr.worker)
     if complete:  # the run ended on an infrastructure fault

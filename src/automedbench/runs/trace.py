@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .models import TraceEvent
+from .layout import RunFiles, RunMeta
+from .models import EventType, TraceEvent
 
 
 class TraceWriter:
@@ -19,7 +20,7 @@ class TraceWriter:
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
-    def emit(self, type: str, **fields: Any) -> TraceEvent:
+    def emit(self, type: EventType, **fields: Any) -> TraceEvent:
         event = TraceEvent(type=type, t=round(self.elapsed(), 4), **fields)
         self._fh.write(event.model_dump_json(exclude_none=True) + "\n")
         self._fh.flush()
@@ -31,7 +32,7 @@ class TraceWriter:
 
 def read_trace(path: Path) -> list[TraceEvent]:
     """Events of a saved trace; a torn last line (crash mid-write) is skipped."""
-    events = []
+    events: list[TraceEvent] = []
     if not path.is_file():
         return events
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -42,3 +43,20 @@ def read_trace(path: Path) -> list[TraceEvent]:
         except (json.JSONDecodeError, ValueError):
             continue
     return events
+
+
+def slowest_execution(run_dirs: list[Path]) -> str:
+    """'agent task/tier S4 call 5: 9.8 s' for the longest execution over the runs, or '' (a
+    run directory without its run.json or trace is passed over)."""
+    best = (0.0, "")
+    for d in run_dirs:
+        files = RunFiles(d)
+        try:
+            run = RunMeta.model_validate_json(files.meta.read_text()).run
+        except (OSError, ValueError):
+            continue
+        for ev in read_trace(files.trace):
+            if ev.type == "execution" and (ev.duration_s or 0) > best[0]:
+                best = (ev.duration_s or 0.0, f"{run.agent} {run.task}/{run.tier} {(ev.stage or '?').upper()} "
+                                              f"call {ev.call_index}: {ev.duration_s:.1f} s")
+    return best[1]

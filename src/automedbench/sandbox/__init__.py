@@ -1,9 +1,13 @@
 """Sandbox backends behind one protocol. `open_sandbox(name, spec)` builds one."""
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from .base import ExecResult, Sandbox, SandboxConfigError, SandboxError, SandboxSpec
+from .bwrap import BwrapSandbox, find_bwrap
+from .docker import DockerSandbox, check_image
+from .local import LocalSandbox
 
 # name -> factory. Backends register lazily so a missing optional dependency only
 # matters when that backend is asked for.
@@ -22,22 +26,18 @@ def register_backend(name: str, factory: Callable[[SandboxSpec], Sandbox],
 
 
 def _local(spec: SandboxSpec) -> Sandbox:
-    from .local import LocalSandbox
     return LocalSandbox(spec)
 
 
 def _bwrap(spec: SandboxSpec) -> Sandbox:
-    from .bwrap import BwrapSandbox
     return BwrapSandbox(spec)
 
 
 def _docker(spec: SandboxSpec) -> Sandbox:
-    from .docker import DockerSandbox
     return DockerSandbox(spec)
 
 
 def _bwrap_installed() -> None:
-    from .bwrap import find_bwrap
     try:
         find_bwrap()
     except SandboxError as exc:
@@ -45,9 +45,7 @@ def _bwrap_installed() -> None:
 
 
 def _docker_image_pinned() -> None:
-    import os
 
-    from .docker import check_image
     try:
         check_image(os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE", ""))
     except SandboxError as exc:

@@ -7,6 +7,7 @@ prompt works for every backend.
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
 import time
@@ -164,7 +165,6 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> bool:
     """Read both pipes until EOF (True) or the deadline (False)."""
-    import selectors
 
     sel = selectors.DefaultSelector()
     for stream in sinks:

@@ -212,13 +212,15 @@ class BwrapSandbox:
         self._closed = True
         if self._helper is not None:
             self._helper.close()
-        if getattr(self, "net", None) is not None:
-            self.net.close()
+        net = getattr(self, "net", None)
+        if net is not None:
+            net.close()
             self.net = None
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()
-        if getattr(self, "effects", None) is not None:
-            self.effects.close()
+        effects = getattr(self, "effects", None)
+        if effects is not None:
+            effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
     def __enter__(self):

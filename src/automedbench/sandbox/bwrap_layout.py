@@ -13,11 +13,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import automedbench
+
 from .base import SandboxError, SandboxSpec
 from .inside import (
     DATA_INSIDE,
-    PRIVATE_INSIDE,
     ETC_GPU,
+    PRIVATE_INSIDE,
     SANDBOX_UID,
     WORKSPACE_INSIDE,
     gpu_driver_paths,
@@ -113,7 +115,6 @@ def checked_extra_binds(spec: SandboxSpec) -> list[tuple[str, str]]:
 
 
 def harness_paths() -> list[str]:
-    import automedbench
     paths = [str(Path(automedbench.__file__).resolve().parent)]
     if sys.prefix != sys.base_prefix:
         paths.append(str(Path(sys.prefix).resolve()))

@@ -2,11 +2,19 @@
 from __future__ import annotations
 
 import json
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
+
+from ..data import dataset_paths
+from ..tasks import TaskError, get_task
+from .base import SandboxError
+from .docker import find_engine
+from .docker_image import build_image
+from .exec import sandbox_exec
 
 sandbox_app = typer.Typer(help="Run code in the agent sandbox by hand.", no_args_is_help=True)
 
@@ -40,10 +48,6 @@ def exec_cmd(
     timeout: float = typer.Option(120.0, "--timeout", help="seconds"),
 ) -> None:
     """Run one python or bash file inside the sandbox of TASK; print one JSON object."""
-    from ..data import dataset_paths
-    from ..tasks import TaskError, get_task
-    from .base import SandboxError
-    from .exec import sandbox_exec
 
     if (python is None) == (bash is None):
         typer.echo("error: give exactly one of --python FILE or --bash FILE", err=True)
@@ -59,6 +63,7 @@ def exec_cmd(
                    f"run `automedbench data stage {t.dataset}`", err=True)
         raise typer.Exit(2) from None
     language, path = ("python", python) if python is not None else ("bash", bash)
+    assert path is not None      # exactly one of --python / --bash, checked above
     try:
         out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
                            path.read_text(), timeout_s=timeout)
@@ -84,13 +89,9 @@ def build_image_cmd(
 ) -> None:
     """Build the docker backend's agent image offline (mmdebstrap from this host's Debian
     mirror + the agent runtime, `docker import`); print its record (image id, recipe key)."""
-    import os
 
     from rich.console import Console
 
-    from .base import SandboxError
-    from .docker import find_engine
-    from .docker_image import build_image
 
     console = Console(stderr=True)
     host, why = find_engine()

@@ -26,17 +26,21 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import uuid
 from pathlib import Path
 
+import automedbench
+
+from ..errors import ScoringContainerUnavailable
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .decoy import DecoyWatcher, build_decoy, violation_from_events
-from .effects import EffectsRecorder, netdev_counters, observe
 from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
+from .effects import EffectsRecorder, netdev_counters, observe
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
@@ -86,11 +90,6 @@ SCORING_PICTURES = "pictures"   # the one folder the scoring container may write
 SCORING_TIMEOUT_S = 3600
 
 
-class ScoringContainerUnavailable(SandboxError):
-    """A docker run could not be scored in a scoring container (no engine, no image, the
-    container failed); the caller scores it in-process, flagged."""
-
-
 def scoring_argv(image: str, name: str, ro_paths: list[Path], out_dir: Path, command: list[str], *,
                  docker: str = "docker", user: str | None = None, read_any_file: bool = False) -> list[str]:
     """`docker run` argv of a scoring container: no network, a read-only root, each of
@@ -116,9 +115,7 @@ def scoring_argv(image: str, name: str, ro_paths: list[Path], out_dir: Path, com
 def harness_paths() -> list[Path]:
     """What the scoring container needs of the harness, read-only at the same paths: the
     python environment (sys.prefix, its base interpreter) and the package's source tree."""
-    import sys
 
-    import automedbench
     package_root = Path(automedbench.__file__).resolve().parent.parent
     paths = [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
     if Path("/") in paths:
@@ -144,7 +141,6 @@ def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks
     ({file name: text}: detail_report.json, and judge.json if it had to judge). Mounted
     read-only: the run directory, the dataset's private references, manifest and bands, the
     run's extra task dirs, the harness. Raises ScoringContainerUnavailable saying why not."""
-    import sys
 
     image = image_of_run(sandbox)
     if not image:
@@ -319,8 +315,9 @@ class DockerSandbox:
                            env=self._cli_env)
         if getattr(self, "watcher", None) is not None:
             self.watcher.close()
-        if getattr(self, "effects", None) is not None:
-            self.effects.close()
+        effects = getattr(self, "effects", None)
+        if effects is not None:
+            effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
     def __enter__(self):

@@ -10,12 +10,10 @@ import glob
 import os
 from collections.abc import Callable, Mapping
 
+from ..agent_paths import DATA_INSIDE, PRIVATE_INSIDE, WORKSPACE_INSIDE  # noqa: F401 - re-exported to the backends
 from .base import SandboxSpec, base_env
 
 SANDBOX_UID = 1000                 # the agent's uid (and gid) inside
-DATA_INSIDE = "/data/public"       # the task's public data, read-only
-PRIVATE_INSIDE = "/data/private"   # a DECOY tree watched from outside, never the real one
-WORKSPACE_INSIDE = "/workspace"    # the run's workspace: cwd and HOME, read-write
 TMP_INSIDE = "/tmp"
 CA_BUNDLE_INSIDE = "/etc/ssl/certs/ca-certificates.crt"
 

@@ -30,9 +30,11 @@ import functools
 import ipaddress
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from typing import Any
 
@@ -96,7 +98,7 @@ def resolve_allowlist(hosts: list[str]) -> dict[str, list[str]]:
                 infos = socket.getaddrinfo(host, None, socket.AF_INET, socket.SOCK_STREAM)
             except OSError as exc:
                 raise SandboxError(f"network allowlist: cannot resolve {host!r}: {exc}") from exc
-            addrs = sorted({i[4][0] for i in infos})
+            addrs = sorted({str(i[4][0]) for i in infos})
         out[host] = addrs
     return out
 
@@ -141,7 +143,6 @@ def pip_index_env(python: str | None = None) -> dict[str, str]:
     and PIP_* variables), as PIP_* variables for the sandbox: so `pip install` inside uses
     the same index as the host's pip. Only http(s) URLs pass (a file:// index or a
     find-links directory of the host is not in the sandbox)."""
-    import sys
     out = _pip_config_list(python or sys.executable)  # ~0.5 s, once per process
     found: dict[str, str] = {}
     for line in out.splitlines():
@@ -224,7 +225,6 @@ class SandboxNetwork:
             os.close(exit_r)
         try:
             deadline = time.monotonic() + READY_TIMEOUT_S
-            import select
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.slirp.poll() is not None:

@@ -32,10 +32,13 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+from ..home import home
+from ..tracks import all_tracks
 from .base import SandboxError
 
 RUNTIME_LAYOUT_VERSION = 3
@@ -46,9 +49,19 @@ BASE_AGENT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "pip")
 
 
 def agent_packages() -> tuple[str, ...]:
-    from ..tracks import all_tracks
     extra = sorted({p for t in all_tracks().values() for p in t.runtime_packages} - set(BASE_AGENT_PACKAGES))
     return (*BASE_AGENT_PACKAGES, *extra)
+
+
+def runtime_package_names() -> set[str] | None:
+    """The distributions the agent runtime holds: a prepared one's (`AUTOMEDBENCH_AGENT_RUNTIME`,
+    read from its site/*.dist-info), else the list the harness builds; None when unknown."""
+    given = os.environ.get("AUTOMEDBENCH_AGENT_RUNTIME")
+    if given:
+        names = {_canon(p.name.split("-")[0].strip()) for p in Path(given).glob("site/*.dist-info")}
+        return names or None
+    return {_canon(p) for p in agent_packages()}
+
 
 SITECUSTOMIZE = '''\
 # automedbench agent runtime: make the preinstalled packages importable.
@@ -76,7 +89,6 @@ RuntimeError_ = RuntimeBuildError  # short internal alias
 
 
 def cache_root() -> Path:
-    from ..home import home
     return home() / "agent-runtime"
 
 
@@ -117,7 +129,7 @@ def _closure(names: tuple[str, ...]) -> dict[str, metadata.Distribution] | None:
     return found
 
 
-def _key(version: tuple[int, int], dists: dict[str, str]) -> str:
+def _key(version: tuple[int, int], dists: Mapping[str, object]) -> str:
     blob = json.dumps({"layout": RUNTIME_LAYOUT_VERSION, "python": version, "dists": dists,
                        "platform": sys.platform}, sort_keys=True)
     return f"py{version[0]}{version[1]}-" + hashlib.sha256(blob.encode()).hexdigest()[:12]
@@ -136,7 +148,7 @@ def _locked(path: Path):
 
 def _copy_dists(dists: dict[str, metadata.Distribution], site: Path) -> None:
     for dist in dists.values():
-        base = Path(dist.locate_file(""))
+        base = Path(str(dist.locate_file("")))
         for rel in dist.files or []:
             if ".." in Path(rel).parts or str(rel).endswith(".pyc"):
                 continue  # console scripts live outside site-packages; bytecode is rebuilt

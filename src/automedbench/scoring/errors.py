@@ -1,22 +1,28 @@
 """Fire error codes (scoring/error_codes.yaml) from the evidence of a scored run.
 
-Each rule below is a small function of (trace, stages, task result); the table of codes,
-steps and categories is data. Evidence names the turn/call and an excerpt."""
+Each rule below is a small function of the run's evidence (RunEvidence: trace, stages, task result),
+listed in RULES; the table of codes, steps and categories is data. Evidence names the turn/call and an excerpt."""
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import yaml
 
 from ..runs.models import (
-    INFRA_END_REASONS,
+    BUDGET_END_REASONS,
+    UNSCORED_END_REASONS,
+    CaseResult,
     ErrorCode,
     StageResult,
     TaskResult,
     TraceEvent,
 )
 from ..tracks.base import TrackScoring
+from .rubric import load_rubric
+from .workspace_guard import escaping_links
 
 
 @lru_cache(maxsize=1)
@@ -31,7 +37,6 @@ def code_texts() -> dict[str, str]:
 
 # end_detail values (api.run_one) that mean the model provider, not the sandbox, failed
 PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
-BUDGET_END_REASONS = {"max_turns", "max_tokens", "max_cost"}
 
 # a case scoring below this fraction of the best case is suspicious (see LOGIC_SUSPECT): the
 # default is declared once, on the track seam (TrackScoring.logic_drop, docs/tracks.md); a track
@@ -52,123 +57,209 @@ def _excerpt(text: str | None, n: int = 200) -> str:
     return text if len(text) <= n else text[: n // 2] + " … " + text[-n // 2:]
 
 
-def detect_errors(trace: list[TraceEvent], stages: dict[str, StageResult | None], task: TaskResult,
+@dataclass(frozen=True)
+class RunEvidence:
+    """What the fault rules read about one finished run."""
+
+    trace: list[TraceEvent]
+    stages: Mapping[str, StageResult | None]
+    task: TaskResult
+    submitted: bool
+    end_reason: str | None
+    end_detail: str | None
+    workspace: Path
+    all_trivial: bool
+    logic_drop: float
+    logic_metric: str | None
+
+    @cached_property
+    def execs(self) -> list[TraceEvent]:
+        return [e for e in self.trace if e.type == "execution"]
+
+    @cached_property
+    def infra_end(self) -> bool:
+        """Cut short by the provider, the harness or the user: not the agent's missing submission."""
+        return self.end_reason is None or self.end_reason in UNSCORED_END_REASONS
+
+    def fault(self, kind: str) -> TraceEvent | None:
+        return next((e for e in self.trace if e.type == "error" and e.kind == kind), None)
+
+
+def detect_errors(trace: list[TraceEvent], stages: Mapping[str, StageResult | None], task: TaskResult,
                   *, submitted: bool, end_reason: str | None, workspace: Path,
                   all_trivial: bool = False, end_detail: str | None = None,
                   logic_drop: float = LOGIC_DROP, logic_metric: str | None = "") -> list[ErrorCode]:
-    """`logic_metric`: the per-case metric compared across cases for LOGIC_SUSPECT ("" = the
+    """Every error code the run fires, rule by rule (RULES, in the order of the report).
+    `logic_metric`: the per-case metric compared across cases for LOGIC_SUSPECT ("" = the
     track's first per-case metric; None = the track has no per-case metric for which one case far
     below the others means a bug — it may flag cases from its aggregate instead)."""
-    fired: list[ErrorCode] = []
-    # a run cut short by the provider, the harness or the user is not the agent's missing submission
-    infra_end = end_reason in INFRA_END_REASONS or end_reason in ("interrupted", None)
-    execs = [e for e in trace if e.type == "execution"]
+    run = RunEvidence(trace, stages, task, submitted, end_reason, end_detail, workspace, all_trivial,
+                      logic_drop, logic_metric)
+    return [code for rule in RULES for code in rule(run)]
 
-    if not (workspace / "plan" / "plan.md").is_file():
-        fired.append(make_error("PLAN_MISSING", path="plan/plan.md"))
-    elif stages.get("s1") and stages["s1"].items.get("s1b") == 0:
-        fired.append(make_error("PLAN_NO_STEPS"))
 
-    failed_setup = [e for e in execs if e.stage == "s2" and e.exit_code != 0]
-    if len(failed_setup) > 5:
-        fired.append(make_error("SETUP_RETRIES", calls=[e.call_index for e in failed_setup]))
+def _plan(run: RunEvidence) -> list[ErrorCode]:
+    if not (run.workspace / "plan" / "plan.md").is_file():
+        return [make_error("PLAN_MISSING", path="plan/plan.md")]
+    if (plan := run.stages.get("s1")) is not None and plan.items.get("s1b") == 0:
+        return [make_error("PLAN_NO_STEPS")]
+    return []
 
-    s3 = stages.get("s3")
-    if s3 is not None and s3.score is not None:
-        if s3.score == 0:
-            first_batch = next((e.call_index for e in execs if e.stage == "s4"), None)
-            fired.append(make_error("NO_PILOT", rationale=s3.rationale,
-                                    batch=("no batch ran" if first_batch is None
-                                           else f"the batch started at call {first_batch} without a checked pilot")))
-        elif s3.score == 0.5:
-            fired.append(make_error("PILOT_NOT_INSPECTED", rationale=s3.rationale))
 
-    # a failure never followed by any successful execution
-    last_ok = max((e.call_index or 0 for e in execs if e.exit_code == 0), default=0)
-    unrecovered = [e for e in execs if e.exit_code not in (0, None) and (e.call_index or 0) > last_ok]
-    if unrecovered and not infra_end:     # the provider/harness ended the run before it could recover
-        e = unrecovered[0]
-        fired.append(make_error("UNRECOVERED_ERROR", turn=e.turn, call=e.call_index, excerpt=_excerpt(e.stderr)))
+def _setup(run: RunEvidence) -> list[ErrorCode]:
+    failed = [e for e in run.execs if e.stage == "s2" and e.exit_code != 0]
+    return [make_error("SETUP_RETRIES", calls=[e.call_index for e in failed])] if len(failed) > 5 else []
 
-    # Cases far below the best case on the track's first per-case metric (its most stable one):
-    # the signature of wrong labels, orientation or units on some cases.
-    def case_value(c):
-        if logic_metric:
-            return c.metrics.get(logic_metric)
+
+def _pilot(run: RunEvidence) -> list[ErrorCode]:
+    s3 = run.stages.get("s3")
+    if s3 is None or s3.score is None:
+        return []
+    if s3.score == 0:
+        first_batch = next((e.call_index for e in run.execs if e.stage == "s4"), None)
+        return [make_error("NO_PILOT", rationale=s3.rationale,
+                           batch=("no batch ran" if first_batch is None
+                                  else f"the batch started at call {first_batch} without a checked pilot"))]
+    if s3.score == 0.5:
+        return [make_error("PILOT_NOT_INSPECTED", rationale=s3.rationale)]
+    return []
+
+
+def _unrecovered(run: RunEvidence) -> list[ErrorCode]:
+    """A failure never followed by a successful execution (unless the provider or the harness
+    ended the run before the agent could recover)."""
+    last_ok = max((e.call_index or 0 for e in run.execs if e.exit_code == 0), default=0)
+    unrecovered = [e for e in run.execs if e.exit_code not in (0, None) and (e.call_index or 0) > last_ok]
+    if not unrecovered or run.infra_end:
+        return []
+    e = unrecovered[0]
+    return [make_error("UNRECOVERED_ERROR", turn=e.turn, call=e.call_index, excerpt=_excerpt(e.stderr))]
+
+
+def _logic(run: RunEvidence) -> list[ErrorCode]:
+    """Cases far below the best case on the track's first per-case metric (its most stable one):
+    the signature of wrong labels, orientation or units on some cases."""
+    if run.logic_metric is None:
+        return []
+
+    def case_value(c: CaseResult) -> float | None:
+        if run.logic_metric:
+            return c.metrics.get(run.logic_metric)
         return next(iter(v for v in c.metrics.values() if v is not None), None)
-    primary = [(c.case_id, case_value(c)) for c in task.per_case if c.valid] if logic_metric is not None else []
+    primary = [(c.case_id, case_value(c)) for c in run.task.per_case if c.valid]
     values = [v for _, v in primary if v is not None]
-    if len(values) >= 3 and max(values) >= 0.5:
-        best = max(values)
-        low = [cid for cid, v in primary if v is not None and v < logic_drop * best]
-        if low and not any("logic_suspect" in c.flags for c in task.per_case):
-            fired.append(make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4)))
+    if len(values) < 3 or max(values) < 0.5:
+        return []
+    best = max(values)
+    low = [cid for cid, v in primary if v is not None and v < run.logic_drop * best]
+    if low and not any("logic_suspect" in c.flags for c in run.task.per_case):
+        return [make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4))]
+    return []
 
-    missing = [c.case_id for c in task.per_case if c.status == "missing"]
-    if missing and submitted and not infra_end:
+
+def _cases(run: RunEvidence) -> list[ErrorCode]:
+    """Missing and invalid cases, no submission, an empty one, unreadable references."""
+    fired = []
+    per_case = run.task.per_case
+    missing = [c.case_id for c in per_case if c.status == "missing"]
+    if missing and run.submitted and not run.infra_end:
         fired.append(make_error("MISSING_CASES", cases=missing[:20], n_missing=len(missing)))
-    invalid = [(c.case_id, c.reason) for c in task.per_case if c.status == "invalid"]
+    invalid = [(c.case_id, c.reason) for c in per_case if c.status == "invalid"]
     if invalid:
         fired.append(make_error("FORMAT_INVALID", cases=[{"case_id": c, "reason": r} for c, r in invalid[:20]],
                                 n_invalid=len(invalid)))   # the count beside the capped list: "+N more"
-    if not submitted and not infra_end:
-        fired.append(make_error("NOT_SUBMITTED", end_reason=end_reason))
-    elif submitted and not any(c.valid for c in task.per_case):   # the call must have happened
+    if not run.submitted and not run.infra_end:
+        fired.append(make_error("NOT_SUBMITTED", end_reason=run.end_reason))
+    elif run.submitted and not any(c.valid for c in per_case):   # the call must have happened
         fired.append(make_error("SUBMITTED_NOTHING"))
-    broken = [(c.case_id, c.reason) for c in task.per_case if c.status == "reference_error"]
+    broken = [(c.case_id, c.reason) for c in per_case if c.status == "reference_error"]
     if broken:  # our private reference could not be read: a harness fault, never the agent's
         fired.append(make_error("INFRA_REFERENCE", cases=[{"case_id": c, "reason": r} for c, r in broken[:20]],
                                 n_excluded=len(broken)))
+    return fired
 
-    if end_reason == "wall_time" or any(e.timed_out for e in execs):
-        fired.append(make_error("TIMEOUT", end_reason=end_reason,
-                                calls=[e.call_index for e in execs if e.timed_out]))
+
+def _timeout(run: RunEvidence) -> list[ErrorCode]:
+    if run.end_reason == "wall_time" or any(e.timed_out for e in run.execs):
+        return [make_error("TIMEOUT", end_reason=run.end_reason, calls=[e.call_index for e in run.execs if e.timed_out])]
+    return []
+
+
+def _case_flags(run: RunEvidence) -> list[ErrorCode]:
+    """Flags a track set on cases -> the codes error_codes.yaml `case_flag_codes` maps them to."""
     flagged: dict[str, list[str]] = {}
     for flag, code in (error_table().get("case_flag_codes") or {}).items():
-        cases = [c.case_id for c in task.per_case if flag in c.flags]
+        cases = [c.case_id for c in run.task.per_case if flag in c.flags]
         if cases:
             flagged.setdefault(code, []).extend(cases)
-    if all_trivial:
-        flagged.setdefault("PLACEHOLDER_OUTPUT", []).extend(c.case_id for c in task.per_case if c.valid)
-    for code, cases in flagged.items():
-        fired.append(make_error(code, cases=sorted(set(cases))[:20], n_cases=len(set(cases))))
-    from ..sandbox.guard import escaping_links
-    links = escaping_links(workspace) if workspace.is_dir() else []
+    if run.all_trivial:
+        flagged.setdefault("PLACEHOLDER_OUTPUT", []).extend(c.case_id for c in run.task.per_case if c.valid)
+    return [make_error(code, cases=sorted(set(cases))[:20], n_cases=len(set(cases))) for code, cases in flagged.items()]
+
+
+def _integrity(run: RunEvidence) -> list[ErrorCode]:
+    """Escaping symlinks left in the workspace, sandbox violations, training detected."""
+    fired = []
+    links = escaping_links(run.workspace) if run.workspace.is_dir() else []
     if links:
         fired.append(make_error("ESCAPING_SYMLINK", links=[l["evidence"] for l in links[:20]]))
-    violations = [e for e in trace if e.type == "violation"]
+    violations = [e for e in run.trace if e.type == "violation"]
     if violations:
         fired.append(make_error("SANDBOX_VIOLATION", calls=[e.call_index for e in violations],
                                 excerpt=_excerpt(violations[0].message)))
-    training = [e for e in trace if e.type == "warning" and e.kind == "training_detected"]
+    training = [e for e in run.trace if e.type == "warning" and e.kind == "training_detected"]
     if training:
         fired.append(make_error("TRAINING_DETECTED", calls=[e.call_index for e in training],
                                 excerpt=_excerpt(training[0].message)))
-    if end_reason in BUDGET_END_REASONS:
-        fired.append(make_error("BUDGET_EXHAUSTED", end_reason=end_reason))
-    fired += _tool_calling_errors(trace)
+    return fired
+
+
+def _budget(run: RunEvidence) -> list[ErrorCode]:
+    return [make_error("BUDGET_EXHAUSTED", end_reason=run.end_reason)] if run.end_reason in BUDGET_END_REASONS else []
+
+
+def _tool_calling(run: RunEvidence) -> list[ErrorCode]:
+    return _tool_calling_errors(run.trace)
+
+
+def _infrastructure(run: RunEvidence) -> list[ErrorCode]:
+    """The provider, the harness or the sandbox ended the run."""
+    end_reason, end_detail = run.end_reason, run.end_detail
     provider = end_reason in PROVIDER_DETAILS or (end_reason == "infra_error" and end_detail in PROVIDER_DETAILS)
-    fault = next((e for e in trace if e.type == "error" and e.kind == "infrastructure"), None)
+    fault = run.fault("infrastructure")
     if provider and fault is not None and (fault.data or {}).get("fault") == "request_rejected":
         # an interop fault between harness and server (e.g. a field the server refuses), not an outage
-        fired.append(make_error("INFRA_REQUEST_REJECTED", end_reason=end_reason, detail=end_detail or end_reason,
-                                excerpt=_excerpt(fault.message)))
-    elif provider:
-        fired.append(make_error("INFRA_PROVIDER", end_reason=end_reason, detail=end_detail or end_reason,
-                                excerpt=_excerpt(fault.message if fault else "")))
-    elif end_reason in ("harness_error", "infra_error"):
+        return [make_error("INFRA_REQUEST_REJECTED", end_reason=end_reason, detail=end_detail or end_reason,
+                           excerpt=_excerpt(fault.message))]
+    if provider:
+        return [make_error("INFRA_PROVIDER", end_reason=end_reason, detail=end_detail or end_reason,
+                           excerpt=_excerpt(fault.message if fault else ""))]
+    if end_reason in ("harness_error", "infra_error"):
         code = "INFRA_SANDBOX" if (end_detail or "").startswith("sandbox") else "INFRA_HARNESS"
-        fired.append(make_error(code, detail=end_detail, excerpt=_excerpt(fault.message if fault else "")))
-    if end_reason in ("interrupted", None):
-        fired.append(make_error("RUN_INTERRUPTED", end_reason=end_reason, detail=end_detail))
-    if end_reason == "agent_crash":
-        crash = next((e for e in trace if e.type == "error" and e.kind == "agent_crash"), None)
-        fired.append(make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else "")))
-    from .rubric import load_rubric
-    unjudged = [s for s in load_rubric().judged if stages.get(s) is None]
-    if unjudged:
-        fired.append(make_error("INFRA_JUDGE", stages=unjudged))
-    return fired
+        return [make_error(code, detail=end_detail, excerpt=_excerpt(fault.message if fault else ""))]
+    return []
+
+
+def _ending(run: RunEvidence) -> list[ErrorCode]:
+    """Interrupted by the user, or the agent itself crashed."""
+    if run.end_reason in ("interrupted", None):
+        return [make_error("RUN_INTERRUPTED", end_reason=run.end_reason, detail=run.end_detail)]
+    if run.end_reason == "agent_crash":
+        crash = run.fault("agent_crash")
+        return [make_error("INFRA_AGENT_CRASH", excerpt=_excerpt(crash.message if crash else ""))]
+    return []
+
+
+def _judge(run: RunEvidence) -> list[ErrorCode]:
+    unjudged = [s for s in load_rubric().judged if run.stages.get(s) is None]
+    return [make_error("INFRA_JUDGE", stages=unjudged)] if unjudged else []
+
+
+# the rules in the order their codes appear in a report
+RULES: tuple[Callable[[RunEvidence], list[ErrorCode]], ...] = (
+    _plan, _setup, _pilot, _unrecovered, _logic, _cases, _timeout, _case_flags, _integrity, _budget,
+    _tool_calling, _infrastructure, _ending, _judge,
+)
 
 
 # trace events of the LLM loop (agents/llm.py) -> tool-calling codes. Plain nudges only: a reply

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..runs.models import CaseResult
-from ..tracks.base import SubmittedCase, Track
+from ..tracks.base import SubmittedCase, Track, draws_pictures, pictures_of
 from ..tracks.cohort import read_cohort
-from ..tracks.pictures import PictureCase, draws_pictures, pictures_of
+from ..tracks.pictures import PictureCase
 
 log = logging.getLogger(__name__)
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import get_args
 
 import yaml
 
+from ..runs.models import StageId
+
 RUBRIC_PATH = Path(__file__).with_name("rubric.yaml")
-STAGES = ("s1", "s2", "s3", "s4", "s5")
+# the stage ids as the report schema types them (runs/models.py: StageId); rubric.yaml, which
+# owns the stages' names, weights and items, must list exactly these, in this order
+STAGES: tuple[str, ...] = get_args(StageId)
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,16 @@
 `automedbench score RUN_DIR` (re-scoring from the saved workspace alone, no agent)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from pathlib import Path
+from typing import Protocol
 
+from .. import __version__
 from ..data import DatasetPaths
-from ..errors import InfrastructureError, UserError, one_line
+from ..errors import InfrastructureError, ScoringContainerUnavailable, UserError, one_line
+from ..llm.answer_judge import get_answer_judge
 from ..runs.layout import RunFiles, RunMeta, write_json_atomic
 from ..runs.models import (
     INFRA_END_REASONS,
@@ -22,6 +26,7 @@ from ..tasks import get_task
 from ..tracks.base import ScoringContext
 from .errors import detect_errors
 from .judge.base import Judge, JudgeEvidence
+from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
 from .stages import agentic_score, s4_inference, s5_submit
@@ -90,8 +95,18 @@ def judge_failure_reason(judge: Judge) -> str | None:
     return "; ".join(one_line(Exception(e)) for e in errors[-3:]) or None
 
 
+class ContainerScorer(Protocol):
+    """Scores a docker run in a scoring container and returns what it wrote ({file name: text});
+    raises ScoringContainerUnavailable saying why not. The API hands in the sandbox's
+    (sandbox/docker.py: score_in_container): scoring never imports the sandbox."""
+
+    def __call__(self, run_dir: Path, *, sandbox: str, dataset_root: Path,
+                 tasks_dirs: list[Path]) -> dict[str, str]: ...
+
+
 def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False, answer_judge: str | None = None,
-              agent_configs: list[Path] | None = None, out_dir: Path | None = None) -> DetailReport:
+              agent_configs: list[Path] | None = None, out_dir: Path | None = None,
+              container_scorer: ContainerScorer | None = None) -> DetailReport:
     """Score (or re-score) a run. `judge=None` re-uses saved verdicts (judge.json) if present,
     else the offline heuristic judge. `answer_judge` (a registry name) overrides the LLM answer
     judge recorded in run.json for metrics that use one (ScoringContext).
@@ -102,16 +117,17 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     on any stage while verdicts are saved, the saved verdicts and report are kept and
     JudgeFailed is raised.
 
-    A run made in the docker sandbox is scored in a scoring container (no network, the run
-    read-only, the only place its private references are mounted; sandbox/docker.py), and
-    in this process -- loudly, flagged `scored_outside_container` -- when that cannot be
-    done. `out_dir`: score here and write the report (and judge.json) there instead of
+    A run made in the docker sandbox is scored in a scoring container by `container_scorer`
+    (no network, the run read-only, the only place its private references are mounted;
+    api.py hands in sandbox/docker.py's), and in this process -- loudly, flagged
+    `scored_outside_container` -- when that cannot be done or none was handed in. `out_dir`: score here and write the report (and judge.json) there instead of
     `run_dir` (what the scoring container does)."""
     run_dir = Path(run_dir)
     meta = load_meta(run_dir)
     check_complete(meta, run_dir, force=force)
     if out_dir is None and meta.run.sandbox.startswith("docker"):
-        return _score_docker_run(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs)
+        return _score_docker_run(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
+                                 container_scorer=container_scorer)
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
     return _score_here(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
@@ -119,12 +135,10 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
 
 
 def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_judge: str | None,
-                      agent_configs: list[Path] | None) -> DetailReport:
+                      agent_configs: list[Path] | None, container_scorer: ContainerScorer | None) -> DetailReport:
     """The workflow judge runs here (it reads the trace and the workspace, never a
     reference, and an LLM judge needs the network); the task score -- the only step that
     reads the private references -- runs in the scoring container and reuses its verdicts."""
-    from ..sandbox.docker import ScoringContainerUnavailable, score_in_container
-
     files = RunFiles(run_dir)
     infra_end = meta.run.end_reason in INFRA_END_REASONS
     llm_answer_judge = None if infra_end else (answer_judge or meta.answer_judge)
@@ -133,9 +147,11 @@ def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answ
     if llm_answer_judge:
         why = (f"the answer judge {llm_answer_judge!r} calls an LLM over the network, and the scoring "
                "container has none")
+    elif container_scorer is None:
+        why = "no scoring container was handed in (automedbench.api scores docker runs in one)"
     else:
         try:
-            written = score_in_container(run_dir, sandbox=meta.run.sandbox, dataset_root=Path(meta.dataset_root),
+            written = container_scorer(run_dir, sandbox=meta.run.sandbox, dataset_root=Path(meta.dataset_root),
                                          tasks_dirs=[Path(p) for p in meta.tasks_dirs])
             report = DetailReport.model_validate_json(written.pop(files.report.name))
         except ScoringContainerUnavailable as exc:
@@ -249,7 +265,6 @@ def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task, judge: Ju
     if saved is not None:
         return saved
     if judge is None:
-        from .judge.heuristic import HeuristicJudge
         judge = HeuristicJudge()
     evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace,
                              trace=read_trace(files.trace) if trace is None else trace,
@@ -278,13 +293,11 @@ def scoring_context(files: RunFiles, answer_judge: str | None = None,
                     agent_configs: list[Path] | None = None) -> ScoringContext:
     """Services a track's metric may use. The answer judge's verdicts are cached in the judge
     cache, so re-scoring never pays twice."""
-    from .answer_judge import get_answer_judge
     return ScoringContext(answer_judge=get_answer_judge(answer_judge, agent_configs),
                           cache_dir=files.dir / ".scoring_cache")
 
 
 def task_hash(snapshot: dict) -> str:
-    import hashlib
     return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -300,7 +313,6 @@ def task_definition_changed(meta: RunMeta, task) -> str:
 
 
 def _versions(meta: RunMeta, rubric_version: int) -> dict[str, str]:
-    from .. import __version__
     out = {"harness_scored": __version__, "rubric": str(rubric_version)}
     if meta.harness_version:
         out["harness_run"] = meta.harness_version

@@ -6,6 +6,8 @@ Agentic = Σ w_k s_k / Σ w_k over stages whose score is not null (docs/scoring.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..runs.models import StageResult, TaskResult
 from .rubric import Rubric
 
@@ -28,10 +30,11 @@ def s5_submit(task: TaskResult, submitted: bool, any_non_trivial: bool) -> Stage
                        rationale=f"{why}; submission format valid: {bool(fmt)}")
 
 
-def agentic_score(stages: dict[str, StageResult], rubric: Rubric) -> tuple[float | None, list[str]]:
+def agentic_score(stages: Mapping[str, StageResult | None], rubric: Rubric) -> tuple[float | None, list[str]]:
+    """The weighted mean of the stages that have a score (a null stage is left out, never 0)."""
     weights = rubric.weights()
-    active = [s for s in weights if stages.get(s) is not None and stages[s].score is not None]
-    total = sum(weights[s] for s in active)
-    if not active or total == 0:
-        return None, active
-    return sum(weights[s] * stages[s].score for s in active) / total, active
+    scores = {s: score for s in weights if (stage := stages.get(s)) is not None and (score := stage.score) is not None}
+    total = sum(weights[s] for s in scores)
+    if not scores or total == 0:
+        return None, list(scores)
+    return sum(weights[s] * score for s, score in scores.items()) / total, list(scores)

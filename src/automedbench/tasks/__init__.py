@@ -4,11 +4,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..tracks import all_tracks
 from .model import TIERS, Task, TaskError, load_task
+
 
 def task_dirs(extra: list[Path] | None = None) -> list[Path]:
     """Each registered track's built-in tasks, then $AUTOMEDBENCH_TASKS, then --tasks-dir."""
-    from ..tracks import all_tracks
     dirs = [Path(t.tasks_dir) for t in all_tracks().values() if t.tasks_dir is not None]
     env = os.environ.get("AUTOMEDBENCH_TASKS", "")
     dirs += [Path(p) for p in env.split(os.pathsep) if p]

@@ -9,12 +9,16 @@ touching code. A later folder with the same id overrides an earlier one.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ..errors import UserError
+from ..tracks import TrackError, get_track
+from ..tracks.base import MedalBands
 
 Tier = Literal["lite", "standard", "pro"]
 TIERS: tuple[str, ...] = ("lite", "standard", "pro")
@@ -80,7 +84,6 @@ class Task(BaseModel):
         return self._options
 
     def validate_track(self, source: str = "task.yaml") -> None:
-        from ..tracks import TrackError, get_track
         try:
             track = get_track(self.track)
         except TrackError as exc:
@@ -92,7 +95,6 @@ class Task(BaseModel):
             field = ".".join(["track_options", *(str(p) for p in first["loc"])])
             raise TaskError(f"{source}: field '{field}': {first['msg']}") from None
         if self.medal_bands is not None:
-            from ..tracks.base import MedalBands
             try:
                 MedalBands.model_validate({**self.medal_bands, "source": "task.yaml"})
             except ValidationError as exc:
@@ -102,7 +104,6 @@ class Task(BaseModel):
 
     @property
     def track_impl(self) -> Any:
-        from ..tracks import get_track
         return get_track(self.track)
 
     @property
@@ -127,7 +128,6 @@ class Task(BaseModel):
     @field_validator("id")
     @classmethod
     def _id_is_slug(cls, v: str) -> str:
-        import re
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", v):
             raise ValueError("must be lower-case letters, digits, '-' or '_'")
         return v
@@ -141,8 +141,6 @@ class Task(BaseModel):
 
 
 def load_task(folder: Path) -> Task:
-    import yaml
-
     path = folder / "task.yaml"
     if not path.is_file():
         raise TaskError(f"{path}: missing task.yaml")

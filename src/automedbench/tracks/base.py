@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, run
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..data.from_folder import FolderCases, generic_from_folder
+
 if TYPE_CHECKING:
-    from ..data import DatasetPaths
-    from ..data.from_folder import FolderCases
-    from ..data.registry import DatasetInfo
+    from ..data import DatasetInfo, DatasetPaths
     from .pictures import CasePicture, PictureCase
 
 
@@ -339,7 +339,6 @@ class TrackAssets(Protocol[OptionsInT]):
         """Optional: map a user's plain folder onto dest.public / dest.private for
         `data stage --from-folder` (docs/your-task.md). Default: the generic layout
         DIR/<case_id>/{public,private}/ (+ cases.csv)."""
-        from ..data.from_folder import generic_from_folder
         return generic_from_folder(src, dest, options)
 
     # optional capability (default: none): small pictures of one valid, scored case for the run
@@ -381,3 +380,15 @@ class ScriptedMethods(Protocol):
     def verify_code(self, data_dir: str) -> str:
         """S5: check every expected output exists before submitting."""
         ...
+
+
+def draws_pictures(track: Any) -> bool:
+    """Whether the track overrides the default `case_pictures` (TrackAssets above, which draws
+    none): the core then reads its picked cases again to have them drawn."""
+    own = getattr(type(track), "case_pictures", None)
+    return own is not None and own is not TrackAssets.case_pictures
+
+
+def pictures_of(track: Any, case: PictureCase, options: Any) -> list[CasePicture]:
+    """The track's pictures of `case` (the default draws none)."""
+    return list(track.case_pictures(case, options)) if draws_pictures(track) else []

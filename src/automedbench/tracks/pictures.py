@@ -52,19 +52,6 @@ class CasePicture:
     media_type: MediaType = "image/png"
 
 
-def draws_pictures(track: Any) -> bool:
-    """Whether the track overrides the default `case_pictures` (tracks/base.py, which draws
-    none): the core then reads its picked cases again to have them drawn."""
-    from .base import TrackAssets
-    own = getattr(type(track), "case_pictures", None)
-    return own is not None and own is not TrackAssets.case_pictures
-
-
-def pictures_of(track: Any, case: PictureCase, options: Any) -> list[CasePicture]:
-    """The track's pictures of `case` (the default draws none)."""
-    return list(track.case_pictures(case, options)) if draws_pictures(track) else []
-
-
 # ---- drawing helpers shared by the image tracks -------------------------------------------------
 
 def window(arr: np.ndarray, lo: float | None = None, hi: float | None = None) -> np.ndarray:

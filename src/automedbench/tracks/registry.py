@@ -15,6 +15,7 @@ import logging
 import pkgutil
 from functools import lru_cache
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
@@ -29,8 +30,9 @@ class TrackError(UserError, LookupError):
 
 
 def _builtin() -> dict[str, str]:
-    from .. import tracks as pkg
-    return {m.name: f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg}
+    """The sub-packages of this folder (read from disk: the registry never imports its parent)."""
+    package = __name__.rpartition(".")[0]
+    return {m.name: f"{package}.{m.name}" for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.ispkg}
 
 
 def _members(protocol: type) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from automedbench.data import DatasetPaths, write_manifest
-from automedbench.data.registry import DatasetInfo
+from automedbench.data import DatasetInfo
 from automedbench.tracks.base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
                                       ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from automedbench.tracks.reducers import mean_over_cases

@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
 pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.scoring.task_score import score_workspace
 from automedbench.tasks import get_task
 from automedbench.tracks.detection import TRACK

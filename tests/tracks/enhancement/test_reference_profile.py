@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.ndimage import gaussian_filter
 
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.scoring.task_score import score_workspace
 from automedbench.tasks import get_task
 from automedbench.tracks.enhancement import TRACK

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.metrics.coco_caption import (
     PTB_PUNCTUATION,
     coco_bleu,

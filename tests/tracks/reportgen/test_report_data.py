@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from automedbench.data import DatasetError, DatasetPaths, verify_manifest
-from automedbench.data.registry import all_datasets
+from automedbench.datasets import all_datasets
 from automedbench.scoring.task_score import aggregate_cases
 from automedbench.tracks.base import (
     CaseRecord,

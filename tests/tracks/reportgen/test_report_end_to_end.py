@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.data.registry import stage
+from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
 TASK = "cxr-report-gen"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from automedbench.data import registry
+from automedbench import datasets as registry
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,8 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from automedbench.data import DatasetError, DatasetPaths, registry, verify_manifest
+from automedbench import datasets as registry
+from automedbench.data import DatasetError, DatasetPaths, verify_manifest
 from automedbench.tracks.segmentation.data import kits19
 
 # KiTS19 volumes have odd affines (axes swapped, negative spacing); keep them as they are.

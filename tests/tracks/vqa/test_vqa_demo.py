@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from automedbench.data import DatasetPaths, verify_manifest
-from automedbench.data.registry import DatasetInfo
+from automedbench.data import DatasetInfo
 from automedbench.tracks.vqa import TRACK
 from automedbench.tracks.vqa.data.demo import TYPE_MIX, build_vqa_demo_open
 from .helpers import score_outputs

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from automedbench.data import DatasetError, DatasetPaths, verify_manifest
-from automedbench.data.registry import DatasetInfo
+from automedbench.data import DatasetInfo
 from automedbench.tracks.vqa import TRACK
 from automedbench.tracks.vqa.data import official
 from .helpers import score_outputs

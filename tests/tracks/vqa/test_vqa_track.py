@@ -156,7 +156,7 @@ def test_the_cores_llm_answer_judge_is_reported_beside_the_score(demo_open, tmp_
     deterministic score, agreement, coverage; unjudgeable = null, never 0; verdicts cached."""
     from tests.llm.scripted_llm import agent_config
 
-    from automedbench.scoring.answer_judge import LLMAnswerJudge
+    from automedbench.llm.answer_judge import LLMAnswerJudge
 
     out = tmp_path / "out"
     TRACK.gold_submission(demo_open.root, out, {})

@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...llm.registry import get_agent_config
 from .base import Judge, JudgeEvidence
+from .heuristic import HeuristicJudge
+from .llm import LLMJudge
+from .panel import JudgePanel
 
 HEURISTIC = "heuristic"
 
@@ -21,16 +25,12 @@ def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None =
     judges = [_one(n, agent_configs, llm_options) for n in names]
     if len(judges) == 1:
         return judges[0]
-    from .panel import JudgePanel
     return JudgePanel(judges)
 
 
 def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any]) -> Judge:
     if name == HEURISTIC:
-        from .heuristic import HeuristicJudge   # written on main; imported lazily
         return HeuristicJudge()
-    from ...llm.registry import get_agent_config
-    from .llm import LLMJudge
     return LLMJudge(get_agent_config(name, agent_configs), **llm_options)
 
 

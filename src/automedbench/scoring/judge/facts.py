@@ -36,7 +36,7 @@ from functools import cached_property
 from typing import Iterable
 
 from ...runs.models import TraceEvent
-from ...sandbox.inside import DATA_INSIDE, WORKSPACE_INSIDE
+from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
 from ...tracks.base import SubmissionLayout
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file

@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ...llm.cache import JudgeCache, sha256_text
 from ...llm.client import ChatClient, ProviderError
+from ...llm.json_reply import extract_json
 from ...llm.registry import AgentConfig
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
 from .base import JudgeEvidence
-from .cache import JudgeCache, cache_key, plan_hash, sha256_text
+from .cache import cache_key, plan_hash
 from .digest import build_digest
 
 PROMPT_VERSION = "llm-4"   # 2: not-applicable items left out (were auto-passed); 3: cited evidence;
@@ -326,24 +327,6 @@ class CitationChecker:
                 where = f"call(s) {calls}" if calls else "any call"
                 problems.append(f"{item}: file(s) {wrong} are not in the effects of {where}")
         return problems
-
-
-def extract_json(text: str) -> Any:
-    """The JSON value in a model reply: the whole text (a ```json fence removed), else the first
-    object in it. Raises ValueError (json.JSONDecodeError is one) when there is none."""
-    s = text.strip()
-    m = re.match(r"^```(?:json)?\s*\n?(.*?)\n?```$", s, re.DOTALL)
-    if m:
-        s = m.group(1).strip()
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError:
-        pass
-    start = s.find("{")
-    if start < 0:
-        raise ValueError("no JSON object in the answer")
-    obj, _ = json.JSONDecoder().raw_decode(s[start:])
-    return obj
 
 
 def parse_verdict(text: str, ask: dict[str, list[str]], rubric: Rubric) -> tuple[dict[str, tuple[dict, str]], list[str]]:

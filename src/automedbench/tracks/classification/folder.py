@@ -16,10 +16,10 @@ from typing import Any
 
 from ...data import DatasetError, DatasetPaths, link_or_copy
 from ...data.from_folder import FolderCases, read_case_table
+from .options import REFERENCE_FILE
 
 
 def from_folder(src: Path, dest: DatasetPaths, options: Any) -> FolderCases:
-    from .track import REFERENCE_FILE
     ext = Path(options.image_file).suffix
     images = {p.name[: -len(ext)]: p for p in sorted((src / "images").glob(f"*{ext}"))} \
         if (src / "images").is_dir() else {}

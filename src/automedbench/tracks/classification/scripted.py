@@ -14,8 +14,8 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs
+from .options import ClassificationOptions
 
-from .track import ClassificationOptions
 
 def _source(name: str) -> str:
     return resources.files("automedbench.tracks.classification.methods").joinpath(name).read_text()

@@ -17,8 +17,6 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from ..pictures import CasePicture, PictureCase, panels, read_png_gray
 from ..base import (
     AggregateResult,
@@ -36,31 +34,17 @@ from ..base import (
     Track,
     TrackWording,
 )
-from ..option_checks import distinct_names
 from ..reducers import mean_of_present
+from .data import DATASETS
+from .folder import from_folder as folder_cases
+from .options import REFERENCE_FILE, ClassificationOptions
+from .scripted import ClassificationMethods
 
 if TYPE_CHECKING:
-    from ...data import DatasetPaths
+    from ...data import DatasetInfo, DatasetPaths
     from ...data.from_folder import FolderCases
-    from ...data.registry import DatasetInfo
 
-REFERENCE_FILE = "label.txt"
 NO_PREDICTION = "(none)"
-
-
-class ClassificationOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    labels: list[str] = Field(min_length=2, description="the accepted labels")
-    output_file: str = "predictions.csv"
-    key: str = "patient_id"
-    label_column: str = "label"
-    image_file: str = "image.png"
-    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
-
-    @field_validator("labels")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return distinct_names(v, "labels")
 
 
 def _index(o: ClassificationOptions) -> dict[str, int]:
@@ -164,19 +148,16 @@ class ClassificationTrack(Track[ClassificationOptions]):
                                flags=_label_shift_flags(scored, truths, counts, o))
 
     def datasets(self) -> list[DatasetInfo]:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: ClassificationOptions) -> ScriptedMethods | None:
         if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
-        from .scripted import ClassificationMethods
         return ClassificationMethods(options)
 
     def from_folder(self, src: Path, dest: DatasetPaths, options: ClassificationOptions) -> FolderCases:
         """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
-        from .folder import from_folder
-        return from_folder(src, dest, options)
+        return folder_cases(src, dest, options)
 
     def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
         """The image with the predicted and the reference label."""

@@ -13,8 +13,8 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs
+from .options import DetectionOptions
 
-from .track import DetectionOptions
 
 def _source(name: str) -> str:
     return resources.files("automedbench.tracks.detection.methods").joinpath(name).read_text()

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...metrics.detection_map import match_detections, mean_average_precision
 from ..pictures import CasePicture, PictureCase, metric_note, panels, read_png_gray, rgb_of
@@ -43,32 +42,17 @@ from ..base import (
     Track,
     TrackWording,
 )
-from ..option_checks import distinct_names
 from ..profile import ProfileScore
 from . import reference_profile
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
+from .data import DATASETS
+from .options import DetectionOptions
+from .scripted import DetectionMethods
 
 if TYPE_CHECKING:
-    from ...data.registry import DatasetInfo
+    from ...data import DatasetInfo
 
 REFERENCE_FILE = "boxes.json"
-
-
-class DetectionOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    classes: list[str] = Field(min_length=1, description="the only accepted class names")
-    class_agnostic: bool = Field(False, description='score all boxes as one class ("abnormality")')
-    iou_threshold: float = Field(0.5, gt=0, lt=1)
-    max_dets: int = Field(100, ge=1, description="detections per image and class that count (COCO: 100)")
-    max_boxes: int = Field(1000, ge=1, description="more boxes than this in one file: invalid")
-    image_file: str = "image.png"
-    output_file: str = "prediction.json"
-    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
-
-    @field_validator("classes")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return distinct_names(v, "class names")
 
 
 class DetectionTrack(Track[DetectionOptions]):
@@ -190,13 +174,11 @@ class DetectionTrack(Track[DetectionOptions]):
 
     # ---- data, methods, gold -------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: DetectionOptions) -> ScriptedMethods | None:
         if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
-        from .scripted import DetectionMethods
         return DetectionMethods(options)
 
     def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:

@@ -35,6 +35,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import typer
+from rich.console import Console
+from rich.progress import Progress
 
 from ...metrics.ssim import ssim_psnr
 
@@ -141,9 +144,6 @@ def compute_bands(dataset_dir: Path | str, workers: int = 2, progress: Callable[
 
 
 def main() -> None:
-    import typer
-    from rich.console import Console
-    from rich.progress import Progress
 
     app = typer.Typer(add_completion=False)
 

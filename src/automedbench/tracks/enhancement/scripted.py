@@ -14,8 +14,7 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
-
-from .track import EnhancementOptions
+from .options import EnhancementOptions
 
 METHOD_FILE = "enhance_classical.py"
 

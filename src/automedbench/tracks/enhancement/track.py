@@ -13,36 +13,40 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..pictures import CasePicture, PictureCase, restoration_panels
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, MedalBands, OutputFile, ScoredCases,
-                    ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from .. import per_case
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    MedalBands,
+    OutputFile,
+    ScoredCases,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    Track,
+    TrackWording,
+)
 from ..profile import ProfileScore
 from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
 from . import reference_profile
+from .data import DATASETS
 from .npy_io import read_float_npy
+from .options import EnhancementOptions
+from .scripted import EnhancementMethods
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
-
-
-class EnhancementOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    variant: Literal["denoise", "super_resolution"]
-    scale: int = Field(2, ge=2, le=8, description="super-resolution factor")
-    input_file: str = "input.npy"
-    output_file: str = "enhanced.npy"
-    reference_file: str = "reference.npy"
-    lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
 
 
 class EnhancementTrack(Track[EnhancementOptions]):
@@ -155,11 +159,9 @@ class EnhancementTrack(Track[EnhancementOptions]):
 
     # ---- data, agents, conformance -----------------------------------------------------
     def datasets(self) -> list:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: EnhancementOptions):
-        from .scripted import EnhancementMethods
         return EnhancementMethods(options)
 
     def case_pictures(self, case: PictureCase, options: EnhancementOptions) -> list[CasePicture]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .track import ReportGenOptions
+    from .options import ReportGenOptions
 
 METHOD = Path(__file__).with_name("methods") / "report_writer.py"
 

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any
 
 from ...metrics.bleu import corpus_bleu
 from ..pictures import CasePicture, PictureCase
@@ -44,30 +42,15 @@ from ..base import (
 from ..profile import ProfileScore
 from ..reducers import mean_of_present
 from . import radiology, reference_profile
+from .data import DATASETS
 from .literature import literature_values
+from .options import ALL_COMPONENTS, ReportGenOptions
 from .scoring import meteor_scorer, study_metrics
+from .scripted import ReportScriptedMethods
 from .text import Report, read_report, rules
 
 if TYPE_CHECKING:
-    from ...data.registry import DatasetInfo
-
-Component = Literal["bleu", "rougeL", "meteor", "radgraph_f1", "chexbert_micro_f1"]
-ALL_COMPONENTS: tuple[Component, ...] = get_args(Component)
-
-
-class ReportGenOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    output_file: str = "report.txt"
-    # which part of each report is scored: the findings section (when headers exist) or all
-    section: Literal["findings", "full"] = "findings"
-    # components this task asks for; the ones that cannot be computed are left out and named
-    components: list[Component] = Field(default_factory=lambda: list(ALL_COMPONENTS))
-    max_bytes: int = Field(default_factory=lambda: int(rules()["max_bytes"]), gt=0)
-    # the modality wording used in the prompt's output contract
-    report_kind: str = "radiology report"
-    # METEOR 1.5 (pycocoevalcap's jar) beside our numbers: Java, ~20 s per scoring, so opt-in
-    meteor_1_5: bool = False
-
+    from ...data import DatasetInfo
 
 class ReportGenerationTrack(Track[ReportGenOptions]):
     name = "report-generation"
@@ -229,11 +212,9 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
 
     # ---- data, methods, gold ------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: ReportGenOptions) -> ScriptedMethods | None:
-        from .scripted import ReportScriptedMethods
         return ReportScriptedMethods(options)
 
     def case_pictures(self, case: PictureCase, options: ReportGenOptions) -> list[CasePicture]:

@@ -12,8 +12,7 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
-
-from .track import SegmentationOptions
+from .options import SegmentationOptions
 
 # modules the classical methods import from their own folder; written beside method.py
 METHOD_SUPPORT = ("brain_common.py",)
@@ -24,10 +23,10 @@ def _source(name: str) -> str:
 
 
 class SegmentationMethods:
-    def __init__(self, options: SegmentationOptions):
+    def __init__(self, options: SegmentationOptions, outputs: list[str]):
         self.options = options
         self.input_file = options.input_file
-        self.outputs = [f.name for f in _layout_files(options)]
+        self.outputs = outputs        # each case's output files: the track's submission layout
 
     def plan_steps(self) -> list[str]:
         return ["Inspect one input: shape, spacing, dtype, intensity percentiles.",
@@ -91,7 +90,3 @@ class SegmentationMethods:
             print(len(cases), 'cases;', 'missing:', missing or 'none')
             """)
 
-
-def _layout_files(options: SegmentationOptions):
-    from . import TRACK
-    return TRACK.submission(options).files

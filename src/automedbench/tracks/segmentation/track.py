@@ -17,52 +17,46 @@ trailing singleton axis is tolerated, a leading one is not).
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...metrics.dice import binary_dice, confusion_matrix, dice_from_confusion
-from ..base import (AggregateResult, CaseCheck, CaseRecord, CaseScore, MedalBands, OutputFile, ScoredCases,
-                    ScoringContext, ScriptedMethods, SubmissionLayout, SubmittedCase, Track, TrackWording)
-from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseRecord,
+    CaseScore,
+    MedalBands,
+    OutputFile,
+    ScoredCases,
+    ScoringContext,
+    ScriptedMethods,
+    SubmissionLayout,
+    SubmittedCase,
+    Track,
+    TrackWording,
+)
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase
 from ..profile import ProfileScore
+from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..safety import safe_output_file
 from . import reference_profile
+from .data import DATASETS
+from .folder import from_folder as folder_cases
+from .options import SegmentationOptions
 from .pictures import segmentation_pictures
+from .scripted import SegmentationMethods
 
 if TYPE_CHECKING:
-    from ...data import DatasetPaths
+    from ...data import DatasetInfo, DatasetPaths
     from ...data.from_folder import FolderCases
-    from ...data.registry import DatasetInfo
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
-
-
-class SegmentationOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    variant: Literal["organ_lesion", "multiclass"]
-    organ_file: str = "organ.nii.gz"
-    lesion_file: str = "lesion.nii.gz"
-    label_file: str = "labels.nii.gz"
-    labels: dict[int, str] = Field(default_factory=dict, description="multiclass: label value -> name")
-    input_file: str = "image.nii.gz"
-    organ_name: str = Field("organ", description="what the organ mask covers, for the contract text")
-    lesion_name: str = Field("lesion", description="what the lesion mask covers")
-    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run")
-
-    @model_validator(mode="after")
-    def _labels_for_multiclass(self) -> "SegmentationOptions":
-        if self.variant == "multiclass":
-            if not self.labels:
-                raise ValueError("variant multiclass needs `labels: {1: name, ...}`")
-            if min(self.labels) < 1 or max(self.labels) > 255:
-                raise ValueError("labels must be integers in 1..255 (0 is background)")
-        return self
 
 
 def _as_labels(arr: np.ndarray, max_label: int) -> tuple[np.ndarray | None, str]:
@@ -253,19 +247,16 @@ class SegmentationTrack(Track[SegmentationOptions]):
 
     # ---- plug-in assets ---------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: SegmentationOptions) -> ScriptedMethods | None:
         if not options.reference_method:
             return None
-        from .scripted import SegmentationMethods
-        return SegmentationMethods(options)
+        return SegmentationMethods(options, [f.name for f in self.submission(options).files])
 
     def from_folder(self, src: Path, dest: DatasetPaths, options: SegmentationOptions) -> FolderCases:
         """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
-        from .folder import from_folder
-        return from_folder(src, dest, options)
+        return folder_cases(src, dest, options)
 
     def case_pictures(self, case: PictureCase, options: SegmentationOptions) -> list[CasePicture]:
         """Contours over the image on the most-different slice (tracks/pictures.py)."""
@@ -273,7 +264,6 @@ class SegmentationTrack(Track[SegmentationOptions]):
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SegmentationOptions) -> None:
         """Copy the private references as the submission (they carry the input's affine)."""
-        import shutil
         private = dataset_root / "private"
         for case in sorted(p for p in private.iterdir() if p.is_dir()):
             (outputs / case.name).mkdir(parents=True, exist_ok=True)

@@ -13,8 +13,7 @@ import textwrap
 from importlib import resources
 
 from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
-
-from .track import SynthesisOptions
+from .options import SynthesisOptions
 
 METHOD_FILE = "zsr_classical.py"
 

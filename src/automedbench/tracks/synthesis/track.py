@@ -18,36 +18,38 @@ from __future__ import annotations
 import gzip
 import io
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import nibabel as nib
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
 
-from ...metrics.ssim import WIN_SIZE, reference_data_range, ssim_psnr
+from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..pictures import CasePicture, PictureCase, restoration_panels
-from ..base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
-                    ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
-from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from .. import per_case
+from ..base import (
+    AggregateResult,
+    CaseCheck,
+    CaseScore,
+    MedalBands,
+    OutputFile,
+    ScoredCases,
+    ScoringContext,
+    SubmissionLayout,
+    SubmittedCase,
+    Track,
+    TrackWording,
+)
+from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
+from .data import DATASETS
+from .options import SynthesisOptions
+from .scripted import SynthesisMethods
 
 HERE = Path(__file__).parent
 AFFINE_TOL = 1e-3
 PSNR_CAP_DB = 100.0
-
-
-class SynthesisOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    variant: Literal["ct_zsr", "mri_to_ct"]
-    scale: int = Field(4, ge=2, le=8, description="z super-resolution factor (ct_zsr)")
-    input_file: str = "lowres.nii.gz"
-    output_file: str = "sct.nii.gz"
-    reference_file: str = "reference.nii.gz"
-    hu_clip: tuple[float, float] | None = Field(None, description="clip both volumes before SSIM")
-    win_size: int = WIN_SIZE
 
 
 def _peek_shape(path: Path) -> tuple[tuple[int, ...] | None, str]:
@@ -176,13 +178,11 @@ class SynthesisTrack(Track[SynthesisOptions]):
             components=["ssim", "psnr", "mae"], notes=notes)
 
     def datasets(self) -> list:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: SynthesisOptions):
         if options.variant != "ct_zsr":
             return None   # MRI→CT has no offline demo data and no classical reference method
-        from .scripted import SynthesisMethods
         return SynthesisMethods(options)
 
     def case_pictures(self, case: PictureCase, options: SynthesisOptions) -> list[CasePicture]:

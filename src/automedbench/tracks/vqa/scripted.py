@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from importlib import resources
 
-from .track import ANSWER_FILE, VQAOptions
+from .options import ANSWER_FILE, VQAOptions
 
 METHOD_FILE = "vqa_rules.py"
 

@@ -25,13 +25,11 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from ...llm.answer_judge import ALLOWED as JUDGE_VALUES
+from ...llm.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
-from ...scoring.answer_judge import ALLOWED as JUDGE_VALUES
-from ...scoring.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ..pictures import CasePicture, PictureCase, panels, read_png_gray, text_card
 from ..base import (
     AggregateResult,
@@ -53,11 +51,13 @@ from ..profile import ProfileScore
 from ..reducers import case_value, mean_of_present, mean_over_cases
 from ..safety import safe_output_file
 from . import reference_profile
+from .data import DATASETS
+from .options import ANSWER_FILE, VQAOptions
+from .scripted import VQAScriptedMethods
 
 if TYPE_CHECKING:
-    from ...data.registry import DatasetInfo
+    from ...data import DatasetInfo
 
-ANSWER_FILE = "answer.json"
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
 # the core answer judge's instructions for VQA (text and version unchanged since the judge was
 # written, so verdicts cached under this version stay valid)
@@ -67,16 +67,6 @@ JUDGE_INSTRUCTIONS = JudgeInstructions(
           "the same, {\"score\": 0.5} when the prediction is partly right (e.g. right finding, wrong "
           "location), {\"score\": 0} otherwise. Judge meaning, not wording."),
     version="answer-judge-1")
-
-
-class VQAOptions(BaseModel):
-    """task.yaml `track_options` for a VQA task."""
-
-    model_config = ConfigDict(extra="forbid")
-    mode: Literal["open", "mcq", "mixed"] = "open"   # mixed: MCQ where the question has options
-    max_answer_bytes: int = Field(default=65_536, gt=0)       # a larger answer.json is refused, not read
-    use_answer_judge: bool = True                     # ask the core's LLM answer judge when wired
-    reference_method: str = "vqa_rules.py"
 
 
 # ---- answer.json ------------------------------------------------------------------------------
@@ -338,11 +328,9 @@ class VQATrack(Track[VQAOptions]):
 
     # ---- data, methods, gold ----------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
-        from .data import DATASETS
         return list(DATASETS)
 
     def scripted_methods(self, options: VQAOptions) -> ScriptedMethods | None:
-        from .scripted import VQAScriptedMethods
         return VQAScriptedMethods(options)
 
     def case_pictures(self, case: PictureCase, options: VQAOptions) -> list[CasePicture]:

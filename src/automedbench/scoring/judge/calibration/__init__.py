@@ -17,10 +17,12 @@ from typing import Any
 import yaml
 
 from ....errors import UserError
+from ....home import home
 from ....runs.trace import read_trace
 from ...rubric import load_rubric
 from ..agreement import accuracy, confusion, weighted_kappa
 from ..base import Judge, JudgeEvidence
+from ....tasks import get_task
 
 PACKAGE = Path(__file__).parent
 TRAJECTORIES = PACKAGE / "trajectories"
@@ -112,7 +114,6 @@ def load_set(root: Path = TRAJECTORIES, labels_path: Path = LABELS) -> list[Traj
 
 
 def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_path: Path = LABELS) -> EvalReport:
-    from ....tasks import get_task
     trajectories = load_set(labels_path=labels_path) if trajectories is None else trajectories
     rubric = load_rubric()
     items: dict[str, ItemReport] = {}
@@ -229,7 +230,6 @@ def judge_label(judge: dict[str, Any]) -> str:
 
 def calibration_dir() -> Path:
     """Where `judge-eval --save` keeps each judge's last measurement and `report` looks for them."""
-    from ....home import home
     return home() / "calibration"
 
 

@@ -1,5 +1,5 @@
 """Classification datasets: the embedded demo and the official stagers."""
-from ....data.registry import DatasetInfo
+from ....data import DatasetInfo
 
 _STAGE_OPTS = {"source": "path to a local copy of the official release",
                "split": "which split to stage (see docs/tracks/classification.md)",

@@ -1,5 +1,5 @@
 """The enhancement track's datasets: two offline demos and two official stagers."""
-from ....data.registry import DatasetInfo
+from ....data import DatasetInfo
 
 _DEMO_OPTS = {"n_cases": "number of cases (default 8)", "seed": "random seed (default 0); same seed -> identical files"}
 _OFFICIAL_OPTS = {"source": "path to the local copy of the official release",

@@ -32,6 +32,7 @@ import numpy as np
 from ....data import DatasetPaths, write_manifest
 from ....data.pydicom_files import find_dicom
 from .. import degrade
+from ..baselines import compute_bands
 
 Progress = Callable[[int, int, str], None]
 LDCT_DATASET = "ldct-demo"
@@ -151,7 +152,6 @@ def build_ldct_demo(paths: DatasetPaths, n_cases: int = 8, seed: int = 0, *,
                               description="LDCT denoising demo: real CT slices (pydicom), "
                                           "simulated low-dose projection noise")
     if bands:
-        from ..baselines import compute_bands
         compute_bands(paths.root)
     return manifest
 
@@ -216,6 +216,5 @@ def build_mri_sr_demo(paths: DatasetPaths, n_cases: int = 8, seed: int = 0, *,
                               description="MRI x2 super-resolution demo: real MR slices, "
                                           "simulated block-average down-sampling")
     if bands:
-        from ..baselines import compute_bands
         compute_bands(paths.root)
     return manifest

@@ -31,6 +31,7 @@ import numpy as np
 
 from ....data import DatasetError, DatasetPaths, write_manifest
 from .. import degrade
+from ..baselines import compute_bands
 
 Progress = Callable[[int, int, str], None]
 
@@ -125,7 +126,6 @@ def stage_simnict(paths: DatasetPaths, source: str | Path | None = None, low_dir
                                           "slices_per_volume": slices_per_volume, "skipped": skipped,
                                           "hu_clip": list(degrade.HU_CLIP)})
     if bands:
-        from ..baselines import compute_bands
         compute_bands(paths.root)
     return manifest
 
@@ -179,6 +179,5 @@ def stage_fastmri_sr(paths: DatasetPaths, source: str | Path | None = None, slic
                               provenance={"source": str(src), "slices_per_volume": slices_per_volume,
                                           "scale": scale, "skipped": skipped})
     if bands:
-        from ..baselines import compute_bands
         compute_bands(paths.root)
     return manifest

@@ -1,5 +1,5 @@
 """The report-generation track's datasets: the embedded demo and the official stagers."""
-from ....data.registry import DatasetInfo
+from ....data import DatasetInfo
 
 _M = "automedbench.tracks.reportgen.data"
 _STAGE = {"source": "path to your local copy of the official release",

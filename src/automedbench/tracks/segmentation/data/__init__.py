@@ -2,7 +2,7 @@
 and official stagers (from a local copy of the release; never redistributed)."""
 from __future__ import annotations
 
-from ....data.registry import DatasetInfo
+from ....data import DatasetInfo
 
 _HERE = __name__
 

@@ -1,5 +1,5 @@
 """The synthesis track's datasets: one offline demo and four official stagers."""
-from ....data.registry import DatasetInfo
+from ....data import DatasetInfo
 
 _CT_OPTS = {"source": "path to the local copy of the official release", "scale": "z factor (default 4)",
             "limit": "stage at most N volumes", "max_voxels": "skip larger volumes (default 64e6)"}

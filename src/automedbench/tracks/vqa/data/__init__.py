@@ -1,7 +1,7 @@
 """VQA datasets: the embedded demo (open + multiple choice) and the official stagers."""
 from __future__ import annotations
 
-from ....data.registry import DatasetInfo
+from ....data import DatasetInfo
 
 _DEMO_OPTIONS = {"n_cases": "number of questions (default 120)",
                  "seed": "random seed (default 0); same seed -> identical files"}

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .judge.cache import JudgeCache, sha256_text
+from .cache import JudgeCache, sha256_text
+from .client import ChatClient, ProviderError
+from .json_reply import extract_json
+from .registry import get_agent_config
 
 log = logging.getLogger(__name__)
 ALLOWED = (0.0, 0.5, 1.0)
@@ -46,9 +49,8 @@ _NUMBER = re.compile(r"\"score\"\s*:\s*\"?(0(?:\.5|\.0)?|1(?:\.0)?)\"?")
 
 def parse_score(text: str) -> float | None:
     """The verdict in a reply: JSON {"score": v} with v in {0, 0.5, 1} (the whole reply, a
-    fenced block or the first object in it: judge.llm.extract_json), else a `"score": v` found
+    fenced block or the first object in it: json_reply.extract_json), else a `"score": v` found
     in the text, else None."""
-    from .judge.llm import extract_json   # lazily, as the client: tracks import this module
     text = (text or "").strip()
     try:
         obj = extract_json(text)
@@ -61,7 +63,6 @@ def parse_score(text: str) -> float | None:
 
 class LLMAnswerJudge:
     def __init__(self, config: Any, *, cache_dir: Path | str | None = None, retries: int = 1):
-        from ..llm.client import ChatClient
         self.config = config
         self.model = config.model
         self.client = ChatClient(config)
@@ -76,7 +77,6 @@ class LLMAnswerJudge:
         hit = self.cache.get(key)
         if hit is not None and hit.get("score") in ALLOWED:
             return float(hit["score"])
-        from ..llm.client import ProviderError
         user = f"QUESTION: {question}\nREFERENCE: {reference}\nPREDICTED: {prediction}"
         for _ in range(self.retries + 1):
             self.calls += 1
@@ -102,7 +102,6 @@ def get_answer_judge(name: str | None, agent_configs: list[Path] | None = None,
     unknown name or an unset environment variable (API key, header), before any paid call."""
     if not name:
         return None
-    from ..llm.registry import get_agent_config
     config = get_agent_config(name, agent_configs)
     config.check_ready(role="answer judge")  # an unset key or header variable: a user error, now
     return LLMAnswerJudge(config, cache_dir=cache_dir)

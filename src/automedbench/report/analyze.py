@@ -18,12 +18,16 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from jinja2 import Environment
 from pydantic import BaseModel, Field
 
-from .report.aggregate import ERROR_CATEGORIES, STAGES, is_infra
-from .runs.models import DetailReport
+from ..runs.models import DetailReport
+from ..scoring.errors import code_texts
+from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
+from .site import run_slug
 
 STEPS = ("S1", "S2", "S3", "S4", "S5")
 EXAMPLES_PER_CODE = 3
@@ -124,7 +128,6 @@ def _link_target(evidence: dict, step: str) -> str:
 
 
 def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None = None) -> Analysis:
-    from .report.site import run_slug
     runs = sorted(reports, key=lambda r: r.run.run_id)
     done = [r for r in runs if not is_infra(r)]
     cats: Counter[str] = Counter()
@@ -133,7 +136,8 @@ def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None =
     code_runs: dict[str, set[str]] = defaultdict(set)
     meta: dict[str, tuple[str, str]] = {}
     examples: dict[str, list[Example]] = defaultdict(list)
-    with_codes, clean = [], []
+    with_codes: list[float] = []
+    clean: list[float] = []
     for r in done:
         agent_codes = [e for e in r.errors if not e.infrastructure]
         if r.overall is not None:
@@ -157,8 +161,9 @@ def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None =
     agents = []
     for agent in sorted({r.run.agent for r in done}):
         rs = [r for r in done if r.run.agent == agent]
-        stages = {s: _dist([r.stages[s].score for r in rs if s in r.stages and r.stages[s].score is not None])
-                  for s in STAGES}
+        stages: dict[str, Dist] = {
+            s: _dist([score for r in rs if (st := r.stages.get(s)) is not None and (score := st.score) is not None])
+            for s in STAGES}
         scored = [(d.mean, s) for s, d in stages.items() if d.mean is not None]
         tied = len({round(m, 9) for m, _ in scored}) <= 1  # no stage stands out
         agents.append(AgentStages(agent=agent, stages=stages, weakest=None if tied else min(scored)[1]))
@@ -263,10 +268,11 @@ def write_plots(a: Analysis, out_dir: Path) -> dict[str, str]:
     return plots
 
 
-def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env=None, common: dict | None = None,
+def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env: Environment, common: dict[str, Any],
                         plots: bool = True) -> Path:
-    """analysis.html + analysis.json + plots under <out>/analysis/. Used by `report` and `analyze --out`."""
-    from .scoring.errors import code_texts
+    """analysis.html + analysis.json + plots under <out>/analysis/, rendered with the site's
+    template environment and common page values (leaderboard.write_leaderboard and, for
+    `analyze --out`, leaderboard.write_analysis_site hand them in)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = analyze(reports, code_texts())
@@ -274,16 +280,6 @@ def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env
     for old in (out / "analysis").glob("*.*") if (out / "analysis").is_dir() else ():
         old.unlink()
     figures = write_plots(result, out / "analysis") if (plots and result.n_runs) else {}
-    if env is None or common is None:
-        from .report.aggregate import aggregate
-        from .report.leaderboard import _env
-        from .report.site import _copy_static, task_slug
-        from datetime import datetime, timezone
-        board = aggregate(reports)
-        env = _env()
-        common = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "prov": board,
-                  "nav_tasks": [{"id": t, "slug": task_slug(t)} for t in board.tasks]}
-        _copy_static(out)
     page = out / "analysis.html"
     page.write_text(env.get_template("analysis.html.j2").render(
         **common, root="", page="analysis", title="Error analysis · AutoMedBench", a=result, plots=figures,
@@ -291,7 +287,14 @@ def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env
     return page
 
 
-def print_tables(a: Analysis, console) -> None:
+def _mean_median(d: Dist) -> str:
+    """'62 (60)': the mean and median ×100, or a dash when the stage has no score."""
+    if d.mean is None or d.median is None:
+        return "—"
+    return f"{d.mean * 100:.0f} ({d.median * 100:.0f})"
+
+
+def print_tables(a: Analysis, console: Any) -> None:
     """The analysis as rich tables on the terminal (fits 80 columns)."""
     from rich.table import Table
     console.print(f"[bold]Error analysis[/] · {a.n_analyzed} runs analysed"
@@ -302,24 +305,23 @@ def print_tables(a: Analysis, console) -> None:
         t.add_row(c, str(s.count), f"{s.share * 100:.1f}%")
     console.print(t)
     t = Table("step", "codes", "share", title="Fired codes by step")
-    for c, s in a.by_step.items():
-        t.add_row(c, str(s.count), f"{s.share * 100:.1f}%")
+    for step, share in a.by_step.items():
+        t.add_row(step, str(share.count), f"{share.share * 100:.1f}%")
     console.print(t)
     t = Table("agent", *[s.upper() for s in STAGES], "weakest", title="Stage score, mean (median) ×100")
     for ag in a.agents:
-        t.add_row(ag.agent, *["—" if ag.stages[s].mean is None else
-                              f"{ag.stages[s].mean * 100:.0f} ({ag.stages[s].median * 100:.0f})" for s in STAGES],
+        t.add_row(ag.agent, *[_mean_median(ag.stages[s]) for s in STAGES],
                   (ag.weakest or "—").upper())
     console.print(t)
     g = a.gap
-    if g.relative_gap is not None:
+    if g.relative_gap is not None and g.mean_with_codes is not None and g.mean_clean is not None:
         console.print(f"Runs with ≥1 fired code: mean overall {g.mean_with_codes * 100:.1f} (n={g.runs_with_codes}) vs "
                       f"clean {g.mean_clean * 100:.1f} (n={g.clean_runs}): [bold]{g.relative_gap * 100:.0f}% lower[/]")
     else:
         console.print(f"Overall gap: not computable (runs with codes: {g.runs_with_codes}, clean: {g.clean_runs})")
     t = Table("code", "step", "category", "fired", "runs", "example", title="Most frequent codes")
-    for c in a.top_codes:
-        ex = c.examples[0] if c.examples else None
-        t.add_row(c.code, c.step, c.category, str(c.count), str(c.runs),
+    for stat in a.top_codes:
+        ex = stat.examples[0] if stat.examples else None
+        t.add_row(stat.code, stat.step, stat.category, str(stat.count), str(stat.runs),
                   f"{ex.run_id}: {ex.evidence[:60]}" if ex else "")
     console.print(t)

@@ -1,4 +1,4 @@
-"""Known datasets and the one entry point that builds (demo) or stages (official) them.
+"""The catalog of datasets (those of every registered track) and the one entry point that builds (demo) or stages (official) them.
 
 ``stage(name, root=None, force=False, **options)`` builds into a temporary sibling folder
 (``<data_root>/.<name>.tmp-XXXX``) and renames it into place only when the build finished
@@ -9,41 +9,21 @@ without ``force`` is an error rather than a silent reuse.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any
 
-from . import DatasetError, DatasetPaths, dataset_paths
-
-Builder = Callable[..., dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class DatasetInfo:
-    name: str
-    description: str
-    kind: Literal["demo", "official"]       # demo: built offline here; official: staged
-    builder_path: str                       # "module:function", imported lazily
-    options: dict[str, str] = field(default_factory=dict)   # option -> help text
-    track: str = ""
-    # per-case manifest fields scoring relies on; a build/stage without them is refused
-    required_case_fields: tuple[str, ...] = ()
-
-    def builder(self) -> Builder:
-        import importlib
-
-        mod, func = self.builder_path.split(":")
-        return getattr(importlib.import_module(mod), func)
+from .data import DatasetError, DatasetInfo, DatasetPaths, dataset_paths, swap_into_place
+from .tracks.registry import all_tracks
 
 
 def all_datasets() -> dict[str, DatasetInfo]:
     """Every dataset of every registered track (tracks declare them in `datasets()`)."""
-    from ..tracks.registry import all_tracks
     found: dict[str, DatasetInfo] = dict(_registered)
     for track in all_tracks().values():
         for info in track.datasets():
@@ -95,12 +75,10 @@ def _check_required_fields(info: DatasetInfo, manifest: dict[str, Any]) -> None:
 
 def _progress_context(name: str, quiet: bool):
     """(context manager, callback) showing a rich progress bar, or a no-op."""
-    import contextlib
 
     if quiet:
         return contextlib.nullcontext(), None
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.description}"), TimeElapsedColumn(), transient=False)
@@ -115,23 +93,6 @@ def _progress_context(name: str, quiet: bool):
 def _normalise(options: dict[str, Any]) -> dict[str, Any]:
     """Options as they are recorded in the manifest (JSON types; paths as strings)."""
     return json.loads(json.dumps(options, sort_keys=True, default=str))
-
-
-def _swap_into_place(tmp: Path, target: Path) -> None:
-    """Rename ``tmp`` to ``target``; a previous ``target`` is moved aside, then deleted."""
-    old = None
-    if target.exists() or target.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        old.rmdir()
-        target.rename(old)
-    try:
-        tmp.rename(target)
-    except BaseException:
-        if old is not None and not target.exists():
-            old.rename(target)              # put the previous version back
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def stage(name: str, root: Path | str | None = None, *, force: bool = False,
@@ -171,7 +132,7 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         _check_required_fields(info, manifest)
         manifest["stage_options"] = wanted
         built.manifest.write_text(json.dumps(manifest, indent=2) + "\n")
-        _swap_into_place(tmp, paths.root)
+        swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if made_root:

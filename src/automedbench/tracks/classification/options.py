@@ -1,0 +1,28 @@
+"""The `track_options` of a classification task (task.yaml), validated before anything runs.
+
+A module of its own so that track.py and scripted.py both import it without importing each other
+(docs/architecture.md, "Layers").
+"""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..option_checks import distinct_names
+
+# the private file holding a case's reference label (the track and the folder stager write/read it)
+REFERENCE_FILE = "label.txt"
+
+
+class ClassificationOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    labels: list[str] = Field(min_length=2, description="the accepted labels")
+    output_file: str = "predictions.csv"
+    key: str = "patient_id"
+    label_column: str = "label"
+    image_file: str = "image.png"
+    reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
+
+    @field_validator("labels")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return distinct_names(v, "labels")

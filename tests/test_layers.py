@@ -1,0 +1,129 @@
+"""The layers of docs/architecture.md hold: import-linter keeps the contracts in pyproject.toml,
+fails when a module imports upward (tested on a copy of the package with one bad import added),
+and an import inside a function names only a dependency listed in LAZY_IMPORTS."""
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "automedbench"
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+# Top-level names a function may import lazily, each because it is optional (an extra, or a
+# package a feature may lack) or so slow to import that every CLI command would pay for it.
+LAZY_IMPORTS = {
+    # optional: extras of pyproject.toml, or not a declared dependency
+    "torch": "[lpips] extra (the LPIPS diagnostic)",
+    "lpips": "[lpips] extra",
+    "h5py": "[fastmri] / [pcam] extras (HDF5 stagers)",
+    "pyarrow": "[parquet] extra (VQA parquet stagers)",
+    "ray": "[ray] extra (the Ray executor)",
+    "radgraph": "[radiology] extra",
+    "f1chexbert": "[radiology] extra",
+    "pycocotools": "only the detection metric's cross-check (test extra)",
+    "data_store": "pydicom-data's import name; the DICOM finder falls back to pydicom's own files",
+    "packaging": "not a declared dependency (it comes with pip); the runtime closure skips without it",
+    # heavy: seconds to import on a busy machine, needed only by the command that uses them
+    "openai": "the LLM client, only when a request is sent",
+    "httpx": "the endpoint checks (`agents check`, before a sweep) only; it comes with openai",
+    "nltk": "report generation's METEOR only",
+    "matplotlib": "the analysis page's plots only",
+    "pydicom": "DICOM demo builders and stagers only",
+    "nibabel": "NIfTI builders only",
+    "nilearn": "the brain demo builder only",
+    "skimage": "enhancement/synthesis baselines and builders only",
+    "scipy": "builders and baselines only",
+    "rich": "progress bars and tables, only on a terminal",
+    "PIL": "the heuristic judge's look at plan.png only",
+}
+
+
+def _inner_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, top-level name) of every import inside a function of `path` (relative: '.')."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for func in ast.walk(tree):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(func):
+                if isinstance(node, ast.ImportFrom):
+                    found.append((node.lineno, "." if node.level else (node.module or "").split(".")[0]))
+                elif isinstance(node, ast.Import):
+                    found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+    return sorted(set(found))
+
+
+def _sources() -> list[Path]:
+    # scripts a scripted agent sends into the sandbox run there, on their own: not the harness
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if "methods" not in p.relative_to(PACKAGE).parts]
+
+
+def test_imports_inside_functions_are_only_the_listed_lazy_ones():
+    bad = [f"{p.relative_to(ROOT)}:{line}: {name}" for p in _sources() for line, name in _inner_imports(p)
+           if name not in LAZY_IMPORTS]
+    assert not bad, "imports inside functions not in LAZY_IMPORTS (move them to the top):\n" + "\n".join(bad)
+
+
+def test_the_lazy_import_check_sees_an_inner_import(tmp_path):
+    mod = tmp_path / "m.py"
+    mod.write_text("import os\n\ndef f():\n    from .x import y\n    import json\n    import torch\n    return y\n")
+    assert _inner_imports(mod) == [(4, "."), (5, "json"), (6, "torch")]
+
+
+def _lint(src: Path, config: Path) -> subprocess.CompletedProcess:
+    if not LINT_IMPORTS.exists():
+        pytest.skip("lint-imports is not installed (pip install -e '.[test]')")
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", str(config)], cwd=src.parent,
+                          env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_contracts_hold():
+    res = _lint(ROOT / "src", ROOT / "pyproject.toml")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "0 broken" in res.stdout
+
+
+@pytest.mark.parametrize("module, line, message", [
+    # a bottom layer importing the API, at the top of the file
+    ("errors.py", "from automedbench import api\n", "automedbench.errors is not allowed to import automedbench.api"),
+    # a track reaching up into scoring from inside a function counts the same
+    ("tracks/base.py", "\n\ndef _sneaky():\n    from ..scoring import rubric\n    return rubric\n",
+     "automedbench.tracks is not allowed to import automedbench.scoring"),
+    # scoring and the sandbox stay independent
+    ("scoring/rubric.py", "from ..sandbox import base as _sandbox\n", "automedbench.sandbox"),
+])
+def test_an_injected_upward_import_fails(tmp_path, module, line, message):
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "automedbench", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    assert _lint(src, tmp_path / "pyproject.toml").returncode == 0   # the copy alone is clean
+    with open(src / "automedbench" / module, "a") as fh:
+        fh.write(line)
+    res = _lint(src, tmp_path / "pyproject.toml")
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert message in " ".join(res.stdout.split()), res.stdout
+
+
+def test_every_end_reason_set_comes_from_the_one_enumeration():
+    from typing import get_args
+
+    from automedbench.runs import models
+    reasons = set(get_args(models.EndReason))
+    sets = {name: value for name, value in vars(models).items() if name.endswith("_END_REASONS")}
+    assert set(sets) == {"INFRA_END_REASONS", "UNSCORED_END_REASONS", "BUDGET_END_REASONS"}
+    for name, value in sets.items():
+        assert value and value <= reasons, name
+    assert models.UNSCORED_END_REASONS == models.INFRA_END_REASONS | {"interrupted"}
+    assert not models.BUDGET_END_REASONS & models.UNSCORED_END_REASONS
+    # ... and no other module keeps a set of its own
+    elsewhere = [f"{p.relative_to(ROOT)}:{n.lineno}" for p in _sources() if p.name != "models.py"
+                 for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                 if isinstance(t, ast.Name) and t.id.endswith("END_REASONS")]
+    assert not elsewhere, elsewhere
