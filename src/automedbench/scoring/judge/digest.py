@@ -20,7 +20,7 @@ comparisons: bench/judge_digest.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, TypedDict
+from typing import Callable, Iterable, TypedDict
 
 from ...runs.models import TraceEvent
 
@@ -307,7 +307,7 @@ def _routine_runs(steps: list[Step]) -> set[int]:
     return hidden
 
 
-def _fair_key(steps: list[Step]):
+def _fair_key(steps: list[Step]) -> Callable[[Step], tuple[int, int, int]]:
     rank: dict[int, int] = {}
     seen: dict[tuple[int, str], int] = {}
     for st in steps:
