@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -275,16 +275,20 @@ def _score_key(g: GroupStats) -> tuple:
 _Row = TypeVar("_Row", bound=GroupStats)
 
 
+def _stage_score(stage: StageId) -> Callable[[DetailReport], float | None]:
+    return lambda r: r.stages[stage].score if stage in r.stages else None
+
+
 def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: str | None,
                  cls: type[_Row], ci_for: Iterable[str] | None = None, **extra: Any) -> _Row:
     done = [r for r in runs if is_complete(r)]
     if task is None:  # an agent's row: the task-stratified mean (module doc)
         want_ci = None if ci_for is None else set(ci_for)
-        def stat(get, name="overall"):
+        def stat(get: Callable[[DetailReport], float | None], name: str = "overall") -> Stat:
             return summarize_stratified([((r.run.task, r.run.tier), get(r)) for r in done],
                                         ci=want_ci is None or name in want_ci)
     else:
-        def stat(get, name="overall"):
+        def stat(get: Callable[[DetailReport], float | None], name: str = "overall") -> Stat:
             return summarize(get(r) for r in done)
     failures = sum(is_failure(r) for r in done)
     return cls(
@@ -294,7 +298,7 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         overall=stat(lambda r: r.overall),
         agentic=stat(lambda r: r.agentic, "agentic"),
         task_score=stat(lambda r: r.task.score, "task_score"),
-        stages={s: stat(lambda r, s=s: r.stages[s].score if s in r.stages else None, s) for s in STAGES},
+        stages={s: stat(_stage_score(s), s) for s in STAGES},
         avg_turns=_mean([r.run.turns for r in done]),
         avg_wall_time_s=_mean([r.run.wall_time_s for r in done]),
         avg_tokens=_mean([r.run.tokens_in + r.run.tokens_out for r in done]),
