@@ -212,8 +212,10 @@ def expand_cells(spec: SweepSpec) -> list[Cell]:
                 for r in range(spec.repeats):
                     out[Cell(task, tier, agent, r)] = None
     for f in spec.include:
+        # SweepSpec._full_include has checked that an include sets all three
+        assert f.task is not None and f.tier is not None and f.agent is not None
         for r in range(f.repeats or spec.repeats):
-            out[Cell(f.task, f.tier, f.agent, r)] = None  # type: ignore[arg-type]
+            out[Cell(f.task, f.tier, f.agent, r)] = None
     return list(out)
 
 
