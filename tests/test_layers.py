@@ -44,6 +44,13 @@ LAZY_IMPORTS = {
 }
 
 
+# In-package imports inside a function, each with its reason (docs/architecture.md): file -> reason.
+IN_PACKAGE_LAZY = {
+    "sandbox/runtime.py": "the sandbox package imports with the standard library alone (a non-root "
+                          "harness drives it from the system python); the track registry needs pydantic",
+}
+
+
 def _inner_imports(path: Path) -> list[tuple[int, str]]:
     """(line, top-level name) of every import inside a function of `path` (relative: '.')."""
     tree = ast.parse(path.read_text())
@@ -65,8 +72,11 @@ def _sources() -> list[Path]:
 
 def test_imports_inside_functions_are_only_the_listed_lazy_ones():
     bad = [f"{p.relative_to(ROOT)}:{line}: {name}" for p in _sources() for line, name in _inner_imports(p)
-           if name not in LAZY_IMPORTS]
+           if name not in LAZY_IMPORTS
+           and not (name == "." and str(p.relative_to(PACKAGE)) in IN_PACKAGE_LAZY)]
     assert not bad, "imports inside functions not in LAZY_IMPORTS (move them to the top):\n" + "\n".join(bad)
+    for rel in IN_PACKAGE_LAZY:   # each listed exception still exists (a stale entry is an error)
+        assert any(name == "." for _, name in _inner_imports(PACKAGE / rel)), rel
 
 
 def test_the_lazy_import_check_sees_an_inner_import(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from llm.fake_openai import FakeOpenAI, completion
+from tests.llm.fake_openai import FakeOpenAI, completion
 
 from automedbench.api import run_sweep
 from automedbench.datasets import stage

@@ -38,7 +38,6 @@ from importlib import metadata
 from pathlib import Path
 
 from ..home import home
-from ..tracks import all_tracks
 from .base import SandboxError
 
 RUNTIME_LAYOUT_VERSION = 3
@@ -49,6 +48,11 @@ BASE_AGENT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "pip")
 
 
 def agent_packages() -> tuple[str, ...]:
+    # Imported here, not at the top: the sandbox package must import with the standard library
+    # alone, because a non-root harness may drive it from the system python (docs/sandbox.md,
+    # tests/sandbox/test_network.py); the track registry needs pydantic. The one in-package
+    # lazy import (docs/architecture.md, tests/test_layers.py IN_PACKAGE_LAZY).
+    from ..tracks import all_tracks
     extra = sorted({p for t in all_tracks().values() for p in t.runtime_packages} - set(BASE_AGENT_PACKAGES))
     return (*BASE_AGENT_PACKAGES, *extra)
 
