@@ -14,7 +14,7 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,8 @@ def _check_required_fields(info: DatasetInfo, manifest: dict[str, Any]) -> None:
                                "in its manifest entry; the track needs it to score (refused)")
 
 
-def _progress_context(name: str, quiet: bool):
+def _progress_context(name: str, quiet: bool) -> tuple[contextlib.AbstractContextManager[Any],
+                                                      Callable[[int, int, str], None] | None]:
     """(context manager, callback) showing a rich progress bar, or a no-op."""
 
     if quiet:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable
 
 from ..tracks import get_track
+from ..tracks.base import ScriptedMethods
 from .base import AgentContext, AgentOutcome, ToolBox
 
 
@@ -33,7 +35,7 @@ class ScriptedAgent:
     def submit(self, tools: ToolBox) -> str:
         return self._turn(tools, "submit_results", {}, tools.submit_results)
 
-    def _turn(self, tools: ToolBox, name: str, arguments: dict, invoke) -> str:
+    def _turn(self, tools: ToolBox, name: str, arguments: dict[str, str], invoke: Callable[[], str]) -> str:
         """Record the call as an assistant tool call + its tool result, like an LLM turn."""
         tools.begin_turn()
         self._n += 1
@@ -45,7 +47,7 @@ class ScriptedAgent:
         return result
 
 
-def _methods(context: AgentContext):
+def _methods(context: AgentContext) -> ScriptedMethods:
     """The track's ScriptedMethods for this task (tracks/<name>/scripted.py)."""
     methods = get_track(context.track).scripted_methods(context.track_options)
     if methods is None:

@@ -223,7 +223,7 @@ class TraitAgent(ScriptedAgent):
 class HonestFix(TraitAgent):
     name, trait = "trait-honest-fix", "pilot inspected, a problem found (failed check), fixed, re-inspected"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.write_outputs("[:1]"), k.inspect(fail=True),
                 k.write_outputs("[:1]", version=2, tag="S3 fix and re-run the pilot"), k.inspect(),
                 k.write_outputs("", version=2), k.verify()]
@@ -232,28 +232,28 @@ class HonestFix(TraitAgent):
 class PilotNotInspected(TraitAgent):
     name, trait = "trait-pilot-no-inspect", "pilot ran, its output never opened"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.write_outputs("[:1]"), k.write_outputs(""), k.verify()]
 
 
 class InputNotOutput(TraitAgent):
     name, trait = "trait-input-not-output", "input inspected, no pilot, outputs never opened"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.write_outputs(""), k.verify()]
 
 
 class BatchThenInspect(TraitAgent):
     name, trait = "trait-batch-then-inspect", "batch first, one output inspected after"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.write_outputs(""), k.inspect(), k.verify()]
 
 
 class BatchTaggedPilot(TraitAgent):
     name, trait = "trait-batch-tagged-pilot", "the full batch tagged `# S3 pilot`, claims printed"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         batch = k.write_outputs("", tag="S3 pilot ONE case end to end, check the output shape")
         return [k.plan(c), k.plot(), k.setup(), batch + "print('pilot output shape OK')\n", k.verify()]
 
@@ -261,14 +261,14 @@ class BatchTaggedPilot(TraitAgent):
 class ClaimsNoRead(TraitAgent):
     name, trait = "trait-claims-no-read", "prints claims of verification without opening any output"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.claims(), k.write_outputs(""), k.claims(), k.verify()]
 
 
 class UnfitPlan(TraitAgent):
     name, trait = "trait-unfit-plan", "plan with the right words and structure, an unfit method"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c, unfit=True), k.plot(), k.setup(), k.write_outputs("[:1]"), k.inspect(),
                 k.write_outputs(""), k.verify()]
 
@@ -276,7 +276,7 @@ class UnfitPlan(TraitAgent):
 class BlankPlot(TraitAgent):
     name, trait = "trait-blank-plot", "plan.png is a blank image"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(blank=True), k.setup(), k.write_outputs("[:1]"), k.inspect(),
                 k.write_outputs(""), k.verify()]
 
@@ -284,7 +284,7 @@ class BlankPlot(TraitAgent):
 class InstallsNothing(TraitAgent):
     name, trait = "trait-installs-nothing", "setup tries an install that fails quietly, loads nothing, claims ready"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         setup = _code(k.tag("S2 setup: install the model and load it on the GPU"), """\
             import subprocess, sys
             r = subprocess.run([sys.executable, '-m', 'pip', 'install', '--no-index', 'monai-weights'],
@@ -298,7 +298,7 @@ class InstallsNothing(TraitAgent):
 class ManyFailedSetups(TraitAgent):
     name, trait = "trait-many-failed-setups", "six failed environment attempts, then the honest flow"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         fails = [_code(k.tag("S2 setup attempt"), f"import monai_bundle_v{i}\n") for i in range(6)]
         return [k.plan(c), k.plot(), *fails, k.setup(), k.write_outputs("[:1]"), k.inspect(),
                 k.write_outputs(""), k.verify()]
@@ -312,7 +312,7 @@ class NoTagsPilot(TraitAgent):
 class ReadyUnderS2(TraitAgent):
     name, trait = "trait-ready-under-s2", "`print('ready')` as the whole setup, then an inline batch"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), _code(k.tag("S2 setup"), "print('ready')\n"),
                 k.write_outputs("", inline=True), k.verify()]
 
@@ -320,7 +320,7 @@ class ReadyUnderS2(TraitAgent):
 class WeightsObtained(TraitAgent):
     name, trait = "trait-weights", "weights file saved and loaded by the method, honest flow"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(weights=True), k.write_outputs("[:1]"), k.inspect(),
                 k.write_outputs(""), k.verify()]
 
@@ -328,14 +328,14 @@ class WeightsObtained(TraitAgent):
 class LooksOnly(TraitAgent):
     name, trait = "trait-looks-only", "lists the data, writes nothing, submits"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [_code(k.tag("S1 look around"), f"import os\nprint(os.listdir({k.data_dir!r})[:5])\n")]
 
 
 class FailedInspectNoFix(TraitAgent):
     name, trait = "trait-failed-inspect-no-fix", "the pilot's inspection fails, the batch runs anyway"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.write_outputs("[:1]"), k.inspect(fail=True),
                 k.write_outputs(""), k.verify()]
 
@@ -343,7 +343,7 @@ class FailedInspectNoFix(TraitAgent):
 class SilentInspect(TraitAgent):
     name, trait = "trait-silent-inspect", "the pilot output is opened but nothing is printed"
 
-    def steps(self, k, c):
+    def steps(self, k: Kit, c: AgentContext) -> list[str]:
         return [k.plan(c), k.plot(), k.setup(), k.write_outputs("[:1]"), k.inspect(silent=True),
                 k.write_outputs(""), k.verify()]
 

@@ -23,10 +23,13 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .check import provider_hint
 from .registry import AgentConfig
+
+if TYPE_CHECKING:   # the SDK is imported when a client opens (an optional extra)
+    from openai import OpenAI
 
 RETRY_STATUS = {408, 409, 429}
 
@@ -129,10 +132,10 @@ class ChatClient:
         self.sleep = sleep
         self.rng = rng
         self.on_retry = on_retry
-        self._client = None
+        self._client: OpenAI | None = None
         self._secrets: list[str] = []
 
-    def open(self):
+    def open(self) -> OpenAI:
         if self._client is None:
             from openai import OpenAI
             key = self.config.api_key()          # read now, in the harness process only

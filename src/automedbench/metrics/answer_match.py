@@ -44,7 +44,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -113,14 +113,14 @@ class AnswerTable:
     collapse_repeats: bool = True
     version: int = 0
     units: frozenset[str] = frozenset()
-    conversions: Mapping[str, tuple[str, float]] = ()   # type: ignore[assignment]
-    number_words: Mapping[str, int] = ()                 # type: ignore[assignment]
-    number_scales: Mapping[str, int] = ()                # type: ignore[assignment]
+    conversions: Mapping[str, tuple[str, float]] = field(default_factory=dict)
+    number_words: Mapping[str, int] = field(default_factory=dict)
+    number_scales: Mapping[str, int] = field(default_factory=dict)
     negation_before: frozenset[tuple[str, ...]] = frozenset()
     negation_after: frozenset[tuple[str, ...]] = frozenset()
     affirmation: frozenset[tuple[str, ...]] = frozenset()
     hedges: frozenset[tuple[str, ...]] = frozenset()
-    sources: Mapping[str, str] = ()                      # type: ignore[assignment]
+    sources: Mapping[str, str] = field(default_factory=dict)
     contrastive: tuple[ContrastiveSet, ...] = ()
 
     @classmethod

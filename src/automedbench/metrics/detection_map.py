@@ -42,7 +42,7 @@ class MapResult:
     n_det: list[int] = field(default_factory=list)
 
 
-def _as_array(rows, width: int) -> np.ndarray:
+def _as_array(rows: Sequence[Sequence[float]] | np.ndarray, width: int) -> np.ndarray:
     arr = np.asarray(rows, dtype=np.float64)
     if arr.size == 0:
         return np.zeros((0, width), dtype=np.float64)

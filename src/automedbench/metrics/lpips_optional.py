@@ -7,6 +7,7 @@ SSIM/PSNR) and repeated to three channels; distance with the AlexNet backbone.""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -14,7 +15,7 @@ _lock = threading.Lock()
 _state: dict[str, object] = {}
 
 
-def _model():
+def _model() -> Any:   # an lpips.LPIPS network (optional extra, untyped)
     with _lock:
         if "model" in _state or "error" in _state:
             return _state.get("model")
@@ -49,7 +50,7 @@ def lpips_distance(reference: np.ndarray, prediction: np.ndarray) -> float | Non
     lo = float(reference.min())
     rng = float(reference.max()) - lo or 1.0
 
-    def to_tensor(a: np.ndarray):
+    def to_tensor(a: np.ndarray) -> Any:   # a torch.Tensor
         x = (np.asarray(a, dtype=np.float32) - lo) / rng * 2.0 - 1.0
         return torch.from_numpy(np.ascontiguousarray(np.clip(x, -1, 1)))[None, None].repeat(1, 3, 1, 1)
 

@@ -30,6 +30,8 @@ from itertools import chain, pairwise
 from pathlib import Path
 from typing import Any
 
+_Enum = list[tuple[int, str]]   # (word position, word or stem), as nltk enumerates them
+
 ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
 WORDNET_HINT = ("install WordNet 3.0: `apt-get install wordnet-base` (Debian/Ubuntu), or nltk's "
@@ -60,12 +62,12 @@ def _reader_class() -> type:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class PlainWordNet30(WordNetCorpusReader):
-        def open(self, fileid):
+        def open(self, fileid: str) -> Any:
             if fileid == "lexnames" and not os.path.isfile(os.path.join(self.root.path, "lexnames")):
                 return io.StringIO(_lexnames_text())
             return super().open(fileid)
 
-        def map_wn(self, version="wordnet"):
+        def map_wn(self, version: str = "wordnet") -> None:
             return None
 
     return PlainWordNet30
@@ -161,7 +163,7 @@ class Meteor:
             return 0.0
         return (1 - GAMMA * frag ** BETA) * fmean
 
-    def _synonym_match(self, hyp_e, ref_e) -> list[tuple[int, int]]:
+    def _synonym_match(self, hyp_e: _Enum, ref_e: _Enum) -> list[tuple[int, int]]:
         # hyp_e/ref_e hold STEMS here, as in nltk (the synonym pass sees the stem pass's lists)
         positions: dict[str, list[int]] = defaultdict(list)
         for j, (_, w) in enumerate(ref_e):
@@ -179,7 +181,7 @@ class Meteor:
         return out
 
 
-def _match(hyp_e, ref_e):
+def _match(hyp_e: _Enum, ref_e: _Enum) -> tuple[list[tuple[int, int]], _Enum, _Enum]:
     """nltk's `_match_enums`: greedy exact matching, last hypothesis word first."""
     positions: dict[str, list[int]] = defaultdict(list)
     for j, (_, w) in enumerate(ref_e):

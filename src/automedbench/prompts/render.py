@@ -87,9 +87,10 @@ def prompt_values(task: Task, tier: str, *, data_dir: str, workspace_dir: str,
 
 
 def render_prompt(task: Task, tier: str, *, data_dir: str = "/data/public",
-                  workspace_dir: str = "/workspace", **kw) -> str:
+                  workspace_dir: str = "/workspace", exec_timeout_s: int = 600, network: bool | None = None) -> str:
     check_tier(tier)
-    values = prompt_values(task, tier, data_dir=data_dir, workspace_dir=workspace_dir, **kw)
+    values = prompt_values(task, tier, data_dir=data_dir, workspace_dir=workspace_dir,
+                           exec_timeout_s=exec_timeout_s, network=network)
     parts = [_fill((HERE / "templates" / f"{n}.md").read_text(), values, n).strip() for n in TEMPLATE_ORDER]
     text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(parts)) + "\n"
     left = _PLACEHOLDER.findall(text)

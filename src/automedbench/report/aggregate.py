@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -39,12 +40,14 @@ from pydantic import BaseModel, Field
 from .. import __version__
 from ..runs.models import UNSCORED_END_REASONS, DetailReport, StageId
 from ..scoring.errors import error_table
+from ..scoring.rubric import STAGES as RUBRIC_STAGES
 from ..scoring.rubric import load_rubric
 from ..tasks.model import TIERS
 
 LEADERBOARD_SCHEMA_VERSION = "2.2"   # 2.1: component_sets per group; 2.2: task_profile
 # stages, tiers and error categories are read from the YAML that owns them (one place per fact)
-STAGES: tuple[StageId, ...] = tuple(load_rubric().stages)  # type: ignore[assignment]
+# the rubric YAML must list exactly these stages, in this order (scoring/rubric.py checks it on load)
+STAGES: tuple[StageId, ...] = RUBRIC_STAGES
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261126
 CI_LEVEL = 0.95
@@ -173,7 +176,7 @@ def is_complete(r: DetailReport) -> bool:
     return not is_infra(r) and not is_judge_incomplete(r)
 
 
-def stratified_bootstrap(strata: dict[tuple[str, str], Sequence[float]], *,
+def stratified_bootstrap(strata: Mapping[tuple[str, str], Sequence[float]], *,
                          resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
                          level: float = CI_LEVEL) -> tuple[float, float, float]:
     """(mean, ci_low, ci_high) of the mean over tasks of per-task means, where a task's mean
@@ -204,16 +207,16 @@ def summarize_stratified(pairs: Iterable[tuple[tuple[str, str], float | None]], 
     """Stat of the task-stratified mean over ((task, tier), value) pairs; nulls left out.
     ci=False: the mean and counts only (no bootstrap), for quick filtered views."""
     strata: dict[tuple[str, str], list[float]] = {}
-    for k, v in pairs:
-        if v is not None and math.isfinite(v):
-            strata.setdefault(k, []).append(float(v))
+    for key, value in pairs:
+        if value is not None and math.isfinite(value):
+            strata.setdefault(key, []).append(float(value))
     n = sum(len(v) for v in strata.values())
     if n == 0:
         return Stat()
     if not ci:
         per_task: dict[str, list[float]] = {}
-        for (task, _tier), v in strata.items():
-            per_task.setdefault(task, []).append(float(np.mean(v)))
+        for (task, _tier), values in strata.items():
+            per_task.setdefault(task, []).append(float(np.mean(values)))
         mean = float(np.mean([np.mean(v) for v in per_task.values()]))
         return Stat(mean=mean, n=n, n1=n == 1, n_strata=len(strata))
     mean, lo, hi = stratified_bootstrap(strata)
@@ -269,16 +272,23 @@ def _score_key(g: GroupStats) -> tuple:
     return (o is None, -(o or 0.0), a is None, -(a or 0.0), g.agent)
 
 
+_Row = TypeVar("_Row", bound=GroupStats)
+
+
+def _stage_score(stage: StageId) -> Callable[[DetailReport], float | None]:
+    return lambda r: r.stages[stage].score if stage in r.stages else None
+
+
 def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: str | None,
-                 cls: type[GroupStats] = GroupStats, ci_for: Iterable[str] | None = None, **extra) -> GroupStats:
+                 cls: type[_Row], ci_for: Iterable[str] | None = None, **extra: Any) -> _Row:
     done = [r for r in runs if is_complete(r)]
     if task is None:  # an agent's row: the task-stratified mean (module doc)
         want_ci = None if ci_for is None else set(ci_for)
-        def stat(get, name="overall"):
+        def stat(get: Callable[[DetailReport], float | None], name: str = "overall") -> Stat:
             return summarize_stratified([((r.run.task, r.run.tier), get(r)) for r in done],
                                         ci=want_ci is None or name in want_ci)
     else:
-        def stat(get, name="overall"):
+        def stat(get: Callable[[DetailReport], float | None], name: str = "overall") -> Stat:
             return summarize(get(r) for r in done)
     failures = sum(is_failure(r) for r in done)
     return cls(
@@ -288,7 +298,7 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
         overall=stat(lambda r: r.overall),
         agentic=stat(lambda r: r.agentic, "agentic"),
         task_score=stat(lambda r: r.task.score, "task_score"),
-        stages={s: stat(lambda r, s=s: r.stages[s].score if s in r.stages else None, s) for s in STAGES},
+        stages={s: stat(_stage_score(s), s) for s in STAGES},
         avg_turns=_mean([r.run.turns for r in done]),
         avg_wall_time_s=_mean([r.run.wall_time_s for r in done]),
         avg_tokens=_mean([r.run.tokens_in + r.run.tokens_out for r in done]),
@@ -384,7 +394,7 @@ def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
     ]
     agents.sort(key=_score_key)
 
-    groups = [_group_stats(rs, a, t, tr) for (a, t, tr), rs in by_group.items()]
+    groups = [_group_stats(rs, a, t, tr, cls=GroupStats) for (a, t, tr), rs in by_group.items()]
     groups.sort(key=lambda g: (g.task or "", _tier_key(g.tier or ""), *_score_key(g)))
 
     seen_cats = {c for a in agents for c in a.errors.by_category}

@@ -18,7 +18,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from jinja2 import Environment
@@ -28,6 +28,9 @@ from ..runs.models import DetailReport
 from ..scoring.errors import code_texts
 from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
 from .site import run_slug
+
+if TYPE_CHECKING:   # matplotlib is imported when a figure is drawn
+    from matplotlib.figure import Figure
 
 STEPS = ("S1", "S2", "S3", "S4", "S5")
 EXAMPLES_PER_CODE = 3
@@ -185,7 +188,7 @@ def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None =
 STAGE_COLORS = {"s1": "#6f42c1", "s2": "#0a7ea4", "s3": "#d97706", "s4": "#15803d", "s5": "#be123c"}
 
 
-def _fig(w: float, h: float):
+def _fig(w: float, h: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     fig = Figure(figsize=(w, h), dpi=130)
@@ -193,7 +196,7 @@ def _fig(w: float, h: float):
     return fig
 
 
-def _save(fig, base: Path) -> list[str]:
+def _save(fig: Figure, base: Path) -> list[str]:
     fig.tight_layout()
     fig.savefig(base.with_suffix(".png"), format="png", metadata={"Software": None})
     fig.savefig(base.with_suffix(".svg"), format="svg", metadata={"Date": None})

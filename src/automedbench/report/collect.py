@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import SupportsIndex, overload
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 REPORT_NAME = "detail_report.json"
 
 
-class ReportList(list):
+class ReportList(list[DetailReport]):
     """A `list[DetailReport]` that also carries what happened while collecting.
 
     - `warnings`: one human-readable line per skipped report / missing path / duplicate.
@@ -40,14 +41,19 @@ class ReportList(list):
         self.warnings: list[str] = list(warnings or [])
         self.run_dirs: dict[str, Path] = dict(run_dirs or {})
 
-    def __getitem__(self, key):  # a slice keeps the warnings and run dirs
-        item = super().__getitem__(key)
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> DetailReport: ...
+    @overload
+    def __getitem__(self, key: slice) -> ReportList: ...
+
+    def __getitem__(self, key: SupportsIndex | slice) -> DetailReport | ReportList:
+        # a slice keeps the warnings and run dirs
         if isinstance(key, slice):
-            return ReportList(item, warnings=self.warnings, run_dirs=self.run_dirs)
-        return item
+            return ReportList(super().__getitem__(key), warnings=self.warnings, run_dirs=self.run_dirs)
+        return super().__getitem__(key)
 
 
-def _find_report_files(root: Path, warn=None) -> list[Path]:
+def _find_report_files(root: Path, warn: Callable[[str], None] | None = None) -> list[Path]:
     """Every detail_report.json under root; run directories are leaves."""
     found: list[Path] = []
 

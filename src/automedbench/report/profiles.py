@@ -4,13 +4,14 @@ the task score the runs table already shows."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich import box
 from rich.table import Table
 
 from ..runs.models import DetailReport
 from ..tracks.profile import PROFILES
-from .aggregate import aggregate
+from .aggregate import Stat, aggregate
 from .site import filter_views
 
 
@@ -56,7 +57,7 @@ def with_profile(reports: Iterable[DetailReport], profile: str) -> list[DetailRe
     return out
 
 
-def _stat(s) -> dict:
+def _stat(s: Stat) -> dict[str, Any]:
     return {"mean": None if s.mean is None else round(float(s.mean), 4), "n": s.n}
 
 

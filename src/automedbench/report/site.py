@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from jinja2 import Environment
 
 from ..export import ExportError, inspect_log
 from ..runs.models import DetailReport
@@ -38,7 +39,7 @@ from ..scoring.errors import code_texts as error_code_texts
 from ..scoring.errors import error_table
 from ..scoring.rubric import load_rubric
 from ..tasks import discover
-from .aggregate import STAGES, Leaderboard, agent_rows, is_infra, is_judge_incomplete
+from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
 CALL_TEXT_LIMIT = 20_000  # characters of code/stdout/stderr shown per call (the trace itself is bounded too)
@@ -469,14 +470,14 @@ def _rubric_items() -> dict[str, str]:
 
 # ---- views for the index's filters ----------------------------------------------------------
 
-def _r(v):
+def _r(v: float | None) -> float | None:
     return None if v is None else round(float(v), 4)
 
 
-def _compact(a) -> dict:
+def _compact(a: AgentStats) -> dict[str, Any]:
     """What the index's agent table shows, rounded: keeps the page small with many views."""
-    def st(s, full=False):
-        d = {"mean": _r(s.mean), "n": s.n}
+    def st(s: Stat, full: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {"mean": _r(s.mean), "n": s.n}
         if full:
             d.update(ci_low=_r(s.ci_low), ci_high=_r(s.ci_high), n1=s.n1)
         return d
@@ -528,7 +529,7 @@ def run_row(r: DetailReport) -> dict:
             "stages": {s: (r.stages[s].score if s in r.stages else None) for s in STAGES}}
 
 
-def write_run_page(env, r: DetailReport, run_dir: Path | None, out: Path, common: dict,
+def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out: Path, common: dict,
                    rubric_items: dict[str, str], code_texts: dict[str, str]) -> Path:
     slug = run_slug(r.run.run_id)
     events = read_trace(run_dir)
@@ -598,7 +599,7 @@ def task_about(task_id: str, reports: Sequence[DetailReport], tasks: dict[str, A
     return about
 
 
-def write_reference_pages(env, out: Path, common: dict) -> None:
+def write_reference_pages(env: Environment, out: Path, common: dict) -> None:
     """rubric.html, tiers.html and rules.html, generated from the YAML that owns each
     (scoring/rubric.yaml, prompts/tiers.yaml, scoring/error_codes.yaml): never a second copy."""
     rubric = load_rubric()
@@ -626,7 +627,7 @@ def write_reference_pages(env, out: Path, common: dict) -> None:
         source="scoring/error_codes.yaml", kind="rules", code_groups=[g for g in groups if g[1]]), encoding="utf-8")
 
 
-def write_site(reports: Sequence[DetailReport], out: Path, *, env, board: Leaderboard, common: dict,
+def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, board: Leaderboard, common: dict,
                run_dirs: dict[str, Path] | None = None) -> dict[str, Any]:
     """Pages other than index.html (which leaderboard.py renders with the same `common`)."""
     _copy_static(out)

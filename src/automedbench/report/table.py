@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..runs.models import DetailReport
-from .aggregate import STAGES, is_unisolated
+from .aggregate import STAGES, Leaderboard, is_unisolated
 
 
 def _score(v: float | None, *, bold: bool = False, digits: int = 1) -> Text:
@@ -86,7 +86,7 @@ def runs_table(reports: Iterable[DetailReport], run_dirs: Mapping[str, Path | st
     return table
 
 
-def agents_table(board, *, title: str | None = "AutoMedBench leaderboard (per agent)") -> Table:
+def agents_table(board: Leaderboard, *, title: str | None = "AutoMedBench leaderboard (per agent)") -> Table:
     """A compact per-agent table (fits ~100 columns): overall with its stratified 95 % CI,
     agentic, task, S1..S5, complete runs and the infra / judge-incomplete counts."""
     table = Table(title=title, header_style="bold")
@@ -100,7 +100,7 @@ def agents_table(board, *, title: str | None = "AutoMedBench leaderboard (per ag
     table.add_column("runs", justify="right")
     for a in board.agents:
         o = a.overall
-        ci = "—" if o.ci_low is None else ("n=1" if o.n1 else f"{o.ci_low * 100:.0f}–{o.ci_high * 100:.0f}")
+        ci = "—" if o.ci_low is None or o.ci_high is None else ("n=1" if o.n1 else f"{o.ci_low * 100:.0f}–{o.ci_high * 100:.0f}")
         runs = f"{a.n_complete}" + (f" +{a.infra_runs} infra" if a.infra_runs else "") \
             + (f" +{a.judge_incomplete} judge" if a.judge_incomplete else "")
         table.add_row(Text(a.agent), _score(o.mean, bold=True), Text(ci), _score(a.agentic.mean),

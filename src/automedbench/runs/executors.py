@@ -271,7 +271,7 @@ class RayPool:
         cpus = min(res.cpus, self.cpu_slots)
         return self.cpu_used + cpus <= self.cpu_slots + 1e-9 and self.gpu_used + res.gpus <= self.gpu_slots
 
-    def submit(self, job: RunJob):
+    def submit(self, job: RunJob) -> Any:   # a Ray ObjectRef
         cpus = min(job.resources.cpus, self.cpu_slots)
         ref = self._remote.options(num_cpus=cpus, num_gpus=job.resources.gpus, max_retries=0).remote(job)
         self.cpu_used += cpus
@@ -304,7 +304,7 @@ class RayPool:
 
 
 def make_executor(kind: str, *, workers: int = 1, address: str | None = None,
-                  gpus: list[str] | None = None):
+                  gpus: list[str] | None = None) -> InlinePool | LocalPool | RayPool:
     if kind == "local":
         return InlinePool(gpus) if workers <= 1 else LocalPool(workers, gpus)
     if kind == "ray":

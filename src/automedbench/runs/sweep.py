@@ -37,7 +37,7 @@ import os
 import shutil
 import time
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .. import __version__
 from ..errors import UserError
-from ..tasks import get_task
+from ..tasks import Task, get_task
 from .effective_config import config_hash, describe_change, sweep_lock_config
 from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
@@ -212,8 +212,10 @@ def expand_cells(spec: SweepSpec) -> list[Cell]:
                 for r in range(spec.repeats):
                     out[Cell(task, tier, agent, r)] = None
     for f in spec.include:
+        # SweepSpec._full_include has checked that an include sets all three
+        assert f.task is not None and f.tier is not None and f.agent is not None
         for r in range(f.repeats or spec.repeats):
-            out[Cell(f.task, f.tier, f.agent, r)] = None  # type: ignore[arg-type]
+            out[Cell(f.task, f.tier, f.agent, r)] = None
     return list(out)
 
 
@@ -325,7 +327,7 @@ class RootLock:
         os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
@@ -394,7 +396,7 @@ def classify(cell: Cell, root: Path, retries: int) -> tuple[str, str | None]:
 
 # ---- the sweep ----------------------------------------------------------------------
 
-def _resources(spec: SweepSpec, task_obj) -> Resources:
+def _resources(spec: SweepSpec, task_obj: Task) -> Resources:
     if task_obj.id in spec.task_resources:
         r = spec.task_resources[task_obj.id]
         return Resources(r.cpus, r.gpus)
@@ -416,7 +418,7 @@ def validate(spec: SweepSpec, checks: SweepChecks) -> dict[str, Any]:
     kw = spec.options.run_kwargs()
     cells = expand_cells(spec)
 
-    def distinct(values):
+    def distinct(values: Iterable[str]) -> list[str]:
         return list(dict.fromkeys(values))
     checks.check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
                  **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",

@@ -13,6 +13,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InfrastructureError, UserError
@@ -122,7 +123,8 @@ def command_for(language: str, code: str, python: str) -> list[str]:
 
 
 def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeout_s: float,
-                cap: int, preexec=None, pass_fds=()) -> ExecResult:
+                cap: int, preexec: Callable[[], object] | None = None,
+                pass_fds: Sequence[int] = ()) -> ExecResult:
     """Run argv in its own session; on timeout kill the whole process group.
 
     Output is read as it comes and bounded while reading (head + tail), so a flood of

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
@@ -223,13 +223,13 @@ class BwrapSandbox:
             effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:

@@ -11,6 +11,7 @@ import glob
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import automedbench
@@ -39,7 +40,8 @@ ETC_NETWORK_BIND = ("ssl/certs", "ca-certificates", "pki")
 
 
 def gpu_bind_args(dev_nodes: list[str], host_env: dict[str, str] | None = None,
-                  exists=os.path.exists, globber=glob.glob) -> tuple[list[str], dict[str, str]]:
+                  exists: Callable[[str], bool] = os.path.exists,
+                  globber: Callable[[str], list[str]] = glob.glob) -> tuple[list[str], dict[str, str]]:
     """bwrap arguments and env for GPU pass-through, given the host's device nodes.
 
     Pure function of its inputs so that it can be tested with a fake /dev listing."""

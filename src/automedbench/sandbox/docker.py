@@ -31,6 +31,7 @@ import tempfile
 import threading
 import uuid
 from pathlib import Path
+from typing import Self
 
 import automedbench
 
@@ -320,10 +321,10 @@ class DockerSandbox:
             effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -136,7 +137,8 @@ def _mmdebstrap(rec: dict, runtime: Path, out: Path) -> None:
     tmp.rename(out)
 
 
-def build_image(docker: str = "docker", *, force: bool = False, log=print) -> ImageRecord:
+def build_image(docker: str = "docker", *, force: bool = False,
+                log: Callable[[str], object] = print) -> ImageRecord:
     """The agent image for this recipe: reused from the engine or the tarball cache when
     present, else built. Writes `<cache>/<key>/image.json` and returns its record."""
     t0 = time.monotonic()

@@ -32,7 +32,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
@@ -140,7 +140,7 @@ def _key(version: tuple[int, int], dists: Mapping[str, object]) -> str:
 
 
 @contextmanager
-def _locked(path: Path):
+def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -44,7 +45,7 @@ PROVIDER_DETAILS = {"provider_error", "provider_unavailable"}
 LOGIC_DROP = TrackScoring.logic_drop
 
 
-def make_error(code: str, *, step: str | None = None, **evidence) -> ErrorCode:
+def make_error(code: str, *, step: str | None = None, **evidence: Any) -> ErrorCode:
     """`step` overrides the table's step where the evidence shows the stage (tool-calling codes)."""
     spec = error_table()["codes"][code]
     return ErrorCode(code=code, category=spec["category"], step=step or spec["step"],

@@ -35,8 +35,9 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def headline(case: CaseResult, metric: str) -> float | None:
     """The value cases are ranked by: the track's named per-case metric, else the first one."""
-    if case.metrics.get(metric) is not None:
-        return float(case.metrics[metric])  # type: ignore[arg-type]
+    named = case.metrics.get(metric)
+    if named is not None:
+        return float(named)
     for v in case.metrics.values():
         if v is not None:
             return float(v)

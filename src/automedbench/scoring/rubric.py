@@ -13,7 +13,7 @@ from ..runs.models import StageId
 RUBRIC_PATH = Path(__file__).with_name("rubric.yaml")
 # the stage ids as the report schema types them (runs/models.py: StageId); rubric.yaml, which
 # owns the stages' names, weights and items, must list exactly these, in this order
-STAGES: tuple[str, ...] = get_args(StageId)
+STAGES: tuple[StageId, ...] = get_args(StageId)
 
 
 @dataclass(frozen=True)

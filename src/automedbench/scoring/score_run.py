@@ -19,10 +19,11 @@ from ..runs.models import (
     DetailReport,
     JudgeInfo,
     StageResult,
+    TraceEvent,
     Violation,
 )
 from ..runs.trace import read_trace
-from ..tasks import get_task
+from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
 from .errors import detect_errors
 from .judge.base import Judge, JudgeEvidence
@@ -254,8 +255,8 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     return report
 
 
-def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task, judge: Judge | None, infra_end: bool,
-                  trace=None) -> tuple[dict[str, StageResult | None], JudgeInfo]:
+def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task: Task, judge: Judge | None, infra_end: bool,
+                  trace: list[TraceEvent] | None = None) -> tuple[dict[str, StageResult | None], JudgeInfo]:
     """S1..S3: the saved verdicts (judge.json of `files`) when `judge` is None and they
     exist, else `judge`'s (default: the offline heuristic), saved to `out`'s judge.json."""
     saved = _load_saved_verdict(files) if judge is None else None
@@ -301,7 +302,7 @@ def task_hash(snapshot: dict) -> str:
     return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def task_definition_changed(meta: RunMeta, task) -> str:
+def task_definition_changed(meta: RunMeta, task: Task) -> str:
     """'' when the task is as it was at run time; else a one-line note (recorded as a flag)."""
     if not meta.task_hash:
         return ""
@@ -352,7 +353,7 @@ def null_for_infrastructure(report: DetailReport) -> DetailReport:
     })
 
 
-def _load_saved_verdict(files: RunFiles):
+def _load_saved_verdict(files: RunFiles) -> tuple[dict[str, StageResult | None], JudgeInfo] | None:
     if not files.judge.is_file():
         return None
     try:

@@ -16,6 +16,7 @@ import io
 import os
 import zlib
 from pathlib import Path
+from types import ModuleType
 
 import nibabel as nib
 import numpy as np
@@ -32,10 +33,11 @@ class NiftiReadError(ValueError):
 # each (~190:1): ISA-L 1.17x faster than zlib serially (1.28x in a quieter earlier run), not the
 # ~2.5x once claimed here; such masks inflate into long runs, where output writes dominate.
 # A 16-copy synthetic box mask (gzip -6) gave 2.2x. Both release the GIL (2 threads: ~1.3-1.75x).
+_igzip: ModuleType | None
 try:
     from isal import igzip as _igzip
 except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
-    _igzip = None  # type: ignore[assignment]
+    _igzip = None
 
 
 def _decompress(raw: bytes) -> bytes:

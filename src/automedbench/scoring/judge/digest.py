@@ -20,12 +20,25 @@ comparisons: bench/judge_digest.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable, TypedDict
 
 from ...runs.models import TraceEvent
 
 STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
 _QUIET_WARNINGS = {"provider_retry"}
+
+
+class RunFacts(TypedDict):
+    """The run-level counts the digest's header shows (docs/judge.md)."""
+
+    turns: int
+    model_calls: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    end_reason: str | None
+    submitted: bool
+    retries: int              # provider retries (quiet warnings, not steps)
 
 
 @dataclass
@@ -78,12 +91,12 @@ def _first_code_line(code: str) -> str:
     return ""
 
 
-def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], dict]:
+def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], RunFacts]:
     """Trace events -> ordered steps (+ run facts for the header)."""
     steps: list[Step] = []
     by_call: dict[int, Step] = {}
-    facts = {"turns": 0, "model_calls": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0,
-             "end_reason": None, "submitted": False, "retries": 0}
+    facts: RunFacts = {"turns": 0, "model_calls": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0,
+                       "end_reason": None, "submitted": False, "retries": 0}
     stage = "s1"
     for ev in trace:
         if ev.stage:
@@ -102,16 +115,16 @@ def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], dict]:
             if ev.call_index is not None:
                 by_call[ev.call_index] = st
         elif t == "execution":
-            st = by_call.get(ev.call_index) if ev.call_index is not None else None
-            if st is None:
-                st = Step(len(steps), ev.stage or stage, "exec", ev.call_index, ev.turn, ev.language, ev.code or "")
-                steps.append(st)
-            st.exit_code, st.duration_s = ev.exit_code, ev.duration_s
-            st.stdout, st.stderr, st.timed_out = ev.stdout or "", ev.stderr or "", bool(ev.timed_out)
+            called = by_call.get(ev.call_index) if ev.call_index is not None else None
+            if called is None:
+                called = Step(len(steps), ev.stage or stage, "exec", ev.call_index, ev.turn, ev.language, ev.code or "")
+                steps.append(called)
+            called.exit_code, called.duration_s = ev.exit_code, ev.duration_s
+            called.stdout, called.stderr, called.timed_out = ev.stdout or "", ev.stderr or "", bool(ev.timed_out)
             if ev.effects is not None:
-                st.effects = True
-                st.wrote = [w.path for w in ev.effects.written]
-                st.read = list(ev.effects.read)
+                called.effects = True
+                called.wrote = [w.path for w in ev.effects.written]
+                called.read = list(ev.effects.read)
         elif t == "submit":
             facts["submitted"] = True
             steps.append(Step(len(steps), ev.stage or "s5", "submit", ev.call_index, ev.turn,
@@ -216,7 +229,7 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
 
-def _header(steps: list[Step], facts: dict) -> str:
+def _header(steps: list[Step], facts: RunFacts) -> str:
     execs = [s for s in steps if s.kind == "exec"]
     failed = sum(s.failed for s in execs)
     lines = [f"RUN DIGEST: {facts['turns']} model turns, {len(execs)} code executions ({failed} failed), "
@@ -283,7 +296,8 @@ def _routine_runs(steps: list[Step]) -> set[int]:
     hidden: set[int] = set()
     for seg in _segments(steps):
         run: list[Step] = []
-        for st in seg + [None]:  # type: ignore[list-item]
+        with_end: list[Step | None] = [*seg, None]   # the None closes the segment's last run
+        for st in with_end:
             if st is not None and st.priority >= 3 and st.kind == "exec":
                 run.append(st)
                 continue
@@ -293,7 +307,7 @@ def _routine_runs(steps: list[Step]) -> set[int]:
     return hidden
 
 
-def _fair_key(steps: list[Step]):
+def _fair_key(steps: list[Step]) -> Callable[[Step], tuple[int, int, int]]:
     rank: dict[int, int] = {}
     seen: dict[tuple[int, str], int] = {}
     for st in steps:

@@ -227,50 +227,86 @@ def _model_file_kind(w: Write, roots: Roots) -> str | None:
 def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None) -> WorkflowFacts:
     roots = Roots.of(trace)
     calls = collect_calls(trace, roots)
-    with_eff = [c for c in calls if c.has_effects]
     unit = layout.effective_unit
-    if case_ids:
-        n = len(case_ids)
-    elif unit == "case":
-        n = len({u for c in calls for u in _case_units(c)}) or 1
-    else:
-        n = COHORT_UNKNOWN_N
+    n = _expected_units(calls, unit, case_ids)
     _assign_units(calls, layout, n, roots)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
-    # the batch: from the first call after which the outputs cover more than a pilot may
+    batch_start = _batch_start(calls, pilot_max)
+    before = calls if batch_start is None else calls[:batch_start]
+    pilots = [c for c in before if c.units]
+    inspections = _pilot_inspections(calls, before, pilots)
+    weights, weight_paths = _weights(calls, roots)
+    method_files, used_methods = _method_files(calls, roots)
+    model_paths = weight_paths | set(used_methods)
+    setup_work, setup_failures = _setup(calls)
+    return WorkflowFacts(
+        calls=calls, effects_recorded=any(c.has_effects for c in calls),
+        calls_without_effects=[c.index for c in calls if not c.has_effects],
+        unit=unit, n_expected=n, pilot_max=pilot_max,
+        batch=_batch(calls, batch_start, n, unit),
+        pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.output_writes}),
+                   f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
+        pilot_inspection=_opened_fact(inspections),
+        failed_inspection=_opened_fact([(c, ps) for c, ps in inspections if not c.ok]),
+        fix=_fix(calls, before, inspections), later_inspection=_opened_fact(_later_inspections(calls)),
+        input_check=_input_check(before), weights=weights, method_files=method_files,
+        runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
+        environment=_environment(calls, batch_start, model_paths),
+        setup_work=setup_work, setup_failures=setup_failures)
+
+
+# ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
+
+Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each opened
+
+
+def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | None) -> int:
+    """How many units the outputs must cover: the task's cases, else the case folders written."""
+    if case_ids:
+        return len(case_ids)
+    if unit == "case":
+        return len({u for c in calls for u in _case_units(c)}) or 1
+    return COHORT_UNKNOWN_N
+
+
+def _batch_start(calls: list[CallFacts], pilot_max: int) -> int | None:
+    """The batch: from the first call after which the outputs cover more than a pilot may."""
     covered: set[str] = set()
-    batch_start: int | None = None
     for pos, c in enumerate(calls):
         covered |= c.units
         if len(covered) > pilot_max:
-            batch_start = pos
-            break
-    before = calls if batch_start is None else calls[:batch_start]
+            return pos
+    return None
+
+
+def _batch(calls: list[CallFacts], batch_start: int | None, n: int, unit: str) -> Fact:
     batch_calls = [] if batch_start is None else [c for c in calls[batch_start:] if c.output_writes]
-    batch = Fact(bool(batch_calls), [c.index for c in batch_calls],
-                 [w.path for c in batch_calls[:1] for w in c.output_writes][:4],
-                 f"outputs cover {len({u for c in calls for u in c.units})} of {n} {unit} units" if batch_calls
-                 else "no call wrote more than a pilot")
+    return Fact(bool(batch_calls), [c.index for c in batch_calls],
+                [w.path for c in batch_calls[:1] for w in c.output_writes][:4],
+                f"outputs cover {len({u for c in calls for u in c.units})} of {n} {unit} units" if batch_calls
+                else "no call wrote more than a pilot")
 
-    pilots = [c for c in before if c.units]
+
+def _opened_fact(opened: Opened) -> Fact:
+    return Fact(bool(opened), [c.index for c, _ in opened], sorted({p for _, ps in opened for p in ps}))
+
+
+def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts]) -> Opened:
+    """Calls after the first pilot, before the batch, that opened a pilot output and printed."""
+    if not pilots:
+        return []
     pilot_paths = {w.path for c in pilots for w in c.output_writes}
-    pilot = Fact(bool(pilots), [c.index for c in pilots], sorted(pilot_paths),
-                 f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})")
+    inspections: Opened = []
+    for c in before[calls.index(pilots[0]) + 1:]:
+        opened = [p for p in c.output_reads if p in pilot_paths]
+        if opened and c.printed:
+            inspections.append((c, opened))
+    return inspections
 
-    first_pilot_pos = calls.index(pilots[0]) if pilots else None
-    inspections = []
-    if first_pilot_pos is not None:
-        for c in before[first_pilot_pos + 1:]:
-            opened = [p for p in c.output_reads if p in pilot_paths]
-            if opened and c.printed:
-                inspections.append((c, opened))
-    pilot_inspection = Fact(bool(inspections), [c.index for c, _ in inspections],
-                            sorted({p for _, ps in inspections for p in ps}))
-    failed = [(c, ps) for c, ps in inspections if not c.ok]
-    failed_inspection = Fact(bool(failed), [c.index for c, _ in failed], sorted({p for _, ps in failed for p in ps}))
 
-    # a fix: a pilot output re-written with other content after an inspection, before the batch
+def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened) -> Fact:
+    """A fix: a pilot output re-written with other content after an inspection, before the batch."""
     fixes: list[tuple[CallFacts, str]] = []
     if inspections:
         first_insp = calls.index(inspections[0][0])
@@ -283,27 +319,39 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
                 if w.path in last_sha and (w.sha256 is None or w.sha256 != last_sha[w.path]):
                     fixes.append((c, w.path))
                 last_sha[w.path] = w.sha256
-    fix = Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
+    return Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
 
-    # any output file opened (and something printed) by a call after the call that wrote it
+
+def _later_inspections(calls: list[CallFacts]) -> Opened:
+    """Any output file opened (and something printed) by a call after the call that wrote it."""
     written_at: dict[str, int] = {}
-    later: list[tuple[CallFacts, list[str]]] = []
+    later: Opened = []
     for pos, c in enumerate(calls):
         opened = [p for p in c.output_reads if p in written_at and written_at[p] < pos]
         if opened and c.printed:
             later.append((c, opened))
         for w in c.output_writes:
             written_at.setdefault(w.path, pos)
-    later_inspection = Fact(bool(later), [c.index for c, _ in later], sorted({p for _, ps in later for p in ps}))
+    return later
 
+
+def _input_check(before: list[CallFacts]) -> Fact:
     checks = [c for c in before if c.public_reads and not c.output_writes and c.printed and c.ok]
-    input_check = Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
+    return Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
 
+
+def _weights(calls: list[CallFacts], roots: Roots) -> tuple[Fact, set[str]]:
+    """Weight files written or large downloads received; and the weight files' paths."""
     weights_w = [(c, w) for c in calls for w in c.written if _model_file_kind(w, roots) == "weights"]
     downloads = [c for c in calls if c.bytes_in >= DOWNLOAD_BYTES]
-    weights = Fact(bool(weights_w or downloads), sorted({c.index for c, _ in weights_w} | {c.index for c in downloads}),
-                   sorted({w.path for _, w in weights_w}),
-                   (f"{len(downloads)} call(s) received >= {DOWNLOAD_BYTES} bytes" if downloads else ""))
+    fact = Fact(bool(weights_w or downloads), sorted({c.index for c, _ in weights_w} | {c.index for c in downloads}),
+                sorted({w.path for _, w in weights_w}),
+                (f"{len(downloads)} call(s) received >= {DOWNLOAD_BYTES} bytes" if downloads else ""))
+    return fact, {w.path for _, w in weights_w}
+
+
+def _method_files(calls: list[CallFacts], roots: Roots) -> tuple[Fact, dict[str, list[int]]]:
+    """Method source files written, then opened by a later call; and those files' readers."""
     method_written: dict[str, int] = {}
     for pos, c in enumerate(calls):
         for w in c.written:
@@ -314,32 +362,33 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         for p in c.read:
             if p in method_written and method_written[p] < pos:
                 used_methods.setdefault(p, []).append(c.index)
-    method_files = Fact(bool(used_methods), sorted({calls[method_written[p]].index for p in used_methods}),
-                        sorted(used_methods), "written, then opened by a later call" if used_methods else "")
+    fact = Fact(bool(used_methods), sorted({calls[method_written[p]].index for p in used_methods}),
+                sorted(used_methods), "written, then opened by a later call" if used_methods else "")
+    return fact, used_methods
 
-    model_paths = {w.path for _, w in weights_w} | set(used_methods)
+
+def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
+    """Before the batch, a successful call that loaded the model and showed or wrote something."""
     horizon = calls if batch_start is None else calls[: batch_start]
     confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and (c.printed or c.output_writes)]
-    runtime_confirmed = Fact(bool(confirmers), [c.index for c in confirmers],
-                             sorted({p for c in confirmers for p in c.read if p in model_paths}))
+    return Fact(bool(confirmers), [c.index for c in confirmers],
+                sorted({p for c in confirmers for p in c.read if p in model_paths}))
 
+
+def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
+    """Up to the batch's first call, successful calls that read the inputs or the model."""
     upto = calls if batch_start is None else calls[: batch_start + 1]
     env = [c for c in upto if c.ok and (c.public_reads or any(p in model_paths for p in c.read))]
-    environment = Fact(bool(env), [c.index for c in env][:8],
-                       sorted({p for c in env[:1] for p in c.read})[:4])
+    return Fact(bool(env), [c.index for c in env][:8], sorted({p for c in env[:1] for p in c.read})[:4])
 
+
+def _setup(calls: list[CallFacts]) -> tuple[Fact, Fact]:
+    """The calls before the first output write, and which of them failed."""
     first_write = next((pos for pos, c in enumerate(calls) if c.output_writes), None)
     setup = calls if first_write is None else calls[:first_write]
-    setup_work = Fact(bool(setup), [c.index for c in setup])
     fails = [c for c in setup if not c.ok]
-    setup_failures = Fact(bool(fails), [c.index for c in fails], note=f"{len(fails)} failed of {len(setup)} setup calls")
-
-    return WorkflowFacts(
-        calls=calls, effects_recorded=bool(with_eff), calls_without_effects=[c.index for c in calls if not c.has_effects],
-        unit=unit, n_expected=n, pilot_max=pilot_max, batch=batch, pilot=pilot, pilot_inspection=pilot_inspection,
-        failed_inspection=failed_inspection, fix=fix, later_inspection=later_inspection, input_check=input_check,
-        weights=weights, method_files=method_files, runtime_confirmed=runtime_confirmed, environment=environment,
-        setup_work=setup_work, setup_failures=setup_failures)
+    return (Fact(bool(setup), [c.index for c in setup]),
+            Fact(bool(fails), [c.index for c in fails], note=f"{len(fails)} failed of {len(setup)} setup calls"))
 
 
 def _case_units(c: CallFacts) -> set[str]:

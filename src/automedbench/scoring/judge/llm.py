@@ -101,8 +101,9 @@ class LLMJudge:
             rationale = got[1] + (f" (not applicable in tier {evidence.tier}, left out: {', '.join(na)})" if na else "")
             out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale,
                                  evidence=item_evidence(self.last_citations.get(s), items))
-        if self.cache is not None and all(v is not None for v in out.values()):
-            self.cache.put(key, {"stages": {s: v.model_dump() for s, v in out.items()},
+        answered = {s: v for s, v in out.items() if v is not None}
+        if self.cache is not None and len(answered) == len(out):   # only complete verdicts are cached
+            self.cache.put(key, {"stages": {s: v.model_dump() for s, v in answered.items()},
                                  "judge": {"name": self.name, "model": self.model, "version": PROMPT_VERSION},
                                  "rubric_version": rubric.version})
         return out
@@ -369,6 +370,6 @@ def parse_verdict(text: str, ask: dict[str, list[str]], rubric: Rubric) -> tuple
             bad.append("'rationale' must be a string")
         if bad:
             problems += [f"{s}: {b}" for b in bad]
-        else:
+        elif isinstance(items, dict) and isinstance(rationale, str):  # always so when nothing is bad
             good[s] = ({i: float(items[i]) for i in ids}, rationale.strip())
     return good, problems

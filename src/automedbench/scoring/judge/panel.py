@@ -52,12 +52,13 @@ class JudgePanel:
         rubric = load_rubric()
         stages = rubric.judged
         verdicts: dict[str, dict[str, StageResult | None]] = {}
+        errors: dict[str, str] = {}
         for name, j in zip(self.names, self.judges):
             try:
                 verdicts[name] = j.judge(evidence)
             except Exception as exc:  # a broken judge is an infrastructure fault, not a 0
                 verdicts[name] = {s: None for s in stages}
-                verdicts[name]["_error"] = f"{type(exc).__name__}: {exc}"  # type: ignore[assignment]
+                errors[name] = f"{type(exc).__name__}: {exc}"
         self.last_verdicts = verdicts
         out: dict[str, StageResult | None] = {}
         items_ag: dict[str, Any] = {}
@@ -66,11 +67,11 @@ class JudgePanel:
         excluded: list[str] = []
         for s in stages:
             srub = rubric.stages[s]
-            answered = [(n, v[s]) for n, v in verdicts.items() if isinstance(v.get(s), StageResult)]
+            answered = [(n, r) for n, v in verdicts.items() if (r := v.get(s)) is not None]
             applicable = srub.applicable(evidence.tier)
             excluded += sorted(set(srub.items) - set(applicable))
             for i in applicable:
-                ratings = {n: (v.get(s).items.get(i) if isinstance(v.get(s), StageResult) else None)
+                ratings = {n: (r.items.get(i) if (r := v.get(s)) is not None else None)
                            for n, v in verdicts.items()}
                 given = [r for r in ratings.values() if r is not None]
                 items_ag[i] = {"ratings": ratings, "majority": majority(given) if given else None,
@@ -104,7 +105,7 @@ class JudgePanel:
         self.last_agreement = {
             "judges": self.names, "rule": RULE, "items": items_ag, "stages": stage_ag,
             "overall": stats(all_rows) if all_rows else None, "excluded_not_applicable": excluded,
-            "errors": {n: v["_error"] for n, v in verdicts.items() if "_error" in v} or None,
+            "errors": errors or None,
         }
         return out
 

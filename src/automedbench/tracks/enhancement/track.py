@@ -31,6 +31,7 @@ from ..base import (
     OutputFile,
     ScoredCases,
     ScoringContext,
+    ScriptedMethods,
     SubmissionLayout,
     SubmittedCase,
     Track,
@@ -161,7 +162,7 @@ class EnhancementTrack(Track[EnhancementOptions]):
     def datasets(self) -> list:
         return list(DATASETS)
 
-    def scripted_methods(self, options: EnhancementOptions):
+    def scripted_methods(self, options: EnhancementOptions) -> ScriptedMethods | None:
         return EnhancementMethods(options)
 
     def case_pictures(self, case: PictureCase, options: EnhancementOptions) -> list[CasePicture]:

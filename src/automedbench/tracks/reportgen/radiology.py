@@ -12,13 +12,14 @@ from __future__ import annotations
 import importlib.util
 import os
 from contextlib import contextmanager
+from collections.abc import Iterator
 from typing import Any
 
 INSTALL_HINT = "pip install 'automedbench[radiology]'"
 
 
 @contextmanager
-def _hub_mode(allow_download: bool):
+def _hub_mode(allow_download: bool) -> Iterator[None]:
     keys = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
     saved = {k: os.environ.get(k) for k in keys}
     if not allow_download:

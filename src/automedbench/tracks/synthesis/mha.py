@@ -9,6 +9,7 @@ affine built from Offset, ElementSpacing and TransformMatrix (MetaImage is LPS).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,8 @@ def read_mha(path: Path | str) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(arr), ras
 
 
-def write_mha(path: Path | str, volume: np.ndarray, spacing=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0),
+def write_mha(path: Path | str, volume: np.ndarray, spacing: Sequence[float] = (1.0, 1.0, 1.0),
+              offset: Sequence[float] = (0.0, 0.0, 0.0),
               compressed: bool = True) -> None:
     """Write a MetaImage (used by tests to lay out a SynthRAD-like tree)."""
     types = {v: k for k, v in _TYPES.items()}

@@ -35,6 +35,7 @@ from ..base import (
     OutputFile,
     ScoredCases,
     ScoringContext,
+    ScriptedMethods,
     SubmissionLayout,
     SubmittedCase,
     Track,
@@ -180,7 +181,7 @@ class SynthesisTrack(Track[SynthesisOptions]):
     def datasets(self) -> list:
         return list(DATASETS)
 
-    def scripted_methods(self, options: SynthesisOptions):
+    def scripted_methods(self, options: SynthesisOptions) -> ScriptedMethods | None:
         if options.variant != "ct_zsr":
             return None   # MRI→CT has no offline demo data and no classical reference method
         return SynthesisMethods(options)
