@@ -24,7 +24,7 @@ from pathlib import Path
 
 from automedbench.agents.traits import TRAIT_AGENTS
 from automedbench.api import run_one
-from automedbench.scoring.judge.calibration import TRAJECTORIES
+from automedbench.tasks import get_task
 
 TASKS = ["brain-lesion-seg", "modality-patch-cls", "xray-marker-det", "ldct-denoise"]
 REAL_AGENTS = ["reference", "careless", "pilot-no-inspect", "words-no-work"]
@@ -58,7 +58,8 @@ def keep(run_dir: Path, dest: Path, agent: str, task: str, tier: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=TRAJECTORIES)
+    ap.add_argument("--out", type=Path, default=None,
+                    help="one folder for every trajectory (default: each task's track calibration_dir)")
     ap.add_argument("--only", action="append", help="agent name(s) to (re)generate")
     args = ap.parse_args(argv)
     todo = [c for c in cells() if not args.only or c[0] in args.only]
@@ -66,7 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         for n, (agent, task, tier) in enumerate(todo, 1):
             t0 = time.monotonic()
             report = run_one(task, tier, agent, Path(tmp) / "runs")
-            keep(Path(report.run_dir), args.out / f"{agent}__{task}__{tier}", agent, task, tier)
+            out = args.out if args.out is not None else get_task(task).track_impl.calibration_dir
+            if out is None:
+                sys.exit(f"track of {task} declares no calibration_dir: pass --out DIR")
+            keep(Path(report.run_dir), out / f"{agent}__{task}__{tier}", agent, task, tier)
             print(f"[{n}/{len(todo)}] {agent} {task} {tier}: {time.monotonic() - t0:.1f}s "
                   f"(S1 {report.stages['s1'].score} S2 {report.stages['s2'].score} S3 {report.stages['s3'].score})",
                   flush=True)

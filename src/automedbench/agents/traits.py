@@ -83,8 +83,8 @@ class Kit:
     def plan(self, context: AgentContext, unfit: bool = False) -> str:
         target = ", ".join(context.target_keywords or ["the task's target"])
         cands = context.candidates or ["classical baseline", "model A", "model B"]
-        chosen = ("a generic ImageNet cat/dog classifier applied to each image, its class index used as the "
-                  f"{target} output" if unfit else f"{cands[0]}, adapted to {target}")
+        chosen = ("a generic photo-tagging network for everyday objects applied to each image, its tag index "
+                  f"used as the {target} output" if unfit else f"{cands[0]}, adapted to {target}")
         rows = [f"| {c} | {'chosen' if i == 0 else 'considered'} |" for i, c in enumerate(cands[:3])]
         text = "\n".join([
             f"# Plan: {context.task_id}", "", f"Target: {target}. Outputs: {', '.join(context.output_files)}.", "",

@@ -56,7 +56,7 @@ class FolderStageResult:
     skipped: dict[str, str]
 
     def summary(self) -> str:
-        """'4 cases staged, 1 skipped: no segmentation (case_05)'."""
+        """'4 cases staged, 1 skipped: <the track's reason> (case_05)'."""
         text = f"{len(self.staged)} case{'s' if len(self.staged) != 1 else ''} staged"
         if self.skipped:
             reasons: dict[str, list[str]] = {}

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class ManifestCase(BaseModel):
     """One case. Besides the fixed keys, a case holds the per-case metadata its track's scoring
-    reads (e.g. segmentation's `lesion_positive`, detection's image size): extra keys are kept."""
+    reads (docs/your-task.md lists each track's keys): extra keys are kept."""
 
     model_config = ConfigDict(extra="allow")
     case_id: str = Field(description="folder name under public/ and private/")

@@ -340,8 +340,8 @@ def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None) ->
     """Per-case metrics, a status, the track's reason or flags, and the case's pictures.
 
     A valid case is explained as a zero only when its headline metric (the track's first
-    per-case metric, higher is better: docs/tracks.md) is 0; a zero elsewhere (false-positive
-    voxels, a placeholder flag) is often the good outcome and is not called a failure."""
+    per-case metric, higher is better: docs/tracks.md) is 0; a zero elsewhere (a count of
+    spurious outputs, a placeholder flag) is often the good outcome and is not called a failure."""
     names: list[str] = []
     for c in r.task.per_case:
         for m in c.metrics:

@@ -60,6 +60,7 @@ class DetectionTrack(Track[DetectionOptions]):
     options_model = DetectionOptions
     runtime_packages = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
+    calibration_dir = Path(__file__).with_name("calibration")
     wording = TrackWording(
         rubric={"s1c": "a detector for the task's findings on this image type, with boxes per class",
                 "s2b": "image size, bit depth and intensity range of the inputs checked",

@@ -1,7 +1,8 @@
 """The judge's calibration set and `automedbench judge-eval` (docs/judge.md).
 
-`trajectories/<agent>__<task>__<tier>/` holds what a judge reads of one run made by
-bench/make_judge_calibration.py: trace.jsonl (with effects), plan/plan.md, plan/plan.png and
+Each track that ships calibration trajectories declares the folder (`calibration_dir`,
+tracks/base.py); `<calibration_dir>/<agent>__<task>__<tier>/` holds what a judge reads of one
+run made by bench/make_judge_calibration.py: trace.jsonl (with effects), plan/plan.md, plan/plan.png and
 meta.json. `labels.yaml` holds the hand labels per agent and the floors. `evaluate(judge)`
 runs a judge over every trajectory and compares its item verdicts with the labels: per item
 n, accuracy, Cohen's kappa (linearly weighted for the S3 ladder), the confusion matrix and
@@ -23,9 +24,9 @@ from ...rubric import load_rubric
 from ..agreement import accuracy, confusion, weighted_kappa
 from ..base import Judge, JudgeEvidence
 from ....tasks import get_task
+from ....tracks import all_tracks
 
 PACKAGE = Path(__file__).parent
-TRAJECTORIES = PACKAGE / "trajectories"
 LABELS = PACKAGE / "labels.yaml"
 
 
@@ -88,13 +89,23 @@ def _labels(path: Path = LABELS) -> dict[str, Any]:
     return yaml.safe_load(path.read_text())
 
 
-def load_set(root: Path = TRAJECTORIES, labels_path: Path = LABELS) -> list[Trajectory]:
+def trajectory_roots() -> list[Path]:
+    """Every registered track's calibration folder (tracks own their trajectories: docs/judge.md)."""
+    return [t.calibration_dir for _, t in sorted(all_tracks().items())
+            if t.calibration_dir is not None and t.calibration_dir.is_dir()]
+
+
+def load_set(root: Path | None = None, labels_path: Path = LABELS) -> list[Trajectory]:
+    """The labelled trajectories under `root`, or under every track's calibration folder."""
     raw = _labels(labels_path)
     agents = raw.get("agents") or {}
     rubric = load_rubric()
     known = {i for s in rubric.judged for i in rubric.stages[s].items}
     out = []
-    for d in sorted(p for p in root.iterdir() if (p / "meta.json").is_file()) if root.is_dir() else []:
+    roots = [root] if root is not None else trajectory_roots()
+    dirs = sorted((p for r in roots if r.is_dir() for p in r.iterdir() if (p / "meta.json").is_file()),
+                  key=lambda p: p.name)
+    for d in dirs:
         meta = json.loads((d / "meta.json").read_text())
         entry = agents.get(meta["agent"])
         if entry is None:
