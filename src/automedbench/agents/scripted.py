@@ -87,6 +87,7 @@ _PLAN_PNG = textwrap.dedent("""\
 
 class ReferenceAgent(ScriptedAgent):
     name = "reference"
+    inspects_outputs = True   # False: the pilot's and the batch's outputs are never opened
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
         methods = _methods(context)
@@ -97,9 +98,11 @@ class ReferenceAgent(ScriptedAgent):
         self.call(tools, "python", _PLAN_PNG)
         self.call(tools, "python", methods.setup_code(context.data_dir))
         self.call(tools, "python", methods.pilot_code(context.data_dir))
-        self.call(tools, "python", methods.inspect_code(context.data_dir))
+        if self.inspects_outputs:
+            self.call(tools, "python", methods.inspect_code(context.data_dir))
         self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
-        self.call(tools, "python", methods.verify_code(context.data_dir))
+        if self.inspects_outputs:
+            self.call(tools, "python", methods.verify_code(context.data_dir))
         self.submit(tools)
         return AgentOutcome("submitted")
 
@@ -145,23 +148,11 @@ class CrasherAgent(ScriptedAgent):
         raise RuntimeError("simulated agent crash (scripted crasher agent)")
 
 
-class PilotNoInspectAgent(ScriptedAgent):
+class PilotNoInspectAgent(ReferenceAgent):
     """Mid-board: the reference workflow, but the pilot's output is never opened."""
 
     name = "pilot-no-inspect"
-
-    def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
-        methods = _methods(context)
-        candidates = context.candidates or ["classical pipeline", "model A", "model B"]
-        plan = _plan_md(context, candidates, methods.plan_steps(), careful=True)
-        self.call(tools, "python", "# S1 write the plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
-                                   f"pathlib.Path('plan/plan.md').write_text({plan!r})\nprint('plan.md written')\n")
-        self.call(tools, "python", _PLAN_PNG)
-        self.call(tools, "python", methods.setup_code(context.data_dir))
-        self.call(tools, "python", methods.pilot_code(context.data_dir))
-        self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
-        self.submit(tools)
-        return AgentOutcome("submitted")
+    inspects_outputs = False
 
 
 class WordsNoWorkAgent(ScriptedAgent):
