@@ -10,6 +10,7 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,11 +131,20 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
     Output is read as it comes and bounded while reading (head + tail), so a flood of
     output cannot exhaust the harness's memory."""
     start = time.monotonic()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
+    # Popen returns only after the child has exec'd; a Ctrl-C / SIGTERM raised in that window
+    # would leave a running agent process we hold no handle to. Hold those signals until
+    # the handle exists, then raise them inside the block that kills the group.
+    held = _HeldSignals()
+    try:
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
+    except BaseException:
+        held.release()
+        raise
     out, err = _Bounded(cap), _Bounded(cap)
     try:
+        held.release()
         timed_out = not _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + timeout_s)
     except BaseException:   # Ctrl-C / SIGTERM of the harness: the agent's processes die with it
         _kill_group(proc)
@@ -156,6 +166,36 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
         stderr += f"\n[harness: execution killed after {timeout_s:g} s time limit]"
     return ExecResult(proc.returncode if proc.returncode is not None else -9,
                       out.text(), stderr, duration, timed_out)
+
+
+class _HeldSignals:
+    """Defers SIGINT/SIGTERM in the main thread until `release()`, which restores the
+    previous handlers and then delivers what arrived meanwhile (other threads never run
+    Python signal handlers, so there is nothing to hold there)."""
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.pending: list[int] = []
+        self.previous: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in self._SIGNALS:
+                self.previous[signum] = signal.signal(signum, self._hold)
+
+    def _hold(self, signum: int, frame: object) -> None:
+        self.pending.append(signum)
+
+    def release(self) -> None:
+        previous, self.previous = self.previous, {}
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(self.pending):
+            handler = previous.get(signum)
+            if callable(handler):
+                handler(signum, None)          # e.g. raises KeyboardInterrupt / RunInterrupted
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)    # the default action, as if never held
+        self.pending = []
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
