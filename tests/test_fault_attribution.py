@@ -85,9 +85,17 @@ def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
 
 def test_version_and_help_name_what_options_take():
     assert amb("--version").stdout.strip().startswith("automedbench ")
+    # every command's help in-process (typer's CliRunner runs the same app and prints the same
+    # text, without a ~1 s interpreter start per command: docs/testing.md "Build once");
+    # `run --help` below is the real subprocess
+    from typer.testing import CliRunner
+
+    from automedbench.cli import app
     for command in (["run"], ["sweep"], ["score"], ["judge"], ["report"], ["prompt"], ["tasks", "show"],
                     ["data", "stage"], ["agents", "list"], []):
-        text = amb(*command, "--help", env={"COLUMNS": "200"}).stdout
+        shown = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"}, prog_name="automedbench")
+        text = shown.stdout
+        assert shown.exit_code == 0 and "Usage: automedbench" in text, (shown.exit_code, text, shown.exception)
         assert "<bool>" not in text and "<list[" not in text and "<str>" not in text, text
     run_help = amb("run", "--help", env={"COLUMNS": "200"}).stdout
     assert "lite|standard|pro" in run_help
