@@ -15,7 +15,7 @@ from .conftest import end_reason, reports_under
 CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
-def _sweep_file(tmp: Path, cfg: Path, repeats: int = 3) -> Path:
+def _sweep_file(tmp: Path, cfg: Path, repeats: int = 2) -> Path:
     f = tmp / "sweep.yaml"
     f.write_text(f"""
 agents: [slow, quick]
@@ -50,7 +50,7 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     sweep = _sweep_file(tmp, cfg)
     root = tmp / "root"
     cells = [root / "tiny-seg" / tier / agent / f"rep{r}"
-             for tier, agents in (("lite", ("slow", "quick")), ("pro", ("slow",))) for agent in agents for r in range(3)]
+             for tier, agents in (("lite", ("slow", "quick")), ("pro", ("slow",))) for agent in agents for r in range(2)]
     args = [*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"]
     proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
