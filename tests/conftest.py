@@ -2,11 +2,18 @@
 package (`from tests.helpers import ...`); the test-only plug-in track in tests/toy_track/ is
 put on the path by pytest itself (`pythonpath` in pyproject.toml), so its entry point is seen
 like an installed distribution's."""
+import contextlib
+import fcntl
+import os
 import re
+import shutil
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
+from automedbench.data import DatasetPaths
+from automedbench.datasets import stage
 from automedbench.tracks.segmentation import SegmentationTrack
 from tests.helpers import tiny_lesion_dataset
 
@@ -19,6 +26,44 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AUTOMEDBENCH_JUDGE_CACHE", str(home / "judge-cache"))
     monkeypatch.delenv("AUTOMEDBENCH_TASKS", raising=False)
     yield
+
+
+@contextlib.contextmanager
+def _run_lock(path: Path):
+    """An exclusive lock shared by every pytest-xdist worker of this run (flock on `path`)."""
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def staged_once(tmp_path_factory) -> Callable[..., DatasetPaths]:
+    """`staged_once(name, root, **options)`: the embedded dataset `name`, as `stage(name, root,
+    **options)` writes it, built once per test run however many files and workers ask for it.
+
+    The first caller stages it into a cache folder of this run (keyed on name and options,
+    under a lock in the run's temp folder that every xdist worker shares); every caller gets
+    its own copy under `root`, so a test may damage its files. The builders are seeded and
+    byte-reproducible (tests/tracks/segmentation/test_data_demo_brain.py checks it), so the copy
+    is what `stage` would have written. Tests of a builder itself call `stage`."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    cache = shared / "staged-once"
+    cache.mkdir(exist_ok=True)
+
+    def staged(name: str, root: Path | str, **options: Any) -> DatasetPaths:
+        key = "-".join([name, *(f"{k}={options[k]}" for k in sorted(options))])
+        with _run_lock(cache / f"{key}.lock"):
+            built = stage(name, cache / key, quiet=True, **options)   # atomic: staged whole or not at all
+        target = DatasetPaths(Path(root) / name)
+        if not target.is_staged():   # like `stage`: a dataset already under root is kept
+            shutil.copytree(built.root, target.root)
+        return target
+
+    return staged
 
 
 @pytest.fixture

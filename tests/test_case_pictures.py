@@ -26,8 +26,9 @@ def data_root(tmp_path_factory):
 
 
 @pytest.mark.parametrize("task_id", TASKS)
-def test_each_track_draws_its_cases(task_id, data_root, tmp_path):
+def test_each_track_draws_its_cases(task_id, data_root, staged_once, tmp_path):
     task = discover()[task_id]
+    staged_once(task.dataset, data_root)   # built once per test run (tests/conftest.py)
     paths = ensure_dataset(task, data_root)
     ws = tmp_path / "ws"
     (ws / "outputs").mkdir(parents=True)
@@ -57,8 +58,9 @@ def test_the_dozen_shown_are_the_worst_and_the_best():
     assert [cid for cid, _ in pick_cases(cases[:3], "dice")] == ["c00", "c01", "c02"]
 
 
-def test_a_report_card_escapes_the_agents_text(data_root, tmp_path):
+def test_a_report_card_escapes_the_agents_text(data_root, staged_once, tmp_path):
     task = discover()["cxr-report-gen"]
+    staged_once(task.dataset, data_root)
     paths = ensure_dataset(task, data_root)
     ws = tmp_path / "ws"
     (ws / "outputs").mkdir(parents=True)

@@ -32,10 +32,11 @@ def data_root(tmp_path_factory):
     return tmp_path_factory.mktemp("conformance-data")
 
 
-def _dataset(task, data_root):
+def _dataset(task, data_root, staged_once):
     if not _offline(task):
         pytest.skip(f"{task.id}: dataset {task.dataset!r} is official (staged from a local copy); "
                     "its stager has its own offline test")
+    staged_once(task.dataset, data_root)   # built once per test run (tests/conftest.py)
     return ensure_dataset(task, data_root)
 
 
@@ -60,8 +61,8 @@ def _first_output(task, outputs: Path, case_id: str) -> Path:
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
-def test_gold_submission_earns_full_score(task, data_root, tmp_path):
-    paths = _dataset(task, data_root)
+def test_gold_submission_earns_full_score(task, data_root, staged_once, tmp_path):
+    paths = _dataset(task, data_root, staged_once)
     _gold(task, paths, tmp_path / "ws")
     result = _score(task, paths, tmp_path / "ws")
     bad = [(c.case_id, c.reason) for c in result.per_case if c.status != "ok"]
@@ -72,8 +73,8 @@ def test_gold_submission_earns_full_score(task, data_root, tmp_path):
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
-def test_empty_submission_scores_zero_with_submitted_nothing(task, data_root, tmp_path):
-    paths = _dataset(task, data_root)
+def test_empty_submission_scores_zero_with_submitted_nothing(task, data_root, staged_once, tmp_path):
+    paths = _dataset(task, data_root, staged_once)
     run_dir = tmp_path / "run"
     files = RunFiles(run_dir)
     files.workspace.mkdir(parents=True)
@@ -90,8 +91,8 @@ def test_empty_submission_scores_zero_with_submitted_nothing(task, data_root, tm
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
-def test_corrupt_output_fails_with_a_reason(task, data_root, tmp_path):
-    paths = _dataset(task, data_root)
+def test_corrupt_output_fails_with_a_reason(task, data_root, staged_once, tmp_path):
+    paths = _dataset(task, data_root, staged_once)
     outputs = _gold(task, paths, tmp_path / "ws")
     first = _cases(paths)[0]["case_id"]
     target = _first_output(task, outputs, first)
@@ -103,8 +104,8 @@ def test_corrupt_output_fails_with_a_reason(task, data_root, tmp_path):
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
-def test_symlinked_output_is_refused(task, data_root, tmp_path):
-    paths = _dataset(task, data_root)
+def test_symlinked_output_is_refused(task, data_root, staged_once, tmp_path):
+    paths = _dataset(task, data_root, staged_once)
     outputs = _gold(task, paths, tmp_path / "ws")
     first = _cases(paths)[0]["case_id"]
     target = _first_output(task, outputs, first)

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from automedbench import api
-from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
 
@@ -17,10 +16,10 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
 
 
 @pytest.fixture(scope="session")
-def demo_data(tmp_path_factory):
+def demo_data(tmp_path_factory, staged_once):
     root = tmp_path_factory.mktemp("demo-data")
     for name in ("mni-brain-lesion", "mni-brain-tissue"):
-        stage(name, root, n_cases=3, quiet=True)
+        staged_once(name, root, n_cases=3)
     return root
 
 

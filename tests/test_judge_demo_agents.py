@@ -6,16 +6,15 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.datasets import stage
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 AGENTS = ("reference", "careless", "pilot-no-inspect", "words-no-work")
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
+def reports(tmp_path_factory, staged_once):
     root = tmp_path_factory.mktemp("demo-data")
-    stage("mni-brain-lesion", root, n_cases=3, quiet=True)
+    staged_once("mni-brain-lesion", root, n_cases=3)
     out = tmp_path_factory.mktemp("runs")
     return {a: api.run_one("brain-lesion-seg", "lite", a, out, sandbox="bwrap", data_root=root, network=False)
             for a in AGENTS}

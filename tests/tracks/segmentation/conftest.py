@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-from automedbench import datasets as registry
 
 
 @pytest.fixture(scope="session")
@@ -12,10 +11,10 @@ def data_root(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def lesion_ds(data_root):
-    return registry.stage("mni-brain-lesion", data_root, quiet=True)
+def lesion_ds(data_root, staged_once):
+    return staged_once("mni-brain-lesion", data_root)
 
 
 @pytest.fixture(scope="session")
-def tissue_ds(data_root):
-    return registry.stage("mni-brain-tissue", data_root, quiet=True)
+def tissue_ds(data_root, staged_once):
+    return staged_once("mni-brain-tissue", data_root)

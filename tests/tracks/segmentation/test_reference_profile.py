@@ -13,7 +13,6 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from automedbench.datasets import stage
 from automedbench.scoring.task_score import score_workspace
 from automedbench.tasks import get_task
 from automedbench.tracks.segmentation import TRACK
@@ -31,11 +30,11 @@ def reference():
 
 
 @pytest.fixture(scope="module")
-def datasets(tmp_path_factory):
+def datasets(tmp_path_factory, staged_once):
     root = tmp_path_factory.mktemp("seg-ref")
     out = {}
     for task_id, dataset in (("brain-lesion-seg", "mni-brain-lesion"), ("brain-tissue-seg", "mni-brain-tissue")):
-        paths = stage(dataset, root, n_cases=4, quiet=True)
+        paths = staged_once(dataset, root, n_cases=3)   # the 3 cases test_end_to_end.py runs on
         out[task_id] = (paths, get_task(task_id).track_options)
     return out
 
