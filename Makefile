@@ -83,11 +83,13 @@ demo: setup
 	$(BIN)/automedbench demo
 
 # The whole suite on every core (pytest-xdist): a file's tests stay on one worker, so its
-# module fixtures (a built dataset, a set of whole runs) are built once (docs/testing.md).
+# module fixtures (a built dataset, a set of whole runs) are built once; files are handed out
+# in collection order, files with `slow` tests first (tests/conftest.py), not xdist's default
+# most-tests-first, which leaves the long one-test files for last (docs/testing.md).
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 test: setup lint testdeps
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear),
 # mypy, which also checks that every built-in track and judge satisfies its protocol, and

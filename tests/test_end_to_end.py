@@ -11,8 +11,8 @@ from automedbench.runs.trace import read_trace
 
 # The real sandbox, as users get it. (test_cli.py covers the `local` backend.)
 BACKEND = "bwrap"
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap not installed: `make test` installs it as root (apt-get install bubblewrap)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap not installed: `make test` installs it as root (apt-get install bubblewrap)")]
 
 
 @pytest.fixture(scope="session")

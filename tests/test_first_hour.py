@@ -86,6 +86,7 @@ def model_server():
         srv.stop()
 
 
+@pytest.mark.slow
 def test_first_hour(tmp_path, model_server, my_tasks_dir, seg_folder, cls_folder, capsys):
     t0 = time.monotonic()
     home = tmp_path

@@ -7,7 +7,7 @@ import pytest
 
 from automedbench import api
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")]
 AGENTS = ("reference", "careless", "pilot-no-inspect", "words-no-work")
 
 

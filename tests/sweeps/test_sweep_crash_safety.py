@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .conftest import end_reason, reports_under
 
 CLI = [sys.executable, "-m", "automedbench.cli"]
@@ -45,6 +47,7 @@ def _pids_in_group(pgid: int) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     env, tmp, cfg = sweep_env
     sweep = _sweep_file(tmp, cfg)

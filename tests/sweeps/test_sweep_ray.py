@@ -23,6 +23,7 @@ def local_ray():
         ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_executor_runs_every_cell_in_ray_workers(sweep_env, local_ray):
     env, tmp, cfg = sweep_env
     spec = SweepSpec(agents=["quick", "flaky"], tasks=["tiny-seg"], tiers=["lite", "pro"], repeats=1, retries=2,

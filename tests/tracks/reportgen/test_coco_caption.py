@@ -92,6 +92,7 @@ def test_rouge_l_uses_beta_1_2_not_f1():
     assert coco_rouge_l([hyp], [[ref]]) != pytest.approx(2 * 0.5 / 1.5)
 
 
+@pytest.mark.slow
 @needs_java
 def test_meteor_1_5_equals_pycocoevalcap(demo_texts):
     from pycocoevalcap.meteor.meteor import Meteor

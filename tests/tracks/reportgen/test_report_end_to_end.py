@@ -9,8 +9,8 @@ from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
 TASK = "cxr-report-gen"
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap not installed: `make test` installs it as root (apt-get install bubblewrap)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap not installed: `make test` installs it as root (apt-get install bubblewrap)")]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from automedbench import api
 from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")]
 
 
 @pytest.fixture(scope="module")
