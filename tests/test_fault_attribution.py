@@ -69,8 +69,8 @@ def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
     tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
     register_backend("bwrap-dies", DiesAfterTwoCalls)
     try:
-        run_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox="bwrap-dies",
-                              data_root=tmp_path / "data", network=False).run_dir
+        run_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", api.RunOptions(sandbox="bwrap-dies",
+                              data_root=tmp_path / "data", network=False)).run_dir
     finally:
         _BACKENDS.pop("bwrap-dies")
     r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
@@ -85,10 +85,14 @@ def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
 
 def test_version_and_help_name_what_options_take():
     assert amb("--version").stdout.strip().startswith("automedbench ")
-    for command in (["run"], ["sweep"], ["score"], ["judge"], ["report"], ["prompt"], ["tasks", "show"],
-                    ["data", "stage"], ["agents", "list"], []):
+    # an option shows what it takes (its metavar), a flag nothing; only an argument may carry
+    # typer's type label (`TASK <str>`), which no public typer setting removes (docs/cli.md)
+    for command in (["run"], ["sweep"], ["demo"], ["score"], ["judge"], ["report"], ["analyze"], ["export"],
+                    ["prompt"], ["tasks", "show"], ["data", "stage"], ["agents", "list"], ["sandbox", "exec"], []):
         text = amb(*command, "--help", env={"COLUMNS": "200"}).stdout
-        assert "<bool>" not in text and "<list[" not in text and "<str>" not in text, text
+        assert "<bool>" not in text, text
+        options = [line.strip().split("  ")[0] for line in text.splitlines() if line.strip().startswith("-")]
+        assert "--help" in options and not [o for o in options if "<" in o], text
     run_help = amb("run", "--help", env={"COLUMNS": "200"}).stdout
     assert "lite|standard|pro" in run_help
     for option in ("--task", "--tier", "--agent", "--out", "--sandbox", "--network", "--judge", "--data-root",
@@ -114,8 +118,8 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
     monkeypatch.setenv("AUTOMEDBENCH_HOME", str(tmp_path / "home"))   # no agent runtime built here yet
     monkeypatch.delenv("AUTOMEDBENCH_AGENT_RUNTIME", raising=False)
     tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
-    runs = [api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox="bwrap",
-                        data_root=tmp_path / "data", network=False).run_dir for _ in range(2)]
+    runs = [api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", api.RunOptions(sandbox="bwrap",
+                        data_root=tmp_path / "data", network=False)).run_dir for _ in range(2)]
     first, second = (DetailReport.model_validate_json((d / "detail_report.json").read_text()).run for d in runs)
     assert first.setup_time_s > 2 * second.setup_time_s                # the build is the first run's setup
     assert first.wall_time_s < second.wall_time_s + first.setup_time_s / 2, (first, second)
@@ -141,7 +145,7 @@ def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
     register_backend("flaky", flaky)
     try:
         [(_, run_dir, error)] = api.sweep(["brain-lesion-seg"], ["lite"], ["empty"], tmp_path / "sweep",
-                                             sandbox="flaky", data_root=tmp_path / "data", infra_retries=1)
+                                             api.RunOptions(sandbox="flaky", data_root=tmp_path / "data"), retries=1)
     finally:
         _BACKENDS.pop("flaky")
     assert error is None and len(starts) == 2

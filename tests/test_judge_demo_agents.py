@@ -17,7 +17,7 @@ def reports(tmp_path_factory):
     root = tmp_path_factory.mktemp("demo-data")
     stage("mni-brain-lesion", root, n_cases=3, quiet=True)
     out = tmp_path_factory.mktemp("runs")
-    return {a: api.run_one("brain-lesion-seg", "lite", a, out, sandbox="bwrap", data_root=root, network=False)
+    return {a: api.run_one("brain-lesion-seg", "lite", a, out, api.RunOptions(sandbox="bwrap", data_root=root, network=False))
             for a in AGENTS}
 
 

@@ -6,18 +6,16 @@ line and exit 2. Agent failures never make the CLI fail: they are scored and rec
 from __future__ import annotations
 
 import json
-import json as _json
 import logging
 import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn, Optional, TextIO
 
 import typer
 import yaml
 from rich.console import Console
-from typer import core as typer_core
 
 from . import __version__, api
 from .agents import scripted_agents
@@ -27,20 +25,21 @@ from .data.from_folder import stage_from_folder, stage_summary, verify_dataset
 from .datasets import DATASETS, all_datasets, stage
 from .errors import RunInterrupted, UserError, one_line
 from .export import ExportError, export_many
-from .progress import SweepProgress
-from .llm.check import check_endpoint, infra_message
+from .llm.check import check_endpoint
 from .llm.registry import get_agent_config
+from .progress import SweepProgress
 from .prompts.render import render_prompt
-from .report import aggregate, collect_reports, runs_table, write_leaderboard
+from .report import aggregate, runs_table
 from .report.analyze import analyze as run_analysis
 from .report.analyze import print_tables
-from .report.calibration import default_calibration_files
+from .report.collect import ReportList
 from .report.leaderboard import write_analysis_site
 from .report.profiles import check_profile, profile_table
 from .report.table import agents_table
-from .runs.executors import ExecutorError
-from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
-from .runs.trace import slowest_execution
+from .runs.models import DetailReport
+from .runs.options import RunOptions
+from .runs.sweep import SweepConfigError, SweepSpec
+from .runs.trace import infra_error_message
 from .sandbox.cli import sandbox_app
 from .scoring.errors import code_texts
 from .scoring.judge.calibration import render_table
@@ -48,27 +47,10 @@ from .tasks import check_tier, discover, get_task
 from .tasks.model import TIERS
 
 
-def _plain_type_labels() -> None:
-    """Recent typer prints Python types in help (`<bool>` beside every flag, `<list[Path]>`
-    beside repeatable options). A flag takes no value, so show none; a value shows its
-    metavar, else click's classic upper-case name (TEXT, PATH, INTEGER)."""
-
-    def label(self, ctx):
-        if self.metavar is not None:
-            return self.metavar
-        if getattr(self, "is_flag", False):
-            return None
-        text = str(self.display_type(ctx)).strip("<>").removeprefix("list[").removesuffix("]")
-        return {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}.get(text, text.upper())
-
-    for cls in ("TyperOption", "TyperArgument"):
-        if hasattr(getattr(typer_core, cls, None), "display_type_rich"):
-            getattr(typer_core, cls).display_type_rich = label
-
-
-_plain_type_labels()
-
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# Help is click's plain layout (rich_markup_mode=None, inherited by every sub-app): typer's rich
+# layout labels each value with its Python type (`<bool>` beside every flag, even --help).
+# Every option that takes a value names it with `metavar=` (docs/cli.md).
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="AutoMedBench: run LLM coding agents on medical-AI research tasks and score "
                        "the artifact and the workflow (S1 Plan .. S5 Submit).")
 tasks_app = typer.Typer(no_args_is_help=True, help="List and describe tasks.")
@@ -81,7 +63,7 @@ app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sa
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
-def _console(stream) -> Console:
+def _console(stream: TextIO) -> Console:
     fixed = stream.isatty() or os.environ.get("COLUMNS", "").isdigit()
     return Console(file=stream, width=None if fixed else 200)
 
@@ -154,7 +136,7 @@ def _check_profile(profile: str) -> None:
         _fail(str(exc))
 
 
-def _print_profile(reports, profile: str, console) -> None:
+def _print_profile(reports: list[DetailReport], profile: str, console: Console) -> None:
     """The runs' task score under a non-default scoring profile (docs/scoring-profiles.md)."""
     if profile != "ours" and reports:
         console.print(profile_table(reports, profile))
@@ -175,14 +157,10 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
                                               help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
     _check_profile(profile)
+    options = _run_options(sandbox, network, judge, answer_judge, data_root, tasks_dir, agent_config, allow_self_judge)
     try:
-        options = RunOptions(sandbox=sandbox, network=_net(network), judges=judge, answer_judge=answer_judge,
-                             data_root=str(data_root) if data_root else None,
-                             tasks_dirs=[str(p) for p in tasks_dir] if tasks_dir else None,
-                             agent_configs=[str(p) for p in agent_config] if agent_config else None,
-                             allow_self_judge=allow_self_judge)
-        api.check_endpoints([agent], agent_config)   # a configuration error stops here (docs/llm.md)
-        report = api.run_one(task, tier, agent, out_dir, **options.run_kwargs())
+        api.check_endpoints([agent], options.agent_config_paths)   # a configuration error stops here (docs/llm.md)
+        report = api.run_one(task, tier, agent, out_dir, options)
     except _user_errors() as exc:
         _fail(str(exc))
     except RunInterrupted as exc:
@@ -194,52 +172,59 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
     _print_profile([report], profile, err)
     print(run_dir)
     if "infra_error" in report.flags:   # recorded, not the agent's fault, but the user must know
-        why = infra_message(run_dir)
+        why = infra_error_message(run_dir)
         err.print(f"[bold red]infrastructure fault:[/] {report.run.end_detail}: the run is recorded as "
                   "'infra_error' (not scored, left out of rankings)" + (f"\n  {why}" if why else ""),
                   highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
-def _do_sweep(spec, out_dir, *, workers=None, executor=None, address=None, force=False, resume=True,
-              leaderboard_dir=None, compact=False, profile="ours"):
+def _run_options(sandbox: str | None, network: str | None, judge: list[str] | None, answer_judge: str | None,
+                 data_root: Path | None, tasks_dir: list[Path] | None, agent_config: list[Path] | None,
+                 allow_self_judge: bool = False) -> RunOptions:
+    """The run options the flags of `run` and `sweep` give (an unset flag leaves its default)."""
+    return RunOptions(sandbox=sandbox, network=_net(network), judges=judge or None, answer_judge=answer_judge,
+                      data_root=data_root, tasks_dirs=tasks_dir or None, agent_configs=agent_config or None,
+                      allow_self_judge=allow_self_judge)
+
+
+def _sweep_and_print(spec: SweepSpec, out_dir: Path, *, workers: int | None = None, executor: str | None = None,
+                     address: str | None = None, force: bool = False, resume: bool = True,
+                     profile: str = "ours") -> None:
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
     try:
         api.validate_sweep(spec)   # a user error is one line, before the progress bar
-    except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
+    except _user_errors() as exc:   # SweepConfigError and ExecutorError are UserErrors
         _fail(str(exc))
     with SweepProgress(err) as progress:
         try:
-            outcome = api.sweep_and_report(spec, out_dir, site_dir=leaderboard_dir, workers=workers, executor=executor,
+            outcome = api.sweep_and_report(spec, out_dir, workers=workers, executor=executor,
                                            address=address, force=force, resume=resume, on_event=progress)
-        except (*_user_errors(), SweepConfigError, ExecutorError) as exc:
+        except _user_errors() as exc:   # SweepConfigError and ExecutorError are UserErrors
             progress.stop()
             _fail(str(exc))
     reports = outcome.reports
-    out.print(agents_table(aggregate(reports)) if compact else runs_table(reports, width=out.width))
+    out.print(runs_table(reports, width=out.width))
     _print_profile(reports, profile, out)
     for r in progress.failed:
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
-    for r in (r for r in outcome.results if r.status == "infra"):
+    for r in outcome.infra:
         err.print(f"[yellow]cell {r.cell.key} ended on an infrastructure fault ({r.end_reason}) after "
                   f"{r.attempts} attempt(s); not counted against the agent[/]", highlight=False)
     out.print(f"\nRun directories: [bold]{Path(out_dir).resolve()}[/]")
     # a sweep that scored nothing announces no board; failed or infra-ended cells exit 1 (docs/sweeps.md)
-    scored = [r for r in reports if r.overall is not None]
-    if scored:
+    if outcome.scored:
         out.print(f"Leaderboard:     [bold]{outcome.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
     else:
         err.print("[bold red]no run of this sweep was scored:[/] no leaderboard to announce", highlight=False)
-    unscored = [r for r in outcome.results if r.status in ("failed", "infra")]
-    if unscored or not scored:
-        err.print(f"{len(unscored)} of {len(outcome.results)} cell(s) failed or ended on an infrastructure fault; "
-                  f"{len(scored)} run(s) scored", highlight=False)
+    if not outcome.ok:
+        err.print(f"{len(outcome.unscored)} of {len(outcome.results)} cell(s) failed or ended on an infrastructure "
+                  f"fault; {len(outcome.scored)} run(s) scored", highlight=False)
         raise typer.Exit(1)
-    return outcome
 
 
 @app.command()
-def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", help="SWEEP.yaml: agents, tasks, tiers, repeats, "
+def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", help="The sweep file: agents, tasks, tiers, repeats, "
                                                           "include/exclude, options (see docs/sweeps.md)."),
           task: Optional[list[str]] = typer.Option(None, "--task", metavar="TASK",
                                                    help="Task id (repeatable); instead of SWEEP.yaml."),
@@ -266,36 +251,21 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
     if executor is not None and executor not in ("local", "ray"):
         _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
     try:
-        if config is not None:
-            if task or agent or tier or repeats:
-                _fail("give either SWEEP.yaml or --task/--agent/--tier/--repeats, not both")
-            spec = load_sweep_file(config)
-        else:
-            if not task or not agent:
-                _fail("give SWEEP.yaml, or at least one --task and one --agent")
-            spec = SweepSpec(agents=agent, tasks=task, tiers=tier or ["lite"], repeats=repeats or 1)
-        opts = spec.options.model_dump()
-        over = {"sandbox": sandbox, "network": _net(network), "judges": judge, "answer_judge": answer_judge,
-                "data_root": str(data_root.resolve()) if data_root else None,
-                "tasks_dirs": [str(p.resolve()) for p in tasks_dir] if tasks_dir else None,
-                "agent_configs": [str(p.resolve()) for p in agent_config] if agent_config else None}
-        opts.update({k: v for k, v in over.items() if v is not None})
-        spec = spec.model_copy(update={"options": RunOptions(**opts),
-                                       **({"retries": retries} if retries is not None else {})})
+        spec = api.sweep_spec(config, tasks=task, tiers=tier, agents=agent, repeats=repeats, retries=retries,
+                              options=_run_options(sandbox, network, judge, answer_judge, data_root, tasks_dir,
+                                                   agent_config))
     except SweepConfigError as exc:
         _fail(str(exc))
     root = out_dir or (Path(spec.out) if spec.out else Path("runs"))
     _check_profile(profile)
-    _do_sweep(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume,
-              profile=profile)
-
-
+    _sweep_and_print(spec, root, workers=workers, executor=executor, address=address, force=force, resume=resume,
+                     profile=profile)
 
 
 @app.command()
-def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
-         workers: int = typer.Option(2, "--workers", min=1),
-         repeats: int = typer.Option(2, "--repeats", min=1, help="Runs per agent x task x tier (CIs need >= 2)."),
+def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out", metavar="DIR", help="Folder for the runs and the leaderboard."),
+         workers: int = typer.Option(2, "--workers", min=1, metavar="N", help="Runs in parallel."),
+         repeats: int = typer.Option(2, "--repeats", min=1, metavar="N", help="Runs per agent x task x tier (CIs need >= 2)."),
          tier: list[str] = typer.Option(["lite"], "--tier", metavar=TIERS_METAVAR, help=TIER_HELP + " Repeatable."),
          sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="BACKEND", help=SANDBOX_HELP),
          data_root: Optional[Path] = DataRoot) -> None:
@@ -315,39 +285,28 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out"),
         err.print(f"[red]cell {r.cell.key} failed:[/] {r.error}", highlight=False)
     out.print(f"\nRun directories: [bold]{(Path(out_dir) / 'runs').resolve()}[/]")
     out.print(f"Leaderboard:     [bold]{sweep.site.resolve()}[/]  (open in a browser; JSON and CSV beside it)")
-    slow = slowest_execution([Path(r.run_dir) for r in sweep.results])
-    name, secs = max(result.steps, key=lambda s: s[1])
+    name, secs = result.slowest_step
     out.print(f"\nDemo done in {result.total_s:.0f} s. Slowest step: [bold]{name}[/] ({secs:.0f} s)"
-              + (f"; slowest tool call: {slow}" if slow else ""))
-    offline, official = _task_ids_by_data()
+              + (f"; slowest tool call: {result.slowest_call}" if result.slowest_call else ""))
+    offline, official = api.task_ids_by_data()
     out.print("Full matrix on the embedded data: automedbench sweep " + " ".join(f"--task {t}" for t in offline)
               + " --tier lite --tier standard --tier pro --agent reference --agent careless --agent empty")
     out.print(f"Official-data tasks ({', '.join(official)}) need `automedbench data stage DATASET --source DIR` first.")
     print(sweep.site.resolve())
 
 
-def _task_ids_by_data() -> tuple[list[str], list[str]]:
-    """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
-    datasets = all_datasets()
-    offline: list[str] = []
-    official: list[str] = []
-    for t in sorted(discover().values(), key=lambda t: t.id):
-        info = datasets.get(t.dataset)
-        (offline if info is not None and info.kind == "demo" else official).append(t.id)
-    return offline, official
-
-
 # ---- score / judge / report ---------------------------------------------------------
 
 @app.command()
-def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-score."),
+def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run directories to re-score."),
           force: bool = typer.Option(False, "--force",
                                      help="Also score interrupted runs (their report is flagged 'interrupted')."),
           answer_judge: Optional[str] = typer.Option(None, "--answer-judge", metavar="NAME", help=ANSWER_JUDGE_HELP),
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Re-score saved runs from their workspace outputs alone (no agent); rewrites detail_report.json."""
     _check_profile(profile)
-    reports, dirs = [], {}
+    reports: list[DetailReport] = []
+    dirs: dict[str, Path] = {}
     for d in run_dirs:
         try:
             reports.append(api.score(d, force=force, answer_judge=answer_judge, agent_configs=agent_config))
@@ -359,7 +318,7 @@ def score(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help=
 
 
 @app.command()
-def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR...", help="Run directories to re-judge."),
+def judge(run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run directories to re-judge."),
           judge: list[str] = typer.Option(["heuristic"], "--judge", metavar="NAME", help=JUDGE_HELP),
           agent_config: Optional[list[Path]] = AgentCfg,
           allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
@@ -397,7 +356,7 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
         rep = api.judge_eval(judge, agent_config)
     except _user_errors() as exc:
         _fail(str(exc))
-    text = _json.dumps(rep.as_dict(), indent=1, default=str)
+    text = api.calibration_json(rep)
     if save is not None:
         save.parent.mkdir(parents=True, exist_ok=True)
         save.write_text(text + "\n")
@@ -410,7 +369,7 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
 
 
 @app.command()
-def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
+def report(paths: list[Path] = typer.Argument(..., metavar="PATH", help="Run directories or folders holding them."),
            out_dir: Path = typer.Option(Path("leaderboard"), "--out", metavar="DIR",
                                         help="Where the site (index.html, task boards, run pages) is written."),
            profile: str = typer.Option("ours", "--profile", metavar="ours|reference",
@@ -426,31 +385,24 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run 
     reports = _collect_or_fail(paths)
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
-    for f in judge_calibration or []:
-        if not f.is_file():
-            _fail(f"--judge-calibration {f}: no such file")
-    site = write_leaderboard(reports, out_dir, profile=profile,
-                             judge_calibration=judge_calibration or default_calibration_files())
+    try:
+        site = api.report(reports, out_dir, profile=profile, judge_calibration=judge_calibration)
+    except _user_errors() as exc:
+        _fail(str(exc))
     out.print(f"{len(reports)} runs -> {site.resolve()}")
 
 
-def _collect_or_fail(paths: list[Path]):
-    for p in paths:
-        if not p.exists():
-            _fail(f"{p}: no such file or directory")
-    logging.getLogger("automedbench.report.collect").setLevel(logging.ERROR)
-    reports = collect_reports(paths)
-    if not reports:
-        skipped = [w for w in reports.warnings if "skipped" in w]
-        _fail(f"no run reports (detail_report.json) under {', '.join(str(p) for p in paths)}"
-              + (f"; {len(skipped)} unreadable, first: {skipped[0]}" if skipped else ""))
-    return reports
+def _collect_or_fail(paths: list[Path]) -> ReportList:
+    try:
+        return api.collect(paths)
+    except _user_errors() as exc:
+        _fail(str(exc))
 
 
 @app.command()
-def analyze(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run directories or folders holding them."),
-            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the analysis as JSON to this file ('-' = stdout)."),
-            site: Optional[Path] = typer.Option(None, "--out", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
+def analyze(paths: list[Path] = typer.Argument(..., metavar="PATH", help="Run directories or folders holding them."),
+            json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the analysis as JSON to this file ('-' = stdout)."),
+            site: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Write analysis.html with PNG/SVG plots into this folder.")) -> None:
     """The error analysis: fired codes by category and step, stage score distributions per agent,
     the overall gap between runs with a fired code and clean runs, the most frequent codes."""
     reports = _collect_or_fail(paths)
@@ -469,10 +421,10 @@ def analyze(paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Run
 
 
 @app.command()
-def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
+def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH",
                                                  help="Scored run directories, or folders holding them (a sweep root)."),
-           fmt: str = typer.Option("inspect", "--format", help="inspect (an Inspect AI eval log, for `inspect view`)."),
-           out_file: Optional[Path] = typer.Option(None, "--out", help="One run: the output file; several: a folder "
+           fmt: str = typer.Option("inspect", "--format", metavar="FORMAT", help="inspect (an Inspect AI eval log, for `inspect view`)."),
+           out_file: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="One run: the output file; several: a folder "
                                                                        "(default: RUN_DIR/inspect.json each); a file name ending in .eval "
                                                                        "gets Inspect's zip format.")) -> None:
     """Export runs to another tool's format."""
@@ -486,17 +438,6 @@ def export(run_dirs: list[Path] = typer.Argument(..., metavar="PATH...",
 
 # ---- tasks / data / prompt / agents -------------------------------------------------
 
-def _task_json(t, data_root) -> dict:
-    paths = dataset_paths(t.dataset, data_root)
-    d = t.model_dump(mode="json")
-    d["folder"] = str(t.folder)
-    d["dataset_staged"] = paths.is_staged()
-    d["case_ids"] = paths.case_ids() if paths.is_staged() else []
-    d["public_dir"] = str(paths.public) if paths.is_staged() else None
-    d["private_dir"] = str(paths.private) if paths.is_staged() else None
-    return d
-
-
 @tasks_app.command("list")
 def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."), tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
@@ -508,13 +449,13 @@ def tasks_list(as_json: bool = typer.Option(False, "--json", help="Print JSON in
     except _user_errors() as exc:
         _fail(str(exc))
     if as_json:
-        print(json.dumps([_task_json(t, data_root) for t in tasks.values()], indent=2))
+        print(json.dumps([api.task_info(t, data_root) for t in tasks.values()], indent=2))
         return
     known = all_datasets()
     table = Table("task", "track", "dataset", "staged", "title")
     unknown = []
     for t in tasks.values():
-        staged = _task_json(t, data_root)["dataset_staged"]
+        staged = api.task_info(t, data_root)["dataset_staged"]
         if not staged and t.dataset not in known:   # neither built in nor staged: no run can start
             unknown.append(t)
         table.add_row(t.id, t.track, t.dataset, "yes" if staged else
@@ -535,7 +476,7 @@ def tasks_show(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
         t = get_task(task, tasks_dir)
     except _user_errors() as exc:
         _fail(str(exc))
-    d = _task_json(t, data_root)
+    d = api.task_info(t, data_root)
     if as_json:
         print(json.dumps(d, indent=2))
     else:
@@ -640,7 +581,7 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
 
 
 @agents_app.command("check")
-def agents_check(names: list[str] = typer.Argument(..., metavar="NAME...", help="Registry agent names."),
+def agents_check(names: list[str] = typer.Argument(..., metavar="NAME", help="Registry agent names."),
                  agent_config: Optional[list[Path]] = AgentCfg,
                  as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines.")) -> None:
     """Send one tiny request and one tool-call request to each agent's endpoint: reachable?

@@ -26,9 +26,11 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Protocol
 
 from ..errors import UserError
+from .options import RunOptions
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,11 @@ class Resources:
     gpus: int = 0
 
 
-RunFunction = Callable[..., object]   # (task, tier, agent, *, run_dir, **options); api.run_one
+class RunFunction(Protocol):
+    """Runs one cell and records it in `run_dir` (api.run_one)."""
+
+    def __call__(self, task_id: str, tier: str, agent_name: str, out_dir: Path | str = ...,
+                 options: RunOptions | None = ..., *, run_dir: Path | str | None = ...) -> object: ...
 
 
 @dataclass
@@ -47,7 +53,7 @@ class RunJob:
     tier: str
     agent: str
     run_dir: str
-    kwargs: dict[str, Any]        # run_one options (sandbox, judges, data_root, ...)
+    options: RunOptions           # how the cell runs (sandbox, judges, data_root, ...)
     # the function that runs one cell, handed in by the caller (api.run_one): the runs layer never
     # imports the API above it (docs/architecture.md, "Layers"); a module-level function, so it
     # pickles by name into worker processes and Ray tasks
@@ -78,7 +84,7 @@ def execute_job(job: RunJob, gpu_ids: list[str] | None) -> JobResult:
     seen = os.environ.get("CUDA_VISIBLE_DEVICES")
     worker = f"{socket.gethostname()}:{os.getpid()}"
     try:
-        job.run(job.task, job.tier, job.agent, run_dir=job.run_dir, **job.kwargs)
+        job.run(job.task, job.tier, job.agent, options=job.options, run_dir=job.run_dir)
         return JobResult(job.key, job.run_dir, None, time.monotonic() - t0, seen, worker)
     except Exception as exc:  # one bad cell never stops a sweep (Ctrl-C/SIGTERM do: they propagate)
         return JobResult(job.key, job.run_dir, f"{type(exc).__name__}: {exc}", time.monotonic() - t0, seen, worker)

@@ -52,10 +52,11 @@ from .effective_config import config_hash, describe_change, sweep_lock_config
 from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
 from .models import UNSCORED_END_REASONS
+from .options import RunOptions
 from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
 
-# (tasks, tiers, agents, **run options) -> None, raising UserError: api.check_sweep
-CheckFunction = Callable[..., None]
+# (tasks, tiers, agents, run options) -> None, raising UserError: api.check_sweep
+CheckFunction = Callable[[list[str], list[str], list[str], RunOptions], None]
 
 
 @dataclass(frozen=True)
@@ -96,32 +97,6 @@ class CellFilter(_Strict):
 class ResourceSpec(_Strict):
     cpus: float = Field(1.0, gt=0)
     gpus: int = Field(0, ge=0)
-
-
-class RunOptions(_Strict):
-    """The options of one run, the same for `automedbench run`, every cell of a sweep and
-    api.run_one (`run_kwargs()`); part of a sweep's lock (changing them changes results)."""
-    sandbox: str | None = None
-    network: bool | None = None
-    judges: list[str] | None = None
-    answer_judge: str | None = None     # registry name of the LLM answer judge (ScoringContext)
-    data_root: str | None = None
-    tasks_dirs: list[str] | None = None
-    agent_configs: list[str] | None = None
-    exec_timeout_s: float = 600.0
-    allow_self_judge: bool = False   # a judge may share the agent's model (docs/judge.md)
-
-    def run_kwargs(self) -> dict[str, Any]:
-        """api.run_one's keyword arguments."""
-        return {"sandbox": self.sandbox, "network": self.network, "judges": self.judges,
-                "answer_judge": self.answer_judge, "data_root": self.data_root,
-                "tasks_dirs": [Path(p) for p in self.tasks_dirs] if self.tasks_dirs else None,
-                "agent_configs": [Path(p) for p in self.agent_configs] if self.agent_configs else None,
-                "exec_timeout_s": self.exec_timeout_s, "allow_self_judge": self.allow_self_judge}
-
-    def lock_options(self) -> dict[str, Any]:
-        # a sweep without an answer judge keeps the fingerprint it had before the option existed
-        return self.model_dump(mode="json", exclude={"answer_judge"} if self.answer_judge is None else None)
 
 
 class SweepSpec(_Strict):
@@ -415,15 +390,13 @@ def validate(spec: SweepSpec, checks: SweepChecks) -> dict[str, Any]:
     agent, task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged
     official data) is handed in by the caller, as the runs layer never imports the API; then the
     impossible cells are refused, named (runs/preflight.py)."""
-    kw = spec.options.run_kwargs()
     cells = expand_cells(spec)
 
     def distinct(values: Iterable[str]) -> list[str]:
         return list(dict.fromkeys(values))
     checks.check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",
-                                       "allow_self_judge")})
-    tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+                 spec.options)
+    tasks = {t: get_task(t, spec.options.tasks_dir_paths) for t in sorted({c.task for c in cells})}
     check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
     check_requirements(cells, tasks, spec.options.network, spec.options.sandbox,
                        have=checks.runtime_packages(), scripted=checks.scripted)
@@ -442,12 +415,11 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
     cells = expand_cells(spec)
     root.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda ev: None)
-    kwargs = spec.options.run_kwargs()
     with RootLock(root):
         # endpoint configuration errors stop the sweep before the lock is written, so a fixed
         # base_url or model name is not "a changed configuration" of a root that never ran
         pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
-        check_endpoints([c.agent for c in pending], kwargs["agent_configs"], checks.scripted)
+        check_endpoints([c.agent for c in pending], spec.options.agent_config_paths, checks.scripted)
         locked = check_lock(root, spec, force=force, scripted=checks.scripted)
         results: dict[Cell, CellResult] = {}
         todo: deque[Cell] = deque()
@@ -496,7 +468,7 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
                     if not pool.can_start(need):
                         break
                     todo.popleft()
-                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, run, need)
+                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), spec.options, run, need)
                     running[pool.submit(job)] = cell
                     emit(SweepEvent("start", cell, running=list(running.values())))
                 if not running:

@@ -37,15 +37,15 @@ def _group() -> None:
 
 @sandbox_app.command("exec")
 def exec_cmd(
-    task: str = typer.Option(..., "--task", help="task id; its dataset's public dir is mounted"),
-    backend: Backend = typer.Option(Backend.bwrap, "--backend"),
-    network: OnOff = typer.Option(OnOff.off, "--network"),
-    data_root: Optional[Path] = typer.Option(None, "--data-root", help="default: $AUTOMEDBENCH_DATA"),
-    workspace: Optional[Path] = typer.Option(None, "--workspace", help="default: a temporary one"),
-    python: Optional[Path] = typer.Option(None, "--python", help="python file to run", exists=True,
+    task: str = typer.Option(..., "--task", metavar="TASK", help="task id; its dataset's public dir is mounted"),
+    backend: Backend = typer.Option(Backend.bwrap, "--backend", metavar="bwrap|docker|local"),
+    network: OnOff = typer.Option(OnOff.off, "--network", metavar="on|off"),
+    data_root: Optional[Path] = typer.Option(None, "--data-root", metavar="DIR", help="default: $AUTOMEDBENCH_DATA"),
+    workspace: Optional[Path] = typer.Option(None, "--workspace", metavar="DIR", help="default: a temporary one"),
+    python: Optional[Path] = typer.Option(None, "--python", metavar="FILE", help="python file to run", exists=True,
                                           dir_okay=False),
-    bash: Optional[Path] = typer.Option(None, "--bash", help="bash file to run", exists=True, dir_okay=False),
-    timeout: float = typer.Option(120.0, "--timeout", help="seconds"),
+    bash: Optional[Path] = typer.Option(None, "--bash", metavar="FILE", help="bash file to run", exists=True, dir_okay=False),
+    timeout: float = typer.Option(120.0, "--timeout", metavar="SECONDS", help="time limit of the execution"),
 ) -> None:
     """Run one python or bash file inside the sandbox of TASK; print one JSON object."""
 
