@@ -1,4 +1,4 @@
-"""The Python API. The CLI (cli.py) is a thin layer over these functions.
+"""The Python API. The CLI (cli/) is a thin layer over these functions.
 
     run_one(task, tier, agent, out_dir, options)   one cell -> its DetailReport (report.run_dir: the run directory)
     sweep(tasks, tiers, agents, out_dir, options)  many cells, resumable, in a process pool
