@@ -74,7 +74,6 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         raise typer.Exit(1)
 
 
-
 def _run_options(sandbox: str | None, network: str | None, judge: list[str] | None, answer_judge: str | None,
                  data_root: Path | None, tasks_dir: list[Path] | None, agent_config: list[Path] | None,
                  allow_self_judge: bool = False) -> RunOptions:
