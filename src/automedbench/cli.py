@@ -19,12 +19,13 @@ import yaml
 from rich.console import Console
 from typer import core as typer_core
 
-from . import __version__, api
+from . import __version__, api, cli_lists
 from .agents import scripted_agents
 from .agents.registry import list_agents
 from .data import dataset_paths
 from .data.from_folder import stage_from_folder, stage_summary, verify_dataset
-from .datasets import DATASETS, all_datasets, stage
+from .datasets import all_datasets, stage
+from .datasets import describe as describe_datasets
 from .errors import RunInterrupted, UserError, one_line
 from .export import ExportError, export_many
 from .progress import SweepProgress
@@ -38,7 +39,7 @@ from .report.calibration import default_calibration_files
 from .report.leaderboard import write_analysis_site
 from .report.profiles import check_profile, profile_table
 from .report.table import agents_table
-from .runs.executors import ExecutorError
+from .runs.executors import ExecutorError, executor_names
 from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
 from .runs.trace import slowest_execution
 from .sandbox.cli import sandbox_app
@@ -77,7 +78,8 @@ agents_app = typer.Typer(no_args_is_help=True, help="List configured agents.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
-app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
+app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would; list backends.")
+cli_lists.mount(app, sandbox_app)   # `tracks|judges|executors|sandbox list` (docs/architecture.md "One registry")
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
@@ -263,8 +265,8 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
-    if executor is not None and executor not in ("local", "ray"):
-        _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
+    if executor is not None and executor not in executor_names():
+        _fail(f"--executor must be one of {', '.join(executor_names())} (`automedbench executors list`), not {executor!r}")
     try:
         if config is not None:
             if task or agent or tier or repeats:
@@ -597,14 +599,21 @@ def data_verify(name: str = typer.Argument(..., metavar="DATASET", help="A stage
 
 
 @data_app.command("list")
-def data_list(data_root: Optional[Path] = DataRoot) -> None:
-    """Known datasets, their kind (demo / official) and whether they are staged."""
+def data_list(data_root: Optional[Path] = DataRoot,
+              as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+    """Known datasets (every track's, plug-ins'), their kind (demo / official), origin and whether they are staged."""
     from rich.table import Table
 
-    table = Table("dataset", "kind", "staged", "path", "description")
-    for name, info in DATASETS.items():
-        p = dataset_paths(name, data_root)
-        table.add_row(name, info.kind, "yes" if p.is_staged() else "no", str(p.root), info.description)
+    rows = describe_datasets()
+    for r in rows:
+        p = dataset_paths(r["name"], data_root)
+        r.update(staged=p.is_staged(), path=str(p.root))
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("dataset", "kind", "staged", "origin", "path", "description")
+    for r in rows:
+        table.add_row(r["name"], r["kind"], "yes" if r["staged"] else "no", r["origin"], r["path"], r["description"])
     out.print(table)
 
 
