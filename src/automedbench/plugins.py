@@ -90,8 +90,7 @@ class Registry(Generic[T]):
     plug-in's object when the kind names objects itself (tracks, datasets) instead of by the
     entry point's name; builtins: a hook yielding (name, obj, origin[, description]) of parts
     found rather than decorated; follows: another registry whose changes re-run `builtins`
-    (datasets follow tracks); error: the user-error class an unknown name raises; hint: a
-    sentence appended to that error."""
+    (datasets follow tracks); error: the user-error class an unknown name raises."""
 
     def __init__(self, kind: str, *, group: str | None = None,
                  validate: Callable[[Any, str], T] | None = None,
@@ -99,7 +98,7 @@ class Registry(Generic[T]):
                  describe: Callable[[T], str] | None = None,
                  builtins: BuiltinsHook | None = None,
                  follows: Registry[Any] | None = None,
-                 error: type[Exception] = RegistryError, hint: str = "") -> None:
+                 error: type[Exception] = RegistryError) -> None:
         self.kind = kind
         self.group = group or GROUP_PREFIX + kind.replace(" ", "_") + "s"
         self._validate = validate
@@ -108,7 +107,6 @@ class Registry(Generic[T]):
         self._builtins = builtins
         self._follows = follows
         self._error = error
-        self._hint = hint
         self._entries: dict[str, Entry[T]] = {}
         self._loaded = False
         self._loading = False
@@ -225,7 +223,7 @@ class Registry(Generic[T]):
         entry = self._entries.get(name)
         if entry is None:
             known = ", ".join(sorted(self._entries)) or "none"
-            raise self._error(f"unknown {self.kind} {name!r}; known: {known}" + (f". {self._hint}" if self._hint else ""))
+            raise self._error(f"unknown {self.kind} {name!r}; known: {known}")
         return entry.obj
 
     def __contains__(self, name: object) -> bool:
