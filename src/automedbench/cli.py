@@ -124,9 +124,10 @@ DataRoot = typer.Option(None, "--data-root", metavar="DIR",
                         help="Where datasets live (default $AUTOMEDBENCH_DATA or ~/.cache/automedbench/data).")
 AgentCfg = typer.Option(None, "--agent-config", metavar="FILE", help="Extra agent registry YAML (repeatable).")
 TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = candidates, pro = background only)."
-SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
+SANDBOX_HELP = ("Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing) | a plug-in's "
+                "(`automedbench sandbox list`).")
 NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
-JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+JUDGE_HELP = "S1-S3 judge: heuristic (default), another judge class or an agent-registry name (`judges list`); repeat for a panel."
 ProfileOpt = typer.Option("ours", "--profile", metavar="ours|reference",
                           help="Also print the task score under this scoring profile: 'reference' = the published "
                                "reference's definition (docs/scoring-profiles.md). Both are always saved.")
@@ -252,7 +253,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           repeats: Optional[int] = typer.Option(None, "--repeats", min=1, metavar="N", help="Runs per task x tier x agent cell."),
           workers: Optional[int] = typer.Option(None, "--workers", min=1, metavar="N",
                                                 help="Runs in parallel (CPU slots of the local pool)."),
-          executor: Optional[str] = typer.Option(None, "--executor", metavar="local|ray", help="Where runs execute (default local)."),
+          executor: Optional[str] = typer.Option(None, "--executor", metavar="NAME", help="Where runs execute: local (default) | ray | a plug-in's (`executors list`)."),
           address: Optional[str] = typer.Option(None, "--address", metavar="ADDR", help="Ray cluster address (with --executor ray)."),
           retries: Optional[int] = typer.Option(None, "--retries", "--infra-retries", min=0, metavar="N",
                                                 help="Re-run a cell the sandbox or provider ended, up to N times (default 2)."),
@@ -630,8 +631,10 @@ def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 @agents_app.command("list")
 def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
                 as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
-    """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
+    """Agent classes (scripted, calibration, plug-ins) and LLM agents from the registry (built-in
+    examples + --agent-config files)."""
     from rich.table import Table
+    from rich.text import Text
 
     try:
         rows = list_agents(agent_config)
@@ -640,11 +643,12 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source")
+    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source", "description")
     for r in rows:
         key = "" if not r["api_key_env"] else f"{r['api_key_env']} ({'yes' if r['key_set'] else 'no'})"
         price = "" if r["input_per_mtok"] is None else f"{r['input_per_mtok']:g} / {r['output_per_mtok']:g}"
-        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]))
+        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]),
+                      Text(r["description"] or ""))
     out.print(table)
 
 
