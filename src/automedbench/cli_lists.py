@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from .errors import UserError, one_line
 from .llm.registry import load_agent_configs
@@ -32,10 +35,6 @@ def _print(rows: list[dict[str, str]], as_json: bool, columns: tuple[str, ...] =
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
     table = Table(*columns)
     for r in rows:   # Text: a description's "[ray]" is text, not rich markup
         table.add_row(*(Text(r.get(c, "")) for c in columns))
