@@ -19,6 +19,7 @@ from automedbench.data import DatasetInfo
 from automedbench.datasets import DATASETS
 from automedbench.errors import UserError
 from automedbench.plugins import Registry, RegistryError
+from automedbench.runs.sweep import SweepConfigError, load_sweep_file
 from automedbench.sandbox import SANDBOX_BACKENDS, SandboxConfigError, open_sandbox
 from automedbench.tracks import TRACKS, get_track
 
@@ -296,3 +297,12 @@ def test_list_commands_print_tables_too(third_party):
         table = listed[kind]["table"]
         assert "origin" in table and builtin in table and "built-in" in table and "amb-thirdparty 0.3" in table
     assert "[ray] extra" in listed["executors"]["table"]    # descriptions are text, not rich markup
+
+
+def test_a_sweep_file_names_only_a_registered_executor(tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text("agents: [reference]\ntasks: [brain-lesion-seg]\nexecutor: dask\n")
+    with pytest.raises(SweepConfigError, match=r"unknown executor 'dask'; known: local, ray"):
+        load_sweep_file(f)
+    f.write_text("agents: [reference]\ntasks: [brain-lesion-seg]\nexecutor: ray\n")
+    assert load_sweep_file(f).executor == "ray"
