@@ -14,7 +14,7 @@ import warnings
 
 import typer
 
-from .. import __version__
+from .. import __version__, cli_lists
 from ..sandbox.cli import sandbox_app
 from . import catalog, running, saved_runs
 from .common import err
@@ -31,7 +31,8 @@ app.add_typer(catalog.app)
 app.add_typer(catalog.tasks_app, name="tasks")
 app.add_typer(catalog.data_app, name="data")
 app.add_typer(catalog.agents_app, name="agents")
-app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
+app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would; list backends.")
+cli_lists.mount(app, sandbox_app)   # `tracks|judges|executors|sandbox list` (docs/architecture.md "One registry")
 
 
 def _print_version(value: bool) -> None:

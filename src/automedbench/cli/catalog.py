@@ -9,13 +9,15 @@ from typing import Any, Optional
 import typer
 import yaml
 from rich.table import Table
+from rich.text import Text
 
 from .. import api
 from ..agents import scripted_agents
 from ..agents.registry import list_agents
 from ..data import dataset_paths
 from ..data.from_folder import stage_from_folder, stage_summary, verify_dataset
-from ..datasets import DATASETS, all_datasets, stage
+from ..datasets import all_datasets, stage
+from ..datasets import describe as describe_datasets
 from ..errors import UserError
 from ..llm.check import check_endpoint
 from ..llm.registry import get_agent_config
@@ -127,12 +129,19 @@ def data_verify(name: str = typer.Argument(..., metavar="DATASET", help="A stage
 
 
 @data_app.command("list")
-def data_list(data_root: Optional[Path] = DataRoot) -> None:
-    """Known datasets, their kind (demo / official) and whether they are staged."""
-    table = Table("dataset", "kind", "staged", "path", "description")
-    for name, info in DATASETS.items():
-        p = dataset_paths(name, data_root)
-        table.add_row(name, info.kind, "yes" if p.is_staged() else "no", str(p.root), info.description)
+def data_list(data_root: Optional[Path] = DataRoot,
+              as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+    """Known datasets (every track's, plug-ins'), their kind (demo / official), origin and whether they are staged."""
+    rows = describe_datasets()
+    for r in rows:
+        p = dataset_paths(r["name"], data_root)
+        r.update(staged=p.is_staged(), path=str(p.root))
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("dataset", "kind", "staged", "origin", "path", "description")
+    for r in rows:
+        table.add_row(r["name"], r["kind"], "yes" if r["staged"] else "no", r["origin"], r["path"], r["description"])
     out.print(table)
 
 
@@ -149,7 +158,8 @@ def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 @agents_app.command("list")
 def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
                 as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
-    """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
+    """Agent classes (scripted, calibration, plug-ins) and LLM agents from the registry (built-in
+    examples + --agent-config files)."""
     try:
         rows = list_agents(agent_config)
     except user_errors() as exc:
@@ -157,11 +167,12 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source")
+    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source", "description")
     for r in rows:
         key = "" if not r["api_key_env"] else f"{r['api_key_env']} ({'yes' if r['key_set'] else 'no'})"
         price = "" if r["input_per_mtok"] is None else f"{r['input_per_mtok']:g} / {r['output_per_mtok']:g}"
-        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]))
+        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]),
+                      Text(r["description"] or ""))
     out.print(table)
 
 

@@ -66,9 +66,10 @@ DataRoot = typer.Option(None, "--data-root", metavar="DIR",
                         help="Where datasets live (default $AUTOMEDBENCH_DATA or ~/.cache/automedbench/data).")
 AgentCfg = typer.Option(None, "--agent-config", metavar="FILE", help="Extra agent registry YAML (repeatable).")
 TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = candidates, pro = background only)."
-SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
+SANDBOX_HELP = ("Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing) | a plug-in's "
+                "(`automedbench sandbox list`).")
 NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
-JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+JUDGE_HELP = "S1-S3 judge: heuristic (default), another judge class or an agent-registry name (`judges list`); repeat for a panel."
 ANSWER_JUDGE_HELP = ("Registry name of an LLM answer judge, for tracks that grade free-text answers; "
                      "verdicts are cached; an answer it cannot judge is null, never 0.")
 ProfileOpt = typer.Option("ours", "--profile", metavar="ours|reference",

@@ -11,6 +11,7 @@ from ..errors import RunInterrupted
 from ..progress import SweepProgress
 from ..report import aggregate, runs_table
 from ..report.table import agents_table
+from ..runs.executors import executor_names
 from ..runs.options import RunOptions
 from ..runs.sweep import SweepConfigError, SweepSpec
 from ..runs.trace import infra_error_message
@@ -130,7 +131,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           repeats: Optional[int] = typer.Option(None, "--repeats", min=1, metavar="N", help="Runs per task x tier x agent cell."),
           workers: Optional[int] = typer.Option(None, "--workers", min=1, metavar="N",
                                                 help="Runs in parallel (CPU slots of the local pool)."),
-          executor: Optional[str] = typer.Option(None, "--executor", metavar="local|ray", help="Where runs execute (default local)."),
+          executor: Optional[str] = typer.Option(None, "--executor", metavar="NAME", help="Where runs execute: local (default) | ray | a plug-in's (`executors list`)."),
           address: Optional[str] = typer.Option(None, "--address", metavar="ADDR", help="Ray cluster address (with --executor ray)."),
           retries: Optional[int] = typer.Option(None, "--retries", "--infra-retries", min=0, metavar="N",
                                                 help="Re-run a cell the sandbox or provider ended, up to N times (default 2)."),
@@ -143,8 +144,8 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
-    if executor is not None and executor not in ("local", "ray"):
-        fail(f"--executor must be 'local' or 'ray', not {executor!r}")
+    if executor is not None and executor not in executor_names():
+        fail(f"--executor must be one of {', '.join(executor_names())} (`automedbench executors list`), not {executor!r}")
     try:
         spec = api.sweep_spec(config, tasks=task, tiers=tier, agents=agent, repeats=repeats, retries=retries,
                               options=_run_options(sandbox, network, judge, answer_judge, data_root, tasks_dir,

@@ -114,7 +114,10 @@ class EffectsRecorder:
     (host dir, inside path) pairs; `net` returns the sandbox interface's (rx, tx) byte
     counters, or is None when the network is off."""
 
-    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None):
+    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None,
+                 *, reads_shared: bool = False):
+        # reads_shared: the public directory is not this sandbox's own copy (inputs.py)
+        self.reads_shared = reads_shared
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
         self.net = net
         self.inotify = Inotify()
@@ -325,7 +328,8 @@ class EffectsRecorder:
         lists = (written, deleted, read)
         truncated = truncated or any(len(x) > MAX_ENTRIES for x in lists)
         return {"written": written[:MAX_ENTRIES], "deleted": deleted[:MAX_ENTRIES], "read": read[:MAX_ENTRIES],
-                "net": net, "truncated": truncated, "recorder": RECORDER}
+                "net": net, "truncated": truncated, "reads_shared": self.reads_shared,
+                "recorder": RECORDER}
 
     def _rescan(self, call: _Call) -> None:
         for host in (self.roots[0][0],):   # the public data is read-only
