@@ -614,7 +614,8 @@ def write_reference_pages(env: Environment, out: Path, common: dict, rubric: Rub
                        "item_rows": [{"id": i, "text": t, "not_in": [ti for ti, ids in st.not_applicable.items() if i in ids]}
                                      for i, t in st.items.items()]})
     page = env.get_template("reference.html.j2")
-    span = f"{stages[0]['id'].upper()}–{stages[-1]['id'].upper()}"
+    ids = list(rubric.stages)
+    span = f"{ids[0].upper()}–{ids[-1].upper()}"
     (out / "rubric.html").write_text(page.render(
         **common, root="", page="rubric", title="Rubric: what each stage checks", subtitle=f"{span}, the items the judge scores",
         source="scoring/rubric.yaml", kind="rubric", stages=stages, rubric_version=rubric.version), encoding="utf-8")
