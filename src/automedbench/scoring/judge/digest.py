@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, TypedDict
 
 from ...runs.models import TraceEvent
+from ..rubric import load_rubric
 
-STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
 _QUIET_WARNINGS = {"provider_retry"}
 
 
@@ -276,7 +276,7 @@ def _header(steps: list[Step], facts: RunFacts) -> str:
              + (f", end reason: {facts['end_reason']}" if facts["end_reason"] else "")
              + (f", provider retries: {facts['retries']}" if facts["retries"] else ""),
              "Stages (calls attributed by the harness):"]
-    for sid, name in STAGE_NAMES.items():
+    for sid, name in _stage_names().items():
         se = [s for s in execs if s.stage == sid]
         other = [s for s in steps if s.stage == sid and s.kind in ("violation", "error", "submit")]
         if not se and not other:
@@ -297,7 +297,12 @@ def _header(steps: list[Step], facts: RunFacts) -> str:
 
 def _seg_header(seg: list[Step]) -> str:
     sid = seg[0].stage
-    return f"=== {sid.upper()} {STAGE_NAMES.get(sid, '')} ==="
+    return f"=== {sid.upper()} {_stage_names().get(sid, '')} ==="
+
+
+def _stage_names() -> dict[str, str]:
+    """Stage id -> name, in order, from the rubric (scoring/rubric.yaml owns them)."""
+    return {sid: st.name for sid, st in load_rubric().stages.items()}
 
 
 def _omitted(hidden: list[Step]) -> str:
