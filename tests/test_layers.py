@@ -89,6 +89,8 @@ def test_imports_inside_functions_are_only_the_listed_lazy_ones():
     assert not bad, WHAT_TO_DO + "\n" + "\n".join(bad)
     for rel in IN_PACKAGE_LAZY:   # each listed exception still exists (a stale entry is an error)
         assert any(name == "." for _, name in _inner_imports(PACKAGE / rel)), rel
+    used = {name for p in _sources() for _, name in _inner_imports(p)}
+    assert not set(LAZY_IMPORTS) - used, f"LAZY_IMPORTS entries no function imports any more: {sorted(set(LAZY_IMPORTS) - used)}"
 
 
 def test_a_new_import_inside_a_function_is_refused(tmp_path):
