@@ -56,3 +56,13 @@ def test_the_site_script_names_no_stage_of_its_own():
     found = ([sid for sid in stages if re.search(rf"\b{sid}\b", text, flags=re.IGNORECASE)]   # s1 or S1
              + [st.name for st in stages.values() if re.search(rf"\b{re.escape(st.name)}\b", text)])
     assert not found, f"site.js names stages {found}: read them from the data's `stages` instead"
+
+
+def test_the_templates_name_no_stage_id():
+    """The pages' sentences name stages through STAGE_WORDS / STAGES (from the rubric the site
+    is given), never as "S1" written in a template."""
+    from automedbench.scoring.rubric import load_rubric
+    ids = "|".join(load_rubric().stages)
+    found = [f"{t.name}: {m.group(0)}" for t in sorted((SITE_JS.parents[1] / "templates").glob("*.j2"))
+             for m in re.finditer(rf"\b({ids})\b", t.read_text(), flags=re.IGNORECASE)]
+    assert not found, found

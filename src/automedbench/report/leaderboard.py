@@ -108,8 +108,22 @@ def _env(rubric: Rubric) -> Environment:
                        tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
     env.globals.update(stat_title=stat_title, STAGES=STAGES,
                        STAGE_NAMES={s: r.name for s, r in rubric.stages.items()}, STAGE_WEIGHTS=rubric.weights(),
-                       stage_data=site.stage_data(rubric))
+                       stage_data=site.stage_data(rubric), STAGE_WORDS=_stage_words(rubric))
     return env
+
+
+def _stage_words(rubric: Rubric) -> dict[str, str]:
+    """How the pages' sentences name groups of stages, from the rubric (never written in a
+    template): all of them ("S1–S5"), the judged ones ("S1–S3"), the deterministic ones
+    ("S4 and S5") and the ladder stage(s) ("S3")."""
+    def span(ids: list[str]) -> str:
+        return f"{ids[0].upper()}–{ids[-1].upper()}" if len(ids) > 1 else "".join(i.upper() for i in ids)
+
+    def listed(ids: list[str]) -> str:
+        return " and ".join(filter(None, [", ".join(i.upper() for i in ids[:-1]), *(i.upper() for i in ids[-1:])]))
+    unjudged = [s for s in rubric.stages if s not in rubric.judged]
+    return {"all": span(list(rubric.stages)), "judged": span(rubric.judged), "deterministic": listed(unjudged),
+            "ladder": listed([s for s, st in rubric.stages.items() if st.kind == "ladder"])}
 
 
 # ---- writers ------------------------------------------------------------------------------
