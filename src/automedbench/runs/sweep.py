@@ -459,7 +459,7 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
         try:
             if todo:   # before the first cell: resource requests the executor can never meet
                 check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
-            _Scheduler(pool, root, spec, tasks, kwargs, run, emit, results).drain(todo, poll_s)
+            _Scheduler(pool, root, spec, tasks, run, emit, results).drain(todo, poll_s)
         except BaseException:  # Ctrl-C, SIGTERM, a bug: stop the runs; a restart re-runs them
             pool.shutdown(kill=True)
             raise
@@ -507,10 +507,11 @@ class _Scheduler:
     """Runs the queued cells on the executor until none is queued or running, recording each
     cell's result and telling `emit` about every start, finish and retry."""
 
-    def __init__(self, pool: _Slots, root: Path, spec: SweepSpec, tasks: dict[str, Task], kwargs: dict[str, Any],
-                 run: RunFunction, emit: Callable[[SweepEvent], None], results: dict[Cell, CellResult]) -> None:
+    def __init__(self, pool: _Slots, root: Path, spec: SweepSpec, tasks: dict[str, Task], run: RunFunction,
+                 emit: Callable[[SweepEvent], None], results: dict[Cell, CellResult]) -> None:
         self.pool, self.root, self.spec, self.tasks = pool, root, spec, tasks
-        self.kwargs, self.run, self.emit, self.results = kwargs, run, emit, results
+        self.run, self.emit, self.results = run, emit, results
+        self.job_options = spec.options.run_kwargs()   # every cell runs with the sweep's options
         self.running: dict[Any, Cell] = {}
         self.crashes: dict[Cell, int] = {}
 
@@ -536,7 +537,7 @@ class _Scheduler:
             if not self.pool.can_start(need):
                 return
             todo.popleft()
-            job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(self.root)), self.kwargs, self.run, need)
+            job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(self.root)), self.job_options, self.run, need)
             self.running[self.pool.submit(job)] = cell
             self.emit(SweepEvent("start", cell, running=list(self.running.values())))
 
