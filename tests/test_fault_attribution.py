@@ -9,7 +9,7 @@ import pytest
 from automedbench import api
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
-from automedbench.sandbox import _BACKENDS, register_backend
+from automedbench.sandbox import SANDBOX_BACKENDS, register_backend
 from tests.helpers import amb, tiny_lesion_dataset
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -72,7 +72,7 @@ def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
         run_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox="bwrap-dies",
                               data_root=tmp_path / "data", network=False).run_dir
     finally:
-        _BACKENDS.pop("bwrap-dies")
+        SANDBOX_BACKENDS.remove("bwrap-dies")
     r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     assert r.run.end_reason == "infra_error" and r.run.end_detail == "sandbox_died"
     assert [e.exit_code for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"] == [0, 0]
@@ -143,7 +143,7 @@ def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
         [(_, run_dir, error)] = api.sweep(["brain-lesion-seg"], ["lite"], ["empty"], tmp_path / "sweep",
                                              sandbox="flaky", data_root=tmp_path / "data", infra_retries=1)
     finally:
-        _BACKENDS.pop("flaky")
+        SANDBOX_BACKENDS.remove("flaky")
     assert error is None and len(starts) == 2
     r = DetailReport.model_validate_json((Path(run_dir) / "detail_report.json").read_text())
     assert r.run.end_reason == "submitted" and "infra_error" not in r.flags and r.task.score == 0

@@ -19,12 +19,13 @@ import yaml
 from rich.console import Console
 from typer import core as typer_core
 
-from . import __version__, api
+from . import __version__, api, cli_lists
 from .agents import scripted_agents
 from .agents.registry import list_agents
 from .data import dataset_paths
 from .data.from_folder import stage_from_folder, stage_summary, verify_dataset
-from .datasets import DATASETS, all_datasets, stage
+from .datasets import all_datasets, stage
+from .datasets import describe as describe_datasets
 from .errors import RunInterrupted, UserError, one_line
 from .export import ExportError, export_many
 from .progress import SweepProgress
@@ -38,7 +39,7 @@ from .report.calibration import default_calibration_files
 from .report.leaderboard import write_analysis_site
 from .report.profiles import check_profile, profile_table
 from .report.table import agents_table
-from .runs.executors import ExecutorError
+from .runs.executors import ExecutorError, executor_names
 from .runs.sweep import RunOptions, SweepConfigError, SweepSpec, load_sweep_file
 from .runs.trace import slowest_execution
 from .sandbox.cli import sandbox_app
@@ -77,7 +78,8 @@ agents_app = typer.Typer(no_args_is_help=True, help="List configured agents.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(data_app, name="data")
 app.add_typer(agents_app, name="agents")
-app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would.")
+app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would; list backends.")
+cli_lists.mount(app, sandbox_app)   # `tracks|judges|executors|sandbox list` (docs/architecture.md "One registry")
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
 # $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
@@ -122,9 +124,10 @@ DataRoot = typer.Option(None, "--data-root", metavar="DIR",
                         help="Where datasets live (default $AUTOMEDBENCH_DATA or ~/.cache/automedbench/data).")
 AgentCfg = typer.Option(None, "--agent-config", metavar="FILE", help="Extra agent registry YAML (repeatable).")
 TIER_HELP = "Tier: how much help the agent gets (lite = model named, standard = candidates, pro = background only)."
-SANDBOX_HELP = "Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing)."
+SANDBOX_HELP = ("Sandbox backend: bwrap (default when installed) | docker | local (isolates nothing) | a plug-in's "
+                "(`automedbench sandbox list`).")
 NETWORK_HELP = "Network inside the sandbox: on | off (default: the task's setting)."
-JUDGE_HELP = "S1-S3 judge: heuristic (default) or an agent-registry name; repeat for a panel."
+JUDGE_HELP = "S1-S3 judge: heuristic (default), another judge class or an agent-registry name (`judges list`); repeat for a panel."
 ProfileOpt = typer.Option("ours", "--profile", metavar="ours|reference",
                           help="Also print the task score under this scoring profile: 'reference' = the published "
                                "reference's definition (docs/scoring-profiles.md). Both are always saved.")
@@ -250,7 +253,7 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           repeats: Optional[int] = typer.Option(None, "--repeats", min=1, metavar="N", help="Runs per task x tier x agent cell."),
           workers: Optional[int] = typer.Option(None, "--workers", min=1, metavar="N",
                                                 help="Runs in parallel (CPU slots of the local pool)."),
-          executor: Optional[str] = typer.Option(None, "--executor", metavar="local|ray", help="Where runs execute (default local)."),
+          executor: Optional[str] = typer.Option(None, "--executor", metavar="NAME", help="Where runs execute: local (default) | ray | a plug-in's (`executors list`)."),
           address: Optional[str] = typer.Option(None, "--address", metavar="ADDR", help="Ray cluster address (with --executor ray)."),
           retries: Optional[int] = typer.Option(None, "--retries", "--infra-retries", min=0, metavar="N",
                                                 help="Re-run a cell the sandbox or provider ended, up to N times (default 2)."),
@@ -263,8 +266,8 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
-    if executor is not None and executor not in ("local", "ray"):
-        _fail(f"--executor must be 'local' or 'ray', not {executor!r}")
+    if executor is not None and executor not in executor_names():
+        _fail(f"--executor must be one of {', '.join(executor_names())} (`automedbench executors list`), not {executor!r}")
     try:
         if config is not None:
             if task or agent or tier or repeats:
@@ -597,14 +600,21 @@ def data_verify(name: str = typer.Argument(..., metavar="DATASET", help="A stage
 
 
 @data_app.command("list")
-def data_list(data_root: Optional[Path] = DataRoot) -> None:
-    """Known datasets, their kind (demo / official) and whether they are staged."""
+def data_list(data_root: Optional[Path] = DataRoot,
+              as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+    """Known datasets (every track's, plug-ins'), their kind (demo / official), origin and whether they are staged."""
     from rich.table import Table
 
-    table = Table("dataset", "kind", "staged", "path", "description")
-    for name, info in DATASETS.items():
-        p = dataset_paths(name, data_root)
-        table.add_row(name, info.kind, "yes" if p.is_staged() else "no", str(p.root), info.description)
+    rows = describe_datasets()
+    for r in rows:
+        p = dataset_paths(r["name"], data_root)
+        r.update(staged=p.is_staged(), path=str(p.root))
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("dataset", "kind", "staged", "origin", "path", "description")
+    for r in rows:
+        table.add_row(r["name"], r["kind"], "yes" if r["staged"] else "no", r["origin"], r["path"], r["description"])
     out.print(table)
 
 
@@ -621,8 +631,10 @@ def prompt(task: str = typer.Argument(..., metavar="TASK", help="Task id."),
 @agents_app.command("list")
 def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
                 as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
-    """Scripted agents and LLM agents from the registry (built-in examples + --agent-config files)."""
+    """Agent classes (scripted, calibration, plug-ins) and LLM agents from the registry (built-in
+    examples + --agent-config files)."""
     from rich.table import Table
+    from rich.text import Text
 
     try:
         rows = list_agents(agent_config)
@@ -631,11 +643,12 @@ def agents_list(agent_config: Optional[list[Path]] = AgentCfg,
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source")
+    table = Table("agent", "kind", "model", "base_url", "key env (set?)", "$ in/out per Mtok", "source", "description")
     for r in rows:
         key = "" if not r["api_key_env"] else f"{r['api_key_env']} ({'yes' if r['key_set'] else 'no'})"
         price = "" if r["input_per_mtok"] is None else f"{r['input_per_mtok']:g} / {r['output_per_mtok']:g}"
-        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]))
+        table.add_row(r["name"], r["kind"], r["model"] or "", r["base_url"] or "", key, price, str(r["source"]),
+                      Text(r["description"] or ""))
     out.print(table)
 
 

@@ -49,7 +49,7 @@ from .. import __version__
 from ..errors import UserError
 from ..tasks import Task, get_task
 from .effective_config import config_hash, describe_change, sweep_lock_config
-from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
+from .executors import EXECUTORS, JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
 from .models import UNSCORED_END_REASONS
 from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
@@ -137,9 +137,16 @@ class SweepSpec(_Strict):
     task_resources: dict[str, ResourceSpec] = Field(default_factory=dict)
     # run-time choices: not part of the lock
     workers: int | None = Field(None, ge=1)
-    executor: Literal["local", "ray"] | None = None
+    executor: str | None = Field(None, description="a registered executor (automedbench executors list)")
     address: str | None = None
     out: str | None = None
+
+    @field_validator("executor")
+    @classmethod
+    def _known_executor(cls, v: str | None) -> str | None:
+        if v is not None and v not in EXECUTORS:
+            raise ValueError(f"unknown executor {v!r}; known: {', '.join(EXECUTORS.names())}")
+        return v
 
     @field_validator("include")
     @classmethod

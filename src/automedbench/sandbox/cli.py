@@ -11,18 +11,13 @@ import typer
 
 from ..data import dataset_paths
 from ..tasks import TaskError, get_task
+from . import DEFAULT_BACKEND
 from .base import SandboxError
 from .docker import find_engine
 from .docker_image import build_image
 from .exec import sandbox_exec
 
 sandbox_app = typer.Typer(help="Run code in the agent sandbox by hand.", no_args_is_help=True)
-
-
-class Backend(str, Enum):
-    bwrap = "bwrap"
-    docker = "docker"
-    local = "local"
 
 
 class OnOff(str, Enum):
@@ -38,7 +33,8 @@ def _group() -> None:
 @sandbox_app.command("exec")
 def exec_cmd(
     task: str = typer.Option(..., "--task", help="task id; its dataset's public dir is mounted"),
-    backend: Backend = typer.Option(Backend.bwrap, "--backend"),
+    backend: str = typer.Option(DEFAULT_BACKEND, "--backend", metavar="BACKEND",
+                                help="a registered backend (see `automedbench sandbox list`)"),
     network: OnOff = typer.Option(OnOff.off, "--network"),
     data_root: Optional[Path] = typer.Option(None, "--data-root", help="default: $AUTOMEDBENCH_DATA"),
     workspace: Optional[Path] = typer.Option(None, "--workspace", help="default: a temporary one"),
@@ -65,7 +61,7 @@ def exec_cmd(
     language, path = ("python", python) if python is not None else ("bash", bash)
     assert path is not None      # exactly one of --python / --bash, checked above
     try:
-        out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
+        out = sandbox_exec(public, workspace, backend, network == OnOff.on, language,
                            path.read_text(), timeout_s=timeout)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -92,12 +92,13 @@ class _Effects:
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
 
-    def as_dict(self, net: dict[str, int] | None) -> dict[str, Any]:
+    def as_dict(self, net: dict[str, int] | None, reads_shared: bool) -> dict[str, Any]:
         """The record, each list cut at MAX_ENTRIES (and `truncated` set when one was)."""
         lists = (self.written, self.deleted, self.read)
         truncated = self.truncated or any(len(x) > MAX_ENTRIES for x in lists)
         return {"written": self.written[:MAX_ENTRIES], "deleted": self.deleted[:MAX_ENTRIES],
-                "read": self.read[:MAX_ENTRIES], "net": net, "truncated": truncated, "recorder": RECORDER}
+                "read": self.read[:MAX_ENTRIES], "net": net, "truncated": truncated, "reads_shared": reads_shared,
+                "recorder": RECORDER}
 
 
 def observe(recorder: EffectsRecorder | None, result: Any) -> None:
@@ -132,7 +133,10 @@ class EffectsRecorder:
     (host dir, inside path) pairs; `net` returns the sandbox interface's (rx, tx) byte
     counters, or is None when the network is off."""
 
-    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None):
+    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None,
+                 *, reads_shared: bool = False):
+        # reads_shared: the public directory is not this sandbox's own copy (inputs.py)
+        self.reads_shared = reads_shared
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
         self.net = net
         self.inotify = Inotify()
@@ -297,7 +301,7 @@ class EffectsRecorder:
             if inside is not None:
                 self._record(fx, path, inside, state)
         self._record_gone_dirs(fx, gone)
-        return fx.as_dict(self._net_delta())
+        return fx.as_dict(self._net_delta(), self.reads_shared)
 
     def _add_new_dir_files(self, call: _Call) -> None:
         """A directory created (or moved in) during the call had no watch yet: everything in
