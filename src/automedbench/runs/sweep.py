@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -428,73 +428,111 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
         pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
         check_endpoints([c.agent for c in pending], spec.options.agent_config_paths, checks.scripted)
         locked = check_lock(root, spec, force=force, scripted=checks.scripted)
-        results: dict[Cell, CellResult] = {}
-        todo: deque[Cell] = deque()
-        for cell in cells:
-            state, end = classify(cell, root, spec.retries)
-            if state == "finished" and _superseded(cell, root, locked):
-                state = "new"   # ran with another agent configuration (adopted with --force): run again
-            if resume and state == "finished":
-                results[cell] = CellResult(cell, cell.dir(root), "skipped", end_reason=end,
-                                           attempts=past_attempts(cell, root) + 1)
-            elif resume and state == "infra_final":
-                results[cell] = CellResult(cell, cell.dir(root), "infra", end_reason=end,
-                                           attempts=past_attempts(cell, root) + 1)
-            else:
-                if state == "retry":
-                    _archive_attempt(cell, root)
-                elif state != "new":
-                    _clean(cell.dir(root))
-                todo.append(cell)
+        results, todo = _plan(cells, root, spec.retries, locked, resume)
         emit(SweepEvent("plan", total=len(cells), todo=len(todo)))
         for cell, res in results.items():
             emit(SweepEvent("skip", cell, res))
 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
-        if todo:   # before the first cell: resource requests the executor can never meet
-            try:
-                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
-            except BaseException:
-                pool.shutdown(kill=True)
-                raise
-        running: dict[Any, Cell] = {}
-        crashes: dict[Cell, int] = {}
         try:
-            while todo or running:
-                # start what fits, in order (a big run waits for its slots rather than being overtaken forever)
-                while todo:
-                    cell = todo[0]
-                    need = _resources(spec, tasks[cell.task])
-                    why = pool.check(need)
-                    if why:
-                        todo.popleft()
-                        results[cell] = CellResult(cell, cell.dir(root), "failed", error=why)
-                        emit(SweepEvent("finish", cell, results[cell], running=list(running.values())))
-                        continue
-                    if not pool.can_start(need):
-                        break
-                    todo.popleft()
-                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), spec.options, run, need)
-                    running[pool.submit(job)] = cell
-                    emit(SweepEvent("start", cell, running=list(running.values())))
-                if not running:
-                    continue
-                for handle, jr in pool.wait(list(running), poll_s):
-                    cell = running.pop(handle)
-                    outcome = _settle(cell, root, jr, spec.retries, crashes)
-                    if outcome is None:  # retried
-                        todo.appendleft(cell)
-                        emit(SweepEvent("retry", cell, message=jr.error or "infrastructure fault",
-                                        running=list(running.values())))
-                        continue
-                    results[cell] = outcome
-                    emit(SweepEvent("finish", cell, outcome, running=list(running.values())))
+            if todo:   # before the first cell: resource requests the executor can never meet
+                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
+            _Scheduler(pool, root, spec, tasks, run, emit, results).drain(todo, poll_s)
         except BaseException:  # Ctrl-C, SIGTERM, a bug: stop the runs; a restart re-runs them
             pool.shutdown(kill=True)
             raise
         pool.shutdown()
     return [results[c] for c in cells]
+
+
+def _plan(cells: list[Cell], root: Path, retries: int, locked: dict[str, Any],
+          resume: bool) -> tuple[dict[Cell, CellResult], deque[Cell]]:
+    """What a (re)start does with each cell (module doc): resuming, a finished cell is skipped
+    and one out of infrastructure retries keeps its last attempt; a finished cell of another
+    agent configuration runs again; a cell to retry has its attempt archived, a partial one is
+    cleaned; everything else is queued in matrix order."""
+    results: dict[Cell, CellResult] = {}
+    todo: deque[Cell] = deque()
+    for cell in cells:
+        state, end = classify(cell, root, retries)
+        if state == "finished" and _superseded(cell, root, locked):
+            state = "new"   # ran with another agent configuration (adopted with --force): run again
+        if resume and state in ("finished", "infra_final"):
+            results[cell] = CellResult(cell, cell.dir(root), "skipped" if state == "finished" else "infra",
+                                       end_reason=end, attempts=past_attempts(cell, root) + 1)
+            continue
+        if state == "retry":
+            _archive_attempt(cell, root)
+        elif state != "new":
+            _clean(cell.dir(root))
+        todo.append(cell)
+    return results, todo
+
+
+class _Slots(Protocol):
+    """What the scheduler needs of an executor (runs/executors.py)."""
+
+    def check(self, res: Resources) -> str | None: ...
+
+    def can_start(self, res: Resources) -> bool: ...
+
+    def submit(self, job: RunJob) -> Any: ...
+
+    def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, JobResult]]: ...
+
+
+class _Scheduler:
+    """Runs the queued cells on the executor until none is queued or running, recording each
+    cell's result and telling `emit` about every start, finish and retry."""
+
+    def __init__(self, pool: _Slots, root: Path, spec: SweepSpec, tasks: dict[str, Task], run: RunFunction,
+                 emit: Callable[[SweepEvent], None], results: dict[Cell, CellResult]) -> None:
+        self.pool, self.root, self.spec, self.tasks = pool, root, spec, tasks
+        self.run, self.emit, self.results = run, emit, results
+        self.job_options = spec.options   # every cell runs with the sweep's options (RunOptions)
+        self.running: dict[Any, Cell] = {}
+        self.crashes: dict[Cell, int] = {}
+
+    def drain(self, todo: deque[Cell], poll_s: float) -> None:
+        while todo or self.running:
+            self._start_what_fits(todo)
+            if self.running:
+                self._settle_finished(todo, poll_s)
+
+    def _start_what_fits(self, todo: deque[Cell]) -> None:
+        """Start queued cells in order while the executor has room: a big run waits for its
+        slots rather than being overtaken forever; a cell the executor can never hold fails,
+        with the reason, without blocking the queue."""
+        while todo:
+            cell = todo[0]
+            need = _resources(self.spec, self.tasks[cell.task])
+            why = self.pool.check(need)
+            if why:
+                todo.popleft()
+                self.results[cell] = CellResult(cell, cell.dir(self.root), "failed", error=why)
+                self.emit(SweepEvent("finish", cell, self.results[cell], running=list(self.running.values())))
+                continue
+            if not self.pool.can_start(need):
+                return
+            todo.popleft()
+            job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(self.root)), self.job_options, self.run, need)
+            self.running[self.pool.submit(job)] = cell
+            self.emit(SweepEvent("start", cell, running=list(self.running.values())))
+
+    def _settle_finished(self, todo: deque[Cell], poll_s: float) -> None:
+        """Wait up to `poll_s` for runs to end; each ended run is settled (_settle): a cell to
+        run again goes back to the front of the queue, any other gets its result."""
+        for handle, jr in self.pool.wait(list(self.running), poll_s):
+            cell = self.running.pop(handle)
+            outcome = _settle(cell, self.root, jr, self.spec.retries, self.crashes)
+            if outcome is None:  # retried
+                todo.appendleft(cell)
+                self.emit(SweepEvent("retry", cell, message=jr.error or "infrastructure fault",
+                                     running=list(self.running.values())))
+                continue
+            self.results[cell] = outcome
+            self.emit(SweepEvent("finish", cell, outcome, running=list(self.running.values())))
 
 
 def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[Cell, int]) -> CellResult | None:
