@@ -114,6 +114,7 @@ bench: setup
 	$(BIN)/python bench/score_enhancement.py
 	$(BIN)/python bench/sandbox_overhead.py
 	$(BIN)/python bench/effects_overhead.py
+	$(BIN)/python bench/input_copy.py
 	$(BIN)/python bench/judge_digest.py
 
 clean:

@@ -103,6 +103,12 @@ def main() -> None:
             box.close()
             starts[key].append((time.perf_counter() - t) * 1000)
 
+    _print_report(args, mode, calls, starts, docker_note)
+
+
+def _print_report(args: argparse.Namespace, mode: str, calls: dict[str, list[float]], starts: dict[str, list[float]],
+                  docker_note: str) -> None:
+    """The table: per-call medians against a bare subprocess, then start-up times."""
     mb = statistics.median(calls["bare"])
     print(f"N={args.n} calls, {args.opens} start-ups; privilege mode={mode} python={sys.version.split()[0]} (harness)")
     print(row("bare subprocess", calls["bare"]))

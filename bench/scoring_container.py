@@ -37,8 +37,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             stage("mni-brain-lesion", root / "data", n_cases=2, quiet=True)
-            run = api.run_one("brain-lesion-seg", "standard", "reference", root / "runs", sandbox="docker",
-                              data_root=root / "data", network=False).run_dir
+            run = api.run_one("brain-lesion-seg", "standard", "reference", root / "runs", api.RunOptions(sandbox="docker",
+                              data_root=root / "data", network=False)).run_dir
             here: list[float] = []
             boxed: list[float] = []
             for i in range(args.n):

@@ -131,14 +131,14 @@ def test_every_registered_track_gives_every_task_an_output_contract():
 def test_a_plugin_that_is_not_a_track_is_skipped_with_a_warning(tmp_path, monkeypatch, caplog):
     """The registry validates what an entry point loads: a broken third-party plug-in is left
     out with a warning naming it, and the harness keeps working with the other tracks."""
-    from automedbench.tracks import all_tracks
+    from automedbench.tracks import TRACKS, all_tracks
     (tmp_path / "not_a_track_pkg.py").write_text("TRACK = object()\n")
     info = tmp_path / "not_a_track_pkg-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: not-a-track-pkg\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[automedbench.tracks]\nbroken = not_a_track_pkg:TRACK\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    all_tracks.cache_clear()
+    TRACKS.reload()
     try:
         with caplog.at_level("WARNING"):
             tracks = all_tracks()
@@ -146,4 +146,4 @@ def test_a_plugin_that_is_not_a_track_is_skipped_with_a_warning(tmp_path, monkey
         assert not any(type(t).__module__ == "not_a_track_pkg" for t in tracks.values())
         assert any("broken" in r.getMessage() and "not a Track" in r.getMessage() for r in caplog.records)
     finally:
-        all_tracks.cache_clear()
+        TRACKS.reload()

@@ -30,7 +30,7 @@ def demo_runs(demo_data, tmp_path_factory):
     for task in ("brain-lesion-seg", "brain-tissue-seg"):
         for agent in ("reference", "careless", "empty"):
             tier = "standard" if task == "brain-lesion-seg" else "lite"
-            d = api.run_one(task, tier, agent, out, sandbox=BACKEND, data_root=demo_data, network=False).run_dir
+            d = api.run_one(task, tier, agent, out, api.RunOptions(sandbox=BACKEND, data_root=demo_data, network=False)).run_dir
             runs[task, agent] = (d, DetailReport.model_validate_json((d / "detail_report.json").read_text()))
     return runs
 
@@ -102,18 +102,18 @@ def test_rescore_is_stable(demo_runs):
 
 def test_sweep_resumes_and_isolates_failures(demo_data, tmp_path):
     out = tmp_path / "sweep"
-    first = api.sweep(["brain-lesion-seg"], ["lite"], ["empty", "crasher"], out, sandbox=BACKEND, data_root=demo_data)
+    first = api.sweep(["brain-lesion-seg"], ["lite"], ["empty", "crasher"], out, api.RunOptions(sandbox=BACKEND, data_root=demo_data))
     assert [(c.agent, err) for c, _, err in first] == [("empty", None), ("crasher", None)]
     crash = DetailReport.model_validate_json((Path(first[1][1]) / "detail_report.json").read_text())
     assert crash.run.end_reason == "agent_crash"
     stamp = (Path(first[0][1]) / "detail_report.json").stat().st_mtime_ns
-    again = api.sweep(["brain-lesion-seg"], ["lite"], ["empty", "crasher"], out, sandbox=BACKEND, data_root=demo_data)
+    again = api.sweep(["brain-lesion-seg"], ["lite"], ["empty", "crasher"], out, api.RunOptions(sandbox=BACKEND, data_root=demo_data))
     assert (Path(again[0][1]) / "detail_report.json").stat().st_mtime_ns == stamp  # skipped, not re-run
 
 
 def test_cheater_is_disqualified_with_evidence(demo_data, tmp_path):
-    run_dir = api.run_one("brain-lesion-seg", "lite", "cheater", tmp_path, sandbox=BACKEND, data_root=demo_data,
-                          network=False).run_dir
+    run_dir = api.run_one("brain-lesion-seg", "lite", "cheater", tmp_path, api.RunOptions(sandbox=BACKEND, data_root=demo_data,
+                          network=False)).run_dir
     r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     assert r.disqualified and r.rating == "F" and r.run.end_reason == "disqualified"
     assert r.overall == 0 and r.agentic == 0 and r.task.score == 0
@@ -136,8 +136,8 @@ def test_corrupt_private_reference_is_a_harness_fault_not_the_agents(demo_data, 
     fires an infrastructure code — never FORMAT_INVALID against the agent."""
     data = tmp_path / "data"
     shutil.copytree(demo_data / "mni-brain-lesion", data / "mni-brain-lesion")
-    clean_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox=BACKEND,
-                            data_root=data, network=False).run_dir
+    clean_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", api.RunOptions(sandbox=BACKEND,
+                            data_root=data, network=False)).run_dir
     clean = DetailReport.model_validate_json((clean_dir / "detail_report.json").read_text())
     (data / "mni-brain-lesion" / "private" / "case_001" / "organ.nii.gz").write_bytes(b"\x1f\x8b broken")
     r = api.score(clean_dir)
@@ -156,8 +156,8 @@ def test_run_records_what_ran_and_rescoring_says_when_the_task_changed(demo_data
     from automedbench.tracks.segmentation import SegmentationTrack
     src = SegmentationTrack.tasks_dir / "brain-lesion-seg"
     shutil.copytree(src, extra / "brain-lesion-seg")
-    run_dir = api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox=BACKEND,
-                          data_root=demo_data, network=False, tasks_dirs=[extra]).run_dir
+    run_dir = api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", api.RunOptions(sandbox=BACKEND,
+                          data_root=demo_data, network=False, tasks_dirs=[extra])).run_dir
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["task_snapshot"]["id"] == "brain-lesion-seg" and len(meta["task_hash"]) == 64
     assert meta["harness_version"] and meta["rubric_version"] and meta["manifest_sha256"]

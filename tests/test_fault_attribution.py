@@ -9,7 +9,7 @@ import pytest
 from automedbench import api
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
-from automedbench.sandbox import _BACKENDS, register_backend
+from automedbench.sandbox import SANDBOX_BACKENDS, register_backend
 from tests.helpers import amb, tiny_lesion_dataset
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -69,10 +69,10 @@ def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
     tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
     register_backend("bwrap-dies", DiesAfterTwoCalls)
     try:
-        run_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", sandbox="bwrap-dies",
-                              data_root=tmp_path / "data", network=False).run_dir
+        run_dir = api.run_one("brain-lesion-seg", "lite", "reference", tmp_path / "runs", api.RunOptions(sandbox="bwrap-dies",
+                              data_root=tmp_path / "data", network=False)).run_dir
     finally:
-        _BACKENDS.pop("bwrap-dies")
+        SANDBOX_BACKENDS.remove("bwrap-dies")
     r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     assert r.run.end_reason == "infra_error" and r.run.end_detail == "sandbox_died"
     assert [e.exit_code for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"] == [0, 0]
@@ -87,16 +87,20 @@ def test_version_and_help_name_what_options_take():
     assert amb("--version").stdout.strip().startswith("automedbench ")
     # every command's help in-process (typer's CliRunner runs the same app and prints the same
     # text, without a ~1 s interpreter start per command: docs/testing.md "Build once");
-    # `run --help` below is the real subprocess
+    # `run --help` below is the real subprocess.
+    # An option shows what it takes (its metavar), a flag nothing; only an argument may carry
+    # typer's type label (`TASK <str>`), which no public typer setting removes (docs/cli.md)
     from typer.testing import CliRunner
 
     from automedbench.cli import app
-    for command in (["run"], ["sweep"], ["score"], ["judge"], ["report"], ["prompt"], ["tasks", "show"],
-                    ["data", "stage"], ["agents", "list"], []):
+    for command in (["run"], ["sweep"], ["demo"], ["score"], ["judge"], ["report"], ["analyze"], ["export"],
+                    ["prompt"], ["tasks", "show"], ["data", "stage"], ["agents", "list"], ["sandbox", "exec"], []):
         shown = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"}, prog_name="automedbench")
         text = shown.stdout
         assert shown.exit_code == 0 and "Usage: automedbench" in text, (shown.exit_code, text, shown.exception)
-        assert "<bool>" not in text and "<list[" not in text and "<str>" not in text, text
+        assert "<bool>" not in text, text
+        options = [line.strip().split("  ")[0] for line in text.splitlines() if line.strip().startswith("-")]
+        assert "--help" in options and not [o for o in options if "<" in o], text
     run_help = amb("run", "--help", env={"COLUMNS": "200"}).stdout
     assert "lite|standard|pro" in run_help
     for option in ("--task", "--tier", "--agent", "--out", "--sandbox", "--network", "--judge", "--data-root",
@@ -122,8 +126,8 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
     monkeypatch.setenv("AUTOMEDBENCH_HOME", str(tmp_path / "home"))   # no agent runtime built here yet
     monkeypatch.delenv("AUTOMEDBENCH_AGENT_RUNTIME", raising=False)
     tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=2)
-    runs = [api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", sandbox="bwrap",
-                        data_root=tmp_path / "data", network=False).run_dir for _ in range(2)]
+    runs = [api.run_one("brain-lesion-seg", "lite", "empty", tmp_path / "runs", api.RunOptions(sandbox="bwrap",
+                        data_root=tmp_path / "data", network=False)).run_dir for _ in range(2)]
     first, second = (DetailReport.model_validate_json((d / "detail_report.json").read_text()).run for d in runs)
     assert first.setup_time_s > 2 * second.setup_time_s                # the build is the first run's setup
     assert first.wall_time_s < second.wall_time_s + first.setup_time_s / 2, (first, second)
@@ -149,9 +153,9 @@ def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):
     register_backend("flaky", flaky)
     try:
         [(_, run_dir, error)] = api.sweep(["brain-lesion-seg"], ["lite"], ["empty"], tmp_path / "sweep",
-                                             sandbox="flaky", data_root=tmp_path / "data", infra_retries=1)
+                                             api.RunOptions(sandbox="flaky", data_root=tmp_path / "data"), retries=1)
     finally:
-        _BACKENDS.pop("flaky")
+        SANDBOX_BACKENDS.remove("flaky")
     assert error is None and len(starts) == 2
     r = DetailReport.model_validate_json((Path(run_dir) / "detail_report.json").read_text())
     assert r.run.end_reason == "submitted" and "infra_error" not in r.flags and r.task.score == 0

@@ -16,7 +16,7 @@ def reports(tmp_path_factory, staged_once):
     root = tmp_path_factory.mktemp("demo-data")
     staged_once("mni-brain-lesion", root, n_cases=3)
     out = tmp_path_factory.mktemp("runs")
-    return {a: api.run_one("brain-lesion-seg", "lite", a, out, sandbox="bwrap", data_root=root, network=False)
+    return {a: api.run_one("brain-lesion-seg", "lite", a, out, api.RunOptions(sandbox="bwrap", data_root=root, network=False))
             for a in AGENTS}
 
 

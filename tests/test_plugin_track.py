@@ -29,7 +29,7 @@ def test_the_core_never_names_the_plugin_track():
 def runs(tmp_path_factory):
     data = tmp_path_factory.mktemp("toy-data")
     out = tmp_path_factory.mktemp("toy-runs")
-    return {agent: api.run_one("toy-threshold", "lite", agent, out, sandbox="bwrap", data_root=data, network=False).run_dir
+    return {agent: api.run_one("toy-threshold", "lite", agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False)).run_dir
             for agent in ("reference", "careless", "empty")}, out
 
 

@@ -1,10 +1,12 @@
-"""The Python API. The CLI (cli.py) is a thin layer over these functions.
+"""The Python API. The CLI (cli/) is a thin layer over these functions.
 
-    run_one(task, tier, agent, out_dir)   one cell -> its DetailReport (report.run_dir: the run directory)
-    sweep(tasks, tiers, agents, ...)      many cells, resumable, in a process pool
-    score(run_dir)                        re-score a saved run from its workspace alone
-    judge(run_dirs, judges)               re-judge saved runs (S1..S3) without the agent
-    report(paths, out_dir)                leaderboard from run directories
+    run_one(task, tier, agent, out_dir, options)   one cell -> its DetailReport (report.run_dir: the run directory)
+    sweep(tasks, tiers, agents, out_dir, options)  many cells, resumable, in a process pool
+    score(run_dir)                                 re-score a saved run from its workspace alone
+    judge(run_dirs, judges)                        re-judge saved runs (S1..S3) without the agent
+    report(collect(paths), out_dir)                leaderboard from run directories
+
+`options` is one RunOptions (runs/options.py): the one list of a run's options.
 """
 from __future__ import annotations
 
@@ -18,14 +20,14 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, Callable, Iterable
+from types import FrameType, SimpleNamespace
+from typing import Any, Callable, Iterable, Iterator, NoReturn
 
 from . import __version__
 from .agents import Agent, AgentContext, RunStopped, ToolBox, get_agent, scripted_agents
 from .agents import check_ready as check_agent_ready
 from .data import DatasetError, DatasetPaths, dataset_paths, sha256_file
-from .datasets import DATASETS, stage
+from .datasets import DATASETS, all_datasets, stage
 from .errors import InfrastructureError, RunInterrupted, UserError, one_line
 from .llm.answer_judge import get_answer_judge
 from .prompts.render import kickoff_message, render_prompt
@@ -43,16 +45,17 @@ from .runs.models import (
 )
 from .runs.preflight import check_endpoints as check_agent_endpoints
 from .runs.preflight import check_scripted_methods
-from .runs.sweep import Cell, CellResult, RunOptions, SweepChecks, SweepSpec
+from .runs.options import RunOptions
+from .runs.sweep import Cell, CellResult, SweepChecks, SweepConfigError, SweepEvent, SweepSpec, load_sweep_file
 from .runs.sweep import run_sweep as run_cells
 from .runs.sweep import validate as validate_cells
-from .runs.trace import TraceWriter
+from .runs.trace import TraceWriter, slowest_execution
 from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
 from .sandbox.docker import score_in_container
 from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
 from .scoring.judge import Judge, get_judge
-from .scoring.judge.calibration import evaluate, saved_path
+from .scoring.judge.calibration import EvalReport, evaluate, saved_path
 from .scoring.rubric import load_rubric
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
 from .tasks import Task, check_tier, discover, get_task
@@ -139,39 +142,38 @@ def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
                              "grade its own work. Pick another judge, or pass --allow-self-judge")
 
 
-def prepare_run(task_id: str, tier: str, agent_name: str, *, sandbox: str | None = None,
-                data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
-                agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-                answer_judge: str | None = None, allow_self_judge: bool = False) -> Prepared:
+def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None) -> Prepared:
     """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
-    agent's own model unless `allow_self_judge`), sandbox backend, data staged. Raises
+    agent's own model unless `options.allow_self_judge`), sandbox backend, data staged. Raises
     UserError before any agent turn or paid call."""
-    task = get_task(task_id, tasks_dirs)
+    options = options or RunOptions()
+    agent_configs = options.agent_config_paths
+    task = get_task(task_id, options.tasks_dir_paths)
     check_tier(tier)
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     # a scripted agent with no method here would only crash (runs/preflight.py)
     check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})
-    judge = get_judge(judges, agent_configs)
+    judge = get_judge(options.judges, agent_configs)
     _check_llm_ready(judge, "judge")
-    check_self_judge(agent, judge, allow_self_judge)
-    if answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
-        get_answer_judge(answer_judge, agent_configs)
-    backend = sandbox or default_backend()
+    check_self_judge(agent, judge, options.allow_self_judge)
+    if options.answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
+        get_answer_judge(options.answer_judge, agent_configs)
+    backend = options.sandbox or default_backend()
     check_backend(backend)
-    data = ensure_dataset(task, data_root)
+    data = ensure_dataset(task, options.data_root)
     return Prepared(task, agent, judge, backend, data)
 
 
 @contextmanager
-def _interrupts_as_exceptions():
+def _interrupts_as_exceptions() -> Iterator[None]:
     """SIGTERM raises RunInterrupted (like Ctrl-C raises KeyboardInterrupt), so a killed run
     still closes its records. Only the main thread can own signal handlers."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def on_term(signum, frame):
+    def on_term(signum: int, frame: FrameType | None) -> NoReturn:
         raise RunInterrupted("SIGTERM")
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
@@ -198,23 +200,21 @@ def _agent_end(info: RunInfo, reason: str | None) -> None:
         info.end_reason, info.end_detail = "agent_finished", str(reason)
 
 
-def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "runs", *,
-            run_dir: Path | None = None, sandbox: str | None = None, network: bool | None = None,
-            data_root: Path | str | None = None, tasks_dirs: list[Path] | None = None,
-            agent_configs: list[Path] | None = None, judges: list[str] | None = None,
-            answer_judge: str | None = None, exec_timeout_s: float = 600.0,
-            allow_self_judge: bool = False) -> DetailReport:
+def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "runs",
+            options: RunOptions | None = None, *, run_dir: Path | str | None = None) -> DetailReport:
     """Run one (task, tier, agent) cell end to end and score it. Returns its DetailReport;
-    `report.run_dir` is the run directory (run.json, trace, conversation, workspace).
+    `report.run_dir` is the run directory (run.json, trace, conversation, workspace), created
+    under `out_dir` unless `run_dir` names it. `options`: sandbox, network, judges, data...
+    (runs/options.py; the defaults when None).
 
     User errors (unknown task/tier/agent/judge/backend, missing key, unstaged data) raise
     UserError before anything runs. Agent faults (crash, limits, violations) end the run and
     are recorded; the run is still scored. A sandbox that cannot start or dies, or a provider
     that stays down, ends the run as `infra_error` (scored null, never charged to the agent).
     Ctrl-C / SIGTERM close the run as `interrupted`, unscored, and raise RunInterrupted."""
-    prep = prepare_run(task_id, tier, agent_name, sandbox=sandbox, data_root=data_root, tasks_dirs=tasks_dirs,
-                       agent_configs=agent_configs, judges=judges, answer_judge=answer_judge,
-                       allow_self_judge=allow_self_judge)
+    options = options or RunOptions()
+    prep = prepare_run(task_id, tier, agent_name, options)
+    exec_timeout_s, network, judges = options.exec_timeout_s, options.network, options.judges
     task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
     manifest = data.load_manifest()
 
@@ -239,12 +239,12 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                    config_hash=config_hash(agent_conf))
     snapshot = task.snapshot()
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
-                   tasks_dirs=[str(Path(p).resolve()) for p in (tasks_dirs or [])],
+                   tasks_dirs=[str(Path(p).resolve()) for p in (options.tasks_dirs or [])],
                    case_ids=[c["case_id"] for c in manifest["cases"]],
                    task_snapshot=snapshot, task_hash=task_hash(snapshot),
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
                    rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
-                   answer_judge=answer_judge,
+                   answer_judge=options.answer_judge,
                    limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
     write_json_atomic(files.meta, meta)
     trace = TraceWriter(files.trace, t_setup)
@@ -316,7 +316,8 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
     if interrupted is not None:
         raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
 
-    return score_run(run_dir, judge=prep.judge, agent_configs=agent_configs, container_scorer=score_in_container)
+    return score_run(run_dir, judge=prep.judge, agent_configs=options.agent_config_paths,
+                     container_scorer=score_in_container)
 
 
 def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,
@@ -369,7 +370,8 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     return reports
 
 
-def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None, *, record: bool = True):
+def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None, *,
+               record: bool = True) -> EvalReport:
     """Measure a judge on the packaged calibration set (docs/judge.md): per rubric item n,
     accuracy, Cohen's kappa (weighted for the S3 ladder), confusion, disagreements, and
     whether the floors are met. Returns scoring.judge.calibration.EvalReport.
@@ -383,29 +385,32 @@ def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None
         target = saved_path(rep.judge)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(rep.as_dict(), indent=1, default=str) + "\n")
+            target.write_text(calibration_json(rep) + "\n")
             rep.saved_to = target
         except OSError as exc:
             log.warning("could not keep the calibration in %s: %s", target, exc)
     return rep
 
 
+def calibration_json(rep: EvalReport) -> str:
+    """A judge measurement as saved under <home>/calibration/ and by `judge-eval --save`."""
+    return json.dumps(rep.as_dict(), indent=1, default=str)
+
+
 # ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
-def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], **kwargs) -> None:
+def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], options: RunOptions) -> None:
     """Every user error of a sweep before any cell runs. None of prepare_run's checks depends
     on the combination, so each task (and its data), tier and agent is checked once, not
     once per (task, tier, agent)."""
     if not (tasks and tiers and agents):
         return
-    keys = ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge", "allow_self_judge")
-    kw: dict[str, Any] = {k: kwargs.get(k) for k in keys}
     for t in tasks:
-        prepare_run(t, tiers[0], agents[0], **kw)
+        prepare_run(t, tiers[0], agents[0], options)
     for tier in tiers[1:]:
         check_tier(tier)
     for a in agents[1:]:
-        prepare_run(tasks[0], tiers[0], a, **kw)
+        prepare_run(tasks[0], tiers[0], a, options)
 
 
 def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) -> None:
@@ -427,37 +432,48 @@ def validate_sweep(spec: SweepSpec) -> None:
     validate_cells(spec, sweep_checks())
 
 
-def run_sweep(spec: SweepSpec, root: Path | str, **options: Any) -> list[CellResult]:
+def sweep_spec(config: Path | None = None, *, tasks: list[str] | None = None, tiers: list[str] | None = None,
+               agents: list[str] | None = None, repeats: int | None = None, retries: int | None = None,
+               options: RunOptions | None = None) -> SweepSpec:
+    """The sweep `automedbench sweep` asks for: a sweep file, or lists of tasks, tiers and
+    agents (not both). Each option `options` sets (the command line's flags) overrides the
+    file's, with its paths made absolute (docs/sweeps.md). Raises SweepConfigError."""
+    if config is not None:
+        if tasks or agents or tiers or repeats:
+            raise SweepConfigError("give either SWEEP.yaml or --task/--agent/--tier/--repeats, not both")
+        spec = load_sweep_file(config)
+    else:
+        if not tasks or not agents:
+            raise SweepConfigError("give SWEEP.yaml, or at least one --task and one --agent")
+        spec = SweepSpec(agents=agents, tasks=tasks, tiers=tiers or ["lite"], repeats=repeats or 1)
+    merged = spec.options.overridden_by((options or RunOptions()).resolved())
+    return spec.model_copy(update={"options": merged, **({"retries": retries} if retries is not None else {})})
+
+
+def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, executor: str | None = None,
+              address: str | None = None, force: bool = False, resume: bool = True, gpus: list[str] | None = None,
+              on_event: Callable[[SweepEvent], None] | None = None, poll_s: float = 0.5) -> list[CellResult]:
     """runs/sweep.py's `run_sweep` with this module's run_one and sweep_checks() handed in (the
-    runs layer does not import the API). `options`: workers, executor, address, force, resume,
-    gpus, on_event, poll_s."""
-    return run_cells(spec, root, run=run_one, checks=sweep_checks(), **options)
+    runs layer does not import the API)."""
+    return run_cells(spec, root, run=run_one, checks=sweep_checks(), workers=workers, executor=executor,
+                     address=address, force=force, resume=resume, gpus=gpus, on_event=on_event, poll_s=poll_s)
 
 
-def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs", *,
-          repeats: int = 1, workers: int = 1, resume: bool = True, executor: str = "local",
-          address: str | None = None, retries: int = 2, force: bool = False, infra_retries: int | None = None,
+def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs",
+          options: RunOptions | None = None, *, repeats: int = 1, workers: int = 1, resume: bool = True,
+          executor: str = "local", address: str | None = None, retries: int = 2, force: bool = False,
           progress: Callable[[Cell, str, str | None], None] | None = None,
-          on_event: Callable | None = None, **run_options) -> list[tuple[Cell, str, str | None]]:
+          on_event: Callable[[SweepEvent], None] | None = None) -> list[tuple[Cell, str, str | None]]:
     """Run every (task, tier, agent, repeat) cell, crash-safe and resumable (see
-    `automedbench.runs.sweep`). `run_options` are run_one's (sandbox, network, judges,
-    data_root, tasks_dirs, agent_configs, exec_timeout_s). Returns (cell, run_dir,
-    error-or-None) for every cell; `progress` is called once per finished or skipped cell."""
-    opts = {k: v for k, v in run_options.items() if v is not None}
-    for key in ("tasks_dirs", "agent_configs"):
-        if key in opts:
-            opts[key] = [str(Path(p).resolve()) for p in opts[key]]
-    if "data_root" in opts:
-        opts["data_root"] = str(Path(opts["data_root"]).resolve())
-    if infra_retries is not None:  # the earlier name of `retries`
-        retries = infra_retries
+    `automedbench.runs.sweep`), each with `options` (its paths made absolute). Returns (cell,
+    run_dir, error-or-None) for every cell; `progress` is called once per finished or skipped cell."""
     spec = SweepSpec(agents=agents, tasks=tasks, tiers=tiers, repeats=repeats, retries=retries,
-                     options=RunOptions(**opts))
+                     options=(options or RunOptions()).resolved())
 
-    def relay(ev):
+    def relay(ev: SweepEvent) -> None:
         if on_event:
             on_event(ev)
-        if progress and ev.kind in ("skip", "finish"):
+        if progress and ev.kind in ("skip", "finish") and ev.cell is not None and ev.result is not None:
             progress(ev.cell, str(ev.result.run_dir), ev.result.error)
     results = run_sweep(spec, out_dir, workers=workers, executor=executor, address=address, force=force,
                         resume=resume, on_event=relay)
@@ -469,15 +485,35 @@ def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path |
 @dataclass
 class SweepOutcome:
     """A finished sweep and the site built from its root."""
-    results: list            # runs.sweep.CellResult, one per cell
-    reports: list[DetailReport]
-    site: Path               # the site's index.html
-    site_s: float            # seconds the site took to build
+    results: list[CellResult]          # one per cell, in matrix order
+    reports: ReportList                # this sweep's runs (their directories in reports.run_dirs)
+    site: Path                         # the site's index.html
+    site_s: float                      # seconds the site took to build
+
+    @property
+    def scored(self) -> list[DetailReport]:
+        return [r for r in self.reports if r.overall is not None]
+
+    @property
+    def infra(self) -> list[CellResult]:
+        """Cells whose last attempt ended on an infrastructure fault (not the agent's)."""
+        return [r for r in self.results if r.status == "infra"]
+
+    @property
+    def unscored(self) -> list[CellResult]:
+        """Cells that failed or ended on an infrastructure fault."""
+        return [r for r in self.results if r.status in ("failed", "infra")]
+
+    @property
+    def ok(self) -> bool:
+        """Every cell scored or skipped, and at least one run scored: else `sweep` exits 1
+        (docs/sweeps.md)."""
+        return bool(self.scored) and not self.unscored
 
 
-def sweep_and_report(spec, out_dir: Path | str, *, site_dir: Path | str | None = None,
+def sweep_and_report(spec: SweepSpec, out_dir: Path | str, *, site_dir: Path | str | None = None,
                      workers: int | None = None, executor: str | None = None, address: str | None = None,
-                     force: bool = False, resume: bool = True, on_event: Callable | None = None,
+                     force: bool = False, resume: bool = True, on_event: Callable[[SweepEvent], None] | None = None,
                      judge_calibration: list[Path] | None = None) -> SweepOutcome:
     """Validate (user errors before any run), run the sweep crash-safely, then build the site
     over everything under the sweep root. The CLI's `sweep` and `demo` are thin layers over this."""
@@ -501,11 +537,17 @@ class DemoOutcome:
     datasets: dict[str, Path]          # task -> its built dataset
     steps: list[tuple[str, float]]     # (step, seconds): datasets, sweep, site
     total_s: float
+    slowest_call: str                  # the longest tool call of the sweep, '' if none (runs/trace.py)
+
+    @property
+    def slowest_step(self) -> tuple[str, float]:
+        return max(self.steps, key=lambda s: s[1])
 
 
 def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2, tiers: list[str] | None = None,
          sandbox: str | None = None, data_root: Path | str | None = None,
-         on_dataset: Callable[[str, Path], None] | None = None, on_event: Callable | None = None) -> DemoOutcome:
+         on_dataset: Callable[[str, Path], None] | None = None,
+         on_event: Callable[[SweepEvent], None] | None = None) -> DemoOutcome:
     """Build the embedded datasets of the demo tasks (one per track), sweep the built-in agents
     over them (network off, `repeats` per cell so the CIs mean something), build the site."""
     out_dir = Path(out_dir)
@@ -520,12 +562,67 @@ def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2
     t_cal = time.monotonic()
     judge_eval(["heuristic"])
     steps.append(("measure the heuristic judge (judge-eval)", time.monotonic() - t_cal))
+    options = RunOptions(sandbox=sandbox, network=False, data_root=data_root).resolved()
     spec = SweepSpec(agents=list(DEMO_AGENTS), tasks=list(datasets), tiers=list(tiers or ["lite"]), repeats=repeats,
-                     options=RunOptions(sandbox=sandbox, network=False,
-                                        data_root=str(Path(data_root).resolve()) if data_root else None))
+                     options=options)
     t1 = time.monotonic()
     outcome = sweep_and_report(spec, out_dir / "runs", site_dir=out_dir / "leaderboard", workers=workers,
                                resume=False, force=True, on_event=on_event)
     steps.append((f"sweep of {len(outcome.results)} runs ({workers} workers)", time.monotonic() - t1 - outcome.site_s))
     steps.append(("build the site", outcome.site_s))
-    return DemoOutcome(outcome, datasets, steps, time.monotonic() - t0)
+    slowest = slowest_execution([Path(r.run_dir) for r in outcome.results])
+    return DemoOutcome(outcome, datasets, steps, time.monotonic() - t0, slowest)
+
+
+# ---- tasks, datasets and saved runs, for the commands that list and report them ----------
+
+def task_info(task: Task, data_root: Path | str | None = None) -> dict[str, Any]:
+    """A task as `tasks show` / `tasks list --json` print it: its YAML fields, folder, whether
+    its dataset is staged, case ids and where its public/private data are."""
+    paths = dataset_paths(task.dataset, data_root)
+    staged = paths.is_staged()
+    d = task.model_dump(mode="json")
+    d["folder"] = str(task.folder)
+    d["dataset_staged"] = staged
+    d["case_ids"] = paths.case_ids() if staged else []
+    d["public_dir"] = str(paths.public) if staged else None
+    d["private_dir"] = str(paths.private) if staged else None
+    return d
+
+
+def task_ids_by_data(tasks_dirs: list[Path] | None = None) -> tuple[list[str], list[str]]:
+    """(tasks whose dataset is built offline, tasks that need an official dataset staged)."""
+    datasets = all_datasets()
+    offline: list[str] = []
+    official: list[str] = []
+    for t in sorted(discover(tasks_dirs).values(), key=lambda t: t.id):
+        info = datasets.get(t.dataset)
+        (offline if info is not None and info.kind == "demo" else official).append(t.id)
+    return offline, official
+
+
+def collect(paths: list[Path]) -> ReportList:
+    """The saved runs under `paths` for `report` and `analyze`. A missing path, or no run
+    report at all, is a UserError; unreadable reports are skipped and listed in `warnings`."""
+    for p in paths:
+        if not p.exists():
+            raise UserError(f"{p}: no such file or directory")
+    logging.getLogger("automedbench.report.collect").setLevel(logging.ERROR)   # the warnings go on the page
+    reports = collect_reports(paths)
+    if not reports:
+        skipped = [w for w in reports.warnings if "skipped" in w]
+        raise UserError(f"no run reports (detail_report.json) under {', '.join(str(p) for p in paths)}"
+                        + (f"; {len(skipped)} unreadable, first: {skipped[0]}" if skipped else ""))
+    return reports
+
+
+def report(reports: ReportList, out_dir: Path | str = "leaderboard", *, profile: str = "ours",
+           judge_calibration: list[Path] | None = None) -> Path:
+    """The leaderboard site of `reports` (api.collect) in `out_dir`; returns its index.html.
+    `judge_calibration`: `judge-eval --save` files for the footer (default: every file under
+    <home>/calibration/, docs/site.md); a missing one is a UserError."""
+    for f in judge_calibration or []:
+        if not f.is_file():
+            raise UserError(f"--judge-calibration {f}: no such file")
+    return write_leaderboard(reports, out_dir, profile=profile,
+                             judge_calibration=judge_calibration or default_calibration_files())

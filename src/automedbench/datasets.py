@@ -19,49 +19,67 @@ from pathlib import Path
 from typing import Any
 
 from .data import DatasetError, DatasetInfo, DatasetPaths, dataset_paths, swap_into_place
-from .tracks.registry import all_tracks
+from .plugins import Registry
+from .tracks.registry import TRACKS
+
+
+def _track_datasets() -> Iterator[tuple[str, DatasetInfo, str]]:
+    """Every registered track's datasets (`TrackAssets.datasets()`), attributed to the track's origin."""
+    for entry in TRACKS.entries():
+        for info in entry.obj.datasets():
+            yield info.name, info, entry.origin
+
+
+def _dataset_info(obj: Any, where: str) -> DatasetInfo:
+    if not isinstance(obj, DatasetInfo):
+        raise DatasetError(f"{where}: not a DatasetInfo (automedbench.data.DatasetInfo)")
+    return obj
+
+
+# The catalog, one kind of the one registry (docs/architecture.md "One registry"): the datasets a
+# track declares (re-read whenever the tracks change), plug-ins of the entry-point group
+# `automedbench.datasets` (a DatasetInfo each) and run-time additions (`DATASETS[name] = info`).
+DATASET_REGISTRY: Registry[DatasetInfo] = Registry(
+    "dataset", group="automedbench.datasets", validate=_dataset_info, name_of=lambda i: i.name,
+    describe=lambda i: i.description, builtins=_track_datasets, follows=TRACKS, error=DatasetError)
 
 
 def all_datasets() -> dict[str, DatasetInfo]:
-    """Every dataset of every registered track (tracks declare them in `datasets()`)."""
-    found: dict[str, DatasetInfo] = dict(_registered)
-    for track in all_tracks().values():
-        for info in track.datasets():
-            found.setdefault(info.name, info)
-    return found
-
-
-_registered: dict[str, DatasetInfo] = {}   # added at run time (tests, notebooks): DATASETS[name] = info
+    """Every dataset of every registered track (tracks declare them in `datasets()`), plug-ins and additions."""
+    return dict(DATASET_REGISTRY.items())
 
 
 class _Datasets(MutableMapping[str, DatasetInfo]):
-    """Mapping view of all datasets; assignment registers one at run time (tests)."""
+    """Mapping view of the catalog; assignment registers one at run time (tests, notebooks)."""
 
     def __getitem__(self, name: str) -> DatasetInfo:
-        return all_datasets()[name]
+        if name not in DATASET_REGISTRY:
+            raise KeyError(name)
+        return DATASET_REGISTRY.get(name)
 
     def __setitem__(self, name: str, info: DatasetInfo) -> None:
-        _registered[name] = info
+        # attributed to the module of its builder ("module:function"): a test's is a run-time addition
+        DATASET_REGISTRY.add(name, info, replace=True, module=info.builder_path.partition(":")[0])
 
     def __delitem__(self, name: str) -> None:
-        del _registered[name]
+        DATASET_REGISTRY.remove(name)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(all_datasets())
+        return iter(DATASET_REGISTRY.names())
 
     def __len__(self) -> int:
-        return len(all_datasets())
+        return len(DATASET_REGISTRY.names())
 
 
 DATASETS = _Datasets()
 
 
 def get(name: str) -> DatasetInfo:
-    found = all_datasets()
-    if name not in found:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}. To stage your own "
-                           f"data: automedbench data stage {name} --from-folder DIR --task TASK (docs/your-task.md)")
-    return found[name]
+    if name not in DATASET_REGISTRY:
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASET_REGISTRY.names()))}. To stage "
+                           f"your own data: automedbench data stage {name} --from-folder DIR --task TASK "
+                           "(docs/your-task.md)")
+    return DATASET_REGISTRY.get(name)
 
 
 def _check_required_fields(info: DatasetInfo, manifest: dict[str, Any]) -> None:
@@ -147,5 +165,5 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
 
 def describe() -> list[dict[str, Any]]:
     """One row per dataset, for ``automedbench data list``."""
-    return [{"name": i.name, "kind": i.kind, "track": i.track, "description": i.description,
-             "options": dict(i.options)} for i in all_datasets().values()]
+    return [{"name": e.name, "kind": e.obj.kind, "track": e.obj.track, "origin": e.origin,
+             "description": e.description, "options": dict(e.obj.options)} for e in DATASET_REGISTRY.entries()]

@@ -1,4 +1,4 @@
-"""The sweep's progress bar on the terminal (the `sweep` and `demo` commands of cli.py).
+"""The sweep's progress bar on the terminal (the `sweep` and `demo` commands of cli/running.py).
 
 It is handed to api.sweep_and_report / api.demo as `on_event` and only draws: done/total,
 elapsed time and ETA, counts of failed, infrastructure-ended and retried cells, and the cells

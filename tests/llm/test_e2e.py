@@ -46,8 +46,8 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch, bac
     # the agent only knows the paths its prompt gives: inside bwrap the data is at /data/public
     data_dir = "/data/public" if backend == "bwrap" else str((data_root / "mni-brain-lesion" / "public").resolve())
     fake_openai.push(*agent_script(data_dir), completion(json.dumps(VERDICT)))
-    run_dir = api.run_one("brain-lesion-seg", "lite", "fake-agent", tmp_path / "runs", sandbox=backend,
-                          data_root=data_root, agent_configs=[cfg], judges=["fake-judge"], exec_timeout_s=60).run_dir
+    run_dir = api.run_one("brain-lesion-seg", "lite", "fake-agent", tmp_path / "runs", api.RunOptions(sandbox=backend,
+                          data_root=data_root, agent_configs=[cfg], judges=["fake-judge"], exec_timeout_s=60)).run_dir
     report = json.loads((run_dir / "detail_report.json").read_text())
     run = report["run"]
     assert run["end_reason"] == "submitted" and run["submitted"] and run["model"] == "fake-coder"
@@ -107,8 +107,8 @@ def test_run_one_provider_down_is_infrastructure(fake_openai, tmp_path):
     base_url: {fake_openai.url}
     retry: {{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}}
 """)
-    run_dir = api.run_one("brain-lesion-seg", "lite", "down", tmp_path / "runs", sandbox="local",
-                          data_root=data_root, agent_configs=[cfg]).run_dir
+    run_dir = api.run_one("brain-lesion-seg", "lite", "down", tmp_path / "runs", api.RunOptions(sandbox="local",
+                          data_root=data_root, agent_configs=[cfg])).run_dir
     report = json.loads((run_dir / "detail_report.json").read_text())
     # docs/faults.md: an outage after retries is infra_error (the cause kept as detail), nobody's score
     assert report["run"]["end_reason"] == "infra_error" and report["run"]["end_detail"] == "provider_unavailable"

@@ -98,8 +98,8 @@ def test_lite_task_few_turns_on_real_llamacpp(llamacpp_server, tmp_path):
     limits: {{max_turns: {TURNS}}}
     nudges: 2
 """)
-        run_dir = api.run_one("brain-lesion-seg", "lite", "llamacpp-gemma", tmp_path / "runs", sandbox="local",
-                              data_root=data_root, agent_configs=[cfg], exec_timeout_s=60).run_dir
+        run_dir = api.run_one("brain-lesion-seg", "lite", "llamacpp-gemma", tmp_path / "runs", api.RunOptions(sandbox="local",
+                              data_root=data_root, agent_configs=[cfg], exec_timeout_s=60)).run_dir
     finally:
         proxy.stop()
         if os.environ.get("AMB_RECORD_DIR"):

@@ -417,3 +417,29 @@ def test_noscript_message(site, browser):
     pg.goto((out / "index.html").as_uri())
     assert "JavaScript" in pg.locator("#noscript-note").inner_text()
     ctx.close()
+
+
+def test_a_stage_renamed_in_the_rubric_shows_under_its_new_name(tmp_path, page):
+    """The pages take the stages from the rubric they are given, the script included
+    (docs/site.md "Stages come from the rubric"): rename S2 in a copy of rubric.yaml and the
+    board's header, its bars (drawn by site.js) and the comparison's row (site.js) say the new name."""
+    from automedbench.scoring.rubric import RUBRIC_PATH, load_rubric
+    text = RUBRIC_PATH.read_text()
+    assert "name: Setup\n" in text
+    renamed = tmp_path / "rubric.yaml"
+    renamed.write_text(text.replace("name: Setup\n", "name: Toolchain\n"))
+    root, out = tmp_path / "runs", tmp_path / "site"
+    make_site_runs(root)
+    write_leaderboard(collect_reports([root]), out, analysis_plots=False, rubric=load_rubric(renamed))
+    page.goto((out / "index.html").as_uri())
+    head = page.locator("#agents-table thead").inner_text()
+    assert "Toolchain" in head and "Setup" not in head
+    bar_titles = page.eval_on_selector_all("#agents-table .bars span", "els => els.map(e => e.title)")
+    assert len(bar_titles) == 15 and sum(t.startswith("S2 Toolchain ") for t in bar_titles) == 3, bar_titles
+    assert not any("Setup" in t for t in bar_titles)
+    page.goto((out / "compare.html").as_uri() + "?a=seg-a_lite_alpha_0&b=seg-a_lite_beta_0")
+    page.wait_for_selector("#compare-table")
+    rows = page.eval_on_selector_all("#compare-table tbody th", "els => els.map(e => [e.textContent, e.title])")
+    assert [r for r in rows if r[1]] == [["S1", "Plan"], ["S2", "Toolchain"], ["S3", "Validate"], ["S4", "Inference"],
+                                         ["S5", "Submit"]], rows
+    assert page.errors == []

@@ -45,3 +45,24 @@ def test_the_failure_column_is_named_for_what_it_counts(tmp_path, make_report):
         assert ">Failure<" not in html
         assert re.search(r'<th title="share of complete runs that never called submit_results[^"]*">Not submitted</th>',
                          html), page
+
+
+def test_the_site_script_names_no_stage_of_its_own():
+    """Stage ids, names and weights reach site.js only through the page's data (docs/site.md
+    "Stages come from the rubric"): a stage id or name written in the script is a second copy."""
+    from automedbench.scoring.rubric import load_rubric
+    text = SITE_JS.read_text()
+    stages = load_rubric().stages
+    found = ([sid for sid in stages if re.search(rf"\b{sid}\b", text, flags=re.IGNORECASE)]   # s1 or S1
+             + [st.name for st in stages.values() if re.search(rf"\b{re.escape(st.name)}\b", text)])
+    assert not found, f"site.js names stages {found}: read them from the data's `stages` instead"
+
+
+def test_the_templates_name_no_stage_id():
+    """The pages' sentences name stages through STAGE_WORDS / STAGES (from the rubric the site
+    is given), never as "S1" written in a template."""
+    from automedbench.scoring.rubric import load_rubric
+    ids = "|".join(load_rubric().stages)
+    found = [f"{t.name}: {m.group(0)}" for t in sorted((SITE_JS.parents[1] / "templates").glob("*.j2"))
+             for m in re.finditer(rf"\b({ids})\b", t.read_text(), flags=re.IGNORECASE)]
+    assert not found, found

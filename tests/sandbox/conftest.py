@@ -46,6 +46,12 @@ class World:
             (self.public / case / "imaging.txt").write_text(f"public input of {case}\n")
             (self.private / case).mkdir(parents=True)
             (self.private / case / "ref.txt").write_text(self.canary_private + "\n")
+        # a real NIfTI input (test_legit.py); written now because each sandbox binds its own
+        # copy of the inputs, taken when it opens (docs/sandbox.md "Whose reads")
+        import nibabel as nib
+        import numpy as np
+        self.nifti_volume = np.arange(4 * 5 * 6, dtype=np.int16).reshape(4, 5, 6)
+        nib.save(nib.Nifti1Image(self.nifti_volume, np.eye(4)), str(self.public / "case_00000" / "imaging.nii.gz"))
         self.private_file = self.private / "case_00000" / "ref.txt"
         self.workspace.mkdir(parents=True)
         self.other.mkdir(parents=True)

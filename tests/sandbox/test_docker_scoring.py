@@ -38,8 +38,8 @@ def docker_run(docker_image, tmp_path_factory):
     old = os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE")
     os.environ["AUTOMEDBENCH_DOCKER_IMAGE"] = docker_image
     try:
-        report = api.run_one("brain-lesion-seg", "standard", "reference", root / "runs", sandbox="docker",
-                             data_root=root / "data", network=False)
+        report = api.run_one("brain-lesion-seg", "standard", "reference", root / "runs", api.RunOptions(sandbox="docker",
+                             data_root=root / "data", network=False))
     finally:
         if old is None:
             os.environ.pop("AUTOMEDBENCH_DOCKER_IMAGE", None)

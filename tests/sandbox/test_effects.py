@@ -136,7 +136,7 @@ def test_printed_fake_effects_change_nothing(box, tmp_path):
     # the raw line keeps explicit nulls, so every reader sees the agreed keys
     line = next(json.loads(x) for x in (tmp_path / "trace.jsonl").read_text().splitlines()
                 if json.loads(x)["type"] == "execution")
-    assert set(line["effects"]) == {"written", "deleted", "read", "net", "truncated", "recorder"}
+    assert set(line["effects"]) == {"written", "deleted", "read", "net", "truncated", "reads_shared", "recorder"}
     assert line["effects"]["net"] is None
 
 
@@ -209,3 +209,62 @@ def test_list_cap_and_symlinks(box):
     r = box.execute("bash", "rm -r many link link2")
     assert len(r.effects["deleted"]) == 2000 and r.effects["truncated"] is True
     assert ok(box, "print(1)").effects["deleted"] == []
+
+
+def _concurrent_reads(tmp_path, backend: str):
+    """Sandbox A reads an input while sandbox B, over the same dataset, lists the folder."""
+    import threading
+    (tmp_path / "pub" / "case_0").mkdir(parents=True)
+    (tmp_path / "pub" / "case_0" / "img.txt").write_text("in")
+    boxes = [open_sandbox(backend, SandboxSpec(public_dir=tmp_path / "pub", workspace=tmp_path / f"ws{i}"))
+             for i in range(2)]
+    try:
+        a, b = boxes
+        results = {}
+        listing = threading.Thread(target=lambda: results.setdefault(
+            "b", b.execute("bash", f"ls {b.data_dir}; sleep 1.5")))
+        listing.start()
+        import time
+        time.sleep(0.5)   # B's call is under way
+        results["a"] = a.execute("bash", f"cat {a.data_dir}/case_0/img.txt")
+        listing.join()
+        return results["a"], results["b"], a.data_dir
+    finally:
+        for box in boxes:
+            box.close()
+
+
+@pytest.mark.parametrize("backend", [pytest.param("bwrap", marks=[needs_bwrap, pytest.mark.bwrap]), "local"])
+def test_a_concurrent_sandbox_over_the_same_dataset_does_not_lend_its_reads(tmp_path, backend):
+    """docs/sandbox.md "Whose reads": each sandbox reads its own copy of the inputs."""
+    a, b, data_dir = _concurrent_reads(tmp_path, backend)
+    assert a.exit_code == 0 and b.exit_code == 0, (a.stderr, b.stderr)
+    assert a.effects["read"] == [f"{data_dir}/case_0/img.txt"] and a.effects["reads_shared"] is False
+    assert b.effects["read"] == [] and b.effects["reads_shared"] is False
+
+
+def test_above_the_copy_cap_the_record_says_reads_are_shared(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOMEDBENCH_INPUT_COPY_MAX_MB", "0")
+    a, b, data_dir = _concurrent_reads(tmp_path, "local")
+    assert data_dir == str((tmp_path / "pub").resolve())
+    assert a.effects["reads_shared"] is True and b.effects["reads_shared"] is True
+    # the shared directory's watches fire for both: B's record holds A's read ...
+    assert b.effects["read"] == [f"{data_dir}/case_0/img.txt"]
+
+
+def test_the_judge_drops_shared_reads_the_call_does_not_name():
+    """... and the judge's facts keep such a read only when the call's code names the file
+    or its folder (scoring/judge/facts.py `_own_reads`)."""
+    from automedbench.runs.models import TraceEvent
+    from automedbench.scoring.judge.facts import collect_calls
+
+    def call(i, code, shared):
+        return [TraceEvent(type="tool_call", t=0.0, call_index=i, code=code, language="bash"),
+                TraceEvent(type="execution", t=0.1, call_index=i, exit_code=0, stdout="x",
+                           effects={"read": ["/data/public/case_0/img.txt", "/workspace/notes.txt"],
+                                    "reads_shared": shared})]
+    trace = [*call(1, "ls /data/public", True), *call(2, "cat /data/public/case_0/img.txt", True),
+             *call(3, "for c in /data/public/*; do cat $c/img.txt; done", True), *call(4, "ls /data/public", False)]
+    reads = {c.index: c.read for c in collect_calls(trace)}
+    assert reads[1] == ["/workspace/notes.txt"]
+    assert reads[2] == reads[3] == reads[4] == ["/data/public/case_0/img.txt", "/workspace/notes.txt"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import shutil
 
-import numpy as np
 import pytest
 
 from .conftest import needs_bwrap, pip_index_problem
@@ -13,11 +12,7 @@ pytestmark = [needs_bwrap, pytest.mark.bwrap]
 
 @pytest.fixture(scope="module")
 def nifti_case(world):
-    import nibabel as nib
-    case = world.public / "case_00000"
-    vol = np.arange(4 * 5 * 6, dtype=np.int16).reshape(4, 5, 6)
-    nib.save(nib.Nifti1Image(vol, np.eye(4)), str(case / "imaging.nii.gz"))
-    return float(vol.mean())
+    return float(world.nifti_volume.mean())
 
 
 LEGIT = [

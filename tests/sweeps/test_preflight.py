@@ -56,11 +56,11 @@ def test_a_single_run_of_a_scripted_agent_without_a_method_is_refused(sweep_env)
     env, tmp, cfg = sweep_env
     _task_copy(env, "nomethod-seg", lambda t: "\n".join(l for l in t.splitlines() if "reference_method" not in l))
     with pytest.raises(ImpossibleCellError, match=r"nomethod-seg/lite/reference#0"):
-        api.prepare_run("nomethod-seg", "lite", "reference", sandbox="local", data_root=env["AUTOMEDBENCH_DATA"],
-                        tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])])
+        api.prepare_run("nomethod-seg", "lite", "reference", api.RunOptions(
+            sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])]))
     # an agent that needs no method (empty) is fine on the same task
-    api.prepare_run("nomethod-seg", "lite", "empty", sandbox="local", data_root=env["AUTOMEDBENCH_DATA"],
-                    tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])])
+    api.prepare_run("nomethod-seg", "lite", "empty", api.RunOptions(
+        sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])]))
 
 
 def test_a_prepared_runtime_with_the_package_passes_the_requirements_check(sweep_env, tmp_path, monkeypatch):

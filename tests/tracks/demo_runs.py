@@ -18,7 +18,7 @@ def run_builtin_agents(task: str, dataset: str, options: dict, tmp_path_factory)
     out = tmp_path_factory.mktemp("runs")
     found = {}
     for agent in ("reference", "careless", "empty"):
-        d = api.run_one(task, "lite", agent, out, sandbox="bwrap", data_root=data, network=False).run_dir
+        d = api.run_one(task, "lite", agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False)).run_dir
         found[agent] = DetailReport.model_validate_json((d / "detail_report.json").read_text())
     return found
 

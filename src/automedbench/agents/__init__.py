@@ -1,10 +1,16 @@
-"""Agents by name: the built-in scripted agents, then LLM agents from the YAML registry."""
+"""Agents by name: agent classes from the one registry (`AGENT_CLASSES`: the built-in scripted and
+calibration agents, plug-ins of the entry-point group `automedbench.agents`; docs/architecture.md
+"One registry"), then LLM agents, which are data: entries of the YAML endpoint registry
+(llm/registry.py), each run by `LLMAgent`."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
 from ..llm.registry import load_agent_configs
+from ..plugins import Registry
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
 from .llm import LLMAgent
 from .scripted import SCRIPTED_AGENTS
@@ -15,8 +21,28 @@ class AgentError(UserError, ValueError):
     pass
 
 
-def scripted_agents() -> dict[str, type]:
-    return {**SCRIPTED_AGENTS, **TRAIT_AGENTS}
+AgentFactory = Callable[[], Agent]
+
+
+def _agent_class(obj: Any, where: str) -> AgentFactory:
+    """An agent class (or factory) builds an agent with no arguments; it needs no endpoint entry."""
+    if not callable(obj) or (isinstance(obj, type) and not callable(getattr(obj, "run", None))):
+        raise AgentError(f"{where}: not an agent class (a class with run(system_prompt, context, tools), "
+                         "built with no arguments)")
+    return obj
+
+
+AGENT_CLASSES: Registry[AgentFactory] = Registry(
+    "agent", group="automedbench.agents", validate=_agent_class, error=AgentError)
+for _name, _cls in SCRIPTED_AGENTS.items():
+    AGENT_CLASSES.add(_name, _cls)
+for _name, _cls in TRAIT_AGENTS.items():
+    AGENT_CLASSES.add(_name, _cls, description=f"judge calibration: {getattr(_cls, 'trait', '')}")
+
+
+def scripted_agents() -> dict[str, AgentFactory]:
+    """The agents built from a class (no endpoint, no registry entry): built-ins and plug-ins."""
+    return dict(AGENT_CLASSES.items())
 
 
 def agent_names(agent_configs: list[Path] | None = None) -> list[str]:
@@ -24,10 +50,9 @@ def agent_names(agent_configs: list[Path] | None = None) -> list[str]:
 
 
 def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
-    """A scripted agent by name, else an LLM agent from the registry (built-in + files)."""
-    scripted = scripted_agents()
-    if name in scripted:
-        return scripted[name]()
+    """An agent class by name, else an LLM agent from the endpoint registry (built-in + files)."""
+    if name in AGENT_CLASSES:
+        return AGENT_CLASSES.get(name)()
     configs = load_agent_configs(agent_configs)
     if name in configs:
         return LLMAgent(configs[name])
@@ -43,5 +68,5 @@ def check_ready(agent: Agent) -> None:
         ready()
 
 
-__all__ = ["Agent", "AgentContext", "AgentOutcome", "AgentError", "RunStopped", "ToolBox",
+__all__ = ["AGENT_CLASSES", "Agent", "AgentContext", "AgentOutcome", "AgentError", "RunStopped", "ToolBox",
            "check_ready", "get_agent", "agent_names"]

@@ -86,6 +86,8 @@ _PLAN_PNG = textwrap.dedent("""\
 
 
 class ReferenceAgent(ScriptedAgent):
+    """The careful workflow: plan, plot, set up, pilot, inspect, batch, verify, submit."""
+
     name = "reference"
     inspects_outputs = True   # False: the pilot's and the batch's outputs are never opened
 
@@ -108,6 +110,8 @@ class ReferenceAgent(ScriptedAgent):
 
 
 class CarelessAgent(ScriptedAgent):
+    """A thin plan, no pilot, a careless batch: a low but non-zero score."""
+
     name = "careless"
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
@@ -122,6 +126,8 @@ class CarelessAgent(ScriptedAgent):
 
 
 class EmptyAgent(ScriptedAgent):
+    """Looks around and submits nothing."""
+
     name = "empty"
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
@@ -131,6 +137,8 @@ class EmptyAgent(ScriptedAgent):
 
 
 class CheaterAgent(ScriptedAgent):
+    """Tries to read the private references (a violation)."""
+
     name = "cheater"
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
@@ -141,6 +149,8 @@ class CheaterAgent(ScriptedAgent):
 
 
 class CrasherAgent(ScriptedAgent):
+    """Raises mid-run: the harness must record it, not crash."""
+
     name = "crasher"
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:

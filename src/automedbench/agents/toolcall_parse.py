@@ -139,77 +139,99 @@ _BARE_WORDS = {"True": "true", "False": "false", "None": "null"}
 
 def _normalise(s: str) -> tuple[str, list[str]]:
     """One pass over the text, string-aware: single -> double quotes, control characters
-    escaped, trailing commas dropped, Python literals and bare keys fixed."""
+    escaped, trailing commas dropped, Python literals and bare keys fixed. Each rule is one of
+    the readers below; what is outside a string, a trailing comma or a word is kept as is."""
     out: list[str] = []
     notes: set[str] = set()
     i, n = 0, len(s)
     while i < n:
         c = s[i]
         if c in "\"'":
-            quote = c
-            if quote == "'":
-                notes.add("converted single-quoted strings")
-            buf = ['"']
-            i += 1
-            closed = False
-            while i < n:
-                ch = s[i]
-                if ch == "\\" and i + 1 < n:
-                    nxt = s[i + 1]
-                    if quote == "'" and nxt == "'":
-                        buf.append("'")
-                    elif nxt in "\"\\/bfnrtu":
-                        buf.append(ch + nxt)
-                    else:   # invalid escape like \d in a regex: keep the backslash literally
-                        buf.append("\\\\" + nxt if nxt not in _CTRL_ESC else "\\\\" + _CTRL_ESC[nxt])
-                        notes.add("escaped stray backslashes")
-                    i += 2
-                    continue
-                if ch == quote:
-                    closed = True
-                    i += 1
-                    break
-                if ch == '"':          # a double quote inside a single-quoted string
-                    buf.append('\\"')
-                elif ch in _CTRL_ESC or ord(ch) < 0x20:
-                    buf.append(_CTRL_ESC.get(ch, f"\\u{ord(ch):04x}"))
-                    notes.add("escaped control characters inside strings")
-                else:
-                    buf.append(ch)
-                i += 1
-            if closed:
-                buf.append('"')
-            out.append("".join(buf))
-            continue
-        if c == ",":
-            j = i + 1
-            while j < n and s[j] in " \t\r\n":
-                j += 1
-            if j < n and s[j] in "}]":
-                notes.add("removed trailing commas")
-                i += 1
-                continue
-        if c.isalpha() or c == "_":
-            j = i
-            while j < n and (s[j].isalnum() or s[j] == "_"):
-                j += 1
-            word = s[i:j]
-            k = j
-            while k < n and s[k] in " \t":
-                k += 1
-            if k < n and s[k] == ":" and word not in ("true", "false", "null"):
-                out.append(f'"{word}"')
-                notes.add("quoted bare keys")
-            elif word in _BARE_WORDS:
-                out.append(_BARE_WORDS[word])
-                notes.add("converted Python literals")
-            else:
-                out.append(word)
-            i = j
-            continue
-        out.append(c)
-        i += 1
+            text, i = _read_string(s, i, notes)
+        elif c == "," and _closes_next(s, i + 1):
+            notes.add("removed trailing commas")
+            text, i = "", i + 1
+        elif c.isalpha() or c == "_":
+            text, i = _read_word(s, i, notes)
+        else:
+            text, i = c, i + 1
+        out.append(text)
     return "".join(out), sorted(notes)
+
+
+def _read_string(s: str, i: int, notes: set[str]) -> tuple[str, int]:
+    """The string that opens at s[i] (either quote) as a JSON string, and the index after it:
+    a single-quoted string becomes double-quoted, a double quote inside it is escaped, control
+    characters are escaped; an unterminated string is returned unclosed (_close_truncated)."""
+    quote, n = s[i], len(s)
+    if quote == "'":
+        notes.add("converted single-quoted strings")
+    buf = ['"']
+    i += 1
+    while i < n:
+        ch = s[i]
+        if ch == "\\" and i + 1 < n:
+            buf.append(_escape(quote, s[i + 1], notes))
+            i += 2
+        elif ch == quote:
+            buf.append('"')
+            return "".join(buf), i + 1
+        else:
+            buf.append(_string_char(ch, notes))
+            i += 1
+    return "".join(buf), i
+
+
+def _escape(quote: str, nxt: str, notes: set[str]) -> str:
+    """A backslash followed by `nxt` inside a string: \\' in a single-quoted string is a plain
+    quote, JSON's own escapes stay, any other (\\d in a regex) keeps its backslash literally."""
+    if quote == "'" and nxt == "'":
+        return "'"
+    if nxt in "\"\\/bfnrtu":
+        return "\\" + nxt
+    notes.add("escaped stray backslashes")
+    return "\\\\" + (_CTRL_ESC[nxt] if nxt in _CTRL_ESC else nxt)
+
+
+def _string_char(ch: str, notes: set[str]) -> str:
+    """One character inside a string: a double quote (only possible inside a single-quoted
+    string) is escaped, a control character is written as its escape."""
+    if ch == '"':
+        return '\\"'
+    if ch in _CTRL_ESC or ord(ch) < 0x20:
+        notes.add("escaped control characters inside strings")
+        return _CTRL_ESC.get(ch, f"\\u{ord(ch):04x}")
+    return ch
+
+
+def _closes_next(s: str, j: int) -> bool:
+    """Whether the next character from j on, after blanks, closes an object or array: the comma
+    before it is a trailing comma, which JSON refuses."""
+    n = len(s)
+    while j < n and s[j] in " \t\r\n":
+        j += 1
+    return j < n and s[j] in "}]"
+
+
+def _read_word(s: str, i: int, notes: set[str]) -> tuple[str, int]:
+    """The bare word at s[i] and the index after it: followed by a colon it is a key and gets
+    quotes (JSON's own literals excepted); True/False/None become JSON literals; any other
+    word is kept."""
+    n = len(s)
+    j = i
+    while j < n and (s[j].isalnum() or s[j] == "_"):
+        j += 1
+    word = s[i:j]
+    k = j
+    while k < n and s[k] in " \t":
+        k += 1
+    if k < n and s[k] == ":" and word not in ("true", "false", "null"):
+        notes.add("quoted bare keys")
+        return f'"{word}"', j
+    if word in _BARE_WORDS:
+        notes.add("converted Python literals")
+        return _BARE_WORDS[word], j
+    return word, j
 
 
 def _close_truncated(s: str, repairs: list[str]) -> str | None:

@@ -19,7 +19,6 @@ import json
 import re
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
@@ -216,20 +215,3 @@ def provider_hint(config: AgentConfig, status: int | None, detail: str, connect_
     hint, _ = explain(config.base_url, config.model, status=status, body=detail, connect_error=connect_error,
                       api_key_env=config.api_key_env)
     return f" — {hint}" if hint else ""
-
-
-def infra_message(run_dir: Any) -> str:
-    """The message of the infrastructure error that ended a run (URL, status, hint), from its
-    trace, or '' when there is none."""
-    try:
-        lines = (Path(run_dir) / "trace.jsonl").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return ""
-    for line in reversed(lines):
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue
-        if ev.get("type") == "error" and ev.get("kind") == "infrastructure" and ev.get("message"):
-            return str(ev["message"])
-    return ""

@@ -245,7 +245,7 @@ def write_plots(a: Analysis, out_dir: Path) -> dict[str, str]:
         for patch, s in zip(bp["boxes"], STAGES):
             patch.set_facecolor(STAGE_COLORS[s])
             patch.set_alpha(0.75)
-        ax.set_xticks(range(1, 6), [s.upper() for s in STAGES], fontsize=6.5)
+        ax.set_xticks(range(1, len(STAGES) + 1), [s.upper() for s in STAGES], fontsize=6.5)
         ax.set_ylim(-5, 105)
         ax.tick_params(axis="y", labelsize=6.5)
         ax.set_title(ag.agent.replace("$", r"\$")[:28] + (f"\nweakest {ag.weakest.upper()}" if ag.weakest else ""),

@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..runs.models import DetailReport
-from ..scoring.rubric import load_rubric
+from ..scoring.rubric import Rubric, load_rubric
 from . import site
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
 from .analyze import write_analysis_page
@@ -25,9 +25,6 @@ from .calibration import footer_rows, load_calibrations
 from .site import tojson_safe
 from .profiles import check_profile, profile_switch, with_profile
 
-# names and weights come from scoring/rubric.yaml (the one place they are defined)
-STAGE_NAMES = {s: r.name for s, r in load_rubric().stages.items()}
-STAGE_WEIGHTS = load_rubric().weights()
 PLOT_PREFIX = "stage_profile_"
 
 CSV_COLUMNS: list[str] = (
@@ -100,16 +97,33 @@ def stat_title(s: Stat, label: str) -> str:
     return "; ".join(parts)
 
 
-def _env() -> Environment:
+def _env(rubric: Rubric) -> Environment:
+    """The site's templates, with the stages' ids, names and weights taken from `rubric` (the
+    one place they are defined: scoring/rubric.yaml, docs/site.md "Stages come from the rubric")."""
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
                        cost=fmt_cost, pct=fmt_pct, heat=heat,
                        tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
-    env.globals.update(stat_title=stat_title, STAGES=STAGES, STAGE_NAMES=STAGE_NAMES,
-                       STAGE_WEIGHTS=STAGE_WEIGHTS)
+    env.globals.update(stat_title=stat_title, STAGES=STAGES,
+                       STAGE_NAMES={s: r.name for s, r in rubric.stages.items()}, STAGE_WEIGHTS=rubric.weights(),
+                       stage_data=site.stage_data(rubric), STAGE_WORDS=_stage_words(rubric))
     return env
+
+
+def _stage_words(rubric: Rubric) -> dict[str, str]:
+    """How the pages' sentences name groups of stages, from the rubric (never written in a
+    template): all of them ("S1–S5"), the judged ones ("S1–S3"), the deterministic ones
+    ("S4 and S5") and the ladder stage(s) ("S3")."""
+    def span(ids: list[str]) -> str:
+        return f"{ids[0].upper()}–{ids[-1].upper()}" if len(ids) > 1 else "".join(i.upper() for i in ids)
+
+    def listed(ids: list[str]) -> str:
+        return " and ".join(filter(None, [", ".join(i.upper() for i in ids[:-1]), *(i.upper() for i in ids[-1:])]))
+    unjudged = [s for s in rubric.stages if s not in rubric.judged]
+    return {"all": span(list(rubric.stages)), "judged": span(rubric.judged), "deterministic": listed(unjudged),
+            "ladder": listed([s for s, st in rubric.stages.items() if st.kind == "ladder"])}
 
 
 # ---- writers ------------------------------------------------------------------------------
@@ -157,13 +171,16 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
                       generated_at: str | None = None, analysis_plots: bool = True,
-                      profile: str = "ours", judge_calibration: Iterable[Path] | None = None) -> Path:
+                      profile: str = "ours", judge_calibration: Iterable[Path] | None = None,
+                      rubric: Rubric | None = None) -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
     and `reports` came from `collect_reports`, its warnings are used. `judge_calibration`:
     `judge-eval --save` files for the footer (report/calibration.py); none = "not measured".
+    `rubric`: the stages' names and weights the pages show; none = scoring/rubric.yaml.
     """
+    rubric = rubric or load_rubric()
     reports = reports if isinstance(reports, list) else list(reports)   # a ReportList keeps its warnings
     if warnings is None:
         warnings = list(getattr(reports, "warnings", []))
@@ -192,8 +209,8 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     task_track = {r.run.task: r.run.track for r in reports}
     common = {"generated_at": stamp, "prov": board,
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
-    env = _env()
-    extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs)
+    env = _env(rubric)
+    extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs, rubric=rubric)
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}
@@ -212,7 +229,7 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
         summary=summary, judge_calibration=footer_rows(board.judges, calibrations), board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories),
-                              "profile": profile, **switch}, **extra), encoding="utf-8")
+                              "stages": site.stage_data(rubric), "profile": profile, **switch}, **extra), encoding="utf-8")
     return index
 
 
@@ -225,4 +242,4 @@ def write_analysis_site(reports: Sequence[DetailReport], out: Path | str, *, plo
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
     out.mkdir(parents=True, exist_ok=True)
     site._copy_static(out)
-    return write_analysis_page(reports, out, env=_env(), common=common, plots=plots)
+    return write_analysis_page(reports, out, env=_env(load_rubric()), common=common, plots=plots)

@@ -37,7 +37,7 @@ from ..export import ExportError, inspect_log
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts as error_code_texts
 from ..scoring.errors import error_table
-from ..scoring.rubric import load_rubric
+from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
@@ -461,11 +461,15 @@ def raw_links(run_dir: Path | None, out: Path, slug: str, inspect_file: str | No
     return links
 
 
-def _rubric_items() -> dict[str, str]:
-    try:
-        return {i: d for s in load_rubric().stages.values() for i, d in s.items.items()}
-    except Exception:  # noqa: BLE001 - a page without item descriptions still renders
-        return {}
+def stage_data(rubric: Rubric) -> list[dict[str, Any]]:
+    """The stages as the pages' data carries them to site.js, in the rubric's order: id (the key
+    of every report's `stages`), the label shown, name and weight. The script knows no stage of
+    its own (docs/site.md "Stages come from the rubric")."""
+    return [{"id": sid, "label": sid.upper(), "name": st.name, "weight": st.weight} for sid, st in rubric.stages.items()]
+
+
+def _rubric_items(rubric: Rubric) -> dict[str, str]:
+    return {i: d for s in rubric.stages.values() for i, d in s.items.items()}
 
 
 # ---- views for the index's filters ----------------------------------------------------------
@@ -599,10 +603,10 @@ def task_about(task_id: str, reports: Sequence[DetailReport], tasks: dict[str, A
     return about
 
 
-def write_reference_pages(env: Environment, out: Path, common: dict) -> None:
+def write_reference_pages(env: Environment, out: Path, common: dict, rubric: Rubric | None = None) -> None:
     """rubric.html, tiers.html and rules.html, generated from the YAML that owns each
     (scoring/rubric.yaml, prompts/tiers.yaml, scoring/error_codes.yaml): never a second copy."""
-    rubric = load_rubric()
+    rubric = rubric or load_rubric()
     stages = []
     for sid, st in rubric.stages.items():
         stages.append({"id": sid, "name": st.name, "weight": st.weight, "kind": st.kind, "judged": st.judged,
@@ -610,8 +614,10 @@ def write_reference_pages(env: Environment, out: Path, common: dict) -> None:
                        "item_rows": [{"id": i, "text": t, "not_in": [ti for ti, ids in st.not_applicable.items() if i in ids]}
                                      for i, t in st.items.items()]})
     page = env.get_template("reference.html.j2")
+    ids = list(rubric.stages)
+    span = f"{ids[0].upper()}–{ids[-1].upper()}"
     (out / "rubric.html").write_text(page.render(
-        **common, root="", page="rubric", title="Rubric: what each stage checks", subtitle="S1–S5, the items the judge scores",
+        **common, root="", page="rubric", title="Rubric: what each stage checks", subtitle=f"{span}, the items the judge scores",
         source="scoring/rubric.yaml", kind="rubric", stages=stages, rubric_version=rubric.version), encoding="utf-8")
     (out / "tiers.html").write_text(page.render(
         **common, root="", page="tiers", title="Tiers: how much help the agent gets", subtitle="same data, same metric",
@@ -628,15 +634,17 @@ def write_reference_pages(env: Environment, out: Path, common: dict) -> None:
 
 
 def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, board: Leaderboard, common: dict,
-               run_dirs: dict[str, Path] | None = None) -> dict[str, Any]:
-    """Pages other than index.html (which leaderboard.py renders with the same `common`)."""
+               run_dirs: dict[str, Path] | None = None, rubric: Rubric | None = None) -> dict[str, Any]:
+    """Pages other than index.html (which leaderboard.py renders with the same `common`);
+    `rubric` (default scoring/rubric.yaml) names the stages and their items."""
+    rubric = rubric or load_rubric()
     _copy_static(out)
     for sub in ("runs", "tasks"):
         if (out / sub).is_dir():
             shutil.rmtree(out / sub)  # pages of runs no longer in the set
         (out / sub).mkdir(parents=True)
-    rubric_items, code_texts = _rubric_items(), error_code_texts()
-    write_reference_pages(env, out, common)
+    rubric_items, code_texts = _rubric_items(rubric), error_code_texts()
+    write_reference_pages(env, out, common, rubric)
     known_tasks = installed_tasks()
     for r in reports:
         write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts)
@@ -655,5 +663,6 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, 
                       "tier": r.run.tier}
                      for r in sorted(reports, key=lambda r: (r.run.task, r.run.tier, r.run.agent, r.run.run_id))]
     (out / "compare.html").write_text(env.get_template("compare.html.j2").render(
-        **common, root="", page="compare", title="Compare runs · AutoMedBench", runs=compare_index), encoding="utf-8")
+        **common, root="", page="compare", title="Compare runs · AutoMedBench",
+        compare_data={"runs": compare_index, "stages": stage_data(rubric)}), encoding="utf-8")
     return {"run_rows": [run_row(r) for r in sorted(reports, key=lambda r: (r.run.task, r.run.tier, r.run.agent, r.run.run_id))]}

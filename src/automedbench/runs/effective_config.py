@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data import data_root
-from ..llm.registry import get_agent_config, load_agent_configs
+from ..llm.registry import load_agent_configs
 from ..tasks import get_task
 
 # fields of an agent entry that do not change what runs (where it came from, its prose)
@@ -59,15 +59,19 @@ def agent_configuration_by_name(name: str, agent_configs: list[Path] | None = No
 
 def judge_configuration(judges: list[str] | None, agent_configs: list[Path] | None = None) -> list[dict[str, Any]]:
     """The effective configuration of the S1-S3 judge (or panel): one entry per judge,
-    'heuristic' as its name, an LLM judge as its registry entry (as for agents)."""
+    'heuristic' as its name, an LLM judge as its registry entry (as for agents), another judge
+    class (a plug-in of the judge registry, docs/architecture.md "One registry") by its name. An
+    unknown name never gets here: the sweep checks every judge before it writes the lock."""
     names = [n for n in (judges or []) if n] or ["heuristic"]
+    configs = load_agent_configs(agent_configs)
     out: list[dict[str, Any]] = []
     for n in names:
         if n == "heuristic":
             out.append({"kind": "heuristic", "name": n})
+        elif n in configs:
+            out.append({"kind": "llm", **configs[n].model_dump(mode="json", exclude=set(_NOT_CONFIGURATION))})
         else:
-            cfg = get_agent_config(n, agent_configs)
-            out.append({"kind": "llm", **cfg.model_dump(mode="json", exclude=set(_NOT_CONFIGURATION))})
+            out.append({"kind": "class", "name": n})
     return out
 
 

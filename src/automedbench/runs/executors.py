@@ -13,6 +13,10 @@ Both take `RunJob`s (one cell of the sweep) and hand back `JobResult`s; the swee
 - `RayPool(address, num_cpus)`: each run is one Ray task that requests its CPUs/GPUs as Ray
   resources (Ray sets `CUDA_VISIBLE_DEVICES`); the worker writes the run directory into the
   sweep root, which must be on a filesystem every node shares.
+
+Executors are one kind of the one registry (`EXECUTORS`, docs/architecture.md "One registry"):
+a third-party package adds one through the entry-point group `automedbench.executors` (a
+factory taking `workers=`, `address=`, `gpus=` and returning an `Executor`).
 """
 from __future__ import annotations
 
@@ -26,9 +30,12 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Protocol
 
 from ..errors import UserError
+from ..plugins import Registry
+from .options import RunOptions
 
 
 @dataclass(frozen=True)
@@ -37,7 +44,11 @@ class Resources:
     gpus: int = 0
 
 
-RunFunction = Callable[..., object]   # (task, tier, agent, *, run_dir, **options); api.run_one
+class RunFunction(Protocol):
+    """Runs one cell and records it in `run_dir` (api.run_one)."""
+
+    def __call__(self, task_id: str, tier: str, agent_name: str, out_dir: Path | str = ...,
+                 options: RunOptions | None = ..., *, run_dir: Path | str | None = ...) -> object: ...
 
 
 @dataclass
@@ -47,7 +58,7 @@ class RunJob:
     tier: str
     agent: str
     run_dir: str
-    kwargs: dict[str, Any]        # run_one options (sandbox, judges, data_root, ...)
+    options: RunOptions           # how the cell runs (sandbox, judges, data_root, ...)
     # the function that runs one cell, handed in by the caller (api.run_one): the runs layer never
     # imports the API above it (docs/architecture.md, "Layers"); a module-level function, so it
     # pickles by name into worker processes and Ray tasks
@@ -78,7 +89,7 @@ def execute_job(job: RunJob, gpu_ids: list[str] | None) -> JobResult:
     seen = os.environ.get("CUDA_VISIBLE_DEVICES")
     worker = f"{socket.gethostname()}:{os.getpid()}"
     try:
-        job.run(job.task, job.tier, job.agent, run_dir=job.run_dir, **job.kwargs)
+        job.run(job.task, job.tier, job.agent, options=job.options, run_dir=job.run_dir)
         return JobResult(job.key, job.run_dir, None, time.monotonic() - t0, seen, worker)
     except Exception as exc:  # one bad cell never stops a sweep (Ctrl-C/SIGTERM do: they propagate)
         return JobResult(job.key, job.run_dir, f"{type(exc).__name__}: {exc}", time.monotonic() - t0, seen, worker)
@@ -303,10 +314,51 @@ class RayPool:
             self.ray.shutdown()
 
 
+class Executor(Protocol):
+    """What the sweep drives (runs/sweep.py): slots, submission, completion, shutdown."""
+    name: str
+
+    def check(self, res: Resources) -> str | None: ...
+
+    def can_start(self, res: Resources) -> bool: ...
+
+    def submit(self, job: RunJob) -> Any: ...
+
+    def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, JobResult]]: ...
+
+    def shutdown(self, kill: bool = False) -> None: ...
+
+
+ExecutorFactory = Callable[..., Executor]   # (*, workers: int, address: str | None, gpus: list[str] | None)
+
+
+def _executor_factory(obj: Any, where: str) -> ExecutorFactory:
+    if not callable(obj):
+        raise ExecutorError(f"{where}: not an executor factory (a callable taking workers=, address=, gpus=)")
+    return obj
+
+
+EXECUTORS: Registry[ExecutorFactory] = Registry("executor", group="automedbench.executors",
+                                                validate=_executor_factory, error=ExecutorError)
+
+
+@EXECUTORS.register("local")
+def local_executor(*, workers: int = 1, address: str | None = None, gpus: list[str] | None = None) -> Executor:
+    """Worker processes on this machine with CPU and GPU slots (one worker: the sweep's own process)."""
+    return InlinePool(gpus) if workers <= 1 else LocalPool(workers, gpus)
+
+
+@EXECUTORS.register("ray")
+def ray_executor(*, workers: int = 1, address: str | None = None, gpus: list[str] | None = None) -> Executor:
+    """A Ray cluster, one Ray task per run (the [ray] extra; --address joins a running cluster)."""
+    return RayPool(address, num_cpus=workers if address is None else None)
+
+
 def make_executor(kind: str, *, workers: int = 1, address: str | None = None,
-                  gpus: list[str] | None = None) -> InlinePool | LocalPool | RayPool:
-    if kind == "local":
-        return InlinePool(gpus) if workers <= 1 else LocalPool(workers, gpus)
-    if kind == "ray":
-        return RayPool(address, num_cpus=workers if address is None else None)
-    raise ExecutorError(f"unknown executor {kind!r} (choose local or ray)")
+                  gpus: list[str] | None = None) -> Executor:
+    """The executor registered as `kind`; an unknown name is an ExecutorError naming the known ones."""
+    return EXECUTORS.get(kind)(workers=workers, address=address, gpus=gpus)
+
+
+def executor_names() -> list[str]:
+    return EXECUTORS.names()

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 # and run.setup_time_s; task.score and rating may be null (infra-ended runs).
 # 1.2 (additive): task.profile_scores (docs/scoring-profiles.md).
 # 1.3 (additive): stages.<s>.evidence, the calls and files each item verdict rests on (docs/judge.md).
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -224,6 +224,8 @@ class Effects(_Strict):
     net: NetBytes | None = Field(None, description="bytes through the sandbox's interface; null with the "
                                                    "network off")
     truncated: bool = Field(False, description="a list hit its cap (2,000 entries) or events were lost")
+    reads_shared: bool = Field(False, description="/data/public was the dataset's shared directory (above the "
+                                                  "copy cap), so `read` may hold another sandbox's reads of it")
     recorder: str = Field("inotify", description="how the effects were observed")
 
     @model_serializer(mode="wrap")

@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -49,13 +49,14 @@ from .. import __version__
 from ..errors import UserError
 from ..tasks import Task, get_task
 from .effective_config import config_hash, describe_change, sweep_lock_config
-from .executors import JobResult, Resources, RunFunction, RunJob, make_executor
+from .executors import EXECUTORS, JobResult, Resources, RunFunction, RunJob, make_executor
 from .layout import RunFiles, now_iso, write_json_atomic
 from .models import UNSCORED_END_REASONS
+from .options import RunOptions
 from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
 
-# (tasks, tiers, agents, **run options) -> None, raising UserError: api.check_sweep
-CheckFunction = Callable[..., None]
+# (tasks, tiers, agents, run options) -> None, raising UserError: api.check_sweep
+CheckFunction = Callable[[list[str], list[str], list[str], RunOptions], None]
 
 
 @dataclass(frozen=True)
@@ -98,32 +99,6 @@ class ResourceSpec(_Strict):
     gpus: int = Field(0, ge=0)
 
 
-class RunOptions(_Strict):
-    """The options of one run, the same for `automedbench run`, every cell of a sweep and
-    api.run_one (`run_kwargs()`); part of a sweep's lock (changing them changes results)."""
-    sandbox: str | None = None
-    network: bool | None = None
-    judges: list[str] | None = None
-    answer_judge: str | None = None     # registry name of the LLM answer judge (ScoringContext)
-    data_root: str | None = None
-    tasks_dirs: list[str] | None = None
-    agent_configs: list[str] | None = None
-    exec_timeout_s: float = 600.0
-    allow_self_judge: bool = False   # a judge may share the agent's model (docs/judge.md)
-
-    def run_kwargs(self) -> dict[str, Any]:
-        """api.run_one's keyword arguments."""
-        return {"sandbox": self.sandbox, "network": self.network, "judges": self.judges,
-                "answer_judge": self.answer_judge, "data_root": self.data_root,
-                "tasks_dirs": [Path(p) for p in self.tasks_dirs] if self.tasks_dirs else None,
-                "agent_configs": [Path(p) for p in self.agent_configs] if self.agent_configs else None,
-                "exec_timeout_s": self.exec_timeout_s, "allow_self_judge": self.allow_self_judge}
-
-    def lock_options(self) -> dict[str, Any]:
-        # a sweep without an answer judge keeps the fingerprint it had before the option existed
-        return self.model_dump(mode="json", exclude={"answer_judge"} if self.answer_judge is None else None)
-
-
 class SweepSpec(_Strict):
     agents: list[str] = Field(min_length=1)
     tasks: list[str] = Field(min_length=1)
@@ -137,9 +112,16 @@ class SweepSpec(_Strict):
     task_resources: dict[str, ResourceSpec] = Field(default_factory=dict)
     # run-time choices: not part of the lock
     workers: int | None = Field(None, ge=1)
-    executor: Literal["local", "ray"] | None = None
+    executor: str | None = Field(None, description="a registered executor (automedbench executors list)")
     address: str | None = None
     out: str | None = None
+
+    @field_validator("executor")
+    @classmethod
+    def _known_executor(cls, v: str | None) -> str | None:
+        if v is not None and v not in EXECUTORS:
+            raise ValueError(f"unknown executor {v!r}; known: {', '.join(EXECUTORS.names())}")
+        return v
 
     @field_validator("include")
     @classmethod
@@ -415,15 +397,13 @@ def validate(spec: SweepSpec, checks: SweepChecks) -> dict[str, Any]:
     agent, task and tier: unknown task/tier/agent/judge/backend, a missing API key, unstaged
     official data) is handed in by the caller, as the runs layer never imports the API; then the
     impossible cells are refused, named (runs/preflight.py)."""
-    kw = spec.options.run_kwargs()
     cells = expand_cells(spec)
 
     def distinct(values: Iterable[str]) -> list[str]:
         return list(dict.fromkeys(values))
     checks.check(distinct(c.task for c in cells), distinct(c.tier for c in cells), distinct(c.agent for c in cells),
-                 **{k: kw[k] for k in ("sandbox", "data_root", "tasks_dirs", "agent_configs", "judges", "answer_judge",
-                                       "allow_self_judge")})
-    tasks = {t: get_task(t, kw["tasks_dirs"]) for t in sorted({c.task for c in cells})}
+                 spec.options)
+    tasks = {t: get_task(t, spec.options.tasks_dir_paths) for t in sorted({c.task for c in cells})}
     check_scripted_methods(cells, tasks)            # impossible cells: refused, named (runs/preflight.py)
     check_requirements(cells, tasks, spec.options.network, spec.options.sandbox,
                        have=checks.runtime_packages(), scripted=checks.scripted)
@@ -442,80 +422,117 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
     cells = expand_cells(spec)
     root.mkdir(parents=True, exist_ok=True)
     emit = on_event or (lambda ev: None)
-    kwargs = spec.options.run_kwargs()
     with RootLock(root):
         # endpoint configuration errors stop the sweep before the lock is written, so a fixed
         # base_url or model name is not "a changed configuration" of a root that never ran
         pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
-        check_endpoints([c.agent for c in pending], kwargs["agent_configs"], checks.scripted)
+        check_endpoints([c.agent for c in pending], spec.options.agent_config_paths, checks.scripted)
         locked = check_lock(root, spec, force=force, scripted=checks.scripted)
-        results: dict[Cell, CellResult] = {}
-        todo: deque[Cell] = deque()
-        for cell in cells:
-            state, end = classify(cell, root, spec.retries)
-            if state == "finished" and _superseded(cell, root, locked):
-                state = "new"   # ran with another agent configuration (adopted with --force): run again
-            if resume and state == "finished":
-                results[cell] = CellResult(cell, cell.dir(root), "skipped", end_reason=end,
-                                           attempts=past_attempts(cell, root) + 1)
-            elif resume and state == "infra_final":
-                results[cell] = CellResult(cell, cell.dir(root), "infra", end_reason=end,
-                                           attempts=past_attempts(cell, root) + 1)
-            else:
-                if state == "retry":
-                    _archive_attempt(cell, root)
-                elif state != "new":
-                    _clean(cell.dir(root))
-                todo.append(cell)
+        results, todo = _plan(cells, root, spec.retries, locked, resume)
         emit(SweepEvent("plan", total=len(cells), todo=len(todo)))
         for cell, res in results.items():
             emit(SweepEvent("skip", cell, res))
 
         pool = make_executor(executor or spec.executor or "local", workers=workers or spec.workers or 1,
                              address=address or spec.address, gpus=gpus)
-        if todo:   # before the first cell: resource requests the executor can never meet
-            try:
-                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
-            except BaseException:
-                pool.shutdown(kill=True)
-                raise
-        running: dict[Any, Cell] = {}
-        crashes: dict[Cell, int] = {}
         try:
-            while todo or running:
-                # start what fits, in order (a big run waits for its slots rather than being overtaken forever)
-                while todo:
-                    cell = todo[0]
-                    need = _resources(spec, tasks[cell.task])
-                    why = pool.check(need)
-                    if why:
-                        todo.popleft()
-                        results[cell] = CellResult(cell, cell.dir(root), "failed", error=why)
-                        emit(SweepEvent("finish", cell, results[cell], running=list(running.values())))
-                        continue
-                    if not pool.can_start(need):
-                        break
-                    todo.popleft()
-                    job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(root)), kwargs, run, need)
-                    running[pool.submit(job)] = cell
-                    emit(SweepEvent("start", cell, running=list(running.values())))
-                if not running:
-                    continue
-                for handle, jr in pool.wait(list(running), poll_s):
-                    cell = running.pop(handle)
-                    outcome = _settle(cell, root, jr, spec.retries, crashes)
-                    if outcome is None:  # retried
-                        todo.appendleft(cell)
-                        emit(SweepEvent("retry", cell, message=jr.error or "infrastructure fault",
-                                        running=list(running.values())))
-                        continue
-                    results[cell] = outcome
-                    emit(SweepEvent("finish", cell, outcome, running=list(running.values())))
+            if todo:   # before the first cell: resource requests the executor can never meet
+                check_gpus(todo, lambda c: _resources(spec, tasks[c.task]), pool.check)
+            _Scheduler(pool, root, spec, tasks, run, emit, results).drain(todo, poll_s)
         except BaseException:  # Ctrl-C, SIGTERM, a bug: stop the runs; a restart re-runs them
             pool.shutdown(kill=True)
             raise
         pool.shutdown()
     return [results[c] for c in cells]
+
+
+def _plan(cells: list[Cell], root: Path, retries: int, locked: dict[str, Any],
+          resume: bool) -> tuple[dict[Cell, CellResult], deque[Cell]]:
+    """What a (re)start does with each cell (module doc): resuming, a finished cell is skipped
+    and one out of infrastructure retries keeps its last attempt; a finished cell of another
+    agent configuration runs again; a cell to retry has its attempt archived, a partial one is
+    cleaned; everything else is queued in matrix order."""
+    results: dict[Cell, CellResult] = {}
+    todo: deque[Cell] = deque()
+    for cell in cells:
+        state, end = classify(cell, root, retries)
+        if state == "finished" and _superseded(cell, root, locked):
+            state = "new"   # ran with another agent configuration (adopted with --force): run again
+        if resume and state in ("finished", "infra_final"):
+            results[cell] = CellResult(cell, cell.dir(root), "skipped" if state == "finished" else "infra",
+                                       end_reason=end, attempts=past_attempts(cell, root) + 1)
+            continue
+        if state == "retry":
+            _archive_attempt(cell, root)
+        elif state != "new":
+            _clean(cell.dir(root))
+        todo.append(cell)
+    return results, todo
+
+
+class _Slots(Protocol):
+    """What the scheduler needs of an executor (runs/executors.py)."""
+
+    def check(self, res: Resources) -> str | None: ...
+
+    def can_start(self, res: Resources) -> bool: ...
+
+    def submit(self, job: RunJob) -> Any: ...
+
+    def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, JobResult]]: ...
+
+
+class _Scheduler:
+    """Runs the queued cells on the executor until none is queued or running, recording each
+    cell's result and telling `emit` about every start, finish and retry."""
+
+    def __init__(self, pool: _Slots, root: Path, spec: SweepSpec, tasks: dict[str, Task], run: RunFunction,
+                 emit: Callable[[SweepEvent], None], results: dict[Cell, CellResult]) -> None:
+        self.pool, self.root, self.spec, self.tasks = pool, root, spec, tasks
+        self.run, self.emit, self.results = run, emit, results
+        self.job_options = spec.options   # every cell runs with the sweep's options (RunOptions)
+        self.running: dict[Any, Cell] = {}
+        self.crashes: dict[Cell, int] = {}
+
+    def drain(self, todo: deque[Cell], poll_s: float) -> None:
+        while todo or self.running:
+            self._start_what_fits(todo)
+            if self.running:
+                self._settle_finished(todo, poll_s)
+
+    def _start_what_fits(self, todo: deque[Cell]) -> None:
+        """Start queued cells in order while the executor has room: a big run waits for its
+        slots rather than being overtaken forever; a cell the executor can never hold fails,
+        with the reason, without blocking the queue."""
+        while todo:
+            cell = todo[0]
+            need = _resources(self.spec, self.tasks[cell.task])
+            why = self.pool.check(need)
+            if why:
+                todo.popleft()
+                self.results[cell] = CellResult(cell, cell.dir(self.root), "failed", error=why)
+                self.emit(SweepEvent("finish", cell, self.results[cell], running=list(self.running.values())))
+                continue
+            if not self.pool.can_start(need):
+                return
+            todo.popleft()
+            job = RunJob(cell.key, cell.task, cell.tier, cell.agent, str(cell.dir(self.root)), self.job_options, self.run, need)
+            self.running[self.pool.submit(job)] = cell
+            self.emit(SweepEvent("start", cell, running=list(self.running.values())))
+
+    def _settle_finished(self, todo: deque[Cell], poll_s: float) -> None:
+        """Wait up to `poll_s` for runs to end; each ended run is settled (_settle): a cell to
+        run again goes back to the front of the queue, any other gets its result."""
+        for handle, jr in self.pool.wait(list(self.running), poll_s):
+            cell = self.running.pop(handle)
+            outcome = _settle(cell, self.root, jr, self.spec.retries, self.crashes)
+            if outcome is None:  # retried
+                todo.appendleft(cell)
+                self.emit(SweepEvent("retry", cell, message=jr.error or "infrastructure fault",
+                                     running=list(self.running.values())))
+                continue
+            self.results[cell] = outcome
+            self.emit(SweepEvent("finish", cell, outcome, running=list(self.running.values())))
 
 
 def _settle(cell: Cell, root: Path, jr: JobResult, retries: int, crashes: dict[Cell, int]) -> CellResult | None:

@@ -60,3 +60,12 @@ def slowest_execution(run_dirs: list[Path]) -> str:
                 best = (ev.duration_s or 0.0, f"{run.agent} {run.task}/{run.tier} {(ev.stage or '?').upper()} "
                                               f"call {ev.call_index}: {ev.duration_s:.1f} s")
     return best[1]
+
+
+def infra_error_message(run_dir: Path | str) -> str:
+    """The message of the infrastructure error that ended a run (URL, status, hint), from its
+    trace, or '' when there is none."""
+    for ev in reversed(read_trace(RunFiles(Path(run_dir)).trace)):
+        if ev.type == "error" and ev.kind == "infrastructure" and ev.message:
+            return str(ev.message)
+    return ""

@@ -1,40 +1,48 @@
-"""Sandbox backends behind one protocol. `open_sandbox(name, spec)` builds one."""
+"""Sandbox backends behind one protocol, in one registry (`SANDBOX_BACKENDS`, docs/architecture.md
+"One registry"). `open_sandbox(name, spec)` builds one; a third-party package adds one through
+the entry-point group `automedbench.sandbox_backends` (a `SandboxBackend`, or a callable taking a
+`SandboxSpec`, optionally with a `check_available()` attribute)."""
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+from ..plugins import Registry, first_line
 from .base import ExecResult, Sandbox, SandboxConfigError, SandboxError, SandboxSpec
 from .bwrap import BwrapSandbox, find_bwrap
 from .docker import DockerSandbox, check_image
 from .local import LocalSandbox
 
-# name -> factory. Backends register lazily so a missing optional dependency only
-# matters when that backend is asked for.
-_BACKENDS: dict[str, Callable[[SandboxSpec], Sandbox]] = {}
-# name -> a cheap "can this backend run here at all?" check raising SandboxConfigError
-_CHECKS: dict[str, Callable[[], None]] = {}
+
+@dataclass(frozen=True)
+class SandboxBackend:
+    """How to open one backend, and a cheap "can it run here at all?" check raising SandboxConfigError."""
+    open: Callable[[SandboxSpec], Sandbox]
+    check: Callable[[], None] | None = None
+    description: str = ""
+
+
+def _as_backend(obj: Any, where: str) -> SandboxBackend:
+    if isinstance(obj, SandboxBackend):
+        return obj
+    if callable(obj):
+        check = getattr(obj, "check_available", None)
+        return SandboxBackend(obj, check if callable(check) else None, first_line(obj))
+    raise SandboxConfigError(f"{where}: not a sandbox backend (a SandboxBackend, or a callable taking a SandboxSpec)")
+
+
+SANDBOX_BACKENDS: Registry[SandboxBackend] = Registry(
+    "sandbox backend", group="automedbench.sandbox_backends", validate=_as_backend,
+    describe=lambda b: b.description or first_line(b.open), error=SandboxConfigError)
 
 
 def register_backend(name: str, factory: Callable[[SandboxSpec], Sandbox],
                      check: Callable[[], None] | None = None) -> None:
-    _BACKENDS[name] = factory
-    if check is not None:
-        _CHECKS[name] = check
-    else:
-        _CHECKS.pop(name, None)
-
-
-def _local(spec: SandboxSpec) -> Sandbox:
-    return LocalSandbox(spec)
-
-
-def _bwrap(spec: SandboxSpec) -> Sandbox:
-    return BwrapSandbox(spec)
-
-
-def _docker(spec: SandboxSpec) -> Sandbox:
-    return DockerSandbox(spec)
+    """Register (or replace) backend `name` at run time (tests, notebooks)."""
+    SANDBOX_BACKENDS.add(name, SandboxBackend(factory, check, first_line(factory)), replace=True,
+                         module=getattr(factory, "__module__", None))
 
 
 def _bwrap_installed() -> None:
@@ -45,16 +53,17 @@ def _bwrap_installed() -> None:
 
 
 def _docker_image_pinned() -> None:
-
     try:
         check_image(os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE", ""))
     except SandboxError as exc:
         raise SandboxConfigError(f"--sandbox docker needs AUTOMEDBENCH_DOCKER_IMAGE: {exc}") from None
 
 
-register_backend("local", _local)
-register_backend("bwrap", _bwrap, check=_bwrap_installed)
-register_backend("docker", _docker, check=_docker_image_pinned)
+SANDBOX_BACKENDS.add("local", SandboxBackend(LocalSandbox, None, "a plain subprocess in the workspace; isolates nothing"))
+SANDBOX_BACKENDS.add("bwrap", SandboxBackend(BwrapSandbox, _bwrap_installed,
+                                             "a fresh bubblewrap namespace per execution (the default)"))
+SANDBOX_BACKENDS.add("docker", SandboxBackend(DockerSandbox, _docker_image_pinned,
+                                              "the bwrap layout inside a pinned container image"))
 
 # The default backend; `open_sandbox("bwrap", ...)` raises SandboxError naming
 # `apt-get install bubblewrap` when the binary is missing.
@@ -62,7 +71,7 @@ DEFAULT_BACKEND = "bwrap"
 
 
 def available_backends() -> list[str]:
-    return sorted(_BACKENDS)
+    return sorted(SANDBOX_BACKENDS.names())
 
 
 def check_backend(name: str) -> None:
@@ -70,22 +79,14 @@ def check_backend(name: str) -> None:
     unknown name, bwrap not installed, docker image not pinned. Cheap; called before a run
     starts so a misconfiguration never becomes a run scored against the agent. (A backend
     that passes this and then fails to start is an infrastructure fault, not a user error.)"""
-    _require_known(name)
-    check = _CHECKS.get(name)
+    check = SANDBOX_BACKENDS.get(name).check
     if check is not None:
         check()
 
 
-def _require_known(name: str) -> None:
-    if name not in _BACKENDS:
-        raise SandboxConfigError(f"unknown sandbox backend {name!r}; known: {', '.join(available_backends())}")
-
-
 def open_sandbox(name: str, spec: SandboxSpec) -> Sandbox:
-    _require_known(name)
-    return _BACKENDS[name](spec)
+    return SANDBOX_BACKENDS.get(name).open(spec)
 
 
-__all__ = ["DEFAULT_BACKEND", "ExecResult", "Sandbox", "SandboxConfigError", "SandboxError", "SandboxSpec",
-           "check_backend", "open_sandbox",
-           "register_backend", "available_backends"]
+__all__ = ["DEFAULT_BACKEND", "ExecResult", "SANDBOX_BACKENDS", "Sandbox", "SandboxBackend", "SandboxConfigError",
+           "SandboxError", "SandboxSpec", "check_backend", "open_sandbox", "register_backend", "available_backends"]

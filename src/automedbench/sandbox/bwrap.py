@@ -34,6 +34,7 @@ from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_proces
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import DecoyWatcher, build_decoy, violation_from_events
 from .effects import EffectsRecorder, netdev_counters, observe
+from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
@@ -103,6 +104,9 @@ class BwrapSandbox:
         self.decoy_token = os.urandom(8).hex()
         priv = private_dir if private_dir is not None else self.public.parent / "private"
         build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
+        # its own copy of the inputs, so its recorded reads are its own (inputs.py)
+        self.inputs = private_inputs(self.public, self._stage)
+        self.public = self.inputs.path
         nodes = gpu_dev_nodes() if gpu_nodes is None else gpu_nodes
         self.gpu_args, self.gpu_env = gpu_bind_args(nodes) if spec.gpu else ([], {})
         if spec.network:
@@ -127,7 +131,8 @@ class BwrapSandbox:
             net = self.net
             self.effects = EffectsRecorder(
                 (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
-                net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None)
+                net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
+                reads_shared=not self.inputs.private)
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)

@@ -11,18 +11,13 @@ import typer
 
 from ..data import dataset_paths
 from ..tasks import TaskError, get_task
+from . import DEFAULT_BACKEND
 from .base import SandboxError
 from .docker import find_engine
 from .docker_image import build_image
 from .exec import sandbox_exec
 
 sandbox_app = typer.Typer(help="Run code in the agent sandbox by hand.", no_args_is_help=True)
-
-
-class Backend(str, Enum):
-    bwrap = "bwrap"
-    docker = "docker"
-    local = "local"
 
 
 class OnOff(str, Enum):
@@ -37,15 +32,16 @@ def _group() -> None:
 
 @sandbox_app.command("exec")
 def exec_cmd(
-    task: str = typer.Option(..., "--task", help="task id; its dataset's public dir is mounted"),
-    backend: Backend = typer.Option(Backend.bwrap, "--backend"),
-    network: OnOff = typer.Option(OnOff.off, "--network"),
-    data_root: Optional[Path] = typer.Option(None, "--data-root", help="default: $AUTOMEDBENCH_DATA"),
-    workspace: Optional[Path] = typer.Option(None, "--workspace", help="default: a temporary one"),
-    python: Optional[Path] = typer.Option(None, "--python", help="python file to run", exists=True,
+    task: str = typer.Option(..., "--task", metavar="TASK", help="task id; its dataset's public dir is mounted"),
+    backend: str = typer.Option(DEFAULT_BACKEND, "--backend", metavar="BACKEND",
+                                help="a registered backend (see `automedbench sandbox list`)"),
+    network: OnOff = typer.Option(OnOff.off, "--network", metavar="on|off"),
+    data_root: Optional[Path] = typer.Option(None, "--data-root", metavar="DIR", help="default: $AUTOMEDBENCH_DATA"),
+    workspace: Optional[Path] = typer.Option(None, "--workspace", metavar="DIR", help="default: a temporary one"),
+    python: Optional[Path] = typer.Option(None, "--python", metavar="FILE", help="python file to run", exists=True,
                                           dir_okay=False),
-    bash: Optional[Path] = typer.Option(None, "--bash", help="bash file to run", exists=True, dir_okay=False),
-    timeout: float = typer.Option(120.0, "--timeout", help="seconds"),
+    bash: Optional[Path] = typer.Option(None, "--bash", metavar="FILE", help="bash file to run", exists=True, dir_okay=False),
+    timeout: float = typer.Option(120.0, "--timeout", metavar="SECONDS", help="time limit of the execution"),
 ) -> None:
     """Run one python or bash file inside the sandbox of TASK; print one JSON object."""
 
@@ -65,7 +61,7 @@ def exec_cmd(
     language, path = ("python", python) if python is not None else ("bash", bash)
     assert path is not None      # exactly one of --python / --bash, checked above
     try:
-        out = sandbox_exec(public, workspace, backend.value, network == OnOff.on, language,
+        out = sandbox_exec(public, workspace, backend, network == OnOff.on, language,
                            path.read_text(), timeout_s=timeout)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)

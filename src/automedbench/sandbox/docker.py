@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Self
 
@@ -42,6 +43,7 @@ from .decoy import DecoyWatcher, build_decoy, violation_from_events
 from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
 from .effects import EffectsRecorder, netdev_counters, observe
+from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
@@ -233,6 +235,9 @@ class DockerSandbox:
             self.decoy_token = os.urandom(8).hex()
             priv = private_dir if private_dir is not None else self.public.parent / "private"
             build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
+            # its own copy of the inputs, so its recorded reads are its own (inputs.py)
+            self.inputs = private_inputs(self.public, self._stage)
+            self.public = self.inputs.path
             self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE)
             # uid 1000 in the container is uid 1000 on the host (no user-namespace remapping)
             self.workspace_uid = SANDBOX_UID if os.geteuid() == 0 else None
@@ -249,7 +254,7 @@ class DockerSandbox:
                     extra_mounts.append(("certs", "/etc/ssl/certs", "/etc/ssl/certs"))
             profile = self._stage / "seccomp.json"
             profile.write_text(json.dumps(seccomp.docker_profile()))
-            argv = container_argv(spec, self.image, self.container, extra_mounts, gpu=self.gpu,
+            argv = container_argv(replace(spec, public_dir=self.public), self.image, self.container, extra_mounts, gpu=self.gpu,
                                   docker=self.docker, seccomp_profile=profile if seccomp.enabled() else None)
             res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
             if res.returncode != 0:
@@ -266,7 +271,8 @@ class DockerSandbox:
                 net = self.net
                 self.effects = EffectsRecorder(
                     (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
-                    net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None)
+                    net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
+                    reads_shared=not self.inputs.private)
         except BaseException:
             self.close()
             raise

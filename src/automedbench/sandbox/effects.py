@@ -82,6 +82,25 @@ class _Call:
     overflow: bool = False
 
 
+@dataclass
+class _Effects:
+    """The lists one call's effects are built into, and the hashing budget left to it."""
+
+    written: list[dict[str, Any]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    truncated: bool = False
+    hash_budget: int = HASH_BUDGET_BYTES
+
+    def as_dict(self, net: dict[str, int] | None, reads_shared: bool) -> dict[str, Any]:
+        """The record, each list cut at MAX_ENTRIES (and `truncated` set when one was)."""
+        lists = (self.written, self.deleted, self.read)
+        truncated = self.truncated or any(len(x) > MAX_ENTRIES for x in lists)
+        return {"written": self.written[:MAX_ENTRIES], "deleted": self.deleted[:MAX_ENTRIES],
+                "read": self.read[:MAX_ENTRIES], "net": net, "truncated": truncated, "reads_shared": reads_shared,
+                "recorder": RECORDER}
+
+
 def observe(recorder: EffectsRecorder | None, result: Any) -> None:
     """Put the call's effects on `result` (an ExecResult); a recorder that fails leaves
     `effects` None with a warning saying why, never a failed call."""
@@ -114,7 +133,10 @@ class EffectsRecorder:
     (host dir, inside path) pairs; `net` returns the sandbox interface's (rx, tx) byte
     counters, or is None when the network is off."""
 
-    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None):
+    def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None,
+                 *, reads_shared: bool = False):
+        # reads_shared: the public directory is not this sandbox's own copy (inputs.py)
+        self.reads_shared = reads_shared
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
         self.net = net
         self.inotify = Inotify()
@@ -267,65 +289,80 @@ class EffectsRecorder:
     def end(self) -> dict[str, Any]:
         """The call's effects (call after the sandboxed processes have exited)."""
         call = self._consume()
-        # a directory created (or moved in) during the call had no watch yet: everything in
-        # it now was put there by this call
-        for d in call.new_dirs:
-            for f in self._watch_tree(d):
-                call.paths.setdefault(f, _PathState(existed_before=f in self.known, mask=IN_CREATE))
+        self._add_new_dir_files(call)
         if call.overflow:
             # events were lost: fall back to what the tree shows (written = changed since the
             # call began; deleted = known files that no longer exist); reads are unknown
             self._rescan(call)
-        truncated = self.incomplete or call.overflow
+        fx = _Effects(truncated=self.incomplete or call.overflow)
         gone = self._forget_gone(call.gone_dirs)
-        written: list[dict[str, Any]] = []
-        deleted: list[str] = []
-        read: list[str] = []
-        budget = HASH_BUDGET_BYTES
         for path, state in call.paths.items():
             inside = self._inside(path)
-            if inside is None:
-                continue
-            st = _lstat(path)
-            is_file = st is not None and stat.S_ISREG(st.st_mode)
-            if state.mask & _WRITE:
-                if is_file and st is not None:
-                    op = "modified" if state.existed_before or path in self.known else "created"
-                    if len(written) >= MAX_ENTRIES:   # beyond the cap: remembered, not listed
-                        truncated = True
-                        self._remember([path])
-                        continue
-                    digest = None
-                    if st.st_size <= HASH_MAX_BYTES and st.st_size <= budget:
-                        digest = self._sha256(path)
-                        budget -= st.st_size
-                    written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
-                    self._remember([path])
-                elif st is None and (state.existed_before or path in self.known):
-                    deleted.append(inside)
-                    self.known.discard(path)
-                continue
-            if state.mask & _GONE and st is None:
-                deleted.append(inside)
-                self.known.discard(path)
-            if state.mask & IN_OPEN:
-                read.append(inside)
-        listed = set(deleted)
+            if inside is not None:
+                self._record(fx, path, inside, state)
+        self._record_gone_dirs(fx, gone)
+        return fx.as_dict(self._net_delta(), self.reads_shared)
+
+    def _add_new_dir_files(self, call: _Call) -> None:
+        """A directory created (or moved in) during the call had no watch yet: everything in
+        it now was put there by this call."""
+        for d in call.new_dirs:
+            for f in self._watch_tree(d):
+                call.paths.setdefault(f, _PathState(existed_before=f in self.known, mask=IN_CREATE))
+
+    def _record(self, fx: _Effects, path: str, inside: str, state: _PathState) -> None:
+        """One path's events: a write is recorded by _record_write (and nothing else is); a
+        path deleted or moved away and absent now is deleted; an opened one is read."""
+        st = _lstat(path)
+        if state.mask & _WRITE:
+            self._record_write(fx, path, inside, state, st)
+            return
+        if state.mask & _GONE and st is None:
+            fx.deleted.append(inside)
+            self.known.discard(path)
+        if state.mask & IN_OPEN:
+            fx.read.append(inside)
+
+    def _record_write(self, fx: _Effects, path: str, inside: str, state: _PathState,
+                      st: os.stat_result | None) -> None:
+        """A written path that is a regular file now is written — "modified" when it existed
+        before the call, else "created" — with its size and, within the hashing caps, its
+        sha256; beyond MAX_ENTRIES it is remembered, not listed. A written path that is gone
+        now and existed before is deleted (a symlink or directory written is not listed)."""
+        if st is not None and stat.S_ISREG(st.st_mode):
+            op = "modified" if state.existed_before or path in self.known else "created"
+            if len(fx.written) >= MAX_ENTRIES:
+                fx.truncated = True
+            else:
+                digest = None
+                if st.st_size <= HASH_MAX_BYTES and st.st_size <= fx.hash_budget:
+                    digest = self._sha256(path)
+                    fx.hash_budget -= st.st_size
+                fx.written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
+            self._remember([path])
+        elif st is None and (state.existed_before or path in self.known):
+            fx.deleted.append(inside)
+            self.known.discard(path)
+
+    def _record_gone_dirs(self, fx: _Effects, gone: list[str]) -> None:
+        """Known files under a directory that went away are deleted, each listed once."""
+        listed = set(fx.deleted)
         for f in gone:
             inside = self._inside(f)
             if inside is not None and inside not in listed:
-                deleted.append(inside)
+                fx.deleted.append(inside)
                 listed.add(inside)
-        net = None
-        if self.net is not None:
-            after = self.net()
-            if after is not None and self._net_start is not None:
-                net = {"bytes_in": max(0, after[0] - self._net_start[0]),
-                       "bytes_out": max(0, after[1] - self._net_start[1])}
-        lists = (written, deleted, read)
-        truncated = truncated or any(len(x) > MAX_ENTRIES for x in lists)
-        return {"written": written[:MAX_ENTRIES], "deleted": deleted[:MAX_ENTRIES], "read": read[:MAX_ENTRIES],
-                "net": net, "truncated": truncated, "recorder": RECORDER}
+
+    def _net_delta(self) -> dict[str, int] | None:
+        """Bytes in and out of the sandbox's network namespace during the call (never
+        negative); None without a counter or when a reading failed."""
+        if self.net is None:
+            return None
+        after = self.net()
+        if after is None or self._net_start is None:
+            return None
+        return {"bytes_in": max(0, after[0] - self._net_start[0]),
+                "bytes_out": max(0, after[1] - self._net_start[1])}
 
     def _rescan(self, call: _Call) -> None:
         for host in (self.roots[0][0],):   # the public data is read-only

@@ -7,11 +7,15 @@ still scrubbed so API keys do not leak by accident.
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
 from .effects import EffectsRecorder, observe
+from .inputs import private_inputs
 
 LOCAL_LABEL = "local (no isolation)"
 LOCAL_WARNING = ("sandbox backend 'local' isolates nothing: agent code runs with your "
@@ -27,12 +31,16 @@ class LocalSandbox:
     def __init__(self, spec: SandboxSpec):
         log.warning(LOCAL_WARNING)
         self.spec = spec
-        self.data_dir = str(spec.public_dir.resolve())
         self.workspace_dir = str(spec.workspace.resolve())
+        # its own copy of the inputs, so its recorded reads are its own (inputs.py)
+        self._stage = Path(tempfile.mkdtemp(prefix="amb-local-"))
+        self.inputs = private_inputs(spec.public_dir.resolve(), self._stage)
+        self.data_dir = str(self.inputs.path)
         self.python = sys.executable
         (spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
         # the agent sees host paths here, so inside paths are the host paths
-        self.effects = EffectsRecorder((self.workspace_dir, self.workspace_dir), (self.data_dir, self.data_dir)) \
+        self.effects = EffectsRecorder((self.workspace_dir, self.workspace_dir), (self.data_dir, self.data_dir),
+                                       reads_shared=not self.inputs.private) \
             if spec.record_effects else None
 
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
@@ -54,3 +62,4 @@ class LocalSandbox:
         if self.effects is not None:
             self.effects.close()
             self.effects = None
+        shutil.rmtree(self._stage, ignore_errors=True)

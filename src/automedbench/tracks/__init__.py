@@ -2,6 +2,6 @@
 registry (tracks/registry.py). Shared track utilities: safety.py, cohort.py, nifti_io.py."""
 from __future__ import annotations
 
-from .registry import TrackError, all_tracks, get_track, register
+from .registry import TRACKS, TrackError, all_tracks, get_track, register
 
-__all__ = ["TrackError", "all_tracks", "get_track", "register"]
+__all__ = ["TRACKS", "TrackError", "all_tracks", "get_track", "register"]

@@ -1,4 +1,4 @@
-"""Tracks by name — the one registry the core reads.
+"""Tracks by name — a `Registry` of the one mechanism (automedbench/plugins.py, docs/architecture.md).
 
 A track is found in two ways, and adding one edits no file here:
   - built-in: any sub-package `automedbench.tracks.<name>` that defines `TRACK`
@@ -7,18 +7,19 @@ A track is found in two ways, and adding one edits no file here:
     other package's pyproject.toml:
         [project.entry-points."automedbench.tracks"]
         my_track = "my_pkg.track:TRACK"
+A track is named by its own `name`, not by the entry point's.
 """
 from __future__ import annotations
 
 import importlib
 import logging
 import pkgutil
-from functools import lru_cache
-from importlib import metadata
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..plugins import BUILT_IN, Registry, first_line
 from .base import Track, TrackAssets, TrackContract, TrackScoring
 
 log = logging.getLogger(__name__)
@@ -50,34 +51,30 @@ def _validate(obj: Any, origin: str) -> Track[Any]:
     return obj
 
 
-@lru_cache(maxsize=1)
-def all_tracks() -> dict[str, Track[Any]]:
-    """Every registered track by name. A broken third-party plug-in is logged and skipped; a
-    broken built-in track is a bug and raises."""
-    found: dict[str, Track[Any]] = {}
+def _track_packages() -> Iterator[tuple[str, Any, str, str]]:
+    """(name, TRACK, origin, description) of every built-in track package, imported now; the
+    description is the first sentence of the package's docstring."""
     for module in sorted(_builtin().values()):
         mod = importlib.import_module(module)
         if hasattr(mod, "TRACK"):
-            found[mod.TRACK.name] = _validate(mod.TRACK, module)
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            track = _validate(ep.load(), f"entry point {ep.name} ({ep.value})")
-        except Exception as exc:  # a third-party plug-in must not break the harness
-            log.warning("skipping track plug-in %s: %s", ep.name, exc)
-            continue
-        found.setdefault(track.name, track)
-    return found
+            yield mod.TRACK.name, mod.TRACK, BUILT_IN, first_line(mod)
+
+
+TRACKS: Registry[Track[Any]] = Registry(
+    "track", group=ENTRY_POINT_GROUP, validate=_validate, name_of=lambda t: t.name,
+    builtins=_track_packages, error=TrackError)
+
+
+def all_tracks() -> dict[str, Track[Any]]:
+    """Every registered track by name. A broken third-party plug-in is logged and skipped; a
+    broken built-in track is a bug and raises."""
+    return dict(TRACKS.items())
 
 
 def register(track: Any) -> Track[Any]:
-    """Register a track object at run time (tests, notebooks). Returns it."""
-    found = all_tracks()
-    found[track.name] = _validate(track, f"register({track!r})")
-    return found[track.name]
+    """Register a track object at run time (tests, notebooks), replacing one of the same name. Returns it."""
+    return TRACKS.add(getattr(track, "name", None), track, replace=True)
 
 
 def get_track(name: str) -> Track[Any]:
-    tracks = all_tracks()
-    if name not in tracks:
-        raise TrackError(f"unknown track {name!r}; registered: {', '.join(sorted(tracks)) or 'none'}")
-    return tracks[name]
+    return TRACKS.get(name)

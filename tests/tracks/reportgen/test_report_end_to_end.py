@@ -20,7 +20,7 @@ def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("report-runs")
     found = {}
     for agent in ("reference", "careless", "empty"):
-        d = api.run_one(TASK, "lite", agent, out, sandbox="bwrap", data_root=data, network=False).run_dir
+        d = api.run_one(TASK, "lite", agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False)).run_dir
         found[agent] = DetailReport.model_validate_json((d / "detail_report.json").read_text())
     legs = {c["case_id"] for c in json.loads(paths.manifest.read_text())["cases"] if c["body_part"] == "LEG"}
     return found, legs

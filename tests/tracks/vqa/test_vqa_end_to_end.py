@@ -21,7 +21,7 @@ def vqa_runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("vqa-runs")
     runs = {}
     for task, agent in (("vqa-demo-open", "reference"), ("vqa-demo-open", "careless"), ("vqa-demo-mcq", "reference")):
-        d = api.run_one(task, "lite", agent, out, sandbox="bwrap", data_root=data, network=False).run_dir
+        d = api.run_one(task, "lite", agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False)).run_dir
         runs[task, agent] = (d, DetailReport.model_validate_json((d / "detail_report.json").read_text()))
     return runs
 

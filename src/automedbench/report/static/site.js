@@ -3,7 +3,9 @@
    works from file:// (data comes from inline JSON or <script> files, never fetch()). */
 (function () {
   "use strict";
-  var STAGES = ["s1", "s2", "s3", "s4", "s5"];
+  // the rubric's stages, in order, as the page's data gives them ({id, label, name, weight}):
+  // the script knows none of its own (docs/site.md "Stages come from the rubric")
+  var STAGES = [];
 
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
@@ -125,16 +127,17 @@
     if (a.disqualified) flags += '<span class="badge bad">' + a.disqualified + " DQ</span>";
     if (a.infra_runs) flags += '<span class="badge warn infra-count" title="ended on an infrastructure fault: counted, never averaged in">' + a.infra_runs + " infra</span>";
     if (a.judge_incomplete) flags += '<span class="badge warn judge-count" title="a stage the judge could not score: counted, never averaged in">' + a.judge_incomplete + " judge incomplete</span>";
-    var bars = '<div class="bars" title="S1–S5 means">' + STAGES.map(function (s) {
-      var m = a.stages[s].mean;
-      return '<span class="' + (m == null ? "" : s) + '" style="height:' + (m == null ? 2 : Math.max(2, m * 30)) + 'px" title="' + s.toUpperCase() + " " + score(m) + '"></span>';
+    var span = STAGES.length ? STAGES[0].label + "–" + STAGES[STAGES.length - 1].label : "";
+    var bars = '<div class="bars" title="' + esc(span) + ' means">' + STAGES.map(function (s) {
+      var m = a.stages[s.id].mean;
+      return '<span class="' + (m == null ? "" : esc(s.id)) + '" style="height:' + (m == null ? 2 : Math.max(2, m * 30)) + 'px" title="' + esc(s.label + " " + s.name) + " " + score(m) + '"></span>';
     }).join("") + "</div>";
     function sc(s, label) {
       var small = s.n && s.n < a.n_complete ? "<small>n=" + s.n + "/" + a.n_complete + "</small>" : "";
       return '<td class="score" data-v="' + (s.mean == null ? "" : s.mean) + '" title="' + esc(label) + '">' + score(s.mean) + small + "</td>";
     }
     var stageCells = STAGES.map(function (s) {
-      var st = a.stages[s];
+      var st = a.stages[s.id];
       return '<td class="score" data-v="' + (st.mean == null ? "" : st.mean) + '" style="' + heat(st.mean) + '">' + score(st.mean) + "</td>";
     }).join("");
     return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '">' +
@@ -162,6 +165,7 @@
   function initBoard() {
     var data = jsonData("board-data");
     if (!data) return;
+    STAGES = data.stages || [];
     var track = $("#f-track"), task = $("#f-task"), tier = $("#f-tier");
     var table = $("#agents-table"), tbody = $("#agents-table tbody");
     var etable = $("#errors-table");
@@ -349,10 +353,10 @@
   function renderCompare(a, b) {
     var out = $("#compare-out");
     if (!a || !b) { out.innerHTML = '<p class="notice">Could not load one of the runs.</p>'; return; }
-    function row(label, x, y, fmt) {
+    function row(label, x, y, fmt, hint) {
       fmt = fmt || score;
       var d = (x != null && y != null && fmt === score) ? ((y - x) * 100).toFixed(1) : "";
-      return "<tr><th>" + esc(label) + '</th><td class="score" style="' + (fmt === score ? heat(x) : "") + '">' + fmt(x) +
+      return "<tr><th" + (hint ? ' title="' + esc(hint) + '"' : "") + ">" + esc(label) + '</th><td class="score" style="' + (fmt === score ? heat(x) : "") + '">' + fmt(x) +
         '</td><td class="score" style="' + (fmt === score ? heat(y) : "") + '">' + fmt(y) + '</td><td class="num">' + d + "</td></tr>";
     }
     function ident(v) { return esc(v); }
@@ -360,7 +364,7 @@
       '</small></th><th><a href="runs/' + esc(b.slug || b.run.run_id) + '.html">' + esc(b.run.agent) + "</a><small> " + esc(b.run.run_id) + "</small></th><th>Δ (B−A)</th></tr></thead><tbody>";
     html += row("task · tier", a.run.task + " · " + a.run.tier, b.run.task + " · " + b.run.tier, ident);
     html += row("Overall", a.overall, b.overall) + row("Agentic", a.agentic, b.agentic) + row("Task", a.task.score, b.task.score);
-    STAGES.forEach(function (s) { html += row(s.toUpperCase(), (a.stages[s] || {}).score, (b.stages[s] || {}).score); });
+    STAGES.forEach(function (s) { html += row(s.label, (a.stages[s.id] || {}).score, (b.stages[s.id] || {}).score, null, s.name); });
     html += row("turns", a.run.turns, b.run.turns, ident) + row("time", duration(a.run.wall_time_s), duration(b.run.wall_time_s), ident);
     html += row("cost", cost(a.run.cost_usd), cost(b.run.cost_usd), ident) + row("end", a.run.end_reason, b.run.end_reason, ident);
     html += row("error codes", a.errors.map(function (e) { return e.code; }).join(", ") || "—",
@@ -391,8 +395,10 @@
     out.innerHTML = html + "</tbody></table></div>";
   }
   function initCompare() {
-    var index = jsonData("compare-runs");
-    if (!index) return;
+    var data = jsonData("compare-runs");
+    if (!data) return;
+    var index = data.runs;
+    STAGES = data.stages || [];
     var sa = $("#cmp-a"), sb = $("#cmp-b");
     function fill(sel, runs, chosen) {
       sel.innerHTML = '<option value="">— choose a run —</option>' + runs.map(function (r) {

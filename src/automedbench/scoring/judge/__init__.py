@@ -1,12 +1,13 @@
-"""Judges for S1..S3: heuristic (offline default), llm (any OpenAI-compatible endpoint
-from the agent registry), and a panel of several with agreement statistics."""
+"""Judges for S1..S3: judge classes from the one registry (`JUDGES`: heuristic, the offline
+default, and plug-ins of the entry-point group `automedbench.judges`), llm (any OpenAI-compatible
+endpoint from the agent registry), and a panel of several with agreement statistics."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from ...llm.registry import get_agent_config
-from .base import Judge, JudgeEvidence
+from ...llm.registry import load_agent_configs
+from .base import JUDGES, Judge, JudgeError, JudgeEvidence
 from .heuristic import HeuristicJudge
 from .llm import LLMJudge
 from .panel import JudgePanel
@@ -29,9 +30,13 @@ def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None =
 
 
 def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any]) -> Judge:
-    if name == HEURISTIC:
-        return HeuristicJudge()
-    return LLMJudge(get_agent_config(name, agent_configs), **llm_options)
+    if name in JUDGES:
+        return JUDGES.get(name)()
+    configs = load_agent_configs(agent_configs)
+    if name not in configs:
+        raise JudgeError(f"unknown agent/judge {name!r}; judge classes: {', '.join(JUDGES.names())}; "
+                         f"LLM judges (agent registry): {', '.join(sorted(configs)) or 'none'}")
+    return LLMJudge(configs[name], **llm_options)
 
 
-__all__ = ["Judge", "JudgeEvidence", "get_judge"]
+__all__ = ["HeuristicJudge", "JUDGES", "Judge", "JudgeError", "JudgeEvidence", "get_judge"]

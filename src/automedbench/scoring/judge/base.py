@@ -5,10 +5,13 @@ and NEVER the task score (avoids outcome bias, docs/scoring.md#how-the-judge-dec
 item verdicts or None when the stage could not be judged (infrastructure fault)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from ...errors import UserError
+from ...plugins import Registry
 from ...runs.models import Conversation, StageResult, TraceEvent
 from ...tasks import Task
 
@@ -36,3 +39,23 @@ class Judge(Protocol):
 
     def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
         """Return {"s1": ..., "s2": ..., "s3": ...}; None for a stage = could not judge."""
+
+
+class JudgeError(UserError, LookupError):
+    """An unknown judge name: neither a judge class nor an entry of the agent registry."""
+
+
+JudgeFactory = Callable[[], Judge]
+
+
+def _judge_class(obj: Any, where: str) -> JudgeFactory:
+    if not callable(obj) or (isinstance(obj, type) and not callable(getattr(obj, "judge", None))):
+        raise JudgeError(f"{where}: not a judge class (a class with judge(evidence), built with no arguments)")
+    return obj
+
+
+# Judge classes built without a model endpoint (the heuristic judge, plug-ins of the entry-point
+# group `automedbench.judges`); an LLM judge is an entry of the agent registry instead
+# (docs/architecture.md "One registry", docs/judge.md).
+JUDGES: Registry[JudgeFactory] = Registry("judge", group="automedbench.judges", validate=_judge_class,
+                                          error=JudgeError)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, TypedDict
 
 from ...runs.models import TraceEvent
+from ..rubric import load_rubric
 
-STAGE_NAMES = {"s1": "Plan", "s2": "Setup", "s3": "Validate", "s4": "Inference", "s5": "Submit"}
 _QUIET_WARNINGS = {"provider_retry"}
 
 
@@ -93,59 +93,97 @@ def _first_code_line(code: str) -> str:
 
 def collect_steps(trace: Iterable[TraceEvent]) -> tuple[list[Step], RunFacts]:
     """Trace events -> ordered steps (+ run facts for the header)."""
-    steps: list[Step] = []
-    by_call: dict[int, Step] = {}
-    facts: RunFacts = {"turns": 0, "model_calls": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0,
-                       "end_reason": None, "submitted": False, "retries": 0}
-    stage = "s1"
+    collector = _StepCollector()
     for ev in trace:
+        collector.add(ev)
+    _prioritise(collector.steps)
+    return collector.steps, collector.facts
+
+
+class _StepCollector:
+    """Reads a trace one event at a time; one method per event type, each stating what that
+    event adds to the steps or the run facts. An event without a stage belongs to the stage of
+    the last event that had one (S1 before any)."""
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.by_call: dict[int, Step] = {}
+        self.facts: RunFacts = {"turns": 0, "model_calls": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0,
+                                "end_reason": None, "submitted": False, "retries": 0}
+        self.stage = "s1"
+
+    def add(self, ev: TraceEvent) -> None:
         if ev.stage:
-            stage = ev.stage
+            self.stage = ev.stage
         if ev.turn:
-            facts["turns"] = max(facts["turns"], ev.turn)
-        t = ev.type
-        if t == "model_call":
-            facts["model_calls"] += 1
-            facts["tokens_in"] += ev.tokens_in or 0
-            facts["tokens_out"] += ev.tokens_out or 0
-            facts["cost_usd"] += ev.cost_usd or 0.0
-        elif t == "tool_call":
-            st = Step(len(steps), ev.stage or stage, "exec", ev.call_index, ev.turn, ev.language, ev.code or "")
-            steps.append(st)
-            if ev.call_index is not None:
-                by_call[ev.call_index] = st
-        elif t == "execution":
-            called = by_call.get(ev.call_index) if ev.call_index is not None else None
-            if called is None:
-                called = Step(len(steps), ev.stage or stage, "exec", ev.call_index, ev.turn, ev.language, ev.code or "")
-                steps.append(called)
-            called.exit_code, called.duration_s = ev.exit_code, ev.duration_s
-            called.stdout, called.stderr, called.timed_out = ev.stdout or "", ev.stderr or "", bool(ev.timed_out)
-            if ev.effects is not None:
-                called.effects = True
-                called.wrote = [w.path for w in ev.effects.written]
-                called.read = list(ev.effects.read)
-        elif t == "submit":
-            facts["submitted"] = True
-            steps.append(Step(len(steps), ev.stage or "s5", "submit", ev.call_index, ev.turn,
-                              message="submit_results called"))
-        elif t in ("violation", "error"):
-            if t == "error" and ev.kind == "bad_tool_arguments" and ev.call_index in by_call:
-                by_call[ev.call_index].message = ev.message or ""
-                by_call[ev.call_index].exit_code = by_call[ev.call_index].exit_code or -1
-                continue
-            steps.append(Step(len(steps), ev.stage or stage, t, ev.call_index, ev.turn,
-                              message=ev.message or "", sub=ev.kind or ""))
-        elif t == "warning":
-            if ev.kind in _QUIET_WARNINGS:
-                facts["retries"] += 1
-                continue
-            steps.append(Step(len(steps), ev.stage or stage, "warning", ev.call_index, ev.turn,
-                              message=ev.message or "", sub=ev.kind or ""))
-        elif t == "run_end":
-            facts["end_reason"] = ev.kind or (ev.data or {}).get("end_reason") or ev.message
-    _prioritise(steps)
-    return steps, facts
+            self.facts["turns"] = max(self.facts["turns"], ev.turn)
+        handler = self._HANDLERS.get(ev.type)
+        if handler is not None:
+            handler(self, ev)
+
+    def _step(self, ev: TraceEvent, kind: str, *, language: str | None = None, code: str = "",
+              message: str = "", sub: str = "") -> Step:
+        st = Step(len(self.steps), ev.stage or self.stage, kind, ev.call_index, ev.turn, language, code,
+                  message=message, sub=sub)
+        self.steps.append(st)
+        return st
+
+    def _model_call(self, ev: TraceEvent) -> None:
+        """A model call is no step: it adds to the call count, tokens and cost."""
+        self.facts["model_calls"] += 1
+        self.facts["tokens_in"] += ev.tokens_in or 0
+        self.facts["tokens_out"] += ev.tokens_out or 0
+        self.facts["cost_usd"] += ev.cost_usd or 0.0
+
+    def _tool_call(self, ev: TraceEvent) -> None:
+        """A tool call opens an exec step, found again by its call index."""
+        st = self._step(ev, "exec", language=ev.language, code=ev.code or "")
+        if ev.call_index is not None:
+            self.by_call[ev.call_index] = st
+
+    def _execution(self, ev: TraceEvent) -> None:
+        """An execution completes its call's step (exit code, duration, output, observed
+        effects); one whose call was never seen gets a step of its own."""
+        called = self.by_call.get(ev.call_index) if ev.call_index is not None else None
+        if called is None:
+            called = self._step(ev, "exec", language=ev.language, code=ev.code or "")
+        called.exit_code, called.duration_s = ev.exit_code, ev.duration_s
+        called.stdout, called.stderr, called.timed_out = ev.stdout or "", ev.stderr or "", bool(ev.timed_out)
+        if ev.effects is not None:
+            called.effects = True
+            called.wrote = [w.path for w in ev.effects.written]
+            called.read = list(ev.effects.read)
+
+    def _submit(self, ev: TraceEvent) -> None:
+        """submit_results is a step of S5 unless the event says its stage, and marks the run submitted."""
+        self.facts["submitted"] = True
+        self.steps.append(Step(len(self.steps), ev.stage or "s5", "submit", ev.call_index, ev.turn,
+                               message="submit_results called"))
+
+    def _violation_or_error(self, ev: TraceEvent) -> None:
+        """A violation or error is a step of its own, except bad tool arguments of a known
+        call: they become that call's message and make it failed (exit -1 unless it had one)."""
+        if ev.type == "error" and ev.kind == "bad_tool_arguments" and ev.call_index in self.by_call:
+            called = self.by_call[ev.call_index]
+            called.message = ev.message or ""
+            called.exit_code = called.exit_code or -1
+            return
+        self._step(ev, ev.type, message=ev.message or "", sub=ev.kind or "")
+
+    def _warning(self, ev: TraceEvent) -> None:
+        """A warning is a step, except a provider retry, which is only counted."""
+        if ev.kind in _QUIET_WARNINGS:
+            self.facts["retries"] += 1
+            return
+        self._step(ev, "warning", message=ev.message or "", sub=ev.kind or "")
+
+    def _run_end(self, ev: TraceEvent) -> None:
+        """The end of the run gives its end reason."""
+        self.facts["end_reason"] = ev.kind or (ev.data or {}).get("end_reason") or ev.message
+
+    _HANDLERS: dict[str, Callable[[_StepCollector, TraceEvent], None]] = {
+        "model_call": _model_call, "tool_call": _tool_call, "execution": _execution, "submit": _submit,
+        "violation": _violation_or_error, "error": _violation_or_error, "warning": _warning, "run_end": _run_end}
 
 
 def _prioritise(steps: list[Step]) -> None:
@@ -238,7 +276,7 @@ def _header(steps: list[Step], facts: RunFacts) -> str:
              + (f", end reason: {facts['end_reason']}" if facts["end_reason"] else "")
              + (f", provider retries: {facts['retries']}" if facts["retries"] else ""),
              "Stages (calls attributed by the harness):"]
-    for sid, name in STAGE_NAMES.items():
+    for sid, name in _stage_names().items():
         se = [s for s in execs if s.stage == sid]
         other = [s for s in steps if s.stage == sid and s.kind in ("violation", "error", "submit")]
         if not se and not other:
@@ -259,7 +297,12 @@ def _header(steps: list[Step], facts: RunFacts) -> str:
 
 def _seg_header(seg: list[Step]) -> str:
     sid = seg[0].stage
-    return f"=== {sid.upper()} {STAGE_NAMES.get(sid, '')} ==="
+    return f"=== {sid.upper()} {_stage_names().get(sid, '')} ==="
+
+
+def _stage_names() -> dict[str, str]:
+    """Stage id -> name, in order, from the rubric (scoring/rubric.yaml owns them)."""
+    return {sid: st.name for sid, st in load_rubric().stages.items()}
 
 
 def _omitted(hidden: list[Step]) -> str:

@@ -170,9 +170,23 @@ def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
     return {e.call_index: e.stage for e in trace if e.type == "tool_call" and e.call_index is not None}
 
 
+def _named_by(code: str, path: str) -> bool:
+    """The code names the file or its own directory (not just the data root)."""
+    name, parent = path.rsplit("/", 2)[-1], path.rsplit("/", 2)[-2] if path.count("/") >= 2 else ""
+    return name in code or (bool(parent) and parent in code)
+
+
+def _own_reads(read: list[str], code: str, roots: Roots) -> list[str]:
+    """When the public directory was shared with other sandboxes (`reads_shared`, above the
+    copy cap: docs/sandbox.md "Whose reads"), a public read counts only if the call's code
+    names that file or its folder; workspace reads are the run's own either way."""
+    return [p for p in read if not p.startswith(roots.data + "/") or _named_by(code, p)]
+
+
 def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[CallFacts]:
     roots = roots or Roots.of(trace)
     tags = _declared_tags(trace)
+    codes = {e.call_index: e.code or "" for e in trace if e.type == "tool_call" and e.call_index is not None}
     calls = []
     for e in trace:
         if e.type != "execution" or e.call_index is None:
@@ -184,6 +198,8 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
             c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
+            if eff.reads_shared:
+                c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         calls.append(c)
     return calls

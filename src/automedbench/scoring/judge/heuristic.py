@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import load_rubric
-from .base import JudgeEvidence
+from .base import JUDGES, JudgeEvidence
 from .facts import Fact, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
@@ -62,7 +62,10 @@ def _why(label: str, fact: Fact) -> str:
     return f"{label}: {'yes' if fact.holds else 'no'} ({fact.cite()}{'; ' + fact.note if fact.note else ''})"
 
 
+@JUDGES.register("heuristic")
 class HeuristicJudge:
+    """Offline and deterministic: S1 from the plan files, S2 and S3 from the observed workflow facts."""
+
     backend = "heuristic"
     model = None
     version = "3"

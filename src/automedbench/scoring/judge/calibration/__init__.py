@@ -20,7 +20,7 @@ import yaml
 from ....errors import UserError
 from ....home import home
 from ....runs.trace import read_trace
-from ...rubric import load_rubric
+from ...rubric import Rubric, load_rubric
 from ..agreement import accuracy, confusion, weighted_kappa
 from ..base import Judge, JudgeEvidence
 from ....tasks import get_task
@@ -124,47 +124,95 @@ def load_set(root: Path | None = None, labels_path: Path = LABELS) -> list[Traje
     return out
 
 
+Pairs = dict[str, list[tuple[float, float]]]   # item -> (label, verdict) of every trajectory labelled and judged
+
+
 def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_path: Path = LABELS) -> EvalReport:
+    """Run `judge` over the labelled trajectories and compare its item verdicts with the hand
+    labels: per item and per stage agreement, the adversarial trajectories it credits above
+    their label, and the floors of the labels file it misses (docs/judge.md)."""
     trajectories = load_set(labels_path=labels_path) if trajectories is None else trajectories
     rubric = load_rubric()
-    items: dict[str, ItemReport] = {}
-    for s in rubric.judged:
-        st = rubric.stages[s]
-        for i in st.items:
-            items[i] = ItemReport(i, list(st.allowed_values()), weighted=st.kind == "ladder")
-    pairs: dict[str, list[tuple[float, float]]] = {i: [] for i in items}
+    items = _item_reports(rubric)
+    pairs: Pairs = {i: [] for i in items}
     over: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
     tasks = {tid: get_task(tid) for tid in sorted({t.task for t in trajectories})}   # discovery is not cached
     for t in trajectories:
         ev = JudgeEvidence(task=tasks[t.task], tier=t.tier, workspace=t.dir, trace=read_trace(t.dir / "trace.jsonl"),
                            conversation=None, case_ids=t.case_ids)
-        try:
-            verdict = judge.judge(ev)
-        except Exception as exc:   # a judge that fails on one trajectory is reported, not fatal
-            errors.append({"trajectory": t.id, "error": f"{type(exc).__name__}: {exc}"})
-            verdict = {}
-        given: dict[str, tuple[float, str]] = {}
-        for s in rubric.judged:
-            r = verdict.get(s)
-            if r is not None:
-                for i, v in r.items.items():
-                    given[i] = (float(v), r.rationale)
-        for i, rep in items.items():
-            if i in t.unlabelled:
-                rep.unlabelled += 1
-            if i not in t.labels:
-                continue
-            if i not in given:
-                rep.abstained += 1
-                continue
-            label, (value, why) = t.labels[i], given[i]
-            pairs[i].append((label, value))
-            if value != label:
-                rep.disagreements.append({"trajectory": t.id, "label": label, "verdict": value,
-                                          "rationale": why[:400]})
-            if t.adversarial and value > label:
-                over.append({"trajectory": t.id, "item": i, "label": label, "verdict": value})
+        given = _item_verdicts(judge, ev, rubric, t.id, errors)
+        over += _tally(t, given, items, pairs)
+    _agreement(items, pairs)
+    floors = {k: {i: float(v) for i, v in (d or {}).items()}
+              for k, d in (_labels(labels_path).get("floors") or {}).items()}
+    failures = _floor_failures(items, floors)
+    failures += [f"adversarial {o['trajectory']}: {o['item']} judged {o['verdict']} > label {o['label']}" for o in over]
+    failures += [f"{e['trajectory']}: judge failed: {e['error']}" for e in errors]
+    return EvalReport(
+        judge={"backend": judge.backend, "model": judge.model, "version": judge.version},
+        n_trajectories=len(trajectories), n_labels=sum(len(t.labels) for t in trajectories),
+        tracks=sorted({task.track for task in tasks.values()}), tiers=sorted({t.tier for t in trajectories}),
+        items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures,
+        stages=_stage_agreement(rubric, pairs))
+
+
+def _item_reports(rubric: Rubric) -> dict[str, ItemReport]:
+    """One empty report per item of a judged stage; a ladder's item is compared with a
+    linearly weighted kappa over the ladder's values, any other over 0/1."""
+    items: dict[str, ItemReport] = {}
+    for s in rubric.judged:
+        st = rubric.stages[s]
+        for i in st.items:
+            items[i] = ItemReport(i, list(st.allowed_values()), weighted=st.kind == "ladder")
+    return items
+
+
+def _item_verdicts(judge: Judge, ev: JudgeEvidence, rubric: Rubric, trajectory: str,
+                   errors: list[dict[str, str]]) -> dict[str, tuple[float, str]]:
+    """item -> (verdict, the stage's rationale) as `judge` gives them for one trajectory. A
+    judge that fails on it is reported in `errors` and gives no verdict, never stops the run."""
+    try:
+        verdict = judge.judge(ev)
+    except Exception as exc:   # a judge that fails on one trajectory is reported, not fatal
+        errors.append({"trajectory": trajectory, "error": f"{type(exc).__name__}: {exc}"})
+        verdict = {}
+    given: dict[str, tuple[float, str]] = {}
+    for s in rubric.judged:
+        r = verdict.get(s)
+        if r is not None:
+            for i, v in r.items.items():
+                given[i] = (float(v), r.rationale)
+    return given
+
+
+def _tally(t: Trajectory, given: dict[str, tuple[float, str]], items: dict[str, ItemReport],
+           pairs: Pairs) -> list[dict[str, Any]]:
+    """Compare one trajectory's verdicts with its labels: an item left unlabelled is counted, an
+    item labelled but not judged is an abstention, a labelled and judged one is a pair (and a
+    disagreement when they differ). Returns the items of an adversarial trajectory that the
+    judge credited above their label."""
+    over: list[dict[str, Any]] = []
+    for i, rep in items.items():
+        if i in t.unlabelled:
+            rep.unlabelled += 1
+        if i not in t.labels:
+            continue
+        if i not in given:
+            rep.abstained += 1
+            continue
+        label, (value, why) = t.labels[i], given[i]
+        pairs[i].append((label, value))
+        if value != label:
+            rep.disagreements.append({"trajectory": t.id, "label": label, "verdict": value,
+                                      "rationale": why[:400]})
+        if t.adversarial and value > label:
+            over.append({"trajectory": t.id, "item": i, "label": label, "verdict": value})
+    return over
+
+
+def _agreement(items: dict[str, ItemReport], pairs: Pairs) -> None:
+    """Each item's n, accuracy, kappa and confusion matrix over its (label, verdict) pairs."""
     for i, rep in items.items():
         lv = [a for a, _ in pairs[i]]
         jv = [b for _, b in pairs[i]]
@@ -172,6 +220,11 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         rep.accuracy = accuracy(lv, jv)
         rep.kappa = weighted_kappa(lv, jv, rep.categories, "linear" if rep.weighted else None)
         rep.confusion = confusion(lv, jv, rep.categories) if lv else []
+
+
+def _stage_agreement(rubric: Rubric, pairs: Pairs) -> dict[str, dict[str, Any]]:
+    """Per judged stage, the pairs of all its items pooled: n, accuracy and kappa (linearly
+    weighted for a ladder)."""
     stage_cal: dict[str, dict[str, Any]] = {}
     for s in rubric.judged:
         st = rubric.stages[s]
@@ -180,8 +233,12 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         stage_cal[s] = {"n": len(pooled), "accuracy": accuracy([a for a, _ in pooled], [b for _, b in pooled]),
                         "kappa": weighted_kappa([a for a, _ in pooled], [b for _, b in pooled], cats,
                                                 "linear" if st.kind == "ladder" else None)}
-    floors = {k: {i: float(v) for i, v in (d or {}).items()}
-              for k, d in (_labels(labels_path).get("floors") or {}).items()}
+    return stage_cal
+
+
+def _floor_failures(items: dict[str, ItemReport], floors: dict[str, dict[str, float]]) -> list[str]:
+    """The labels file's floors an item misses: kappa or accuracy below its floor, or not
+    measured at all (no pair), fails."""
     failures = []
     for i, f in floors.get("min_kappa", {}).items():
         k = items[i].kappa
@@ -191,13 +248,7 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         a = items[i].accuracy
         if a is None or a < f:
             failures.append(f"{i}: accuracy {a if a is None else round(a, 3)} < floor {f}")
-    failures += [f"adversarial {o['trajectory']}: {o['item']} judged {o['verdict']} > label {o['label']}" for o in over]
-    failures += [f"{e['trajectory']}: judge failed: {e['error']}" for e in errors]
-    return EvalReport(
-        judge={"backend": judge.backend, "model": judge.model, "version": judge.version},
-        n_trajectories=len(trajectories), n_labels=sum(len(t.labels) for t in trajectories),
-        tracks=sorted({task.track for task in tasks.values()}), tiers=sorted({t.tier for t in trajectories}),
-        items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures, stages=stage_cal)
+    return failures
 
 
 def _fmt(x: float | None) -> str:

@@ -9,6 +9,8 @@ nearest labelled example (1-NN, Euclidean) among those the task publishes in
 different source images that look different.) Needs numpy, scipy and pillow.
 Usage: python patch_classifier.py DATA_DIR OUT_CSV
 """
+from __future__ import annotations
+
 import csv
 import sys
 from pathlib import Path
@@ -18,11 +20,11 @@ from PIL import Image
 from scipy import ndimage
 
 
-def load(path):
+def load(path: Path) -> np.ndarray:
     return np.asarray(Image.open(path).convert("RGB"), dtype=np.float32) / 255.0
 
 
-def features(rgb):
+def features(rgb: np.ndarray) -> np.ndarray:
     gray = rgb.mean(axis=2)
     sat = rgb.max(axis=2) - rgb.min(axis=2)
     grad = np.hypot(ndimage.sobel(gray, 0), ndimage.sobel(gray, 1))
@@ -40,11 +42,11 @@ def features(rgb):
                      np.abs(np.diff(rgb, axis=2)).mean()], dtype=np.float64)
 
 
-def case_dirs(data_dir):
+def case_dirs(data_dir: Path) -> list[Path]:
     return sorted(p for p in Path(data_dir).iterdir() if p.is_dir() and not p.name.startswith("_"))
 
 
-def prototypes(data_dir):
+def prototypes(data_dir: Path) -> tuple[list[str], np.ndarray, list[str]]:
     """(class names, example feature matrix, example labels) from _examples/labels.csv."""
     ex = Path(data_dir) / "_examples"
     with open(ex / "labels.csv", newline="") as fh:
@@ -54,7 +56,7 @@ def prototypes(data_dir):
     return labels, feats, [r["label"] for r in rows]
 
 
-def classify(data_dir, cases):
+def classify(data_dir: Path, cases: list[Path]) -> list[str]:
     """Predicted label per case directory."""
     _, ex_feats, ex_labels = prototypes(data_dir)
     feats = np.stack([features(load(c / "image.png")) for c in cases])
@@ -65,7 +67,7 @@ def classify(data_dir, cases):
     return [ex_labels[i] for i in dist.argmin(axis=1)]
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     data_dir, out_csv = Path(argv[1]), Path(argv[2])
     cases = case_dirs(data_dir)
     preds = classify(data_dir, cases)

@@ -122,7 +122,7 @@ def _stage(paths: DatasetPaths, items: list[_Item], *, dataset: str, classes: tu
 
 
 def _limit(items: Iterator[_Item], limit: int | None) -> list[_Item]:
-    out = []
+    out: list[_Item] = []
     for item in items:
         if limit is not None and len(out) >= int(limit):
             break

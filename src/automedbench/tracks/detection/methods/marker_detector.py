@@ -11,9 +11,12 @@ Markers are small, round and denser (brighter) than anything around them, so:
   5. box = the component's bounding box in pixel corner coordinates (x2 = last column + 1).
 Needs numpy, scipy and pillow. Usage: python marker_detector.py IMAGE.png OUT_DIR
 """
+from __future__ import annotations
+
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -23,17 +26,17 @@ DISC = 25
 THRESHOLD = 0.12
 
 
-def disc(size):
+def disc(size: int) -> np.ndarray:
     r = (size - 1) / 2
     yy, xx = np.mgrid[:size, :size]
     return (yy - r) ** 2 + (xx - r) ** 2 <= r * r
 
 
-def detect(img):
+def detect(img: np.ndarray) -> list[dict[str, Any]]:
     """Boxes as dicts {class, score, x1, y1, x2, y2} for one float image in [0, 1]."""
     tophat = img - ndimage.grey_opening(img, footprint=disc(DISC))
     labels, n = ndimage.label(tophat > THRESHOLD)
-    boxes = []
+    boxes: list[dict[str, Any]] = []
     for i, sl in enumerate(ndimage.find_objects(labels), start=1):
         if sl is None:
             continue
@@ -55,7 +58,7 @@ def detect(img):
     return sorted(boxes, key=lambda b: -b["score"])
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     image, out_dir = Path(argv[1]), Path(argv[2])
     img = np.asarray(Image.open(image).convert("L"), dtype=np.float32) / 255.0
     boxes = detect(img)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def _read_volume(path: Path) -> np.ndarray:
         arr = np.load(path, allow_pickle=False)
     else:
         import nibabel as nib
-        arr = np.asarray(nib.load(str(path)).dataobj)
+        arr = np.asarray(cast(nib.Nifti1Image, nib.load(str(path))).dataobj)
     arr = np.asarray(arr, dtype=np.float64)
     if arr.ndim == 2:
         arr = arr[:, :, None]

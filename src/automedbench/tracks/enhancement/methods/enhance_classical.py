@@ -11,15 +11,18 @@ info's output_shape):
                     1991): re-degrade the estimate with the known s×s block mean, up-sample
                     the residual, add; 20 iterations.
 """
+from __future__ import annotations
+
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.ndimage import map_coordinates
 
 
-def tv_chambolle(image, weight, n_iter=100, eps=2e-4):
+def tv_chambolle(image: np.ndarray, weight: float, n_iter: int = 100, eps: float = 2e-4) -> np.ndarray:
     """Isotropic 2-D TV denoising, Chambolle's projection algorithm (tau = 1/4)."""
     p = np.zeros((2,) + image.shape)
     g = np.zeros_like(p)
@@ -49,38 +52,38 @@ def tv_chambolle(image, weight, n_iter=100, eps=2e-4):
     return out
 
 
-def denoise(x):
+def denoise(x: np.ndarray) -> np.ndarray:
     lo, hi = np.percentile(x, [1, 99])
     scale = max(hi - lo, 1e-6)
     return tv_chambolle((x - lo) / scale, weight=0.05) * scale + lo
 
 
-def _upsample(x, scale, shape):
+def _upsample(x: np.ndarray, scale: int, shape: tuple[int, ...]) -> np.ndarray:
     """Cubic-spline resampling: fine pixel i sits at coarse coordinate (i + 0.5)/scale − 0.5."""
     coords = [(np.arange(n) + 0.5) / scale - 0.5 for n in shape]
     grid = np.meshgrid(*coords, indexing="ij")
     return map_coordinates(x, grid, order=3, mode="nearest")
 
 
-def _block_mean(x, scale):
+def _block_mean(x: np.ndarray, scale: int) -> np.ndarray:
     h, w = x.shape
     return x.reshape(h // scale, scale, w // scale, scale).mean(axis=(1, 3))
 
 
-def super_resolve(x, scale, shape, n_iter=20):
+def super_resolve(x: np.ndarray, scale: int, shape: tuple[int, ...], n_iter: int = 20) -> np.ndarray:
     est = _upsample(x, scale, shape)
     for _ in range(n_iter):
         est = est + _upsample(x - _block_mean(est, scale), scale, shape)
     return est
 
 
-def enhance(x, info):
+def enhance(x: np.ndarray, info: dict[str, Any]) -> np.ndarray:
     if info["task"] == "denoise":
         return denoise(x)
     return super_resolve(x, int(info["scale"]), tuple(info["output_shape"]))
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__)
         return 2

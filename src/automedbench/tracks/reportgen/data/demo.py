@@ -69,7 +69,7 @@ def _jitter(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 1) ** rng.uniform(0.9, 1.1)
 
 
-def _disc(shape, cy, cx, radius, edge=1.5):
+def _disc(shape: tuple[int, ...], cy: float, cx: float, radius: float, edge: float = 1.5) -> np.ndarray:
     yy, xx = np.ogrid[:shape[0], :shape[1]]
     r = np.hypot(yy - cy, xx - cx)
     return 1.0 / (1.0 + np.exp((r - radius) / edge))
@@ -145,7 +145,7 @@ def write_reference_report(kind: str, findings: list[dict[str, Any]], rng: np.ra
     """FINDINGS + IMPRESSION, one templated sentence per slot, following the findings."""
     t = templates()[kind]
 
-    def pick(key, f=None):
+    def pick(key: str, f: dict[str, Any] | None = None) -> str:
         return _fill(t[key][int(rng.integers(len(t[key])))], f or {})
 
     by = {f["kind"]: f for f in findings}

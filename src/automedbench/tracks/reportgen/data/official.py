@@ -30,7 +30,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +118,9 @@ def stage_mimic_cxr(paths: DatasetPaths, progress: Progress = None, source: str 
     for r in split_rows:
         if r["split"] == split:
             by_study[(r["subject_id"], r["study_id"])].append(r["dicom_id"])
-    skipped = defaultdict(int)
+    skipped: defaultdict[str, int] = defaultdict(int)
 
-    def studies():
+    def studies() -> Iterator[dict[str, Any]]:
         for (subject, study), dicoms in sorted(by_study.items()):
             folder = root / "files" / f"p{subject[:2]}" / f"p{subject}" / f"s{study}"
             images = [(folder / f"{d}.jpg", view.get(d, "")) for d in sorted(dicoms) if (folder / f"{d}.jpg").is_file()]
@@ -152,7 +152,7 @@ def stage_iu_xray(paths: DatasetPaths, progress: Progress = None, source: str | 
     if not xmls:
         raise DatasetError(f"iu-xray: no report XML (ecgen-radiology/*.xml) under {root}")
     pngs = {p.stem: p for p in root.rglob("*.png")}
-    skipped = defaultdict(int)
+    skipped: defaultdict[str, int] = defaultdict(int)
     todo = []
     for x in xmls:
         try:
@@ -161,7 +161,7 @@ def stage_iu_xray(paths: DatasetPaths, progress: Progress = None, source: str | 
             skipped["unreadable xml"] += 1
             continue
         sections = {(a.get("Label") or "").upper(): (a.text or "").strip() for a in tree.iter("AbstractText")}
-        images = [(pngs[p.get("id")], "") for p in tree.iter("parentImage") if p.get("id") in pngs]
+        images = [(pngs[pid], "") for p in tree.iter("parentImage") if (pid := p.get("id") or "") in pngs]
         if not sections.get("FINDINGS"):
             skipped["no findings section"] += 1
             continue
@@ -181,7 +181,7 @@ def stage_chexpert_plus(paths: DatasetPaths, progress: Progress = None, source: 
     root = source_root(source, "chexpert-plus")
     rows = _read_csv(_find_one(root, ["df_chexpert_plus_*.csv", "df_chexpert_plus*.csv.gz"], "CheXpert Plus table"))
     studies: dict[str, dict[str, Any]] = {}
-    skipped = defaultdict(int)
+    skipped: defaultdict[str, int] = defaultdict(int)
     for r in rows:
         if r.get("split", split) != split:
             continue
@@ -226,7 +226,7 @@ def stage_pathcap(paths: DatasetPaths, progress: Progress = None, source: str | 
         pairs = _load_pairs(cap_file)
     except (json.JSONDecodeError, OSError) as exc:
         raise DatasetError(f"pathcap: {cap_file} is not JSON/JSONL: {exc}") from None
-    skipped = defaultdict(int)
+    skipped: defaultdict[str, int] = defaultdict(int)
     todo = []
     for k, p in enumerate(pairs):
         rel = p.get("image") or p.get("image_path") or p.get("file_name")
@@ -238,7 +238,7 @@ def stage_pathcap(paths: DatasetPaths, progress: Progress = None, source: str | 
         if not caption.strip():
             skipped["empty caption"] += 1
             continue
-        todo.append({"study_id": f"pathcap_{k:06d}_{Path(rel).stem}", "images": [(img, "microscopy")],
+        todo.append({"study_id": f"pathcap_{k:06d}_{img.stem}", "images": [(img, "microscopy")],
                      "findings": caption})
     return _write_studies(paths, todo, dataset="pathcap", limit=limit, link=link, progress=progress,
                           description="PathCap pathology image-caption pairs, staged from a local copy.",

@@ -72,7 +72,7 @@ def leg_features(a: np.ndarray) -> dict[str, float]:
 
 def robust_z(rows: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     keys = next(iter(rows.values())).keys()
-    z = {sid: {} for sid in rows}
+    z: dict[str, dict[str, float]] = {sid: {} for sid in rows}
     for k in keys:
         vals = np.array([r[k] for r in rows.values()])
         med = np.median(vals)

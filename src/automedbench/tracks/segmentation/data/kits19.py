@@ -32,7 +32,7 @@ import re
 import shutil
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 
@@ -147,8 +147,8 @@ def _stage_case(data_dir: Path, idx: int, paths: DatasetPaths, link: bool
         if not f.is_file():
             return None, f"missing {f.name}"
     try:
-        img = nib.load(str(img_f))
-        seg_img = nib.load(str(seg_f))
+        img = cast(nib.Nifti1Image, nib.load(str(img_f)))
+        seg_img = cast(nib.Nifti1Image, nib.load(str(seg_f)))
         seg = np.asanyarray(seg_img.dataobj)
     except Exception as exc:  # nibabel raises several types for corrupt files
         return None, f"unreadable NIfTI: {type(exc).__name__}: {exc}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import cast
 
 import nibabel as nib
 import numpy as np
@@ -58,7 +59,7 @@ def fill_holes_slicewise(mask: np.ndarray) -> np.ndarray:
     out = _fill_holes(mask, ndimage.generate_binary_structure(3, 1), (0, 1, 2))
     for axis in range(3):
         st = np.zeros((3, 3, 3), dtype=bool)
-        sl = [slice(None)] * 3
+        sl: list[slice | int] = [slice(None)] * 3
         sl[axis] = 1
         st[tuple(sl)] = ndimage.generate_binary_structure(2, 1)
         out = _fill_holes(out, st, tuple(a for a in range(3) if a != axis))
@@ -163,7 +164,8 @@ def bias_correct(img: np.ndarray, brain: np.ndarray, sigma: float = 8.0) -> np.n
     return out
 
 
-def load_and_prepare(argv: list[str], usage: str):
+def load_and_prepare(argv: list[str], usage: str
+                     ) -> tuple[Path, Path, nib.Nifti1Image, np.ndarray, tuple[slice, ...], np.ndarray] | int:
     """The shared front of both methods: parse `INPUT OUTDIR`, load the volume as float32,
     find the brain's bounding box and bias-correct inside it.
 
@@ -173,7 +175,7 @@ def load_and_prepare(argv: list[str], usage: str):
         print(usage, file=sys.stderr)
         return 2
     src, outdir = Path(argv[1]), Path(argv[2])
-    img_nii = nib.load(str(src))
+    img_nii = cast(nib.Nifti1Image, nib.load(str(src)))
     # float32: halves the memory traffic of every filter; far finer than the image noise
     img = np.asarray(img_nii.dataobj, dtype=np.float32)
     if img.ndim != 3:

@@ -30,7 +30,7 @@ import json
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -74,7 +74,7 @@ def atlas_path() -> Path:
 def _ct_atlas() -> tuple[np.ndarray, np.ndarray]:
     import nibabel as nib
 
-    img = nib.load(str(atlas_path()))
+    img = cast(nib.Nifti1Image, nib.load(str(atlas_path())))
     return np.asarray(img.dataobj, dtype=np.float32), img.affine.copy()
 
 

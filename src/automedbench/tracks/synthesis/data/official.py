@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -71,7 +71,7 @@ def stage_ct_zsr(paths: DatasetPaths, dataset: str, source: str | Path | None = 
     for i, f in enumerate(files):
         cid = _case_name(f, dataset)
         try:
-            img = nib.load(str(f))
+            img = cast(nib.Nifti1Image, nib.load(str(f)))
             if len(img.shape) != 3:
                 raise ValueError(f"expected a 3-D volume, got shape {img.shape}")
             if int(np.prod(img.shape)) > max_voxels:

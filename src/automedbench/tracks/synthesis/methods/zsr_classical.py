@@ -11,16 +11,19 @@ target grid (shape and affine from target_grid.json, float32):
      re-degrade the estimate (mean of each s slices), interpolate the residual the same way,
      add; 5 iterations; values below the input's minimum (spline ringing) are clipped.
 """
+from __future__ import annotations
+
 import json
 import sys
 from pathlib import Path
+from typing import cast
 
 import nibabel as nib
 import numpy as np
 from scipy.interpolate import make_interp_spline
 
 
-def upsample_z(low, scale, n_out):
+def upsample_z(low: np.ndarray, scale: int, n_out: int) -> np.ndarray:
     centres = np.arange(low.shape[2]) * scale + (scale - 1) / 2.0
     pos = np.clip(np.arange(n_out, dtype=np.float64), centres[0], centres[-1])
     if low.shape[2] < 4:
@@ -30,24 +33,24 @@ def upsample_z(low, scale, n_out):
     return spline(pos)
 
 
-def slab_average(vol, scale):
+def slab_average(vol: np.ndarray, scale: int) -> np.ndarray:
     x, y, z = vol.shape
     return vol.reshape(x, y, z // scale, scale).mean(axis=3)
 
 
-def super_resolve(low, scale, n_out, n_iter=5):
+def super_resolve(low: np.ndarray, scale: int, n_out: int, n_iter: int = 5) -> np.ndarray:
     est = upsample_z(low, scale, n_out)
     for _ in range(n_iter):
         est += upsample_z(low - slab_average(est, scale), scale, n_out)
     return np.maximum(est, low.min())   # spline overshoot below the darkest input value is ringing
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__)
         return 2
     case, out = Path(argv[1]), Path(argv[2])
-    img = nib.load(str(case / "lowres.nii.gz"))
+    img = cast(nib.Nifti1Image, nib.load(str(case / "lowres.nii.gz")))
     low = np.asarray(img.dataobj, dtype=np.float64)
     grid = json.loads((case / "target_grid.json").read_text())
     shape, scale = tuple(grid["shape"]), int(grid["scale_z"])

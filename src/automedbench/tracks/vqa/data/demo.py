@@ -134,6 +134,8 @@ def _render(rng: np.random.Generator, source: Source, n_lesions: int) -> tuple[n
         return np.clip(np.rint(f * 255), 0, 255).astype(np.uint8), lesions
     g = np.clip(img, 0, 1) ** rng.uniform(0.85, 1.15) * TISSUE_MAX
     if n_lesions:
+        if mask is None:
+            raise ValueError(f"{source.name}: no lesion mask to place {n_lesions} lesion(s) in")
         g, lesions = _insert_lesions(rng, g, mask, n_lesions)
     g = g + rng.normal(0, 0.008, g.shape)
     return np.clip(np.rint(g * 255), 0, 255).astype(np.uint8), lesions
@@ -149,6 +151,8 @@ def _question(rng: np.random.Generator, qtype: str, source: Source, n_lesions: i
     if qtype == "count":
         return text, str(n_lesions), [], "open", ["0", "1", "2", "3"]
     key = {"modality": source.modality, "region": source.region, "plane": source.plane}[qtype]
+    if key is None:
+        raise ValueError(f"{source.name}: no {qtype} to ask about")
     shown, alts = ANSWER_TEXT[key]
     pool = {"modality": MODALITIES, "region": REGIONS, "plane": PLANES + ["oblique"]}[qtype]
     return text, shown, alts, "open", [key] + [p for p in pool if p != key]
@@ -187,8 +191,8 @@ def build_vqa_demo(paths: DatasetPaths, progress: Progress | None = None, n_case
         public.mkdir(parents=True)
         private.mkdir(parents=True)
         Image.fromarray(image).save(public / "image.png", optimize=False)
-        q = {"question_id": qid, "question": question, "images": ["image.png"], "question_type": qtype}
-        ref = {"question_id": qid, "question": question, "answer": answer, "alternatives": alternatives,
+        q: dict[str, Any] = {"question_id": qid, "question": question, "images": ["image.png"], "question_type": qtype}
+        ref: dict[str, Any] = {"question_id": qid, "question": question, "answer": answer, "alternatives": alternatives,
                "question_type": qtype, "answer_type": answer_type}
         if mcq:
             key = pool[0] if qtype not in ("finding", "count") else answer

@@ -310,7 +310,7 @@ def read_medframeqa(root: Path, split: str = "test") -> Iterator[QARecord]:
             next((k for k, v in options.items() if v.strip() == correct), None)
         if label is None:
             continue
-        images = [b for b in (_image_bytes(row.get(f"image_{k}")) for k in range(1, 6)) if b]
+        images: list[Path | bytes] = [b for b in (_image_bytes(row.get(f"image_{k}")) for k in range(1, 6)) if b]
         yield QARecord(qid=f"medframeqa_{row.get('question_id', i)}", question=str(row.get("question", "")),
                        images=images, answer=options[label], options=options, label=label,
                        question_type=str(row.get("modality") or "multi_frame").lower(), answer_type="mcq",
@@ -330,7 +330,7 @@ def read_mmmu_med(root: Path, split: str = "validation") -> Iterator[QARecord]:
                 raw_options = []
             options = _letters([str(o) for o in raw_options]) if isinstance(raw_options, list) else {}
             answer = str(row.get("answer", "")).strip()
-            images = [b for b in (_image_bytes(row.get(f"image_{k}")) for k in range(1, 8)) if b]
+            images: list[Path | bytes] = [b for b in (_image_bytes(row.get(f"image_{k}")) for k in range(1, 8)) if b]
             meta = {"subject": subject, "subfield": row.get("subfield"), "img_type": row.get("img_type")}
             if options and answer.upper() in options:
                 yield QARecord(qid=f"mmmu_{row.get('id')}", question=str(row.get("question", "")), images=images,
