@@ -27,6 +27,7 @@ from pathlib import Path
 from .base import SandboxError
 from .inside import SANDBOX_UID
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
+from .runtime import _locked
 from .runtime import cache_root as runtime_cache_root
 from .runtime import ensure_agent_runtime
 
@@ -150,17 +151,21 @@ def build_image(docker: str = "docker", *, force: bool = False,
     cache.mkdir(parents=True, exist_ok=True)
     tar = cache / "rootfs.tar"
     image_id = ""
-    if not force:
-        res = _docker(docker, "image", "inspect", "--format", "{{.Id}}", tag, check=False)
-        image_id = res.stdout.strip() if res.returncode == 0 else ""
-    if not image_id:
-        if force or not tar.is_file():
-            log(f"building the agent root filesystem with mmdebstrap ({rec['suite']}, {len(rec['packages'])} "
-                f"packages + the agent runtime) ...")
-            tar.unlink(missing_ok=True)
-            _mmdebstrap(rec, runtime, tar)
-        log(f"importing {tar} ({tar.stat().st_size / 2**20:.0f} MiB) as {tag} ...")
-        image_id = _docker(docker, "import", "--change", "WORKDIR /workspace", str(tar), tag).stdout.strip()
+    # one builder per recipe on this machine (docs/sandbox.md): two processes building at once
+    # (parallel test workers, two sweeps) wrote the same partial tarball and one lost its rename;
+    # the one that waited finds the image or the tarball the other made
+    with _locked(cache / ".lock"):
+        if not force:
+            res = _docker(docker, "image", "inspect", "--format", "{{.Id}}", tag, check=False)
+            image_id = res.stdout.strip() if res.returncode == 0 else ""
+        if not image_id:
+            if force or not tar.is_file():
+                log(f"building the agent root filesystem with mmdebstrap ({rec['suite']}, {len(rec['packages'])} "
+                    f"packages + the agent runtime) ...")
+                tar.unlink(missing_ok=True)
+                _mmdebstrap(rec, runtime, tar)
+            log(f"importing {tar} ({tar.stat().st_size / 2**20:.0f} MiB) as {tag} ...")
+            image_id = _docker(docker, "import", "--change", "WORKDIR /workspace", str(tar), tag).stdout.strip()
     if not re.fullmatch(r"sha256:[0-9a-f]{64}", image_id):
         raise ImageBuildError(f"docker import returned {image_id!r}, not an image id")
     out = ImageRecord(key=key, image_id=image_id, tag=tag, suite=rec["suite"], mirrors=rec["mirrors"],
