@@ -54,9 +54,10 @@ def staged_once(tmp_path_factory) -> Callable[..., DatasetPaths]:
 
     The first caller stages it into a cache folder of this run (keyed on name and options,
     under a lock in the run's temp folder that every xdist worker shares); every caller gets
-    its own copy under `root`, so a test may damage its files. The builders are seeded and
-    byte-reproducible (tests/tracks/segmentation/test_data_demo_brain.py checks it), so the copy
-    is what `stage` would have written. Tests of a builder itself call `stage`."""
+    its own copy under `root`, so a test may damage its files. The builders are seeded, so the
+    copy is what `stage` would have written with these options (byte for byte where a builder
+    is byte-reproducible, e.g. the MNI brains: test_data_demo_brain.py). Tests of a builder
+    itself call `stage`."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     cache = shared / "staged-once"
