@@ -1,5 +1,6 @@
 import pytest
 
+from automedbench.errors import UserError
 from automedbench.scoring.judge import get_judge
 from automedbench.scoring.judge.llm import LLMJudge
 from automedbench.scoring.judge.panel import JudgePanel
@@ -30,7 +31,8 @@ def test_several_names_is_panel(judges_file):
 
 
 def test_unknown_name(judges_file):
-    with pytest.raises(ValueError, match="unknown"):
+    # a user error (one line, exit 2 in the CLI) naming what is known
+    with pytest.raises(UserError, match="unknown agent/judge 'nope'.*heuristic.*j1"):
         get_judge(["nope"], [judges_file])
 
 

@@ -272,7 +272,8 @@ def test_huge_output_is_capped(box, world):
 def test_sleep_past_timeout_is_killed(box, world):
     t = time.monotonic()
     r = box.execute("bash", "sleep 60", timeout_s=2)
-    assert r.timed_out and time.monotonic() - t < 15
+    took = time.monotonic() - t
+    assert r.timed_out and took < 15, f"took {took:.1f} s, timed_out={r.timed_out}, exit {r.exit_code}: {r.stderr[-500:]}"
 
 
 def test_daemonised_children_die_with_the_call(box, world):
