@@ -94,9 +94,19 @@ demo: setup
 # in collection order, files with `slow` tests first (tests/conftest.py), not xdist's default
 # most-tests-first, which leaves the long one-test files for last (docs/testing.md).
 # `make test PYTEST_WORKERS=0` runs it in one process.
+# mypy and import-linter (~25 s, one core) run beside pytest, which leaves a quarter of the CPU
+# idle waiting on sandboxes and subprocesses; their output follows pytest's, and either
+# failing fails `make test`. ruff (under a second) runs first, so a syntax slip stops at once.
 PYTEST_WORKERS ?= auto
-test: setup lint testdeps
-	$(RUN_PY) $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+TYPECHECK_LOG := /tmp/automedbench-typecheck.log
+test: setup testdeps
+	$(BIN)/ruff check src tests bench
+	@( $(BIN)/mypy && PYTHONPATH=src $(BIN)/lint-imports --no-cache ) > $(TYPECHECK_LOG) 2>&1 & checks=$$!; \
+	status=0; \
+	$(RUN_PY) $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder || status=$$?; \
+	if wait $$checks; then tail -n 3 $(TYPECHECK_LOG); echo "mypy + import-linter: passed"; \
+	else cat $(TYPECHECK_LOG); echo "mypy + import-linter: FAILED (above)"; status=1; fi; \
+	exit $$status
 
 # static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear),
 # mypy, which also checks that every built-in track and judge satisfies its protocol, and
