@@ -66,3 +66,22 @@ def test_the_templates_name_no_stage_id():
     found = [f"{t.name}: {m.group(0)}" for t in sorted((SITE_JS.parents[1] / "templates").glob("*.j2"))
              for m in re.finditer(rf"\b({ids})\b", t.read_text(), flags=re.IGNORECASE)]
     assert not found, found
+
+
+def test_stage_colours_come_from_the_rubric(tmp_path):
+    """site.css names no stage; stages.css is written from the rubric the site is given, and a
+    colour that is not #rrggbb is refused when the rubric loads (it goes into a style sheet)."""
+    from automedbench.report.site import stage_css
+    from automedbench.scoring.rubric import RUBRIC_PATH, load_rubric
+    css = (SITE_JS.parent / "site.css").read_text()
+    ids = "|".join(load_rubric().stages)
+    assert not re.findall(rf"[.-]({ids})\b", css), "site.css styles a stage: give it a colour in rubric.yaml"
+    text = RUBRIC_PATH.read_text()
+    changed = tmp_path / "rubric.yaml"
+    changed.write_text(text.replace('color: "#07698a"', 'color: "#123456"', 1))
+    written = stage_css(load_rubric(changed))
+    assert "--s2:#123456;" in written and ".bars span.s2, .stage-s2 { background:var(--s2); }" in written
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace('color: "#07698a"', 'color: "red; } body { display:none"', 1))
+    with pytest.raises(ValueError, match="s2.color must be #rrggbb"):
+        load_rubric(bad)

@@ -102,6 +102,27 @@ def test_docker_backend_records_its_image(docker_box, docker_image):
     assert r.effects is not None and r.effects["written"] == [] and r.effects["recorder"] == "inotify"
 
 
+def test_a_container_lost_under_the_agent_is_an_infrastructure_fault(world, docker_image, tmp_path):
+    """docs/faults.md: when the engine loses the sandbox's container, the call raises SandboxError
+    (the run ends as infra_error) naming the container's exit, instead of handing the agent an
+    `exit 1` to be scored on."""
+    import subprocess
+
+    from automedbench.sandbox import SandboxError
+    from automedbench.sandbox.docker import DockerSandbox
+    box = DockerSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", timeout_s=30),
+                        image=docker_image)
+    try:
+        assert box.running() and box.execute("bash", "echo up").stdout.strip() == "up"
+        subprocess.run([box.docker, "kill", box.container], capture_output=True, check=True, timeout=60,
+                       env=box._cli_env)
+        assert not box.running()
+        with pytest.raises(SandboxError, match=r"container stopped under the agent: container exited 137"):
+            box.execute("bash", "echo up")
+    finally:
+        box.close()
+
+
 def test_docker_without_image_says_how_to_build(tmp_path, monkeypatch):
     from automedbench.sandbox import docker
     monkeypatch.delenv("AUTOMEDBENCH_DOCKER_IMAGE", raising=False)

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts
+from ..scoring.rubric import load_rubric
 from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
 from .site import run_slug
 
@@ -185,7 +186,8 @@ def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None =
 
 # ---- plots (matplotlib, Agg canvas, no pyplot state) ------------------------------------------
 
-STAGE_COLORS = {"s1": "#6f42c1", "s2": "#0a7ea4", "s3": "#d97706", "s4": "#15803d", "s5": "#be123c"}
+# each stage's colour, from scoring/rubric.yaml (the same as the site's)
+STAGE_COLORS = {sid: st.color for sid, st in load_rubric().stages.items()}
 
 
 def _fig(w: float, h: float) -> Figure:

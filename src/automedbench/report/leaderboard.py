@@ -241,5 +241,6 @@ def write_analysis_site(reports: Sequence[DetailReport], out: Path | str, *, plo
     common = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "prov": board,
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
     out.mkdir(parents=True, exist_ok=True)
-    site._copy_static(out)
-    return write_analysis_page(reports, out, env=_env(load_rubric()), common=common, plots=plots)
+    rubric = load_rubric()
+    site._copy_static(out, rubric)
+    return write_analysis_page(reports, out, env=_env(rubric), common=common, plots=plots)

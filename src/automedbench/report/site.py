@@ -516,12 +516,24 @@ def filter_views(reports: Sequence[DetailReport], board: Leaderboard) -> dict[st
 
 # ---- writing ---------------------------------------------------------------------------------
 
-def _copy_static(out: Path) -> None:
+def stage_css(rubric: Rubric) -> str:
+    """Each stage's colour from the rubric, as the classes site.js puts on bars, stage labels and
+    transcript calls (the stylesheet names no stage: docs/site.md "Stages come from the rubric").
+    Ids and colours were checked by the rubric loader (`#rrggbb`), so they are safe in CSS."""
+    rules = [f":root {{ {' '.join(f'--{sid}:{st.color};' for sid, st in rubric.stages.items())} }}"]
+    for sid in rubric.stages:
+        rules.append(f".bars span.{sid}, .stage-{sid} {{ background:var(--{sid}); }} "
+                     f"details.call.{sid} {{ border-left-color:var(--{sid}); }}")
+    return "/* written from scoring/rubric.yaml at build time */\n" + "\n".join(rules) + "\n"
+
+
+def _copy_static(out: Path, rubric: Rubric | None = None) -> None:
     assets = out / "assets"
     assets.mkdir(parents=True, exist_ok=True)
     for name in STATIC_FILES:
         data = resources.files("automedbench.report").joinpath("static", name).read_bytes()
         (assets / name).write_bytes(data)
+    (assets / "stages.css").write_text(stage_css(rubric or load_rubric()), encoding="utf-8")
 
 
 def run_row(r: DetailReport) -> dict:
@@ -638,7 +650,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, 
     """Pages other than index.html (which leaderboard.py renders with the same `common`);
     `rubric` (default scoring/rubric.yaml) names the stages and their items."""
     rubric = rubric or load_rubric()
-    _copy_static(out)
+    _copy_static(out, rubric)
     for sub in ("runs", "tasks"):
         if (out / sub).is_dir():
             shutil.rmtree(out / sub)  # pages of runs no longer in the set

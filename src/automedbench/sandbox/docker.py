@@ -301,6 +301,10 @@ class DockerSandbox:
             if result.timed_out:  # killing the CLI does not stop what it started inside
                 subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
                                 "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)
+            if result.exit_code != 0 and "is not running" in result.stderr and not self.running():
+                # the engine lost the container under the agent: ours to answer for, not the agent's
+                # (docs/faults.md); the run ends as infra_error with the container's own account
+                raise SandboxError(f"the sandbox's container stopped under the agent: {self._container_state()}")
             events = self.watcher.drain()
             observe(self.effects, result)
         violation = violation_from_events(events)
@@ -309,6 +313,20 @@ class DockerSandbox:
             result.blocked = True
         result.warnings.extend(advisory.scan(language, code))
         return result
+
+    def running(self) -> bool:
+        """Whether the sandbox's container is up (docker exec needs it)."""
+        res = subprocess.run([self.docker, "inspect", "--format", "{{.State.Running}}", self.container],
+                             capture_output=True, text=True, timeout=30, env=self._cli_env)
+        return res.stdout.strip() == "true"
+
+    def _container_state(self) -> str:
+        """Why the sandbox's container stopped, as the engine tells it (an infrastructure fault)."""
+        res = subprocess.run([self.docker, "inspect", "--format",
+                              "container exited {{.State.ExitCode}} at {{.State.FinishedAt}} (started "
+                              "{{.State.StartedAt}}, OOM-killed {{.State.OOMKilled}}, error {{.State.Error}})",
+                              self.container], capture_output=True, text=True, timeout=30, env=self._cli_env)
+        return (res.stdout or res.stderr).strip()[:400]
 
     def close(self) -> None:
         if getattr(self, "_closed", True):

@@ -1,6 +1,7 @@
 """Load the rubric (scoring/rubric.yaml) and turn item verdicts into stage scores."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +27,7 @@ class StageRubric:
     items: dict[str, str]
     not_applicable: dict[str, list[str]] = field(default_factory=dict)
     allowed: tuple[float, ...] = (0.0, 1.0)
+    color: str = "#64748b"         # the site's and the analysis plots' colour of this stage
 
     def allowed_values(self) -> tuple[float, ...]:
         return self.allowed if self.kind == "ladder" else (0.0, 1.0)
@@ -63,6 +65,13 @@ class Rubric:
         return {s: r.weight for s, r in self.stages.items()}
 
 
+def _colour(path: str, sid: str, value: object) -> str:
+    """A stage's colour as `#rrggbb`: it goes into a style sheet, so nothing else passes."""
+    if not isinstance(value, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", value):
+        raise ValueError(f"{path}: {sid}.color must be #rrggbb, got {value!r}")
+    return value
+
+
 def load_rubric(path: Path = RUBRIC_PATH) -> Rubric:
     return _load(str(path))
 
@@ -76,7 +85,8 @@ def _load(path: str) -> Rubric:
             id=sid, name=s["name"], weight=float(s["weight"]), kind=s["kind"], judged=bool(s["judged"]),
             items=dict(s["items"]),
             not_applicable={k: list(v) for k, v in (s.get("not_applicable") or {}).items()},
-            allowed=tuple(float(x) for x in s.get("allowed", (0.0, 1.0))))
+            allowed=tuple(float(x) for x in s.get("allowed", (0.0, 1.0))),
+            color=_colour(path, sid, s.get("color", StageRubric.color)))
     if tuple(stages) != STAGES:
         raise ValueError(f"{path}: stages must be exactly {STAGES}")
     for st in stages.values():
