@@ -64,11 +64,13 @@ def test_agent_names_are_html_escaped(tmp_path, make_report):
 
 
 def test_page_is_self_contained(tmp_path, make_report):
-    _, html = _site(tmp_path, [make_report("x")])
+    out, html = _site(tmp_path, [make_report("x")])
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html, re.I)
     assert "@import" not in html
-    # its only stylesheet and script are the site's own files, next to it
-    assert re.findall(r'<link [^>]*href="([^"]+)"', html) == ["assets/site.css"]
+    # its only stylesheets and script are the site's own files, next to it (stages.css holds
+    # the stage colours, written from the rubric)
+    assert re.findall(r'<link [^>]*href="([^"]+)"', html) == ["assets/site.css", "assets/stages.css"]
+    assert all((out / "assets" / name).is_file() for name in ("site.css", "stages.css", "site.js"))
     assert re.findall(r'<script src="([^"]+)"', html) == ["assets/site.js"]
 
 
