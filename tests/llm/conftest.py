@@ -68,9 +68,14 @@ class Rig:
 
 @pytest.fixture
 def rig(tmp_path):
+    made: list[Rig] = []
+
     def make(**kw) -> Rig:
-        return Rig(tmp_path, **kw)
-    return make
+        made.append(Rig(tmp_path, **kw))
+        return made[-1]
+    yield make
+    for r in made:   # a sandbox holds a container / staging folder until closed
+        r.sandbox.close()
 
 
 @pytest.fixture
