@@ -63,3 +63,10 @@ class LocalSandbox:
             self.effects.close()
             self.effects = None
         shutil.rmtree(self._stage, ignore_errors=True)
+
+    def __del__(self) -> None:
+        # a caller that never closes (a notebook, a test) still leaves no copy of the inputs behind
+        try:
+            self.close()
+        except Exception:
+            pass
