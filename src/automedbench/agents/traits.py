@@ -1,6 +1,6 @@
 """Trait agents: scripted agents that each carry ONE known workflow trait (docs/judge.md).
 
-They produce the judge's calibration trajectories (scoring/judge/calibration/): each runs
+They produce the judge's calibration trajectories (tracks/<track>/calibration/): each runs
 through the real agent loop and sandbox, so its trace carries the effects the sandbox
 observed. They work on any track: their "method" is a stand-in (`method.py`: a digest of
 each case's first input file) and their outputs are written in the track's submission
@@ -18,7 +18,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ..tracks.base import SubmissionLayout
-from ..tracks.scripted_code import case_dirs
+from ..tracks.scripted_code import DESCRIBE_INPUT, case_dirs
 from .base import AgentContext, AgentOutcome, ToolBox
 from .scripted import ScriptedAgent
 from ..tracks import get_track
@@ -35,30 +35,6 @@ def predict(case_dir, version=1):
     extra = WEIGHTS.read_bytes()[:64] if WEIGHTS.is_file() else b""
     return hashlib.sha256(head + extra + bytes([version])).hexdigest()
 '''
-
-# a format-aware look at one input file: shape / dtype / value range where the format says
-DESCRIBE = '''
-def describe(p):
-    import json
-    import numpy as np
-    s = p.name.lower()
-    if s.endswith((".nii", ".nii.gz")):
-        import nibabel as nib
-        img = nib.load(str(p)); a = np.asarray(img.dataobj)
-        return f"shape {a.shape} dtype {a.dtype} spacing {img.header.get_zooms()} range {float(a.min()):.1f}..{float(a.max()):.1f}"
-    if s.endswith(".npy"):
-        a = np.load(p)
-        return f"shape {a.shape} dtype {a.dtype} range {float(a.min()):.1f}..{float(a.max()):.1f}"
-    if s.endswith((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")):
-        from PIL import Image
-        im = Image.open(p); a = np.asarray(im)
-        return f"size {im.size} mode {im.mode} range {int(a.min())}..{int(a.max())}"
-    if s.endswith(".json"):
-        return "json keys " + str(sorted(json.loads(p.read_text()))[:6])
-    data = p.read_bytes()
-    return f"{len(data)} bytes, first bytes {data[:12]!r}"
-'''
-
 
 def _code(tag: str | None, body: str) -> str:
     head = f"# {tag}\n" if tag else ""
@@ -123,7 +99,7 @@ class Kit:
                 print('weights saved: models/weights.npz')
                 """)
         if check_input:
-            body += DESCRIBE + textwrap.dedent(f"""\
+            body += DESCRIBE_INPUT + textwrap.dedent(f"""\
                 case = {self.cases}[0]
                 first = sorted(p for p in case.rglob('*') if p.is_file())[0]
                 print('input', case.name, first.name, describe(first))

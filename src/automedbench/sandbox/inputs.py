@@ -9,6 +9,7 @@ shared.
 """
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 
 COPY_MAX_ENV = "AUTOMEDBENCH_INPUT_COPY_MAX_MB"
 DEFAULT_COPY_MAX_MB = 512
+log = logging.getLogger("automedbench.sandbox")
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,11 @@ class InputView:
 
 
 def copy_cap_bytes() -> int:
-    raw = os.environ.get(COPY_MAX_ENV, "")
+    raw = os.environ.get(COPY_MAX_ENV, "").strip()
     try:
-        return int(float(raw) * 2**20) if raw.strip() else DEFAULT_COPY_MAX_MB * 2**20
+        return int(float(raw or DEFAULT_COPY_MAX_MB) * 2**20)
     except ValueError:
+        log.warning("%s=%r is not a number of MiB; using the default %d", COPY_MAX_ENV, raw, DEFAULT_COPY_MAX_MB)
         return DEFAULT_COPY_MAX_MB * 2**20
 
 
@@ -58,9 +61,9 @@ def private_inputs(public: Path, into: Path, cap: int | None = None) -> InputVie
         return InputView(public, private=False)
     dest = into / "public"
     # GNU cp keeps modes and symlinks as they are and shares blocks where it can (--reflink=auto)
-    done = subprocess.run(["cp", "-a", "--reflink=auto", "--", str(public), str(dest)],
-                          capture_output=True).returncode == 0 if shutil.which("cp") else False
-    if not done:
+    cp = shutil.which("cp")
+    if cp is None or subprocess.run([cp, "-a", "--reflink=auto", "--", str(public), str(dest)],
+                                    capture_output=True).returncode != 0:
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(public, dest, symlinks=True)
     os.chmod(dest, os.stat(public).st_mode & 0o7777)

@@ -8,6 +8,30 @@ from __future__ import annotations
 
 import textwrap
 
+# agent code: a format-aware look at one input file (shape / dtype / value range where the
+# format says); the input formats are the tracks' knowledge, so the core's trait agents take it from here
+DESCRIBE_INPUT = '''
+def describe(p):
+    import json
+    import numpy as np
+    s = p.name.lower()
+    if s.endswith((".nii", ".nii.gz")):
+        import nibabel as nib
+        img = nib.load(str(p)); a = np.asarray(img.dataobj)
+        return f"shape {a.shape} dtype {a.dtype} spacing {img.header.get_zooms()} range {float(a.min()):.1f}..{float(a.max()):.1f}"
+    if s.endswith(".npy"):
+        a = np.load(p)
+        return f"shape {a.shape} dtype {a.dtype} range {float(a.min()):.1f}..{float(a.max()):.1f}"
+    if s.endswith((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")):
+        from PIL import Image
+        im = Image.open(p); a = np.asarray(im)
+        return f"size {im.size} mode {im.mode} range {int(a.min())}..{int(a.max())}"
+    if s.endswith(".json"):
+        return "json keys " + str(sorted(json.loads(p.read_text()))[:6])
+    data = p.read_bytes()
+    return f"{len(data)} bytes, first bytes {data[:12]!r}"
+'''
+
 
 def case_dirs(data_dir: str) -> str:
     """A Python expression: the sorted case folders of `data_dir` (names starting with `_`,

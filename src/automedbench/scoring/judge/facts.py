@@ -33,6 +33,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import PurePosixPath
 from typing import Iterable
 
 from ...runs.models import TraceEvent
@@ -172,8 +173,8 @@ def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
 
 def _named_by(code: str, path: str) -> bool:
     """The code names the file or its own directory (not just the data root)."""
-    name, parent = path.rsplit("/", 2)[-1], path.rsplit("/", 2)[-2] if path.count("/") >= 2 else ""
-    return name in code or (bool(parent) and parent in code)
+    file = PurePosixPath(path)
+    return file.name in code or (bool(file.parent.name) and file.parent.name in code)
 
 
 def _own_reads(read: list[str], code: str, roots: Roots) -> list[str]:
