@@ -86,7 +86,7 @@ def _uv_binary() -> str | None:
     """uv inside this venv, installed by pip (one small wheel) when missing."""
     uv = os.path.join(os.path.dirname(sys.executable), "uv")
     if not os.path.exists(uv):
-        got = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-compile", "uv"],
+        got = subprocess.run([sys.executable, "-m", "pip", "install", "-qq", "--no-compile", "uv"],
                              check=False)
         if got.returncode != 0:
             return None
