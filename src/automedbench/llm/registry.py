@@ -28,6 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import UserError
+from .. import yamlfile
 
 BUILTIN_FILE = Path(__file__).with_name("endpoints.yaml")
 ENV_FILES = "AUTOMEDBENCH_AGENTS"
@@ -200,7 +201,7 @@ def _read_entries(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise LLMConfigError(f"{path}: agent config file does not exist")
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yamlfile.safe_load(path.read_text())
     except yaml.YAMLError as exc:
         raise LLMConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("agents"), list):

@@ -49,7 +49,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from .. import yamlfile
 
 TABLE_PATH = Path(__file__).with_name("answer_normalisation.yaml")
 NEGATED = "not-"          # prefix of a token in the scope of a negation cue (never a basic token:
@@ -184,7 +184,7 @@ class AnswerTable:
 
 @lru_cache(maxsize=4)
 def load_table(path: str | None = None) -> AnswerTable:
-    return AnswerTable.from_mapping(yaml.safe_load(Path(path or TABLE_PATH).read_text()))
+    return AnswerTable.from_mapping(yamlfile.safe_load(Path(path or TABLE_PATH).read_text()))
 
 
 def _number_text(value: float) -> str:

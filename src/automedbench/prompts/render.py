@@ -9,11 +9,11 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 
 from ..errors import UserError
 from ..scoring.rubric import load_rubric
 from ..tasks import Task, check_tier
+from .. import yamlfile
 
 HERE = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -26,7 +26,7 @@ class PromptError(UserError, ValueError):
 
 @lru_cache(maxsize=1)
 def tiers() -> dict:
-    return yaml.safe_load((HERE / "tiers.yaml").read_text())
+    return yamlfile.safe_load((HERE / "tiers.yaml").read_text())
 
 
 def _fill(template: str, values: dict[str, str], name: str) -> str:

@@ -30,7 +30,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from jinja2 import Environment
 
 from ..export import ExportError, inspect_log
@@ -40,6 +39,7 @@ from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
+from .. import yamlfile
 
 STATIC_FILES = ("site.css", "site.js")
 CALL_TEXT_LIMIT = 20_000  # characters of code/stdout/stderr shown per call (the trace itself is bounded too)
@@ -634,7 +634,7 @@ def write_reference_pages(env: Environment, out: Path, common: dict, rubric: Rub
     (out / "tiers.html").write_text(page.render(
         **common, root="", page="tiers", title="Tiers: how much help the agent gets", subtitle="same data, same metric",
         source="prompts/tiers.yaml", kind="tiers",
-        tiers=yaml.safe_load(resources.files("automedbench.prompts").joinpath("tiers.yaml").read_text(encoding="utf-8"))), encoding="utf-8")
+        tiers=yamlfile.safe_load(resources.files("automedbench.prompts").joinpath("tiers.yaml").read_text(encoding="utf-8"))), encoding="utf-8")
     table = error_table()
     codes = [{"code": c, "step": e.get("step", ""), "text": e.get("text", ""), "category": e.get("category", ""),
               "infrastructure": bool(e.get("infrastructure"))} for c, e in table["codes"].items()]

@@ -54,6 +54,7 @@ from .layout import RunFiles, now_iso, write_json_atomic
 from .models import UNSCORED_END_REASONS
 from .options import RunOptions
 from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
+from .. import yamlfile
 
 # (tasks, tiers, agents, run options) -> None, raising UserError: api.check_sweep
 CheckFunction = Callable[[list[str], list[str], list[str], RunOptions], None]
@@ -205,7 +206,7 @@ def load_sweep_file(path: Path | str) -> SweepSpec:
     """Parse a sweep YAML; every problem is a SweepConfigError naming the file and field."""
     p = Path(path)
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        raw = yamlfile.safe_load(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SweepConfigError(f"sweep file {p} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:

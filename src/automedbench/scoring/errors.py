@@ -10,7 +10,6 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from ..runs.models import (
     BUDGET_END_REASONS,
@@ -24,11 +23,12 @@ from ..runs.models import (
 from ..tracks.base import TrackScoring
 from .rubric import load_rubric
 from .workspace_guard import escaping_links
+from .. import yamlfile
 
 
 @lru_cache(maxsize=1)
 def error_table() -> dict:
-    return yaml.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
+    return yamlfile.safe_load(Path(__file__).with_name("error_codes.yaml").read_text())
 
 
 def code_texts() -> dict[str, str]:

@@ -7,9 +7,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import get_args
 
-import yaml
 
 from ..runs.models import StageId
+from .. import yamlfile
 
 RUBRIC_PATH = Path(__file__).with_name("rubric.yaml")
 # the stage ids as the report schema types them (runs/models.py: StageId); rubric.yaml, which
@@ -78,7 +78,7 @@ def load_rubric(path: Path = RUBRIC_PATH) -> Rubric:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> Rubric:
-    raw = yaml.safe_load(Path(path).read_text())
+    raw = yamlfile.safe_load(Path(path).read_text())
     stages = {}
     for sid, s in raw["stages"].items():
         stages[sid] = StageRubric(

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from ..errors import UserError
 from ..tracks import TrackError, get_track
 from ..tracks.base import MedalBands
+from .. import yamlfile
 
 Tier = Literal["lite", "standard", "pro"]
 TIERS: tuple[str, ...] = ("lite", "standard", "pro")
@@ -145,7 +146,7 @@ def load_task(folder: Path) -> Task:
     if not path.is_file():
         raise TaskError(f"{path}: missing task.yaml")
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yamlfile.safe_load(path.read_text())
     except yaml.YAMLError as exc:
         raise TaskError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict):

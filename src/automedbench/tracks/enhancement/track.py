@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
@@ -45,6 +44,7 @@ from .data import DATASETS
 from .npy_io import read_float_npy
 from .options import EnhancementOptions
 from .scripted import EnhancementMethods
+from ... import yamlfile
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
@@ -85,7 +85,7 @@ class EnhancementTrack(Track[EnhancementOptions]):
         return "mean SSIM x completion (SSIM/PSNR data range = reference max - min)"
 
     def default_bands(self, options: EnhancementOptions) -> MedalBands:
-        fb = yaml.safe_load((HERE / "bands.yaml").read_text())["fallback"]
+        fb = yamlfile.safe_load((HERE / "bands.yaml").read_text())["fallback"]
         return MedalBands(**fb, source="track fallback: dataset has no bands.json "
                                        "(run python -m automedbench.tracks.enhancement.baselines DATASET_DIR)")
 

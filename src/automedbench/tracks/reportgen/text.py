@@ -13,16 +13,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from ...metrics.bleu import ngram_counts
 from ...metrics.text_tokens import has_words, tokenize
 from ..safety import safe_output_file
+from ... import yamlfile
 
 
 @lru_cache(maxsize=1)
 def rules() -> dict[str, Any]:
-    return yaml.safe_load(Path(__file__).with_name("rules.yaml").read_text())
+    return yamlfile.safe_load(Path(__file__).with_name("rules.yaml").read_text())
 
 
 @lru_cache(maxsize=1)

@@ -22,7 +22,6 @@ from typing import Any
 
 import nibabel as nib
 import numpy as np
-import yaml
 
 from ...metrics.ssim import reference_data_range, ssim_psnr
 from ..pictures import CasePicture, PictureCase, restoration_panels
@@ -47,6 +46,7 @@ from ..safety import safe_output_file
 from .data import DATASETS
 from .options import SynthesisOptions
 from .scripted import SynthesisMethods
+from ... import yamlfile
 
 HERE = Path(__file__).parent
 AFFINE_TOL = 1e-3
@@ -102,7 +102,7 @@ class SynthesisTrack(Track[SynthesisOptions]):
         return f"mean 3-D SSIM x completion ({options.win_size}^3 window, data range = reference max - min{clip})"
 
     def default_bands(self, options: SynthesisOptions) -> MedalBands:
-        b = yaml.safe_load((HERE / "bands.yaml").read_text())[options.variant]
+        b = yamlfile.safe_load((HERE / "bands.yaml").read_text())[options.variant]
         return MedalBands(**b, source="track default (docs/scoring.md#per-track-metrics-and-medal-bands; below the task baseline = no medal)")
 
     def _prepare(self, arr: np.ndarray, options: SynthesisOptions) -> np.ndarray:

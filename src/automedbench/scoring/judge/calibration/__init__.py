@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from ....errors import UserError
 from ....home import home
@@ -25,6 +24,7 @@ from ..agreement import accuracy, confusion, weighted_kappa
 from ..base import Judge, JudgeEvidence
 from ....tasks import get_task
 from ....tracks import all_tracks
+from .... import yamlfile
 
 PACKAGE = Path(__file__).parent
 LABELS = PACKAGE / "labels.yaml"
@@ -86,7 +86,7 @@ class EvalReport:
 
 
 def _labels(path: Path = LABELS) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text())
+    return yamlfile.safe_load(path.read_text())
 
 
 def trajectory_roots() -> list[Path]:

@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from PIL import Image
 from scipy import ndimage, special
 
 from ....data import DatasetError, DatasetPaths, write_manifest
 from ....data.pydicom_files import read_dicom_gray
+from .... import yamlfile
 
 SOURCES = {"chest": "RG1_UNCR.dcm", "tibia": "RG3_UNCR.dcm"}
 WIDTH = 512
@@ -132,7 +132,7 @@ def _draw_findings(kind: str, rng: np.random.Generator) -> list[dict[str, Any]]:
 
 @lru_cache(maxsize=1)
 def templates() -> dict[str, Any]:
-    return yaml.safe_load(Path(__file__).with_name("templates.yaml").read_text())
+    return yamlfile.safe_load(Path(__file__).with_name("templates.yaml").read_text())
 
 
 def _fill(s: str, f: dict[str, Any]) -> str:
