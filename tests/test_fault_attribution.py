@@ -134,6 +134,10 @@ def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monk
     trace = read_trace(runs[0] / "trace.jsonl")
     assert trace[0].type == "run_start" and trace[0].t < 0.5 and trace[0].data["setup_time_s"] == first.setup_time_s
     assert trace[-1].t == pytest.approx(first.wall_time_s, abs=0.05)   # the agent's clock starts at run_start
+    # what the build compiled (docs/sandbox.md, "The agent runtime"): the packages, not their test suites
+    [site] = (tmp_path / "home").glob("agent-runtime/*/site")
+    assert list((site / "scipy" / "ndimage" / "__pycache__").glob("_interpolation.cpython-3*.pyc"))
+    assert (site / "scipy" / "ndimage" / "tests").is_dir() and not (site / "scipy" / "ndimage" / "tests" / "__pycache__").exists()
 
 
 def test_sweep_retries_a_cell_the_sandbox_failed(tmp_path):

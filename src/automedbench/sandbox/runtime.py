@@ -45,6 +45,8 @@ INSIDE_DIR = "/opt/agent-python"
 SYSTEM_PYTHON = os.environ.get("AUTOMEDBENCH_AGENT_PYTHON", "/usr/bin/python3")
 # the base set; each registered track adds what its agent code needs (Track.runtime_packages)
 BASE_AGENT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "pip")
+# compileall -x: paths not compiled ahead (a package's own test suite)
+COMPILE_SKIP = r"/tests?/"
 
 
 def agent_packages() -> tuple[str, ...]:
@@ -213,10 +215,13 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
         else:
             _pip_install(tmp / "site", python, packages)
         # bytecode, compiled by the interpreter that will use it: the runtime is read-only
-        # inside the sandbox, so without this every `import scipy` would recompile
+        # inside the sandbox, so without this every `import scipy` would recompile. The
+        # packages' own test suites (a third of the files: numpy/tests, scipy/*/tests, ...)
+        # are left as source: agent code does not import them, and skipping them takes
+        # ~2 s off the first run on a machine (docs/sandbox.md, "The agent runtime").
         if compile_bytecode:
-            subprocess.run([python, "-m", "compileall", "-q", "-j", "0", str(tmp / "site")],
-                           capture_output=True)
+            subprocess.run([python, "-m", "compileall", "-q", "-j", "0", "-x", COMPILE_SKIP,
+                            str(tmp / "site")], capture_output=True)
         (tmp / "boot").mkdir()
         (tmp / "boot" / "sitecustomize.py").write_text(
             SITECUSTOMIZE.format(major=version[0], minor=version[1]))
