@@ -90,7 +90,10 @@ setup: sysdeps $(STAMP)
 demo: setup
 	$(RUN_PY) $(BIN)/automedbench demo
 
-# The whole suite on every core (pytest-xdist): a file's tests stay on one worker, so its
+# The whole suite on one worker more than there are cores (pytest-xdist): a quarter of the
+# suite's time is spent waiting on sandboxes, containers, a browser and subprocesses, and a
+# third worker on 2 cores fills it (270 s against 287 s for 2 workers, same run; docs/testing.md).
+# A file's tests stay on one worker, so its
 # module fixtures (a built dataset, a set of whole runs) are built once; files are handed out
 # in collection order, files with `slow` tests first (tests/conftest.py), not xdist's default
 # most-tests-first, which leaves the long one-test files for last (docs/testing.md).
@@ -98,7 +101,7 @@ demo: setup
 # mypy and import-linter (~25 s, one core) run beside pytest, which leaves a quarter of the CPU
 # idle waiting on sandboxes and subprocesses; their output follows pytest's, and either
 # failing fails `make test`. ruff (under a second) runs first, so a syntax slip stops at once.
-PYTEST_WORKERS ?= auto
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 TYPECHECK_LOG := /tmp/automedbench-typecheck.log
 test: setup testdeps
 	$(BIN)/ruff check src tests bench scripts
