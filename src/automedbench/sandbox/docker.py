@@ -326,7 +326,12 @@ class DockerSandbox:
                               "container exited {{.State.ExitCode}} at {{.State.FinishedAt}} (started "
                               "{{.State.StartedAt}}, OOM-killed {{.State.OOMKilled}}, error {{.State.Error}})",
                               self.container], capture_output=True, text=True, timeout=30, env=self._cli_env)
-        return (res.stdout or res.stderr).strip()[:400]
+        state = (res.stdout or res.stderr).strip()[:400]
+        # the container's own last words (docker's init says why it could not start `sleep`)
+        logs = subprocess.run([self.docker, "logs", "--tail", "3", self.container], capture_output=True,
+                              text=True, timeout=30, env=self._cli_env)
+        said = " | ".join(line for line in (logs.stdout + logs.stderr).strip().splitlines() if line)
+        return f"{state}; its output: {said[:300]}" if logs.returncode == 0 and said else state
 
     def close(self) -> None:
         if getattr(self, "_closed", True):
