@@ -130,6 +130,7 @@ bench: setup
 	$(BIN)/python bench/effects_overhead.py
 	$(BIN)/python bench/input_copy.py
 	$(BIN)/python bench/judge_digest.py
+	$(BIN)/python bench/yaml_parse.py
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache
