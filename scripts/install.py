@@ -36,19 +36,21 @@ TRANSLATED = {"index-url": ("UV_DEFAULT_INDEX", None),
               "constraint": ("UV_CONSTRAINT", " "),
               "trusted-host": ("UV_INSECURE_HOST", " "),
               "cert": ("SSL_CERT_FILE", None)}
-# pip reads the environment over site, user and global files (later scopes win)
-SCOPE_ORDER = ["global", "user", "site", ":env:"]
+# `pip config list` names each value by section (its config files already merged): what
+# `pip install` uses is [global], overridden by [install], overridden by PIP_* variables
+# (":env:"); other sections ([freeze], [download], ...) are for other pip commands.
+SECTION_RANK = {"global": 0, "install": 1, ":env:": 2}
 
 
 def pip_settings(config_lines: list[str]) -> dict[str, str]:
-    """`pip config list` lines (`scope.key='value'`) -> the value pip uses for each key."""
+    """`pip config list` lines (`section.key='value'`) -> the value `pip install` uses for each key."""
     chosen: dict[str, tuple[int, str]] = {}
     for line in config_lines:
         name, sep, raw = line.partition("=")
-        if not sep or "." not in name:
+        section, dot, key = name.rpartition(".")
+        if not sep or not dot or section not in SECTION_RANK:
             continue
-        scope, _, key = name.rpartition(".")
-        rank = SCOPE_ORDER.index(scope) if scope in SCOPE_ORDER else 0
+        rank = SECTION_RANK[section]
         value = " ".join(shlex.split(raw)) if raw.strip() else ""
         if key not in chosen or rank >= chosen[key][0]:
             chosen[key] = (rank, value)

@@ -38,6 +38,16 @@ def test_pips_settings_are_handed_to_uv_with_uvs_separators() -> None:
         "UV_INDEX_STRATEGY=unsafe-best-match", "UV_NATIVE_TLS=1"]
 
 
+def test_install_section_overrides_global_and_other_commands_sections_are_ignored(tmp_path: Path) -> None:
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nindex-url = file:///global\ntimeout = 7\n[install]\nindex-url = file:///install\n"
+                    "[freeze]\nfind-links = /for-freeze-only\n")
+    shown = _uv_env(PIP_CONFIG_FILE=str(conf)).split()
+    assert "UV_DEFAULT_INDEX=file:///install" in shown and "UV_HTTP_TIMEOUT=7" in shown, shown
+    assert not any(line.startswith("UV_FIND_LINKS=") and "for-freeze-only" in line for line in shown), shown
+    assert "UV_DEFAULT_INDEX=file:///env" in _uv_env(PIP_CONFIG_FILE=str(conf), PIP_INDEX_URL="file:///env").split()
+
+
 def test_a_pip_setting_uv_cannot_be_given_means_pip() -> None:
     assert _uv_env(PIP_REQUIRE_HASHES="1").strip() == "pip"
     assert "UV_NO_INDEX=1" in _uv_env(PIP_NO_INDEX="yes").split()
