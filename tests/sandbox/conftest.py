@@ -285,20 +285,13 @@ def docker_box(world, docker_image):
 def box(request, world):
     """Each red-team, legit and detection test runs against bwrap and against docker."""
     sandbox = request.getfixturevalue(f"{request.param}_box")
-    if request.param == "docker" and not sandbox.running():
-        # Seen a few times under load: the engine lost the session's container right after
-        # starting it (its exit is in the warning). Such a loss is the engine's, and a run
-        # reports it as infra_error (test_backends.py); these tests are about the sandbox, so
-        # the container is started again and the event is left visible, not silent.
-        import subprocess
-        import warnings
-        warnings.warn(f"docker session container was down ({sandbox._container_state()}); restarting it",
-                      stacklevel=1)
-        subprocess.run([sandbox.docker, "start", sandbox.container], capture_output=True, check=True, timeout=120,
-                       env=sandbox._cli_env)
+    if request.param == "docker":
+        # the session's container outlives many tests; the sandbox's own start-up check starts
+        # it again (with a warning) if the engine lost it (DockerSandbox.ensure_running)
+        sandbox.ensure_running()
     world.clear_workspace()
     # both session sandboxes share world.workspace; each writes as its own host uid
-    # (bwrap: 64000 in drop mode, docker: 1000), which a real run never mixes
+    # (bwrap: its leased uid from 64000 in drop mode, docker: 1000), which a real run never mixes
     uid = getattr(sandbox, "workspace_uid", None)
     if uid is not None:
         os.chown(world.workspace, uid, uid)

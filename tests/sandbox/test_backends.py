@@ -102,6 +102,28 @@ def test_docker_backend_records_its_image(docker_box, docker_image):
     assert r.effects is not None and r.effects["written"] == [] and r.effects["recorder"] == "inotify"
 
 
+def test_a_container_lost_before_any_call_is_started_again_once(world, docker_image, tmp_path, caplog):
+    """The engine's start-up race (docker's init exiting 127 as the container starts): before
+    any agent call the sandbox starts its container again, once, and says so."""
+    import logging
+    import subprocess
+
+    from automedbench.sandbox.docker import DockerSandbox
+    box = DockerSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", timeout_s=30),
+                        image=docker_image)
+    try:
+        subprocess.run([box.docker, "kill", box.container], capture_output=True, check=True, timeout=60,
+                       env=box._cli_env)
+        assert not box.running()
+        with caplog.at_level(logging.WARNING, logger="automedbench.sandbox.docker"):
+            box.ensure_running()
+        assert box.running() and box.execute("bash", "echo up").stdout.strip() == "up"
+        assert any("container exited 137" in r.getMessage() and "started it again" in r.getMessage()
+                   for r in caplog.records), caplog.records
+    finally:
+        box.close()
+
+
 def test_a_container_lost_under_the_agent_is_an_infrastructure_fault(world, docker_image, tmp_path):
     """docs/faults.md: when the engine loses the sandbox's container, the call raises SandboxError
     (the run ends as infra_error) naming the container's exit, instead of handing the agent an
@@ -292,8 +314,40 @@ def test_drop_mode_runs_as_unprivileged_host_uid(world, tmp_path):
         assert box.mode == "drop"
         r = box.execute("bash", "id -u; touch made-inside")
         assert r.stdout.split() == ["1000"]
-        # uid 1000 inside is the unprivileged host uid outside (not root)
-        assert (tmp_path / "ws" / "made-inside").stat().st_uid == bwrap.HOST_UID
+        # uid 1000 inside is the sandbox's own unprivileged host uid outside (not root)
+        owner = (tmp_path / "ws" / "made-inside").stat().st_uid
+        assert owner == box.drop_to and bwrap.HOST_UID <= owner < bwrap.HOST_UID + 512
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_one_sandboxs_fork_bomb_does_not_stop_another_sandbox_from_starting(world, tmp_path):
+    """docs/sandbox.md: each sandbox has a host uid of its own, so RLIMIT_NPROC (counted per uid,
+    machine-wide) is each sandbox's own budget. With one shared uid, a sandbox that had forked
+    up to its limit made every other sandbox fail (`bwrap: Creating new namespace failed:
+    Resource temporarily unavailable`), and that failure was charged to the other agent."""
+    if os.geteuid() != 0:
+        pytest.skip("only meaningful as root (drop mode)")
+    import threading
+    import time
+
+    from automedbench.sandbox import bwrap
+    spec = dict(public_dir=world.public, timeout_s=30, max_procs=48)
+    with bwrap.BwrapSandbox(SandboxSpec(workspace=tmp_path / "a", **spec)) as bomb, \
+            bwrap.BwrapSandbox(SandboxSpec(workspace=tmp_path / "b", **spec)) as other:
+        assert bomb.drop_to != other.drop_to
+        code = ("import os, time\nkids = 0\ntry:\n    while True:\n        if os.fork() == 0:\n"
+                "            time.sleep(8); os._exit(0)\n        kids += 1\nexcept OSError:\n    pass\n"
+                "open('/workspace/full', 'w').write(str(kids))\ntime.sleep(8)\n")
+        thread = threading.Thread(target=bomb.execute, args=("python", code), daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "a" / "full").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (tmp_path / "a" / "full").exists(), "the fork bomb never reached its limit"
+        r = other.execute("python", "print(6 * 7)")   # while the first sandbox's uid is at its limit
+        assert r.exit_code == 0 and r.stdout.strip() == "42", (r.exit_code, r.stderr[-300:])
+        thread.join(timeout=30)
 
 
 @needs_bwrap

@@ -45,7 +45,7 @@ from .inside import (
     gpu_dev_nodes,
 )
 from .netns import SLIRP_DNS, TAP, SandboxNetwork, pip_index_env
-from .privilege import HOST_UID, StagingHelper, chown_tree, preexec_factory, probe_drop
+from .privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_factory, probe_drop
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
 from .seccomp import seccomp_program
@@ -88,7 +88,11 @@ class BwrapSandbox:
         if os.geteuid() != 0:
             self.mode, self.drop_to = "user", None
         elif probe_drop(self.bwrap):
-            self.mode, self.drop_to = "drop", HOST_UID
+            try:
+                self._uid_lease: UidLease | None = UidLease()
+            except OSError as exc:
+                raise SandboxError(str(exc)) from None
+            self.mode, self.drop_to = "drop", self._uid_lease.uid
         else:
             self.mode, self.drop_to = "root", None
             msg = ("bwrap runs as host root (could not drop privileges): RLIMIT_NPROC is not "
@@ -227,6 +231,9 @@ class BwrapSandbox:
         if effects is not None:
             effects.close()
         shutil.rmtree(self._stage, ignore_errors=True)
+        lease = getattr(self, "_uid_lease", None)
+        if lease is not None:   # last: every process of this sandbox is gone
+            lease.release()
 
     def __enter__(self) -> Self:
         return self

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import fcntl
 import os
 import resource
 import signal
@@ -25,6 +26,13 @@ from pathlib import Path
 from .inside import SANDBOX_UID
 
 HOST_UID = int(os.environ.get("AUTOMEDBENCH_SANDBOX_UID", "64000"))
+# Each sandbox runs as a host uid of its own, leased from HOST_UID .. HOST_UID + UID_SLOTS - 1:
+# RLIMIT_NPROC counts every process of a uid machine-wide, so sandboxes sharing one uid shared
+# one fork budget, and one agent's fork bomb made every other sandbox on the machine (other
+# runs of a sweep) fail to start (`bwrap: Creating new namespace failed: Resource temporarily
+# unavailable`). docs/sandbox.md, "Privileges and the workspace owner".
+UID_SLOTS = int(os.environ.get("AUTOMEDBENCH_SANDBOX_UID_SLOTS", "512"))
+UID_LEASES = Path(os.environ.get("AUTOMEDBENCH_SANDBOX_UID_LEASES", "/run/automedbench-sandbox-uids"))
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
@@ -168,3 +176,35 @@ def chown_tree(top: Path, uid: int) -> None:
                 os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
             except OSError:
                 pass
+
+
+class UidLease:
+    """A host uid no other live sandbox on this machine holds: an exclusive flock on one file
+    per uid under UID_LEASES, held until `release()` or until the holding process dies. Any
+    process (sweep workers, two sweeps) takes part. Without a lease folder (no /run access),
+    every sandbox shares HOST_UID, as before."""
+
+    def __init__(self) -> None:
+        self._fh = None
+        try:
+            UID_LEASES.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            self.uid = HOST_UID
+            return
+        for uid in range(HOST_UID, HOST_UID + UID_SLOTS):
+            fh = open(UID_LEASES / f"{uid}.lock", "a")  # noqa: SIM115 -- held for the sandbox's life
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.close()
+                continue
+            self.uid, self._fh = uid, fh
+            return
+        raise OSError(f"all {UID_SLOTS} sandbox uids from {HOST_UID} are leased by live sandboxes "
+                      "(AUTOMEDBENCH_SANDBOX_UID_SLOTS raises the number)")
+
+    def release(self) -> None:
+        if self._fh is not None:
+            fcntl.flock(self._fh, fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh = None
