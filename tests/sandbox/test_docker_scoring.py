@@ -98,3 +98,24 @@ def test_no_engine_at_scoring_time_scores_in_process_loudly(docker_run, monkeypa
     assert _scores(r) == _scores(in_container)
     saved = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     assert "scored_outside_container" in saved.flags
+
+
+def test_a_scoring_container_that_cannot_start_its_command_is_tried_once_more(docker_run, docker_image, monkeypatch,
+                                                                               caplog):
+    """docs/sandbox.md: a container whose command was never exec'd (the engine's start-up race,
+    seen under load as `exec ...: no such file or directory`) is replaced by a second one; when
+    that fails too the run is scored in process, saying both failed. Made to fail for real here:
+    the command names an interpreter the container does not have."""
+    from automedbench.errors import ScoringContainerUnavailable
+    from automedbench.sandbox.docker import command_never_started, score_in_container
+
+    run_dir, report = docker_run
+    data_root = run_dir.parents[1] / "data"   # the fixture's root: runs/ and data/ side by side
+    monkeypatch.setattr("sys.executable", "/nonexistent/python3")
+    with caplog.at_level(logging.WARNING, logger="automedbench.sandbox.docker"):
+        with pytest.raises(ScoringContainerUnavailable, match=r"a second container too") as raised:
+            score_in_container(run_dir, sandbox=report.run.sandbox, dataset_root=data_root / "mni-brain-lesion",
+                               tasks_dirs=[])
+    assert "no such file or directory" in str(raised.value).lower(), raised.value
+    assert [r.getMessage() for r in caplog.records if "trying a new one" in r.getMessage()], caplog.records
+    assert not command_never_started(1, "Traceback: ValueError: bad case")   # a scorer that ran and failed: no retry

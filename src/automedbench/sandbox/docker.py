@@ -22,6 +22,7 @@ under the benchmark, so it is rejected. The image comes from the argument, else
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -56,6 +57,8 @@ from .inside import agent_env as shared_agent_env
 from .netns import SLIRP_DNS, TAP, SandboxNetwork, pip_index_env
 from .privilege import chown_tree
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
+
+log = logging.getLogger(__name__)
 
 DIGEST_RE = re.compile(r"^([\w./:-]+@)?sha256:[0-9a-f]{64}$")
 
@@ -115,6 +118,13 @@ def scoring_argv(image: str, name: str, ro_paths: list[Path], out_dir: Path, com
     return a + [image, *command]
 
 
+def command_never_started(returncode: int, last_line: str) -> bool:
+    """A container whose command could not be exec'd at all (docker: 126/127, or the runtime's
+    `exec ...: no such file or directory`), as opposed to a command that ran and failed."""
+    said = last_line.lower()
+    return returncode in (126, 127) or ("exec " in said and "no such file or directory" in said)
+
+
 def harness_paths() -> list[Path]:
     """What the scoring container needs of the harness, read-only at the same paths: the
     python environment (sys.prefix, its base interpreter) and the package's source tree."""
@@ -162,20 +172,29 @@ def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks
             dataset_root / "bands.json"]
     ro = [run_dir, *[p for p in data if p.exists()], *[Path(t) for t in tasks_dirs if Path(t).exists()],
           *harness_paths()]
-    name = f"amb-score-{uuid.uuid4().hex[:12]}"
     out = Path(tempfile.mkdtemp(prefix="amb-score-"))
     try:
-        argv = scoring_argv(image, name, ro, out,
-                            [sys.executable, "-m", "automedbench.scoring.container_entry", str(run_dir), SCORES_INSIDE],
-                            docker=exe, user=f"{os.geteuid()}:{os.getegid()}", read_any_file=os.geteuid() == 0)
-        try:
-            res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=env)
-        except subprocess.TimeoutExpired:
-            subprocess.run([exe, "rm", "-f", name], capture_output=True, timeout=60, env=env)
-            raise ScoringContainerUnavailable(f"the scoring container ran past {timeout_s:.0f} s") from None
+        for attempt in (1, 2):
+            name = f"amb-score-{uuid.uuid4().hex[:12]}"
+            argv = scoring_argv(image, name, ro, out,
+                                [sys.executable, "-m", "automedbench.scoring.container_entry", str(run_dir),
+                                 SCORES_INSIDE],
+                                docker=exe, user=f"{os.geteuid()}:{os.getegid()}", read_any_file=os.geteuid() == 0)
+            try:
+                res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=env)
+            except subprocess.TimeoutExpired:
+                subprocess.run([exe, "rm", "-f", name], capture_output=True, timeout=60, env=env)
+                raise ScoringContainerUnavailable(f"the scoring container ran past {timeout_s:.0f} s") from None
+            said = [line for line in (res.stderr or res.stdout).strip().splitlines()
+                    if line and not line.startswith("Run 'docker")]   # the CLI's usage hint says nothing
+            tail = (said[-1:] or [""])[0][-300:]
+            if res.returncode == 0 or not command_never_started(res.returncode, tail):
+                break
+            if attempt == 1:   # the engine's start-up race (ensure_running); nothing was scored yet
+                log.warning("scoring container %s could not start its command (%s); trying a new one", name, tail)
         if res.returncode != 0:
-            tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or [""]
-            raise ScoringContainerUnavailable(f"the scoring container exited {res.returncode}: {tail[0][-300:]}")
+            again = " (a second container too)" if command_never_started(res.returncode, tail) else ""
+            raise ScoringContainerUnavailable(f"the scoring container exited {res.returncode}{again}: {tail}")
         written = {p.name: p.read_text() for p in out.iterdir() if p.is_file()}
         folders = sorted(p.name for p in out.iterdir() if not p.is_file())
         unexpected = sorted(set(written) - set(SCORING_OUTPUTS)) + [f for f in folders if f != SCORING_PICTURES]
@@ -259,6 +278,7 @@ class DockerSandbox:
             res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
             if res.returncode != 0:
                 raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
+            self.ensure_running()
             if spec.network:
                 pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
                                      capture_output=True, text=True, timeout=30, env=self._cli_env).stdout.strip()
@@ -319,6 +339,23 @@ class DockerSandbox:
         res = subprocess.run([self.docker, "inspect", "--format", "{{.State.Running}}", self.container],
                              capture_output=True, text=True, timeout=30, env=self._cli_env)
         return res.stdout.strip() == "true"
+
+    def ensure_running(self) -> None:
+        """Before any agent call: start the container again, once, if the engine lost it as it
+        started. Seen under load: docker's init exiting 127 (it could not exec `sleep`) before
+        the engine had recorded the start. Nothing ran in it yet, so a restart loses nothing;
+        a container lost later, under the agent, is an infrastructure fault instead
+        (`execute`, docs/faults.md). Raises SandboxError when the restart does not hold."""
+        if self.running():
+            return
+        first = self._container_state()
+        subprocess.run([self.docker, "start", self.container], capture_output=True, timeout=120,
+                       env=self._cli_env)
+        if not self.running():
+            raise SandboxError(f"the sandbox's container stopped as it started, and again when "
+                               f"restarted: {first}; then {self._container_state()}")
+        log.warning("docker sandbox %s: its container stopped as it started (%s); started it again",
+                    self.container, first)
 
     def _container_state(self) -> str:
         """Why the sandbox's container stopped, as the engine tells it (an infrastructure fault)."""
