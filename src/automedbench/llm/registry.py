@@ -27,8 +27,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import UserError
 from .. import yamlfile
+from ..errors import UserError
 
 BUILTIN_FILE = Path(__file__).with_name("endpoints.yaml")
 ENV_FILES = "AUTOMEDBENCH_AGENTS"

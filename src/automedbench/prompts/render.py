@@ -9,11 +9,10 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-
+from .. import yamlfile
 from ..errors import UserError
 from ..scoring.rubric import load_rubric
 from ..tasks import Task, check_tier
-from .. import yamlfile
 
 HERE = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")

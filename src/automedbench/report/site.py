@@ -32,6 +32,7 @@ from typing import Any
 
 from jinja2 import Environment
 
+from .. import yamlfile
 from ..export import ExportError, inspect_log
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts as error_code_texts
@@ -39,7 +40,6 @@ from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
-from .. import yamlfile
 
 STATIC_FILES = ("site.css", "site.js")
 CALL_TEXT_LIMIT = 20_000  # characters of code/stdout/stderr shown per call (the trace itself is bounded too)

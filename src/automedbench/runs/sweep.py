@@ -45,7 +45,7 @@ from typing import Any, Callable, Literal, Protocol
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .. import __version__
+from .. import __version__, yamlfile
 from ..errors import UserError
 from ..tasks import Task, get_task
 from .effective_config import config_hash, describe_change, sweep_lock_config
@@ -54,7 +54,6 @@ from .layout import RunFiles, now_iso, write_json_atomic
 from .models import UNSCORED_END_REASONS
 from .options import RunOptions
 from .preflight import check_endpoints, check_gpus, check_requirements, check_scripted_methods
-from .. import yamlfile
 
 # (tasks, tiers, agents, run options) -> None, raising UserError: api.check_sweep
 CheckFunction = Callable[[list[str], list[str], list[str], RunOptions], None]

@@ -10,7 +10,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-
+from .. import yamlfile
 from ..runs.models import (
     BUDGET_END_REASONS,
     UNSCORED_END_REASONS,
@@ -23,7 +23,6 @@ from ..runs.models import (
 from ..tracks.base import TrackScoring
 from .rubric import load_rubric
 from .workspace_guard import escaping_links
-from .. import yamlfile
 
 
 @lru_cache(maxsize=1)

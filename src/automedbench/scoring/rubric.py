@@ -7,9 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import get_args
 
-
-from ..runs.models import StageId
 from .. import yamlfile
+from ..runs.models import StageId
 
 RUBRIC_PATH = Path(__file__).with_name("rubric.yaml")
 # the stage ids as the report schema types them (runs/models.py: StageId); rubric.yaml, which

@@ -16,10 +16,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from .. import yamlfile
 from ..errors import UserError
 from ..tracks import TrackError, get_track
 from ..tracks.base import MedalBands
-from .. import yamlfile
 
 Tier = Literal["lite", "standard", "pro"]
 TIERS: tuple[str, ...] = ("lite", "standard", "pro")

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from ... import yamlfile
 from ...metrics.lpips_optional import lpips_distance, lpips_status
 from ...metrics.ssim import reference_data_range, ssim_psnr
-from ..pictures import CasePicture, PictureCase, restoration_panels
 from .. import per_case
 from ..base import (
     AggregateResult,
@@ -36,6 +36,7 @@ from ..base import (
     Track,
     TrackWording,
 )
+from ..pictures import CasePicture, PictureCase, restoration_panels
 from ..profile import ProfileScore
 from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
@@ -44,7 +45,6 @@ from .data import DATASETS
 from .npy_io import read_float_npy
 from .options import EnhancementOptions
 from .scripted import EnhancementMethods
-from ... import yamlfile
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent

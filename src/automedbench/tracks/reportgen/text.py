@@ -13,11 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-
+from ... import yamlfile
 from ...metrics.bleu import ngram_counts
 from ...metrics.text_tokens import has_words, tokenize
 from ..safety import safe_output_file
-from ... import yamlfile
 
 
 @lru_cache(maxsize=1)

@@ -23,8 +23,8 @@ from typing import Any
 import nibabel as nib
 import numpy as np
 
+from ... import yamlfile
 from ...metrics.ssim import reference_data_range, ssim_psnr
-from ..pictures import CasePicture, PictureCase, restoration_panels
 from .. import per_case
 from ..base import (
     AggregateResult,
@@ -41,12 +41,12 @@ from ..base import (
     TrackWording,
 )
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
+from ..pictures import CasePicture, PictureCase, restoration_panels
 from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
 from .data import DATASETS
 from .options import SynthesisOptions
 from .scripted import SynthesisMethods
-from ... import yamlfile
 
 HERE = Path(__file__).parent
 AFFINE_TOL = 1e-3

@@ -15,16 +15,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-
+from .... import yamlfile
 from ....errors import UserError
 from ....home import home
 from ....runs.trace import read_trace
+from ....tasks import get_task
+from ....tracks import all_tracks
 from ...rubric import Rubric, load_rubric
 from ..agreement import accuracy, confusion, weighted_kappa
 from ..base import Judge, JudgeEvidence
-from ....tasks import get_task
-from ....tracks import all_tracks
-from .... import yamlfile
 
 PACKAGE = Path(__file__).parent
 LABELS = PACKAGE / "labels.yaml"

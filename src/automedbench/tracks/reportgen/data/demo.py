@@ -32,9 +32,9 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage, special
 
+from .... import yamlfile
 from ....data import DatasetError, DatasetPaths, write_manifest
 from ....data.pydicom_files import read_dicom_gray
-from .... import yamlfile
 
 SOURCES = {"chest": "RG1_UNCR.dcm", "tibia": "RG3_UNCR.dcm"}
 WIDTH = 512
