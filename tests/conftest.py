@@ -26,6 +26,19 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.path not in slow_files)   # stable: the rest keep their order
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Tests whose branch depends on the machine (e.g. /dev/net/tun's mode, issue 31) record it
+    as a `branch` property; the summary names the branch each one took, so none is silent.
+    Properties travel with xdist's reports, so this works from the controller."""
+    lines = [f"{rep.nodeid}: {value}" for key in ("passed", "failed") for rep in terminalreporter.stats.get(key, [])
+             if getattr(rep, "when", "call") == "call" for name, value in getattr(rep, "user_properties", [])
+             if name == "branch"]
+    if lines:
+        terminalreporter.section("branches taken on this machine")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     """Keep every test away from the user's real data/cache directories."""

@@ -52,6 +52,7 @@ from .runs.sweep import validate as validate_cells
 from .runs.trace import TraceWriter, slowest_execution
 from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
 from .sandbox.docker import score_in_container
+from .sandbox.doctor import machine_report as _machine_report
 from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
 from .scoring.judge import Judge, get_judge
@@ -72,6 +73,12 @@ DEMO_AGENTS = ["reference", "careless", "empty", "pilot-no-inspect", "words-no-w
 def demo_tasks(tasks_dirs: list[Path] | None = None) -> list[str]:
     """Task ids marked `demo: true` (one per track): the demo's default cells."""
     return sorted(t.id for t in discover(tasks_dirs).values() if t.demo)
+
+
+def machine_report() -> dict[str, Any]:
+    """What this machine supports before any run (`automedbench doctor`, docs/sandbox.md
+    "Doctor"): backends, network on for a root and a non-root harness, GPUs, Docker."""
+    return _machine_report()
 
 
 def default_backend() -> str:
@@ -160,7 +167,8 @@ def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | 
     if options.answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
         get_answer_judge(options.answer_judge, agent_configs)
     backend = options.sandbox or default_backend()
-    check_backend(backend)
+    # network on that this machine cannot give is a user error now, never a lost run (netcheck.py)
+    check_backend(backend, network=task.network if options.network is None else options.network)
     data = ensure_dataset(task, options.data_root)
     return Prepared(task, agent, judge, backend, data)
 

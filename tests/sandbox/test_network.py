@@ -25,6 +25,8 @@ from automedbench.sandbox.netns import (
     route_script,
 )
 
+from tests.helpers import CLI
+
 from .conftest import needs_bwrap, pip_index_problem
 
 PRIVATE_AND_LINK_LOCAL = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10")
@@ -232,26 +234,58 @@ def test_pip_download_inside_with_network_on(net_box, world, tmp_path):
 ROOTLESS_PROBE = """
 import json, sys
 from pathlib import Path
-from automedbench.sandbox import SandboxSpec
+from automedbench.errors import UserError
+from automedbench.sandbox import SandboxConfigError, SandboxSpec, check_backend
 from automedbench.sandbox.bwrap import BwrapSandbox
 root = Path(sys.argv[1])
-(root / "pub" / "case_0").mkdir(parents=True)
-with BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws", network=True),
-                  runtime_dir=root / "rt") as box:
-    r = box.execute("bash", "ip -j -4 route show; ip route del unreachable 10.0.0.0/8 && echo CHANGED")
-    print(json.dumps({"mode": box.mode, "options": box.net.options, "stdout": r.stdout, "stderr": r.stderr,
-                      "effects": r.effects}))
+(root / "pub" / "case_0").mkdir(parents=True, exist_ok=True)
+try:
+    check_backend("bwrap", network=True)
+    with BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws", network=True),
+                      runtime_dir=root / "rt") as box:
+        r = box.execute("bash", "ip -j -4 route show; ip route del unreachable 10.0.0.0/8 && echo CHANGED")
+        print(json.dumps({"mode": box.mode, "options": box.net.options, "stdout": r.stdout, "stderr": r.stderr,
+                          "effects": r.effects}))
+except SandboxConfigError as exc:
+    # the preflight refused; opening the sandbox anyway must give the same user error, not slirp's
+    try:
+        BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws2", network=True),
+                     runtime_dir=root / "rt").close()
+        opened = "opened"
+    except SandboxConfigError as again:
+        opened = str(again)
+    print(json.dumps({"refused": str(exc), "user_error": isinstance(exc, UserError), "on_open": opened}))
 """
+UNPRIVILEGED_UID = 64001
 
 
-@needs_bwrap
-@pytest.mark.bwrap
-def test_network_on_for_a_non_root_harness(tmp_path):
-    """A non-root harness gets the same namespace and routes, through a user namespace of
-    its own. Run for real as an unprivileged uid (needs root here to switch to it)."""
-    if os.geteuid() != 0 or not shutil.which("setpriv") or shutil.which("slirp4netns") is None:
-        pytest.skip("needs root (to become an unprivileged uid with setpriv) and slirp4netns")
-    uid = 64001
+def _tun_as(mode: str | None, argv: list[str], scratch: Path) -> list[str]:
+    """`argv` in a private mount namespace whose /dev/net/tun is a fresh TUN node at `mode`
+    ("0600", "0666"; "nodev": 0666 but on a nodev mount, which refuses even root): both
+    machines of issue 31 on this one, without touching the host's device. None: as it is."""
+    if mode is None:
+        return argv
+    scratch.mkdir(parents=True, exist_ok=True)
+    opts = "mode=0755,nodev" if mode == "nodev" else "mode=0755"
+    node_mode = "0666" if mode == "nodev" else mode
+    script = (f"mount -t tmpfs -o {opts} amb-tun {scratch} && mknod -m {node_mode} {scratch}/tun c 10 200 && "
+              f"mount --bind {scratch}/tun /dev/net/tun && exec \"$@\"")
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *argv]
+
+
+def _uid_can_open_tun(uid: int) -> bool:
+    res = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "/usr/bin/python3", "-c",
+                          "import os; os.close(os.open('/dev/net/tun', os.O_RDWR))"],
+                         capture_output=True, timeout=30)
+    return res.returncode == 0
+
+
+def _rootless_probe(tmp_path: Path, tun_mode: str | None) -> dict:
+    """ROOTLESS_PROBE run for real as an unprivileged uid (needs root here to switch to it)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("unshare") \
+            or shutil.which("slirp4netns") is None:
+        pytest.fail("needs root (setpriv, unshare) and slirp4netns: `make test` as root installs slirp4netns")
+    uid = UNPRIVILEGED_UID
     root = tmp_path / "rootless"
     # a minimal agent runtime (the probe runs bash and ip only)
     (root / "rt" / "bin").mkdir(parents=True)
@@ -273,16 +307,20 @@ def test_network_on_for_a_non_root_harness(tmp_path):
         os.chmod(dirpath, 0o755)
         for f in files:
             os.chmod(os.path.join(dirpath, f), 0o644)
-    src = str(src_copy)
     # the system python (the harness venv may live where that uid cannot read): the
     # sandbox package needs only the standard library
-    res = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                          "/usr/bin/python3", "-c", ROOTLESS_PROBE, str(root)],
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": src, "HOME": str(root),
-                              "AUTOMEDBENCH_HOME": str(root / "home")},
+    argv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "/usr/bin/python3", "-c",
+            ROOTLESS_PROBE, str(root)]
+    res = subprocess.run(_tun_as(tun_mode, argv, tmp_path / "tun"),
+                         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYTHONPATH": str(src_copy),
+                              "HOME": str(root), "AUTOMEDBENCH_HOME": str(root / "home")},
                          capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr[-2000:]
-    out = json.loads(res.stdout.strip().splitlines()[-1])
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _assert_network_works(out: dict) -> None:
+    assert "refused" not in out, out
     assert out["mode"] == "user" and any(o.startswith("--userns-path=") for o in out["options"])
     routes = json.loads(out["stdout"].splitlines()[0])
     assert {"dst": "10.0.0.0/8", "type": "unreachable", "flags": []} in routes
@@ -290,3 +328,76 @@ def test_network_on_for_a_non_root_harness(tmp_path):
     assert "CHANGED" not in out["stdout"]
     # the interface's counters are readable from a non-root harness too (effects.net)
     assert set(out["effects"]["net"]) == {"bytes_in", "bytes_out"}
+
+
+def _assert_refused_with_the_fix(out: dict) -> None:
+    """The user error of docs/sandbox.md: the device, its mode, the fix, the alternative."""
+    assert "refused" in out, out
+    msg = out["refused"]
+    assert out["user_error"] is True
+    for part in ("/dev/net/tun", "crw------- root root", "mode 0600", f"uid {UNPRIVILEGED_UID}",
+                 "chmod 0666 /dev/net/tun", "--network off"):
+        assert part in msg, (part, msg)
+    assert "slirp4netns did not start" not in msg
+    assert out["on_open"] == msg   # opening anyway: the same user error, never slirp's bare one
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+@pytest.mark.parametrize("tun_mode", ["0666", "0600"])
+def test_network_on_for_a_non_root_harness(tmp_path, tun_mode):
+    """Both machines of issue 31, whatever this one's device: /dev/net/tun at 0666 (most
+    distributions) gives a non-root harness the same namespace and routes as root, through a
+    user namespace of its own; at 0600 it gets the user error naming the device and the fix."""
+    out = _rootless_probe(tmp_path, tun_mode)
+    if tun_mode == "0666":
+        _assert_network_works(out)
+    else:
+        _assert_refused_with_the_fix(out)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_network_on_for_a_non_root_harness_on_this_machine(tmp_path, record_property):
+    """This machine's own /dev/net/tun, untouched: the branch is chosen by whether an
+    unprivileged uid can open it, and named in the suite's summary (tests/conftest.py)."""
+    if os.geteuid() != 0:
+        pytest.fail("needs root, to become an unprivileged uid")
+    usable = _uid_can_open_tun(UNPRIVILEGED_UID)
+    mode = f"{os.stat('/dev/net/tun').st_mode & 0o777:04o}" if os.path.exists("/dev/net/tun") else "missing"
+    branch = (f"/dev/net/tun is {mode} here: a non-root harness " +
+              ("has network on (full test ran)" if usable else "gets the user error (refusal test ran)"))
+    record_property("branch", branch)
+    out = _rootless_probe(tmp_path, None)
+    if usable:
+        _assert_network_works(out)
+    else:
+        assert "refused" in out and out["user_error"] and "/dev/net/tun" in out["refused"], out
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_cli_run_with_a_network_the_machine_cannot_give_exits_2(tiny, tmp_path):
+    """`automedbench run --network on` where the TUN device cannot be opened (here a nodev
+    mount, which refuses root too): exit 2, one line naming the device and the way out, no run
+    started; `doctor` says the same before any run."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.fail("needs root, to give the CLI a private mount namespace")
+    env, _ = tiny
+    out_dir = tmp_path / "runs"
+    argv = [*CLI, "run", "--task", "tiny-seg", "--tier", "lite", "--agent", "empty", "--network", "on",
+            "--out", str(out_dir)]
+    res = subprocess.run(_tun_as("nodev", argv, tmp_path / "tun"), capture_output=True, text=True, timeout=300,
+                         env={**os.environ, **env})
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    line = " ".join(res.stderr.split())
+    assert "/dev/net/tun" in line and "--network off" in line and "slirp4netns did not start" not in line, line
+    assert not any(out_dir.glob("*/run.json")), "a refused run must not leave a run behind"
+    doctor = subprocess.run(_tun_as("0600", [*CLI, "doctor", "--json"], tmp_path / "tun2"), capture_output=True,
+                            text=True, timeout=120, env={**os.environ, **env})
+    assert doctor.returncode == 0, doctor.stderr
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["network on (root harness, this one)"]["ok"] is True
+    non_root = checks["network on (a non-root harness)"]
+    assert non_root["ok"] is False and "crw------- root root" in non_root["detail"] \
+        and "chmod 0666 /dev/net/tun" in non_root["detail"]

@@ -16,7 +16,7 @@ import typer
 
 from .. import __version__, cli_lists
 from ..sandbox.cli import sandbox_app
-from . import catalog, running, saved_runs
+from . import catalog, doctor, running, saved_runs
 from .common import err
 
 # Help is click's plain layout (rich_markup_mode=None, inherited by every sub-app): typer's rich
@@ -28,6 +28,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 app.add_typer(running.app)     # no name: their commands are the root's
 app.add_typer(saved_runs.app)
 app.add_typer(catalog.app)
+app.add_typer(doctor.app)
 app.add_typer(catalog.tasks_app, name="tasks")
 app.add_typer(catalog.data_app, name="data")
 app.add_typer(catalog.agents_app, name="agents")

@@ -14,14 +14,17 @@ from .base import ExecResult, Sandbox, SandboxConfigError, SandboxError, Sandbox
 from .bwrap import BwrapSandbox, find_bwrap
 from .docker import DockerSandbox, check_image
 from .local import LocalSandbox
+from .netcheck import check_network_on, network_support
 
 
 @dataclass(frozen=True)
 class SandboxBackend:
-    """How to open one backend, and a cheap "can it run here at all?" check raising SandboxConfigError."""
+    """How to open one backend, and cheap "can it run here at all?" checks raising
+    SandboxConfigError: `check` always, `network_check` when the run asks for the network."""
     open: Callable[[SandboxSpec], Sandbox]
     check: Callable[[], None] | None = None
     description: str = ""
+    network_check: Callable[[], None] | None = None
 
 
 def _as_backend(obj: Any, where: str) -> SandboxBackend:
@@ -61,9 +64,11 @@ def _docker_image_pinned() -> None:
 
 SANDBOX_BACKENDS.add("local", SandboxBackend(LocalSandbox, None, "a plain subprocess in the workspace; isolates nothing"))
 SANDBOX_BACKENDS.add("bwrap", SandboxBackend(BwrapSandbox, _bwrap_installed,
-                                             "a fresh bubblewrap namespace per execution (the default)"))
+                                             "a fresh bubblewrap namespace per execution (the default)",
+                                             network_check=check_network_on))
 SANDBOX_BACKENDS.add("docker", SandboxBackend(DockerSandbox, _docker_image_pinned,
-                                              "the bwrap layout inside a pinned container image"))
+                                              "the bwrap layout inside a pinned container image",
+                                              network_check=lambda: check_network_on(container=True)))
 
 # The default backend; `open_sandbox("bwrap", ...)` raises SandboxError naming
 # `apt-get install bubblewrap` when the binary is missing.
@@ -74,14 +79,18 @@ def available_backends() -> list[str]:
     return sorted(SANDBOX_BACKENDS.names())
 
 
-def check_backend(name: str) -> None:
+def check_backend(name: str, *, network: bool = False) -> None:
     """Raise SandboxConfigError (a user error) when backend `name` cannot run here at all:
-    unknown name, bwrap not installed, docker image not pinned. Cheap; called before a run
-    starts so a misconfiguration never becomes a run scored against the agent. (A backend
-    that passes this and then fails to start is an infrastructure fault, not a user error.)"""
-    check = SANDBOX_BACKENDS.get(name).check
-    if check is not None:
-        check()
+    unknown name, bwrap not installed, docker image not pinned, or -- with `network` -- the
+    machine cannot give a sandbox the network (netcheck.py: /dev/net/tun, user namespaces).
+    Cheap; called before a run starts so a misconfiguration never becomes a run scored against
+    the agent. (A backend that passes this and then fails to start is an infrastructure
+    fault, not a user error.)"""
+    backend = SANDBOX_BACKENDS.get(name)
+    if backend.check is not None:
+        backend.check()
+    if network and backend.network_check is not None:
+        backend.network_check()
 
 
 def open_sandbox(name: str, spec: SandboxSpec) -> Sandbox:
@@ -89,4 +98,4 @@ def open_sandbox(name: str, spec: SandboxSpec) -> Sandbox:
 
 
 __all__ = ["DEFAULT_BACKEND", "ExecResult", "SANDBOX_BACKENDS", "Sandbox", "SandboxBackend", "SandboxConfigError",
-           "SandboxError", "SandboxSpec", "check_backend", "open_sandbox", "register_backend", "available_backends"]
+           "SandboxError", "SandboxSpec", "check_backend", "check_network_on", "network_support", "open_sandbox", "register_backend", "available_backends"]

@@ -39,6 +39,7 @@ import time
 from typing import Any
 
 from .base import SandboxError
+from .netcheck import check_network_on
 from .privilege import (
     CLONE_NEWNET,
     CLONE_NEWUSER,
@@ -170,8 +171,8 @@ class SandboxNetwork:
         instead of building a new one."""
         # a non-root harness owns its network namespace through a user namespace of its own
         self.rootless = os.geteuid() != 0
-        if self.rootless and target_pid is not None:
-            raise SandboxError("attaching the sandbox network to a container needs a root harness")
+        # what the machine must allow, as a user error naming the fix (netcheck.py)
+        check_network_on(container=target_pid is not None)
         self.slirp_bin = find_slirp4netns()
         self.allow = resolve_allowlist(allow_hosts) if allow_hosts is not None else None
         self.holder: NamespaceHolder | None = None
