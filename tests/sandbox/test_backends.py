@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import types
+from pathlib import Path
 
 import pytest
 
@@ -358,3 +361,27 @@ def test_extra_binds_cannot_cover_sandbox_paths(world, tmp_path, dst):
     with pytest.raises(SandboxError):
         BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws",
                                  extra_ro_binds=[(str(tmp_path), dst)]))
+
+
+def test_runtime_links_the_harness_files_where_it_can_and_copies_elsewhere(tmp_path):
+    """docs/sandbox.md, "The agent runtime": on the harness environment's file system the
+    runtime's files are hard links (no ~360 MB copy); on another (/dev/shm, a tmpfs) copies."""
+    import numpy
+    from automedbench.sandbox.runtime import ensure_agent_runtime
+    harness_file = Path(numpy.__file__)
+    same_fs = os.stat(tmp_path).st_dev == os.stat(harness_file).st_dev
+    built = ensure_agent_runtime(root=tmp_path / "rt", compile_bytecode=False)
+    linked = built / "site" / "numpy" / "__init__.py"
+    assert json.loads((built / "runtime.json").read_text())["filled_by"] == ("link" if same_fs else "copy")
+    assert (os.stat(linked).st_ino == os.stat(harness_file).st_ino) == same_fs
+    assert linked.read_bytes() == harness_file.read_bytes() and os.stat(linked).st_mode & 0o444 == 0o444
+    if not Path("/dev/shm").is_dir() or os.stat("/dev/shm").st_dev == os.stat(harness_file).st_dev:
+        pytest.fail("needs /dev/shm on a file system other than the harness environment's")
+    other = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="amb-rt-"))
+    try:
+        copied = ensure_agent_runtime(root=other, compile_bytecode=False)
+        assert json.loads((copied / "runtime.json").read_text())["filled_by"] == "copy"
+        copy = copied / "site" / "numpy" / "__init__.py"
+        assert os.stat(copy).st_ino != os.stat(harness_file).st_ino and copy.read_bytes() == harness_file.read_bytes()
+    finally:
+        shutil.rmtree(other, ignore_errors=True)
