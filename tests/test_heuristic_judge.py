@@ -227,3 +227,60 @@ def test_item_evidence_says_what_was_absent(tmp_path):
     assert out["s1"].evidence["s1a"].files == [] and "no plan/plan.md" in out["s1"].evidence["s1a"].why
     assert out["s3"].evidence["s3"].calls == [] and "no effects were recorded" in out["s3"].evidence["s3"].why
     assert all(not e.calls and "no effects" in e.why for e in out["s2"].evidence.values())
+
+
+# ---- method runs, wherever they write (docs/judge.md "Units, pilot, batch") ------------------
+SCRATCH = "/workspace/scratch"
+CONTRACT = TASK.track_impl.submission(TASK.options).file_names     # organ.nii.gz, lesion.nii.gz
+
+
+def unit_files(root, cases, content="v1") -> list[dict]:
+    """The contract's files of `cases` under `root` (outputs/ or a scratch folder)."""
+    return [w(f"{root}/{c}/{f}", content + c + f) for c in cases for f in CONTRACT]
+
+
+def test_a_pilot_in_a_scratch_folder_is_a_pilot(tmp_path):
+    """The same workflow with the pilot written to a scratch folder and inspected there: the
+    verdict must not depend on the folder's name."""
+    pilot = {**PILOT, "written": unit_files(SCRATCH, CASES[:1])}
+    look = {**INSPECT, "read": [f"{SCRATCH}/case_000/{CONTRACT[0]}"]}
+    batch = {**BATCH, "written": unit_files(OUT, CASES, "v2")}
+    v = _judge(tmp_path, tr=trace(SETUP, pilot, look, batch))["s3"]
+    assert v.items == {"s3": 1.0}, v.rationale
+    assert f"{SCRATCH}/case_000/{CONTRACT[0]}" in v.evidence["s3"].files
+    # a pilot in scratch, copied into outputs/, the copy looked at: the pilot's bytes were seen
+    copy_in = {"code": "cp -r scratch/case_000 outputs/", "written": unit_files(OUT, CASES[:1]), "stdout": ""}
+    look_copy = {**INSPECT, "read": [f"{OUT}/case_000/{CONTRACT[0]}"]}
+    v = _judge(tmp_path, tr=trace(SETUP, pilot, copy_in, look_copy, batch))["s3"]
+    assert v.items == {"s3": 1.0}, v.rationale
+    assert "pilot: yes (calls #2;" in v.rationale    # the copy (#3) is not a pilot of its own
+
+
+def test_every_case_run_elsewhere_then_one_copied_in_is_not_a_pilot(tmp_path):
+    """Substance removed: the method ran on every case in a scratch folder (that call is the
+    batch); copying one result into outputs/ and looking at it is a look after the batch."""
+    run_all = {**BATCH, "written": unit_files(SCRATCH, CASES)}
+    copy_one = {"code": "cp -r scratch/case_000 outputs/", "written": unit_files(OUT, CASES[:1]), "stdout": ""}
+    look = {**INSPECT, "read": [f"{OUT}/case_000/{CONTRACT[0]}"]}
+    copy_rest = {"code": "cp -r scratch/* outputs/", "written": unit_files(OUT, CASES), "stdout": ""}
+    v = _judge(tmp_path, tr=trace(SETUP, run_all, copy_one, look, copy_rest))["s3"]
+    assert v.items == {"s3": 0.5}, v.rationale
+    assert "pilot: no" in v.rationale and "batch: yes (calls #2" in v.rationale
+
+
+def test_identical_outputs_of_different_cases_are_runs_not_copies(tmp_path):
+    """Empty masks have the same bytes for every case: a copy is the same unit's bytes again."""
+    empty = [w(f"{OUT}/{c}/{f}", "zeros") for c in CASES for f in CONTRACT]
+    v = _judge(tmp_path, tr=trace(SETUP, {**BATCH, "written": empty}))["s3"]
+    assert "batch: yes (calls #2" in v.rationale and "outputs cover 6 of 6" in v.rationale, v.rationale
+
+
+def test_scratch_files_count_only_with_the_contracts_names_for_the_runs_cases(tmp_path):
+    """A folder named like a case that is not one of the run's, or a scratch file the contract
+    does not name (an intermediate), is not a unit: preprocessing every case is not a batch."""
+    stray = {**PILOT, "written": unit_files(SCRATCH, ["case_999"])}
+    v = _judge(tmp_path, tr=trace(SETUP, stray, INSPECT, BATCH))["s3"]
+    assert "pilot: no" in v.rationale, v.rationale
+    prep = {"code": "resample all", "written": [w(f"{SCRATCH}/{c}/t1_resampled.nii.gz", c) for c in CASES]}
+    v = _judge(tmp_path, tr=trace(SETUP, prep, PILOT, INSPECT, BATCH))["s3"]
+    assert v.items == {"s3": 1.0}, v.rationale

@@ -11,6 +11,11 @@ Per call:   outputs written (mapped to units, see below), public inputs read, ou
 Units:      per-case layouts: one unit = one case folder `outputs/<case_id>/`. Cohort layouts:
             one unit = one row of the cohort file; the rows a write covers are estimated from the
             file's size relative to the largest size it reaches in the run (`SubmissionLayout.unit`).
+Method runs: a unit is produced wherever the method writes it: a file named as the output
+            contract names it (`<case_id>/<contract file>`, or the cohort file) anywhere under the
+            workspace counts, in a scratch folder too. A write whose content (sha256) equals an
+            earlier write of the same unit and file name is a COPY, not a run: copying a staged
+            result into outputs/ never makes a pilot or a batch.
 Batch:      starts at the first call after which the outputs cover more units than a pilot may
             (`pilot_max` = max(1, floor(pilot_max_fraction x expected units))); every later
             output-writing call belongs to it.
@@ -95,8 +100,20 @@ class CallFacts:
     written: list[Write] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     bytes_in: int = 0
-    units: set[str] = field(default_factory=set)   # output units this call wrote
+    units: set[str] = field(default_factory=set)   # output units this call produced (method runs)
+    unit_writes: list[Write] = field(default_factory=list)   # the files of those units, wherever written
+    copies: list[Write] = field(default_factory=list)        # unit files copied from an earlier call's
     roots: Roots = field(default_factory=Roots)
+
+    @property
+    def produced(self) -> bool:
+        """The call wrote an output or a unit of work (a method run), anywhere."""
+        return bool(self.output_writes or self.unit_writes)
+
+    @cached_property     # written is set once, when the call is collected
+    def unit_paths(self) -> list[str]:
+        """Every unit file this call wrote, runs and copies alike."""
+        return [w.path for w in self.unit_writes + self.copies]
 
     @property
     def ok(self) -> bool:
@@ -206,26 +223,60 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
     return calls
 
 
-def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int, roots: Roots) -> None:
-    names = {f"{roots.outputs}{f}" for f in layout.file_names}
+def _scratch(path: str, roots: Roots) -> bool:
+    """A workspace file outside outputs/ and plan/ that is not a tool's cache or a dot-folder."""
+    if not path.startswith(roots.workspace + "/") or path.startswith((roots.outputs, roots.plan)):
+        return False
+    return "/__pycache__/" not in path and not any(
+        part.startswith(".") for part in path[len(roots.workspace) + 1:].split("/"))
+
+
+def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[str],
+                 rows_of: dict[str, int], n_expected: int) -> tuple[str, list[str]]:
+    """(the copy key's unit part, the units this write covers) -- ([]: not a unit file)."""
+    name = PurePosixPath(w.path).name
+    names = set(layout.file_names)
+    if w.path.startswith(roots.outputs):
+        rest = w.path[len(roots.outputs):]
+        if "/" not in rest and name not in names:
+            return f"extra:{rest}", [w.path]    # a scratch `outputs/pilot.txt`: one unit of its own
+        if layout.effective_unit == "case":
+            return (rest.split("/", 1)[0], [rest.split("/", 1)[0]]) if "/" in rest else ("", [])
+    elif not _scratch(w.path, roots) or name not in names:
+        return "", []
+    elif layout.effective_unit == "case":
+        case = PurePosixPath(w.path).parent.name
+        return (case, [case]) if case in cases else ("", [])
+    # a cohort file (in outputs/ or elsewhere): rows estimated from its size
+    if not w.size or not rows_of.get(w.path):
+        return "", []
+    k = max(1, round(n_expected * w.size / rows_of[w.path]))
+    return "cohort", [f"{name}#row{i}" for i in range(1, k + 1)]
+
+
+def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int, roots: Roots,
+                  case_ids: list[str] | None) -> None:
+    """Each call's method runs (units produced, wherever written) and copies (docs/judge.md)."""
+    # with unknown cases only outputs/<case>/ folders name a case (a scratch folder cannot be told apart)
+    cases = set(case_ids or [])
+    biggest: dict[str, int] = {}   # cohort files: the largest size each path reaches in the run
     for c in calls:
-        # a file in outputs/ outside the layout (a scratch `outputs/pilot.txt`) is one unit of its own
-        c.units |= {w.path for w in c.output_writes if "/" not in w.path[len(roots.outputs):] and w.path not in names}
-    if layout.effective_unit == "case":
-        for c in calls:
-            c.units |= _case_units(c)
-        return
-    # cohort rows, estimated from the size of each write relative to the file's largest size
-    biggest: dict[str, int] = {}
-    for c in calls:
-        for w in c.output_writes:
-            if w.path in names and w.size:
+        for w in c.written:
+            if PurePosixPath(w.path).name in layout.file_names and w.size:
                 biggest[w.path] = max(biggest.get(w.path, 0), w.size)
-    for c in calls:
-        for w in c.output_writes:
-            if w.path in names and w.size and biggest.get(w.path):
-                k = max(1, round(n_expected * w.size / biggest[w.path]))
-                c.units |= {f"{w.path}#row{i}" for i in range(1, k + 1)}
+    first_run: dict[tuple[str, str, str], int] = {}    # (unit key, file name, sha256) -> call position
+    for pos, c in enumerate(calls):
+        for w in c.written:
+            key, units = _write_units(w, layout, roots, cases, biggest, n_expected)
+            if not units:
+                continue
+            content = (key, PurePosixPath(w.path).name, w.sha256 or "")
+            if w.sha256 and first_run.get(content, pos) < pos:
+                c.copies.append(w)          # the same bytes an earlier call produced: a copy, not a run
+                continue
+            first_run.setdefault(content, pos)
+            c.unit_writes.append(w)
+            c.units |= set(units)
 
 
 def _model_file_kind(w: Write, roots: Roots) -> str | None:
@@ -246,7 +297,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     calls = collect_calls(trace, roots)
     unit = layout.effective_unit
     n = _expected_units(calls, unit, case_ids)
-    _assign_units(calls, layout, n, roots)
+    _assign_units(calls, layout, n, roots, case_ids)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
     batch_start = _batch_start(calls, pilot_max)
@@ -262,7 +313,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         calls_without_effects=[c.index for c in calls if not c.has_effects],
         unit=unit, n_expected=n, pilot_max=pilot_max,
         batch=_batch(calls, batch_start, n, unit),
-        pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.output_writes}),
+        pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.unit_writes}),
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
         failed_inspection=_opened_fact([(c, ps) for c, ps in inspections if not c.ok]),
@@ -298,9 +349,9 @@ def _batch_start(calls: list[CallFacts], pilot_max: int) -> int | None:
 
 
 def _batch(calls: list[CallFacts], batch_start: int | None, n: int, unit: str) -> Fact:
-    batch_calls = [] if batch_start is None else [c for c in calls[batch_start:] if c.output_writes]
+    batch_calls = [] if batch_start is None else [c for c in calls[batch_start:] if c.produced]
     return Fact(bool(batch_calls), [c.index for c in batch_calls],
-                [w.path for c in batch_calls[:1] for w in c.output_writes][:4],
+                [w.path for c in batch_calls[:1] for w in c.unit_writes + c.output_writes][:4],
                 f"outputs cover {len({u for c in calls for u in c.units})} of {n} {unit} units" if batch_calls
                 else "no call wrote more than a pilot")
 
@@ -310,15 +361,19 @@ def _opened_fact(opened: Opened) -> Fact:
 
 
 def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts]) -> Opened:
-    """Calls after the first pilot, before the batch, that opened a pilot output and printed."""
+    """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
+    wrote it, or a copy of it) and printed."""
     if not pilots:
         return []
-    pilot_paths = {w.path for c in pilots for w in c.output_writes}
+    pilot_paths = {w.path for c in pilots for w in c.unit_writes}
+    pilot_content = {(PurePosixPath(w.path).name, w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
     for c in before[calls.index(pilots[0]) + 1:]:
-        opened = [p for p in c.output_reads if p in pilot_paths]
+        opened = [p for p in c.read if p in pilot_paths]
         if opened and c.printed:
             inspections.append((c, opened))
+        # a copy of a pilot output (into outputs/, say) shows the pilot's bytes too
+        pilot_paths |= {w.path for w in c.copies if (PurePosixPath(w.path).name, w.sha256) in pilot_content}
     return inspections
 
 
@@ -329,10 +384,10 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened) -
         first_insp = calls.index(inspections[0][0])
         last_sha: dict[str, str | None] = {}
         for c in before[: first_insp]:
-            for w in c.output_writes:
+            for w in c.unit_writes + c.copies + c.output_writes:
                 last_sha[w.path] = w.sha256
         for c in before[first_insp + 1:]:
-            for w in c.output_writes:
+            for w in c.unit_writes + c.copies + c.output_writes:
                 if w.path in last_sha and (w.sha256 is None or w.sha256 != last_sha[w.path]):
                     fixes.append((c, w.path))
                 last_sha[w.path] = w.sha256
@@ -340,20 +395,21 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened) -
 
 
 def _later_inspections(calls: list[CallFacts]) -> Opened:
-    """Any output file opened (and something printed) by a call after the call that wrote it."""
+    """Any output file (in outputs/, or a unit file wherever written) opened, and something
+    printed, by a call after the call that wrote it."""
     written_at: dict[str, int] = {}
     later: Opened = []
     for pos, c in enumerate(calls):
-        opened = [p for p in c.output_reads if p in written_at and written_at[p] < pos]
+        opened = [p for p in dict.fromkeys(c.output_reads + c.read) if p in written_at and written_at[p] < pos]
         if opened and c.printed:
             later.append((c, opened))
-        for w in c.output_writes:
-            written_at.setdefault(w.path, pos)
+        for path in [w.path for w in c.output_writes] + c.unit_paths:
+            written_at.setdefault(path, pos)
     return later
 
 
 def _input_check(before: list[CallFacts]) -> Fact:
-    checks = [c for c in before if c.public_reads and not c.output_writes and c.printed and c.ok]
+    checks = [c for c in before if c.public_reads and not c.produced and c.printed and c.ok]
     return Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
 
 
@@ -387,7 +443,7 @@ def _method_files(calls: list[CallFacts], roots: Roots) -> tuple[Fact, dict[str,
 def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
     """Before the batch, a successful call that loaded the model and showed or wrote something."""
     horizon = calls if batch_start is None else calls[: batch_start]
-    confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and (c.printed or c.output_writes)]
+    confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and (c.printed or c.produced)]
     return Fact(bool(confirmers), [c.index for c in confirmers],
                 sorted({p for c in confirmers for p in c.read if p in model_paths}))
 
@@ -401,7 +457,7 @@ def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: s
 
 def _setup(calls: list[CallFacts]) -> tuple[Fact, Fact]:
     """The calls before the first output write, and which of them failed."""
-    first_write = next((pos for pos, c in enumerate(calls) if c.output_writes), None)
+    first_write = next((pos for pos, c in enumerate(calls) if c.produced), None)
     setup = calls if first_write is None else calls[:first_write]
     fails = [c for c in setup if not c.ok]
     return (Fact(bool(setup), [c.index for c in setup]),
