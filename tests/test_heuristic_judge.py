@@ -284,3 +284,16 @@ def test_scratch_files_count_only_with_the_contracts_names_for_the_runs_cases(tm
     prep = {"code": "resample all", "written": [w(f"{SCRATCH}/{c}/t1_resampled.nii.gz", c) for c in CASES]}
     v = _judge(tmp_path, tr=trace(SETUP, prep, PILOT, INSPECT, BATCH))["s3"]
     assert v.items == {"s3": 1.0}, v.rationale
+
+
+def test_loading_the_method_and_printing_is_not_confirmed_working(tmp_path):
+    """s2e: "confirmed working" is the method producing a unit of work before the batch (a
+    pilot, or a smoke test into scratch); loading it and printing, on random input say, is not."""
+    load_and_print = {"code": "m = load('method.py'); print(m(np.random.rand(8, 8, 8)).shape)",
+                      "read": ["/workspace/method.py"], "stdout": "(8, 8, 8) ok"}
+    v = _judge(tmp_path, tr=trace(SETUP, load_and_print, BATCH))["s2"]
+    assert v.items["s2e"] == 0, v.rationale
+    smoke = {"code": "python method.py --case case_000 --out scratch", "read": ["/workspace/method.py"],
+             "written": unit_files(SCRATCH, CASES[:1]), "stdout": ""}
+    v = _judge(tmp_path, tr=trace(SETUP, smoke, BATCH))["s2"]
+    assert v.items["s2e"] == 1, v.rationale

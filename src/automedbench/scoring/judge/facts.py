@@ -28,8 +28,8 @@ Input check: a call before the batch that opened /data/public files, wrote no ou
 Model:      weights obtained = a weights-like file (by suffix, or >= 1 MiB) written under
             /workspace outside outputs/ and plan/, or >= 1 MiB received over the network;
             a method file (source / parameters) counts once a later call opened it.
-Runtime confirmed: a call before the batch (or the pilot) that opened an obtained model /
-            method file, exited 0 and printed or wrote an output.
+Runtime confirmed: a call before the batch (a pilot, or a smoke test into scratch) that opened
+            an obtained model / method file, exited 0 and produced a unit of work with it.
 Setup work: the calls before the first output write (all calls when none wrote one).
 """
 from __future__ import annotations
@@ -441,9 +441,10 @@ def _method_files(calls: list[CallFacts], roots: Roots) -> tuple[Fact, dict[str,
 
 
 def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
-    """Before the batch, a successful call that loaded the model and showed or wrote something."""
+    """Before the batch, a successful call that loaded the model and produced a unit of work with
+    it (a pilot or a smoke test into scratch): printing after an import or loading proves nothing."""
     horizon = calls if batch_start is None else calls[: batch_start]
-    confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and (c.printed or c.produced)]
+    confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and c.units]
     return Fact(bool(confirmers), [c.index for c in confirmers],
                 sorted({p for c in confirmers for p in c.read if p in model_paths}))
 
