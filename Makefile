@@ -131,6 +131,7 @@ bench: setup
 	$(BIN)/python bench/input_copy.py
 	$(BIN)/python bench/judge_digest.py
 	$(BIN)/python bench/yaml_parse.py
+	$(BIN)/python bench/runtime_build.py
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache
