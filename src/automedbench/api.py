@@ -57,6 +57,7 @@ from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
 from .scoring.judge import Judge, get_judge
 from .scoring.judge.calibration import EvalReport, evaluate, saved_path
+from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.rubric import load_rubric
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
 from .tasks import Task, check_tier, discover, get_task
@@ -398,6 +399,16 @@ def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None
         except OSError as exc:
             log.warning("could not keep the calibration in %s: %s", target, exc)
     return rep
+
+
+def judge_metamorphic(judges: list[str] | None = None, agent_configs: list[Path] | None = None
+                      ) -> list[VariantResult]:
+    """The judge on metamorphic variants of the calibration trajectories (docs/judge.md
+    "Metamorphic variants"): substance kept, every verdict must stay; substance removed, the
+    named item must drop. Returns one result per variant; `metamorphic_failures` says which fail."""
+    j = get_judge(judges, agent_configs)
+    _check_llm_ready(j, "judge")
+    return evaluate_metamorphic(j)
 
 
 def calibration_json(rep: EvalReport) -> str:

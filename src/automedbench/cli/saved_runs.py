@@ -2,6 +2,8 @@
 (docs/cli.md)."""
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Optional
 
@@ -17,6 +19,7 @@ from ..report.leaderboard import write_analysis_site
 from ..runs.models import DetailReport
 from ..scoring.errors import code_texts
 from ..scoring.judge.calibration import render_table
+from ..scoring.judge.calibration.metamorphic import metamorphic_failures, render_metamorphic
 from .common import (
     ANSWER_JUDGE_HELP,
     JUDGE_HELP,
@@ -83,24 +86,33 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
                save: Optional[Path] = typer.Option(None, "--save", metavar="FILE",
                                                    help="Also write the JSON result to FILE (`report "
                                                         "--judge-calibration FILE` shows it in the footer)."),
+               metamorphic: bool = typer.Option(False, "--metamorphic",
+                                                help="Also run the metamorphic variants of the trajectories "
+                                                     "(substance kept / removed; docs/judge.md)."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
-    when a floor is not met or an adversarial trajectory is credited above its label. Each run
-    also keeps the judge's last measurement under <home>/calibration/, where `report` finds it
-    for the leaderboard footer (docs/site.md)."""
+    when a floor is not met or an adversarial trajectory is credited above its label (with
+    --metamorphic: or a variant that is not marked open fails). Each run also keeps the judge's
+    last measurement under <home>/calibration/, where `report` finds it for the leaderboard
+    footer (docs/site.md)."""
     try:
         rep = api.judge_eval(judge, agent_config)
+        variants = api.judge_metamorphic(judge, agent_config) if metamorphic else None
     except user_errors() as exc:
         fail(str(exc))
     text = api.calibration_json(rep)
     if save is not None:
         save.parent.mkdir(parents=True, exist_ok=True)
         save.write_text(text + "\n")
-    print(text if as_json else render_table(rep))
+    if as_json:
+        print(text if variants is None else json.dumps(
+            {"calibration": json.loads(text), "metamorphic": [asdict(v) for v in variants]}, indent=1))
+    else:
+        print(render_table(rep) + ("" if variants is None else "\n\n" + render_metamorphic(variants)))
     kept = [str(p) for p in (rep.saved_to, save) if p is not None]
     if kept:
         err.print(f"calibration saved to {', '.join(kept)}")
-    if rep.floor_failures:
+    if rep.floor_failures or (variants is not None and metamorphic_failures(variants)):
         raise typer.Exit(1)
 
 

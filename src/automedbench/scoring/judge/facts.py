@@ -10,7 +10,8 @@ Per call:   outputs written (mapped to units, see below), public inputs read, ou
             workspace files written outside outputs/ and plan/, exit code, printed or not.
 Units:      per-case layouts: one unit = one case folder `outputs/<case_id>/`. Cohort layouts:
             one unit = one row of the cohort file; the rows a write covers are estimated from the
-            file's size relative to the largest size it reaches in the run (`SubmissionLayout.unit`).
+            file's size relative to the largest size a file of that name reaches in the run
+            (`SubmissionLayout.unit`).
 Method runs: a unit is produced wherever the method writes it: a file named as the output
             contract names it (`<case_id>/<contract file>`, or the cohort file) anywhere under the
             workspace counts, in a scratch folder too. A write whose content (sha256) equals an
@@ -247,10 +248,12 @@ def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[st
     elif layout.effective_unit == "case":
         case = PurePosixPath(w.path).parent.name
         return (case, [case]) if case in cases else ("", [])
-    # a cohort file (in outputs/ or elsewhere): rows estimated from its size
-    if not w.size or not rows_of.get(w.path):
+    # a cohort file (in outputs/ or elsewhere): rows estimated from its size against the largest
+    # size a cohort file of that name reaches anywhere in the run (a pilot file in scratch is
+    # measured against the final cohort file, not against itself)
+    if not w.size or not rows_of.get(name):
         return "", []
-    k = max(1, round(n_expected * w.size / rows_of[w.path]))
+    k = max(1, round(n_expected * w.size / rows_of[name]))
     return "cohort", [f"{name}#row{i}" for i in range(1, k + 1)]
 
 
@@ -259,11 +262,12 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
     """Each call's method runs (units produced, wherever written) and copies (docs/judge.md)."""
     # with unknown cases only outputs/<case>/ folders name a case (a scratch folder cannot be told apart)
     cases = set(case_ids or [])
-    biggest: dict[str, int] = {}   # cohort files: the largest size each path reaches in the run
+    biggest: dict[str, int] = {}   # cohort files: the largest size each file name reaches in the run
     for c in calls:
         for w in c.written:
-            if PurePosixPath(w.path).name in layout.file_names and w.size:
-                biggest[w.path] = max(biggest.get(w.path, 0), w.size)
+            name = PurePosixPath(w.path).name
+            if name in layout.file_names and w.size and (w.path.startswith(roots.outputs) or _scratch(w.path, roots)):
+                biggest[name] = max(biggest.get(name, 0), w.size)
     first_run: dict[tuple[str, str, str], int] = {}    # (unit key, file name, sha256) -> call position
     for pos, c in enumerate(calls):
         for w in c.written:
@@ -304,8 +308,10 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     before = calls if batch_start is None else calls[:batch_start]
     pilots = [c for c in before if c.units]
     inspections = _pilot_inspections(calls, before, pilots)
-    weights, weight_paths = _weights(calls, roots)
-    method_files, used_methods = _method_files(calls, roots)
+    # the method's outputs, wherever written, are never its weights or parameters
+    unit_files = {p for c in calls for p in c.unit_paths}
+    weights, weight_paths = _weights(calls, roots, unit_files)
+    method_files, used_methods = _method_files(calls, roots, unit_files)
     model_paths = weight_paths | set(used_methods)
     setup_work, setup_failures = _setup(calls)
     return WorkflowFacts(
@@ -413,9 +419,10 @@ def _input_check(before: list[CallFacts]) -> Fact:
     return Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
 
 
-def _weights(calls: list[CallFacts], roots: Roots) -> tuple[Fact, set[str]]:
+def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, set[str]]:
     """Weight files written or large downloads received; and the weight files' paths."""
-    weights_w = [(c, w) for c in calls for w in c.written if _model_file_kind(w, roots) == "weights"]
+    weights_w = [(c, w) for c in calls for w in c.written
+                 if w.path not in unit_files and _model_file_kind(w, roots) == "weights"]
     downloads = [c for c in calls if c.bytes_in >= DOWNLOAD_BYTES]
     fact = Fact(bool(weights_w or downloads), sorted({c.index for c, _ in weights_w} | {c.index for c in downloads}),
                 sorted({w.path for _, w in weights_w}),
@@ -423,12 +430,12 @@ def _weights(calls: list[CallFacts], roots: Roots) -> tuple[Fact, set[str]]:
     return fact, {w.path for _, w in weights_w}
 
 
-def _method_files(calls: list[CallFacts], roots: Roots) -> tuple[Fact, dict[str, list[int]]]:
+def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, dict[str, list[int]]]:
     """Method source files written, then opened by a later call; and those files' readers."""
     method_written: dict[str, int] = {}
     for pos, c in enumerate(calls):
         for w in c.written:
-            if _model_file_kind(w, roots) == "method":
+            if w.path not in unit_files and _model_file_kind(w, roots) == "method":
                 method_written.setdefault(w.path, pos)
     used_methods: dict[str, list[int]] = {}
     for pos, c in enumerate(calls):
