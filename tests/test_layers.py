@@ -35,12 +35,12 @@ LAZY_IMPORTS = {
     "nltk": "report generation's METEOR only",
     "matplotlib": "the analysis page's plots only",
     "pydicom": "DICOM demo builders and stagers only",
-    "nibabel": "NIfTI builders only",
+    "nibabel": "NIfTI builders, and the judge's content facts of a volume (scoring/judge/content.py) only",
     "nilearn": "the brain demo builder only",
     "skimage": "enhancement/synthesis baselines and builders only",
     "scipy": "builders and baselines only",
     "rich": "progress bars and tables, only on a terminal",
-    "PIL": "the heuristic judge's look at plan.png only",
+    "PIL": "the heuristic judge's look at plan.png and content facts of an image only",
 }
 
 

@@ -269,7 +269,8 @@ def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task: Task, jud
         judge = HeuristicJudge()
     evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace,
                              trace=read_trace(files.trace) if trace is None else trace,
-                             conversation=_load_conversation(files), case_ids=list(meta.case_ids))
+                             conversation=_load_conversation(files), case_ids=list(meta.case_ids),
+                             data_dir=DatasetPaths(Path(meta.dataset_root)).public if meta.dataset_root else None)
     verdict, judge_info = run_judge(judge, evidence)
     if judge_info.judge_incomplete and _load_saved_verdict(files) is not None:
         raise JudgeFailed(f"{files.dir}: judge {judge_info.backend}"

@@ -25,6 +25,9 @@ class JudgeEvidence:
     conversation: Conversation | None
     # the run's expected case ids (run.json): the judge's pilot/batch facts count units against them
     case_ids: list[str] | None = None
+    # the host folder of the public inputs the agent saw at /data/public: content facts of the
+    # inputs a call opened are computed from it (docs/judge.md "Content facts"); None: unavailable
+    data_dir: Path | None = None
 
 
 class Judge(Protocol):

@@ -24,8 +24,12 @@ Pilot:      an output-writing call before the batch (it covers at most `pilot_ma
 Inspection: a later call, before the batch, that opened a pilot output file and printed
             something; one that exited non-zero found a problem.
 Fix:        a pilot output re-written with a different sha256 after an inspection, before the batch.
-Input check: a call before the batch that opened /data/public files, wrote no output and
-            printed something, exit 0.
+Input check: a call before the batch that opened /data/public files, wrote no output, exit 0,
+            and looked at their content: printed at least one specific fact the harness computed
+            from a file it opened (shape, image size, row count...; content.py), or ran a silent
+            check on it (an `assert` on its shape/dtype/size/range that passed). A hash, a size or a
+            name printed is not a look. Without the inputs (`describe_input` None) or for files of a
+            kind no describer reads, printing something still counts (said in the fact's note).
 Model:      weights obtained = a weights-like file (by suffix, or >= 1 MiB) written under
             /workspace outside outputs/ and plan/, or >= 1 MiB received over the network;
             a method file (source / parameters) counts once a later call opened it.
@@ -40,11 +44,12 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ...runs.models import TraceEvent
 from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
 from ...tracks.base import SubmissionLayout
+from .content import ContentFacts, looked_at
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
@@ -54,6 +59,12 @@ METHOD_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".npy")
 LARGE_FILE_BYTES = 1 << 20          # a file this large written outside outputs/ is a model file
 DOWNLOAD_BYTES = 1 << 20            # this many bytes received in one call is a download
 COHORT_UNKNOWN_N = 100              # cohort rows estimated in percent when the expected cases are unknown
+MAX_TEXT = 20_000                   # characters of a call's output compared with content facts
+MAX_DESCRIBED = 8                   # files per call whose content facts are computed
+# a silent check: an assert on a property of the data, which ran and passed (docs/judge.md)
+SILENT_CHECK = re.compile(r"\bassert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zooms|\.header|\.affine|"
+                          r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)")
+DescribeInput = Callable[[str], "ContentFacts | None"]   # inside path of a public file -> its content facts
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,8 @@ class CallFacts:
     printed: bool
     has_effects: bool
     tag: str | None = None                         # the agent's declared stage: shown, never used
+    text: str = ""                                 # what it printed (stdout + stderr), for content facts
+    code: str = ""                                 # what it ran, for silent checks
     written: list[Write] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     bytes_in: int = 0
@@ -213,7 +226,9 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
         eff = e.effects
         c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
                       printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
-                      has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots)
+                      has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots,
+                      text=((e.stdout or "") + "\n" + (e.stderr or ""))[:MAX_TEXT],
+                      code=codes.get(e.call_index, "") or e.code or "")
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
             c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
@@ -296,7 +311,10 @@ def _model_file_kind(w: Write, roots: Roots) -> str | None:
     return None
 
 
-def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None) -> WorkflowFacts:
+def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None,
+                 describe_input: DescribeInput | None = None) -> WorkflowFacts:
+    """The workflow facts of a trace. `describe_input` gives the content facts of a public input
+    by its inside path (None: the inputs are not available to the judge)."""
     roots = Roots.of(trace)
     calls = collect_calls(trace, roots)
     unit = layout.effective_unit
@@ -324,7 +342,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         pilot_inspection=_opened_fact(inspections),
         failed_inspection=_opened_fact([(c, ps) for c, ps in inspections if not c.ok]),
         fix=_fix(calls, before, inspections), later_inspection=_opened_fact(_later_inspections(calls)),
-        input_check=_input_check(before), weights=weights, method_files=method_files,
+        input_check=_input_check(before, describe_input), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
         environment=_environment(calls, batch_start, model_paths),
         setup_work=setup_work, setup_failures=setup_failures)
@@ -414,9 +432,36 @@ def _later_inspections(calls: list[CallFacts]) -> Opened:
     return later
 
 
-def _input_check(before: list[CallFacts]) -> Fact:
-    checks = [c for c in before if c.public_reads and not c.produced and c.printed and c.ok]
-    return Fact(bool(checks), [c.index for c in checks], sorted({p for c in checks for p in c.public_reads})[:8])
+def _input_check(before: list[CallFacts], describe_input: DescribeInput | None) -> Fact:
+    """Calls before the batch that opened inputs, produced nothing, exited 0 and looked at the
+    content: a specific content fact printed, or a silent check run (see the module doc)."""
+    checks: list[tuple[CallFacts, list[str], str]] = []
+    seen: dict[str, ContentFacts | None] = {}
+    for c in before:
+        if not (c.public_reads and not c.produced and c.ok):
+            continue
+        if describe_input is None:
+            if c.printed:
+                checks.append((c, c.public_reads[:8], "printed (the inputs were not available to check content)"))
+            continue
+        described = False
+        for p in c.public_reads[:MAX_DESCRIBED]:
+            if p not in seen:
+                seen[p] = describe_input(p)
+            if seen[p] is None:
+                continue
+            described = True
+            facts = looked_at(c.text, seen[p])
+            if facts:
+                checks.append((c, [p], f"printed {', '.join(facts)} of {p}"))
+                break
+        else:
+            if described and SILENT_CHECK.search(c.code):
+                checks.append((c, c.public_reads[:8], "a silent check (assert on a property) ran and passed"))
+            elif not described and c.printed:
+                checks.append((c, c.public_reads[:8], "printed (no describer reads these inputs' kind)"))
+    return Fact(bool(checks), [c.index for c, _, _ in checks], sorted({p for _, ps, _ in checks for p in ps})[:8],
+                "; ".join(dict.fromkeys(why for _, _, why in checks))[:300])
 
 
 def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, set[str]]:

@@ -16,12 +16,13 @@ cannot observe them) S2 and S3 get no credit: nothing the agent did can be shown
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeEvidence
-from .facts import Fact, WorkflowFacts, derive_facts
+from .content import ContentFacts, describe
+from .facts import DescribeInput, Fact, Roots, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
@@ -44,6 +45,22 @@ def _png_facts(path: Path) -> tuple[tuple[int, int] | None, int | None]:
             return size, (len(colours) if colours is not None else 1 << 16)
     except Exception:   # not an image, truncated, unreadable: the plot does not exist as an image
         return None, None
+
+
+def input_describer(ev: JudgeEvidence) -> DescribeInput | None:
+    """Content facts of a public input by the path the agent saw, read from the run's public
+    folder on the host (None when the judge has no inputs: an old run, a moved dataset)."""
+    if ev.data_dir is None or not ev.data_dir.is_dir():
+        return None
+    data_root, top = Roots.of(ev.trace).data, ev.data_dir.resolve()
+
+    def describe_input(inside: str) -> ContentFacts | None:
+        rel = PurePosixPath(inside[len(data_root) + 1:]) if inside.startswith(data_root + "/") else None
+        if rel is None or ".." in rel.parts:
+            return None
+        host = (top / rel).resolve()
+        return describe(host) if host.is_relative_to(top) and host.is_file() else None
+    return describe_input
 
 
 def _no_effects_note(facts: WorkflowFacts) -> str:
@@ -71,7 +88,8 @@ class HeuristicJudge:
     version = "3"
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
-        facts = derive_facts(ev.trace, ev.task.track_impl.submission(ev.task.options), ev.case_ids)
+        facts = derive_facts(ev.trace, ev.task.track_impl.submission(ev.task.options), ev.case_ids,
+                             input_describer(ev))
         return {"s1": self._s1(ev), "s2": self._s2(facts), "s3": self._s3(facts)}
 
     # ---- S1 Plan ---------------------------------------------------------------------
@@ -149,7 +167,7 @@ class HeuristicJudge:
         }
         why = "; ".join([
             _why("s2a weights/checkpoint obtained", f.weights) + " / " + _why("method file written and loaded", f.method_files),
-            _why("s2b input opened and its properties printed before the batch", f.input_check),
+            _why("s2b input opened and its content looked at before the batch", f.input_check),
             _why("s2c a call before the batch read the inputs or the model and succeeded", f.environment),
             f"s2d {n_fail} failed setup call(s) ({f.setup_failures.cite()}) of {len(f.setup_work.calls)} before the first output",
             _why("s2e model/method file loaded and confirmed working before the batch", f.runtime_confirmed),
@@ -159,7 +177,7 @@ class HeuristicJudge:
         evidence = {
             "s2a": _evidence(_why("weights/checkpoint obtained", f.weights) + "; "
                              + _why("method file written and loaded", f.method_files), f.weights, f.method_files),
-            "s2b": _evidence(_why("input opened and its properties printed before the batch", f.input_check),
+            "s2b": _evidence(_why("input opened and its content looked at before the batch", f.input_check),
                              f.input_check),
             "s2c": _evidence(_why("a call before the batch read the inputs or the model and succeeded",
                                   f.environment), f.environment),

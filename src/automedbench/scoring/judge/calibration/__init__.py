@@ -10,7 +10,9 @@ each disagreement with the trajectory it came from.
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import logging
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,12 +21,14 @@ from .... import yamlfile
 from ....errors import UserError
 from ....home import home
 from ....runs.trace import read_trace
-from ....tasks import get_task
+from ....datasets import all_datasets, stage
+from ....tasks import Task, get_task
 from ....tracks import all_tracks
 from ...rubric import Rubric, load_rubric
 from ..agreement import accuracy, confusion, weighted_kappa
 from ..base import Judge, JudgeEvidence
 
+log = logging.getLogger(__name__)
 PACKAGE = Path(__file__).parent
 LABELS = PACKAGE / "labels.yaml"
 
@@ -84,6 +88,25 @@ class EvalReport:
         return out
 
 
+def calibration_inputs(task: Task) -> Path | None:
+    """The public inputs the task's calibration trajectories saw, so the judge can compute
+    content facts (docs/judge.md "Content facts"): an embedded dataset is built once, offline,
+    under <home>/calibration-data (its builders are deterministic: the bytes the trajectories
+    were recorded on). An official dataset is not available here: None, and the judge says so."""
+    info = all_datasets().get(task.dataset)
+    if info is None or info.kind != "demo":
+        return None
+    root = home() / "calibration-data"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with open(root / ".lock", "a") as lock:     # test workers and two judge-evals build it once
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return stage(task.dataset, root, quiet=True).public
+    except Exception as exc:   # a build that fails leaves the judge without inputs, never without a verdict
+        log.warning("calibration inputs for %s could not be built: %s", task.dataset, exc)
+        return None
+
+
 def _labels(path: Path = LABELS) -> dict[str, Any]:
     return yamlfile.safe_load(path.read_text())
 
@@ -137,9 +160,10 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
     over: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
     tasks = {tid: get_task(tid) for tid in sorted({t.task for t in trajectories})}   # discovery is not cached
+    inputs = {tid: calibration_inputs(task) for tid, task in tasks.items()}
     for t in trajectories:
         ev = JudgeEvidence(task=tasks[t.task], tier=t.tier, workspace=t.dir, trace=read_trace(t.dir / "trace.jsonl"),
-                           conversation=None, case_ids=t.case_ids)
+                           conversation=None, case_ids=t.case_ids, data_dir=inputs[t.task])
         given = _item_verdicts(judge, ev, rubric, t.id, errors)
         over += _tally(t, given, items, pairs)
     _agreement(items, pairs)

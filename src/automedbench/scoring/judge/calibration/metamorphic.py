@@ -25,7 +25,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ....runs.models import Effects, TraceEvent, WrittenFile
@@ -34,7 +34,8 @@ from ....tasks import Task, get_task
 from ...rubric import load_rubric
 from ..base import Judge, JudgeEvidence
 from ..facts import Roots, WorkflowFacts, derive_facts
-from . import Trajectory, load_set
+from ..heuristic import input_describer
+from . import Trajectory, calibration_inputs, load_set
 
 Events = list[TraceEvent]
 _TAG_LINE = re.compile(r"^\s*#\s*S[1-5]\b.*$\n?", re.MULTILINE | re.IGNORECASE)
@@ -234,13 +235,28 @@ def pilot_and_look_merged(events: Events, ctx: Context) -> Events | None:
     return _renumber(out)
 
 
+def input_check_as_silent_assert(events: Events, ctx: Context) -> Events | None:
+    """The input check asserts on what it opened and prints nothing (exit 0): a check that ran
+    on the content, which the judge recognises from the executed code."""
+    calls = _input_checks(ctx)
+    if not calls:
+        return None
+    path = ctx.facts.input_check.paths[0]
+    code = f"import numpy as np\nx = load({path!r})\nassert x.ndim >= 2 and x.shape[0] > 0, x.shape\n"
+    return _replace_looks(events, calls, keep_reads=True, stdout="", drop=lambda p: False, code=code)
+
+
 # ---- substance removed -----------------------------------------------------------------------
 def _replace_looks(events: Events, calls: list[int], *, keep_reads: bool, stdout: str,
-                   drop: Callable[[str], bool]) -> Events:
+                   drop: Callable[[str], bool], code: str) -> Events:
+    """The calls' code, output and reads replaced: what the agent ran instead of looking."""
     out = []
     for e in events:
-        if e.type == "execution" and e.call_index in calls and e.effects is not None:
-            e = _with_effects(e, read=[p for p in e.effects.read if keep_reads or not drop(p)], stdout=stdout, stderr="")
+        if e.call_index in calls and e.type in ("tool_call", "execution"):
+            e = e.model_copy(update={"code": code})
+            if e.type == "execution" and e.effects is not None:
+                e = _with_effects(e, read=[p for p in e.effects.read if keep_reads or not drop(p)], stdout=stdout,
+                                  stderr="")
         out.append(e)
     return out
 
@@ -252,7 +268,7 @@ def look_replaced_by_constant_print(events: Events, ctx: Context) -> Events | No
         return None
     pilot_files = set(f.pilot_inspection.paths)
     return _replace_looks(events, f.pilot_inspection.calls, keep_reads=False, stdout="looks good\n",
-                          drop=lambda p: p in pilot_files)
+                          drop=lambda p: p in pilot_files, code='print("looks good")')
 
 
 def look_replaced_by_hash(events: Events, ctx: Context) -> Events | None:
@@ -262,7 +278,8 @@ def look_replaced_by_hash(events: Events, ctx: Context) -> Events | None:
     if not f.pilot_inspection.holds:
         return None
     digest = "".join(f"{_sha(p)}  {p}\n" for p in f.pilot_inspection.paths)
-    return _replace_looks(events, f.pilot_inspection.calls, keep_reads=True, stdout=digest, drop=lambda p: False)
+    return _replace_looks(events, f.pilot_inspection.calls, keep_reads=True, stdout=digest, drop=lambda p: False,
+                          code="sha256sum " + " ".join(f.pilot_inspection.paths))
 
 
 def pilot_replaced_by_staged_copy(events: Events, ctx: Context) -> Events | None:
@@ -293,7 +310,12 @@ def pilot_replaced_by_staged_copy(events: Events, ctx: Context) -> Events | None
 
 
 def _input_checks(ctx: Context) -> list[int]:
-    return ctx.facts.input_check.calls if ctx.facts.input_check.holds else []
+    """The input-check calls that are nothing else (not also a look at an output)."""
+    f = ctx.facts
+    looks = set(f.pilot_inspection.calls) | set(f.later_inspection.calls)
+    calls = [c for c in f.input_check.calls if c not in looks] if f.input_check.holds else []
+    # a remove variant must take every check away, or another one still earns the item
+    return calls if len(calls) == len(f.input_check.calls) else []
 
 
 def input_check_replaced_by_listing(events: Events, ctx: Context) -> Events | None:
@@ -303,7 +325,7 @@ def input_check_replaced_by_listing(events: Events, ctx: Context) -> Events | No
         return None
     data = ctx.roots.data + "/"
     return _replace_looks(events, calls, keep_reads=False, stdout="".join(f"{c}\n" for c in ctx.case_ids),
-                          drop=lambda p: p.startswith(data))
+                          drop=lambda p: p.startswith(data), code=f"ls {ctx.roots.data}")
 
 
 def input_check_replaced_by_hash(events: Events, ctx: Context) -> Events | None:
@@ -312,7 +334,8 @@ def input_check_replaced_by_hash(events: Events, ctx: Context) -> Events | None:
     if not calls:
         return None
     digest = "".join(f"{_sha(p)}  {p}\n" for p in ctx.facts.input_check.paths)
-    return _replace_looks(events, calls, keep_reads=True, stdout=digest, drop=lambda p: False)
+    return _replace_looks(events, calls, keep_reads=True, stdout=digest, drop=lambda p: False,
+                          code="sha256sum " + " ".join(ctx.facts.input_check.paths))
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -321,6 +344,8 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("pilot in a scratch folder", "keep", pilot_in_scratch,
             what="the pilot, its look and its fix in scratch/ instead of outputs/"),
     Variant("batch cut in two calls", "keep", batch_split, what="the batch's first call split into halves"),
+    Variant("input check is a silent assert", "keep", input_check_as_silent_assert,
+            what="the input check asserts on the input's shape and prints nothing"),
     Variant("pilot and look in one call", "keep", pilot_and_look_merged,
             what="one script writes the pilot and reads it back",
             open="class 3: the recorder keeps no order inside a call, so a read-back of a file the call "
@@ -336,15 +361,14 @@ VARIANTS: tuple[Variant, ...] = (
             open="class 1: an inspection is 'opened + printed anything'; content facts (issue 25 item 1) "
                  "would tell a hash from a look"),
     Variant("input check is a hash", "remove", input_check_replaced_by_hash, drops="s2b",
-            what="the inputs' sha256 printed instead of their properties",
-            open="class 5: the input check is 'opened + printed'; content facts (issue 25 item 1) would "
-                 "tell a hash from shape/dtype/range"),
+            what="the inputs' sha256 printed instead of their properties"),
 )
 
 
 # ---- running them ------------------------------------------------------------------------------
-def _verdicts(judge: Judge, task: Task, t: Trajectory, events: Events) -> dict[str, float]:
-    ev = JudgeEvidence(task=task, tier=t.tier, workspace=t.dir, trace=events, conversation=None, case_ids=t.case_ids)
+def _verdicts(judge: Judge, task: Task, t: Trajectory, events: Events, inputs: Path | None) -> dict[str, float]:
+    ev = JudgeEvidence(task=task, tier=t.tier, workspace=t.dir, trace=events, conversation=None, case_ids=t.case_ids,
+                       data_dir=inputs)
     out: dict[str, float] = {}
     for r in judge.judge(ev).values():
         if r is not None:
@@ -357,16 +381,18 @@ def evaluate_metamorphic(judge: Judge, trajectories: list[Trajectory] | None = N
     """Every variant on every calibration trajectory it applies to (see the module doc)."""
     trajectories = load_set() if trajectories is None else trajectories
     tasks = {tid: get_task(tid) for tid in sorted({t.task for t in trajectories})}
+    inputs = {tid: calibration_inputs(task) for tid, task in tasks.items()}
     results = [VariantResult(v.name, v.kind, v.drops, v.what, v.open) for v in variants]
     judged = set(i for s in load_rubric().judged for i in load_rubric().stages[s].items)
     for t in trajectories:
         task = tasks[t.task]
         events = read_trace(t.dir / "trace.jsonl")
         layout = task.track_impl.submission(task.options)
-        facts = derive_facts(events, layout, t.case_ids)
+        facts = derive_facts(events, layout, t.case_ids, input_describer(
+            JudgeEvidence(task, t.tier, t.dir, events, None, t.case_ids, inputs[t.task])))
         ctx = Context(facts, Roots.of(events), tuple(layout.file_names), layout.effective_unit == "case",
                       tuple(t.case_ids))
-        base = _verdicts(judge, task, t, events)
+        base = _verdicts(judge, task, t, events, inputs[t.task])
         for v, res in zip(variants, results):
             changed = v.transform(events, ctx)
             if changed is None:
@@ -375,7 +401,7 @@ def evaluate_metamorphic(judge: Judge, trajectories: list[Trajectory] | None = N
                 # only where the original's full credit rests on the substance: a ladder's 0.5
                 # ("partial") can have other grounds, and a 0 has nothing to drop
                 continue
-            got = _verdicts(judge, task, t, changed)
+            got = _verdicts(judge, task, t, changed, inputs[t.task])
             res.applied += 1
             if v.kind == "keep":
                 moved = {i: (base.get(i), got.get(i)) for i in judged if base.get(i) != got.get(i)}
@@ -392,11 +418,11 @@ def evaluate_metamorphic(judge: Judge, trajectories: list[Trajectory] | None = N
 
 def render_metamorphic(results: list[VariantResult]) -> str:
     lines = ["metamorphic variants (keep: every verdict must stay; remove: the item must drop)",
-             "", "variant                      kind    item  applied  held   rate    status"]
+             "", "variant                          kind    item  applied  held   rate    status"]
     for r in results:
         rate = "  -  " if r.rate is None else f"{r.rate:5.0%}"
         status = ("open: " + r.open.split(":")[0]) if r.open else ("ok" if r.rate in (None, 1.0) else "FAILED")
-        lines.append(f"{r.name:<28} {r.kind:<7} {r.drops or '-':<5} {r.applied:7d} {r.held:5d}  {rate}  {status}")
+        lines.append(f"{r.name:<32} {r.kind:<7} {r.drops or '-':<5} {r.applied:7d} {r.held:5d}  {rate}  {status}")
     keep = [r for r in results if r.kind == "keep" and not r.open]
     remove = [r for r in results if r.kind == "remove" and not r.open]
     lines += ["", f"substance kept:    {sum(r.held for r in keep)}/{sum(r.applied for r in keep)} variants kept every verdict"

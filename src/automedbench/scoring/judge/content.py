@@ -1,0 +1,136 @@
+"""Facts about a file's content, computed by the harness, and which of them a call printed
+(docs/judge.md "Content facts").
+
+Reading a file is not looking at it: printing its sha256, its size or its name opens it and
+prints something, yet says nothing of what it holds. So the judge compares what a call printed
+with facts the harness computes itself from the file:
+
+  volume (.nii, .nii.gz)   shape, dtype, voxel spacing
+  array (.npy)             shape, dtype
+  image (.png .jpg .jpeg .tif .tiff .bmp)  size (width, height; either order, channels may
+                           follow), mode
+  table (.csv .tsv)        number of data rows, column names
+  object (.json)           top-level keys (a dict) or length (a list)
+
+A fact is *specific* when guessing it is unlikely (a shape, an image size, a row count, the
+column or key names); dtype, mode and spacing are supporting facts only ("float32" is a good
+guess for any CT). A number is matched only as a whole token (not inside a hex digest: `a64b`
+holds no 64), and a shape only as its numbers in order (or reversed) with only brackets,
+commas, spaces or `x` between them.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+SPECIFIC = ("shape", "size", "rows", "columns", "keys", "length")
+MAX_TABLE_BYTES = 64 << 20      # larger tables are not read for their row count
+_SEP = r"[\s,x×*\[\]()]+"
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+
+
+@dataclass(frozen=True)
+class ContentFacts:
+    kind: str                                   # volume | array | image | table | object
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    return ".nii.gz" if name.endswith(".nii.gz") else path.suffix.lower()
+
+
+def describe(path: Path) -> ContentFacts | None:
+    """The content facts of the file at `path` (a host path), or None when its kind has no
+    describer or it cannot be read."""
+    try:
+        return _describe(path, _suffix(path))
+    except Exception:   # unreadable, truncated, not what its suffix says: nothing to compare with
+        return None
+
+
+def _describe(path: Path, suffix: str) -> ContentFacts | None:
+    if suffix in (".nii", ".nii.gz"):
+        import nibabel as nib      # the harness's own dependency; loaded only for volumes
+        img = cast(nib.Nifti1Image, nib.load(str(path)))
+        zooms = tuple(round(float(z), 4) for z in img.header.get_zooms()[:3])
+        return ContentFacts("volume", {"shape": tuple(int(d) for d in img.shape),
+                                       "dtype": str(img.get_data_dtype()), "spacing": zooms})
+    if suffix == ".npy":
+        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        return ContentFacts("array", {"shape": tuple(int(d) for d in arr.shape), "dtype": str(arr.dtype)})
+    if suffix in _IMAGE_SUFFIXES:
+        from PIL import Image
+        with Image.open(path) as im:
+            return ContentFacts("image", {"size": tuple(int(d) for d in im.size), "mode": im.mode})
+    if suffix in (".csv", ".tsv"):
+        if path.stat().st_size > MAX_TABLE_BYTES:
+            return None
+        with open(path, newline="", errors="replace") as fh:
+            rows = list(csv.reader(fh, delimiter="\t" if suffix == ".tsv" else ","))
+        header = [c.strip() for c in rows[0]] if rows else []
+        return ContentFacts("table", {"rows": max(len(rows) - 1, 0), "columns": tuple(c for c in header if c)})
+    if suffix == ".json":
+        data = json.loads(path.read_text(errors="replace"))
+        if isinstance(data, dict):
+            return ContentFacts("object", {"keys": tuple(str(k) for k in list(data)[:50])})
+        if isinstance(data, list):
+            return ContentFacts("object", {"length": len(data)})
+    return None
+
+
+def _number(value: float | int) -> str:
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return rf"(?<![\w.]){re.escape(text)}(?:\.0+)?(?![\w.])" if "." not in text else \
+        rf"(?<![\w.]){re.escape(text)}0*(?![\w.])"
+
+
+def _sequence(values: tuple[int, ...], text: str) -> bool:
+    """The numbers in order (or reversed), only separators between them; the first and the last
+    not glued to a word (inside, an `x` separator may touch them: 99x117x95)."""
+    if not values:
+        return False
+    for order in (values, tuple(reversed(values))):
+        inner = _SEP.join(r"(?<!\d)" + str(v) + r"(?!\d)" for v in order)
+        if re.search(r"(?<![\w.])" + inner + r"(?![\w.])", text):
+            return True
+    return False
+
+
+def printed(text: str, content: ContentFacts) -> list[str]:
+    """The names of `content`'s facts that `text` (what a call printed) states."""
+    found = []
+    f = content.facts
+    for name in ("shape", "size"):
+        dims = f.get(name)
+        if dims and len(dims) >= 2 and _sequence(tuple(dims), text):
+            found.append(name)
+    if "dtype" in f and re.search(rf"(?<![\w]){re.escape(f['dtype'])}(?![\w])", text):
+        found.append("dtype")
+    if "mode" in f and re.search(rf"mode\W{{0,4}}{re.escape(f['mode'])}(?![\w])", text):
+        found.append("mode")
+    if "spacing" in f and len(f["spacing"]) >= 2 and all(re.search(_number(z), text) for z in f["spacing"]):
+        found.append("spacing")
+    if f.get("rows") and re.search(_number(int(f["rows"])), text):
+        found.append("rows")
+    names = [c for c in f.get("columns", f.get("keys", ())) if len(c) >= 2]
+    if len(names) >= 2 and sum(1 for c in names if c in text) >= min(2, len(names)):
+        found.append("columns" if "columns" in f else "keys")
+    if "length" in f and f["length"] > 1 and re.search(_number(int(f["length"])), text):
+        found.append("length")
+    return found
+
+
+def looked_at(text: str, content: ContentFacts | None) -> list[str]:
+    """The facts printed, when at least one of them is specific; else [] (a dtype alone, or
+    nothing about the content)."""
+    if content is None:
+        return []
+    found = printed(text, content)
+    return found if any(n in SPECIFIC for n in found) else []

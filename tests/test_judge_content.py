@@ -1,0 +1,94 @@
+"""Content facts (scoring/judge/content.py, docs/judge.md "Content facts"): what the harness
+computes from a file, and whether a call's output states it. Real files on disk."""
+import json
+
+import nibabel as nib
+import numpy as np
+import pytest
+from PIL import Image
+
+from automedbench.runs.models import Effects, TraceEvent
+from automedbench.scoring.judge.base import JudgeEvidence
+from automedbench.scoring.judge.content import describe, looked_at, printed
+from automedbench.scoring.judge.heuristic import HeuristicJudge
+from automedbench.tasks import get_task
+
+
+@pytest.fixture
+def files(tmp_path):
+    vol = tmp_path / "case_000" / "image.nii.gz"
+    vol.parent.mkdir()
+    img = nib.Nifti1Image(np.zeros((99, 117, 95), np.int16), np.diag([2.0, 2.0, 2.0, 1.0]))
+    nib.save(img, str(vol))
+    np.save(tmp_path / "input.npy", np.zeros((256, 200), np.float32))
+    Image.new("RGB", (64, 48)).save(tmp_path / "image.png")
+    (tmp_path / "labels.csv").write_text("case_id,label\n" + "".join(f"c{i},ct\n" for i in range(40)))
+    (tmp_path / "info.json").write_text(json.dumps({"modality": "CT", "units": "HU", "pixel_spacing_mm": 0.9}))
+    return tmp_path
+
+
+def test_facts_computed_from_the_files(files):
+    assert describe(files / "case_000" / "image.nii.gz").facts == {"shape": (99, 117, 95), "dtype": "int16",
+                                                                  "spacing": (2.0, 2.0, 2.0)}
+    assert describe(files / "input.npy").facts == {"shape": (256, 200), "dtype": "float32"}
+    assert describe(files / "image.png").facts == {"size": (64, 48), "mode": "RGB"}
+    assert describe(files / "labels.csv").facts == {"rows": 40, "columns": ("case_id", "label")}
+    assert describe(files / "info.json").facts == {"keys": ("modality", "units", "pixel_spacing_mm")}
+    (files / "broken.nii.gz").write_bytes(b"not a volume")
+    assert describe(files / "broken.nii.gz") is None and describe(files / "notes.txt") is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("shape (99, 117, 95) dtype int16", ["shape", "dtype"]),
+    ("shape: [ 99 117  95]", ["shape"]),
+    ("99x117x95 voxels", ["shape"]),
+    ("(95, 117, 99)", ["shape"]),                       # the other axis order (x, y, z vs z, y, x)
+    ("spacing (np.float32(2.0), np.float32(2.0), np.float32(2.0))", ["spacing"]),
+    ("dtype int16", ["dtype"]),
+    ("99 117 95" * 0 + "a99b117c95", []),               # digits inside a word are not numbers
+    ("1c5dcd99117950a1f  image.nii.gz", []),            # a sha256 holds no shape
+    ("(99, 118, 95)", []),                              # a wrong shape is not a fact
+    ("size 1234567 bytes", []),
+])
+def test_what_a_printout_states(files, text, expected):
+    assert printed(text, describe(files / "case_000" / "image.nii.gz")) == expected
+
+
+def test_a_look_needs_a_specific_fact(files):
+    vol = describe(files / "case_000" / "image.nii.gz")
+    assert looked_at("dtype int16", vol) == []                    # a dtype alone is a guess
+    assert looked_at("shape (99, 117, 95) int16", vol) == ["shape", "dtype"]
+    assert looked_at("input pt_000 size (64, 48) mode RGB", describe(files / "image.png")) == ["size", "mode"]
+    assert looked_at("40 labelled examples", describe(files / "labels.csv")) == ["rows"]
+    assert looked_at("columns ['case_id', 'label']", describe(files / "labels.csv")) == ["columns"]
+    assert looked_at("{'modality': 'CT', 'units': 'HU'}", describe(files / "info.json")) == ["keys"]
+    assert looked_at("anything", None) == []
+
+
+TASK = get_task("brain-lesion-seg")
+PUB = "/data/public/case_000/image.nii.gz"
+
+
+def _s2b(workspace, data_dir, **call) -> tuple[float, str]:
+    events = [TraceEvent(type="tool_call", t=1, call_index=1, code=call.get("code", "print(img.shape)")),
+              TraceEvent(type="execution", t=1, call_index=1, exit_code=call.get("rc", 0),
+                         stdout=call.get("stdout", ""), effects=Effects(read=[PUB]))]
+    v = HeuristicJudge().judge(JudgeEvidence(TASK, "lite", workspace, events, None, ["case_000"], data_dir))["s2"]
+    return v.items["s2b"], v.rationale
+
+
+def test_input_check_is_a_look_at_the_content(files, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert _s2b(ws, files, stdout="shape (99, 117, 95) int16")[0] == 1
+    # the inputs' sha256, a listing, a constant: opened and printed, never looked at
+    value, why = _s2b(ws, files, code="sha256sum /data/public/case_000/image.nii.gz",
+                      stdout="1c5dcd70638fe1a94f20ea505e788dda8f55c11d8be49093b1f81d873181cf60  " + PUB)
+    assert value == 0, why
+    assert _s2b(ws, files, stdout="input looks fine")[0] == 0
+    # a silent check that ran on the content and passed (exit 0) is a look; one that failed is not
+    assert _s2b(ws, files, code="img = nib.load(p)\nassert img.shape == (99, 117, 95)", stdout="")[0] == 1
+    assert _s2b(ws, files, code="img = nib.load(p)\nassert img.shape == (1, 2, 3)", stdout="", rc=1)[0] == 0
+    # without the inputs the judge cannot check content: printing counts, and the rationale says why
+    value, why = _s2b(ws, None, stdout="1c5dcd70638f")
+    assert value == 1 and "inputs were not available" in why
