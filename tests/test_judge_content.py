@@ -1,5 +1,6 @@
 """Content facts (scoring/judge/content.py, docs/judge.md "Content facts"): what the harness
 computes from a file, and whether a call's output states it. Real files on disk."""
+import hashlib
 import json
 
 import nibabel as nib
@@ -92,3 +93,47 @@ def test_input_check_is_a_look_at_the_content(files, tmp_path):
     # without the inputs the judge cannot check content: printing counts, and the rationale says why
     value, why = _s2b(ws, None, stdout="1c5dcd70638f")
     assert value == 1 and "inputs were not available" in why
+
+
+# ---- the pilot's output, as it was when looked at -------------------------------------------
+CONTRACT = TASK.track_impl.submission(TASK.options).file_names
+CASES = [f"case_{i:03d}" for i in range(6)]
+OUT = "/workspace/outputs"
+
+
+def _write_outputs(ws, cases, fill=0):
+    written = []
+    for c in cases:
+        for name in CONTRACT:
+            p = ws / "outputs" / c / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            nib.save(nib.Nifti1Image(np.full((99, 117, 95), fill, np.uint8), np.eye(4)), str(p))
+            data = p.read_bytes()
+            written.append({"path": f"{OUT}/{c}/{name}", "op": "created", "size": len(data),
+                            "sha256": hashlib.sha256(data).hexdigest()})
+    return written
+
+
+def _s3(ws, look_stdout, look_code="print(m.shape)", rewrite_pilot=False):
+    pilot = _write_outputs(ws, CASES[:1])
+    batch = _write_outputs(ws, CASES, fill=1 if rewrite_pilot else 0)
+    calls = [("python run.py case_000", pilot, [], "done"),
+             (look_code, [], [f"{OUT}/case_000/{CONTRACT[0]}"], look_stdout),
+             ("python run.py --all", batch, [], "done 6")]
+    events = []
+    for i, (code, written, read, stdout) in enumerate(calls, 1):
+        events += [TraceEvent(type="tool_call", t=i, call_index=i, code=code),
+                   TraceEvent(type="execution", t=i, call_index=i, exit_code=0, stdout=stdout,
+                              effects=Effects(written=written, read=read))]
+    v = HeuristicJudge().judge(JudgeEvidence(TASK, "lite", ws, events, None, CASES, None))["s3"]
+    return v.items["s3"], v.rationale
+
+
+def test_a_look_at_the_pilot_output_is_judged_by_its_content(tmp_path):
+    assert _s3(tmp_path / "a", "mask shape (99, 117, 95) values [0]")[0] == 1.0
+    sha = hashlib.sha256((tmp_path / "a" / "outputs" / "case_000" / CONTRACT[0]).read_bytes()).hexdigest()
+    value, why = _s3(tmp_path / "b", f"{sha}  outputs/case_000/{CONTRACT[0]}", look_code="sha256sum outputs/*/*")
+    assert value == 0.5 and "inspection: no" in why, why          # opened and printed, never looked at
+    assert _s3(tmp_path / "c", "", look_code="m = nib.load(p)\nassert m.shape == (99, 117, 95)")[0] == 1.0
+    # the batch rewrote the pilot's file with other bytes: what was looked at is gone, so printing counts
+    assert _s3(tmp_path / "d", "checked", rewrite_pilot=True)[0] == 1.0

@@ -21,8 +21,10 @@ Batch:      starts at the first call after which the outputs cover more units th
             (`pilot_max` = max(1, floor(pilot_max_fraction x expected units))); every later
             output-writing call belongs to it.
 Pilot:      an output-writing call before the batch (it covers at most `pilot_max` units).
-Inspection: a later call, before the batch, that opened a pilot output file and printed
-            something; one that exited non-zero found a problem.
+Inspection: a later call, before the batch, that opened a pilot output file and looked at its
+            content (a specific content fact printed, or an assert on a property of the data; where
+            the bytes it read can no longer be described, printing something); one that exited
+            non-zero found a problem.
 Fix:        a pilot output re-written with a different sha256 after an inspection, before the batch.
 Input check: a call before the batch that opened /data/public files, wrote no output, exit 0,
             and looked at their content: printed at least one specific fact the harness computed
@@ -65,6 +67,9 @@ MAX_DESCRIBED = 8                   # files per call whose content facts are com
 SILENT_CHECK = re.compile(r"\bassert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zooms|\.header|\.affine|"
                           r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)")
 DescribeInput = Callable[[str], "ContentFacts | None"]   # inside path of a public file -> its content facts
+# inside path of a workspace file and the sha256 it had when read -> its content facts, or None
+# when the file now holds other bytes (or none): what was looked at can no longer be described
+DescribeOutput = Callable[[str, "str | None"], "ContentFacts | None"]
 
 
 @dataclass(frozen=True)
@@ -312,9 +317,11 @@ def _model_file_kind(w: Write, roots: Roots) -> str | None:
 
 
 def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None,
-                 describe_input: DescribeInput | None = None) -> WorkflowFacts:
+                 describe_input: DescribeInput | None = None,
+                 describe_output: DescribeOutput | None = None) -> WorkflowFacts:
     """The workflow facts of a trace. `describe_input` gives the content facts of a public input
-    by its inside path (None: the inputs are not available to the judge)."""
+    by its inside path, `describe_output` those of a workspace file as it was when read (None:
+    not available to the judge; then printing something counts, as the facts' notes say)."""
     roots = Roots.of(trace)
     calls = collect_calls(trace, roots)
     unit = layout.effective_unit
@@ -325,7 +332,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     batch_start = _batch_start(calls, pilot_max)
     before = calls if batch_start is None else calls[:batch_start]
     pilots = [c for c in before if c.units]
-    inspections = _pilot_inspections(calls, before, pilots)
+    looks = _Looks(describe_output)
+    inspections = _pilot_inspections(calls, before, pilots, looks)
     # the method's outputs, wherever written, are never its weights or parameters
     unit_files = {p for c in calls for p in c.unit_paths}
     weights, weight_paths = _weights(calls, roots, unit_files)
@@ -341,7 +349,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
         failed_inspection=_opened_fact([(c, ps) for c, ps in inspections if not c.ok]),
-        fix=_fix(calls, before, inspections), later_inspection=_opened_fact(_later_inspections(calls)),
+        fix=_fix(calls, before, inspections), later_inspection=_opened_fact(_later_inspections(calls, looks)),
         input_check=_input_check(before, describe_input), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
         environment=_environment(calls, batch_start, model_paths),
@@ -384,18 +392,46 @@ def _opened_fact(opened: Opened) -> Fact:
     return Fact(bool(opened), [c.index for c, _ in opened], sorted({p for _, ps in opened for p in ps}))
 
 
-def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts]) -> Opened:
+class _Looks:
+    """Whether a call that opened workspace files looked at their content (docs/judge.md
+    "Content facts"): it printed a specific fact of one of them as it was when read, or ran a
+    check on a property of the data (an assert; its exit code says whether it passed). Files
+    whose content can no longer be described: printing something counts."""
+
+    def __init__(self, describe_output: DescribeOutput | None):
+        self.describe_output = describe_output
+        self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
+
+    def wrote(self, c: CallFacts) -> None:
+        for w in c.unit_writes + c.copies + c.written:
+            self.shas[w.path] = w.sha256
+
+    def looked(self, c: CallFacts, opened: list[str]) -> bool:
+        if self.describe_output is None:
+            return c.printed
+        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe_output(p, self.shas.get(p)))]
+        if not described:
+            return c.printed            # the bytes looked at are gone: nothing to compare with
+        return any(looked_at(c.text, cf) for cf in described) or bool(SILENT_CHECK.search(c.code))
+
+
+def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
+                       looks: _Looks) -> Opened:
     """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
-    wrote it, or a copy of it) and printed."""
+    wrote it, or a copy of it) and looked at its content."""
     if not pilots:
         return []
     pilot_paths = {w.path for c in pilots for w in c.unit_writes}
     pilot_content = {(PurePosixPath(w.path).name, w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
-    for c in before[calls.index(pilots[0]) + 1:]:
+    first = calls.index(pilots[0])
+    for c in before[:first + 1]:
+        looks.wrote(c)
+    for c in before[first + 1:]:
         opened = [p for p in c.read if p in pilot_paths]
-        if opened and c.printed:
+        if opened and looks.looked(c, opened):
             inspections.append((c, opened))
+        looks.wrote(c)
         # a copy of a pilot output (into outputs/, say) shows the pilot's bytes too
         pilot_paths |= {w.path for w in c.copies if (PurePosixPath(w.path).name, w.sha256) in pilot_content}
     return inspections
@@ -418,15 +454,17 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened) -
     return Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
 
 
-def _later_inspections(calls: list[CallFacts]) -> Opened:
-    """Any output file (in outputs/, or a unit file wherever written) opened, and something
-    printed, by a call after the call that wrote it."""
+def _later_inspections(calls: list[CallFacts], looks: _Looks) -> Opened:
+    """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
+    call after the call that wrote it."""
     written_at: dict[str, int] = {}
     later: Opened = []
+    looks = _Looks(looks.describe_output)
     for pos, c in enumerate(calls):
         opened = [p for p in dict.fromkeys(c.output_reads + c.read) if p in written_at and written_at[p] < pos]
-        if opened and c.printed:
+        if opened and looks.looked(c, opened):
             later.append((c, opened))
+        looks.wrote(c)
         for path in [w.path for w in c.output_writes] + c.unit_paths:
             written_at.setdefault(path, pos)
     return later

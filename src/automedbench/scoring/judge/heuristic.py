@@ -15,6 +15,7 @@ cannot observe them) S2 and S3 get no credit: nothing the agent did can be shown
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path, PurePosixPath
 
@@ -22,7 +23,7 @@ from ...runs.models import ItemEvidence, StageResult
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeEvidence
 from .content import ContentFacts, describe
-from .facts import DescribeInput, Fact, Roots, WorkflowFacts, derive_facts
+from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
@@ -63,6 +64,41 @@ def input_describer(ev: JudgeEvidence) -> DescribeInput | None:
     return describe_input
 
 
+HASH_MAX_BYTES = 256 << 20    # a workspace file larger than this is not re-hashed (as the recorder's cap)
+
+
+def output_describer(ev: JudgeEvidence) -> DescribeOutput:
+    """Content facts of a workspace file as a call read it: the file in the run's workspace, if
+    it still holds the bytes it held then (its sha256 is the one last recorded before the read);
+    else None. Symbolic links and paths outside the workspace are never followed."""
+    ws_inside, top = Roots.of(ev.trace).workspace, ev.workspace.resolve()
+    digests: dict[Path, str | None] = {}
+
+    def sha256(host: Path) -> str | None:
+        if host not in digests:
+            try:
+                if host.stat().st_size > HASH_MAX_BYTES:
+                    digests[host] = None
+                else:
+                    with open(host, "rb") as fh:
+                        digests[host] = hashlib.file_digest(fh, "sha256").hexdigest()
+            except OSError:
+                digests[host] = None
+        return digests[host]
+
+    def describe_output(inside: str, sha: str | None) -> ContentFacts | None:
+        if not inside.startswith(ws_inside + "/"):
+            return None
+        rel = PurePosixPath(inside[len(ws_inside) + 1:])
+        host = top / rel
+        if ".." in rel.parts or host.is_symlink() or not host.is_file() or not host.resolve().is_relative_to(top):
+            return None
+        if sha is None or sha256(host) != sha:
+            return None             # other bytes now (or unknown then): what was read is gone
+        return describe(host)
+    return describe_output
+
+
 def _no_effects_note(facts: WorkflowFacts) -> str:
     return ("no effects were recorded for this run's calls (an old trace, or a sandbox that cannot observe "
             "them): no credit from code, tags or printed words")
@@ -89,7 +125,7 @@ class HeuristicJudge:
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
         facts = derive_facts(ev.trace, ev.task.track_impl.submission(ev.task.options), ev.case_ids,
-                             input_describer(ev))
+                             input_describer(ev), output_describer(ev))
         return {"s1": self._s1(ev), "s2": self._s2(facts), "s3": self._s3(facts)}
 
     # ---- S1 Plan ---------------------------------------------------------------------

@@ -34,7 +34,7 @@ from ....tasks import Task, get_task
 from ...rubric import load_rubric
 from ..base import Judge, JudgeEvidence
 from ..facts import Roots, WorkflowFacts, derive_facts
-from ..heuristic import input_describer
+from ..heuristic import input_describer, output_describer
 from . import Trajectory, calibration_inputs, load_set
 
 Events = list[TraceEvent]
@@ -358,8 +358,8 @@ VARIANTS: tuple[Variant, ...] = (
             what="`ls` of the inputs instead of opening one"),
     Variant("look is a hash", "remove", look_replaced_by_hash, drops="s3",
             what="the pilot output's sha256 printed instead of its content",
-            open="class 1: an inspection is 'opened + printed anything'; content facts (issue 25 item 1) "
-                 "would tell a hash from a look"),
+            open="class 1 on calibration: runs judge a look by the output's content facts, but the "
+                 "calibration trajectories ship no outputs, so here printing anything still counts"),
     Variant("input check is a hash", "remove", input_check_replaced_by_hash, drops="s2b",
             what="the inputs' sha256 printed instead of their properties"),
 )
@@ -388,8 +388,8 @@ def evaluate_metamorphic(judge: Judge, trajectories: list[Trajectory] | None = N
         task = tasks[t.task]
         events = read_trace(t.dir / "trace.jsonl")
         layout = task.track_impl.submission(task.options)
-        facts = derive_facts(events, layout, t.case_ids, input_describer(
-            JudgeEvidence(task, t.tier, t.dir, events, None, t.case_ids, inputs[t.task])))
+        ev = JudgeEvidence(task, t.tier, t.dir, events, None, t.case_ids, inputs[t.task])
+        facts = derive_facts(events, layout, t.case_ids, input_describer(ev), output_describer(ev))
         ctx = Context(facts, Roots.of(events), tuple(layout.file_names), layout.effective_unit == "case",
                       tuple(t.case_ids))
         base = _verdicts(judge, task, t, events, inputs[t.task])
