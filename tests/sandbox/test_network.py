@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -286,7 +287,18 @@ def _rootless_probe(tmp_path: Path, tun_mode: str | None) -> dict:
             or shutil.which("slirp4netns") is None:
         pytest.fail("needs root (setpriv, unshare) and slirp4netns: `make test` as root installs slirp4netns")
     uid = UNPRIVILEGED_UID
-    root = tmp_path / "rootless"
+    # a folder of its own under the system temp folder, not under pytest's base folder: another
+    # pytest session on the machine makes that one 0700 again when it starts, and the
+    # unprivileged uid must traverse to the package copy for the whole test
+    root = Path(tempfile.mkdtemp(prefix="amb-rootless-"))
+    os.chmod(root, 0o755)
+    try:
+        return _run_rootless_probe(root, uid, tmp_path, tun_mode)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_rootless_probe(root: Path, uid: int, tmp_path: Path, tun_mode: str | None) -> dict:
     # a minimal agent runtime (the probe runs bash and ip only)
     (root / "rt" / "bin").mkdir(parents=True)
     (root / "rt" / "boot").mkdir()
@@ -295,9 +307,6 @@ def _rootless_probe(tmp_path: Path, tun_mode: str | None) -> dict:
         os.chown(dirpath, uid, uid)
         for f in files:
             os.chown(os.path.join(dirpath, f), uid, uid, follow_symlinks=False)
-    for p in [*tmp_path.parents][:3] + [tmp_path]:
-        if p != Path("/"):
-            os.chmod(p, os.stat(p).st_mode | 0o005)  # the unprivileged uid must traverse to it
     # a copy of the package where that uid can read it (the checkout may sit under a folder
     # only root can enter, e.g. a mkdtemp'd clone)
     src_copy = root / "src"
