@@ -3,7 +3,10 @@
 
 The decoy holds the public case ids as folders, the *names* of the real reference files
 (never their content) and canary content saying it is a decoy. Touching it becomes one
-`private_access` violation per call, with evidence.
+`private_access` violation per call, with evidence -- when the decoy lives where only the
+sandbox's mount namespace reaches it (a tmpfs of the sandbox's own, docs/sandbox.md "Whose
+decoy accesses"). A decoy on a host path (a non-root harness) is attributed to nobody: its
+events become an `private_access_unattributed` warning, never a violation.
 """
 from __future__ import annotations
 
@@ -59,13 +62,36 @@ def violation_from_events(events: list[tuple[str, str]]) -> dict[str, Any] | Non
                         + (f"; ... {more} more" if more > 0 else "")}
 
 
+def charge(result: Any, events: list[tuple[str, str]], attributed: bool) -> None:
+    """Put a call's decoy events on `result` (an ExecResult): a blocking violation when only
+    the sandbox could have made them (`attributed`), else a warning that charges nobody."""
+    violation = violation_from_events(events)
+    if violation is None:
+        return
+    if attributed:
+        result.violations.append(violation)
+        result.blocked = True
+    else:
+        result.warnings.append({**violation, "kind": "private_access_unattributed",
+                                "message": "the decoy was touched, but it lies on a host path that any host "
+                                           "process can reach: not charged (docs/sandbox.md)"})
+
+
+UNATTRIBUTED_NOTE = {"kind": "attribution_unavailable",
+                     "message": "the decoy lies on a host path (no private mount namespace for this harness): "
+                                "its accesses are recorded as unattributed and never charged"}
+
+
 class DecoyWatcher:
     """inotify (inotify.py) on every directory of a decoy tree. The kernel queues events
     synchronously with the syscall that caused them, so once the sandboxed process has
     exited every event it caused is already readable: `drain()` after each call attributes
-    events to that call exactly."""
+    events to that call exactly. `attributed`: the tree is reachable from the sandbox's mount
+    namespace only (the harness watches it through /proc/<pid>/root), so every event is the
+    sandbox's."""
 
-    def __init__(self, host_root: Path, inside_root: str):
+    def __init__(self, host_root: Path, inside_root: str, *, attributed: bool):
+        self.attributed = attributed
         self.host_root, self.inside_root = str(host_root), inside_root
         self.inotify = Inotify()
         self.wds: dict[int, str] = {}

@@ -1,0 +1,134 @@
+"""Charged only for what its own processes did (docs/sandbox.md "Whose decoy accesses"):
+host processes -- root and another user -- walking and reading the system temp folder, the
+sandbox's staging folder, its public copy and its workspace during a call never become a
+violation; two sandboxes of one task never see each other's decoy accesses."""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from automedbench.sandbox.base import SandboxSpec
+
+from .conftest import needs_bwrap
+
+OTHER_USER = "nobody"
+# a call long enough for the host walkers to go over everything several times
+QUIET_CALL = "import time; time.sleep(2.0); print('done')"
+
+
+class HostWalker:
+    """Host processes walking the system temp folder (`find`, what the issue's walker did) and
+    walking and reading every file of `roots` in a loop until stopped, as root and as
+    OTHER_USER (what another user's job does)."""
+
+    def __init__(self, roots: list[Path]):
+        self.roots = [str(r) for r in roots]
+        self.stop = threading.Event()
+        self.walks = 0
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        as_other = ["setpriv", f"--reuid={OTHER_USER}", f"--regid={OTHER_USER}", "--clear-groups"]
+        while not self.stop.is_set():
+            for prefix in ([], as_other):
+                subprocess.run([*prefix, "find", tempfile.gettempdir(), "-maxdepth", "3"], capture_output=True)
+                subprocess.run([*prefix, "find", *self.roots, "-type", "f", "-exec", "cat", "{}", "+"],
+                               capture_output=True)
+                self.walks += 1
+
+    def __enter__(self) -> HostWalker:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=120)
+
+
+def _roots(box) -> list[Path]:
+    """What a host walker can reach of this sandbox: its staging folder (in the system temp
+    folder), its public copy and its workspace."""
+    return [box._stage, Path(box.public), Path(box.workspace)]
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_host_walks_are_never_charged(box):
+    quiet = box.execute("python", QUIET_CALL)
+    assert quiet.violations == [] and quiet.exit_code == 0
+    with HostWalker(_roots(box)) as walker:
+        busy = box.execute("python", QUIET_CALL)
+    assert walker.walks >= 2, "the host walker never ran during the call"
+    assert busy.violations == [], busy.violations
+    assert not busy.blocked
+    assert [w for w in busy.warnings if "private_access" in w.get("kind", "")] == []
+    assert (busy.exit_code, busy.stdout) == (quiet.exit_code, quiet.stdout)
+    # the decoy is no host path: what the host sees at the staging point is an empty folder
+    assert not (box._stage / "decoy").exists() or os.listdir(box._stage / "decoy") == []
+    # ... and the sandbox still sees it, and is charged for touching it
+    caught = box.execute("bash", "cat /data/private/manifest.json")
+    assert '"decoy": true' in caught.stdout
+    assert [v["kind"] for v in caught.violations] == ["private_access"] and caught.blocked
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_host_walk_between_calls_is_nobody_s(box):
+    """A walk between two calls lands in no call (each call drains what came before it)."""
+    with HostWalker(_roots(box)) as walker:
+        while walker.walks < 2:
+            threading.Event().wait(0.1)
+    r = box.execute("bash", "echo ok")
+    assert r.violations == [] and r.stdout == "ok\n"
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_parallel_sandboxes_of_one_task(world, tmp_path):
+    """Two bwrap sandboxes of the same task at once: one reads its decoy while the other runs;
+    only the reader is charged."""
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    boxes = []
+    for name in ("a", "b"):
+        ws = tmp_path / name
+        ws.mkdir()
+        boxes.append(BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=ws, timeout_s=30,
+                                              max_procs=128, memory_mb=4096, max_file_mb=256)))
+    try:
+        results: dict[str, object] = {}
+
+        def run(key: str, box, code: str) -> None:
+            results[key] = box.execute("bash", code)
+
+        threads = [threading.Thread(target=run, args=("reader", boxes[0],
+                                                      "for i in 1 2 3 4 5; do cat /data/private/*/* >/dev/null;"
+                                                      " ls -R /data/private >/dev/null; sleep 0.3; done")),
+                   threading.Thread(target=run, args=("quiet", boxes[1], "sleep 2; echo quiet"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        reader, quiet = results["reader"], results["quiet"]
+        assert [v["kind"] for v in reader.violations] == ["private_access"]   # type: ignore[attr-defined]
+        assert quiet.violations == [] and quiet.stdout == "quiet\n"           # type: ignore[attr-defined]
+    finally:
+        for b in boxes:
+            b.close()
+
+
+def test_unattributed_decoy_events_are_never_charged():
+    """A decoy on a host path (a non-root harness, no private mount namespace) is reachable by
+    any host process: its events are an unattributed warning, never a violation."""
+    from automedbench.sandbox.base import ExecResult
+    from automedbench.sandbox.decoy import charge
+    r = ExecResult(0, "", "", 0.0)
+    charge(r, [("OPEN,ISDIR", "/data/private"), ("ACCESS,ISDIR", "/data/private")], attributed=False)
+    assert r.violations == [] and not r.blocked
+    assert [w["kind"] for w in r.warnings] == ["private_access_unattributed"]
+    charge(r, [("OPEN,ISDIR", "/data/private")], attributed=True)
+    assert [v["kind"] for v in r.violations] == ["private_access"] and r.blocked
