@@ -59,6 +59,7 @@ def _roots(box) -> list[Path]:
 @needs_bwrap
 @pytest.mark.bwrap
 def test_host_walks_are_never_charged(box):
+    (Path(box.workspace) / "notes.txt").write_text("the agent's notes\n")
     quiet = box.execute("python", QUIET_CALL)
     assert quiet.violations == [] and quiet.exit_code == 0
     with HostWalker(_roots(box)) as walker:
@@ -68,6 +69,18 @@ def test_host_walks_are_never_charged(box):
     assert not busy.blocked
     assert [w for w in busy.warnings if "private_access" in w.get("kind", "")] == []
     assert (busy.exit_code, busy.stdout) == (quiet.exit_code, quiet.stdout)
+    # the host's reads of the public copy and the workspace are not the call's reads
+    assert busy.effects is not None and busy.effects["reads_attributed"] is True
+    assert busy.effects == quiet.effects, busy.effects
+    assert busy.effects["read"] == []
+    # ... while the sandbox's own reads still are, with the host reading the same files at once
+    with HostWalker(_roots(box)):
+        own = box.execute("bash", "sleep 1; cat /workspace/notes.txt; ls /data/public/*/ >/dev/null; "
+                                  "cat /data/public/case_00000/*")
+    assert own.effects is not None and "/workspace/notes.txt" in own.effects["read"]
+    assert any(p.startswith("/data/public/case_00000/") for p in own.effects["read"])
+    assert all(p.startswith(("/workspace/notes.txt", "/data/public/case_00000/")) for p in own.effects["read"]), \
+        own.effects["read"]
     # the decoy is no host path: what the host sees at the staging point is an empty folder
     assert not (box._stage / "decoy").exists() or os.listdir(box._stage / "decoy") == []
     # ... and the sandbox still sees it, and is charged for touching it
@@ -89,10 +102,12 @@ def test_host_walk_between_calls_is_nobody_s(box):
 
 @needs_bwrap
 @pytest.mark.bwrap
-def test_parallel_sandboxes_of_one_task(world, tmp_path):
-    """Two bwrap sandboxes of the same task at once: one reads its decoy while the other runs;
-    only the reader is charged."""
+def test_parallel_sandboxes_of_one_task(world, tmp_path, monkeypatch):
+    """Two bwrap sandboxes of the same task at once, bound to the one shared public directory
+    (copy cap 0): one reads its decoy and the public files while the other lists them; only
+    the reader is charged, and only the reader's record holds the reads."""
     from automedbench.sandbox.bwrap import BwrapSandbox
+    monkeypatch.setenv("AUTOMEDBENCH_INPUT_COPY_MAX_MB", "0")
     boxes = []
     for name in ("a", "b"):
         ws = tmp_path / name
@@ -106,9 +121,9 @@ def test_parallel_sandboxes_of_one_task(world, tmp_path):
             results[key] = box.execute("bash", code)
 
         threads = [threading.Thread(target=run, args=("reader", boxes[0],
-                                                      "for i in 1 2 3 4 5; do cat /data/private/*/* >/dev/null;"
+                                                      "for i in 1 2 3 4 5; do cat /data/private/*/* /data/public/*/* >/dev/null;"
                                                       " ls -R /data/private >/dev/null; sleep 0.3; done")),
-                   threading.Thread(target=run, args=("quiet", boxes[1], "sleep 2; echo quiet"))]
+                   threading.Thread(target=run, args=("quiet", boxes[1], "for i in 1 2 3 4 5 6 7; do ls -R /data/public >/dev/null; sleep 0.3; done; echo quiet"))]
         for t in threads:
             t.start()
         for t in threads:
@@ -116,9 +131,28 @@ def test_parallel_sandboxes_of_one_task(world, tmp_path):
         reader, quiet = results["reader"], results["quiet"]
         assert [v["kind"] for v in reader.violations] == ["private_access"]   # type: ignore[attr-defined]
         assert quiet.violations == [] and quiet.stdout == "quiet\n"           # type: ignore[attr-defined]
+        assert quiet.effects["reads_shared"] is True                          # type: ignore[attr-defined]
+        assert quiet.effects["read"] == []                                    # type: ignore[attr-defined]
+        assert "/data/public/case_00000/imaging.txt" in reader.effects["read"]  # type: ignore[attr-defined]
     finally:
         for b in boxes:
             b.close()
+
+
+def test_unattributed_reads_are_never_credited():
+    """An effects record without fanotify (`reads_attributed: false`) gives the judge no read."""
+    from automedbench.runs.models import TraceEvent
+    from automedbench.scoring.judge.facts import collect_calls
+
+    def trace(attributed: bool | None) -> list[TraceEvent]:
+        eff = {"written": [], "deleted": [], "read": ["/data/public/case_000/image.nii.gz"], "net": None,
+               "truncated": False, "reads_shared": False, "reads_attributed": attributed, "recorder": "inotify"}
+        return [TraceEvent.model_validate({"type": "tool_call", "t": 0.0, "call_index": 1, "language": "bash",
+                                           "code": "cat /data/public/case_000/image.nii.gz"}),
+                TraceEvent.model_validate({"type": "execution", "t": 0.1, "call_index": 1, "exit_code": 0,
+                                           "effects": eff})]
+    assert collect_calls(trace(False))[0].read == []
+    assert collect_calls(trace(True))[0].read and collect_calls(trace(None))[0].read
 
 
 def test_unattributed_decoy_events_are_never_charged():

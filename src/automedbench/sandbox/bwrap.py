@@ -35,6 +35,7 @@ from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_proces
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
 from .effects import EffectsRecorder, netdev_counters, observe
+from .fanotify import descends_from
 from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
@@ -131,13 +132,16 @@ class BwrapSandbox:
                               ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
                               pip_env=pip_env)
         self.effects: EffectsRecorder | None = None
+        self._call_pid: int | None = None   # the running call's bwrap process
         if spec.record_effects:
             # watches placed once here; docs/sandbox.md "Observed effects"
             net = self.net
             self.effects = EffectsRecorder(
                 (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
                 net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
-                reads_shared=not self.inputs.private)
+                reads_shared=not self.inputs.private,
+                # a read counts when the opener descends from this call's bwrap ("Whose reads")
+                is_ours=lambda pid: descends_from(pid, self._call_pid))
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
@@ -218,7 +222,8 @@ class BwrapSandbox:
                                                              self._helper.fd if self._helper else None,
                                                              self.net.fd if self.net else None,
                                                              self.net.userns_fd if self.net else None),
-                                     pass_fds=pass_fds)
+                                     pass_fds=pass_fds, on_start=self._started)
+                self._call_pid = None
                 events = self.watcher.drain()
                 observe(self.effects, result)
         finally:
@@ -228,6 +233,9 @@ class BwrapSandbox:
         result.warnings.extend(advisory.scan(language, code))
         result.warnings.extend(self.notes)
         return result
+
+    def _started(self, pid: int) -> None:
+        self._call_pid = pid
 
     def close(self) -> None:
         if getattr(self, "_closed", True):

@@ -45,6 +45,7 @@ from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
 from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
 from .effects import EffectsRecorder, netdev_counters, observe
+from .fanotify import pid_ns
 from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
@@ -258,6 +259,7 @@ class DockerSandbox:
             # a root harness puts the decoy on a tmpfs of the container, reached through
             # /proc/<pid>/root: no host path leads to it (docs/sandbox.md "Whose decoy accesses")
             self._decoy_in_container = os.geteuid() == 0
+            self._pid_ns = "unknown"
             self.watcher: DecoyWatcher | None = None
             if not self._decoy_in_container:
                 build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
@@ -300,7 +302,9 @@ class DockerSandbox:
                 self.effects = EffectsRecorder(
                     (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
                     net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
-                    reads_shared=not self.inputs.private)
+                    reads_shared=not self.inputs.private,
+                    # a read counts when the opener is in the container's pid namespace ("Whose reads")
+                    is_ours=(lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
         except BaseException:
             self.close()
             raise
@@ -315,7 +319,9 @@ class DockerSandbox:
     def _place_decoy(self) -> None:
         """Fill the container's decoy tmpfs (empty after every start) through its process's
         root and watch it there: only processes in the container's mount namespace reach it."""
-        where = Path(f"/proc/{self._container_pid()}/root{PRIVATE_INSIDE}")
+        pid = self._container_pid()
+        self._pid_ns = pid_ns(pid) or "unknown"   # whose reads are the container's (effects)
+        where = Path(f"/proc/{pid}/root{PRIVATE_INSIDE}")
         build_decoy(where, self.public, self._private_dir, self.decoy_token)
         old, self.watcher = self.watcher, DecoyWatcher(where, PRIVATE_INSIDE, attributed=True)
         if old is not None:
