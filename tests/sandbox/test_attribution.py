@@ -89,6 +89,38 @@ def test_host_walks_are_never_charged(box):
     assert [v["kind"] for v in caught.violations] == ["private_access"] and caught.blocked
 
 
+def _decoy_through_proc(box) -> Path:
+    """The decoy as host root reaches it: through the process root of its namespace."""
+    return Path(box.watcher.host_root)
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_host_root_reading_the_decoy_through_proc_is_not_the_call(box):
+    """Host root can still reach the decoy through /proc/<pid>/root (find does not follow it,
+    a deliberate `cat` does): fanotify names the opener, which is not the call's, so the call
+    is not charged -- a violation whose process is not the call's would be a defect."""
+    decoy = _decoy_through_proc(box)
+    assert str(decoy).startswith("/proc/")
+    done = threading.Event()
+
+    def read() -> None:
+        threading.Event().wait(0.5)
+        subprocess.run(["cat", str(decoy / "manifest.json")], capture_output=True)
+        subprocess.run(["ls", "-R", str(decoy)], capture_output=True)
+        done.set()
+
+    t = threading.Thread(target=read)
+    t.start()
+    r = box.execute("bash", "sleep 1.5; echo ok")
+    t.join()
+    assert done.is_set() and r.stdout == "ok\n"
+    assert r.violations == [] and not r.blocked
+    seen = [w for w in r.warnings if w["kind"] == "private_access_not_the_call"]
+    assert seen and all(not p["of_call"] for p in seen[0]["processes"]), r.warnings
+    assert {p["cmdline"].split()[0] for p in seen[0]["processes"]} <= {"cat", "ls"}
+
+
 @needs_bwrap
 @pytest.mark.bwrap
 def test_host_walk_between_calls_is_nobody_s(box):

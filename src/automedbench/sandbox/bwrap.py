@@ -170,7 +170,10 @@ class BwrapSandbox:
         namespace's tmpfs when there is one (attributed), else on the host path."""
         where = self._helper.inside(self._stage / "decoy") if self._helper is not None else self._stage / "decoy"
         build_decoy(where, self.public, self._private_dir, self.decoy_token)
-        return DecoyWatcher(where, PRIVATE_INSIDE, attributed=self._helper is not None)
+        if self._helper is None:
+            return DecoyWatcher(where, PRIVATE_INSIDE, attributed=False)
+        return DecoyWatcher(where, PRIVATE_INSIDE, attributed=True,
+                            is_ours=lambda pid: descends_from(pid, self._call_pid))
 
     def env(self) -> dict[str, str]:
         return dict(self._env)
@@ -214,6 +217,7 @@ class BwrapSandbox:
         try:
             with self._lock:
                 self.watcher.drain()  # nothing that happened before this call is attributed to it
+                self.watcher.take_openers()
                 if self.effects is not None:
                     self.effects.begin()
                 result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
@@ -225,11 +229,12 @@ class BwrapSandbox:
                                      pass_fds=pass_fds, on_start=self._started)
                 self._call_pid = None
                 events = self.watcher.drain()
+                openers = self.watcher.take_openers()
                 observe(self.effects, result)
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        charge(result, events, self.watcher.attributed)
+        charge(result, events, self.watcher.attributed, openers)
         result.warnings.extend(advisory.scan(language, code))
         result.warnings.extend(self.notes)
         return result

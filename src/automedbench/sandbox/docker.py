@@ -323,7 +323,8 @@ class DockerSandbox:
         self._pid_ns = pid_ns(pid) or "unknown"   # whose reads are the container's (effects)
         where = Path(f"/proc/{pid}/root{PRIVATE_INSIDE}")
         build_decoy(where, self.public, self._private_dir, self.decoy_token)
-        old, self.watcher = self.watcher, DecoyWatcher(where, PRIVATE_INSIDE, attributed=True)
+        old, self.watcher = self.watcher, DecoyWatcher(where, PRIVATE_INSIDE, attributed=True,
+                                                       is_ours=lambda p: pid_ns(p) == self._pid_ns)
         if old is not None:
             old.close()
 
@@ -347,6 +348,7 @@ class DockerSandbox:
             raise SandboxError("the sandbox's decoy was never placed", detail="sandbox_died")
         with self._lock:
             watcher.drain()
+            watcher.take_openers()
             if self.effects is not None:
                 self.effects.begin()
             result = run_process(argv, env=self._cli_env,
@@ -359,8 +361,9 @@ class DockerSandbox:
                 # (docs/faults.md); the run ends as infra_error with the container's own account
                 raise SandboxError(f"the sandbox's container stopped under the agent: {self._container_state()}")
             events = watcher.drain()
+            openers = watcher.take_openers()
             observe(self.effects, result)
-        charge(result, events, watcher.attributed)
+        charge(result, events, watcher.attributed, openers)
         result.warnings.extend(advisory.scan(language, code))
         if not watcher.attributed:
             result.warnings.append(dict(UNATTRIBUTED_NOTE))

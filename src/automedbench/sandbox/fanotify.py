@@ -24,7 +24,8 @@ _libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ct
 
 FAN_CLOEXEC, FAN_NONBLOCK, FAN_CLASS_CONTENT = 0x1, 0x2, 0x4
 FAN_MARK_ADD = 0x1
-FAN_OPEN_PERM, FAN_EVENT_ON_CHILD = 0x10000, 0x08000000
+FAN_OPEN_PERM, FAN_EVENT_ON_CHILD, FAN_ONDIR = 0x10000, 0x08000000, 0x40000000
+MAX_OPENERS = 8   # processes kept per call for a violation's proof
 FAN_ALLOW = 0x1
 AT_FDCWD = -100
 _META = struct.Struct("IBBHQii")   # event_len, vers, reserved, metadata_len, mask, fd, pid
@@ -57,32 +58,56 @@ def descends_from(pid: int, ancestor: int | None, max_hops: int = 256) -> bool:
     return False
 
 
+def opener(pid: int, ours: bool) -> dict[str, object]:
+    """Who opened: host pid, the pid as the sandbox sees it (innermost NSpid), its command line
+    (read while it waits in open, so it is the real one), and whether it is the call's."""
+    inside, cmdline = None, ""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("NSpid:"):
+                    inside = int(line.split()[-1])
+        with open(f"/proc/{pid}/cmdline", "rb") as fb:
+            cmdline = fb.read(4096).replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except (OSError, ValueError, IndexError):
+        pass
+    return {"pid": pid, "pid_in_sandbox": inside, "cmdline": cmdline, "of_call": ours}
+
+
 class OpenerLog:
     """Every file opened under the marked directories by a process `is_ours(pid)` accepts,
-    as (st_dev, st_ino), collected since the last `take()`."""
+    as (st_dev, st_ino), collected since the last `take()`; with `keep_openers`, also who
+    opened (`opener()`, every process, the call's or not, at most MAX_OPENERS)."""
 
-    def __init__(self, fd: int, is_ours: Callable[[int], bool]):
-        self.fd, self.is_ours = fd, is_ours
+    def __init__(self, fd: int, is_ours: Callable[[int], bool], keep_openers: bool = False):
+        self.fd, self.is_ours, self.keep_openers = fd, is_ours, keep_openers
         self._opened: set[tuple[int, int]] = set()
+        self._openers: dict[int, dict[str, object]] = {}
         self._lock = threading.Lock()
         self._stop_r, self._stop_w = os.pipe()
         self._thread = threading.Thread(target=self._serve, name="amb-fanotify", daemon=True)
         self._thread.start()
 
     @classmethod
-    def start(cls, is_ours: Callable[[int], bool]) -> OpenerLog | None:
+    def start(cls, is_ours: Callable[[int], bool], keep_openers: bool = False) -> OpenerLog | None:
         """A listener, or None where fanotify is refused (no CAP_SYS_ADMIN, no kernel support)."""
         fd = _libc.fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, os.O_RDONLY | os.O_CLOEXEC)
-        return cls(fd, is_ours) if fd >= 0 else None
+        return cls(fd, is_ours, keep_openers) if fd >= 0 else None
 
-    def mark(self, directory: str) -> bool:
-        """Opens of files directly in `directory` wait for this listener's answer."""
-        return _libc.fanotify_mark(self.fd, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_EVENT_ON_CHILD, AT_FDCWD,
-                                   os.fsencode(directory)) == 0
+    def mark(self, directory: str, *, itself: bool = False) -> bool:
+        """Opens of files directly in `directory` (and, with `itself`, of the directory: a
+        listing) wait for this listener's answer."""
+        mask = FAN_OPEN_PERM | FAN_EVENT_ON_CHILD | (FAN_ONDIR if itself else 0)
+        return _libc.fanotify_mark(self.fd, FAN_MARK_ADD, mask, AT_FDCWD, os.fsencode(directory)) == 0
 
     def take(self) -> set[tuple[int, int]]:
         with self._lock:
             out, self._opened = self._opened, set()
+        return out
+
+    def take_openers(self) -> list[dict[str, object]]:
+        with self._lock:
+            out, self._openers = list(self._openers.values()), {}
         return out
 
     def _serve(self) -> None:
@@ -103,10 +128,15 @@ class OpenerLog:
                 if fd < 0:
                     continue
                 try:
-                    if self.is_ours(pid):
+                    ours = self.is_ours(pid)
+                    if ours:
                         st = os.fstat(fd)
                         with self._lock:
                             self._opened.add((st.st_dev, st.st_ino))
+                    if self.keep_openers and pid not in self._openers and len(self._openers) < MAX_OPENERS:
+                        who = opener(pid, ours)
+                        with self._lock:
+                            self._openers[pid] = who
                 finally:
                     os.write(self.fd, _RESPONSE.pack(fd, FAN_ALLOW))   # never refuse: observe only
                     os.close(fd)
