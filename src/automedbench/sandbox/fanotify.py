@@ -22,7 +22,7 @@ from collections.abc import Callable
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
 
-FAN_CLOEXEC, FAN_NONBLOCK, FAN_CLASS_CONTENT = 0x1, 0x2, 0x4
+FAN_CLOEXEC, FAN_NONBLOCK, FAN_CLASS_CONTENT, FAN_UNLIMITED_MARKS = 0x1, 0x2, 0x4, 0x20
 FAN_MARK_ADD = 0x1
 FAN_OPEN_PERM, FAN_EVENT_ON_CHILD, FAN_ONDIR = 0x10000, 0x08000000, 0x40000000
 MAX_OPENERS = 8   # processes kept per call for a violation's proof
@@ -91,7 +91,9 @@ class OpenerLog:
     @classmethod
     def start(cls, is_ours: Callable[[int], bool], keep_openers: bool = False) -> OpenerLog | None:
         """A listener, or None where fanotify is refused (no CAP_SYS_ADMIN, no kernel support)."""
-        fd = _libc.fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, os.O_RDONLY | os.O_CLOEXEC)
+        # unlimited marks: one per watched directory, as many as the recorder watches (MAX_WATCHES)
+        fd = _libc.fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_MARKS,
+                                 os.O_RDONLY | os.O_CLOEXEC)
         return cls(fd, is_ours, keep_openers) if fd >= 0 else None
 
     def mark(self, directory: str, *, itself: bool = False) -> bool:
