@@ -4,7 +4,9 @@ sandbox's staging folder, its public copy and its workspace during a call never 
 violation; two sandboxes of one task never see each other's decoy accesses."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -198,3 +200,55 @@ def test_unattributed_decoy_events_are_never_charged():
     assert [w["kind"] for w in r.warnings] == ["private_access_unattributed"]
     charge(r, [("OPEN,ISDIR", "/data/private")], attributed=True)
     assert [v["kind"] for v in r.violations] == ["private_access"] and r.blocked
+
+
+NON_ROOT_PROBE = """
+import json, os, sys
+from pathlib import Path
+from automedbench.sandbox import SandboxSpec
+from automedbench.sandbox.bwrap import BwrapSandbox
+root = Path(sys.argv[1])
+(root / "pub" / "case_0").mkdir(parents=True, exist_ok=True)
+(root / "pub" / "case_0" / "img.txt").write_text("x")
+with BwrapSandbox(SandboxSpec(public_dir=root / "pub", workspace=root / "ws"), runtime_dir=root / "rt") as box:
+    r = box.execute("bash", "cat /data/private/manifest.json; cat /data/public/case_0/img.txt")
+    print(json.dumps({"mode": box.mode, "attributed": box.watcher.attributed, "stdout": r.stdout,
+                      "violations": r.violations, "blocked": r.blocked, "warnings": r.warnings,
+                      "effects": r.effects, "stage_mode": oct(os.stat(box._stage).st_mode & 0o777)}))
+"""
+NON_ROOT_UID = 63990
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="switches to an unprivileged uid (setpriv) to be a non-root harness")
+def test_a_non_root_harness_charges_nothing_it_cannot_attribute(tmp_path):
+    """A real non-root harness (no private mount namespace, no fanotify): its decoy stays on a
+    0700 host path, a touch of it is an unattributed warning (never a violation), and its reads
+    say reads_attributed: false -- the case `automedbench doctor` reports before a run."""
+    root = tmp_path / "nonroot"
+    (root / "rt" / "bin").mkdir(parents=True)
+    (root / "rt" / "boot").mkdir()
+    (root / "rt" / "bin" / "python").symlink_to("/usr/bin/python3")
+    src_copy = root / "src"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "src" / "automedbench", src_copy / "automedbench",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for dirpath, _dirs, files in os.walk(root):
+        os.chown(dirpath, NON_ROOT_UID, NON_ROOT_UID)
+        for f in files:
+            os.chown(os.path.join(dirpath, f), NON_ROOT_UID, NON_ROOT_UID, follow_symlinks=False)
+    for p in [*tmp_path.parents][:3] + [tmp_path]:
+        if p != Path("/"):
+            os.chmod(p, os.stat(p).st_mode | 0o005)   # the unprivileged uid must traverse to it
+    res = subprocess.run(["setpriv", f"--reuid={NON_ROOT_UID}", f"--regid={NON_ROOT_UID}", "--clear-groups",
+                          "/usr/bin/python3", "-c", NON_ROOT_PROBE, str(root)],
+                         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYTHONPATH": str(src_copy),
+                              "HOME": str(root), "AUTOMEDBENCH_HOME": str(root / "home"), "TMPDIR": str(root)},
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["mode"] == "user" and out["attributed"] is False and out["stage_mode"] == "0o700"
+    assert '"decoy": true' in out["stdout"]
+    assert out["violations"] == [] and out["blocked"] is False
+    kinds = [w["kind"] for w in out["warnings"]]
+    assert "private_access_unattributed" in kinds and "attribution_unavailable" in kinds, kinds
+    assert out["effects"]["reads_attributed"] is False
