@@ -152,6 +152,9 @@ class Violation(_Strict):
     call_index: int | None = None
     evidence: str = ""
     action: Literal["warned", "disqualified"] = "warned"
+    processes: list[dict[str, Any]] | None = Field(
+        None, description="the processes that opened the decoy (pid, pid_in_sandbox, cmdline, of_call), named "
+                          "by fanotify (a root harness; docs/sandbox.md \"Whose decoy accesses\"); schema 1.5")
 
 
 class JudgeInfo(_Strict):
