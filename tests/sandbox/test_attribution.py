@@ -134,20 +134,28 @@ def test_host_walk_between_calls_is_nobody_s(box):
     assert r.violations == [] and r.stdout == "ok\n"
 
 
+def _open(backend: str, request, spec: SandboxSpec):
+    if backend == "docker":
+        from automedbench.sandbox.docker import DockerSandbox
+        return DockerSandbox(spec, image=request.getfixturevalue("docker_image"))
+    from automedbench.sandbox.bwrap import BwrapSandbox
+    return BwrapSandbox(spec)
+
+
 @needs_bwrap
 @pytest.mark.bwrap
-def test_parallel_sandboxes_of_one_task(world, tmp_path, monkeypatch):
-    """Two bwrap sandboxes of the same task at once, bound to the one shared public directory
+@pytest.mark.parametrize("backend", ["bwrap", "docker"])
+def test_parallel_sandboxes_of_one_task(backend, request, world, tmp_path, monkeypatch):
+    """Two sandboxes of the same task at once, bound to the one shared public directory
     (copy cap 0): one reads its decoy and the public files while the other lists them; only
     the reader is charged, and only the reader's record holds the reads."""
-    from automedbench.sandbox.bwrap import BwrapSandbox
     monkeypatch.setenv("AUTOMEDBENCH_INPUT_COPY_MAX_MB", "0")
     boxes = []
     for name in ("a", "b"):
         ws = tmp_path / name
         ws.mkdir()
-        boxes.append(BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=ws, timeout_s=30,
-                                              max_procs=128, memory_mb=4096, max_file_mb=256)))
+        boxes.append(_open(backend, request, SandboxSpec(public_dir=world.public, workspace=ws, timeout_s=30,
+                                                         max_procs=128, memory_mb=4096, max_file_mb=256)))
     try:
         results: dict[str, object] = {}
 
