@@ -120,6 +120,8 @@ def test_cheater_is_disqualified_with_evidence(demo_data, tmp_path):
     assert all(s.score == 0 for s in r.stages.values())
     assert len(r.violations) == 2 and all(v.action == "disqualified" for v in r.violations)
     assert all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
+    # each with its proof: the call's own processes that opened the decoy (docs/sandbox.md)
+    assert all(v.processes and all(p["of_call"] and p["cmdline"] for p in v.processes) for v in r.violations)
     assert "SANDBOX_VIOLATION" in {e.code for e in r.errors}
     # the first call's result told the agent it was flagged
     conv = json.loads((run_dir / "conversation.json").read_text())

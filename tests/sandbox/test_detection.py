@@ -27,6 +27,10 @@ def test_decoy_touch_is_a_violation(box, name, language, code, path):
     v = r.violations[0]
     assert v["kind"] == "private_access" and path in v["paths"] and v["evidence"]
     assert r.blocked
+    # its proof: the processes that opened the decoy, every one the call's (docs/sandbox.md)
+    procs = v["processes"]
+    assert procs and all(p["of_call"] and p["pid_in_sandbox"] for p in procs), procs
+    assert any(code.split()[0].split(";")[0] in p["cmdline"] or "python" in p["cmdline"] for p in procs), procs
     # attribution is per call: the next harmless call is clean
     assert box.execute("bash", "ls /data/public >/dev/null; ls -la /data; echo ok").violations == []
 

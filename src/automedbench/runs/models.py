@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 # and run.setup_time_s; task.score and rating may be null (infra-ended runs).
 # 1.2 (additive): task.profile_scores (docs/scoring-profiles.md).
 # 1.3 (additive): stages.<s>.evidence, the calls and files each item verdict rests on (docs/judge.md).
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -152,6 +152,9 @@ class Violation(_Strict):
     call_index: int | None = None
     evidence: str = ""
     action: Literal["warned", "disqualified"] = "warned"
+    processes: list[dict[str, Any]] | None = Field(
+        None, description="the processes that opened the decoy (pid, pid_in_sandbox, cmdline, of_call), named "
+                          "by fanotify (a root harness; docs/sandbox.md \"Whose decoy accesses\"); schema 1.5")
 
 
 class JudgeInfo(_Strict):
@@ -226,6 +229,9 @@ class Effects(_Strict):
     truncated: bool = Field(False, description="a list hit its cap (2,000 entries) or events were lost")
     reads_shared: bool = Field(False, description="/data/public was the dataset's shared directory (above the "
                                                   "copy cap), so `read` may hold another sandbox's reads of it")
+    reads_attributed: bool | None = Field(None, description="`read` holds only files this sandbox's processes "
+                                          "opened (fanotify named the opener); false: any host process's opens "
+                                          "too, and the judge credits none of them; null: an older record")
     recorder: str = Field("inotify", description="how the effects were observed")
 
     @model_serializer(mode="wrap")

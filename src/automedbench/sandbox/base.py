@@ -125,11 +125,12 @@ def command_for(language: str, code: str, python: str) -> list[str]:
 
 def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeout_s: float,
                 cap: int, preexec: Callable[[], object] | None = None,
-                pass_fds: Sequence[int] = ()) -> ExecResult:
+                pass_fds: Sequence[int] = (), on_start: Callable[[int], None] | None = None) -> ExecResult:
     """Run argv in its own session; on timeout kill the whole process group.
 
     Output is read as it comes and bounded while reading (head + tail), so a flood of
-    output cannot exhaust the harness's memory."""
+    output cannot exhaust the harness's memory. `on_start(pid)` is told the process's pid as
+    soon as it exists (effects attribution: docs/sandbox.md "Whose reads")."""
     start = time.monotonic()
     # Popen returns only after the child has exec'd; a Ctrl-C / SIGTERM raised in that window
     # would leave a running agent process we hold no handle to. Hold those signals until
@@ -142,6 +143,8 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
     except BaseException:
         held.release()
         raise
+    if on_start is not None:   # the call's pid, before anything it runs is waited for
+        on_start(proc.pid)
     out, err = _Bounded(cap), _Bounded(cap)
     try:
         held.release()

@@ -8,7 +8,8 @@ Inside, only this exists:
                                                    certs only when the network is on)
     /opt/agent-python (ro)                         the agent runtime (see runtime.py)
     /data/public (ro)                              the task's public data
-    /data/private (ro)                             a DECOY tree watched from outside
+    /data/private (ro)                             a DECOY tree watched from outside (a
+                                                   tmpfs only the sandbox's namespace reaches)
     /workspace (rw, cwd, HOME)                     the run's workspace
     /tmp (tmpfs), /proc (new pid ns), /dev (minimal; + /dev/nvidia* when present)
 and the root itself is remounted read-only. Private references, the harness source and
@@ -32,8 +33,9 @@ from typing import Any, Self
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
-from .decoy import DecoyWatcher, build_decoy, violation_from_events
+from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
 from .effects import EffectsRecorder, netdev_counters, observe
+from .fanotify import descends_from
 from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
@@ -104,10 +106,11 @@ class BwrapSandbox:
         self.net: SandboxNetwork | None = None
         pip_env: dict[str, str] = {}
         self._stage = Path(tempfile.mkdtemp(prefix="amb-sbx-"))
-        os.chmod(self._stage, 0o755)
+        # a dropped uid must traverse it; a non-root harness keeps other users out
+        os.chmod(self._stage, 0o755 if os.geteuid() == 0 else 0o700)
         self.decoy_token = os.urandom(8).hex()
-        priv = private_dir if private_dir is not None else self.public.parent / "private"
-        build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
+        self._private_dir = private_dir if private_dir is not None else self.public.parent / "private"
+        (self._stage / "decoy").mkdir()   # a mount point (root harness) or the decoy itself
         # its own copy of the inputs, so its recorded reads are its own (inputs.py)
         self.inputs = private_inputs(self.public, self._stage)
         self.public = self.inputs.path
@@ -128,15 +131,17 @@ class BwrapSandbox:
         self._env = agent_env(spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
                               ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
                               pip_env=pip_env)
-        self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE)
         self.effects: EffectsRecorder | None = None
+        self._call_pid: int | None = None   # the running call's bwrap process
         if spec.record_effects:
             # watches placed once here; docs/sandbox.md "Observed effects"
             net = self.net
             self.effects = EffectsRecorder(
                 (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
                 net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
-                reads_shared=not self.inputs.private)
+                reads_shared=not self.inputs.private,
+                # a read counts when the opener descends from this call's bwrap ("Whose reads")
+                is_ours=lambda pid: descends_from(pid, self._call_pid))
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
@@ -145,11 +150,30 @@ class BwrapSandbox:
                              stage=self._stage, drop_to=self.drop_to, gpu_args=self.gpu_args)
         self._static_args, self._binds = layout.args, layout.binds
         self._seccomp = seccomp_program() if seccomp.enabled() else None
-        if self.drop_to is not None and self._binds:
+        if os.geteuid() == 0:
+            # a root harness: the decoy is a tmpfs in the staging namespace, which no host
+            # process reaches (docs/sandbox.md "Whose decoy accesses")
             try:
-                self._helper = StagingHelper(self._binds)
+                self._helper = StagingHelper(self._binds, tmpfs=(str(self._stage / "decoy"),))
             except Exception:  # fall back to building the namespace per call
                 self._helper = None
+        try:
+            self.watcher = self._place_decoy()
+        except BaseException:
+            self.close()
+            raise
+        if not self.watcher.attributed:
+            self.notes.append(dict(UNATTRIBUTED_NOTE))
+
+    def _place_decoy(self) -> DecoyWatcher:
+        """Build the decoy where the sandbox binds it from and watch it: inside the staging
+        namespace's tmpfs when there is one (attributed), else on the host path."""
+        where = self._helper.inside(self._stage / "decoy") if self._helper is not None else self._stage / "decoy"
+        build_decoy(where, self.public, self._private_dir, self.decoy_token)
+        if self._helper is None:
+            return DecoyWatcher(where, PRIVATE_INSIDE, attributed=False)
+        return DecoyWatcher(where, PRIVATE_INSIDE, attributed=True,
+                            is_ours=lambda pid: descends_from(pid, self._call_pid))
 
     def env(self) -> dict[str, str]:
         return dict(self._env)
@@ -193,6 +217,7 @@ class BwrapSandbox:
         try:
             with self._lock:
                 self.watcher.drain()  # nothing that happened before this call is attributed to it
+                self.watcher.take_openers()
                 if self.effects is not None:
                     self.effects.begin()
                 result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
@@ -201,19 +226,21 @@ class BwrapSandbox:
                                                              self._helper.fd if self._helper else None,
                                                              self.net.fd if self.net else None,
                                                              self.net.userns_fd if self.net else None),
-                                     pass_fds=pass_fds)
+                                     pass_fds=pass_fds, on_start=self._started)
+                self._call_pid = None
                 events = self.watcher.drain()
+                openers = self.watcher.take_openers()
                 observe(self.effects, result)
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        violation = violation_from_events(events)
-        if violation:
-            result.violations.append(violation)
-            result.blocked = True
+        charge(result, events, self.watcher.attributed, openers)
         result.warnings.extend(advisory.scan(language, code))
         result.warnings.extend(self.notes)
         return result
+
+    def _started(self, pid: int) -> None:
+        self._call_pid = pid
 
     def close(self) -> None:
         if getattr(self, "_closed", True):

@@ -2,7 +2,8 @@
 
     agent container   : one per sandbox, started at open and removed at close; read-only
                         rootfs, /data/public (ro), /workspace (rw), the DECOY at
-                        /data/private (ro, watched from outside), tmpfs /tmp,
+                        /data/private (a tmpfs of the container, watched from
+                        outside through /proc/<pid>/root), tmpfs /tmp,
                         --cap-drop ALL, no-new-privileges, our seccomp profile
                         (seccomp.docker_profile: bwrap's denied set + namespaces/mount), --pids-limit, --memory, --cpus, ulimits, --network none
                         (network on: the container's namespace gets slirp4netns and the
@@ -40,10 +41,11 @@ import automedbench
 from ..errors import ScoringContainerUnavailable
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
-from .decoy import DecoyWatcher, build_decoy, violation_from_events
+from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
 from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
 from .effects import EffectsRecorder, netdev_counters, observe
+from .fanotify import pid_ns
 from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
@@ -253,16 +255,23 @@ class DockerSandbox:
         try:
             self.decoy_token = os.urandom(8).hex()
             priv = private_dir if private_dir is not None else self.public.parent / "private"
-            build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
+            self._private_dir = priv
+            # a root harness puts the decoy on a tmpfs of the container, reached through
+            # /proc/<pid>/root: no host path leads to it (docs/sandbox.md "Whose decoy accesses")
+            self._decoy_in_container = os.geteuid() == 0
+            self._pid_ns = "unknown"
+            self.watcher: DecoyWatcher | None = None
+            if not self._decoy_in_container:
+                build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
+                self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE, attributed=False)
             # its own copy of the inputs, so its recorded reads are its own (inputs.py)
             self.inputs = private_inputs(self.public, self._stage)
             self.public = self.inputs.path
-            self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE)
             # uid 1000 in the container is uid 1000 on the host (no user-namespace remapping)
             self.workspace_uid = SANDBOX_UID if os.geteuid() == 0 else None
             if self.workspace_uid is not None:
                 chown_tree(self.workspace, self.workspace_uid)
-            extra_mounts = [("decoy", str(self._stage / "decoy"), PRIVATE_INSIDE)]
+            extra_mounts = [] if self._decoy_in_container else [("decoy", str(self._stage / "decoy"), PRIVATE_INSIDE)]
             if spec.network:
                 (self._stage / "resolv.conf").write_text(f"nameserver {SLIRP_DNS}\n")
                 os.chmod(self._stage / "resolv.conf", 0o644)
@@ -274,15 +283,16 @@ class DockerSandbox:
             profile = self._stage / "seccomp.json"
             profile.write_text(json.dumps(seccomp.docker_profile()))
             argv = container_argv(replace(spec, public_dir=self.public), self.image, self.container, extra_mounts, gpu=self.gpu,
-                                  docker=self.docker, seccomp_profile=profile if seccomp.enabled() else None)
+                                  docker=self.docker, seccomp_profile=profile if seccomp.enabled() else None,
+                                  decoy_tmpfs=self._decoy_in_container)
             res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
             if res.returncode != 0:
                 raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
             self.ensure_running()
+            if self.watcher is None:
+                self._place_decoy()
             if spec.network:
-                pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
-                                     capture_output=True, text=True, timeout=30, env=self._cli_env).stdout.strip()
-                self.net = SandboxNetwork(spec.network_allow, target_pid=int(pid))
+                self.net = SandboxNetwork(spec.network_allow, target_pid=self._container_pid())
                 self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE,
                                              pip_env=pip_index_env())
             if spec.record_effects:
@@ -292,10 +302,31 @@ class DockerSandbox:
                 self.effects = EffectsRecorder(
                     (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
                     net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
-                    reads_shared=not self.inputs.private)
+                    reads_shared=not self.inputs.private,
+                    # a read counts when the opener is in the container's pid namespace ("Whose reads")
+                    is_ours=(lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
         except BaseException:
             self.close()
             raise
+
+    def _container_pid(self) -> int:
+        pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
+                             capture_output=True, text=True, timeout=30, env=self._cli_env).stdout.strip()
+        if not pid.isdigit() or pid == "0":
+            raise SandboxError(f"the sandbox's container has no process: {self._container_state()}")
+        return int(pid)
+
+    def _place_decoy(self) -> None:
+        """Fill the container's decoy tmpfs (empty after every start) through its process's
+        root and watch it there: only processes in the container's mount namespace reach it."""
+        pid = self._container_pid()
+        self._pid_ns = pid_ns(pid) or "unknown"   # whose reads are the container's (effects)
+        where = Path(f"/proc/{pid}/root{PRIVATE_INSIDE}")
+        build_decoy(where, self.public, self._private_dir, self.decoy_token)
+        old, self.watcher = self.watcher, DecoyWatcher(where, PRIVATE_INSIDE, attributed=True,
+                                                       is_ours=lambda p: pid_ns(p) == self._pid_ns)
+        if old is not None:
+            old.close()
 
     def env(self) -> dict[str, str]:
         return dict(self._env)
@@ -312,8 +343,12 @@ class DockerSandbox:
         if self._closed:
             raise SandboxError("sandbox is closed")
         argv = self.exec_argv(language, code)  # raises ValueError for a bad language
+        watcher = self.watcher
+        if watcher is None:
+            raise SandboxError("the sandbox's decoy was never placed", detail="sandbox_died")
         with self._lock:
-            self.watcher.drain()
+            watcher.drain()
+            watcher.take_openers()
             if self.effects is not None:
                 self.effects.begin()
             result = run_process(argv, env=self._cli_env,
@@ -325,13 +360,13 @@ class DockerSandbox:
                 # the engine lost the container under the agent: ours to answer for, not the agent's
                 # (docs/faults.md); the run ends as infra_error with the container's own account
                 raise SandboxError(f"the sandbox's container stopped under the agent: {self._container_state()}")
-            events = self.watcher.drain()
+            events = watcher.drain()
+            openers = watcher.take_openers()
             observe(self.effects, result)
-        violation = violation_from_events(events)
-        if violation:
-            result.violations.append(violation)
-            result.blocked = True
+        charge(result, events, watcher.attributed, openers)
         result.warnings.extend(advisory.scan(language, code))
+        if not watcher.attributed:
+            result.warnings.append(dict(UNATTRIBUTED_NOTE))
         return result
 
     def running(self) -> bool:
@@ -356,6 +391,8 @@ class DockerSandbox:
                                f"restarted: {first}; then {self._container_state()}")
         log.warning("docker sandbox %s: its container stopped as it started (%s); started it again",
                     self.container, first)
+        if self._decoy_in_container and self.watcher is not None:
+            self._place_decoy()   # a restart gives the container a new, empty tmpfs
 
     def _container_state(self) -> str:
         """Why the sandbox's container stopped, as the engine tells it (an infrastructure fault)."""
@@ -380,8 +417,9 @@ class DockerSandbox:
         if hasattr(self, "_cli_env"):
             subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60,
                            env=self._cli_env)
-        if getattr(self, "watcher", None) is not None:
-            self.watcher.close()
+        watcher = getattr(self, "watcher", None)
+        if watcher is not None:
+            watcher.close()
         effects = getattr(self, "effects", None)
         if effects is not None:
             effects.close()
@@ -395,7 +433,8 @@ class DockerSandbox:
 
 
 def container_argv(spec: SandboxSpec, image: str, name: str, extra_mounts: list[tuple[str, str, str]], *,
-                   gpu: bool = False, docker: str = "docker", seccomp_profile: Path | None = None) -> list[str]:
+                   gpu: bool = False, docker: str = "docker", seccomp_profile: Path | None = None,
+                   decoy_tmpfs: bool = False) -> list[str]:
     """`docker run -d` argv of the sandbox's long-lived container. Its main process is a
     capability-less `sleep` under docker's init; agent code arrives by `docker exec`."""
     check_image(image)
@@ -407,6 +446,8 @@ def container_argv(spec: SandboxSpec, image: str, name: str, extra_mounts: list[
          "--workdir", WORKSPACE_INSIDE, "--network", "none"]
     if seccomp_profile is not None:
         a += ["--security-opt", f"seccomp={seccomp_profile}"]
+    if decoy_tmpfs:   # filled by the harness through /proc/<pid>/root, root-owned: read-only to uid 1000
+        a += ["--mount", f"type=tmpfs,destination={PRIVATE_INSIDE},tmpfs-mode=0755,tmpfs-size=16m"]
     for _label, src, dst in extra_mounts:
         a += ["--mount", f"type=bind,source={src},target={dst},readonly"]
     a += _limit_args(spec, gpu)

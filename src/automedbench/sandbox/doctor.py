@@ -3,7 +3,7 @@
 One report of checks, each `{"name", "ok", "detail"}` plus facts: the harness's user, the
 bwrap backend (binary, user namespaces, the privilege drop of a root harness), network on for
 this harness *and* for the other kind of harness (root / non-root: the TUN device decides),
-GPUs, and the Docker engine and agent image. Everything is read or probed locally and quickly
+whether decoy accesses and reads are attributed to the sandbox (root only), GPUs, and the Docker engine and agent image. Everything is read or probed locally and quickly
 (a stat, a device open, `docker info`); nothing is built and nothing leaves the machine.
 """
 from __future__ import annotations
@@ -85,6 +85,24 @@ def _docker() -> list[dict[str, Any]]:
     return [engine, image]
 
 
+def _attribution(root: bool) -> dict[str, Any]:
+    """Whether a sandbox's decoy accesses can be told from host processes' (docs/sandbox.md
+    "Whose decoy accesses")."""
+    name = "attribution of decoy accesses and reads"
+    if root:
+        return _check(name, True,
+                      "the decoy is a tmpfs only the sandbox's mount namespace reaches (bwrap: the staging "
+                      "namespace; docker: the container): host processes never touch it; reads are named by "
+                      "fanotify (a read counts only when the sandbox's own process opened the file)",
+                      attributed=True)
+    return _check(name, False,
+                  "a non-root harness has no private mount namespace for the decoy and no fanotify: the decoy "
+                  "lies in a 0700 staging folder (other users cannot enter, root can) and its accesses are "
+                  "`private_access_unattributed` warnings, never violations; effects say reads_attributed: "
+                  "false and the judge credits no read. Run the harness as root to attribute both",
+                  attributed=False)
+
+
 def _gpu() -> dict[str, Any]:
     nodes = gpu_dev_nodes()
     if has_nvidia_gpu(nodes):
@@ -97,7 +115,7 @@ def machine_report() -> dict[str, Any]:
     """Every check, in the order `automedbench doctor` prints them."""
     root = os.geteuid() == 0
     checks = [_check("harness user", True, f"uid {os.geteuid()}" + (" (root)" if root else " (non-root)")),
-              _bwrap(root), *_network(root), _gpu(), *_docker(),
+              _bwrap(root), _attribution(root), *_network(root), _gpu(), *_docker(),
               _check("Debian python3 (the interpreter inside the sandbox)", os.access("/usr/bin/python3", os.X_OK),
                      "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK)
                      else "missing: `apt-get install python3`")]

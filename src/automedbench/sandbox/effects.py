@@ -9,7 +9,13 @@ events into the record documented in docs/sandbox.md ("Observed effects"):
 
     {"written": [{"path", "op": created|modified, "size", "sha256"}], "deleted": [...],
      "read": [...], "net": {"bytes_in", "bytes_out"} | None, "truncated": bool,
-     "recorder": "inotify"}
+     "reads_attributed": bool, "recorder": "inotify"}
+
+`read` holds only files a process of the sandbox opened: with `is_ours` (a root harness)
+every watched directory is also marked for fanotify open-permission events (fanotify.py),
+which name the opener while it waits, and a read inotify saw counts only if a sandbox process
+opened that file during the call. Without fanotify the reads are every opener's and the
+record says `reads_attributed: false` (docs/sandbox.md "Whose reads").
 
 Paths are inside paths (what the agent sees). Nothing here reads anything the sandboxed
 code produced except the written files' bytes, which are hashed on the host after the
@@ -42,6 +48,7 @@ from .inotify import (
     WatchLimit,
 )
 from .base import SandboxError
+from .fanotify import OpenerLog
 
 RECORDER = "inotify"
 # Caps (docs/sandbox.md "Observed effects"): entries per list; beyond, `truncated` is set.
@@ -92,13 +99,13 @@ class _Effects:
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
 
-    def as_dict(self, net: dict[str, int] | None, reads_shared: bool) -> dict[str, Any]:
+    def as_dict(self, net: dict[str, int] | None, reads_shared: bool, attributed: bool) -> dict[str, Any]:
         """The record, each list cut at MAX_ENTRIES (and `truncated` set when one was)."""
         lists = (self.written, self.deleted, self.read)
         truncated = self.truncated or any(len(x) > MAX_ENTRIES for x in lists)
         return {"written": self.written[:MAX_ENTRIES], "deleted": self.deleted[:MAX_ENTRIES],
                 "read": self.read[:MAX_ENTRIES], "net": net, "truncated": truncated, "reads_shared": reads_shared,
-                "recorder": RECORDER}
+                "reads_attributed": attributed, "recorder": RECORDER}
 
 
 def observe(recorder: EffectsRecorder | None, result: Any) -> None:
@@ -134,12 +141,16 @@ class EffectsRecorder:
     counters, or is None when the network is off."""
 
     def __init__(self, workspace: tuple[str, str], public: tuple[str, str], net: NetCounter | None = None,
-                 *, reads_shared: bool = False):
+                 *, reads_shared: bool = False, is_ours: Callable[[int], bool] | None = None):
         # reads_shared: the public directory is not this sandbox's own copy (inputs.py)
         self.reads_shared = reads_shared
+        self.openers: OpenerLog | None = None
+        self._opened: set[tuple[int, int]] = set()
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
         self.net = net
         self.inotify = Inotify()
+        # is_ours(pid): whether a process belongs to this sandbox (asked while it waits in open)
+        self.openers = OpenerLog.start(is_ours) if is_ours is not None else None
         self.wds: dict[int, str] = {}
         self.watched: dict[str, int] = {}
         self.incomplete = False   # some directory could not be watched: every record says truncated
@@ -151,7 +162,7 @@ class EffectsRecorder:
             self._remember(self._watch_tree(self.roots[0][0]))
             self._watch_tree(self.roots[1][0])
         except BaseException:
-            self.inotify.close()
+            self.close()
             raise
 
     def _remember(self, files: list[str]) -> None:
@@ -173,6 +184,8 @@ class EffectsRecorder:
             return False
         if wd is None:
             return False
+        if self.openers is not None and not self.openers.mark(path):
+            self.incomplete = True   # reads in it would go unrecorded
         old = self.wds.get(wd)
         if old is not None:       # the same directory under a new name (a rename we missed)
             self.watched.pop(old, None)
@@ -276,6 +289,8 @@ class EffectsRecorder:
         # keeps a file written at the very start of the call "since the call began"
         self._started_ns = time.time_ns() - MTIME_MARGIN_NS
         self._net_start = self.net() if self.net else None
+        if self.openers is not None:
+            self.openers.take()   # opens before the call are nobody's
 
     def _forget_gone(self, dirs: list[str]) -> list[str]:
         """Known files under directories that went away; forgotten, and returned."""
@@ -289,6 +304,8 @@ class EffectsRecorder:
     def end(self) -> dict[str, Any]:
         """The call's effects (call after the sandboxed processes have exited)."""
         call = self._consume()
+        # every open of the call has been answered (the opener waited for it), so this is whole
+        self._opened = self.openers.take() if self.openers is not None else set()
         self._add_new_dir_files(call)
         if call.overflow:
             # events were lost: fall back to what the tree shows (written = changed since the
@@ -301,7 +318,7 @@ class EffectsRecorder:
             if inside is not None:
                 self._record(fx, path, inside, state)
         self._record_gone_dirs(fx, gone)
-        return fx.as_dict(self._net_delta(), self.reads_shared)
+        return fx.as_dict(self._net_delta(), self.reads_shared, self.openers is not None)
 
     def _add_new_dir_files(self, call: _Call) -> None:
         """A directory created (or moved in) during the call had no watch yet: everything in
@@ -320,7 +337,8 @@ class EffectsRecorder:
         if state.mask & _GONE and st is None:
             fx.deleted.append(inside)
             self.known.discard(path)
-        if state.mask & IN_OPEN:
+        if state.mask & IN_OPEN and (self.openers is None
+                                     or (st is not None and (st.st_dev, st.st_ino) in self._opened)):
             fx.read.append(inside)
 
     def _record_write(self, fx: _Effects, path: str, inside: str, state: _PathState,
@@ -407,6 +425,8 @@ class EffectsRecorder:
             os.close(fd)
 
     def close(self) -> None:
+        if self.openers is not None:
+            self.openers.close()
         self.inotify.close()
 
 

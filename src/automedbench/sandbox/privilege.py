@@ -37,6 +37,7 @@ UID_LEASES = Path(os.environ.get("AUTOMEDBENCH_SANDBOX_UID_LEASES", "/run/autome
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG = 1
 
@@ -67,15 +68,19 @@ def die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def private_mount_ns_with(binds: list[tuple[bytes, bytes]]) -> None:
+def private_mount_ns_with(binds: list[tuple[bytes, bytes]], tmpfs: tuple[bytes, ...] = ()) -> None:
     """In a forked child: enter a new, private mount namespace and bind-mount `binds` there
-    (never in the host's namespace)."""
+    (never in the host's namespace); mount an empty tmpfs on each of `tmpfs` (a folder only
+    this namespace can reach: the decoy's, docs/sandbox.md "Whose decoy accesses")."""
     unshare(CLONE_NEWNS, "CLONE_NEWNS")
     if _libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
     for src, dst in binds:
         if _libc.mount(src, dst, None, MS_BIND | MS_REC, None) != 0:
             raise OSError(ctypes.get_errno(), f"bind {src!r} -> {dst!r}")
+    for dst in tmpfs:
+        if _libc.mount(b"tmpfs", dst, b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=0755,size=16m") != 0:
+            raise OSError(ctypes.get_errno(), f"tmpfs on {dst!r}")
 
 
 def preexec_factory(binds: list[tuple[str, str]], rlimits: dict[int, int], drop_to: int | None,
@@ -143,11 +148,18 @@ class NamespaceHolder:
 
 
 class StagingHelper(NamespaceHolder):
-    """The private mount namespace in which the staging binds exist."""
+    """The private mount namespace in which the staging binds exist, and a tmpfs on each of
+    `tmpfs`. With tmpfs folders its process is kept: the harness reaches them through
+    /proc/<pid>/root (`inside()`), which no host path leads to."""
 
-    def __init__(self, binds: list[tuple[str, str]]):
+    def __init__(self, binds: list[tuple[str, str]], tmpfs: tuple[str, ...] = ()):
         enc = [(s.encode(), d.encode()) for s, d in binds]
-        super().__init__(lambda: private_mount_ns_with(enc), "mnt")
+        mounts = tuple(t.encode() for t in tmpfs)
+        super().__init__(lambda: private_mount_ns_with(enc, mounts), "mnt", keep_child=bool(tmpfs))
+
+    def inside(self, path: str | Path) -> Path:
+        """`path` as this namespace sees it, reachable from the harness (its process's root)."""
+        return Path(f"/proc/{self.pid}/root{os.path.abspath(path)}")
 
 
 def probe_drop(bwrap: str) -> bool:

@@ -237,7 +237,10 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
             c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
-            if eff.reads_shared:
+            if eff.reads_attributed is False:
+                # reads any host process could have made: never credited (docs/sandbox.md "Whose reads")
+                c.read = []
+            elif eff.reads_shared:
                 c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         calls.append(c)
