@@ -260,3 +260,55 @@ def test_a_non_root_harness_charges_nothing_it_cannot_attribute(tmp_path):
     kinds = [w["kind"] for w in out["warnings"]]
     assert "private_access_unattributed" in kinds and "attribution_unavailable" in kinds, kinds
     assert out["effects"]["reads_attributed"] is False
+
+
+# ---- the listener never leaves an opener waiting (sandbox/fanotify.py) ------------------------
+def _open_in_child(path: Path, timeout_s: float = 20) -> subprocess.CompletedProcess:
+    """Open `path` from another process (the listener's own thread must not be the opener)."""
+    return subprocess.run(["cat", str(path)], capture_output=True, text=True, timeout=timeout_s)
+
+
+def _listener(is_ours):
+    from automedbench.sandbox.fanotify import OpenerLog
+    if os.geteuid() != 0:
+        pytest.fail("fanotify permission events need a root harness (make test runs as root)")
+    log = OpenerLog.start(is_ours)
+    if log is None:
+        pytest.fail("fanotify_init was refused to root here")
+    return log
+
+
+def test_a_failed_look_up_answers_the_open_and_the_listener_goes_on(tmp_path):
+    (tmp_path / "f.txt").write_text("content")
+    calls = {"n": 0}
+
+    def flaky(pid: int) -> bool:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("/proc vanished")
+        return True
+    log = _listener(flaky)
+    try:
+        assert log.mark(str(tmp_path))
+        assert _open_in_child(tmp_path / "f.txt").stdout == "content"     # answered despite the error
+        assert log.errors == 1 and "vanished" in log.last_error and log.failed is None
+        assert _open_in_child(tmp_path / "f.txt").stdout == "content"     # still serving
+        assert log.take(), "the second open was attributed"
+    finally:
+        log.close()
+
+
+def test_a_listener_that_stops_lets_every_open_through_and_says_so(tmp_path):
+    (tmp_path / "f.txt").write_text("content")
+
+    def fatal(pid: int) -> bool:
+        raise SystemExit("the listener thread ends")
+    log = _listener(fatal)
+    try:
+        assert log.mark(str(tmp_path))
+        # without the group closed, this open would wait forever for an answer
+        assert _open_in_child(tmp_path / "f.txt").stdout == "content"
+        assert _open_in_child(tmp_path / "f.txt").stdout == "content"
+        assert log.failed and "SystemExit" in log.failed and log.fd == -1
+    finally:
+        log.close()

@@ -318,7 +318,10 @@ class EffectsRecorder:
             if inside is not None:
                 self._record(fx, path, inside, state)
         self._record_gone_dirs(fx, gone)
-        return fx.as_dict(self._net_delta(), self.reads_shared, self.openers is not None)
+        # a listener that stopped (fanotify.py: its group closed, the waiting opens let through)
+        # attributes nothing more: from then on the reads are any process's, and say so
+        attributed = self.openers is not None and self.openers.failed is None
+        return fx.as_dict(self._net_delta(), self.reads_shared, attributed)
 
     def _add_new_dir_files(self, call: _Call) -> None:
         """A directory created (or moved in) during the call had no watch yet: everything in
@@ -337,7 +340,7 @@ class EffectsRecorder:
         if state.mask & _GONE and st is None:
             fx.deleted.append(inside)
             self.known.discard(path)
-        if state.mask & IN_OPEN and (self.openers is None
+        if state.mask & IN_OPEN and (self.openers is None or self.openers.failed is not None
                                      or (st is not None and (st.st_dev, st.st_ino) in self._opened)):
             fx.read.append(inside)
 

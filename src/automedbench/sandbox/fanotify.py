@@ -84,6 +84,10 @@ class OpenerLog:
         self._opened: set[tuple[int, int]] = set()
         self._openers: dict[int, dict[str, object]] = {}
         self._lock = threading.Lock()
+        self._closed = False
+        self.failed: str | None = None       # why the listener stopped (its group is closed then)
+        self.errors = 0                      # events answered without attribution (a /proc look-up failed)
+        self.last_error = ""
         self._stop_r, self._stop_w = os.pipe()
         self._thread = threading.Thread(target=self._serve, name="amb-fanotify", daemon=True)
         self._thread.start()
@@ -113,42 +117,62 @@ class OpenerLog:
         return out
 
     def _serve(self) -> None:
-        while True:
-            ready, _, _ = select.select([self.fd, self._stop_r], [], [])
-            if self._stop_r in ready:
-                return
-            try:
-                buf = os.read(self.fd, 4096 * _META.size)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError:
-                return
-            pos = 0
-            while pos + _META.size <= len(buf):
-                length, _v, _r, _m, _mask, fd, pid = _META.unpack_from(buf, pos)
-                pos += length or _META.size
-                if fd < 0:
-                    continue
+        """Answer every event, whatever happens while looking at it: an opener waits in open()
+        until it is answered, so a listener that stopped answering would hang every process
+        opening a watched file, the agent's and the harness's alike. A failure that stops the
+        listener closes the group first (the kernel then lets every waiting open through) and
+        is kept in `failed`: the records say their reads are not attributed from then on."""
+        try:
+            while True:
+                ready, _, _ = select.select([self.fd, self._stop_r], [], [])
+                if self._stop_r in ready:
+                    return
                 try:
-                    ours = self.is_ours(pid)
-                    if ours:
-                        st = os.fstat(fd)
-                        with self._lock:
-                            self._opened.add((st.st_dev, st.st_ino))
-                    if self.keep_openers and pid not in self._openers and len(self._openers) < MAX_OPENERS:
-                        who = opener(pid, ours)
-                        with self._lock:
-                            self._openers[pid] = who
-                finally:
-                    os.write(self.fd, _RESPONSE.pack(fd, FAN_ALLOW))   # never refuse: observe only
-                    os.close(fd)
+                    buf = os.read(self.fd, 4096 * _META.size)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                pos = 0
+                while pos + _META.size <= len(buf):
+                    length, _v, _r, _m, _mask, fd, pid = _META.unpack_from(buf, pos)
+                    pos += length or _META.size
+                    if fd >= 0:
+                        self._answer(fd, pid)
+        except BaseException as exc:   # noqa: BLE001 -- any failure must release the waiting openers
+            self.failed = f"{type(exc).__name__}: {exc}" or type(exc).__name__
+            with self._lock:
+                fd, self.fd = self.fd, -1
+            if fd >= 0:
+                os.close(fd)
+
+    def _answer(self, fd: int, pid: int) -> None:
+        try:
+            ours = self.is_ours(pid)
+            if ours:
+                st = os.fstat(fd)
+                with self._lock:
+                    self._opened.add((st.st_dev, st.st_ino))
+            if self.keep_openers and pid not in self._openers and len(self._openers) < MAX_OPENERS:
+                who = opener(pid, ours)
+                with self._lock:
+                    self._openers[pid] = who
+        except Exception as exc:   # noqa: BLE001 -- this open is not attributed; the next ones still are
+            self.errors += 1
+            self.last_error = f"{type(exc).__name__}: {exc}"
+        finally:
+            try:
+                os.write(self.fd, _RESPONSE.pack(fd, FAN_ALLOW))   # never refuse: observe only
+            finally:
+                os.close(fd)
 
     def close(self) -> None:
         """Stop answering; closing the fd lets the kernel allow whatever still waits."""
-        if self.fd < 0:
+        if self._closed:
             return
+        self._closed = True
         os.write(self._stop_w, b"x")
         self._thread.join(timeout=10)
-        for fd in (self._stop_r, self._stop_w, self.fd):
-            os.close(fd)
-        self.fd = -1
+        with self._lock:
+            fd, self.fd = self.fd, -1
+        for f in (self._stop_r, self._stop_w, fd):
+            if f >= 0:
+                os.close(f)
