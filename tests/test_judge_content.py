@@ -34,7 +34,13 @@ def test_facts_computed_from_the_files(files):
     assert describe(files / "input.npy").facts == {"shape": (256, 200), "dtype": "float32"}
     assert describe(files / "image.png").facts == {"size": (64, 48), "mode": "RGB"}
     assert describe(files / "labels.csv").facts == {"rows": 40, "columns": ("case_id", "label")}
-    assert describe(files / "info.json").facts == {"keys": ("modality", "units", "pixel_spacing_mm")}
+    assert describe(files / "info.json").facts == {"keys": ("modality", "units", "pixel_spacing_mm"),
+                                                   "values": ("0.9",)}
+    boxes = files / "prediction.json"
+    boxes.write_text(json.dumps({"boxes": [{"class": "marker", "score": 0.6934, "x1": 95, "y1": 64},
+                                           {"class": "ring", "score": 0.3751, "x1": 14, "y1": 81}]}))
+    assert describe(boxes).facts == {"keys": ("boxes", "class", "score", "x1", "y1"), "length": 2,
+                                     "values": ("marker", "0.6934", "95", "64", "ring", "0.3751", "14", "81")}
     (files / "broken.nii.gz").write_bytes(b"not a volume")
     assert describe(files / "broken.nii.gz") is None and describe(files / "notes.txt") is None
 
@@ -63,6 +69,12 @@ def test_a_look_needs_a_specific_fact(files):
     assert looked_at("40 labelled examples", describe(files / "labels.csv")) == ["rows"]
     assert looked_at("columns ['case_id', 'label']", describe(files / "labels.csv")) == ["columns"]
     assert looked_at("{'modality': 'CT', 'units': 'HU'}", describe(files / "info.json")) == ["keys"]
+    boxes = files / "prediction.json"
+    boxes.write_text(json.dumps({"boxes": [{"class": "marker", "score": 0.6934, "x1": 95, "y1": 64}]}))
+    # a detection output printed box by box: its keys and values are stated
+    assert looked_at("{'class': 'marker', 'score': 0.6934, 'x1': 95, 'y1': 64}\n1 box",
+                     describe(boxes)) == ["keys", "values"]
+    assert looked_at(hashlib.sha256(boxes.read_bytes()).hexdigest(), describe(boxes)) == []
     assert looked_at("anything", None) == []
 
 

@@ -156,6 +156,7 @@ class EffectsRecorder:
         self.incomplete = False   # some directory could not be watched: every record says truncated
         # files of the workspace known to exist (to tell "modified" from "created")
         self.known: set[str] = set()
+        self.identity: dict[str, tuple[int, int]] = {}   # known file -> (st_dev, st_ino), with attribution
         self._net_start: tuple[int, int] | None = None
         self._started_ns = 0
         try:
@@ -165,10 +166,17 @@ class EffectsRecorder:
             self.close()
             raise
 
-    def _remember(self, files: list[str]) -> None:
+    def _remember(self, files: list[str], st: os.stat_result | None = None) -> None:
         room = MAX_KNOWN - len(self.known)
         if room > 0:
             self.known.update(files[:room])
+            if self.openers is not None:
+                # each known file's identity, so that a read of a file the call then deleted is
+                # still matched against the openers fanotify named (there is nothing to stat then)
+                for f in files[:room]:
+                    s = st if st is not None else _lstat(f)
+                    if s is not None:
+                        self.identity[f] = (s.st_dev, s.st_ino)
 
     # -- watches -----------------------------------------------------------------------
     def _watch(self, path: str) -> bool:
@@ -337,11 +345,13 @@ class EffectsRecorder:
         if state.mask & _WRITE:
             self._record_write(fx, path, inside, state, st)
             return
+        ident = (st.st_dev, st.st_ino) if st is not None else self.identity.get(path)
         if state.mask & _GONE and st is None:
             fx.deleted.append(inside)
             self.known.discard(path)
+            self.identity.pop(path, None)
         if state.mask & IN_OPEN and (self.openers is None or self.openers.failed is not None
-                                     or (st is not None and (st.st_dev, st.st_ino) in self._opened)):
+                                     or (ident is not None and ident in self._opened)):
             fx.read.append(inside)
 
     def _record_write(self, fx: _Effects, path: str, inside: str, state: _PathState,
@@ -360,7 +370,7 @@ class EffectsRecorder:
                     digest = self._sha256(path)
                     fx.hash_budget -= st.st_size
                 fx.written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
-            self._remember([path])
+            self._remember([path], st)
         elif st is None and (state.existed_before or path in self.known):
             fx.deleted.append(inside)
             self.known.discard(path)

@@ -10,7 +10,8 @@ with facts the harness computes itself from the file:
   image (.png .jpg .jpeg .tif .tiff .bmp)  size (width, height; either order, channels may
                            follow), mode
   table (.csv .tsv)        number of data rows, column names
-  object (.json)           top-level keys (a dict) or length (a list)
+  object (.json)           keys (top level and one level in), the length of its list, a
+                           sample of its values
 
 A fact is *specific* when guessing it is unlikely (a shape, an image size, a row count, the
 column or key names); dtype, mode and spacing are supporting facts only ("float32" is a good
@@ -29,7 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
-SPECIFIC = ("shape", "size", "rows", "columns", "keys", "length")
+SPECIFIC = ("shape", "size", "rows", "columns", "keys", "length", "values")
 MAX_TABLE_BYTES = 64 << 20      # larger tables are not read for their row count
 _SEP = r"[\s,x×*\[\]()]+"
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
@@ -77,12 +78,55 @@ def _describe(path: Path, suffix: str) -> ContentFacts | None:
         header = [c.strip() for c in rows[0]] if rows else []
         return ContentFacts("table", {"rows": max(len(rows) - 1, 0), "columns": tuple(c for c in header if c)})
     if suffix == ".json":
-        data = json.loads(path.read_text(errors="replace"))
-        if isinstance(data, dict):
-            return ContentFacts("object", {"keys": tuple(str(k) for k in list(data)[:50])})
-        if isinstance(data, list):
-            return ContentFacts("object", {"length": len(data)})
+        return _json_facts(json.loads(path.read_text(errors="replace")))
     return None
+
+
+def _json_leaves(x: Any, out: list[str], depth: int = 0) -> None:
+    """A sample of the scalar values (numbers of 2+ digits, strings of 3+ characters)."""
+    if len(out) >= 30 or depth > 3 or isinstance(x, bool) or x is None:
+        return
+    if isinstance(x, dict):
+        for v in x.values():
+            _json_leaves(v, out, depth + 1)
+    elif isinstance(x, list):
+        for v in x[:10]:
+            _json_leaves(v, out, depth + 1)
+    elif isinstance(x, (int, float)) and len(f"{x:g}".lstrip("-").replace(".", "")) >= 2:
+        out.append(f"{x:g}")
+    elif isinstance(x, str) and len(x) >= 3:
+        out.append(x)
+
+
+def _json_keys_and_length(data: dict[str, Any] | list[Any]) -> tuple[list[str], int | None]:
+    """Keys at the top and one level in (a dict's dict values, a list's first dict), and the
+    length of the top-level list or of the first list value."""
+    if isinstance(data, list):
+        return ([str(k) for k in data[0]] if data and isinstance(data[0], dict) else []), len(data)
+    keys, length = [str(k) for k in data], None
+    for v in data.values():
+        inner = v[0] if isinstance(v, list) and v else v
+        if isinstance(inner, dict):
+            keys += [str(k) for k in inner if str(k) not in keys]
+        if isinstance(v, list) and length is None:
+            length = len(v)
+    return keys, length
+
+
+def _json_facts(data: Any) -> ContentFacts | None:
+    if not isinstance(data, (dict, list)):
+        return None
+    keys, length = _json_keys_and_length(data)
+    values: list[str] = []
+    _json_leaves(data, values)
+    facts: dict[str, Any] = {}
+    if keys:
+        facts["keys"] = tuple(keys[:50])
+    if length is not None:
+        facts["length"] = length
+    if values:
+        facts["values"] = tuple(dict.fromkeys(values))
+    return ContentFacts("object", facts)
 
 
 def _number(value: float | int) -> str:
@@ -124,6 +168,9 @@ def printed(text: str, content: ContentFacts) -> list[str]:
         found.append("columns" if "columns" in f else "keys")
     if "length" in f and f["length"] > 1 and re.search(_number(int(f["length"])), text):
         found.append("length")
+    vals = f.get("values", ())
+    if len(vals) >= 2 and sum(1 for v in vals if re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", text)) >= 2:
+        found.append("values")
     return found
 
 
