@@ -312,3 +312,23 @@ def test_a_listener_that_stops_lets_every_open_through_and_says_so(tmp_path):
         assert log.failed and "SystemExit" in log.failed and log.fd == -1
     finally:
         log.close()
+
+
+def test_an_open_made_before_the_calls_pid_is_known_waits_for_it():
+    """The call's first opens can come before run_process hands the harness its pid (a fast
+    `ls /data/private` under load): they wait for it instead of being judged not the call's."""
+    from automedbench.sandbox.fanotify import CallProcess
+    call = CallProcess()
+    me = os.getpid()
+    assert call.is_ours(me) is False                     # no call running: nobody's
+    call.begin()
+    answers: list[bool] = []
+    asked = threading.Thread(target=lambda: answers.append(call.is_ours(me)))
+    asked.start()
+    asked.join(timeout=0.3)
+    assert asked.is_alive() and not answers              # held until the pid is known...
+    call.started(me)
+    asked.join(timeout=5)
+    assert answers == [True]                             # ...then judged the call's
+    call.end()
+    assert call.is_ours(me) is False

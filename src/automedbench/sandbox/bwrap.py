@@ -35,7 +35,7 @@ from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_proces
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
 from .effects import EffectsRecorder, netdev_counters, observe
-from .fanotify import descends_from
+from .fanotify import CallProcess
 from .inputs import private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
@@ -132,7 +132,7 @@ class BwrapSandbox:
                               ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
                               pip_env=pip_env)
         self.effects: EffectsRecorder | None = None
-        self._call_pid: int | None = None   # the running call's bwrap process
+        self._call = CallProcess()   # the running call's bwrap process (whose opens are the call's)
         if spec.record_effects:
             # watches placed once here; docs/sandbox.md "Observed effects"
             net = self.net
@@ -141,7 +141,7 @@ class BwrapSandbox:
                 net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
                 reads_shared=not self.inputs.private,
                 # a read counts when the opener descends from this call's bwrap ("Whose reads")
-                is_ours=lambda pid: descends_from(pid, self._call_pid))
+                is_ours=self._call.is_ours)
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
@@ -173,7 +173,7 @@ class BwrapSandbox:
         if self._helper is None:
             return DecoyWatcher(where, PRIVATE_INSIDE, attributed=False)
         return DecoyWatcher(where, PRIVATE_INSIDE, attributed=True,
-                            is_ours=lambda pid: descends_from(pid, self._call_pid))
+                            is_ours=self._call.is_ours)
 
     def env(self) -> dict[str, str]:
         return dict(self._env)
@@ -220,14 +220,17 @@ class BwrapSandbox:
                 self.watcher.take_openers()
                 if self.effects is not None:
                     self.effects.begin()
-                result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
-                                     timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
-                                     preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
-                                                             self._helper.fd if self._helper else None,
-                                                             self.net.fd if self.net else None,
-                                                             self.net.userns_fd if self.net else None),
-                                     pass_fds=pass_fds, on_start=self._started)
-                self._call_pid = None
+                self._call.begin()
+                try:
+                    result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
+                                         timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
+                                         preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
+                                                                 self._helper.fd if self._helper else None,
+                                                                 self.net.fd if self.net else None,
+                                                                 self.net.userns_fd if self.net else None),
+                                         pass_fds=pass_fds, on_start=self._call.started)
+                finally:
+                    self._call.end()
                 events = self.watcher.drain()
                 openers = self.watcher.take_openers()
                 observe(self.effects, result)
@@ -239,8 +242,6 @@ class BwrapSandbox:
         result.warnings.extend(self.notes)
         return result
 
-    def _started(self, pid: int) -> None:
-        self._call_pid = pid
 
     def close(self) -> None:
         if getattr(self, "_closed", True):

@@ -58,6 +58,41 @@ def descends_from(pid: int, ancestor: int | None, max_hops: int = 256) -> bool:
     return False
 
 
+class CallProcess:
+    """The running call's process, for `is_ours(pid)`: does `pid` descend from it? The pid is
+    known only once the call's process was started (run_process's `on_start`, right after
+    Popen returns); an open made before that, as the call begins (an `ls` of the decoy, a quick
+    `cat` of an input), waits here for it, at most START_WAIT_S. The opener is held in open()
+    meanwhile, so it can do nothing else. Without this wait, such an early open was judged not
+    the call's on a loaded machine: a decoy listing became a warning instead of a violation."""
+
+    START_WAIT_S = 5.0
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self._known = threading.Event()
+        self._running = False
+
+    def begin(self) -> None:
+        self.pid = None
+        self._known.clear()
+        self._running = True
+
+    def started(self, pid: int) -> None:
+        self.pid = pid
+        self._known.set()
+
+    def end(self) -> None:
+        self._running = False
+        self.pid = None
+        self._known.set()
+
+    def is_ours(self, pid: int) -> bool:
+        if self._running and self.pid is None:
+            self._known.wait(self.START_WAIT_S)
+        return descends_from(pid, self.pid)
+
+
 def opener(pid: int, ours: bool) -> dict[str, object]:
     """Who opened: host pid, the pid as the sandbox sees it (innermost NSpid), its command line
     (read while it waits in open, so it is the real one), and whether it is the call's."""

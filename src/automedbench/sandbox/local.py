@@ -15,7 +15,7 @@ from pathlib import Path
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
 from .effects import EffectsRecorder, observe
-from .fanotify import descends_from
+from .fanotify import CallProcess
 from .inputs import private_inputs
 
 LOCAL_LABEL = "local (no isolation)"
@@ -38,12 +38,12 @@ class LocalSandbox:
         self.inputs = private_inputs(spec.public_dir.resolve(), self._stage)
         self.data_dir = str(self.inputs.path)
         self.python = sys.executable
-        self._call_pid: int | None = None   # the running call's process (its reads are the call's)
+        self._call = CallProcess()   # the running call's process (its reads are the call's)
         (spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
         # the agent sees host paths here, so inside paths are the host paths
         self.effects = EffectsRecorder((self.workspace_dir, self.workspace_dir), (self.data_dir, self.data_dir),
                                        reads_shared=not self.inputs.private,
-                                       is_ours=lambda pid: descends_from(pid, self._call_pid)) \
+                                       is_ours=self._call.is_ours) \
             if spec.record_effects else None
 
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
@@ -52,18 +52,19 @@ class LocalSandbox:
         env["PATH"] = f"{sys.prefix}/bin:" + env["PATH"]
         if self.effects is not None:
             self.effects.begin()
-        result = run_process(command_for(language, code, self.python), env=env,
-                             cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
-                             cap=self.spec.output_cap, on_start=self._started)
-        self._call_pid = None
+        self._call.begin()
+        try:
+            result = run_process(command_for(language, code, self.python), env=env,
+                                 cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
+                                 cap=self.spec.output_cap, on_start=self._call.started)
+        finally:
+            self._call.end()
         # local isolates nothing: a process left running can still write after this
         # point, and the agent's own reads outside these two directories are not seen
         observe(self.effects, result)
         result.warnings.extend(advisory.scan(language, code))
         return result
 
-    def _started(self, pid: int) -> None:
-        self._call_pid = pid
 
     def close(self) -> None:
         if self.effects is not None:
