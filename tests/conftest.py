@@ -39,6 +39,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             terminalreporter.write_line(line)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_calibration_data(tmp_path_factory):
+    """The embedded datasets `judge-eval` builds for content facts (scoring/judge/calibration),
+    once for every worker of this run instead of once per test home (~15 s each)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent                      # the folder every worker of this run shares
+    os.environ["AUTOMEDBENCH_CALIBRATION_DATA"] = str(shared / "calibration-data")
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     """Keep every test away from the user's real data/cache directories."""

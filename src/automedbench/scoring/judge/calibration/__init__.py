@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,11 +93,12 @@ def calibration_inputs(task: Task) -> Path | None:
     """The public inputs the task's calibration trajectories saw, so the judge can compute
     content facts (docs/judge.md "Content facts"): an embedded dataset is built once, offline,
     under <home>/calibration-data (its builders are deterministic: the bytes the trajectories
-    were recorded on). An official dataset is not available here: None, and the judge says so."""
+    were recorded on; `AUTOMEDBENCH_CALIBRATION_DATA` puts them elsewhere). An official dataset
+    is not available here: None, and the judge says so."""
     info = all_datasets().get(task.dataset)
     if info is None or info.kind != "demo":
         return None
-    root = home() / "calibration-data"
+    root = Path(os.environ.get("AUTOMEDBENCH_CALIBRATION_DATA") or home() / "calibration-data")
     try:
         root.mkdir(parents=True, exist_ok=True)
         with open(root / ".lock", "a") as lock:     # test workers and two judge-evals build it once
