@@ -1,4 +1,4 @@
-"""Content facts (scoring/judge/content.py, docs/judge.md "Content facts"): what the harness
+"""Content facts (tracks/content_facts.py, docs/judge.md "Content facts"): what the harness
 computes from a file, and whether a call's output states it. Real files on disk."""
 import hashlib
 import json
@@ -10,7 +10,7 @@ from PIL import Image
 
 from automedbench.runs.models import Effects, TraceEvent
 from automedbench.scoring.judge.base import JudgeEvidence
-from automedbench.scoring.judge.content import describe, looked_at, printed
+from automedbench.tracks.content_facts import describe, looked_at, printed
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.tasks import get_task
 

@@ -35,7 +35,7 @@ LAZY_IMPORTS = {
     "nltk": "report generation's METEOR only",
     "matplotlib": "the analysis page's plots only",
     "pydicom": "DICOM demo builders and stagers only",
-    "nibabel": "NIfTI builders, and the judge's content facts of a volume (scoring/judge/content.py) only",
+    "nibabel": "NIfTI builders, and the judge's content facts of a volume (tracks/content_facts.py) only",
     "nilearn": "the brain demo builder only",
     "skimage": "enhancement/synthesis baselines and builders only",
     "scipy": "builders and baselines only",

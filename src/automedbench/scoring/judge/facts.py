@@ -51,7 +51,7 @@ from typing import Callable, Iterable
 from ...runs.models import TraceEvent
 from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
 from ...tracks.base import SubmissionLayout
-from .content import ContentFacts, looked_at
+from ...tracks.content_facts import ContentFacts, looked_at
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",

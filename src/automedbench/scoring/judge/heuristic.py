@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeEvidence
-from .content import ContentFacts, describe
+from ...tracks.content_facts import ContentFacts, describe
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
