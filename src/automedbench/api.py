@@ -60,6 +60,8 @@ from .scoring.judge.calibration import EvalReport, evaluate, saved_path
 from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.rubric import load_rubric
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
+from .scoring.output_checks import OutputChecks
+from .tracks import get_track
 from .tasks import Task, check_tier, discover, get_task
 
 log = logging.getLogger(__name__)
@@ -274,8 +276,10 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                 system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
                                               exec_timeout_s=int(exec_timeout_s), network=spec.network)
                 conversation = Conversation(system_prompt=system_prompt)
+                checker = OutputChecks(get_track(task.track), task.options, manifest["cases"], data.private,
+                                       workspace=(files.workspace, sb.workspace_dir), public=(data.public, sb.data_dir))
                 box = ToolBox(sb, trace, conversation, deadline=t0 + limits["time_limit_s"], max_turns=limits["max_turns"],
-                              block_training=task.block_training)
+                              block_training=task.block_training, output_checker=checker)
                 context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
                                        workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),
                                        output_files=task.output_files, input_files=task.input_files,

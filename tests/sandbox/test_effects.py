@@ -65,6 +65,28 @@ def test_reads_of_public_and_workspace_files(box):
 
 @needs_bwrap
 @pytest.mark.bwrap
+def test_read_back_keeps_the_order_inside_one_call(box):
+    """A script that writes a file and then reads it back is seen doing so (`read_back`); one
+    that reads a file and then overwrites it, or only writes, is not (docs/sandbox.md)."""
+    ok(box, "import os; os.makedirs('outputs/case_000'); open('old.txt', 'w').write('v1')")
+    r = ok(box, "import numpy as np\nnp.save('outputs/case_000/x.npy', np.arange(5))\n"
+                "print(np.load('outputs/case_000/x.npy').shape)\n"
+                "open('old.txt').read(); open('old.txt', 'w').write('v2')\n"
+                "open('only_written.txt', 'w').write('x')\n"
+                "open('tmp.txt', 'w').write('y'); import os; os.replace('tmp.txt', 'renamed.txt')\n"
+                "open('renamed.txt').read()")
+    assert r.effects["read_back"] == [f"{WS}/outputs/case_000/x.npy", f"{WS}/renamed.txt"]
+    assert set(written(r)) >= {f"{WS}/old.txt", f"{WS}/only_written.txt", f"{WS}/outputs/case_000/x.npy"}
+    # the same from bash: a heredoc writes the file, cat reads it back
+    r = ok(box, "cat > notes.md <<'EOF'\nline\nEOF\ncat notes.md", language="bash")
+    assert r.effects["read_back"] == [f"{WS}/notes.md"] and r.stdout.strip() == "line"
+    # a later call's read of it is a read, not a read-back
+    r = ok(box, "print(open('notes.md').read())")
+    assert r.effects["read"] == [f"{WS}/notes.md"] and r.effects["read_back"] == []
+
+
+@needs_bwrap
+@pytest.mark.bwrap
 def test_delete_and_rename(box):
     ok(box, "open('a.txt', 'w').write('1'); open('b.txt', 'w').write('2')")
     r = ok(box, "rm a.txt; mv b.txt c.txt", language="bash")
@@ -136,7 +158,8 @@ def test_printed_fake_effects_change_nothing(box, tmp_path):
     # the raw line keeps explicit nulls, so every reader sees the agreed keys
     line = next(json.loads(x) for x in (tmp_path / "trace.jsonl").read_text().splitlines()
                 if json.loads(x)["type"] == "execution")
-    assert set(line["effects"]) == {"written", "deleted", "read", "net", "truncated", "reads_shared", "reads_attributed", "recorder"}
+    assert set(line["effects"]) == {"written", "deleted", "read", "read_back", "net", "truncated", "reads_shared",
+                                    "reads_attributed", "recorder"}
     assert line["effects"]["net"] is None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,8 +92,10 @@ class ToolBox:
 
     def __init__(self, sandbox: Sandbox, trace: TraceWriter, conversation: Conversation,
                  *, deadline: float | None = None, max_turns: int | None = None,
-                 block_training: bool = False):
+                 block_training: bool = False, output_checker: Callable[[Any], list[Any]] | None = None):
         self.sandbox = sandbox
+        # the harness's check of each output unit a call wrote (docs/judge.md "Per-output checks")
+        self.output_checker = output_checker
         self.trace = trace
         self.conversation = conversation
         self.deadline = deadline          # time.monotonic() value; None = no wall limit
@@ -152,12 +155,13 @@ class ToolBox:
             if blocked:
                 return blocked
         result = self.sandbox.execute(language, code, timeout_s=timeout)
+        checks = self._check_outputs(result)
         self.trace.emit("execution", turn=self.turns, call_index=self.calls, stage=stage,
                         language=language, exit_code=result.exit_code, duration_s=round(result.duration_s, 4),
                         stdout=result.stdout, stderr=result.stderr, timed_out=result.timed_out,
                         # observed on the host by the sandbox, never taken from the agent's
                         # output (docs/sandbox.md "Observed effects")
-                        effects=result.effects)
+                        effects=result.effects, output_checks=checks)
         for w in result.warnings:
             self.trace.emit("warning", call_index=self.calls, kind=w.get("kind", "advisory"),
                             message=w.get("message", ""), data=w)
@@ -167,6 +171,18 @@ class ToolBox:
         if self.deadline is not None and time.monotonic() >= self.deadline and result.timed_out:
             raise RunStopped("wall_time")
         return format_result(result, note)
+
+    def _check_outputs(self, result: Any) -> list[Any] | None:
+        """The output units the call wrote, checked by the harness; a checker that fails is a
+        warning on the call (a harness fault, never the agent's), and the call goes on."""
+        if self.output_checker is None or not result.effects:
+            return None
+        try:
+            return self.output_checker(result.effects) or None
+        except Exception as exc:   # noqa: BLE001 -- our checker's fault must not end the agent's run
+            result.warnings.append({"kind": "output_checks_unavailable",
+                                    "message": f"outputs not checked: {type(exc).__name__}: {exc}"})
+            return None
 
     def submit_results(self) -> str:
         if self.disqualified:

@@ -13,7 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 # and run.setup_time_s; task.score and rating may be null (infra-ended runs).
 # 1.2 (additive): task.profile_scores (docs/scoring-profiles.md).
 # 1.3 (additive): stages.<s>.evidence, the calls and files each item verdict rests on (docs/judge.md).
-SCHEMA_VERSION = "1.5"
+# 1.6 (additive): trace effects.read_back (files a call wrote and then read back, the order
+# inside one call) and execution.output_checks (the harness's check of each output unit as it
+# was written, with its content facts): docs/judge.md "Per-output checks".
+SCHEMA_VERSION = "1.6"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -224,6 +227,9 @@ class Effects(_Strict):
     read: list[str] = Field(default_factory=list,
                             description="files under /data/public and /workspace opened and not written by "
                                         "this call, deduplicated, first-open order")
+    read_back: list[str] = Field(default_factory=list,
+                                 description="files this call wrote and then opened again read-only, in the "
+                                             "same call (a script that writes a file and reads it back)")
     net: NetBytes | None = Field(None, description="bytes through the sandbox's interface; null with the "
                                                    "network off")
     truncated: bool = Field(False, description="a list hit its cap (2,000 entries) or events were lost")
@@ -243,6 +249,26 @@ class Effects(_Strict):
         for entry, model in zip(data.get("written", []), self.written):
             entry.setdefault("sha256", model.sha256)
         return data
+
+
+class OutputCheck(_Strict):
+    """The harness's own check of one output unit right after the call that wrote it: the track's
+    contract and plausibility check, no reference values (docs/judge.md "Per-output checks")."""
+
+    path: str = Field(description="inside path of the unit: a case folder (wherever written) or a cohort file")
+    case_id: str | None = Field(None, description="the case a per-case unit belongs to")
+    files: dict[str, str | None] = Field(default_factory=dict, description="inside path -> sha256 checked")
+    valid: bool = Field(description="the track's per-case check passed (shape, grid, value set, boxes in the image)")
+    non_trivial: bool | None = Field(None, description="valid and not trivial (an empty mask, a flat image)")
+    copy_of_input: bool = Field(False, description="a file holds the same bytes as one of the case's inputs")
+    problem: str = Field("", description="why it is invalid, trivial or a copy; empty when none")
+    facts: dict[str, dict[str, Any]] = Field(default_factory=dict,
+                                             description="inside path -> content facts {kind, facts} as written")
+
+    @property
+    def passed(self) -> bool:
+        """Valid, not trivial, not a copy of the input."""
+        return self.valid and self.non_trivial is not False and not self.copy_of_input
 
 
 class TraceEvent(_Strict):
@@ -268,6 +294,8 @@ class TraceEvent(_Strict):
     timed_out: bool | None = None
     effects: Effects | None = Field(None, description="execution: observed file/network effects "
                                                       "(absent in traces written before they were recorded)")
+    output_checks: list[OutputCheck] | None = Field(None, description="execution: the harness's check of each "
+                                                    "output unit the call wrote (docs/judge.md \"Per-output checks\")")
     # violation / warning / error / run_end
     kind: str | None = None
     message: str | None = None

@@ -8,7 +8,7 @@ harness's own reads, a previous call's stragglers) and `end()`, which turns the 
 events into the record documented in docs/sandbox.md ("Observed effects"):
 
     {"written": [{"path", "op": created|modified, "size", "sha256"}], "deleted": [...],
-     "read": [...], "net": {"bytes_in", "bytes_out"} | None, "truncated": bool,
+     "read": [...], "read_back": [...], "net": {"bytes_in", "bytes_out"} | None, "truncated": bool,
      "reads_attributed": bool, "recorder": "inotify"}
 
 `read` holds only files a process of the sandbox opened: with `is_ours` (a root harness)
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .inotify import (
+    IN_CLOSE_NOWRITE,
     IN_CLOSE_WRITE,
     IN_CREATE,
     IN_DELETE,
@@ -65,7 +66,7 @@ MTIME_MARGIN_NS = 20_000_000
 # Files remembered as existing (to tell "modified" from "created" after a rename-over).
 MAX_KNOWN = 200_000
 
-_WATCH_MASK = (IN_OPEN | IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
+_WATCH_MASK = (IN_OPEN | IN_MODIFY | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
                | IN_ONLYDIR | IN_DONT_FOLLOW)
 _WRITE = IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE
 _GONE = IN_DELETE | IN_MOVED_FROM
@@ -79,6 +80,9 @@ class _PathState:
 
     existed_before: bool          # its first event was not a creation
     mask: int = 0                 # union of its events' masks
+    # closed after a read-only open that came after a write: the call read back what it wrote
+    # (the order inside one call; docs/sandbox.md "Observed effects")
+    read_back: bool = False
 
 
 @dataclass
@@ -96,15 +100,16 @@ class _Effects:
     written: list[dict[str, Any]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
+    read_back: list[str] = field(default_factory=list)
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
 
     def as_dict(self, net: dict[str, int] | None, reads_shared: bool, attributed: bool) -> dict[str, Any]:
         """The record, each list cut at MAX_ENTRIES (and `truncated` set when one was)."""
-        lists = (self.written, self.deleted, self.read)
+        lists = (self.written, self.deleted, self.read, self.read_back)
         truncated = self.truncated or any(len(x) > MAX_ENTRIES for x in lists)
         return {"written": self.written[:MAX_ENTRIES], "deleted": self.deleted[:MAX_ENTRIES],
-                "read": self.read[:MAX_ENTRIES], "net": net, "truncated": truncated, "reads_shared": reads_shared,
+                "read": self.read[:MAX_ENTRIES], "read_back": self.read_back[:MAX_ENTRIES], "net": net, "truncated": truncated, "reads_shared": reads_shared,
                 "reads_attributed": attributed, "recorder": RECORDER}
 
 
@@ -145,7 +150,7 @@ class EffectsRecorder:
         # reads_shared: the public directory is not this sandbox's own copy (inputs.py)
         self.reads_shared = reads_shared
         self.openers: OpenerLog | None = None
-        self._opened: set[tuple[int, int]] = set()
+        self._opened: dict[tuple[int, int], int] = {}
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
         self.net = net
         self.inotify = Inotify()
@@ -260,6 +265,8 @@ class EffectsRecorder:
             state = call.paths.get(path)
             if state is None:
                 state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO))
+            if mask & IN_CLOSE_NOWRITE and state.mask & _WRITE:
+                state.read_back = True
             state.mask |= mask
         # a directory moved away out of the roots: its paths are gone, its watches too
         for old in moved_from.values():
@@ -313,7 +320,7 @@ class EffectsRecorder:
         """The call's effects (call after the sandboxed processes have exited)."""
         call = self._consume()
         # every open of the call has been answered (the opener waited for it), so this is whole
-        self._opened = self.openers.take() if self.openers is not None else set()
+        self._opened = self.openers.take() if self.openers is not None else {}
         self._add_new_dir_files(call)
         if call.overflow:
             # events were lost: fall back to what the tree shows (written = changed since the
@@ -370,6 +377,11 @@ class EffectsRecorder:
                     digest = self._sha256(path)
                     fx.hash_budget -= st.st_size
                 fx.written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
+            # read back: a read-only open after the write, and (with attribution) the sandbox's
+            # processes opened this file at least twice, the write's open and the read's
+            if state.read_back and (self.openers is None or self.openers.failed is not None
+                                    or self._opened.get((st.st_dev, st.st_ino), 0) >= 2):
+                fx.read_back.append(inside)
             self._remember([path], st)
         elif st is None and (state.existed_before or path in self.known):
             fx.deleted.append(inside)

@@ -111,12 +111,14 @@ def opener(pid: int, ours: bool) -> dict[str, object]:
 
 class OpenerLog:
     """Every file opened under the marked directories by a process `is_ours(pid)` accepts,
-    as (st_dev, st_ino), collected since the last `take()`; with `keep_openers`, also who
-    opened (`opener()`, every process, the call's or not, at most MAX_OPENERS)."""
+    as (st_dev, st_ino) -> how many times it was opened, collected since the last `take()`
+    (a file the call wrote and opened again shows 2: effects.py "read back"); with
+    `keep_openers`, also who opened (`opener()`, every process, the call's or not, at most
+    MAX_OPENERS)."""
 
     def __init__(self, fd: int, is_ours: Callable[[int], bool], keep_openers: bool = False):
         self.fd, self.is_ours, self.keep_openers = fd, is_ours, keep_openers
-        self._opened: set[tuple[int, int]] = set()
+        self._opened: dict[tuple[int, int], int] = {}
         self._openers: dict[int, dict[str, object]] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -141,9 +143,9 @@ class OpenerLog:
         mask = FAN_OPEN_PERM | FAN_EVENT_ON_CHILD | (FAN_ONDIR if itself else 0)
         return _libc.fanotify_mark(self.fd, FAN_MARK_ADD, mask, AT_FDCWD, os.fsencode(directory)) == 0
 
-    def take(self) -> set[tuple[int, int]]:
+    def take(self) -> dict[tuple[int, int], int]:
         with self._lock:
-            out, self._opened = self._opened, set()
+            out, self._opened = self._opened, {}
         return out
 
     def take_openers(self) -> list[dict[str, object]]:
@@ -185,7 +187,8 @@ class OpenerLog:
             if ours:
                 st = os.fstat(fd)
                 with self._lock:
-                    self._opened.add((st.st_dev, st.st_ino))
+                    ident = (st.st_dev, st.st_ino)
+                    self._opened[ident] = self._opened.get(ident, 0) + 1
             if self.keep_openers and pid not in self._openers and len(self._openers) < MAX_OPENERS:
                 who = opener(pid, ours)
                 with self._lock:

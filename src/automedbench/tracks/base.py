@@ -278,6 +278,10 @@ class TrackScoring(Protocol[OptionsInT]):
     logic_metric: str | None = ""
     # ... and the fraction of the best case below which a valid case is suspicious
     logic_drop: float = 0.8
+    # whether a trivial output (CaseCheck.non_trivial False: no boxes, an empty mask) can be the
+    # right answer for some case; if not, the harness's per-output check counts a trivial output
+    # as a problem the pilot should have caught (docs/judge.md "Per-output checks")
+    trivial_can_be_right: bool = False
 
     def metric_name(self, options: OptionsInT) -> str: ...
 

@@ -21,11 +21,17 @@ Batch:      starts at the first call after which the outputs cover more units th
             (`pilot_max` = max(1, floor(pilot_max_fraction x expected units))); every later
             output-writing call belongs to it.
 Pilot:      an output-writing call before the batch (it covers at most `pilot_max` units).
-Inspection: a later call, before the batch, that opened a pilot output file and looked at its
-            content (a specific content fact printed, or an assert on a property of the data; where
-            the bytes it read can no longer be described, printing something); one that exited
-            non-zero found a problem.
-Fix:        a pilot output re-written with a different sha256 after an inspection, before the batch.
+Inspection: a call before the batch that opened a pilot output file after it was written (a
+            later call, or the pilot's own call reading back what it wrote: `read_back`, the order
+            inside one call) and looked at its content (a specific content fact printed, or an
+            assert on a property of the data; where the bytes it read can no longer be described,
+            printing something). It found a problem when it exited non-zero, or when the harness's
+            own check of that output failed (`output_checks`: invalid, trivial, a copy of the input).
+Fix:        with output checks: a pilot output re-written before the batch so that its check now
+            passes, and looked at again after the rewrite. Without them (traces before schema 1.6):
+            a pilot output re-written with a different sha256 after an inspection.
+Invalid pilot: a pilot output whose last check before the batch failed: it went into the batch
+            with its problem, whatever was printed about it.
 Input check: a call before the batch that opened /data/public files, wrote no output, exit 0,
             and looked at their content: printed at least one specific fact the harness computed
             from a file it opened (shape, image size, row count...; content.py), or ran a silent
@@ -48,7 +54,7 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Callable, Iterable
 
-from ...runs.models import TraceEvent
+from ...runs.models import OutputCheck, TraceEvent
 from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
@@ -118,6 +124,8 @@ class CallFacts:
     code: str = ""                                 # what it ran, for silent checks
     written: list[Write] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
+    read_back: list[str] = field(default_factory=list)       # files it wrote, then opened again itself
+    checks: list[OutputCheck] = field(default_factory=list)  # the harness's check of the units it wrote
     bytes_in: int = 0
     units: set[str] = field(default_factory=set)   # output units this call produced (method runs)
     unit_writes: list[Write] = field(default_factory=list)   # the files of those units, wherever written
@@ -181,8 +189,10 @@ class WorkflowFacts:
     batch: Fact
     pilot: Fact
     pilot_inspection: Fact          # inspections of pilot outputs before the batch
-    failed_inspection: Fact         # inspections that exited non-zero (found a problem)
+    failed_inspection: Fact         # inspections that exited non-zero or looked at a failing output
     fix: Fact
+    invalid_pilot: Fact             # pilot outputs whose last check before the batch failed
+    checks_recorded: bool           # the trace carries the harness's per-output checks (schema 1.6)
     later_inspection: Fact          # output files opened by a call after they were written (any time)
     input_check: Fact
     weights: Fact
@@ -237,12 +247,14 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
             c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
+            c.read_back = list(eff.read_back)
             if eff.reads_attributed is False:
                 # reads any host process could have made: never credited (docs/sandbox.md "Whose reads")
-                c.read = []
+                c.read = c.read_back = []
             elif eff.reads_shared:
                 c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
+        c.checks = list(e.output_checks or [])
         calls.append(c)
     return calls
 
@@ -335,8 +347,10 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     batch_start = _batch_start(calls, pilot_max)
     before = calls if batch_start is None else calls[:batch_start]
     pilots = [c for c in before if c.units]
-    looks = _Looks(describe_output)
+    looks = _Looks(describe_output, calls)
+    checks = _Checks(calls)
     inspections = _pilot_inspections(calls, before, pilots, looks)
+    failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     # the method's outputs, wherever written, are never its weights or parameters
     unit_files = {p for c in calls for p in c.unit_paths}
     weights, weight_paths = _weights(calls, roots, unit_files)
@@ -351,8 +365,10 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.unit_writes}),
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
-        failed_inspection=_opened_fact([(c, ps) for c, ps in inspections if not c.ok]),
-        fix=_fix(calls, before, inspections), later_inspection=_opened_fact(_later_inspections(calls, looks)),
+        failed_inspection=_opened_fact(failed),
+        fix=_fix(calls, before, inspections, failed, checks),
+        invalid_pilot=checks.invalid_pilot(pilots, before), checks_recorded=checks.recorded,
+        later_inspection=_opened_fact(_later_inspections(calls, looks)),
         input_check=_input_check(before, describe_input), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
         environment=_environment(calls, batch_start, model_paths),
@@ -401,18 +417,32 @@ class _Looks:
     check on a property of the data (an assert; its exit code says whether it passed). Files
     whose content can no longer be described: printing something counts."""
 
-    def __init__(self, describe_output: DescribeOutput | None):
+    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts]):
         self.describe_output = describe_output
+        self.calls = calls
         self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
+        # content facts the harness recorded as each output was written (output_checks), by
+        # (path, sha256): what a look is compared with, even after the file was rewritten
+        self.recorded: dict[tuple[str, str | None], ContentFacts] = {
+            (path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
+                                                                 for k, v in cf["facts"].items()})
+            for c in calls for ch in c.checks for path, cf in ch.facts.items()}
 
     def wrote(self, c: CallFacts) -> None:
         for w in c.unit_writes + c.copies + c.written:
             self.shas[w.path] = w.sha256
 
+    def describe(self, path: str) -> ContentFacts | None:
+        sha = self.shas.get(path)
+        recorded = self.recorded.get((path, sha))
+        if recorded is not None or self.describe_output is None:
+            return recorded
+        return self.describe_output(path, sha)
+
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
-        if self.describe_output is None:
+        if self.describe_output is None and not self.recorded:
             return c.printed
-        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe_output(p, self.shas.get(p)))]
+        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
         if not described:
             return c.printed            # the bytes looked at are gone: nothing to compare with
         return any(looked_at(c.text, cf) for cf in described) or bool(SILENT_CHECK.search(c.code))
@@ -428,25 +458,34 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
     pilot_content = {(PurePosixPath(w.path).name, w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
     first = calls.index(pilots[0])
-    for c in before[:first + 1]:
+    for c in before[:first]:
         looks.wrote(c)
-    for c in before[first + 1:]:
-        opened = [p for p in c.read if p in pilot_paths]
-        if opened and looks.looked(c, opened):
-            inspections.append((c, opened))
+    for pos, c in enumerate(before[first:]):
+        # a later call's reads of the pilot's files, as they were before this call wrote ...
+        prior = [p for p in c.read if p in pilot_paths] if pos else []
+        seen = bool(prior) and looks.looked(c, prior)
         looks.wrote(c)
         # a copy of a pilot output (into outputs/, say) shows the pilot's bytes too
         pilot_paths |= {w.path for w in c.copies if (PurePosixPath(w.path).name, w.sha256) in pilot_content}
+        # ... and this call's reads of pilot files it wrote itself, after writing them (read_back)
+        back = [p for p in c.read_back if p in pilot_paths and p not in prior]
+        if seen or (back and looks.looked(c, back)):
+            inspections.append((c, prior + back))
     return inspections
 
 
-def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened) -> Fact:
-    """A fix: a pilot output re-written with other content after an inspection, before the batch."""
+def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened,
+         checks: _Checks) -> Fact:
+    """A fix. With output checks: after an inspection that found a problem, a pilot output
+    re-written before the batch whose check now passes, looked at after the rewrite. Without
+    (older traces): a pilot output re-written with other content after an inspection."""
+    if checks.recorded:
+        return checks.fixes(calls, before, inspections, failed)
     fixes: list[tuple[CallFacts, str]] = []
     if inspections:
         first_insp = calls.index(inspections[0][0])
         last_sha: dict[str, str | None] = {}
-        for c in before[: first_insp]:
+        for c in before[: first_insp + 1]:   # the inspecting call may have written the pilot (read back)
             for w in c.unit_writes + c.copies + c.output_writes:
                 last_sha[w.path] = w.sha256
         for c in before[first_insp + 1:]:
@@ -457,19 +496,86 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened) -
     return Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
 
 
+class _Checks:
+    """The harness's per-output checks (output_checks on the trace: docs/judge.md "Per-output
+    checks"), by unit path, in call order."""
+
+    def __init__(self, calls: list[CallFacts]):
+        self.recorded = any(c.checks for c in calls)
+        self.at: dict[str, list[tuple[int, OutputCheck]]] = {}     # unit path -> (call position, check)
+        self.pos = {c.index: pos for pos, c in enumerate(calls)}
+        for pos, c in enumerate(calls):
+            for ch in c.checks:
+                self.at.setdefault(ch.path, []).append((pos, ch))
+
+    def _unit_of(self, path: str) -> str | None:
+        """The checked unit a file belongs to: the file itself (a cohort file) or its folder."""
+        if path in self.at:
+            return path
+        parent = str(PurePosixPath(path).parent)
+        return parent if parent in self.at else None
+
+    def last_before(self, unit: str, pos: int) -> OutputCheck | None:
+        """The unit's last check made by a call at or before position `pos`."""
+        found = [ch for p, ch in self.at.get(unit, []) if p <= pos]
+        return found[-1] if found else None
+
+    def failing(self, c: CallFacts, opened: list[str]) -> bool:
+        """Whether an output this call looked at failed the harness's check as it was then."""
+        pos = self.pos[c.index]
+        for path in opened:
+            unit = self._unit_of(path)
+            ch = self.last_before(unit, pos) if unit else None
+            if ch is not None and not ch.passed:
+                return True
+        return False
+
+    def invalid_pilot(self, pilots: list[CallFacts], before: list[CallFacts]) -> Fact:
+        """Pilot units whose last check before the batch failed, with the problem."""
+        if not self.recorded or not pilots or not before:
+            return Fact(False)
+        last = self.pos[before[-1].index]
+        units = dict.fromkeys(u for c in pilots for w in c.unit_writes if (u := self._unit_of(w.path)))
+        bad = [(u, ch) for u in units if (ch := self.last_before(u, last)) is not None and not ch.passed]
+        calls = sorted({p for u, _ in bad for p, ch in self.at[u] if p <= last})
+        return Fact(bool(bad), [before[p].index for p in calls if p < len(before)], [u for u, _ in bad],
+                    "; ".join(f"{u}: {ch.problem}" for u, ch in bad)[:300])
+
+    def fixes(self, calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened) -> Fact:
+        """After the first inspection that found a problem: pilot units re-written before the
+        batch whose check now passes, and which a later inspection (or the fixing call's own
+        read-back) looked at."""
+        if not failed:
+            return Fact(False)
+        first_fail = self.pos[failed[0][0].index]
+        last = self.pos[before[-1].index] if before else -1
+        looked_at = {(self.pos[c.index], self._unit_of(p)) for c, ps in inspections for p in ps}
+        fixes: list[tuple[int, str]] = []
+        for unit, checks in self.at.items():
+            for p, ch in checks:
+                if first_fail <= p <= last and ch.passed and any(q >= p and u == unit for q, u in looked_at):
+                    fixes.append((p, unit))
+                    break
+        return Fact(bool(fixes), sorted({calls[p].index for p, _ in fixes}), sorted({u for _, u in fixes}),
+                    "re-written, its check now passes, looked at again" if fixes else
+                    "no pilot output was re-written into one that passes the harness's check and looked at again")
+
+
 def _later_inspections(calls: list[CallFacts], looks: _Looks) -> Opened:
     """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
     call after the call that wrote it."""
     written_at: dict[str, int] = {}
     later: Opened = []
-    looks = _Looks(looks.describe_output)
+    looks = _Looks(looks.describe_output, looks.calls)
     for pos, c in enumerate(calls):
-        opened = [p for p in dict.fromkeys(c.output_reads + c.read) if p in written_at and written_at[p] < pos]
-        if opened and looks.looked(c, opened):
-            later.append((c, opened))
+        prior = [p for p in dict.fromkeys(c.output_reads + c.read) if p in written_at and written_at[p] < pos]
+        seen = bool(prior) and looks.looked(c, prior)
         looks.wrote(c)
         for path in [w.path for w in c.output_writes] + c.unit_paths:
             written_at.setdefault(path, pos)
+        back = [p for p in c.read_back if p in written_at and p not in prior]
+        if seen or (back and looks.looked(c, back)):
+            later.append((c, prior + back))
     return later
 
 
@@ -534,10 +640,18 @@ def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) ->
 
 
 def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
-    """Before the batch, a successful call that loaded the model and produced a unit of work with
-    it (a pilot or a smoke test into scratch): printing after an import or loading proves nothing."""
+    """Before the batch, a call that loaded the model and produced a unit of work with it (a pilot
+    or a smoke test into scratch) that worked: printing after an import or loading proves nothing.
+    It worked when a unit it wrote passed the harness's own check (output_checks), else (no
+    check recorded) when it exited 0 or failed only in looking at what it had produced (it read
+    back a unit it wrote)."""
     horizon = calls if batch_start is None else calls[: batch_start]
-    confirmers = [c for c in horizon if c.ok and any(p in model_paths for p in c.read) and c.units]
+
+    def worked(c: CallFacts) -> bool:
+        if c.checks:
+            return any(ch.passed for ch in c.checks)
+        return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
+    confirmers = [c for c in horizon if any(p in model_paths for p in c.read) and c.units and worked(c)]
     return Fact(bool(confirmers), [c.index for c in confirmers],
                 sorted({p for c in confirmers for p in c.read if p in model_paths}))
 

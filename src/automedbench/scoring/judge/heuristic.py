@@ -232,13 +232,17 @@ class HeuristicJudge:
             return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + _no_effects_note(f),
                                evidence={"s3": ItemEvidence(why=_no_effects_note(f))})
         inspected = f.pilot_inspection.holds
-        fixed_or_fine = not f.failed_inspection.holds or f.fix.holds
+        fixed_or_fine = (not f.failed_inspection.holds or f.fix.holds) and not f.invalid_pilot.holds
         if f.pilot.holds and f.batch.holds and inspected and fixed_or_fine:
             value, why = 1.0, "a pilot ran before the batch, its output was opened and printed"
             if f.failed_inspection.holds:
                 why += ", a failed inspection was followed by a fix"
+        elif f.pilot.holds and inspected and f.invalid_pilot.holds:
+            value, why = 0.5, ("the pilot's output failed the harness's own check and went into the batch "
+                               f"unchanged ({f.invalid_pilot.note})")
         elif f.pilot.holds and inspected and not fixed_or_fine:
-            value, why = 0.5, "the pilot's inspection failed and no pilot output was re-written (no fix)"
+            value, why = 0.5, ("the pilot's inspection found a problem and no pilot output was re-written into "
+                               "one that passes and looked at again (no fix)")
         elif f.pilot.holds and not f.batch.holds and inspected:
             value, why = 0.5, "a pilot was inspected but no batch followed"
         elif f.pilot.holds:
@@ -249,10 +253,11 @@ class HeuristicJudge:
             value, why = 0.0, ("no pilot and no call opened an output after writing it" if f.batch.holds
                                else "no pilot, no batch")
         parts = [why, _why("pilot", f.pilot), _why("inspection", f.pilot_inspection),
-                 _why("failed inspection", f.failed_inspection), _why("fix", f.fix), _why("batch", f.batch),
+                 _why("failed inspection", f.failed_inspection), _why("fix", f.fix),
+                 _why("pilot output failing the harness's check", f.invalid_pilot), _why("batch", f.batch),
                  _why("outputs opened later", f.later_inspection),
                  f"unit {f.unit}, {f.n_expected} expected, a pilot covers at most {f.pilot_max}"]
-        held = [x for x in (f.pilot, f.pilot_inspection, f.failed_inspection, f.fix, f.batch, f.later_inspection)
-                if x.holds]
+        held = [x for x in (f.pilot, f.pilot_inspection, f.failed_inspection, f.fix, f.invalid_pilot, f.batch,
+                            f.later_inspection) if x.holds]
         return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts),
                            evidence={"s3": _evidence(why, *held)})

@@ -60,6 +60,7 @@ class DetectionTrack(Track[DetectionOptions]):
     options_model = DetectionOptions
     runtime_packages = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
+    trivial_can_be_right = True     # an image without markers: no boxes is the right answer
     calibration_dir = Path(__file__).with_name("calibration")
     wording = TrackWording(
         rubric={"s1c": "a detector for the task's findings on this image type, with boxes per class",

@@ -95,9 +95,10 @@ def _execution(events: Events, call: int) -> TraceEvent | None:
 
 
 def _with_effects(e: TraceEvent, *, written: list[WrittenFile] | None = None, read: list[str] | None = None,
-                  **fields: Any) -> TraceEvent:
+                  read_back: list[str] | None = None, **fields: Any) -> TraceEvent:
     eff = e.effects or Effects()
-    eff = eff.model_copy(update={k: v for k, v in (("written", written), ("read", read)) if v is not None})
+    eff = eff.model_copy(update={k: v for k, v in (("written", written), ("read", read), ("read_back", read_back))
+                                 if v is not None})
     return e.model_copy(update={"effects": eff, **fields})
 
 
@@ -217,7 +218,7 @@ def _split_order(events: Events, call: int) -> Events:
 
 def pilot_and_look_merged(events: Events, ctx: Context) -> Events | None:
     """The pilot and the first look at it done by one script: one call that writes the pilot
-    and reads it back (the recorder lists a call's reads of files it wrote itself as writes only)."""
+    and reads it back (the recorder lists what a call read back of its own writes: read_back)."""
     f = ctx.facts
     if not f.pilot.holds or not f.pilot_inspection.holds:
         return None
@@ -229,6 +230,8 @@ def pilot_and_look_merged(events: Events, ctx: Context) -> Events | None:
         return None
     written = {w.path for w in pe.effects.written}
     merged = _with_effects(pe, read=[p for p in dict.fromkeys(pe.effects.read + le.effects.read) if p not in written],
+                           read_back=[p for p in le.effects.read if p in written],
+                           output_checks=(pe.output_checks or []) + (le.output_checks or []) or None,
                            stdout=(pe.stdout or "") + (le.stdout or ""), exit_code=le.exit_code,
                            code=(pe.code or "") + "\n" + (le.code or ""))
     out = [merged if e is pe else e for e in events if not (e.call_index == look)]
@@ -275,8 +278,8 @@ def look_replaced_by_hash(events: Events, ctx: Context) -> Events | None:
     """Each look at the pilot replaced by printing its sha256: the bytes are read, the content
     never looked at."""
     f = ctx.facts
-    if not f.pilot_inspection.holds:
-        return None
+    if not f.pilot_inspection.holds or not f.checks_recorded:
+        return None      # older traces: the judge has no content facts of the outputs to compare with
     digest = "".join(f"{_sha(p)}  {p}\n" for p in f.pilot_inspection.paths)
     return _replace_looks(events, f.pilot_inspection.calls, keep_reads=True, stdout=digest, drop=lambda p: False,
                           code="sha256sum " + " ".join(f.pilot_inspection.paths))
@@ -347,9 +350,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("input check is a silent assert", "keep", input_check_as_silent_assert,
             what="the input check asserts on the input's shape and prints nothing"),
     Variant("pilot and look in one call", "keep", pilot_and_look_merged,
-            what="one script writes the pilot and reads it back",
-            open="class 3: the recorder keeps no order inside a call, so a read-back of a file the call "
-                 "wrote is not seen (issue 25 item 4)"),
+            what="one script writes the pilot and reads it back"),
     Variant("look is a constant print", "remove", look_replaced_by_constant_print, drops="s3",
             what="the look at the pilot opens nothing and prints 'looks good'"),
     Variant("pilot is a staged copy", "remove", pilot_replaced_by_staged_copy, drops="s3",
@@ -357,9 +358,8 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("input check is a listing", "remove", input_check_replaced_by_listing, drops="s2b",
             what="`ls` of the inputs instead of opening one"),
     Variant("look is a hash", "remove", look_replaced_by_hash, drops="s3",
-            what="the pilot output's sha256 printed instead of its content",
-            open="class 1 on calibration: runs judge a look by the output's content facts, but the "
-                 "calibration trajectories ship no outputs, so here printing anything still counts"),
+            what="the pilot output's sha256 printed instead of its content (on trajectories that carry "
+                 "the outputs' content facts: output_checks, schema 1.6)"),
     Variant("input check is a hash", "remove", input_check_replaced_by_hash, drops="s2b",
             what="the inputs' sha256 printed instead of their properties"),
 )
