@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ....runs.models import Effects, TraceEvent, WrittenFile
+from ....runs.models import Effects, OutputCheck, TraceEvent, WrittenFile
 from ....runs.trace import read_trace
 from ....tasks import Task, get_task
 from ...rubric import load_rubric
@@ -105,8 +105,12 @@ def _with_effects(e: TraceEvent, *, written: list[WrittenFile] | None = None, re
 def _map_paths(e: TraceEvent, move: Callable[[str], str]) -> TraceEvent:
     if e.effects is None:
         return e
+    checks = [ch.model_copy(update={"path": move(ch.path), "files": {move(k): v for k, v in ch.files.items()},
+                                    "facts": {move(k): v for k, v in ch.facts.items()}})
+              for ch in e.output_checks or []] or None
     return _with_effects(e, written=[w.model_copy(update={"path": move(w.path)}) for w in e.effects.written],
-                         read=[move(p) for p in e.effects.read])
+                         read=[move(p) for p in e.effects.read], read_back=[move(p) for p in e.effects.read_back],
+                         output_checks=checks)
 
 
 def _renumber(events: Events) -> Events:
@@ -249,7 +253,58 @@ def input_check_as_silent_assert(events: Events, ctx: Context) -> Events | None:
     return _replace_looks(events, calls, keep_reads=True, stdout="", drop=lambda p: False, code=code)
 
 
+def python_as_bash_heredocs(events: Events, ctx: Context) -> Events | None:
+    """Every Python call sent as a bash call that feeds the same script to the interpreter
+    (`python3 - <<'EOF' ... EOF`), as shell-first agents do."""
+    if not any(e.language == "python" for e in events):
+        return None
+
+    def wrap(e: TraceEvent) -> TraceEvent:
+        if e.language != "python" or e.code is None:
+            return e
+        return e.model_copy(update={"language": "bash", "code": f"python3 - <<'EOF'\n{e.code.rstrip()}\nEOF\n"})
+    return [wrap(e) for e in events]
+
+
+def _with_fix_checks(events: Events, ctx: Context, *, fix_passes: bool) -> Events | None:
+    """The harness's checks added to a trajectory with a fix: the pilot's output failed its
+    check, and the rewrite after the failed inspection passes it (or still fails it)."""
+    f = ctx.facts
+    if not f.fix.holds or not f.pilot.holds or f.checks_recorded:
+        return None
+    fix_calls = set(f.fix.calls)
+
+    def checks(e: TraceEvent, passes: bool) -> list[OutputCheck]:
+        units: dict[str, dict[str, str | None]] = {}
+        for w in (e.effects.written if e.effects else []):
+            if _unit_file(w.path, ctx) or PurePosixPath(w.path).name in ctx.contract:
+                unit = str(PurePosixPath(w.path).parent) if ctx.per_case else w.path
+                units.setdefault(unit, {})[w.path] = w.sha256
+        return [OutputCheck(path=u, files=fs, valid=passes, non_trivial=True if passes else None,
+                            problem="" if passes else "shape (99, 117, 95) expected, got (95, 117, 99)")
+                for u, fs in units.items()]
+    out = []
+    for e in events:
+        if e.type == "execution" and e.call_index in fix_calls:
+            e = e.model_copy(update={"output_checks": checks(e, fix_passes) or None})
+        elif e.type == "execution" and e.call_index in f.pilot.calls:
+            e = e.model_copy(update={"output_checks": checks(e, False) or None})
+        out.append(e)
+    return out
+
+
+def fix_that_passes(events: Events, ctx: Context) -> Events | None:
+    """The pilot's output failed the harness's check; the fix's rewrite passes it."""
+    return _with_fix_checks(events, ctx, fix_passes=True)
+
+
 # ---- substance removed -----------------------------------------------------------------------
+def fix_that_fixes_nothing(events: Events, ctx: Context) -> Events | None:
+    """The pilot's output failed the harness's check, and the "fix" rewrote it into other bytes
+    with the same problem: a new hash, nothing fixed."""
+    return _with_fix_checks(events, ctx, fix_passes=False)
+
+
 def _replace_looks(events: Events, calls: list[int], *, keep_reads: bool, stdout: str,
                    drop: Callable[[str], bool], code: str) -> Events:
     """The calls' code, output and reads replaced: what the agent ran instead of looking."""
@@ -351,6 +406,12 @@ VARIANTS: tuple[Variant, ...] = (
             what="the input check asserts on the input's shape and prints nothing"),
     Variant("pilot and look in one call", "keep", pilot_and_look_merged,
             what="one script writes the pilot and reads it back"),
+    Variant("python sent as bash heredocs", "keep", python_as_bash_heredocs,
+            what="every Python call sent as `python3 - <<'EOF' ... EOF` from bash"),
+    Variant("fix passes the harness's check", "keep", fix_that_passes,
+            what="the pilot's output failed the harness's check, the fix's rewrite passes it"),
+    Variant("fix that fixes nothing", "remove", fix_that_fixes_nothing, drops="s3",
+            what="the pilot's output failed the harness's check and the rewrite still fails it"),
     Variant("look is a constant print", "remove", look_replaced_by_constant_print, drops="s3",
             what="the look at the pilot opens nothing and prints 'looks good'"),
     Variant("pilot is a staged copy", "remove", pilot_replaced_by_staged_copy, drops="s3",
