@@ -95,6 +95,31 @@ def test_s1_without_plan(tmp_path):
     assert "not applicable in lite: s1d,s1e,s1f" in lite["s1"].rationale
 
 
+def test_s1_plan_copied_from_the_prompt_earns_no_steps_or_candidates(tmp_path):
+    """Issue 25 class 6: the task's own texts pasted back (its background, instructions and
+    candidate list, numbered) look like steps and candidates, and earn neither."""
+    texts = [TASK.description, *TASK.tiers.standard.candidates]
+    pasted = "# Plan\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1))
+    v = _judge(tmp_path, plan=pasted)["s1"]
+    assert v.items["s1a"] == 1 and v.items["s1b"] == 0 and v.items["s1d"] == 0, v.rationale
+    assert "copied" in v.evidence["s1d"].why
+    # the same plan in the agent's own words keeps both
+    assert _judge(tmp_path)["s1"].items["s1b"] == 1
+
+
+def test_s1_candidates_are_methods_named_not_table_rows(tmp_path):
+    steps = "1. load the data\n2. run the method\n3. pilot one case\n4. run all cases\n"
+    table_of_steps = ("| step | what |\n|---|---|\n| 1 | load |\n| 2 | run |\n| 3 | check |\n| 4 | save |\n")
+    assert _judge(tmp_path, plan=steps + table_of_steps)["s1"].items["s1d"] == 0
+    prose = steps + ("\nI compared three approaches. nnU-Net needs weights we cannot fetch offline; "
+                     "SynthSeg segments tissue but not lesions; an Otsu threshold with morphology "
+                     "needs nothing and targets the lesion directly, so I chose it.\n")
+    v = _judge(tmp_path, plan=prose)["s1"]
+    assert v.items["s1d"] == 1, v.rationale
+    two = steps + "\nnnU-Net needs weights; an Otsu threshold needs nothing, so I chose it.\n"
+    assert _judge(tmp_path, plan=two)["s1"].items["s1d"] == 0
+
+
 def test_s1_blank_plot_and_fake_png(tmp_path):
     v = _judge(tmp_path, png="blank")["s1"]
     assert v.items["s1e"] == 1 and v.items["s1f"] == 0 and "(blank)" in v.rationale
@@ -179,6 +204,24 @@ def test_s2_weights_and_failures(tmp_path):
     assert v.items["s2a"] == 1 and v.items["s2d"] == 0, v.rationale
     v = _judge(tmp_path, tr=trace(*failing[:5], SETUP, PILOT, BATCH))["s2"]
     assert v.items["s2d"] == 1
+
+
+def test_s2a_weights_count_only_when_loaded_to_produce_outputs(tmp_path):
+    """Issue 25 class 5: any .npz is not "weights"; a weights file counts when a later call
+    loaded it and produced a unit of work, and a method file likewise."""
+    weights = {"written": [w("/workspace/models/unet.npz", "w", size=4096)], "stdout": "saved"}
+    check = {"read": [f"{PUB}/case_000/t1.nii.gz"], "stdout": "shape (64, 64, 64) float32"}
+    inline_pilot = {**PILOT, "read": [f"{PUB}/case_000/t1.nii.gz"]}
+    inline_batch = {**BATCH, "read": []}
+    never_loaded = _judge(tmp_path, tr=trace(weights, check, inline_pilot, INSPECT, inline_batch))["s2"]
+    assert never_loaded.items["s2a"] == 0, never_loaded.rationale
+    loaded = {**inline_pilot, "read": ["/workspace/models/unet.npz", f"{PUB}/case_000/t1.nii.gz"]}
+    v = _judge(tmp_path, tr=trace(weights, check, loaded, INSPECT, inline_batch))["s2"]
+    assert v.items["s2a"] == 1 and v.evidence["s2a"].calls == [1], v.rationale
+    # a method file opened later by a call that produced nothing (printed it, say) is not loaded to produce
+    cat_method = {"read": ["/workspace/method.py"], "stdout": "def main(): ..."}
+    v = _judge(tmp_path, tr=trace(SETUP, cat_method, inline_pilot, INSPECT, inline_batch))["s2"]
+    assert v.items["s2a"] == 0, v.rationale
 
 
 def test_local_backend_paths_from_run_start(tmp_path):

@@ -39,8 +39,9 @@ Input check: a call before the batch that opened /data/public files, wrote no ou
             name printed is not a look. Without the inputs (`describe_input` None) or for files of a
             kind no describer reads, printing something still counts (said in the fact's note).
 Model:      weights obtained = a weights-like file (by suffix, or >= 1 MiB) written under
-            /workspace outside outputs/ and plan/, or >= 1 MiB received over the network;
-            a method file (source / parameters) counts once a later call opened it.
+            /workspace outside outputs/ and plan/ that a later call loaded to produce a unit of
+            work; a method file (source / parameters) counts once a later call that produced a
+            unit opened it. A file nothing loaded to produce outputs is not the method's.
 Runtime confirmed: a call before the batch (a pilot, or a smoke test into scratch) that opened
             an obtained model / method file, exited 0 and produced a unit of work with it.
 Setup work: the calls before the first output write (all calls when none wrote one).
@@ -611,15 +612,31 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None) 
                 "; ".join(dict.fromkeys(why for _, _, why in checks))[:300])
 
 
+def _loaded_to_produce(calls: list[CallFacts], path: str, after: int) -> list[int]:
+    """Calls after position `after` that opened `path` and produced a unit of work."""
+    return [c.index for c in calls[after + 1:] if path in c.read and c.units]
+
+
 def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, set[str]]:
-    """Weight files written or large downloads received; and the weight files' paths."""
-    weights_w = [(c, w) for c in calls for w in c.written
-                 if w.path not in unit_files and _model_file_kind(w, roots) == "weights"]
+    """Weight files (by suffix or size, written under the workspace, or arrived with a download)
+    that a later call loaded to produce outputs; and the weight files' paths. A weights file
+    nothing ever loaded, or a download nothing used, is not the method's weights."""
+    used: dict[str, list[int]] = {}
+    writers: set[int] = set()
+    for pos, c in enumerate(calls):
+        for w in c.written:
+            if w.path in unit_files or _model_file_kind(w, roots) != "weights":
+                continue
+            loaders = _loaded_to_produce(calls, w.path, pos)
+            if loaders:
+                used.setdefault(w.path, []).extend(loaders)
+                writers.add(c.index)
     downloads = [c for c in calls if c.bytes_in >= DOWNLOAD_BYTES]
-    fact = Fact(bool(weights_w or downloads), sorted({c.index for c, _ in weights_w} | {c.index for c in downloads}),
-                sorted({w.path for _, w in weights_w}),
-                (f"{len(downloads)} call(s) received >= {DOWNLOAD_BYTES} bytes" if downloads else ""))
-    return fact, {w.path for _, w in weights_w}
+    note = "loaded by call(s) " + ", ".join(f"#{i}" for i in sorted({i for v in used.values() for i in v})) \
+        if used else "no weights file was loaded by a call that produced outputs"
+    if downloads:
+        note += f"; {len(downloads)} call(s) received >= {DOWNLOAD_BYTES} bytes"
+    return Fact(bool(used), sorted(writers), sorted(used), note), set(used)
 
 
 def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, dict[str, list[int]]]:
@@ -630,12 +647,13 @@ def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) ->
             if w.path not in unit_files and _model_file_kind(w, roots) == "method":
                 method_written.setdefault(w.path, pos)
     used_methods: dict[str, list[int]] = {}
-    for pos, c in enumerate(calls):
-        for p in c.read:
-            if p in method_written and method_written[p] < pos:
-                used_methods.setdefault(p, []).append(c.index)
+    for path, pos in method_written.items():
+        loaders = _loaded_to_produce(calls, path, pos)
+        if loaders:
+            used_methods[path] = loaders
     fact = Fact(bool(used_methods), sorted({calls[method_written[p]].index for p in used_methods}),
-                sorted(used_methods), "written, then opened by a later call" if used_methods else "")
+                sorted(used_methods), "written, then loaded by a later call that produced outputs"
+                if used_methods else "")
     return fact, used_methods
 
 

@@ -23,6 +23,7 @@ from ...runs.models import ItemEvidence, StageResult
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
+from .plan_facts import COPIED_SHARE, MIN_METHODS, copied_share, methods_named, task_texts
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
@@ -135,16 +136,16 @@ class HeuristicJudge:
         text = plan_md.read_text(errors="replace") if plan_md.is_file() else ""
         has_plan = bool(text.strip())
         steps = len(_STEP_LINE.findall(text))
-        low = text.lower()
-        cands = ev.task.tiers.standard.candidates
-        mentioned = [c for c in cands if c.lower() in low]
-        table_rows = len(re.findall(r"^\s*\|(?!\s*-)", text, re.MULTILINE)) - 1  # minus header
+        mentioned = methods_named(text, list(ev.task.tiers.standard.candidates))
+        prompt = [ev.conversation.system_prompt] if ev.conversation is not None else []
+        copied = copied_share(text, prompt + task_texts(ev.task.snapshot()))
+        own = copied < COPIED_SHARE
         size, colours = _png_facts(ev.workspace / "plan" / "plan.png")
         blank = colours is not None and colours < BLANK_PLOT_COLOURS
         items: dict[str, float] = {
             "s1a": float(has_plan),
-            "s1b": float(has_plan and steps >= 3),
-            "s1d": float(has_plan and (len(mentioned) >= 3 or table_rows >= 3)),
+            "s1b": float(has_plan and own and steps >= 3),
+            "s1d": float(has_plan and own and len(mentioned) >= MIN_METHODS),
             "s1e": float(size is not None),
         }
         abstained = []
@@ -162,8 +163,10 @@ class HeuristicJudge:
         abstained = [a for a in abstained if a.split()[0] not in na]
         png = ("missing/not a PNG" if size is None else f"{size[0]}x{size[1]}, {colours} colour(s)"
                + (" (blank)" if blank else ""))
+        copy_note = f"{copied:.0%} of its 5-word runs are the prompt's" + ("" if own else " (copied: no credit for "
+                                                                             "steps or candidates)")
         why = (f"plan/plan.md {'present' if has_plan else 'missing'}; {steps} step lines (structure only); "
-               f"candidates named {mentioned}, table rows {max(table_rows, 0)}; plan/plan.png {png}"
+               f"methods named {mentioned}; {copy_note}; plan/plan.png {png}"
                + (f"; not decided by the heuristic: {', '.join(abstained)}" if abstained else "")
                + (f"; not applicable in {ev.tier}: {','.join(na)}" if na else ""))
         plan_files = ["plan/plan.md"] if has_plan else []
@@ -171,11 +174,11 @@ class HeuristicJudge:
         plan_state = "plan/plan.md present" if has_plan else "no plan/plan.md (absent or empty)"
         evidence = {
             "s1a": ItemEvidence(files=plan_files, why=plan_state),
-            "s1b": ItemEvidence(files=plan_files, why=f"{plan_state}; {steps} step line(s), 3 needed"),
+            "s1b": ItemEvidence(files=plan_files, why=f"{plan_state}; {steps} step line(s), 3 needed; {copy_note}"),
             "s1c": ItemEvidence(files=plan_files, why=plan_state if not has_plan else
                                 "not decided: method fit needs judgement"),
-            "s1d": ItemEvidence(files=plan_files, why=f"{plan_state}; candidates named {mentioned}, "
-                                f"table rows {max(table_rows, 0)} (3 of either needed)"),
+            "s1d": ItemEvidence(files=plan_files, why=f"{plan_state}; methods named {mentioned} "
+                                f"({MIN_METHODS} needed, in a table or in prose); {copy_note}"),
             "s1e": ItemEvidence(files=png_files, why=f"plan/plan.png {png}"),
             "s1f": ItemEvidence(files=png_files, why=f"plan/plan.png {png}" if "s1f" in items else
                                 "not decided: plot content needs judgement"),

@@ -1,0 +1,109 @@
+"""Facts about the plan's content (docs/judge.md "S1 from content").
+
+Two proxies of S1 were words without work: a plan that is the task prompt copied back earned
+"steps" and "candidates", and any table of three rows counted as candidates compared. So:
+
+* **Copied from the prompt.** The share of the plan's 5-word shingles (lower-cased words) that
+  also occur in the prompt the agent was given (its system prompt when the run kept it, and
+  every text field of the task). At or above COPIED_SHARE the plan earns nothing for steps
+  (s1b) or candidates (s1d).
+* **Methods named.** A candidate counts when the plan names it: the task's candidate strings are
+  cut at separators into method names ("total variation", "BM3D", "nnU-Net", …; generic words
+  such as "public weights" are dropped), and a candidate is named when one of its names appears
+  in the plan, in a table or in prose. Methods outside the task's list count too when their
+  name has the shape of a method name (mixed case or letters with digits: "DnCNN", "U-Net",
+  "YOLOv8"), minus common acronyms. Three distinct methods are needed; rows of a table that
+  name no method (a table of steps) count for nothing.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+SHINGLE = 5
+COPIED_SHARE = 0.5
+MIN_METHODS = 3
+_WORD = re.compile(r"[a-z0-9][a-z0-9\-+.]*")
+_SPLIT = re.compile(r"\s*(?:[,;:/()+]|\bor\b|\band\b|\bwith\b|\bvia\b|\bfor\b|\be\.g\.|\bi\.e\.)\s*", re.IGNORECASE)
+# phrases cut from candidate strings that name no method
+_GENERIC = re.compile(r"^(?:public|pretrained|pre-trained|the|a|an|its|their|model|models|weights|baseline|"
+                      r"methods?|classical|approach|pipelines?|style|based|family|networks?|detectors?|"
+                      r"instruct|zero-shot|per|question|type|answer|set|known|over|using|in-plane|detail|"
+                      r"[a-z]+ weights|\d+(?:\.\d+)?|[\d\-/]+d)$", re.IGNORECASE)
+# a token shaped like a method name: internal capitals, or letters and digits, or CAPS-CAPS
+_METHOD_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Za-z]+-?\d[\w\-.]*|[A-Z]{2,}-[A-Za-z\d]+"
+                           r"|[a-z]+[A-Z]-?[A-Za-z]+)(?![\w-])")
+# acronyms and file words that have a method's shape but are not methods
+_NOT_METHODS = {"nifti", "dicom", "json", "csv", "png", "jpeg", "numpy", "scipy", "pytorch", "torch", "mri",
+                "ct", "gpu", "cpu", "cuda", "t1", "t2", "flair", "s1", "s2", "s3", "s4", "s5", "id", "ids",
+                "2d", "3d", "2-d", "3-d", "x4", "float32", "uint8", "int64", "rgb", "hu", "roi", "api",
+                "ipython", "matplotlib", "nibabel", "pandas", "skimage", "sklearn", "opencv", "pil"}
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _shingles(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + SHINGLE]) for i in range(max(0, len(words) - SHINGLE + 1))}
+
+
+def copied_share(plan: str, prompt_texts: Iterable[str]) -> float:
+    """The share of the plan's 5-word shingles found in the prompt's texts (0 for a plan
+    shorter than one shingle)."""
+    own = _shingles(_words(plan))
+    if not own:
+        return 0.0
+    prompt: set[tuple[str, ...]] = set()
+    for text in prompt_texts:
+        prompt |= _shingles(_words(text))
+    return len(own & prompt) / len(own)
+
+
+def task_texts(value: Any) -> list[str]:
+    """Every string in a task snapshot (nested dicts and lists): what its prompt is made of."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in task_texts(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in task_texts(v)]
+    return []
+
+
+def candidate_names(candidate: str) -> list[str]:
+    """The method names in one candidate string, lower-cased."""
+    names = []
+    for part in _SPLIT.split(candidate):
+        part = part.strip(" .-").lower()
+        words = part.split()
+        if len(part) >= 3 and len(words) <= 4 and not _GENERIC.match(part):
+            # "supervised ldct cnns" stays a phrase; its words alone are too common to match
+            names.append(part)
+    return names
+
+
+def _present(name: str, low: str) -> bool:
+    return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w])", low) is not None
+
+
+def methods_named(plan: str, candidates: list[str]) -> list[str]:
+    """The distinct methods the plan names: task candidates (by any of their names) and other
+    method-shaped names."""
+    low = plan.lower()
+    found: list[str] = []
+    covered: set[str] = set()
+    for cand in candidates:
+        names = candidate_names(cand)
+        hit = [n for n in names if _present(n, low)]
+        if hit:
+            found.append(hit[0])
+            covered |= {*names, cand.lower()}
+    for token in dict.fromkeys(_METHOD_TOKEN.findall(plan)):
+        key = token.lower().strip(".-")
+        if key in _NOT_METHODS or any(key in c or c in key for c in covered):
+            continue
+        found.append(key)
+        covered.add(key)
+    return found
