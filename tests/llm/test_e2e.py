@@ -59,7 +59,10 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch, bac
     assert not report["judge"]["judge_incomplete"]
     st = report["stages"]
     assert st["s1"]["items"] == {"s1a": 1, "s1b": 1, "s1c": 1}   # Lite: s1d-s1f not applicable, left out
-    assert st["s2"]["score"] == pytest.approx(0.6) and st["s3"]["score"] == 0.5
+    # the judge said s2a = 1, but no weights or method file was loaded to produce outputs (the
+    # agent's code is inline): the facts bound it to 0 and the rationale says so (bounds.py)
+    assert st["s2"]["items"]["s2a"] == 0 and "bounded by facts: s2a 1 -> 0" in st["s2"]["rationale"]
+    assert st["s2"]["score"] == pytest.approx(0.4) and st["s3"]["score"] == 0.5
     assert report["task"]["completion_rate"] == 1.0
     reqs = fake_openai.chat_requests()
     assert [r["body"]["model"] for r in reqs] == ["fake-coder"] * 5 + ["fake-judge-model"]
@@ -81,16 +84,18 @@ def test_run_one_llm_agent_and_llm_judge(fake_openai, tmp_path, monkeypatch, bac
     assert again.stages["s3"].score == 0.5
 
     # a panel of two: the first is cached, the second asked; agreement lands in the report
-    second = {**VERDICT, "s3": {"items": {"s3": 1}, "rationale": "pilot inspected"},
-              "s2": {"items": {"s2a": 1, "s2b": 1, "s2c": 1, "s2d": 1, "s2e": 0}, "rationale": "r"}}
+    # (the judges disagree on items the facts leave open: s2c and s3 below the ceiling of 0.5)
+    second = {**VERDICT, "s3": {"items": {"s3": 0}, "rationale": "no validation"},
+              "s2": {"items": {"s2a": 1, "s2b": 0, "s2c": 0, "s2d": 1, "s2e": 0}, "rationale": "r"}}
     fake_openai.push(completion(json.dumps(cite(second))))
     panel = api.judge([run_dir], ["fake-judge", "fake-judge-2"], [cfg])[0]
     assert len(fake_openai.chat_requests()) == n + 1
-    assert panel.judge.backend == "panel" and panel.stages["s3"].score == 0.5     # tie -> lower
+    assert panel.judge.backend == "panel" and panel.stages["s3"].score == 0.0     # tie -> lower
     ag = panel.judge.agreement
     assert ag["judges"] == ["fake-judge", "fake-judge-2"]
     assert ag["stages"]["s2"]["percent_agreement"] == pytest.approx(0.8)
-    # s2: A=[1,0,1,1,0] B=[1,1,1,1,0]: p_o=.8, p_e=.6*.8+.4*.2=.56 -> kappa=(.8-.56)/.44
+    # s2 after the facts' bound (s2a -> 0 for both): A=[0,0,1,1,0] B=[0,0,0,1,0]: p_o=.8,
+    # p_e=.4*.2+.6*.8=.56 -> kappa=(.8-.56)/.44
     assert ag["stages"]["s2"]["cohen_kappa"] == pytest.approx(0.24 / 0.44, abs=1e-4)
     assert ag["excluded_not_applicable"] == ["s1d", "s1e", "s1f"]
     saved = json.loads((run_dir / "detail_report.json").read_text())

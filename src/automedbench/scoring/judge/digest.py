@@ -61,6 +61,9 @@ class Step:
     pilot: bool = False
     wrote: list[str] = field(default_factory=list)     # the sandbox's observed effects (docs/judge.md)
     read: list[str] = field(default_factory=list)
+    read_back: list[str] = field(default_factory=list)
+    # the harness's checks of the outputs it wrote (docs/judge.md "Per-output checks"), one line each
+    checks: list[str] = field(default_factory=list)
     effects: bool = False
 
     @property
@@ -153,6 +156,12 @@ class _StepCollector:
             called.effects = True
             called.wrote = [w.path for w in ev.effects.written]
             called.read = list(ev.effects.read)
+            called.read_back = list(ev.effects.read_back)
+        for ch in ev.output_checks or []:
+            facts = "; ".join(f"{k} {v}" for cf in ch.facts.values() for k, v in cf["facts"].items()
+                              if k in ("shape", "size", "rows", "length"))
+            called.checks.append(f"{ch.path}: {'passes' if ch.passed else 'FAILS: ' + ch.problem}"
+                                 + (f" ({facts})" if facts else ""))
 
     def _submit(self, ev: TraceEvent) -> None:
         """submit_results is a step of S5 unless the event says its stage, and marks the run submitted."""
@@ -241,7 +250,11 @@ def render_step(st: Step, level: int) -> str:
         parts = [head, "  code:\n" + _indent(_clip(st.code, code_n))]
         if st.effects and (st.wrote or st.read):
             n = EFFECT_PATHS[level]
-            parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, n) + "; read " + _paths(st.read, n))
+            parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, n) + "; read " + _paths(st.read, n)
+                         + ("; read back what it wrote: " + _paths(st.read_back, n) if st.read_back else ""))
+        if st.checks:
+            parts.append("  harness's check of the outputs written (not the agent's words):\n"
+                         + _indent("\n".join(st.checks[:EFFECT_PATHS[level]])))
         if st.stdout.strip():
             parts.append("  stdout:\n" + _indent(_clip(st.stdout.rstrip(), out_n)))
         if st.stderr.strip():

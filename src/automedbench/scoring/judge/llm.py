@@ -31,6 +31,7 @@ from ...llm.registry import AgentConfig
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
 from .base import JudgeEvidence
+from .bounds import bound
 from .cache import cache_key, plan_hash
 from .digest import build_digest
 
@@ -86,7 +87,7 @@ class LLMJudge:
             hit = self.cache.get(key)
             if hit and set(hit.get("stages", {})) == set(stages):
                 self.last_cache_hit = True
-                return {s: StageResult.model_validate(v) for s, v in hit["stages"].items()}
+                return bound({s: StageResult.model_validate(v) for s, v in hit["stages"].items()}, evidence, rubric)
         checker = CitationChecker(evidence)
         answers = self._ask(self._messages(evidence, digest, ask), ask, checker) if any(ask.values()) else {}
         out: dict[str, StageResult | None] = {}
@@ -106,7 +107,8 @@ class LLMJudge:
             self.cache.put(key, {"stages": {s: v.model_dump() for s, v in answered.items()},
                                  "judge": {"name": self.name, "model": self.model, "version": PROMPT_VERSION},
                                  "rubric_version": rubric.version})
-        return out
+        # the model's verdict as asked is cached; the facts' ceilings apply on every read of it
+        return bound(out, evidence, rubric)
 
     # ---- prompt -------------------------------------------------------------------------
     def _brief(self, ev: JudgeEvidence) -> str:

@@ -1,0 +1,92 @@
+"""What the facts rule out: ceilings an LLM judge's verdict cannot exceed (docs/judge.md
+"An LLM judge bounded by facts").
+
+The LLM judge decides the items that need judgement (method fit, plot content, step quality),
+reading the content facts and the harness's per-output checks in its digest. It cannot credit
+what the observed effects rule out: a verdict above a ceiling is lowered to it, and the
+rationale says which item, from what, and which fact was missing.
+
+  s1a, s1e  0 without plan/plan.md (plan/plan.png) in the workspace
+  s2a       0 without weights or a method file loaded by a call that produced outputs
+  s2b       0 without an input check (an input opened and its content looked at)
+  s2e       0 without the method producing a working unit before the batch
+  s3        1 only with a pilot inspected before a batch (an output looked at after it was
+            written), any problem it found fixed, and no pilot output left failing the harness's
+            check; 0.5 with a pilot or any later look at an output; else 0. So an LLM's S3 can
+            lower the heuristic's ladder value, never raise it.
+
+Without observed effects (traces older than the recorder) only the plan files bound anything.
+"""
+from __future__ import annotations
+
+from ...runs.models import ItemEvidence, StageResult
+from ..rubric import Rubric
+from .base import JudgeEvidence
+from .facts import WorkflowFacts, derive_facts
+from .heuristic import input_describer, output_describer
+
+Ceiling = tuple[float, str]       # the highest value the facts allow, and why
+
+
+def ceilings(ev: JudgeEvidence) -> dict[str, Ceiling]:
+    """item -> (ceiling, why) for every item the facts bound."""
+    plan = ev.workspace / "plan"
+    out: dict[str, Ceiling] = {}
+    if not (plan / "plan.md").is_file():
+        out["s1a"] = (0.0, "no plan/plan.md in the workspace")
+    if not (plan / "plan.png").is_file():
+        out["s1e"] = (0.0, "no plan/plan.png in the workspace")
+    layout = ev.task.track_impl.submission(ev.task.options)
+    f = derive_facts(ev.trace, layout, ev.case_ids, input_describer(ev), output_describer(ev))
+    if f.effects_recorded:
+        out.update(_effect_ceilings(f))
+    return out
+
+
+def _effect_ceilings(f: WorkflowFacts) -> dict[str, Ceiling]:
+    out: dict[str, Ceiling] = {}
+    if not (f.weights.holds or f.method_files.holds):
+        out["s2a"] = (0.0, "no weights or method file was loaded by a call that produced outputs")
+    if not f.input_check.holds:
+        out["s2b"] = (0.0, "no call opened an input and looked at its content before the batch")
+    if not f.runtime_confirmed.holds:
+        out["s2e"] = (0.0, "the method produced no working unit before the batch")
+    fixed_or_fine = (not f.failed_inspection.holds or f.fix.holds) and not f.invalid_pilot.holds
+    if f.pilot.holds and f.batch.holds and f.pilot_inspection.holds and fixed_or_fine:
+        return out
+    if f.pilot.holds or f.later_inspection.holds:
+        why = ("a pilot output failed the harness's check and went into the batch: " + f.invalid_pilot.note
+               if f.invalid_pilot.holds else
+               "a problem the inspection found was not fixed (re-written to pass and looked at again)"
+               if f.pilot_inspection.holds and f.batch.holds else
+               "no batch after the pilot" if f.pilot_inspection.holds else
+               "no call looked at a pilot output before the batch")
+        out["s3"] = (0.5, why)
+    else:
+        out["s3"] = (0.0, "no pilot and no call looked at an output after writing it")
+    return out
+
+
+def bound(verdicts: dict[str, StageResult | None], ev: JudgeEvidence,
+          rubric: Rubric) -> dict[str, StageResult | None]:
+    """The verdicts with every item above its ceiling lowered to it (and said so)."""
+    limits = ceilings(ev)
+    out: dict[str, StageResult | None] = {}
+    for stage, result in verdicts.items():
+        if result is None:
+            out[stage] = None
+            continue
+        items, notes, evidence = dict(result.items), [], dict(result.evidence or {})
+        for item, value in result.items.items():
+            if item in limits and value > limits[item][0]:
+                ceiling, why = limits[item]
+                items[item] = ceiling
+                notes.append(f"{item} {value:g} -> {ceiling:g} ({why})")
+                evidence[item] = ItemEvidence(why=f"bounded by facts: {why}")
+        if not notes:
+            out[stage] = result
+            continue
+        out[stage] = result.model_copy(update={
+            "items": items, "score": rubric.stages[stage].score(items), "evidence": evidence,
+            "rationale": result.rationale + " [bounded by facts: " + "; ".join(notes) + "]"})
+    return out
