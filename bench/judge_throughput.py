@@ -8,7 +8,11 @@ installs, a failing then fixed pilot, 60 batch calls with verbose logs) with eff
 in the recorded shape: setup writes method.py and opens one input, the pilot writes case
 001's output, the checks open it, the batch writes every other case. The previous judge is
 loaded from git (`--rev`, the last commit with heuristic v2); without git it is skipped.
-Prints runs/s for each (the plan files are read once per run by both).
+The same traces are also judged as a schema-1.6 run records them (docs/judge.md "Per-output
+checks"): each output-writing call carries the harness's checks with the content facts of what
+it wrote, the pilot reads its output back, and the looks print a shape the facts are compared
+with. Prints runs/s for each and the ratio with and without the content facts (the plan files
+are read once per run by all). Goal: >= 100 runs/s with the content facts.
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from automedbench.runs.models import Effects, WrittenFile
+from automedbench.runs.models import Effects, OutputCheck, WrittenFile
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.judge.synthetic import synthetic_trace
@@ -51,6 +55,24 @@ def with_effects(trace):
                                    size=4096, sha256=f"{batch_n:064x}")]
             read = ["/workspace/method.py"]
         ev.effects = Effects(written=written, read=read)
+    return trace
+
+
+def with_content_facts(trace):
+    """The schema-1.6 records on top of with_effects: per-output checks with content facts, the
+    pilot's read-back of its output, and looks that print the output's shape."""
+    for ev in with_effects(trace):
+        if ev.type != "execution" or ev.effects is None:
+            continue
+        units = [w for w in ev.effects.written if "/outputs/" in w.path]
+        ev.output_checks = [OutputCheck(path=w.path.rsplit("/", 1)[0], case_id=w.path.split("/")[-2],
+                                        files={w.path: w.sha256}, valid=True, non_trivial=True,
+                                        facts={w.path: {"kind": "volume", "facts": {"shape": [99, 117, 95],
+                                                                                      "dtype": "uint8"}}})
+                            for w in units[:4]] or None
+        if ev.stage == "s3":
+            ev.effects.read_back = [w.path for w in units]
+            ev.stdout = (ev.stdout or "") + "\norgan shape (99, 117, 95) values [0 1]\n"
     return trace
 
 
@@ -96,16 +118,22 @@ def main(argv: list[str] | None = None) -> int:
         cases = [f"case_{i:03d}" for i in range(200)]
         evidences = [JudgeEvidence(task, "standard", ws, with_effects(synthetic_trace(seed=i)), None, case_ids=cases)
                      for i in range(args.n)]
+        content = [JudgeEvidence(task, "standard", ws, with_content_facts(synthetic_trace(seed=i)), None,
+                                 case_ids=cases) for i in range(args.n)]
         n_events = sum(len(e.trace) for e in evidences) / len(evidences)
         out = {"traces": args.n, "events_per_trace": round(n_events), "v3_runs_per_s": round(runs_per_s(HeuristicJudge(), evidences), 1)}
+        out["content_facts_runs_per_s"] = round(runs_per_s(HeuristicJudge(), content), 1)
+        out["content_over_plain"] = round(out["content_facts_runs_per_s"] / out["v3_runs_per_s"], 3)
         previous = load_v2(args.rev)
         out["previous_runs_per_s"] = round(runs_per_s(previous, evidences), 1) if previous else None
     if args.json:
         print(json.dumps(out))
     else:
         print(f"{out['traces']} synthetic traces, {out['events_per_trace']} events each: judge v3 "
-              f"{out['v3_runs_per_s']} runs/s; previous judge ({args.rev}) "
-              f"{out['previous_runs_per_s'] if out['previous_runs_per_s'] is not None else 'not available'} runs/s")
+              f"{out['v3_runs_per_s']} runs/s; with content facts and per-output checks "
+              f"{out['content_facts_runs_per_s']} runs/s (ratio {out['content_over_plain']}); previous judge "
+              f"({args.rev}) {out['previous_runs_per_s'] if out['previous_runs_per_s'] is not None else 'not available'}"
+              " runs/s")
     return 0
 
 

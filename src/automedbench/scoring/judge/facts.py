@@ -204,6 +204,17 @@ class WorkflowFacts:
     setup_failures: Fact
 
 
+def _name(path: str) -> str:
+    """The last component of an inside path (str ops: PurePosixPath costs ~40 us a call, and a
+    long run's facts split tens of thousands of paths; bench/judge_throughput.py)."""
+    return path.rpartition("/")[2]
+
+
+def _parent(path: str) -> str:
+    head, sep, _ = path.rpartition("/")
+    return head if head or not sep else "/"
+
+
 _PYC = re.compile(r"^(?P<dir>.*)/__pycache__/(?P<mod>[^/.]+)\.[^/]*\.pyc$")
 
 
@@ -220,7 +231,7 @@ def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
 
 def _named_by(code: str, path: str) -> bool:
     """The code names the file or its own directory (not just the data root)."""
-    file = PurePosixPath(path)
+    file = PurePosixPath(path)   # once per call and read (not on the hot path)
     return file.name in code or (bool(file.parent.name) and file.parent.name in code)
 
 
@@ -271,7 +282,7 @@ def _scratch(path: str, roots: Roots) -> bool:
 def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[str],
                  rows_of: dict[str, int], n_expected: int) -> tuple[str, list[str]]:
     """(the copy key's unit part, the units this write covers) -- ([]: not a unit file)."""
-    name = PurePosixPath(w.path).name
+    name = _name(w.path)
     names = set(layout.file_names)
     if w.path.startswith(roots.outputs):
         rest = w.path[len(roots.outputs):]
@@ -282,7 +293,7 @@ def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[st
     elif not _scratch(w.path, roots) or name not in names:
         return "", []
     elif layout.effective_unit == "case":
-        case = PurePosixPath(w.path).parent.name
+        case = _name(_parent(w.path))
         return (case, [case]) if case in cases else ("", [])
     # a cohort file (in outputs/ or elsewhere): rows estimated from its size against the largest
     # size a cohort file of that name reaches anywhere in the run (a pilot file in scratch is
@@ -301,7 +312,7 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
     biggest: dict[str, int] = {}   # cohort files: the largest size each file name reaches in the run
     for c in calls:
         for w in c.written:
-            name = PurePosixPath(w.path).name
+            name = _name(w.path)
             if name in layout.file_names and w.size and (w.path.startswith(roots.outputs) or _scratch(w.path, roots)):
                 biggest[name] = max(biggest.get(name, 0), w.size)
     first_run: dict[tuple[str, str, str], int] = {}    # (unit key, file name, sha256) -> call position
@@ -310,7 +321,7 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
             key, units = _write_units(w, layout, roots, cases, biggest, n_expected)
             if not units:
                 continue
-            content = (key, PurePosixPath(w.path).name, w.sha256 or "")
+            content = (key, _name(w.path), w.sha256 or "")
             if w.sha256 and first_run.get(content, pos) < pos:
                 c.copies.append(w)          # the same bytes an earlier call produced: a copy, not a run
                 continue
@@ -418,13 +429,14 @@ class _Looks:
     check on a property of the data (an assert; its exit code says whether it passed). Files
     whose content can no longer be described: printing something counts."""
 
-    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts]):
+    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
+                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
         self.describe_output = describe_output
         self.calls = calls
         self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
         # content facts the harness recorded as each output was written (output_checks), by
         # (path, sha256): what a look is compared with, even after the file was rewritten
-        self.recorded: dict[tuple[str, str | None], ContentFacts] = {
+        self.recorded = recorded if recorded is not None else {
             (path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
                                                                  for k, v in cf["facts"].items()})
             for c in calls for ch in c.checks for path, cf in ch.facts.items()}
@@ -456,7 +468,7 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
     if not pilots:
         return []
     pilot_paths = {w.path for c in pilots for w in c.unit_writes}
-    pilot_content = {(PurePosixPath(w.path).name, w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
+    pilot_content = {(_name(w.path), w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
     first = calls.index(pilots[0])
     for c in before[:first]:
@@ -467,7 +479,7 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
         seen = bool(prior) and looks.looked(c, prior)
         looks.wrote(c)
         # a copy of a pilot output (into outputs/, say) shows the pilot's bytes too
-        pilot_paths |= {w.path for w in c.copies if (PurePosixPath(w.path).name, w.sha256) in pilot_content}
+        pilot_paths |= {w.path for w in c.copies if (_name(w.path), w.sha256) in pilot_content}
         # ... and this call's reads of pilot files it wrote itself, after writing them (read_back)
         back = [p for p in c.read_back if p in pilot_paths and p not in prior]
         if seen or (back and looks.looked(c, back)):
@@ -513,7 +525,7 @@ class _Checks:
         """The checked unit a file belongs to: the file itself (a cohort file) or its folder."""
         if path in self.at:
             return path
-        parent = str(PurePosixPath(path).parent)
+        parent = _parent(path)
         return parent if parent in self.at else None
 
     def last_before(self, unit: str, pos: int) -> OutputCheck | None:
@@ -567,7 +579,7 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks) -> Opened:
     call after the call that wrote it."""
     written_at: dict[str, int] = {}
     later: Opened = []
-    looks = _Looks(looks.describe_output, looks.calls)
+    looks = _Looks(looks.describe_output, looks.calls, looks.recorded)
     for pos, c in enumerate(calls):
         prior = [p for p in dict.fromkeys(c.output_reads + c.read) if p in written_at and written_at[p] < pos]
         seen = bool(prior) and looks.looked(c, prior)

@@ -20,10 +20,11 @@ import re
 from pathlib import Path, PurePosixPath
 
 from ...runs.models import ItemEvidence, StageResult
+from ...tasks import Task
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
-from .plan_facts import COPIED_SHARE, MIN_METHODS, copied_share, methods_named, task_texts
+from .plan_facts import COPIED_SHARE, MIN_METHODS, copied_share, methods_named, prompt_shingles, task_texts
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
@@ -100,6 +101,19 @@ def output_describer(ev: JudgeEvidence) -> DescribeOutput:
     return describe_output
 
 
+_TASK_SHINGLES: dict[int, tuple[Task, set[tuple[str, ...]]]] = {}
+
+
+def _task_shingles(task: Task) -> set[tuple[str, ...]]:
+    """The task texts' shingles, once per task object (kept with it, so an id is never reused)."""
+    hit = _TASK_SHINGLES.get(id(task))
+    if hit is None or hit[0] is not task:
+        if len(_TASK_SHINGLES) > 256:
+            _TASK_SHINGLES.clear()
+        hit = _TASK_SHINGLES[id(task)] = (task, prompt_shingles(task_texts(task.snapshot())))
+    return hit[1]
+
+
 def _no_effects_note(facts: WorkflowFacts) -> str:
     return ("no effects were recorded for this run's calls (an old trace, or a sandbox that cannot observe "
             "them): no credit from code, tags or printed words")
@@ -138,7 +152,7 @@ class HeuristicJudge:
         steps = len(_STEP_LINE.findall(text))
         mentioned = methods_named(text, list(ev.task.tiers.standard.candidates))
         prompt = [ev.conversation.system_prompt] if ev.conversation is not None else []
-        copied = copied_share(text, prompt + task_texts(ev.task.snapshot()))
+        copied = copied_share(text, prompt, _task_shingles(ev.task))
         own = copied < COPIED_SHARE
         size, colours = _png_facts(ev.workspace / "plan" / "plan.png")
         blank = colours is not None and colours < BLANK_PLOT_COLOURS

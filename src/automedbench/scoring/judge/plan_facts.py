@@ -49,15 +49,20 @@ def _shingles(words: list[str]) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + SHINGLE]) for i in range(max(0, len(words) - SHINGLE + 1))}
 
 
-def copied_share(plan: str, prompt_texts: Iterable[str]) -> float:
-    """The share of the plan's 5-word shingles found in the prompt's texts (0 for a plan
-    shorter than one shingle)."""
+def prompt_shingles(texts: Iterable[str]) -> set[tuple[str, ...]]:
+    out: set[tuple[str, ...]] = set()
+    for text in texts:
+        out |= _shingles(_words(text))
+    return out
+
+
+def copied_share(plan: str, prompt_texts: Iterable[str], known: set[tuple[str, ...]] | None = None) -> float:
+    """The share of the plan's 5-word shingles found in the prompt's texts (and in `known`,
+    shingles computed before); 0 for a plan shorter than one shingle."""
     own = _shingles(_words(plan))
     if not own:
         return 0.0
-    prompt: set[tuple[str, ...]] = set()
-    for text in prompt_texts:
-        prompt |= _shingles(_words(text))
+    prompt = prompt_shingles(prompt_texts) | (known or set())
     return len(own & prompt) / len(own)
 
 
