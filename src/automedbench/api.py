@@ -56,7 +56,7 @@ from .sandbox.doctor import machine_report as _machine_report
 from .sandbox.runtime import runtime_package_names
 from .scoring.errors import PROVIDER_DETAILS
 from .scoring.judge import Judge, get_judge
-from .scoring.judge.calibration import EvalReport, evaluate, saved_path
+from .scoring.judge.calibration import EvalReport, evaluate, evaluate_heldout, saved_path
 from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.rubric import load_rubric
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
@@ -413,6 +413,15 @@ def judge_metamorphic(judges: list[str] | None = None, agent_configs: list[Path]
     j = get_judge(judges, agent_configs)
     _check_llm_ready(j, "judge")
     return evaluate_metamorphic(j)
+
+
+def judge_heldout(judges: list[str] | None = None, agent_configs: list[Path] | None = None
+                  ) -> dict[str, EvalReport]:
+    """The judge on the held-out set (docs/judge.md "Held-out set"), one report per part: "dev"
+    and "sealed" (never tuned against), each against the held-out floors."""
+    j = get_judge(judges, agent_configs)
+    _check_llm_ready(j, "judge")
+    return evaluate_heldout(j)
 
 
 def calibration_json(rep: EvalReport) -> str:

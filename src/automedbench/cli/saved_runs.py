@@ -89,15 +89,19 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
                metamorphic: bool = typer.Option(False, "--metamorphic",
                                                 help="Also run the metamorphic variants of the trajectories "
                                                      "(substance kept / removed; docs/judge.md)."),
+               heldout: bool = typer.Option(False, "--heldout",
+                                            help="Also measure it on the held-out set, its dev and sealed "
+                                                 "parts apart (docs/judge.md \"Held-out set\")."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
     when a floor is not met or an adversarial trajectory is credited above its label (with
-    --metamorphic: or a variant that is not marked open fails). Each run also keeps the judge's
-    last measurement under <home>/calibration/, where `report` finds it for the leaderboard
-    footer (docs/site.md)."""
+    --metamorphic: or a variant fails; with --heldout: or a held-out floor is missed). Each run
+    also keeps the judge's last measurement under <home>/calibration/, where `report` finds it
+    for the leaderboard footer (docs/site.md)."""
     try:
         rep = api.judge_eval(judge, agent_config)
         variants = api.judge_metamorphic(judge, agent_config) if metamorphic else None
+        parts = api.judge_heldout(judge, agent_config) if heldout else {}
     except user_errors() as exc:
         fail(str(exc))
     text = api.calibration_json(rep)
@@ -105,14 +109,18 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
         save.parent.mkdir(parents=True, exist_ok=True)
         save.write_text(text + "\n")
     if as_json:
-        print(text if variants is None else json.dumps(
-            {"calibration": json.loads(text), "metamorphic": [asdict(v) for v in variants]}, indent=1))
+        print(text if variants is None and not parts else json.dumps(
+            {"calibration": json.loads(text), "metamorphic": [asdict(v) for v in variants or []],
+             "heldout": {p: r.as_dict() for p, r in parts.items()}}, indent=1, default=str))
     else:
-        print(render_table(rep) + ("" if variants is None else "\n\n" + render_metamorphic(variants)))
+        print(render_table(rep) + ("" if variants is None else "\n\n" + render_metamorphic(variants))
+              + "".join(f"\n\nheld-out set, {p} part{' (never tuned against)' if p == 'sealed' else ''}:\n"
+                        + render_table(r) for p, r in parts.items()))
     kept = [str(p) for p in (rep.saved_to, save) if p is not None]
     if kept:
         err.print(f"calibration saved to {', '.join(kept)}")
-    if rep.floor_failures or (variants is not None and metamorphic_failures(variants)):
+    if rep.floor_failures or (variants is not None and metamorphic_failures(variants)) \
+            or any(r.floor_failures for r in parts.values()):
         raise typer.Exit(1)
 
 

@@ -32,6 +32,13 @@ from ..base import Judge, JudgeEvidence
 log = logging.getLogger(__name__)
 PACKAGE = Path(__file__).parent
 LABELS = PACKAGE / "labels.yaml"
+# the held-out set (docs/judge.md "Held-out set"): trajectories written by someone who never
+# read the judge, labels committed before the trajectories; its floors are the issue's bar.
+# The trajectories live with their tracks (heldout_roots), the labels and floors here.
+HELDOUT = PACKAGE / "heldout"
+HELDOUT_LABELS = HELDOUT / "labels.yaml"
+HELDOUT_FLOORS = HELDOUT / "floors.yaml"
+HELDOUT_PARTS = ("dev", "sealed")
 
 
 class CalibrationError(UserError):
@@ -49,6 +56,7 @@ class Trajectory:
     labels: dict[str, float]
     unlabelled: dict[str, str]
     adversarial: bool
+    part: str = "calibration"       # held-out set: "dev" or "sealed" (never tuned against)
 
 
 @dataclass
@@ -119,6 +127,12 @@ def trajectory_roots() -> list[Path]:
             if t.calibration_dir is not None and t.calibration_dir.is_dir()]
 
 
+def heldout_roots() -> list[Path]:
+    """Each track's held-out trajectories (`<calibration_dir>/heldout/`); their labels and
+    floors are the core's (HELDOUT_LABELS, HELDOUT_FLOORS), as for the calibration set."""
+    return [r / "heldout" for r in trajectory_roots() if (r / "heldout").is_dir()]
+
+
 def load_set(root: Path | None = None, labels_path: Path = LABELS) -> list[Trajectory]:
     """The labelled trajectories under `root`, or under every track's calibration folder."""
     raw = _labels(labels_path)
@@ -144,18 +158,21 @@ def load_set(root: Path | None = None, labels_path: Path = LABELS) -> list[Traje
                               case_ids=list(meta.get("case_ids") or []),
                               labels={k: v for k, v in labels.items() if k not in na},
                               unlabelled={k: v for k, v in unlabelled.items() if k not in na},
-                              adversarial=bool(entry.get("adversarial"))))
+                              adversarial=bool(entry.get("adversarial")),
+                              part=str(entry.get("part") or "calibration")))
     return out
 
 
 Pairs = dict[str, list[tuple[float, float]]]   # item -> (label, verdict) of every trajectory labelled and judged
 
 
-def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_path: Path = LABELS) -> EvalReport:
+def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_path: Path = LABELS,
+             floors_path: Path | None = None) -> EvalReport:
     """Run `judge` over the labelled trajectories and compare its item verdicts with the hand
     labels: per item and per stage agreement, the adversarial trajectories it credits above
     their label, and the floors of the labels file it misses (docs/judge.md)."""
     trajectories = load_set(labels_path=labels_path) if trajectories is None else trajectories
+    floors_path = floors_path or labels_path
     rubric = load_rubric()
     items = _item_reports(rubric)
     pairs: Pairs = {i: [] for i in items}
@@ -170,7 +187,7 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         over += _tally(t, given, items, pairs)
     _agreement(items, pairs)
     floors = {k: {i: float(v) for i, v in (d or {}).items()}
-              for k, d in (_labels(labels_path).get("floors") or {}).items()}
+              for k, d in (_labels(floors_path).get("floors") or {}).items()}
     failures = _floor_failures(items, floors)
     failures += [f"adversarial {o['trajectory']}: {o['item']} judged {o['verdict']} > label {o['label']}" for o in over]
     failures += [f"{e['trajectory']}: judge failed: {e['error']}" for e in errors]
@@ -180,6 +197,15 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         tracks=sorted({task.track for task in tasks.values()}), tiers=sorted({t.tier for t in trajectories}),
         items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures,
         stages=_stage_agreement(rubric, pairs))
+
+
+def evaluate_heldout(judge: Judge) -> dict[str, EvalReport]:
+    """The judge on the held-out set, one report per part ("dev", "sealed"), each against the
+    held-out floors (docs/judge.md "Held-out set"). The sealed part is never tuned against:
+    its numbers are reported apart."""
+    every = [t for root in heldout_roots() for t in load_set(root, HELDOUT_LABELS)]
+    return {part: evaluate(judge, [t for t in every if t.part == part], HELDOUT_LABELS, HELDOUT_FLOORS)
+            for part in HELDOUT_PARTS}
 
 
 def _item_reports(rubric: Rubric) -> dict[str, ItemReport]:
