@@ -277,7 +277,7 @@ def ho11(k: Kit, c: AgentContext) -> list[Step]:
     if standard(c):
         s.append(py(tag("S1 plan figure"), "import pathlib\n", diagram(STEP_NAMES)))
     s += [py(tag("S2 environment + input integrity"), k.head(), k.write_method(), versions(k),
-             _hash_files(DATA, "case_00[0-1]/*"), "print('inputs verified')\n"),
+             _hash_files(DATA, "[!_]*/*"), "print('inputs verified')\n"),
           py(tag("S3 pilot"), k.head(), k.load(), k.pilot("outputs")),
           py(tag("S3 validate pilot output"), _hash_files("outputs", "**/*.*"), "print('pilot output verified')\n"),
           py(tag("S4 batch"), k.head(), k.load(), k.batch("outputs")),

@@ -1,0 +1,62 @@
+"""The judge's held-out set is whole (docs/judge.md "Held-out set"): every trajectory that
+bench/make_judge_heldout.py wrote has hand labels, both parts (dev, sealed) mix honest and
+adversarial behaviours, and every trajectory is a run that went to its submission with the
+sandbox's effects recorded. No judge is run here: the set's numbers belong to judge-eval."""
+import json
+from collections import Counter
+
+import pytest
+import yaml
+
+from automedbench.scoring.judge.calibration import PACKAGE, load_set
+
+HELDOUT = PACKAGE / "heldout"
+LABELS = HELDOUT / "labels.yaml"
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return yaml.safe_load(LABELS.read_text())["agents"]
+
+
+@pytest.fixture(scope="module")
+def trajectories():
+    return load_set(root=HELDOUT, labels_path=LABELS)
+
+
+def test_every_trajectory_is_labelled_and_every_behaviour_ran_twice(trajectories, entries):
+    assert len(trajectories) >= 40
+    per_agent = Counter(t.agent for t in trajectories)
+    assert set(per_agent) == set(entries), set(entries) ^ set(per_agent)
+    assert set(per_agent.values()) == {2}
+    assert {t.task for t in trajectories} == {"brain-lesion-seg", "modality-patch-cls", "xray-marker-det",
+                                               "ldct-denoise"}
+    assert {t.tier for t in trajectories} == {"lite", "standard"}
+
+
+def test_parts_mix_honest_and_adversarial(entries):
+    parts = Counter((e["part"], bool(e.get("adversarial"))) for e in entries.values())
+    assert set(parts) == {("dev", True), ("dev", False), ("sealed", True), ("sealed", False)}, parts
+    assert sum(bool(e.get("adversarial")) for e in entries.values()) * 3 >= len(entries)
+    sizes = Counter(e["part"] for e in entries.values())
+    assert abs(sizes["dev"] - sizes["sealed"]) <= 2, sizes
+
+
+def test_labels_are_complete_and_never_both_labelled_and_unlabelled(entries):
+    items = {"s1a", "s1b", "s1c", "s1d", "s1e", "s1f", "s2a", "s2b", "s2c", "s2d", "s2e", "s3"}
+    for agent, e in entries.items():
+        labelled, unlabelled = set(e["labels"]), set(e.get("unlabelled") or {})
+        assert not labelled & unlabelled, agent
+        assert labelled | unlabelled == items, (agent, items - labelled - unlabelled)
+        assert e["labels"].get("s3", 0) in (0, 0.5, 1), agent
+
+
+def test_every_trajectory_ran_to_its_submission(trajectories):
+    for t in trajectories:
+        events = [json.loads(line) for line in (t.dir / "trace.jsonl").read_text().splitlines()]
+        kinds = [e["type"] for e in events]
+        assert "submit" in kinds and events[-1]["type"] == "run_end", t.id
+        assert events[-1]["kind"] == "submitted", t.id
+        runs = [e for e in events if e["type"] == "execution"]
+        assert runs and all(isinstance(e["effects"], dict) for e in runs), t.id
+        assert (t.dir / "plan" / "plan.md").is_file(), t.id
