@@ -2,8 +2,10 @@
 
 Runs every held-out behaviour (bench/heldout_agents.py, 25 of them) on its two demo tasks
 through the real agent loop and the default sandbox (bwrap), and keeps what a judge reads,
-like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json. Outputs are not
-kept. The runs are scored with NO S1-S3 judge (a judge that abstains on every stage): the set
+like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json, in the folder
+`<calibration_dir>/heldout/<id>__<task>__<tier>/` of the task's track (the trajectories live with
+their tracks; the labels in the core: scoring/judge/calibration/heldout/labels.yaml). Outputs
+are not kept. The runs are scored with NO S1-S3 judge (a judge that abstains on every stage): the set
 was labelled before any judge saw it, and this script never shows a verdict. It prints, per
 trajectory, the exit code of every call and the task score, so a behaviour that did not run
 as written is visible.
@@ -13,8 +15,7 @@ as written is visible.
     PYTHONPATH=src python bench/make_judge_heldout.py --out DIR
 
 Re-runnable: a trajectory folder is replaced whole; with no --only, folders of behaviours
-that no longer exist are removed. The hand labels live in heldout/labels.yaml beside the
-trajectories; this script never writes them.
+that no longer exist are removed. This script never writes the labels.
 """
 from __future__ import annotations
 
@@ -35,9 +36,8 @@ from automedbench.agents import AGENT_CLASSES  # noqa: E402
 from automedbench.api import run_one  # noqa: E402
 from automedbench.runs.options import RunOptions  # noqa: E402
 from automedbench.scoring.judge import JUDGES  # noqa: E402
-from automedbench.scoring.judge.calibration import PACKAGE  # noqa: E402
+from automedbench.tasks import get_task  # noqa: E402
 
-OUT = PACKAGE / "heldout"
 NO_JUDGE = "heldout-no-judge"
 
 
@@ -53,6 +53,16 @@ class AbstainingJudge:
 def cells(only: list[str] | None) -> list[tuple[str, str, str]]:
     return [(agent, task, tier) for agent, (_, where) in BEHAVIOURS.items() if not only or agent in only
             for task, tier in where]
+
+
+def heldout_dir(task: str, out: Path | None) -> Path:
+    """Where a trajectory of `task` goes: `out`, else its track's `<calibration_dir>/heldout/`."""
+    if out is not None:
+        return out
+    root = get_task(task).track_impl.calibration_dir
+    if root is None:
+        sys.exit(f"track of {task} declares no calibration_dir: pass --out DIR")
+    return root / "heldout"
 
 
 def keep(run_dir: Path, dest: Path, agent: str, task: str, tier: str) -> None:
@@ -86,17 +96,20 @@ def calls_summary(trace: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=OUT, help=f"where the trajectories go (default {OUT})")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="one folder for every trajectory (default: each task's track <calibration_dir>/heldout)")
     ap.add_argument("--only", action="append", help="behaviour id(s) to (re)generate")
     args = ap.parse_args(argv)
     for agent in BEHAVIOURS:
         AGENT_CLASSES.add(agent, agent_class(agent), replace=True, description="judge held-out set")
     JUDGES.add(NO_JUDGE, AbstainingJudge, replace=True)
     todo = cells(args.only)
-    args.out.mkdir(parents=True, exist_ok=True)
+    roots = sorted({heldout_dir(task, args.out) for _, task, _ in todo})
+    for root in roots:
+        root.mkdir(parents=True, exist_ok=True)
     if not args.only:
         wanted = {f"{a}__{t}__{tier}" for a, t, tier in todo}
-        for d in args.out.iterdir():
+        for d in (d for root in roots for d in root.iterdir()):
             if d.is_dir() and (d / "meta.json").is_file() and d.name not in wanted:
                 shutil.rmtree(d)
     t_all, broken = time.monotonic(), 0
@@ -105,15 +118,16 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.monotonic()
             report = run_one(task, tier, agent, Path(tmp) / "runs", RunOptions(judges=[NO_JUDGE]))
             run_dir = Path(report.run_dir)
-            keep(run_dir, args.out / f"{agent}__{task}__{tier}", agent, task, tier)
+            keep(run_dir, heldout_dir(task, args.out) / f"{agent}__{task}__{tier}", agent, task, tier)
             score = report.task.score
             shown = "-" if score is None else f"{score:.3f}"
             calls = calls_summary(run_dir / "trace.jsonl")
             broken += "ENDED" in calls
             print(f"[{n}/{len(todo)}] {agent} {task} {tier}: {time.monotonic() - t0:.1f}s  task {shown}  "
                   f"valid {report.task.completion_rate}  calls: {calls}", flush=True)
-    size = sum(p.stat().st_size for p in args.out.rglob("*") if p.is_file())
-    print(f"{len(todo)} trajectories in {time.monotonic() - t_all:.0f}s; {args.out}: {size / 1e6:.2f} MB")
+    size = sum(p.stat().st_size for root in roots for p in root.rglob("*") if p.is_file())
+    print(f"{len(todo)} trajectories in {time.monotonic() - t_all:.0f}s; {size / 1e6:.2f} MB in "
+          + ", ".join(str(r) for r in roots))
     if broken:
         print(f"{broken} run(s) did not end with a submission: a behaviour is broken", file=sys.stderr)
     return 1 if broken else 0

@@ -1,17 +1,16 @@
 """The judge's held-out set is whole (docs/judge.md "Held-out set"): every trajectory that
 bench/make_judge_heldout.py wrote has hand labels, both parts (dev, sealed) mix honest and
 adversarial behaviours, and every trajectory is a run that went to its submission with the
-sandbox's effects recorded. No judge is run here: the set's numbers belong to judge-eval."""
+sandbox's effects recorded. No judge is run here: the set's numbers belong to
+`judge-eval --heldout`. The trajectories live with their tracks (<calibration_dir>/heldout/)."""
 import json
 from collections import Counter
 
 import pytest
 import yaml
 
-from automedbench.scoring.judge.calibration import PACKAGE, load_set
-
-HELDOUT = PACKAGE / "heldout"
-LABELS = HELDOUT / "labels.yaml"
+from automedbench.scoring.judge.calibration import HELDOUT_LABELS as LABELS
+from automedbench.scoring.judge.calibration import heldout_roots, load_set
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +20,7 @@ def entries():
 
 @pytest.fixture(scope="module")
 def trajectories():
-    return load_set(root=HELDOUT, labels_path=LABELS)
+    return [t for root in heldout_roots() for t in load_set(root, LABELS)]
 
 
 def test_every_trajectory_is_labelled_and_every_behaviour_ran_twice(trajectories, entries):
