@@ -77,6 +77,13 @@ def test_read_back_keeps_the_order_inside_one_call(box):
                 "open('renamed.txt').read()")
     assert r.effects["read_back"] == [f"{WS}/outputs/case_000/x.npy", f"{WS}/renamed.txt"]
     assert set(written(r)) >= {f"{WS}/old.txt", f"{WS}/only_written.txt", f"{WS}/outputs/case_000/x.npy"}
+    # a folder the call makes and writes into at once (the pilot's case folder): its files'
+    # events are seen too, so the read-back is
+    r = ok(box, "import os, numpy as np\nos.makedirs('outputs/case_001/sub')\n"
+                "np.save('outputs/case_001/sub/y.npy', np.arange(3)); np.load('outputs/case_001/sub/y.npy')\n"
+                "np.save('outputs/case_001/z.npy', np.arange(4))")
+    assert r.effects["read_back"] == [f"{WS}/outputs/case_001/sub/y.npy"]
+    assert {w["op"] for w in r.effects["written"]} == {"created"}
     # the same from bash: a heredoc writes the file, cat reads it back
     r = ok(box, "cat > notes.md <<'EOF'\nline\nEOF\ncat notes.md", language="bash")
     assert r.effects["read_back"] == [f"{WS}/notes.md"] and r.stdout.strip() == "line"

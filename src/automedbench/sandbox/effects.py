@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import select
 import stat
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +67,10 @@ MAX_WATCHES = 65536
 MTIME_MARGIN_NS = 20_000_000
 # Files remembered as existing (to tell "modified" from "created" after a rename-over).
 MAX_KNOWN = 200_000
+# Events kept in memory during one call (the kernel's default queue, fs.inotify.max_queued_events):
+# beyond, the call is treated like a queue overflow (rescanned, `truncated`), so an agent that
+# makes millions of events costs the harness no memory
+MAX_PUMPED_EVENTS = 16384
 
 _WATCH_MASK = (IN_OPEN | IN_MODIFY | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
                | IN_ONLYDIR | IN_DONT_FOLLOW)
@@ -83,6 +89,10 @@ class _PathState:
     # closed after a read-only open that came after a write: the call read back what it wrote
     # (the order inside one call; docs/sandbox.md "Observed effects")
     read_back: bool = False
+    # no event of it was seen (made in a folder before the folder's watch): its read-back is
+    # told by its access time after its modification time (relatime: the first read after a
+    # write updates atime), docs/sandbox.md "Observed effects"
+    unseen: bool = False
 
 
 @dataclass
@@ -164,6 +174,13 @@ class EffectsRecorder:
         self.identity: dict[str, tuple[int, int]] = {}   # known file -> (st_dev, st_ino), with attribution
         self._net_start: tuple[int, int] | None = None
         self._started_ns = 0
+        # during a call a thread watches each new directory as soon as it appears, so that the
+        # files a call writes into a folder it just made have their events too (the order of a
+        # write and a read-back of them: _PathState.read_back)
+        self._pump: threading.Thread | None = None
+        self._pumped: list[tuple[int, int, int, str]] = []
+        self._pump_error: BaseException | None = None
+        self._stop_r, self._stop_w = os.pipe()
         try:
             self._remember(self._watch_tree(self.roots[0][0]))
             self._watch_tree(self.roots[1][0])
@@ -230,12 +247,50 @@ class EffectsRecorder:
                 self.watched[moved] = wd
 
     # -- one call ----------------------------------------------------------------------
+    def _start_pump(self) -> None:
+        self._stop_pump()
+        self._pumped, self._pump_error = [], None
+        self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
+        self._pump.start()
+
+    def _stop_pump(self) -> None:
+        if self._pump is None or self._stop_w < 0:
+            return
+        os.write(self._stop_w, b"x")
+        self._pump.join(timeout=10)
+        os.read(self._stop_r, 4096)
+        self._pump = None
+
+    def _run_pump(self) -> None:
+        """Keep the call's events (in order) and watch each directory created or moved in as
+        soon as its event arrives, with the directories below it (made before the watch)."""
+        try:
+            while True:
+                ready, _, _ = select.select([self.inotify.fd, self._stop_r], [], [])
+                for ev in self.inotify.read():
+                    if len(self._pumped) >= MAX_PUMPED_EVENTS:
+                        self._pumped[-1] = (-1, IN_Q_OVERFLOW, 0, "")   # lost: rescan at the end
+                        continue
+                    self._pumped.append(ev)
+                    wd, mask, _cookie, name = ev
+                    if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and not mask & IN_Q_OVERFLOW:
+                        base = self.wds.get(wd)
+                        if base is not None:
+                            self._watch_tree(os.path.join(base, name))
+                if self._stop_r in ready:
+                    return
+        except BaseException as exc:   # noqa: BLE001 -- end() reads what is left and says truncated
+            self._pump_error = exc
+
     def _consume(self) -> _Call:
         """Read the queue: directory changes update the watches; file events are grouped
         per path."""
         call = _Call()
         moved_from: dict[int, str] = {}
-        for wd, mask, cookie, name in self.inotify.read():
+        events, self._pumped = self._pumped + list(self.inotify.read()), []
+        if self._pump_error is not None:
+            call.overflow, self._pump_error = True, None
+        for wd, mask, cookie, name in events:
             if mask & IN_Q_OVERFLOW:
                 call.overflow = True
                 continue
@@ -262,17 +317,23 @@ class EffectsRecorder:
                 elif mask & IN_DELETE:
                     call.gone_dirs.append(path)
                 continue
-            state = call.paths.get(path)
-            if state is None:
-                state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO))
-            if mask & IN_CLOSE_NOWRITE and state.mask & _WRITE:
-                state.read_back = True
-            state.mask |= mask
+            self._file_event(call, path, mask)
         # a directory moved away out of the roots: its paths are gone, its watches too
         for old in moved_from.values():
             call.gone_dirs.append(old)
             self._unwatch_under(old)
         return call
+
+    def _file_event(self, call: _Call, path: str, mask: int) -> None:
+        state = call.paths.get(path)
+        if state is None:
+            # a file the recorder did not know existed was made by this call, even when its
+            # creation came before its folder's watch (the pump's race)
+            state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO)
+                                                  and path in self.known)
+        if mask & IN_CLOSE_NOWRITE and (state.mask & _WRITE or not state.existed_before):
+            state.read_back = True
+        state.mask |= mask
 
     def _unwatch_under(self, top: str) -> None:
         prefix = top + os.sep
@@ -285,6 +346,7 @@ class EffectsRecorder:
     def begin(self) -> None:
         """Start of a call: forget every event so far (the harness's own reads, writes
         between calls) but keep the watches in step with the directories."""
+        self._stop_pump()
         call = self._consume()
         if call.overflow:
             # events were lost while idle: re-walk the workspace so that every directory
@@ -306,6 +368,7 @@ class EffectsRecorder:
         self._net_start = self.net() if self.net else None
         if self.openers is not None:
             self.openers.take()   # opens before the call are nobody's
+        self._start_pump()
 
     def _forget_gone(self, dirs: list[str]) -> list[str]:
         """Known files under directories that went away; forgotten, and returned."""
@@ -318,6 +381,7 @@ class EffectsRecorder:
 
     def end(self) -> dict[str, Any]:
         """The call's effects (call after the sandboxed processes have exited)."""
+        self._stop_pump()
         call = self._consume()
         # every open of the call has been answered (the opener waited for it), so this is whole
         self._opened = self.openers.take() if self.openers is not None else {}
@@ -343,7 +407,7 @@ class EffectsRecorder:
         it now was put there by this call."""
         for d in call.new_dirs:
             for f in self._watch_tree(d):
-                call.paths.setdefault(f, _PathState(existed_before=f in self.known, mask=IN_CREATE))
+                call.paths.setdefault(f, _PathState(existed_before=f in self.known, mask=IN_CREATE, unseen=True))
 
     def _record(self, fx: _Effects, path: str, inside: str, state: _PathState) -> None:
         """One path's events: a write is recorded by _record_write (and nothing else is); a
@@ -378,9 +442,13 @@ class EffectsRecorder:
                     fx.hash_budget -= st.st_size
                 fx.written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
             # read back: a read-only open after the write, and (with attribution) the sandbox's
-            # processes opened this file at least twice, the write's open and the read's
+            # processes opened this file at least twice, the write's open and the read's (once
+            # when its creation came before its folder was watched: that open was not seen)
+            opens = 2 if (state.mask & IN_CREATE and not state.unseen) or state.existed_before else 1
+            if state.unseen and not state.existed_before and st.st_atime_ns > st.st_mtime_ns:
+                state.read_back, opens = True, 0
             if state.read_back and (self.openers is None or self.openers.failed is not None
-                                    or self._opened.get((st.st_dev, st.st_ino), 0) >= 2):
+                                    or self._opened.get((st.st_dev, st.st_ino), 0) >= opens):
                 fx.read_back.append(inside)
             self._remember([path], st)
         elif st is None and (state.existed_before or path in self.known):
@@ -450,9 +518,14 @@ class EffectsRecorder:
             os.close(fd)
 
     def close(self) -> None:
+        self._stop_pump()
         if self.openers is not None:
             self.openers.close()
         self.inotify.close()
+        for fd in (self._stop_r, self._stop_w):
+            if fd >= 0:
+                os.close(fd)
+        self._stop_r = self._stop_w = -1
 
 
 def _lstat(path: str) -> os.stat_result | None:

@@ -293,6 +293,8 @@ def _floor_failures(items: dict[str, ItemReport], floors: dict[str, dict[str, fl
     failures = []
     for i, f in floors.get("min_kappa", {}).items():
         k = items[i].kappa
+        if k is None and items[i].n and items[i].accuracy == 1.0:
+            continue   # one category only, every verdict right: no chance agreement to beat
         if k is None or k < f:
             failures.append(f"{i}: kappa {k if k is None else round(k, 3)} < floor {f}")
     for i, f in floors.get("min_accuracy", {}).items():
