@@ -15,7 +15,7 @@ from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.tasks import get_task
 
-TASK = get_task("brain-lesion-seg")            # per-case layout: brain_mask.nii.gz, lesion_mask.nii.gz
+TASK = get_task("brain-lesion-seg")            # per-case layout: organ.nii.gz, lesion.nii.gz
 COHORT = get_task("modality-patch-cls")        # cohort layout: outputs/predictions.csv
 CASES = [f"case_{i:03d}" for i in range(6)]
 GOOD_PLAN = """# Plan
@@ -42,7 +42,7 @@ def w(path: str, content: str = "x", size: int | None = None) -> dict:
 
 
 def outs(cases, content="v1") -> list[dict]:
-    return [w(f"{OUT}/{c}/{f}", content + c) for c in cases for f in ("brain_mask.nii.gz", "lesion_mask.nii.gz")]
+    return [w(f"{OUT}/{c}/{f}", content + c) for c in cases for f in ("organ.nii.gz", "lesion.nii.gz")]
 
 
 def trace(*calls) -> list[TraceEvent]:
@@ -75,7 +75,7 @@ SETUP = {"code": "# S2 setup", "written": [w("/workspace/method.py", "def main()
          "read": [f"{PUB}/case_000/t1.nii.gz"], "stdout": "shape (64, 64, 64) float32"}
 PILOT = {"code": "# S3 pilot", "written": outs(CASES[:1]), "read": ["/workspace/method.py", f"{PUB}/case_000/t1.nii.gz"],
          "stdout": "pilot exit 0"}
-INSPECT = {"code": "# S3 inspect", "read": [f"{OUT}/case_000/brain_mask.nii.gz"], "stdout": "shape (64, 64, 64) [0 1]"}
+INSPECT = {"code": "# S3 inspect", "read": [f"{OUT}/case_000/organ.nii.gz"], "stdout": "shape (64, 64, 64) [0 1]"}
 BATCH = {"code": "# S4 batch", "written": outs(CASES), "read": ["/workspace/method.py"], "stdout": "done 6"}
 
 
@@ -154,7 +154,7 @@ def test_s3_ladder_from_facts(tmp_path, calls, expected):
 
 def test_s3_rationale_names_calls_and_files(tmp_path):
     v = _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, BATCH))["s3"]
-    assert "pilot: yes (calls #2; files /workspace/outputs/case_000/brain_mask.nii.gz" in v.rationale
+    assert "pilot: yes (calls #2; files /workspace/outputs/case_000/lesion.nii.gz, /workspace/outputs/case_000/organ.nii.gz" in v.rationale
     assert "inspection: yes (calls #3" in v.rationale and "batch: yes (calls #4" in v.rationale
 
 
@@ -260,7 +260,7 @@ def test_item_evidence_names_calls_files_or_absence(tmp_path):
             if out[s].items[item] > 0:
                 assert e.calls or e.files, (s, item)
     s3 = out["s3"].evidence["s3"]
-    assert {2, 3, 4} <= set(s3.calls) and f"{OUT}/case_000/brain_mask.nii.gz" in s3.files
+    assert {2, 3, 4} <= set(s3.calls) and f"{OUT}/case_000/organ.nii.gz" in s3.files
     assert out["s2"].evidence["s2b"].calls == [1] and f"{PUB}/case_000/t1.nii.gz" in out["s2"].evidence["s2b"].files
     assert out["s1"].evidence["s1a"].files == ["plan/plan.md"]
 

@@ -136,3 +136,17 @@ def test_a_broken_unit_is_a_reason_never_a_crash(tmp_path, staged_once, bad):
     (ws / rel).write_text(bad)
     [check] = checker(_effects(ws, [rel]))
     assert not check.valid and check.problem
+
+
+def test_enhancement_output_not_in_the_input_units_is_implausible(tmp_path, staged_once):
+    """The careless agent's bug (a [0, 1] normalisation kept): valid for the contract, but a look
+    at it shows values in the wrong units, and the harness's check says so."""
+    task, paths, ws, gold, checker, ids = _world("ldct-denoise", tmp_path, staged_once)
+    name = task.options.output_file
+    rel = _put(gold / ids[0] / name, ws, f"outputs/{ids[0]}/{name}")
+    [check] = checker(_effects(ws, [rel]))
+    assert check.passed and not check.implausible
+    y = np.load(ws / rel)
+    np.save(ws / rel, ((y - y.min()) / (y.max() - y.min())).astype(np.float32))
+    [check] = checker(_effects(ws, [rel]))
+    assert check.valid and check.implausible and not check.passed and "units" in check.problem

@@ -261,14 +261,16 @@ class OutputCheck(_Strict):
     valid: bool = Field(description="the track's per-case check passed (shape, grid, value set, boxes in the image)")
     non_trivial: bool | None = Field(None, description="valid and not trivial (an empty mask, a flat image)")
     copy_of_input: bool = Field(False, description="a file holds the same bytes as one of the case's inputs")
+    implausible: bool = Field(False, description="valid, but the track sees a problem a look would show (values "
+                                                 "not in the input's units, …): Track.plausibility")
     problem: str = Field("", description="why it is invalid, trivial or a copy; empty when none")
     facts: dict[str, dict[str, Any]] = Field(default_factory=dict,
                                              description="inside path -> content facts {kind, facts} as written")
 
     @property
     def passed(self) -> bool:
-        """Valid, not trivial, not a copy of the input."""
-        return self.valid and self.non_trivial is not False and not self.copy_of_input
+        """Valid, not trivial, not a copy of the input, nothing implausible."""
+        return self.valid and self.non_trivial is not False and not self.copy_of_input and not self.implausible
 
 
 class TraceEvent(_Strict):

@@ -7,8 +7,9 @@ wrote (a case folder holding contract files, wherever in the workspace it lies, 
 file), the harness runs the track's own per-case check: the contract and plausibility part of
 scoring (`check_case`: shape and grid against the case's expected grid, value set, boxes inside
 the image, …), whether the output is trivial (an empty mask, a flat image), and whether a file
-holds the bytes of one of the case's inputs. No reference values are compared: nothing here is
-a score. It also keeps the content facts of each file as written (tracks/content_facts.py), so a
+holds the bytes of one of the case's inputs, and the track's own plausibility test
+(`Track.plausibility`: values not in the input's units, …). No reference values are
+compared: nothing here is a score. It also keeps the content facts of each file as written (tracks/content_facts.py), so a
 later look is compared with what the file held then, even if it was rewritten since.
 
 At most MAX_UNITS_PER_CALL units are checked per call (re-written ones first, then new ones in
@@ -114,19 +115,23 @@ class OutputChecks:
         facts = self._facts(files)
         if ref_meta is None:
             return None
+        implausible = ""
         try:
             check = self.track.check_case(SubmittedCase(case_id, dir=host_dir), ref_meta, self.options)
             valid, reason, non_trivial = check.valid, check.reason, check.non_trivial
+            if valid:
+                implausible = self.track.plausibility(check.prediction, self.public[0] / case_id, self.options)
         except Exception as exc:   # a checker must not raise; if one does, the unit is invalid
             valid, reason, non_trivial = False, f"format check failed unexpectedly: {type(exc).__name__}", False
         copies = [inside for inside, sha in files.items() if sha and self._is_input(self._host(inside), sha)]
         trivial_ok = self.track.trivial_can_be_right
         problem = reason if not valid else ("a copy of the input: " + ", ".join(copies) if copies
+                                            else implausible if implausible
                                             else "" if non_trivial or trivial_ok
                                             else "trivial output (empty or constant)")
         return OutputCheck(path=unit, case_id=case_id, files=files, valid=valid,
                            non_trivial=(non_trivial or trivial_ok) if valid else None, copy_of_input=bool(copies),
-                           problem=problem, facts=facts)
+                           implausible=bool(implausible), problem=problem, facts=facts)
 
     # ---- cohort files --------------------------------------------------------------------
     def _check_cohort(self, unit: str, files: dict[str, str | None]) -> OutputCheck | None:

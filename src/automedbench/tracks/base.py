@@ -298,6 +298,14 @@ class TrackScoring(Protocol[OptionsInT]):
         """Read and validate one case's submission. Never raises for bad agent output."""
         ...
 
+    def plausibility(self, prediction: Any, input_case_dir: Path, options: OptionsInT) -> str:
+        """A problem a careful look at one valid output would see without the reference (values
+        not in the input's units, …), or "" — the harness's per-output check reports it
+        (docs/judge.md "Per-output checks"); never a score. `prediction` is what `check_case`
+        returned; `input_case_dir` the case's public folder. Must not raise for bad output.
+        Default: nothing to say."""
+        return ""
+
     def score_case(self, prediction: Any, reference: Any, options: OptionsInT,
                    context: ScoringContext) -> CaseScore: ...
 

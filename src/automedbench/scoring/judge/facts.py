@@ -361,7 +361,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     pilots = [c for c in before if c.units]
     looks = _Looks(describe_output, calls)
     checks = _Checks(calls)
-    inspections = _pilot_inspections(calls, before, pilots, looks)
+    contract = set(layout.file_names)
+    inspections = _pilot_inspections(calls, before, pilots, looks, contract)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     # the method's outputs, wherever written, are never its weights or parameters
     unit_files = {p for c in calls for p in c.unit_paths}
@@ -380,7 +381,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         failed_inspection=_opened_fact(failed),
         fix=_fix(calls, before, inspections, failed, checks),
         invalid_pilot=checks.invalid_pilot(pilots, before), checks_recorded=checks.recorded,
-        later_inspection=_opened_fact(_later_inspections(calls, looks)),
+        later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max)),
         input_check=_input_check(before, describe_input), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
         environment=_environment(calls, batch_start, model_paths),
@@ -462,12 +463,14 @@ class _Looks:
 
 
 def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
-                       looks: _Looks) -> Opened:
+                       looks: _Looks, contract: set[str]) -> Opened:
     """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
     wrote it, or a copy of it) and looked at its content."""
     if not pilots:
         return []
-    pilot_paths = {w.path for c in pilots for w in c.unit_writes}
+    # the method's outputs, the files the contract names: another file put in a case folder (a
+    # copy of the input, a picture) is not what the pilot produced
+    pilot_paths = {w.path for c in pilots for w in c.unit_writes if _method_output(w.path, contract, c.roots)}
     pilot_content = {(_name(w.path), w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
     first = calls.index(pilots[0])
@@ -574,7 +577,13 @@ class _Checks:
                     "no pilot output was re-written into one that passes the harness's check and looked at again")
 
 
-def _later_inspections(calls: list[CallFacts], looks: _Looks) -> Opened:
+def _method_output(path: str, contract: set[str], roots: Roots) -> bool:
+    """A file the method produced: one the contract names, or a file directly in outputs/ (a
+    unit of its own); another file in a case folder (a copy of the input, a picture) is not."""
+    return _name(path) in contract or _parent(path) == roots.outputs.rstrip("/")
+
+
+def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int) -> Opened:
     """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
     call after the call that wrote it."""
     written_at: dict[str, int] = {}
@@ -585,8 +594,12 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks) -> Opened:
         seen = bool(prior) and looks.looked(c, prior)
         looks.wrote(c)
         for path in [w.path for w in c.output_writes] + c.unit_paths:
-            written_at.setdefault(path, pos)
-        back = [p for p in c.read_back if p in written_at and p not in prior]
+            if _method_output(path, contract, c.roots):
+                written_at.setdefault(path, pos)
+        # a read-back inside a call that wrote more than a pilot is the batch script re-reading
+        # its own files (a post-processing step, say), not distinguishable from a look: only a
+        # later call's look, or a pilot's own read-back, counts (docs/judge.md)
+        back = [p for p in c.read_back if p in written_at and p not in prior] if len(c.units) <= pilot_max else []
         if seen or (back and looks.looked(c, back)):
             later.append((c, prior + back))
     return later
