@@ -52,7 +52,8 @@ def trace(*calls) -> list[TraceEvent]:
         code = c.get("code", "pass")
         tag = c.get("tag")
         events.append(TraceEvent(type="tool_call", t=i, call_index=i, stage=tag, code=code))
-        eff = Effects(written=c.get("written", []), read=c.get("read", [])) if c.get("effects", True) else None
+        eff = Effects(written=c.get("written", []), read=c.get("read", []),
+                      read_back=c.get("read_back", [])) if c.get("effects", True) else None
         events.append(TraceEvent(type="execution", t=i, call_index=i, stage=tag, exit_code=c.get("rc", 0),
                                  stdout=c.get("stdout", "ok"), effects=eff))
     return events
@@ -150,6 +151,24 @@ RECHECK = dict(INSPECT)
 def test_s3_ladder_from_facts(tmp_path, calls, expected):
     v = _judge(tmp_path, tr=trace(*calls))["s3"]
     assert v.items == {"s3": expected}, v.rationale
+
+
+def test_s3_a_look_must_open_what_the_method_produced(tmp_path):
+    """Held-out dev (ho-25): the input copied into the pilot's case folder and looked at there is
+    not a look at the pilot's output."""
+    picture = {"written": [w(f"{OUT}/case_000/view.png", "png")], "read": [f"{PUB}/case_000/t1.nii.gz"],
+               "read_back": [f"{OUT}/case_000/view.png"], "stdout": "view (64, 64) plausible"}
+    v = _judge(tmp_path, tr=trace(SETUP, PILOT, picture, BATCH))["s3"]
+    assert v.items == {"s3": 0.5}, v.rationale
+    assert _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, BATCH))["s3"].items == {"s3": 1.0}
+
+
+def test_s3_pilot_and_look_in_one_call_but_a_batch_reading_back_is_not_a_look(tmp_path):
+    pilot_look = {**PILOT, "read_back": [f"{OUT}/case_000/organ.nii.gz"], "stdout": "organ shape (64, 64, 64)"}
+    assert _judge(tmp_path, tr=trace(SETUP, pilot_look, BATCH))["s3"].items == {"s3": 1.0}
+    batch_back = {**BATCH, "read_back": [f"{OUT}/{c}/organ.nii.gz" for c in CASES], "stdout": "shape (64, 64, 64)"}
+    v = _judge(tmp_path, tr=trace(SETUP, batch_back))["s3"]
+    assert v.items == {"s3": 0.0}, v.rationale
 
 
 def test_s3_rationale_names_calls_and_files(tmp_path):
