@@ -111,12 +111,18 @@ def test_s1_plan_copied_from_the_prompt_earns_no_steps_or_candidates(tmp_path):
 def test_s1_candidates_are_methods_named_not_table_rows(tmp_path):
     steps = "1. load the data\n2. run the method\n3. pilot one case\n4. run all cases\n"
     table_of_steps = ("| step | what |\n|---|---|\n| 1 | load |\n| 2 | run |\n| 3 | check |\n| 4 | save |\n")
-    assert _judge(tmp_path, plan=steps + table_of_steps)["s1"].items["s1d"] == 0
+    generic = _judge(tmp_path, plan=steps + table_of_steps)["s1"]
+    # steps that name no method ("run the method") are not executable, and compare nothing
+    assert generic.items["s1d"] == 0 and generic.items["s1b"] == 0, generic.rationale
     prose = steps + ("\nI compared three approaches. nnU-Net needs weights we cannot fetch offline; "
                      "SynthSeg segments tissue but not lesions; an Otsu threshold with morphology "
                      "needs nothing and targets the lesion directly, so I chose it.\n")
     v = _judge(tmp_path, plan=prose)["s1"]
-    assert v.items["s1d"] == 1, v.rationale
+    assert v.items["s1d"] == 1 and v.items["s1b"] == 1, v.rationale
+    # candidates described in other words count too: two content words of one candidate on a line
+    other_words = steps + ("\n- skull stripping first, then segment the brain tissue\n"
+                           "- white-matter hyperintensity lesions via a U-Net\n- HD-BET\n")
+    assert _judge(tmp_path, plan=other_words)["s1"].items["s1d"] == 1
     two = steps + "\nnnU-Net needs weights; an Otsu threshold needs nothing, so I chose it.\n"
     assert _judge(tmp_path, plan=two)["s1"].items["s1d"] == 0
 
@@ -125,7 +131,7 @@ def test_s1_blank_plot_and_fake_png(tmp_path):
     v = _judge(tmp_path, png="blank")["s1"]
     assert v.items["s1e"] == 1 and v.items["s1f"] == 0 and "(blank)" in v.rationale
     (tmp_path / "plan" / "plan.png").write_bytes(b"not a png")
-    v = _judge(tmp_path, png=None, plan="1. run an organ segmenter\n2. save\n3. submit\n")["s1"]
+    v = _judge(tmp_path, png=None, plan="1. run TotalSegmentator on each case\n2. save\n3. submit\n")["s1"]
     assert v.items["s1b"] == 1 and v.items["s1d"] == 0 and v.items["s1e"] == 0 and v.items["s1f"] == 0
 
 

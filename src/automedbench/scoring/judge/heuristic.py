@@ -158,7 +158,8 @@ class HeuristicJudge:
         blank = colours is not None and colours < BLANK_PLOT_COLOURS
         items: dict[str, float] = {
             "s1a": float(has_plan),
-            "s1b": float(has_plan and own and steps >= 3),
+            # steps that name no method at all ("run the model") cannot be executed
+            "s1b": float(has_plan and own and steps >= 3 and bool(mentioned)),
             "s1d": float(has_plan and own and len(mentioned) >= MIN_METHODS),
             "s1e": float(size is not None),
         }
@@ -188,7 +189,8 @@ class HeuristicJudge:
         plan_state = "plan/plan.md present" if has_plan else "no plan/plan.md (absent or empty)"
         evidence = {
             "s1a": ItemEvidence(files=plan_files, why=plan_state),
-            "s1b": ItemEvidence(files=plan_files, why=f"{plan_state}; {steps} step line(s), 3 needed; {copy_note}"),
+            "s1b": ItemEvidence(files=plan_files, why=f"{plan_state}; {steps} step line(s), 3 needed, and a "
+                                f"method named ({len(mentioned)}); {copy_note}"),
             "s1c": ItemEvidence(files=plan_files, why=plan_state if not has_plan else
                                 "not decided: method fit needs judgement"),
             "s1d": ItemEvidence(files=plan_files, why=f"{plan_state}; methods named {mentioned} "

@@ -10,7 +10,9 @@ Two proxies of S1 were words without work: a plan that is the task prompt copied
 * **Methods named.** A candidate counts when the plan names it: the task's candidate strings are
   cut at separators into method names ("total variation", "BM3D", "nnU-Net", …; generic words
   such as "public weights" are dropped), and a candidate is named when one of its names appears
-  in the plan, in a table or in prose. Methods outside the task's list count too when their
+  in the plan, in a table or in prose, or when one line of the plan holds two of its content
+  words (described in other words: "Image statistics + 1-NN" for "hand-made image statistics +
+  nearest neighbour"). Methods outside the task's list count too when their
   name has the shape of a method name (mixed case or letters with digits: "DnCNN", "U-Net",
   "YOLOv8"), minus common acronyms. Three distinct methods are needed; rows of a table that
   name no method (a table of steps) count for nothing.
@@ -89,6 +91,26 @@ def candidate_names(candidate: str) -> list[str]:
     return names
 
 
+# words that say nothing about which method a candidate is
+_PLAIN = {"the", "and", "for", "with", "over", "from", "into", "per", "via", "using", "based", "model", "models",
+          "method", "methods", "public", "weights", "pretrained", "pre-trained", "classical", "approach",
+          "pipeline", "pipelines", "style", "family", "network", "networks", "image", "images", "data", "task",
+          "set", "type", "question", "answer", "known", "each", "case", "cases", "output", "outputs", "input",
+          "inputs", "run", "runs", "label", "labels"}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9\-]+", text.lower()) if len(w) >= 3 and w not in _PLAIN}
+
+
+def _described(candidate: str, lines: list[set[str]]) -> bool:
+    """A candidate described in other words: one plan line holds two of its content words (its
+    only one, for a one-word candidate)."""
+    words = _content_words(candidate)
+    need = min(2, len(words))
+    return need > 0 and any(len(words & line) >= need for line in lines)
+
+
 def _present(name: str, low: str) -> bool:
     return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w])", low) is not None
 
@@ -97,11 +119,12 @@ def methods_named(plan: str, candidates: list[str]) -> list[str]:
     """The distinct methods the plan names: task candidates (by any of their names) and other
     method-shaped names."""
     low = plan.lower()
+    lines = [_content_words(line) for line in plan.splitlines()]
     found: list[str] = []
     covered: set[str] = set()
     for cand in candidates:
         names = candidate_names(cand)
-        hit = [n for n in names if _present(n, low)]
+        hit = [n for n in names if _present(n, low)] or ([cand.lower()] if _described(cand, lines) else [])
         if hit:
             found.append(hit[0])
             covered |= {*names, cand.lower()}
