@@ -75,6 +75,12 @@ def test_segmentation_valid_wrong_shape_empty_and_copy_of_input(tmp_path, staged
     rel = _put(src, ws, f"outputs/{case}/{names[0]}")
     [check] = checker(_effects(ws, [rel]))
     assert check.copy_of_input and not check.passed and check.problem
+    # ... and re-saved (other bytes, the same voxels): still the input
+    src_img = nib.load(str(src))
+    nib.save(nib.Nifti1Image(np.asarray(src_img.dataobj), src_img.affine), str(ws / rel))
+    assert _sha(ws / rel) != _sha(src)
+    [check] = checker(_effects(ws, [rel]))
+    assert check.copy_of_input and not check.passed
 
 
 def test_only_contract_files_in_case_folders_count_and_a_call_checks_a_few(tmp_path, staged_once):

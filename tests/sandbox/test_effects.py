@@ -83,6 +83,7 @@ def test_read_back_keeps_the_order_inside_one_call(box):
                 "np.save('outputs/case_001/sub/y.npy', np.arange(3)); np.load('outputs/case_001/sub/y.npy')\n"
                 "np.save('outputs/case_001/z.npy', np.arange(4))")
     assert r.effects["read_back"] == [f"{WS}/outputs/case_001/sub/y.npy"]
+    assert f"{WS}/outputs/case_001/sub/y.npy" in written(r) and r.effects["read"] == []
     assert {w["op"] for w in r.effects["written"]} == {"created"}
     # the same from bash: a heredoc writes the file, cat reads it back
     r = ok(box, "cat > notes.md <<'EOF'\nline\nEOF\ncat notes.md", language="bash")

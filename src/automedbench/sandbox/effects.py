@@ -407,7 +407,13 @@ class EffectsRecorder:
         it now was put there by this call."""
         for d in call.new_dirs:
             for f in self._watch_tree(d):
-                call.paths.setdefault(f, _PathState(existed_before=f in self.known, mask=IN_CREATE, unseen=True))
+                state = call.paths.get(f)
+                if state is None:
+                    call.paths[f] = _PathState(existed_before=f in self.known, mask=IN_CREATE, unseen=True)
+                elif not state.mask & _WRITE and f not in self.known:
+                    # made before its folder's watch, then read (its read was seen, its write not)
+                    state.mask |= IN_CREATE
+                    state.unseen = True
 
     def _record(self, fx: _Effects, path: str, inside: str, state: _PathState) -> None:
         """One path's events: a write is recorded by _record_write (and nothing else is); a

@@ -27,7 +27,7 @@ from typing import Any
 from ..runs.models import Effects, OutputCheck
 from ..tracks.base import SubmittedCase, Track
 from ..tracks.cohort import read_cohort
-from ..tracks.content_facts import describe
+from ..tracks.content_facts import describe, same_content
 
 MAX_UNITS_PER_CALL = 4
 MAX_COHORT_ROWS = 64          # rows of a cohort file checked (each with its case's expected values)
@@ -123,7 +123,8 @@ class OutputChecks:
                 implausible = self.track.plausibility(check.prediction, self.public[0] / case_id, self.options)
         except Exception as exc:   # a checker must not raise; if one does, the unit is invalid
             valid, reason, non_trivial = False, f"format check failed unexpectedly: {type(exc).__name__}", False
-        copies = [inside for inside, sha in files.items() if sha and self._is_input(self._host(inside), sha)]
+        copies = [inside for inside, sha in files.items()
+                  if sha and (self._is_input(self._host(inside), sha) or self._holds_input(self._host(inside), case_id))]
         trivial_ok = self.track.trivial_can_be_right
         problem = reason if not valid else ("a copy of the input: " + ", ".join(copies) if copies
                                             else implausible if implausible
@@ -184,6 +185,20 @@ class OutputChecks:
             if candidate not in self._input_shas:
                 self._input_shas[candidate] = _sha256(candidate)
             if self._input_shas[candidate] == sha:
+                return True
+        return False
+
+
+    def _holds_input(self, host: Path, case_id: str) -> bool:
+        """Whether the file holds one of the case's input arrays, re-saved (other bytes, the same
+        voxels or pixels): the case's own public files of the same kind are compared."""
+        case_dir = self.public[0] / case_id
+        if not case_dir.is_dir():
+            return False
+        suffix = "".join(host.suffixes[-2:]) if host.name.endswith(".nii.gz") else host.suffix
+        for candidate in sorted(case_dir.iterdir())[:16]:
+            same_kind = candidate.name.endswith(suffix) or (suffix.startswith(".nii") and ".nii" in candidate.name)
+            if candidate.is_file() and same_kind and same_content(host, candidate):
                 return True
         return False
 

@@ -82,6 +82,33 @@ def _describe(path: Path, suffix: str) -> ContentFacts | None:
     return None
 
 
+def _array(path: Path, suffix: str) -> np.ndarray | None:
+    if suffix in (".nii", ".nii.gz"):
+        import nibabel as nib
+        return np.asarray(cast(nib.Nifti1Image, nib.load(str(path))).dataobj)
+    if suffix == ".npy":
+        return np.asarray(np.load(path, allow_pickle=False))
+    if suffix in _IMAGE_SUFFIXES:
+        from PIL import Image
+        with Image.open(path) as im:
+            return np.asarray(im)
+    return None
+
+
+def same_content(a: Path, b: Path) -> bool:
+    """Whether two files of the same kind hold the same array (a volume re-saved, an image
+    re-encoded): what an output that is the input copied looks like after a save. False when
+    either cannot be read or their kinds differ."""
+    kind_a, kind_b = _suffix(a), _suffix(b)
+    if kind_a != kind_b and not {kind_a, kind_b} <= {".nii", ".nii.gz"}:
+        return False
+    try:
+        x, y = _array(a, kind_a), _array(b, kind_b)
+    except Exception:   # unreadable: not the same content as far as anyone can tell
+        return False
+    return x is not None and y is not None and x.shape == y.shape and bool(np.array_equal(x, y))
+
+
 def _json_leaves(x: Any, out: list[str], depth: int = 0) -> None:
     """A sample of the scalar values (numbers of 2+ digits, strings of 3+ characters)."""
     if len(out) >= 30 or depth > 3 or isinstance(x, bool) or x is None:

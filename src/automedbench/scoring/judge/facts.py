@@ -354,6 +354,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     unit = layout.effective_unit
     n = _expected_units(calls, unit, case_ids)
     _assign_units(calls, layout, n, roots, case_ids)
+    copied_inputs = _drop_input_copies(calls)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
     batch_start = _batch_start(calls, pilot_max)
@@ -381,7 +382,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         failed_inspection=_opened_fact(failed),
         fix=_fix(calls, before, inspections, failed, checks),
         invalid_pilot=checks.invalid_pilot(pilots, before), checks_recorded=checks.recorded,
-        later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max)),
+        later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
         input_check=_input_check(before, describe_input), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
         environment=_environment(calls, batch_start, model_paths),
@@ -391,6 +392,23 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
 
 Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each opened
+
+
+def _drop_input_copies(calls: list[CallFacts]) -> set[str]:
+    """Unit files the harness found to hold the case's input (its bytes, or its array re-saved):
+    the input copied is not a run of any method, so it makes no unit (neither a pilot nor a
+    batch) and looking at it is not looking at an output. Returns their paths."""
+    copied: set[str] = set()
+    for c in calls:
+        mine = [ch for ch in c.checks if ch.copy_of_input]
+        for ch in mine:
+            copied |= set(ch.files)
+            if ch.case_id is not None:
+                c.units.discard(ch.case_id)
+        if mine:
+            c.unit_writes = [w for w in c.unit_writes if w.path not in copied]
+            c.__dict__.pop("unit_paths", None)     # cached from the writes before
+    return copied
 
 
 def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | None) -> int:
@@ -583,7 +601,8 @@ def _method_output(path: str, contract: set[str], roots: Roots) -> bool:
     return _name(path) in contract or _parent(path) == roots.outputs.rstrip("/")
 
 
-def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int) -> Opened:
+def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int,
+                       copied_inputs: set[str]) -> Opened:
     """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
     call after the call that wrote it."""
     written_at: dict[str, int] = {}
@@ -594,7 +613,7 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
         seen = bool(prior) and looks.looked(c, prior)
         looks.wrote(c)
         for path in [w.path for w in c.output_writes] + c.unit_paths:
-            if _method_output(path, contract, c.roots):
+            if _method_output(path, contract, c.roots) and path not in copied_inputs:
                 written_at.setdefault(path, pos)
         # a read-back inside a call that wrote more than a pilot is the batch script re-reading
         # its own files (a post-processing step, say), not distinguishable from a look: only a
