@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, run
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..data.from_folder import FolderCases, generic_from_folder
+from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
 
 if TYPE_CHECKING:
-    from ..data import DatasetInfo, DatasetPaths
+    from ..data import DatasetInfo
     from .pictures import CasePicture, PictureCase
 
 
@@ -350,11 +350,11 @@ class TrackAssets(Protocol[OptionsInT]):
         conformance suite scores it: 1.0 within `gold_tolerance`."""
         ...
 
-    def from_folder(self, src: Path, dest: DatasetPaths, options: OptionsInT) -> FolderCases:
-        """Optional: map a user's plain folder onto dest.public / dest.private for
-        `data stage --from-folder` (docs/your-task.md). Default: the generic layout
+    def folder_layouts(self) -> list[FolderLayout]:
+        """Optional: the folder layouts `data stage --from-folder` recognises for this track, in
+        detection order (docs/your-task.md section 2). Default: the generic layout
         DIR/<case_id>/{public,private}/ (+ cases.csv)."""
-        return generic_from_folder(src, dest, options)
+        return [GENERIC_LAYOUT]
 
     # optional capability (default: none): small pictures of one valid, scored case for the run
     # page — drawn in memory; the core picks the cases and places the files (docs/site.md)

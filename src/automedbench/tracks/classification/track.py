@@ -36,13 +36,13 @@ from ..base import (
 )
 from ..reducers import mean_of_present
 from .data import DATASETS
-from .folder import from_folder as folder_cases
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import REFERENCE_FILE, ClassificationOptions
 from .scripted import ClassificationMethods
 
 if TYPE_CHECKING:
-    from ...data import DatasetInfo, DatasetPaths
-    from ...data.from_folder import FolderCases
+    from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 NO_PREDICTION = "(none)"
 
@@ -156,9 +156,9 @@ class ClassificationTrack(Track[ClassificationOptions]):
             return None        # official tasks: no classical method fits them; scripted agents skip
         return ClassificationMethods(options)
 
-    def from_folder(self, src: Path, dest: DatasetPaths, options: ClassificationOptions) -> FolderCases:
-        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
-        return folder_cases(src, dest, options)
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
         """The image with the predicted and the reference label."""

@@ -46,13 +46,14 @@ from ..profile import ProfileScore
 from . import reference_profile
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
 from .data import DATASETS
+from .folder import LAYOUTS as FOLDER_LAYOUTS
+from .folder import REFERENCE_FILE
 from .options import DetectionOptions
 from .scripted import DetectionMethods
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
-
-REFERENCE_FILE = "boxes.json"
+    from ...data.from_folder import FolderLayout
 
 
 class DetectionTrack(Track[DetectionOptions]):
@@ -182,6 +183,10 @@ class DetectionTrack(Track[DetectionOptions]):
         if not options.reference_method:
             return None        # official tasks: no classical method fits them; scripted agents skip
         return DetectionMethods(options)
+
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:
         """Reference boxes (green) and predicted boxes (magenta, score shown) on the image."""

@@ -46,14 +46,14 @@ from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_ca
 from ..safety import safe_output_file
 from . import reference_profile
 from .data import DATASETS
-from .folder import from_folder as folder_cases
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import SegmentationOptions
 from .pictures import segmentation_pictures
 from .scripted import SegmentationMethods
 
 if TYPE_CHECKING:
-    from ...data import DatasetInfo, DatasetPaths
-    from ...data.from_folder import FolderCases
+    from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -255,9 +255,9 @@ class SegmentationTrack(Track[SegmentationOptions]):
             return None
         return SegmentationMethods(options, [f.name for f in self.submission(options).files])
 
-    def from_folder(self, src: Path, dest: DatasetPaths, options: SegmentationOptions) -> FolderCases:
-        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
-        return folder_cases(src, dest, options)
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: SegmentationOptions) -> list[CasePicture]:
         """Contours over the image on the most-different slice (tracks/pictures.py)."""

@@ -52,11 +52,13 @@ from ..reducers import case_value, mean_of_present, mean_over_cases
 from ..safety import safe_output_file
 from . import reference_profile
 from .data import DATASETS
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import ANSWER_FILE, VQAOptions
 from .scripted import VQAScriptedMethods
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
 # the core answer judge's instructions for VQA (text and version unchanged since the judge was
@@ -332,6 +334,10 @@ class VQATrack(Track[VQAOptions]):
 
     def scripted_methods(self, options: VQAOptions) -> ScriptedMethods | None:
         return VQAScriptedMethods(options)
+
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: VQAOptions) -> list[CasePicture]:
         """The image(s), and a card with the question, the answer, the reference and the verdict."""
