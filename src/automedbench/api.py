@@ -45,6 +45,7 @@ from .runs.models import (
 )
 from .runs.preflight import check_endpoints as check_agent_endpoints
 from .runs.preflight import check_scripted_methods
+from .tracks.base import pick_reference_method
 from .runs.options import RunOptions
 from .runs.sweep import Cell, CellResult, SweepChecks, SweepConfigError, SweepEvent, SweepSpec, load_sweep_file
 from .runs.sweep import run_sweep as run_cells
@@ -163,7 +164,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | 
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     # a scripted agent with no method here would only crash (runs/preflight.py)
-    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})
+    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command="run")
     judge = get_judge(options.judges, agent_configs)
     _check_llm_ready(judge, "judge")
     check_self_judge(agent, judge, options.allow_self_judge)
@@ -619,7 +620,21 @@ def task_info(task: Task, data_root: Path | str | None = None) -> dict[str, Any]
     d["case_ids"] = paths.case_ids() if staged else []
     d["public_dir"] = str(paths.public) if staged else None
     d["private_dir"] = str(paths.private) if staged else None
+    d["reference_methods"] = reference_methods_info(task)
     return d
+
+
+def reference_methods_info(task: Task) -> list[dict[str, Any]]:
+    """The track's classical methods for `tasks show`: what each needs, whether it fits this
+    task, and which one the scripted `reference` agent runs here (docs/your-task.md section 5)."""
+    chosen, _ = pick_reference_method(task.track_impl, task.options)
+    rows = []
+    for m in task.track_impl.reference_methods():
+        missing = m.fits(task.options)
+        rows.append({"method": m.file, "does": m.summary, "needs": m.needs,
+                     "fits": "yes" if missing is None else f"no: needs {missing}",
+                     "runs_as_reference": m.file == chosen})
+    return rows
 
 
 def task_ids_by_data(tasks_dirs: list[Path] | None = None) -> tuple[list[str], list[str]]:

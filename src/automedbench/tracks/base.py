@@ -345,6 +345,12 @@ class TrackAssets(Protocol[OptionsInT]):
         """Code for the built-in scripted agents (reference/careless), or None."""
         ...
 
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """Optional: the classical methods the scripted agents can run, in the order they are
+        tried on a task that names none (`track_options.reference_method`); `tasks show` lists
+        them with what each needs (docs/your-task.md section 5). Default: none listed."""
+        return []
+
     def gold_submission(self, dataset_root: Path, outputs: Path, options: OptionsInT) -> None:
         """Write a perfect submission (from the private references) into `outputs/` — the
         conformance suite scores it: 1.0 within `gold_tolerance`."""
@@ -395,6 +401,31 @@ class ScriptedMethods(Protocol):
     def verify_code(self, data_dir: str) -> str:
         """S5: check every expected output exists before submitting."""
         ...
+
+
+@dataclass(frozen=True)
+class ReferenceMethod:
+    """A classical method of a track (docs/your-task.md section 5)."""
+    file: str                             # methods/<file>; `track_options.reference_method: <file>` picks it
+    summary: str                          # what it does, one line
+    needs: str                            # what a task must have for it, in task.yaml's words
+    fits: Callable[[Any], str | None]     # options -> None when it can run, else what is missing
+    automatic: bool = True                # tried when the task names no method (False: only when named)
+
+
+def pick_reference_method(track: Any, options: Any) -> tuple[str | None, list[str]]:
+    """(the method file the scripted agents run, []) — the task's `reference_method` when it
+    names one, else the first listed method that fits — or (None, what each method is missing)."""
+    named = getattr(options, "reference_method", None)
+    if named:
+        return named, []
+    missing = []
+    for m in track.reference_methods():
+        why = m.fits(options) if m.automatic else f"runs only when named (`reference_method: {m.file}`)"
+        if why is None:
+            return m.file, []
+        missing.append(f"{m.file} needs {why}")
+    return None, missing
 
 
 def draws_pictures(track: Any) -> bool:

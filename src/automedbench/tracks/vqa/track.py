@@ -46,6 +46,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    ReferenceMethod,
 )
 from ..profile import ProfileScore
 from ..reducers import case_value, mean_of_present, mean_over_cases
@@ -331,6 +332,10 @@ class VQATrack(Track[VQAOptions]):
     # ---- data, methods, gold ----------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
         return list(DATASETS)
+
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """The classical method the scripted agents run (docs/your-task.md section 5)."""
+        return [ReferenceMethod("vqa_rules.py", "rules on the question text and image statistics (count, finding, plane, modality, region); MCQ answers matched to the options", "any task (question.json + its images)", lambda o: None)]
 
     def scripted_methods(self, options: VQAOptions) -> ScriptedMethods | None:
         return VQAScriptedMethods(options)
