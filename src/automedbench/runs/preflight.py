@@ -93,7 +93,6 @@ def _missing(task: Any) -> str:
 def check_gpus(cells: Iterable[Any], resources_of: Callable[[Any], Any], pool_check: Callable[[Any], str | None]) -> None:
     """Cells whose resource request the executor can never satisfy (e.g. a GPU on a machine without one)."""
     bad: dict[str, list[str]] = {}
-    agents: list[str] = []
     for c in cells:
         why = pool_check(resources_of(c))
         if why:
