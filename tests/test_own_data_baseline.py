@@ -131,6 +131,8 @@ def test_four_layouts_staged_as_they_lie_run_with_a_baseline_and_boarded(
     assert reports[("my-cls", "reference")]["task"]["score"] > 0.5, scores
     assert reports[("my-msd", "reference")]["task"]["score"] > 0.5, scores
     assert reports[("my-det", "reference")]["task"]["score"] > 0.5
+    meta = json.loads(next((home / "runs").glob("my-vqa/lite/reference/rep*/run.json")).read_text())
+    assert meta["judges"] == ["heuristic"]   # the judge that scored it, not null (docs/judge.md)
     board = json.loads((home / "runs" / "leaderboard" / "leaderboard.json").read_text())
     assert {a["agent"] for a in board["agents"]} == {"reference", "my-model"} and not board["config_notes"]
 

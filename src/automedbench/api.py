@@ -60,6 +60,7 @@ from .scoring.judge import Judge, get_judge
 from .scoring.judge.calibration import EvalReport, evaluate, evaluate_heldout, saved_path
 from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.rubric import load_rubric
+from .scoring.judge import HEURISTIC as HEURISTIC_JUDGE
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
 from .scoring.output_checks import OutputChecks
 from .tracks import get_track
@@ -255,7 +256,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                    case_ids=[c["case_id"] for c in manifest["cases"]],
                    task_snapshot=snapshot, task_hash=task_hash(snapshot),
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
-                   rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
+                   rubric_version=str(load_rubric().version), judges=list(judges or []) or [HEURISTIC_JUDGE],
                    answer_judge=options.answer_judge,
                    limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
     write_json_atomic(files.meta, meta)
