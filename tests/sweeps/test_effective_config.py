@@ -47,8 +47,13 @@ def test_run_json_records_the_effective_limits_and_endpoint_and_the_lock_follows
     assert "agents.quick.temperature: 0.2 -> 0.9" in msg and "agents.quick.limits.max_turns: 8 -> 4" in msg
     assert "--force" in msg
     # --force adopts it: the run made with the old configuration is superseded and the cell runs again
-    forced = run_sweep(_spec(cfg, env, agents=["quick"]), root, force=True)
+    plans = []
+    forced = run_sweep(_spec(cfg, env, agents=["quick"]), root, force=True,
+                       on_event=lambda ev: plans.append(ev.message) if ev.kind == "plan" else None)
     assert [r.status for r in forced] == ["done"]
+    # the restart said which cell it moved and re-ran, and that none was kept
+    assert plans == ["0 finished cell(s) kept; 1 moved to .superseded/ and re-run (they ran with another agent "
+                     "configuration): tiny-seg/lite/quick#0; 0 new"]
     assert json.loads((forced[0].run_dir / "run.json").read_text())["limits"]["max_turns"] == 4
     assert len(reports_under(root)) == 2   # one in place, one under .superseded/ (kept for inspection)
     assert len(list((root / ".superseded").rglob("detail_report.json"))) == 1
