@@ -87,8 +87,8 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                                                   help="With --from-folder: the task the data is for (its track "
                                                        "and track_options say what a case holds)."),
                layout: Optional[str] = typer.Option(None, "--layout", metavar="NAME",
-                                                    help="With --from-folder: force a folder layout (msd, folders, "
-                                                         "imagefolder, coco, ...; default: detected)."),
+                                                    help="With --from-folder: force one of the track's folder layouts "
+                                                         "(docs/your-task.md section 2; default: detected)."),
                link: bool = typer.Option(False, "--link", help="With --from-folder: hard-link your files instead of "
                                                                "copying them (no second copy; hashes still kept)."),
                tasks_dir: Optional[list[Path]] = TasksDir,

@@ -4,7 +4,7 @@
 
 The task (its track and track_options) says what a case must hold. How the folder maps onto
 `public/<case_id>/` and `private/<case_id>/` is one of the track's folder layouts (its
-`folder_layouts` capability, tracks/base.py: MSD / nnU-Net, ImageFolder, COCO JSON, ...). The
+`folder_layouts` capability, tracks/base.py; each track's in docs/your-task.md section 2). The
 first layout whose `detect` recognises the folder stages it, unless `layout=` names one; a
 folder no layout recognises is refused with what each layout expects and its one-line fix.
 Every track accepts the generic layout:
@@ -77,7 +77,7 @@ class LayoutStager(Protocol):
 class FolderLayout:
     """One folder layout a track stages (docs/your-task.md section 2): `--layout NAME` forces it."""
     name: str                          # --layout value
-    expects: str                       # the tree in one line: "imagesTr/ + labelsTr/ + dataset.json"
+    expects: str                       # the tree in one line, e.g. "images/<case> + labels/<case>"
     detect: Callable[[Path], bool]     # does this folder look like it? (cheap: names only)
     stage: LayoutStager
 
