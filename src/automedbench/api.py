@@ -154,10 +154,12 @@ def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
                              "grade its own work. Pick another judge, or pass --allow-self-judge")
 
 
-def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None) -> Prepared:
+def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None, *,
+                command: str = "run") -> Prepared:
     """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
     agent's own model unless `options.allow_self_judge`), sandbox backend, data staged. Raises
-    UserError before any agent turn or paid call."""
+    UserError before any agent turn or paid call. `command` ("run" or "sweep") words a refusal
+    as the command that was run would (runs/preflight.py)."""
     options = options or RunOptions()
     agent_configs = options.agent_config_paths
     task = get_task(task_id, options.tasks_dir_paths)
@@ -165,7 +167,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | 
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     # a scripted agent with no method here would only crash (runs/preflight.py)
-    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command="run")
+    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command=command)
     judge = get_judge(options.judges, agent_configs)
     _check_llm_ready(judge, "judge")
     check_self_judge(agent, judge, options.allow_self_judge)
@@ -440,11 +442,11 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], options: 
     if not (tasks and tiers and agents):
         return
     for t in tasks:
-        prepare_run(t, tiers[0], agents[0], options)
+        prepare_run(t, tiers[0], agents[0], options, command="sweep")
     for tier in tiers[1:]:
         check_tier(tier)
     for a in agents[1:]:
-        prepare_run(tasks[0], tiers[0], a, options)
+        prepare_run(tasks[0], tiers[0], a, options, command="sweep")
 
 
 def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) -> None:

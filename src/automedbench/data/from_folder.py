@@ -111,7 +111,7 @@ class FolderStageResult:
         """How the data got there and what disk it takes (copies double a large set: say so)."""
         linked, copied = self.tally.get("hardlink", 0), self.tally.get("copy", 0)
         written = self.total_bytes - self.tally.get("bytes:hardlink", 0)
-        lines = [f"layout {self.layout!r}: {self.total_bytes and _megabytes(self.total_bytes)} in {self.paths.root}"]
+        lines = [f"layout {self.layout!r}: {_megabytes(self.total_bytes)} in {self.paths.root}"]
         if linked:
             lines.append(f"{linked} file(s) hard-linked to your folder (no second copy; edit them there and "
                          f"`data verify` reports the change); {_megabytes(written)} written")
