@@ -123,11 +123,14 @@ def _doc_task_yaml(task_id: str) -> str:
     raise AssertionError(f"docs/your-task.md has no task.yaml for {task_id}")
 
 
+DOC_TASKS = ("my-seg", "my-cls", "my-msd", "my-det", "my-vqa")
+
+
 @pytest.fixture
 def my_tasks_dir(tmp_path):
-    """tasks/my-seg and tasks/my-cls, exactly as docs/your-task.md writes them."""
+    """tasks/my-seg, my-cls, my-msd, my-det, my-vqa exactly as docs/your-task.md writes them."""
     tasks = tmp_path / "tasks"
-    for tid in ("my-seg", "my-cls"):
+    for tid in DOC_TASKS:
         (tasks / tid).mkdir(parents=True)
         (tasks / tid / "task.yaml").write_text(_doc_task_yaml(tid))
     return tasks
@@ -170,4 +173,100 @@ def cls_folder(tmp_path):
         if i != 5:
             rows.append(f"img_{i},{'abnormal' if i % 2 else 'normal'}")
     (root / "labels.csv").write_text("\n".join(rows) + "\n")
+    return root
+
+
+# ---- the public layouts a researcher's data already has (docs/your-task.md section 2) -------
+
+@pytest.fixture
+def msd_folder(tmp_path):
+    """MSD / nnU-Net: dataset.json (two channels, labels 1 and 2), imagesTr/<case>_0000 + _0001,
+    labelsTr/, two imagesTs/ cases and hu_04 without a label map."""
+    import json
+
+    import numpy as np
+
+    from automedbench.tracks.nifti_io import make_nifti, save_nifti_gz
+    root = tmp_path / "Task05_Prostate"
+    rng = np.random.default_rng(1)
+    affine = np.diag([1.5, 1.5, 3.0, 1.0])
+    (root).mkdir(parents=True)
+    (root / "dataset.json").write_text(json.dumps({
+        "name": "Prostate", "channel_names": {"0": "T2", "1": "ADC"},
+        "labels": {"background": 0, "peripheral zone": 1, "transition zone": 2}, "file_ending": ".nii.gz"}))
+    for i in range(1, 5):
+        cid = f"hu_{i:02d}"
+        label = np.zeros((14, 14, 6), np.uint8)
+        label[3:11, 3:11, 1:5] = 1
+        label[5:9, 5:9, 2:4] = 2
+        t2 = (label * 60 + 20 + rng.normal(0, 3, label.shape)).astype(np.float32)
+        adc = (100 - label * 20 + rng.normal(0, 3, label.shape)).astype(np.float32)
+        save_nifti_gz(make_nifti(t2, affine), root / "imagesTr" / f"{cid}_0000.nii.gz")
+        save_nifti_gz(make_nifti(adc, affine), root / "imagesTr" / f"{cid}_0001.nii.gz")
+        if i != 4:
+            save_nifti_gz(make_nifti(label, affine), root / "labelsTr" / f"{cid}.nii.gz")
+    for i in (7, 8):
+        save_nifti_gz(make_nifti(np.zeros((14, 14, 6), np.float32), affine), root / "imagesTs" / f"hu_{i:02d}_0000.nii.gz")
+    return root
+
+
+@pytest.fixture
+def imagefolder(tmp_path):
+    """ImageFolder: normal/ (dark) and abnormal/ (bright) RGB images, 4 of each."""
+    import numpy as np
+    from PIL import Image
+    root = tmp_path / "patches"
+    rng = np.random.default_rng(2)
+    for label, level in (("normal", 50), ("abnormal", 190)):
+        (root / label).mkdir(parents=True)
+        for i in range(4):
+            arr = np.clip(rng.normal(level, 12, (16, 16, 3)), 0, 255).astype(np.uint8)
+            Image.fromarray(arr).save(root / label / f"{label[:3]}_{i}.png")
+    return root
+
+
+def spot_image(size, spots):
+    """A dark noisy image with bright discs at (cx, cy, r)."""
+    import numpy as np
+    yy, xx = np.mgrid[:size, :size]
+    img = np.random.default_rng(size + len(spots)).normal(30, 4, (size, size))
+    for cx, cy, r in spots:
+        img[(xx - cx) ** 2 + (yy - cy) ** 2 <= r * r] = 220
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture
+def coco_folder(tmp_path):
+    """COCO: annotations.json + images/: three 64x64 images with bright spots, one without any."""
+    import json
+
+    from PIL import Image
+    root = tmp_path / "spots-coco"
+    (root / "images").mkdir(parents=True)
+    spots = {"s1.png": [(20, 20, 5)], "s2.png": [(40, 24, 6), (16, 44, 5)], "s3.png": []}
+    images, anns = [], []
+    for iid, (name, discs) in enumerate(spots.items(), 1):
+        Image.fromarray(spot_image(64, discs)).save(root / "images" / name)
+        images.append({"id": iid, "file_name": name, "width": 64, "height": 64})
+        anns += [{"id": len(anns) + 1, "image_id": iid, "category_id": 1,
+                  "bbox": [cx - r, cy - r, 2 * r + 1, 2 * r + 1]} for cx, cy, r in discs]
+    (root / "annotations.json").write_text(json.dumps(
+        {"images": images, "annotations": anns, "categories": [{"id": 1, "name": "spot"}]}))
+    return root
+
+
+@pytest.fixture
+def vqa_folder(tmp_path):
+    """questions.csv + images/: two open questions, one multiple choice (columns A-D), one row without an answer."""
+    from PIL import Image
+    root = tmp_path / "my-vqa"
+    (root / "images").mkdir(parents=True)
+    Image.fromarray(spot_image(64, [(30, 30, 6)])).save(root / "images" / "a.png")
+    Image.fromarray(spot_image(64, [])).save(root / "images" / "b.png")
+    (root / "questions.csv").write_text(
+        "qid,image_name,question,answer,answer_type,A,B,C,D\n"
+        "v1,a.png,Is there a bright spot?,yes,closed,,,,\n"
+        "v2,b.png,How many bright spots are there?,0,open,,,,\n"
+        "v3,a.png,Is there a bright spot?,A,,yes,no,,\n"
+        "v4,b.png,What is this?,,,,,,\n")
     return root

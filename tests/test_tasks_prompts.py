@@ -50,6 +50,10 @@ def test_unknown_placeholder_is_an_error():
 def test_unknown_task_and_tier():
     with pytest.raises(TaskError, match="unknown task 'nope'"):
         get_task("nope")
+    # a typo gets a did-you-mean; every unknown task gets the way to a task of one's own
+    with pytest.raises(TaskError, match=r"unknown task 'brain-lesion-sge'; did you mean 'brain-lesion-seg' or 'brain-tissue-seg'\?; "
+                                        r"a task of your own: pass --tasks-dir DIR .* AUTOMEDBENCH_TASKS"):
+        get_task("brain-lesion-sge")
     with pytest.raises(TaskError, match="unknown tier"):
         render_prompt(get_task("brain-lesion-seg"), "expert")
 

@@ -45,6 +45,7 @@ from .runs.models import (
 )
 from .runs.preflight import check_endpoints as check_agent_endpoints
 from .runs.preflight import check_scripted_methods
+from .tracks.base import pick_reference_method
 from .runs.options import RunOptions
 from .runs.sweep import Cell, CellResult, SweepChecks, SweepConfigError, SweepEvent, SweepSpec, load_sweep_file
 from .runs.sweep import run_sweep as run_cells
@@ -59,6 +60,7 @@ from .scoring.judge import Judge, get_judge
 from .scoring.judge.calibration import EvalReport, evaluate, evaluate_heldout, saved_path
 from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.rubric import load_rubric
+from .scoring.judge import HEURISTIC as HEURISTIC_JUDGE
 from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
 from .scoring.output_checks import OutputChecks
 from .tracks import get_track
@@ -152,10 +154,12 @@ def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
                              "grade its own work. Pick another judge, or pass --allow-self-judge")
 
 
-def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None) -> Prepared:
+def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None, *,
+                command: str = "run") -> Prepared:
     """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
     agent's own model unless `options.allow_self_judge`), sandbox backend, data staged. Raises
-    UserError before any agent turn or paid call."""
+    UserError before any agent turn or paid call. `command` ("run" or "sweep") words a refusal
+    as the command that was run would (runs/preflight.py)."""
     options = options or RunOptions()
     agent_configs = options.agent_config_paths
     task = get_task(task_id, options.tasks_dir_paths)
@@ -163,7 +167,7 @@ def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | 
     agent = get_agent(agent_name, agent_configs)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
     # a scripted agent with no method here would only crash (runs/preflight.py)
-    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task})
+    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command=command)
     judge = get_judge(options.judges, agent_configs)
     _check_llm_ready(judge, "judge")
     check_self_judge(agent, judge, options.allow_self_judge)
@@ -254,7 +258,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
                    case_ids=[c["case_id"] for c in manifest["cases"]],
                    task_snapshot=snapshot, task_hash=task_hash(snapshot),
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
-                   rubric_version=str(load_rubric().version), judges=list(judges or []) or None,
+                   rubric_version=str(load_rubric().version), judges=list(judges or []) or [HEURISTIC_JUDGE],
                    answer_judge=options.answer_judge,
                    limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
     write_json_atomic(files.meta, meta)
@@ -438,11 +442,11 @@ def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], options: 
     if not (tasks and tiers and agents):
         return
     for t in tasks:
-        prepare_run(t, tiers[0], agents[0], options)
+        prepare_run(t, tiers[0], agents[0], options, command="sweep")
     for tier in tiers[1:]:
         check_tier(tier)
     for a in agents[1:]:
-        prepare_run(tasks[0], tiers[0], a, options)
+        prepare_run(tasks[0], tiers[0], a, options, command="sweep")
 
 
 def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) -> None:
@@ -619,7 +623,21 @@ def task_info(task: Task, data_root: Path | str | None = None) -> dict[str, Any]
     d["case_ids"] = paths.case_ids() if staged else []
     d["public_dir"] = str(paths.public) if staged else None
     d["private_dir"] = str(paths.private) if staged else None
+    d["reference_methods"] = reference_methods_info(task)
     return d
+
+
+def reference_methods_info(task: Task) -> list[dict[str, Any]]:
+    """The track's classical methods for `tasks show`: what each needs, whether it fits this
+    task, and which one the scripted `reference` agent runs here (docs/your-task.md section 5)."""
+    chosen, _ = pick_reference_method(task.track_impl, task.options)
+    rows = []
+    for m in task.track_impl.reference_methods():
+        missing = m.fits(task.options)
+        rows.append({"method": m.file, "does": m.summary, "needs": m.needs,
+                     "fits": "yes" if missing is None else f"no: needs {missing}",
+                     "runs_as_reference": m.file == chosen})
+    return rows
 
 
 def task_ids_by_data(tasks_dirs: list[Path] | None = None) -> tuple[list[str], list[str]]:

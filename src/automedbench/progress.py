@@ -56,6 +56,8 @@ class SweepProgress:
 
     def __call__(self, ev: SweepEvent) -> None:
         if ev.kind == "plan":
+            if ev.message:   # a restart: which cells were kept, moved, re-run
+                self.bar.console.print(f"restart: {ev.message}", highlight=False, soft_wrap=True)
             self.job = self.bar.add_task("", total=ev.total, counts="")
             return
         if self.job is None:

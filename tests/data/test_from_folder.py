@@ -52,7 +52,8 @@ def test_segmentation_and_classification_folders_become_staged_datasets(my_tasks
     assert bad.returncode == 1 and "private/case_03/lesion.nii.gz: missing or changed since staging" in bad.stderr
 
     listed = amb("tasks", "list", "--tasks-dir", my_tasks_dir, env=env)
-    assert "unknown dataset" not in listed.stdout
+    assert not [line for line in listed.stdout.splitlines() if "my-seg-data" in line and "unknown dataset" in line]
+    assert "my-seg-data --from-folder" not in listed.stderr and "my-cls-data --from-folder" not in listed.stderr
 
     # the staged task runs and is scored (the `empty` scripted agent: valid run, nothing written)
     run = amb("run", "--task", "my-cls", "--agent", "empty", "--tasks-dir", my_tasks_dir, "--sandbox", "local",

@@ -146,3 +146,21 @@ def test_cli_run_prints_url_status_and_hint_when_the_endpoint_fails_mid_run(fake
 def test_check_of_a_scripted_agent_says_there_is_nothing_to_check():
     proc = amb("agents", "check", "reference")
     assert proc.exit_code == 0 and "reference: a scripted agent (no endpoint to check)" in proc.stdout
+
+
+def test_a_base_url_ending_in_chat_completions_gets_the_url_to_set(fake_openai):
+    """The client appends /chat/completions; a base_url copied with it says which URL to set
+    (a real server answers .../chat/completions/chat/completions with 404)."""
+    from .fake_openai import error
+    fake_openai.script_checks = True
+    fake_openai.push(error(404, "Not Found"))
+    res = check_endpoint(agent_config(fake_openai.url + "/chat/completions"))
+    assert res.config_error
+    assert f"ends in /chat/completions, which the client adds itself: set base_url to {fake_openai.url}" in res.hint
+
+
+def test_the_preflight_hint_names_the_agents_to_check(fake_openai):
+    fake_openai.models = ["fake-model"]
+    with pytest.raises(EndpointConfigError) as exc:
+        preflight([agent_config(fake_openai.url, model="qwen-coder", name="my-qwen")])
+    assert "(check with `automedbench agents check my-qwen`)" in str(exc.value) and " NAME`" not in str(exc.value)

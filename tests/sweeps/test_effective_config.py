@@ -47,8 +47,13 @@ def test_run_json_records_the_effective_limits_and_endpoint_and_the_lock_follows
     assert "agents.quick.temperature: 0.2 -> 0.9" in msg and "agents.quick.limits.max_turns: 8 -> 4" in msg
     assert "--force" in msg
     # --force adopts it: the run made with the old configuration is superseded and the cell runs again
-    forced = run_sweep(_spec(cfg, env, agents=["quick"]), root, force=True)
+    plans = []
+    forced = run_sweep(_spec(cfg, env, agents=["quick"]), root, force=True,
+                       on_event=lambda ev: plans.append(ev.message) if ev.kind == "plan" else None)
     assert [r.status for r in forced] == ["done"]
+    # the restart said which cell it moved and re-ran, and that none was kept
+    assert plans == ["0 finished cell(s) kept; 1 moved to .superseded/ and re-run (they ran with another agent "
+                     "configuration): tiny-seg/lite/quick#0; 0 new"]
     assert json.loads((forced[0].run_dir / "run.json").read_text())["limits"]["max_turns"] == 4
     assert len(reports_under(root)) == 2   # one in place, one under .superseded/ (kept for inspection)
     assert len(list((root / ".superseded").rglob("detail_report.json"))) == 1
@@ -63,11 +68,30 @@ def test_the_board_separates_configurations_of_one_name(sweep_env):
     board = aggregate(collect_reports([tmp / "a", tmp / "b"]))
     assert len(board.agents) == 2 and all(a.agent.startswith("quick [") for a in board.agents)
     assert len(board.config_notes) == 1 and "'quick' covers 2 configurations" in board.config_notes[0]
+    assert "fields that differ: temperature (run.json agent_config)" in board.config_notes[0]
     from automedbench.report import write_leaderboard
     html = write_leaderboard(collect_reports([tmp / "a", tmp / "b"]), tmp / "site").read_text()
-    assert "One agent name, several configurations" in html and "covers 2 configurations" in html
+    assert "Rows split so that nothing different is averaged together" in html and "covers 2 configurations" in html
     one = aggregate(collect_reports([tmp / "a"]))
     assert [a.agent for a in one.agents] == ["quick"] and not one.config_notes
+
+
+def test_the_board_never_mixes_two_versions_of_a_task(sweep_env):
+    """A task edited between two sweeps (a new task hash): two task rows, never one mean, and
+    the note names the field that changed."""
+    from automedbench.report import aggregate, collect_reports
+    env, tmp, cfg = sweep_env
+    run_sweep(_spec(cfg, env, agents=["quick"]), tmp / "a")
+    yaml = tmp / "tasks" / "tiny-seg" / "task.yaml"
+    yaml.write_text(yaml.read_text().replace("max_turns: ", "max_turns: 1", 1))
+    run_sweep(_spec(cfg, env, agents=["quick"]), tmp / "c")
+    board = aggregate(collect_reports([tmp / "a", tmp / "c"]))
+    assert len(board.tasks) == 2 and all(t.startswith("tiny-seg [") for t in board.tasks), board.tasks
+    assert sorted(g.task for g in board.groups) == board.tasks            # one group row per version
+    assert len(board.agents) == 1 and board.agents[0].tasks == board.tasks
+    [note] = board.config_notes
+    assert note.startswith("task 'tiny-seg' was run in 2 versions") and "fields that differ: max_turns" in note
+    assert aggregate(collect_reports([tmp / "a"])).tasks == ["tiny-seg"]   # one version: the plain id
 
 
 def test_a_sweep_file_and_the_same_sweep_as_options_are_one_configuration(sweep_env, monkeypatch):

@@ -21,11 +21,24 @@ def _task_copy(env, new_id: str, edit) -> None:
     (tasks / new_id / "task.yaml").write_text(edit(text))
 
 
+def _nomethod_task(env) -> None:
+    """docs/your-task.md's my-cls as `nomethod-cls`: no labelled examples, so no classical
+    method of the track fits it (docs/your-task.md section 5)."""
+    from pathlib import Path
+
+    from tests.conftest import _doc_task_yaml
+    folder = Path(env["AUTOMEDBENCH_TASKS"]) / "nomethod-cls"
+    folder.mkdir()
+    (folder / "task.yaml").write_text(_doc_task_yaml("my-cls").replace("id: my-cls", "id: nomethod-cls"))
+
+
 def test_scripted_agent_without_a_method_is_refused_naming_the_cell(sweep_env):
     env, tmp, cfg = sweep_env
-    _task_copy(env, "nomethod-seg", lambda t: "\n".join(l for l in t.splitlines() if "reference_method" not in l))
-    spec = _spec(cfg, env, agents=["reference"]).model_copy(update={"tasks": ["tiny-seg", "nomethod-seg"]})
-    with pytest.raises(ImpossibleCellError, match=r"nomethod-seg/lite/reference#0: the scripted agent has no method"):
+    _nomethod_task(env)
+    spec = _spec(cfg, env, agents=["reference"]).model_copy(update={"tasks": ["tiny-seg", "nomethod-cls"]})
+    with pytest.raises(ImpossibleCellError, match=r"nomethod-cls/lite/reference#0: the scripted agent has no method "
+                                                  r"for the task \(task nomethod-cls: patch_classifier.py needs "
+                                                  r"labelled examples.*exclude:"):
         run_sweep(spec, tmp / "root")
     assert not (tmp / "root").exists()   # nothing ran, nothing written
 
@@ -49,18 +62,23 @@ def test_a_sweep_that_scored_nothing_exits_1_and_announces_no_board(sweep_env):
     assert "1 of 1 cell(s) failed or ended on an infrastructure fault" in proc.stderr
 
 
-def test_a_single_run_of_a_scripted_agent_without_a_method_is_refused(sweep_env):
+def test_a_single_run_of_a_scripted_agent_without_a_method_is_refused(sweep_env, cls_folder):
     from pathlib import Path
 
     from automedbench import api
+    from automedbench.data.from_folder import stage_from_folder
+    from automedbench.tasks import get_task
     env, tmp, cfg = sweep_env
-    _task_copy(env, "nomethod-seg", lambda t: "\n".join(l for l in t.splitlines() if "reference_method" not in l))
-    with pytest.raises(ImpossibleCellError, match=r"nomethod-seg/lite/reference#0"):
-        api.prepare_run("nomethod-seg", "lite", "reference", api.RunOptions(
-            sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])]))
+    _nomethod_task(env)
+    tasks = [Path(env["AUTOMEDBENCH_TASKS"])]
+    stage_from_folder("my-cls-data", cls_folder, get_task("nomethod-cls", tasks), env["AUTOMEDBENCH_DATA"])
+    with pytest.raises(ImpossibleCellError, match=r"`automedbench run --agent reference` cannot run here: .*task "
+                                                  r"nomethod-cls: patch_classifier.py needs labelled examples"):
+        api.prepare_run("nomethod-cls", "lite", "reference", api.RunOptions(
+            sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=tasks))
     # an agent that needs no method (empty) is fine on the same task
-    api.prepare_run("nomethod-seg", "lite", "empty", api.RunOptions(
-        sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=[Path(env["AUTOMEDBENCH_TASKS"])]))
+    api.prepare_run("nomethod-cls", "lite", "empty", api.RunOptions(
+        sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=tasks))
 
 
 def test_a_prepared_runtime_with_the_package_passes_the_requirements_check(sweep_env, tmp_path, monkeypatch):

@@ -86,6 +86,11 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                task: Optional[str] = typer.Option(None, "--task", metavar="TASK",
                                                   help="With --from-folder: the task the data is for (its track "
                                                        "and track_options say what a case holds)."),
+               layout: Optional[str] = typer.Option(None, "--layout", metavar="NAME",
+                                                    help="With --from-folder: force one of the track's folder layouts "
+                                                         "(docs/your-task.md section 2; default: detected)."),
+               link: bool = typer.Option(False, "--link", help="With --from-folder: hard-link your files instead of "
+                                                               "copying them (no second copy; hashes still kept)."),
                tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset, stage an official one, or stage your own folder (--from-folder)
@@ -95,10 +100,13 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
             fail("--from-folder needs --task TASK: the task's track and track_options say what a case holds "
                   "(docs/your-task.md)")
         try:
-            result = stage_from_folder(name, from_folder, get_task(task, tasks_dir), data_root, force=force)
+            result = stage_from_folder(name, from_folder, get_task(task, tasks_dir), data_root, force=force,
+                                       layout=layout, link=link)
         except user_errors() as exc:
             fail(str(exc))
         err.print(f"{name}: {result.summary()}", highlight=False, soft_wrap=True)
+        for line in result.disk_lines(link):
+            err.print(f"   {line}", highlight=False, soft_wrap=True)
         print(result.paths.root)
         return
     options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}

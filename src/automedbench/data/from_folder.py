@@ -3,9 +3,11 @@
     stage_from_folder("my-data", Path("~/my-folder"), task) -> FolderStageResult
 
 The task (its track and track_options) says what a case must hold. How the folder maps onto
-`public/<case_id>/` and `private/<case_id>/` is the track's `from_folder` capability
-(tracks/base.py; a folder of images + a folder of label maps, images + a labels.csv, ...),
-whose default is the generic layout every track accepts:
+`public/<case_id>/` and `private/<case_id>/` is one of the track's folder layouts (its
+`folder_layouts` capability, tracks/base.py; each track's in docs/your-task.md section 2). The
+first layout whose `detect` recognises the folder stages it, unless `layout=` names one; a
+folder no layout recognises is refused with what each layout expects and its one-line fix.
+Every track accepts the generic layout:
 
     DIR/<case_id>/public/...     what the agent sees (the task's input_files)
     DIR/<case_id>/private/...    the references, named as the track reads them
@@ -15,7 +17,9 @@ Every case is validated: its public inputs must exist and its references must lo
 track's own `load_reference` (the loader scoring uses). A case the folder lacks a part of is
 skipped with a reason; a case that is present but broken is refused, naming it. The build
 goes to a temporary sibling folder and is renamed into place at the end, so a failure leaves
-nothing behind.
+nothing behind. A layout places the user's files through `StagingFolder.place`: a copy, or a
+hard link with `link=True` (a copy where the file system refuses one, said so); the manifest
+hashes every file either way (docs/your-task.md "Large data: --link").
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from pydantic import ValidationError
 
@@ -44,9 +48,42 @@ PROVENANCE_SOURCE = "folder"
 
 @dataclass
 class FolderCases:
-    """What a from_folder hook (or the generic layout) produced in the staging folder."""
+    """What a folder layout produced in the staging folder."""
     cases: list[dict[str, Any]] = field(default_factory=list)   # manifest entries (case_id + metadata)
     skipped: dict[str, str] = field(default_factory=dict)        # case_id -> why
+    notes: list[str] = field(default_factory=list)               # what the folder held but was not staged, and why
+    facts: dict[str, Any] = field(default_factory=dict)          # layout facts for the manifest's provenance
+
+
+@dataclass(frozen=True)
+class StagingFolder(DatasetPaths):
+    """The temporary dataset folder a layout writes into, and how it places the user's files."""
+    link: bool = False
+    tally: dict[str, int] = field(default_factory=dict)   # "hardlink"/"copy" -> files, "bytes:<how>" -> bytes
+
+    def place(self, src: Path, dst: Path) -> None:
+        """Put the user's file `src` at `dst`: a hard link with --link (a copy where the file
+        system refuses one), else a copy."""
+        how = link_or_copy(src, dst, link=self.link)
+        self.tally[how] = self.tally.get(how, 0) + 1
+        self.tally[f"bytes:{how}"] = self.tally.get(f"bytes:{how}", 0) + dst.stat().st_size
+
+
+class LayoutStager(Protocol):
+    def __call__(self, src: Path, dest: StagingFolder, options: Any) -> FolderCases: ...
+
+
+@dataclass(frozen=True)
+class FolderLayout:
+    """One folder layout a track stages (docs/your-task.md section 2): `--layout NAME` forces it."""
+    name: str                          # --layout value
+    expects: str                       # the tree in one line, e.g. "images/<case> + labels/<case>"
+    detect: Callable[[Path], bool]     # does this folder look like it? (cheap: names only)
+    stage: LayoutStager
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
 
 
 @dataclass
@@ -54,6 +91,10 @@ class FolderStageResult:
     paths: DatasetPaths
     staged: list[str]
     skipped: dict[str, str]
+    layout: str = ""
+    notes: list[str] = field(default_factory=list)
+    tally: dict[str, int] = field(default_factory=dict)
+    total_bytes: int = 0
 
     def summary(self) -> str:
         """'4 cases staged, 1 skipped: <the track's reason> (case_05)'."""
@@ -65,6 +106,20 @@ class FolderStageResult:
             text += f", {len(self.skipped)} skipped: " + "; ".join(
                 f"{why} ({', '.join(ids[:5])}{' …' if len(ids) > 5 else ''})" for why, ids in reasons.items())
         return text
+
+    def disk_lines(self, link: bool) -> list[str]:
+        """How the data got there and what disk it takes (copies double a large set: say so)."""
+        linked, copied = self.tally.get("hardlink", 0), self.tally.get("copy", 0)
+        written = self.total_bytes - self.tally.get("bytes:hardlink", 0)
+        lines = [f"layout {self.layout!r}: {_megabytes(self.total_bytes)} in {self.paths.root}"]
+        if linked:
+            lines.append(f"{linked} file(s) hard-linked to your folder (no second copy; edit them there and "
+                         f"`data verify` reports the change); {_megabytes(written)} written")
+        if copied:
+            lines.append(f"{copied} file(s) copied ({_megabytes(self.tally.get('bytes:copy', 0))} of extra disk)"
+                         + ("; hard links failed (the data root is on another file system than the folder?)"
+                            if link else "; --link stages by hard link without a second copy"))
+        return lines + self.notes
 
 
 def stage_summary(manifest: dict[str, Any]) -> str:
@@ -99,7 +154,7 @@ def _typed(value: str) -> Any:
     return value
 
 
-def generic_from_folder(src: Path, dest: DatasetPaths, options: Any) -> FolderCases:
+def generic_from_folder(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     """DIR/<case_id>/{public,private}/ (+ optional DIR/cases.csv), copied as they are."""
     table = read_case_table(src / "cases.csv") if (src / "cases.csv").is_file() else {}
     out = FolderCases()
@@ -114,9 +169,34 @@ def generic_from_folder(src: Path, dest: DatasetPaths, options: Any) -> FolderCa
         for side in ("public", "private"):
             for f in sorted((case_dir / side).rglob("*")):
                 if f.is_file():
-                    link_or_copy(f, getattr(dest, side) / cid / f.relative_to(case_dir / side), link=False)
+                    dest.place(f, getattr(dest, side) / cid / f.relative_to(case_dir / side))
         out.cases.append({"case_id": cid, **{k: _typed(v) for k, v in table.get(cid, {}).items()}})
     return out
+
+
+def _looks_generic(src: Path) -> bool:
+    return any((p / "public").is_dir() for p in src.iterdir() if p.is_dir())
+
+
+GENERIC_LAYOUT = FolderLayout(
+    "generic", "<case_id>/public/ + <case_id>/private/ (+ cases.csv)", _looks_generic, generic_from_folder)
+
+
+def choose_layout(src: Path, layouts: list[FolderLayout], track: str, forced: str | None) -> FolderLayout:
+    """The layout `--layout` names, else the first that recognises `src`; else a refusal saying
+    what each layout expects."""
+    by_name = {lay.name: lay for lay in layouts}
+    if forced:
+        if forced not in by_name:
+            raise DatasetError(f"--layout {forced}: track {track!r} has no such layout; it has "
+                               f"{', '.join(by_name)} (docs/your-task.md section 2)")
+        return by_name[forced]
+    for lay in layouts:
+        if lay.detect(src):
+            return lay
+    raise DatasetError(f"--from-folder {src}: no {track} layout recognises this folder; expected one of: "
+                       + "; ".join(f"{lay.name}: {lay.expects}" for lay in layouts)
+                       + " (docs/your-task.md section 2; `--layout NAME` forces one and names what is missing)")
 
 
 def _validate(task: Any, paths: DatasetPaths, cases: list[dict[str, Any]]) -> None:
@@ -136,7 +216,7 @@ def _validate(task: Any, paths: DatasetPaths, cases: list[dict[str, Any]]) -> No
 
 
 def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | None = None, *,
-                      force: bool = False) -> FolderStageResult:
+                      force: bool = False, layout: str | None = None, link: bool = False) -> FolderStageResult:
     """Build dataset `name` under the data root from the folder `src` for `task` (module doc)."""
     src = Path(src).expanduser()
     if not src.is_dir():
@@ -144,6 +224,7 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
     if task.dataset != name:
         raise DatasetError(f"task {task.id!r} uses dataset {task.dataset!r}, not {name!r}: stage it as "
                            f"{task.dataset!r} or change the task's `dataset:`")
+    chosen = choose_layout(src, task.track_impl.folder_layouts(), task.track, layout)
     paths = dataset_paths(name, root)
     if paths.root.exists() and not force:
         raise DatasetError(f"{name} already exists at {paths.root}; pass --force to rebuild it")
@@ -151,18 +232,20 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
     try:
-        built = DatasetPaths(tmp)
+        built = StagingFolder(tmp, link=link)
         built.public.mkdir()
         built.private.mkdir()
-        found = task.track_impl.from_folder(src, built, task.options)   # a declared capability (tracks/base.py)
+        found = chosen.stage(src, built, task.options)   # the track's layout (tracks/base.py folder_layouts)
         if not found.cases:
             why = "; ".join(f"{c}: {w}" for c, w in list(found.skipped.items())[:3])
-            raise DatasetError(f"--from-folder {src}: no usable case for track {task.track!r}"
-                               + (f" ({why})" if why else "") + "; see docs/your-task.md for the layout")
+            raise DatasetError(f"--from-folder {src}: no usable case in layout {chosen.name!r} ({chosen.expects})"
+                               + (f": {why}" if why else "") + "; see docs/your-task.md section 2")
         _validate(task, built, found.cases)
         write_manifest(built, dataset=name, description=f"{task.title} (staged from a folder)", cases=found.cases,
                        provenance={"source": PROVENANCE_SOURCE, "folder": str(src.resolve()), "task": task.id,
-                                   "track": task.track, "skipped": found.skipped})
+                                   "track": task.track, "layout": chosen.name, "link": link,
+                                   "skipped": found.skipped, "notes": found.notes, **found.facts})
+        total = sum(f.stat().st_size for f in tmp.rglob("*") if f.is_file())
         swap_into_place(tmp, paths.root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -172,7 +255,8 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
             except OSError:
                 pass
         raise
-    return FolderStageResult(paths, [c["case_id"] for c in found.cases], found.skipped)
+    return FolderStageResult(paths, [c["case_id"] for c in found.cases], found.skipped, chosen.name,
+                             found.notes, dict(built.tally), total)
 
 
 def verify_dataset(name: str, root: Path | str | None = None, *,

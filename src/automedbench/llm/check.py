@@ -71,6 +71,9 @@ def _excerpt(text: str, secrets: list[str]) -> str:
     return text[:BODY_EXCERPT] + ("…" if len(text) > BODY_EXCERPT else "")
 
 
+CHAT_SUFFIX = "/chat/completions"
+
+
 def explain(base_url: str, model: str, *, status: int | None = None, body: str = "",
             connect_error: str | None = None, served: list[str] | None = None,
             api_key_env: str | None = None) -> tuple[str, bool]:
@@ -86,6 +89,9 @@ def explain(base_url: str, model: str, *, status: int | None = None, body: str =
         return f"cannot connect to {base_url}: check base_url and that the server is up", False
     if status is None:
         return "", False
+    if base_url.rstrip("/").endswith(CHAT_SUFFIX):   # the client appends it: the URL has it twice
+        return (f"base_url {base_url} ends in {CHAT_SUFFIX}, which the client adds itself: set base_url to "
+                f"{base_url.rstrip('/')[: -len(CHAT_SUFFIX)]}"), True
     if _UNKNOWN_MODEL.search(body or "") and status in (400, 404, 422):
         offered = f"; the server serves: {', '.join(served[:10])}" if served else ""
         return f"the server does not serve model {model!r}{offered} (set `model:` to one of them)", True
@@ -206,7 +212,7 @@ def preflight(configs: list[AgentConfig]) -> list[EndpointCheck]:
     bad = [c for c in checks if c.config_error]
     if bad:
         raise EndpointConfigError("; ".join(c.message() for c in bad)
-                                  + " (check with `automedbench agents check NAME`)")
+                                  + f" (check with `automedbench agents check {' '.join(c.name for c in bad)}`)")
     return checks
 
 

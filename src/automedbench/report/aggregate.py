@@ -13,6 +13,9 @@ Rules (docs/leaderboard.md#the-rules-of-the-numbers states them in prose):
 - an agent's rows are keyed by its name AND the hash of its effective configuration
   (`run.config_hash`: endpoint, model, sampling, limits). When one name covers several
   configurations each gets its own row, labelled `name [hash]`, and `config_notes` says so;
+- likewise a task's runs are keyed by its id AND its definition's hash (`versions.task_hash`):
+  runs of two versions of a task are two tasks, labelled `id [hash]`, never one mean; the
+  note names the fields that differ (from `versions.task_fields` / `config_fields`);
 - groups: (agent, task, tier). A group's statistics are over its repeats: sample standard
   deviation (ddof=1) and a percentile bootstrap 95 % CI of the mean (2000 resamples, fixed
   seed, independent of input order). With one value the CI is that value and `n1` is set;
@@ -352,19 +355,66 @@ def agent_labels(runs: Iterable[DetailReport]) -> dict[str, str]:
             else f"{r.run.agent} [{(r.run.config_hash or 'unrecorded')[:8]}]" for r in runs}
 
 
-def config_notes(runs: Iterable[DetailReport]) -> list[str]:
-    """One sentence per agent name that covers more than one effective configuration."""
-    hashes: dict[str, set[str]] = {}
+def _task_version(r: DetailReport) -> str:
+    return (r.versions.get("task_hash") or "unrecorded")[:8]
+
+
+def task_labels(runs: Iterable[DetailReport]) -> dict[str, str]:
+    """run_id -> the task it counts for: its id, or `id [task hash]` when runs of that id were
+    made with more than one definition of the task (module doc)."""
+    runs = list(runs)
+    versions: dict[str, set[str]] = {}
     for r in runs:
-        hashes.setdefault(r.run.agent, set()).add((r.run.config_hash or "unrecorded")[:8])
-    return [f"agent {name!r} covers {len(hs)} configurations ({', '.join(sorted(hs))}): one row each, "
-            "labelled name [configuration hash]; see run.json agent_config for what differs"
-            for name, hs in sorted(hashes.items()) if len(hs) > 1]
+        versions.setdefault(r.run.task, set()).add(_task_version(r))
+    return {r.run.run_id: r.run.task if len(versions[r.run.task]) == 1
+            else f"{r.run.task} [{_task_version(r)}]" for r in runs}
+
+
+def split_task_versions(runs: Iterable[DetailReport]) -> list[DetailReport]:
+    """The runs, each counted under its task label (task_labels): two versions, two tasks."""
+    runs = list(runs)
+    label = task_labels(runs)
+    return [r if label[r.run.run_id] == r.run.task else
+            r.model_copy(update={"run": r.run.model_copy(update={"task": label[r.run.run_id]})}) for r in runs]
+
+
+def _digests(text: str | None) -> dict[str, str] | None:
+    if not text:
+        return None
+    return dict(part.rsplit(":", 1) for part in text.split(";") if ":" in part)
+
+
+def differing_fields(recorded: Iterable[str | None]) -> str:
+    """'fields that differ: a, b' from the per-field digests of each version, or why unknown."""
+    maps = [_digests(t) for t in recorded]
+    if any(m is None for m in maps):
+        return "the fields that differ were not recorded (runs scored before this was kept; re-score them)"
+    keys = set().union(*maps)   # type: ignore[arg-type]
+    diff = sorted(k for k in keys if len({m.get(k) for m in maps if m is not None}) > 1)
+    return f"fields that differ: {', '.join(diff)}" if diff else "no field differs in what was recorded"
+
+
+def config_notes(runs: Iterable[DetailReport]) -> list[str]:
+    """One sentence per agent name that covers more than one effective configuration, and per
+    task id whose runs used more than one definition of the task; each names what differs."""
+    runs = list(runs)
+    configs: dict[str, dict[str, str | None]] = {}
+    tasks: dict[str, dict[str, str | None]] = {}
+    for r in runs:
+        configs.setdefault(r.run.agent, {})[(r.run.config_hash or "unrecorded")[:8]] = r.versions.get("config_fields")
+        tasks.setdefault(r.run.task.split(" [")[0], {})[_task_version(r)] = r.versions.get("task_fields")
+    notes = [f"agent {name!r} covers {len(hs)} configurations ({', '.join(sorted(hs))}): one row each, "
+             f"labelled name [configuration hash]; {differing_fields(hs.values())} (run.json agent_config)"
+             for name, hs in sorted(configs.items()) if len(hs) > 1]
+    notes += [f"task {tid!r} was run in {len(vs)} versions ({', '.join(sorted(vs))}): one row each, labelled "
+              f"task [task hash], never one mean; {differing_fields(vs.values())} (run.json task_snapshot)"
+              for tid, vs in sorted(tasks.items()) if len(vs) > 1]
+    return notes
 
 
 def agent_rows(reports: Iterable[DetailReport], ci_for: Iterable[str] = ("overall",)) -> list[AgentStats]:
     """Only the per-agent rows, with bootstrap CIs only for `ci_for` (the site's filtered views)."""
-    runs = sorted(reports, key=lambda r: r.run.run_id)
+    runs = split_task_versions(sorted(reports, key=lambda r: r.run.run_id))
     label = agent_labels(runs)
     by_agent: dict[str, list[DetailReport]] = {}
     for r in runs:
@@ -376,7 +426,8 @@ def agent_rows(reports: Iterable[DetailReport], ci_for: Iterable[str] = ("overal
 
 def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
     """Leaderboard numbers for `reports` (see module doc). Input order does not matter."""
-    runs = sorted(reports, key=lambda r: r.run.run_id)
+    original = sorted(reports, key=lambda r: r.run.run_id)
+    runs = split_task_versions(original)
     label = agent_labels(runs)
 
     by_agent: dict[str, list[DetailReport]] = {}
@@ -411,7 +462,7 @@ def aggregate(reports: Iterable[DetailReport]) -> Leaderboard:
         metrics={t: sorted({r.task.metric_name for r in runs if r.run.task == t}) for t in sorted({r.run.task for r in runs})},
         infra_runs=sum(is_infra(r) for r in runs),
         judge_incomplete_runs=sum(is_judge_incomplete(r) and not is_infra(r) for r in runs),
-        config_notes=config_notes(runs),
+        config_notes=config_notes(original),
     )
 
 

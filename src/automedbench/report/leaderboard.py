@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ..runs.models import DetailReport
 from ..scoring.rubric import Rubric, load_rubric
 from . import site
-from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure
+from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure, split_task_versions
 from .analyze import write_analysis_page
 from .calibration import footer_rows, load_calibrations
 from .site import tojson_safe
@@ -206,6 +206,8 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     for old in out.glob(f"{PLOT_PREFIX}*.png"):
         old.unlink()
     run_dirs = dict(getattr(reports, "run_dirs", {}) or {})
+    # two versions of a task are two tasks on every page, as on the board (aggregate.py)
+    reports = split_task_versions(reports)
     task_track = {r.run.task: r.run.track for r in reports}
     common = {"generated_at": stamp, "prov": board,
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}

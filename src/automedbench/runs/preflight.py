@@ -22,6 +22,7 @@ from typing import Any, Callable
 from ..errors import UserError
 from ..llm.check import preflight
 from ..llm.registry import load_agent_configs
+from ..tracks.base import pick_reference_method
 
 
 class ImpossibleCellError(UserError, ValueError):
@@ -54,20 +55,39 @@ def check_endpoints(agent_names: Iterable[str], agent_configs: list[Path] | None
 _NEEDS_METHODS = ("reference", "careless")
 
 
-def check_scripted_methods(cells: Iterable[Any], tasks: dict[str, Any]) -> None:
+def check_scripted_methods(cells: Iterable[Any], tasks: dict[str, Any], *, command: str = "sweep") -> None:
     """A scripted agent that writes outputs with the track's scripted methods cannot run on a
-    task whose track has none: refuse those cells (they would end `agent_crash`)."""
-    bad = []
+    task whose track has none that fits (tracks/base.py pick_reference_method): refuse those
+    cells (they would end `agent_crash`), saying what each method is missing and the way out
+    in the words of `command` ("run": --agent; "sweep": exclude:)."""
+    bad: dict[str, list[str]] = {}
+    agents: list[str] = []
     for c in cells:
         if c.agent not in _NEEDS_METHODS:
             continue
         task = tasks[c.task]
         if task.track_impl.scripted_methods(task.options) is None:
-            bad.append(c.key)
-    if bad:
+            bad.setdefault(task.id, []).append(c.key)
+            agents.append(c.agent)
+    if not bad:
+        return
+    why = "; ".join(f"task {tid}: {_missing(tasks[tid])}" for tid in bad)
+    if command == "run":
         raise ImpossibleCellError(
-            f"cell(s) {_cells_text(bad)}: the scripted agent has no method for this task's track "
-            "(it would only crash); drop these cells with `exclude:` or use an LLM agent")
+            f"`automedbench run --agent {agents[0]}` cannot run here: no classical method of the task's track "
+            f"fits it ({why}); change the task's track_options as that says (docs/your-task.md section 5), "
+            "or run an LLM agent with `--agent NAME`")
+    keys = [k for ks in bad.values() for k in ks]
+    raise ImpossibleCellError(
+        f"cell(s) {_cells_text(keys)}: the scripted agent has no method for the task ({why}); "
+        "drop these cells with `exclude:`, change the task's track_options as said "
+        "(docs/your-task.md section 5), or use an LLM agent")
+
+
+def _missing(task: Any) -> str:
+    """What each of the track's methods is missing for `task`, or that the track has none."""
+    reasons = pick_reference_method(task.track_impl, task.options)[1]
+    return "; ".join(reasons) if reasons else f"track {task.track!r} lists no classical method"
 
 
 def check_gpus(cells: Iterable[Any], resources_of: Callable[[Any], Any], pool_check: Callable[[Any], str | None]) -> None:

@@ -428,8 +428,10 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
         pending = [c for c in cells if not resume or classify(c, root, spec.retries)[0] not in ("finished", "infra_final")]
         check_endpoints([c.agent for c in pending], spec.options.agent_config_paths, checks.scripted)
         locked = check_lock(root, spec, force=force, scripted=checks.scripted)
-        results, todo = _plan(cells, root, spec.retries, locked, resume)
-        emit(SweepEvent("plan", total=len(cells), todo=len(todo)))
+        moved: list[Cell] = []
+        redone: list[Cell] = []
+        results, todo = _plan(cells, root, spec.retries, locked, resume, moved, redone)
+        emit(SweepEvent("plan", total=len(cells), todo=len(todo), message=plan_message(results, todo, moved, redone)))
         for cell, res in results.items():
             emit(SweepEvent("skip", cell, res))
 
@@ -446,8 +448,29 @@ def run_sweep(spec: SweepSpec, root: Path | str, *, run: RunFunction, checks: Sw
     return [results[c] for c in cells]
 
 
-def _plan(cells: list[Cell], root: Path, retries: int, locked: dict[str, Any],
-          resume: bool) -> tuple[dict[Cell, CellResult], deque[Cell]]:
+def _names(cells: list[Cell]) -> str:
+    return ", ".join(c.key for c in cells[:3]) + (f" and {len(cells) - 3} more" if len(cells) > 3 else "")
+
+
+def plan_message(results: dict[Cell, CellResult], todo: deque[Cell], moved: list[Cell], redone: list[Cell]) -> str:
+    """What a restart does with the cells already on the root (kept, moved and re-run, re-run,
+    new), naming them; '' for a fresh root (docs/sweeps.md "Crash safety")."""
+    kept = [c for c, r in results.items() if r.status == "skipped"]
+    if not (kept or moved or redone):
+        return ""
+    new = [c for c in todo if c not in moved and c not in redone]
+    parts = [f"{len(kept)} finished cell(s) kept" + (f" ({_names(kept)})" if kept else "")]
+    if moved:
+        parts.append(f"{len(moved)} moved to {SUPERSEDED_DIR}/ and re-run (they ran with another agent "
+                     f"configuration): {_names(moved)}")
+    if redone:
+        parts.append(f"{len(redone)} re-run (unfinished or an infrastructure fault): {_names(redone)}")
+    parts.append(f"{len(new)} new")
+    return "; ".join(parts)
+
+
+def _plan(cells: list[Cell], root: Path, retries: int, locked: dict[str, Any], resume: bool,
+          moved: list[Cell] | None = None, redone: list[Cell] | None = None) -> tuple[dict[Cell, CellResult], deque[Cell]]:
     """What a (re)start does with each cell (module doc): resuming, a finished cell is skipped
     and one out of infrastructure retries keeps its last attempt; a finished cell of another
     agent configuration runs again; a cell to retry has its attempt archived, a partial one is
@@ -458,6 +481,10 @@ def _plan(cells: list[Cell], root: Path, retries: int, locked: dict[str, Any],
         state, end = classify(cell, root, retries)
         if state == "finished" and _superseded(cell, root, locked):
             state = "new"   # ran with another agent configuration (adopted with --force): run again
+            if moved is not None:
+                moved.append(cell)
+        elif state in ("retry", "partial") and redone is not None:
+            redone.append(cell)
         if resume and state in ("finished", "infra_final"):
             results[cell] = CellResult(cell, cell.dir(root), "skipped" if state == "finished" else "infra",
                                        end_reason=end, attempts=past_attempts(cell, root) + 1)

@@ -6,7 +6,7 @@ import hashlib
 import json
 import logging
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .. import __version__
 from ..data import DatasetPaths
@@ -320,7 +320,26 @@ def _versions(meta: RunMeta, rubric_version: int) -> dict[str, str]:
         out["harness_run"] = meta.harness_version
     if meta.task_hash:
         out["task_hash"] = meta.task_hash[:16]
+    # per-field digests, so a board that splits rows can name the fields that differ
+    # (docs/leaderboard.md "Rows that are never mixed")
+    if meta.task_snapshot:
+        out["task_fields"] = field_digests(meta.task_snapshot)
+    if meta.agent_config:
+        out["config_fields"] = field_digests(meta.agent_config)
     return out
+
+
+def field_digests(data: dict[str, Any], prefix: str = "") -> str:
+    """'field:sha8;nested.field:sha8;...' of a mapping, nested mappings flattened with dots."""
+    parts = []
+    for key in sorted(data):
+        value = data[key]
+        if isinstance(value, dict) and value:
+            parts.append(field_digests(value, f"{prefix}{key}."))
+        else:
+            digest = hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:8]
+            parts.append(f"{prefix}{key}:{digest}")
+    return ";".join(p for p in parts if p)
 
 
 def check_complete(meta: RunMeta, run_dir: Path, *, force: bool = False) -> None:

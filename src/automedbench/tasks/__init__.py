@@ -1,6 +1,7 @@
 """Task discovery: built-in tasks plus user task folders (no code change needed)."""
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -32,7 +33,11 @@ def discover(extra: list[Path] | None = None) -> dict[str, Task]:
 def get_task(task_id: str, extra: list[Path] | None = None) -> Task:
     tasks = discover(extra)
     if task_id not in tasks:
-        raise TaskError(f"unknown task {task_id!r}; known: {', '.join(sorted(tasks))}")
+        close = difflib.get_close_matches(task_id, list(tasks), n=3, cutoff=0.6)
+        raise TaskError(f"unknown task {task_id!r}"
+                        + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
+                        + "; a task of your own: pass --tasks-dir DIR (the folder holding <task_id>/task.yaml) or "
+                        f"set AUTOMEDBENCH_TASKS (docs/your-task.md); known: {', '.join(sorted(tasks))}")
     return tasks[task_id]
 
 

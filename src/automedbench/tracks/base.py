@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, run
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..data.from_folder import FolderCases, generic_from_folder
+from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
 
 if TYPE_CHECKING:
-    from ..data import DatasetInfo, DatasetPaths
+    from ..data import DatasetInfo
     from .pictures import CasePicture, PictureCase
 
 
@@ -345,16 +345,22 @@ class TrackAssets(Protocol[OptionsInT]):
         """Code for the built-in scripted agents (reference/careless), or None."""
         ...
 
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """Optional: the classical methods the scripted agents can run, in the order they are
+        tried on a task that names none (`track_options.reference_method`); `tasks show` lists
+        them with what each needs (docs/your-task.md section 5). Default: none listed."""
+        return []
+
     def gold_submission(self, dataset_root: Path, outputs: Path, options: OptionsInT) -> None:
         """Write a perfect submission (from the private references) into `outputs/` — the
         conformance suite scores it: 1.0 within `gold_tolerance`."""
         ...
 
-    def from_folder(self, src: Path, dest: DatasetPaths, options: OptionsInT) -> FolderCases:
-        """Optional: map a user's plain folder onto dest.public / dest.private for
-        `data stage --from-folder` (docs/your-task.md). Default: the generic layout
+    def folder_layouts(self) -> list[FolderLayout]:
+        """Optional: the folder layouts `data stage --from-folder` recognises for this track, in
+        detection order (docs/your-task.md section 2). Default: the generic layout
         DIR/<case_id>/{public,private}/ (+ cases.csv)."""
-        return generic_from_folder(src, dest, options)
+        return [GENERIC_LAYOUT]
 
     # optional capability (default: none): small pictures of one valid, scored case for the run
     # page — drawn in memory; the core picks the cases and places the files (docs/site.md)
@@ -395,6 +401,31 @@ class ScriptedMethods(Protocol):
     def verify_code(self, data_dir: str) -> str:
         """S5: check every expected output exists before submitting."""
         ...
+
+
+@dataclass(frozen=True)
+class ReferenceMethod:
+    """A classical method of a track (docs/your-task.md section 5)."""
+    file: str                             # methods/<file>; `track_options.reference_method: <file>` picks it
+    summary: str                          # what it does, one line
+    needs: str                            # what a task must have for it, in task.yaml's words
+    fits: Callable[[Any], str | None]     # options -> None when it can run, else what is missing
+    automatic: bool = True                # tried when the task names no method (False: only when named)
+
+
+def pick_reference_method(track: Any, options: Any) -> tuple[str | None, list[str]]:
+    """(the method file the scripted agents run, []) — the task's `reference_method` when it
+    names one, else the first listed method that fits — or (None, what each method is missing)."""
+    named = getattr(options, "reference_method", None)
+    if named:
+        return named, []
+    missing = []
+    for m in track.reference_methods():
+        why = m.fits(options) if m.automatic else f"runs only when named (`reference_method: {m.file}`)"
+        if why is None:
+            return m.file, []
+        missing.append(f"{m.file} needs {why}")
+    return None, missing
 
 
 def draws_pictures(track: Any) -> bool:

@@ -21,6 +21,8 @@ class ClassificationOptions(BaseModel):
     label_column: str = "label"
     image_file: str = "image.png"
     reference_method: str | None = Field(None, description="methods/<file> the scripted agents run (demo tasks)")
+    examples_per_class: int = Field(0, ge=0, description="staging from a folder: the first N images of each "
+                                    "label become labelled examples in public/_examples/, not cases")
 
     @field_validator("labels")
     @classmethod

@@ -47,8 +47,9 @@ class ClassificationMethods:
             im = Image.open(first)
             a = numpy.asarray(im)
             print("input", first.parent.name, "size", im.size, "mode", im.mode, "range", int(a.min()), int(a.max()))
-            rows = list(csv.DictReader(open(pathlib.Path({data_dir!r}) / "_examples" / "labels.csv")))
-            print(len(rows), "labelled examples:", sorted({{r["label"] for r in rows}}))
+            examples = pathlib.Path({data_dir!r}) / "_examples" / "labels.csv"
+            rows = list(csv.DictReader(open(examples))) if examples.is_file() else []
+            print(len(rows), "labelled examples:", sorted({{r["label"] for r in rows}}) or "none (the method needs them)")
             """)
 
     def pilot_code(self, data_dir: str) -> str:

@@ -26,6 +26,7 @@ from ..base import (
     CaseStatus,
     MedalBands,
     OutputFile,
+    ReferenceMethod,
     ScoredCases,
     ScoringContext,
     ScriptedMethods,
@@ -33,16 +34,26 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    pick_reference_method,
 )
 from ..reducers import mean_of_present
 from .data import DATASETS
-from .folder import from_folder as folder_cases
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import REFERENCE_FILE, ClassificationOptions
 from .scripted import ClassificationMethods
 
+# the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
+REFERENCE_METHODS = [
+    ReferenceMethod("patch_classifier.py", "few-shot 1-nearest-neighbour on 18 image statistics against "
+                    "labelled examples", "labelled examples in public/_examples/ (labels.csv: file,label)",
+                    lambda o: None if o.examples_per_class > 0 else
+                    "labelled examples: set `examples_per_class: N` in track_options and re-stage with "
+                    "`data stage DATASET --from-folder DIR --task TASK --force`"),
+]
+
 if TYPE_CHECKING:
-    from ...data import DatasetInfo, DatasetPaths
-    from ...data.from_folder import FolderCases
+    from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 NO_PREDICTION = "(none)"
 
@@ -152,13 +163,17 @@ class ClassificationTrack(Track[ClassificationOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: ClassificationOptions) -> ScriptedMethods | None:
-        if not options.reference_method:
-            return None        # official tasks: no classical method fits them; scripted agents skip
-        return ClassificationMethods(options)
+        method, _ = pick_reference_method(self, options)
+        if method is None:
+            return None        # no labelled examples (official tasks): scripted agents skip
+        return ClassificationMethods(options.model_copy(update={"reference_method": method}))
 
-    def from_folder(self, src: Path, dest: DatasetPaths, options: ClassificationOptions) -> FolderCases:
-        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
-        return folder_cases(src, dest, options)
+    def reference_methods(self) -> list[ReferenceMethod]:
+        return list(REFERENCE_METHODS)
+
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
         """The image with the predicted and the reference label."""

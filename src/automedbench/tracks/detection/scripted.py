@@ -16,6 +16,10 @@ from ..scripted_code import case_dirs
 from .options import DetectionOptions
 
 
+# the classes marker_detector.py names; a task with other classes needs one class (every box gets it)
+DETECTOR_CLASSES = ("marker", "ring")
+
+
 def _source(name: str) -> str:
     return resources.files("automedbench.tracks.detection.methods").joinpath(name).read_text()
 
@@ -25,6 +29,8 @@ class DetectionMethods:
         self.o = options
         self.method = options.reference_method or ""   # a file in methods/
         self.module = self.method.removesuffix(".py")
+        # every box gets the task's first class unless the task's classes are the detector's own
+        self.as_class = None if set(options.classes) == set(DETECTOR_CLASSES) else options.classes[0]
 
     def plan_steps(self) -> list[str]:
         return ["Inspect one input: image size, bit depth, intensity range.",
@@ -56,7 +62,8 @@ class DetectionMethods:
             import pathlib, subprocess, sys
             case = {case_dirs(data_dir)}[0]
             r = subprocess.run([sys.executable, {self.method!r}, str(case / {self.o.image_file!r}),
-                                f"outputs/{{case.name}}"], capture_output=True, text=True)
+                                f"outputs/{{case.name}}", *{[self.as_class] if self.as_class else []!r}],
+                               capture_output=True, text=True)
             print(r.stdout, r.stderr); print("pilot exit", r.returncode)
             """)
 
@@ -91,6 +98,7 @@ class DetectionMethods:
             "for case in cases:",
             f"    img = np.asarray(Image.open(case / {self.o.image_file!r}).convert('L'), dtype=np.float32) / 255.0",
             "    boxes = method.detect(img)",
+            *([f"    boxes = [{{**b, 'class': {self.as_class!r}}} for b in boxes]"] if self.as_class else []),
             textwrap.indent(bug, "    "),
             "    out = pathlib.Path('outputs') / case.name",
             "    out.mkdir(parents=True, exist_ok=True)",

@@ -34,6 +34,7 @@ from ..base import (
     CaseStatus,
     MedalBands,
     OutputFile,
+    ReferenceMethod,
     ScoredCases,
     ScoringContext,
     ScriptedMethods,
@@ -41,18 +42,29 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    pick_reference_method,
 )
 from ..profile import ProfileScore
 from . import reference_profile
 from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
 from .data import DATASETS
+from .folder import LAYOUTS as FOLDER_LAYOUTS
+from .folder import REFERENCE_FILE
 from .options import DetectionOptions
-from .scripted import DetectionMethods
+from .scripted import DETECTOR_CLASSES, DetectionMethods
+
+# the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
+REFERENCE_METHODS = [
+    ReferenceMethod("marker_detector.py", "white top-hat + connected components: small bright round objects",
+                    "classes [marker, ring] (solid / hollow), or one class (every box gets it), or class_agnostic",
+                    lambda o: None if (set(o.classes) == set(DETECTOR_CLASSES) or len(o.classes) == 1
+                                       or o.class_agnostic) else
+                    f"classes {list(DETECTOR_CLASSES)}, a single class, or `class_agnostic: true`"),
+]
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
-
-REFERENCE_FILE = "boxes.json"
+    from ...data.from_folder import FolderLayout
 
 
 class DetectionTrack(Track[DetectionOptions]):
@@ -179,9 +191,17 @@ class DetectionTrack(Track[DetectionOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: DetectionOptions) -> ScriptedMethods | None:
-        if not options.reference_method:
-            return None        # official tasks: no classical method fits them; scripted agents skip
-        return DetectionMethods(options)
+        method, _ = pick_reference_method(self, options)
+        if method is None:
+            return None        # classes the detector cannot name: scripted agents skip
+        return DetectionMethods(options.model_copy(update={"reference_method": method}))
+
+    def reference_methods(self) -> list[ReferenceMethod]:
+        return list(REFERENCE_METHODS)
+
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:
         """Reference boxes (green) and predicted boxes (magenta, score shown) on the image."""

@@ -35,6 +35,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    ReferenceMethod,
 )
 from ..pictures import CasePicture, PictureCase, restoration_panels
 from ..profile import ProfileScore
@@ -181,6 +182,10 @@ class EnhancementTrack(Track[EnhancementOptions]):
     # ---- data, agents, conformance -----------------------------------------------------
     def datasets(self) -> list:
         return list(DATASETS)
+
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """The classical method the scripted agents run (docs/your-task.md section 5)."""
+        return [ReferenceMethod("enhance_classical.py", "total-variation denoising or cubic-spline + iterative back-projection super-resolution", "any task of the track (input.npy + info.json)", lambda o: None)]
 
     def scripted_methods(self, options: EnhancementOptions) -> ScriptedMethods | None:
         return EnhancementMethods(options)

@@ -38,6 +38,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    ReferenceMethod,
 )
 from ..profile import ProfileScore
 from ..reducers import mean_of_present
@@ -213,6 +214,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
     # ---- data, methods, gold ------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:
         return list(DATASETS)
+
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """The classical method the scripted agents run (docs/your-task.md section 5)."""
+        return [ReferenceMethod("report_writer.py", "rule-based findings from zone densities and blobs of the frontal view, as sentences", "chest or lower-leg radiograph studies (the public manifest.json + images)", lambda o: None)]
 
     def scripted_methods(self, options: ReportGenOptions) -> ScriptedMethods | None:
         return ReportScriptedMethods(options)

@@ -1,13 +1,14 @@
 """Code the built-in scripted agents send for segmentation tasks (tracks.base.ScriptedMethods).
 
-reference: writes the classical method (methods/<reference_method> + brain_common.py) into the
-workspace, checks one input, pilots ONE case and inspects it, runs the batch, verifies.
+reference: writes the classical method (methods/<reference_method> + brain_common.py, or
+intensity_classes.py + its intensity_classes.json from track_options) into the workspace, checks one input, pilots ONE case and inspects it, runs the batch, verifies.
 careless: the same method, no pilot, and a realistic bug — every other case gets its z axis
 reversed in the voxel array while the affine is kept (a classic orientation error), which the
 score must name (LOGIC_SUSPECT on those cases).
 """
 from __future__ import annotations
 
+import json
 import textwrap
 from importlib import resources
 
@@ -16,6 +17,8 @@ from .options import SegmentationOptions
 
 # modules the classical methods import from their own folder; written beside method.py
 METHOD_SUPPORT = ("brain_common.py",)
+# the method that fits any task of the track (reads its settings from a JSON file beside it)
+GENERIC_METHOD = "intensity_classes.py"
 
 
 def _source(name: str) -> str:
@@ -29,6 +32,12 @@ class SegmentationMethods:
         self.outputs = outputs        # each case's output files: the track's submission layout
 
     def plan_steps(self) -> list[str]:
+        if self.options.reference_method == GENERIC_METHOD:
+            return ["Inspect one input: shape, spacing, dtype, intensity percentiles.",
+                    "Intensity classes: smooth, 1-D k-means on intensities, classes in order of brightness.",
+                    "Pilot ONE case, inspect shape / unique values / voxel counts, fix, re-run.",
+                    "Run every case into outputs/<case_id>/.",
+                    "Verify every case has valid files, then submit."]
         return ["Inspect one input: shape, spacing, dtype, intensity percentiles.",
                 "Brain mask: Otsu threshold, morphology, largest component.",
                 "Target labels inside the brain with the classical method (method.py).",
@@ -38,8 +47,12 @@ class SegmentationMethods:
 
     def setup_code(self, data_dir: str) -> str:
         assert self.options.reference_method
-        files = {"method.py": _source(self.options.reference_method),
-                 **{n: _source(n) for n in METHOD_SUPPORT}}
+        o = self.options
+        files = {"method.py": _source(o.reference_method or GENERIC_METHOD), **{n: _source(n) for n in METHOD_SUPPORT}}
+        if o.reference_method == GENERIC_METHOD:   # its settings come from the task (method docstring)
+            files[GENERIC_METHOD.replace(".py", ".json")] = json.dumps(
+                {"variant": o.variant, "organ_file": o.organ_file, "lesion_file": o.lesion_file,
+                 "label_file": o.label_file, "labels": sorted(o.labels)})
         return textwrap.dedent(f"""\
             # S2 setup: install the method, check the runtime and one input
             import pathlib, numpy, scipy, nibabel as nib

@@ -31,6 +31,7 @@ from ..base import (
     CaseScore,
     MedalBands,
     OutputFile,
+    ReferenceMethod,
     ScoredCases,
     ScoringContext,
     ScriptedMethods,
@@ -38,6 +39,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    pick_reference_method,
 )
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase
@@ -46,14 +48,28 @@ from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_ca
 from ..safety import safe_output_file
 from . import reference_profile
 from .data import DATASETS
-from .folder import from_folder as folder_cases
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import SegmentationOptions
 from .pictures import segmentation_pictures
-from .scripted import SegmentationMethods
+from .scripted import GENERIC_METHOD, SegmentationMethods
+
+# the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
+REFERENCE_METHODS = [
+    ReferenceMethod(GENERIC_METHOD, "1-D k-means intensity classes, darkest = background; organ = largest "
+                    "bright component, lesion = outliers inside it", "any task (channel 0 is used)",
+                    lambda o: None),
+    ReferenceMethod("brain_lesion_classical.py", "brain mask + bias correction + bright-lesion threshold",
+                    "a skull-stripped T1-like brain MRI, variant organ_lesion",
+                    lambda o: None if o.variant == "organ_lesion" else "variant organ_lesion", automatic=False),
+    ReferenceMethod("brain_tissue_classical.py", "brain mask + bias correction + CSF/GM/WM intensity classes",
+                    "a skull-stripped T1-like brain MRI, variant multiclass with labels {1: CSF, 2: GM, 3: WM}",
+                    lambda o: None if o.variant == "multiclass" and len(o.labels) == 3 else
+                    "variant multiclass with three labels", automatic=False),
+]
 
 if TYPE_CHECKING:
-    from ...data import DatasetInfo, DatasetPaths
-    from ...data.from_folder import FolderCases
+    from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 AFFINE_TOLERANCE = 1e-3
 HERE = Path(__file__).parent
@@ -251,13 +267,18 @@ class SegmentationTrack(Track[SegmentationOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: SegmentationOptions) -> ScriptedMethods | None:
-        if not options.reference_method:
+        method, _ = pick_reference_method(self, options)
+        if method is None:
             return None
-        return SegmentationMethods(options, [f.name for f in self.submission(options).files])
+        return SegmentationMethods(options.model_copy(update={"reference_method": method}),
+                                  [f.name for f in self.submission(options).files])
 
-    def from_folder(self, src: Path, dest: DatasetPaths, options: SegmentationOptions) -> FolderCases:
-        """Stage a plain folder as a dataset (data/from_folder.py; layout in docs/your-task.md)."""
-        return folder_cases(src, dest, options)
+    def reference_methods(self) -> list[ReferenceMethod]:
+        return list(REFERENCE_METHODS)
+
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: SegmentationOptions) -> list[CasePicture]:
         """Contours over the image on the most-different slice (tracks/pictures.py)."""

@@ -39,6 +39,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    ReferenceMethod,
 )
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase, restoration_panels
@@ -180,6 +181,10 @@ class SynthesisTrack(Track[SynthesisOptions]):
 
     def datasets(self) -> list:
         return list(DATASETS)
+
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """The classical method the scripted agents run (docs/your-task.md section 5)."""
+        return [ReferenceMethod("zsr_classical.py", "cubic-spline through-plane interpolation + iterative back-projection", "variant ct_zsr (lowres.nii.gz + target_grid.json)", lambda o: None if o.variant == "ct_zsr" else "variant ct_zsr (MRI to CT has no classical method)")]
 
     def scripted_methods(self, options: SynthesisOptions) -> ScriptedMethods | None:
         if options.variant != "ct_zsr":

@@ -46,17 +46,20 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
+    ReferenceMethod,
 )
 from ..profile import ProfileScore
 from ..reducers import case_value, mean_of_present, mean_over_cases
 from ..safety import safe_output_file
 from . import reference_profile
 from .data import DATASETS
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import ANSWER_FILE, VQAOptions
 from .scripted import VQAScriptedMethods
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 PLACEHOLDER_FLAG = "placeholder"   # scoring/error_codes.yaml case_flag_codes -> PLACEHOLDER_OUTPUT
 # the core answer judge's instructions for VQA (text and version unchanged since the judge was
@@ -330,8 +333,16 @@ class VQATrack(Track[VQAOptions]):
     def datasets(self) -> list[DatasetInfo]:
         return list(DATASETS)
 
+    def reference_methods(self) -> list[ReferenceMethod]:
+        """The classical method the scripted agents run (docs/your-task.md section 5)."""
+        return [ReferenceMethod("vqa_rules.py", "rules on the question text and image statistics (count, finding, plane, modality, region); MCQ answers matched to the options", "any task (question.json + its images)", lambda o: None)]
+
     def scripted_methods(self, options: VQAOptions) -> ScriptedMethods | None:
         return VQAScriptedMethods(options)
+
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: VQAOptions) -> list[CasePicture]:
         """The image(s), and a card with the question, the answer, the reference and the verdict."""

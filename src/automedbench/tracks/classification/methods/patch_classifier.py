@@ -49,6 +49,9 @@ def case_dirs(data_dir: Path) -> list[Path]:
 def prototypes(data_dir: Path) -> tuple[list[str], np.ndarray, list[str]]:
     """(class names, example feature matrix, example labels) from _examples/labels.csv."""
     ex = Path(data_dir) / "_examples"
+    if not (ex / "labels.csv").is_file():   # a task staged without examples: say what it needs
+        raise SystemExit(f"{ex}/labels.csv is missing: this few-shot method needs labelled examples "
+                         "(a task staged from a folder gets them with `examples_per_class: N` in track_options)")
     with open(ex / "labels.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     labels = list(dict.fromkeys(r["label"] for r in rows))

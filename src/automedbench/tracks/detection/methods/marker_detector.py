@@ -9,7 +9,8 @@ Markers are small, round and denser (brighter) than anything around them, so:
   4. class: `ring` when filling the holes adds >= 15 % to the component (a hollow centre),
      else `marker`; score = mean top-hat contrast x roundness, clipped to [0, 1];
   5. box = the component's bounding box in pixel corner coordinates (x2 = last column + 1).
-Needs numpy, scipy and pillow. Usage: python marker_detector.py IMAGE.png OUT_DIR
+Needs numpy, scipy and pillow. Usage: python marker_detector.py IMAGE.png OUT_DIR [CLASS]
+(with CLASS, every box gets that class: a task with one class of small bright objects).
 """
 from __future__ import annotations
 
@@ -62,6 +63,8 @@ def main(argv: list[str]) -> int:
     image, out_dir = Path(argv[1]), Path(argv[2])
     img = np.asarray(Image.open(image).convert("L"), dtype=np.float32) / 255.0
     boxes = detect(img)
+    if len(argv) > 3:   # one class for every box
+        boxes = [{**b, "class": argv[3]} for b in boxes]
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "prediction.json").write_text(json.dumps({"boxes": boxes}))
     print(f"{image.parent.name}: {len(boxes)} boxes, image {img.shape[1]}x{img.shape[0]}")

@@ -1,0 +1,136 @@
+"""VQA's folder layouts (docs/your-task.md section 2, "VQA"), in detection order:
+
+table  DIR/questions.csv or DIR/questions.json (a JSON list of objects, as VQA-RAD, SLAKE and
+       PMC-VQA ship them) + the images at DIR/images/<image> or DIR/<image>
+
+One row = one question = one case. Columns (the first name found wins, see COLUMNS):
+question_id, image (several: `;`-separated or a JSON list), question, answer, and optionally
+answer_type, question_type, and either `options` (a JSON object {"A": "text", ...}) or columns
+A, B, C, D (E): then the question is multiple choice and `answer` is a letter or an option's text.
+Each case gets public/<qid>/question.json {question_id, question, images, options?,
+question_type?} + its images, and private/<qid>/answer.json {question_id, question, answer,
+alternatives: [], answer_type, question_type, options + label (MCQ)} as the track reads them.
+A row without an answer is skipped ("no answer"), one whose image is missing too ("no image").
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from ...data import DatasetError
+from ...data.from_folder import GENERIC_LAYOUT, FolderCases, FolderLayout, StagingFolder
+from .options import ANSWER_FILE
+
+TABLES = ("questions.csv", "questions.json")
+COLUMNS = {   # field -> the names public VQA sets use for it
+    "question_id": ("question_id", "qid", "id"),
+    "image": ("image", "images", "image_name", "img_name", "image_path", "figure_path"),
+    "question": ("question",),
+    "answer": ("answer", "gt_answer"),
+    "answer_type": ("answer_type",),
+    "question_type": ("question_type", "content_type"),
+    "options": ("options", "choices"),
+}
+LETTERS = ("A", "B", "C", "D", "E")
+
+
+def _table(src: Path) -> Path | None:
+    return next((src / n for n in TABLES if (src / n).is_file()), None)
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    try:
+        if path.suffix == ".csv":
+            with open(path, newline="", encoding="utf-8") as fh:
+                return list(csv.DictReader(fh))
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ValueError("not a list of objects")
+        return rows
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"layout 'table': {path}: unreadable ({exc}); fix: a CSV with a header row, or a "
+                           "JSON list of objects") from None
+
+
+def _get(row: dict[str, Any], field: str) -> Any:
+    return next((row[k] for k in COLUMNS[field] if row.get(k) not in (None, "")), None)
+
+
+def _images(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    text = str(value or "").strip()
+    if text.startswith("["):
+        return [str(v) for v in json.loads(text)]
+    return [v.strip() for v in text.split(";") if v.strip()]
+
+
+def _options(row: dict[str, Any]) -> dict[str, str]:
+    raw = _get(row, "options")
+    if isinstance(raw, str) and raw.strip():
+        raw = json.loads(raw)
+    if isinstance(raw, dict):
+        return {str(k): str(v) for k, v in raw.items()}
+    if isinstance(raw, list):
+        return {LETTERS[i]: str(v) for i, v in enumerate(raw[: len(LETTERS)])}
+    return {k: str(row[k]) for k in LETTERS if row.get(k) not in (None, "")}
+
+
+def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
+    path = _table(src)
+    if path is None:
+        raise DatasetError(f"layout 'table': {src} has neither {' nor '.join(TABLES)}; fix: put the questions "
+                           "there (columns question_id, image, question, answer)")
+    rows = _rows(path)
+    missing = [f for f in ("question", "image") if rows and _get(rows[0], f) is None]
+    if missing:
+        raise DatasetError(f"layout 'table': {path.name} has no {' or '.join(missing)} column; fix: name the "
+                           f"columns {', '.join(COLUMNS[missing[0]][:3])} (any of them)")
+    out = FolderCases()
+    for n, row in enumerate(rows, 1):
+        qid = str(_get(row, "question_id") or f"q{n:05d}")
+        answer = _get(row, "answer")
+        names = _images(_get(row, "image"))
+        files = [next((p for p in (src / "images" / nm, src / nm) if p.is_file()), None) for nm in names]
+        if answer is None:
+            out.skipped[qid] = "no answer"
+            continue
+        if not names or None in files:
+            out.skipped[qid] = "no image"
+            continue
+        if qid in {c["case_id"] for c in out.cases}:
+            raise DatasetError(f"layout 'table': question id {qid!r} appears twice in {path.name}; fix: make the "
+                               "question_id column unique")
+        opts = _options(row)
+        public: dict[str, Any] = {"question_id": qid, "question": str(_get(row, "question")),
+                  "images": [Path(nm).name for nm in names]}
+        private: dict[str, Any] = {"question_id": qid, "question": public["question"], "answer": str(answer),
+                                   "alternatives": [], "answer_type": str(_get(row, "answer_type") or "open")}
+        if _get(row, "question_type"):
+            public["question_type"] = private["question_type"] = str(_get(row, "question_type"))
+        if opts:
+            label = str(answer) if str(answer) in opts else next((k for k, v in opts.items() if v == str(answer)), None)
+            if label is None:
+                raise DatasetError(f"question {qid!r}: answer {answer!r} is neither a letter nor the text of one of "
+                                   f"its options {sorted(opts)}; fix: that row's answer")
+            public["options"] = opts
+            private.update(options=opts, label=label, answer=opts[label], answer_type="mcq")
+        for f in files:
+            assert f is not None
+            dest.place(f, dest.public / qid / f.name)
+        (dest.public / qid / "question.json").write_text(json.dumps(public, indent=1) + "\n", encoding="utf-8")
+        (dest.private / qid).mkdir(parents=True, exist_ok=True)
+        (dest.private / qid / ANSWER_FILE).write_text(json.dumps(private, indent=1) + "\n", encoding="utf-8")
+        out.cases.append({"case_id": qid, "answer_type": private["answer_type"],
+                          "question_type": private.get("question_type", "unknown")})
+    out.facts = {"table": path.name}
+    return out
+
+
+LAYOUTS = [
+    FolderLayout("table", "questions.csv or questions.json (question_id, image, question, answer[, A-D]) + images/",
+                 lambda src: _table(src) is not None, _table_layout),
+    GENERIC_LAYOUT,
+]
