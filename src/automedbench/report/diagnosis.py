@@ -1,0 +1,88 @@
+"""The top of a run page: where the points went (docs/site.md "Where the points went").
+
+    points_lost(r, rubric, judge, errors, cases, calls) -> {"parts": [...], "worst": {...}, "codes": [...]}
+
+Each part of the score (the task, each stage) is shown with the points of Overall it would add
+were it perfect (computed with the scoring's own formulas, so the parts add up to 100 − Overall
+when the formula is linear), the rubric items it lost with the calls and files the judge cited,
+and the error codes of its step, each linked to its call. The worst cases come with their
+reason: invalid ones grouped by reason, then the lowest valid ones on the headline metric.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..runs.models import DetailReport
+from ..scoring.overall import overall_score
+from ..scoring.rubric import Rubric
+from ..scoring.stages import agentic_score
+
+WORST_VALID = 5      # lowest valid cases listed
+INVALID_GROUPS = 4   # reasons listed for invalid cases (the rest summed)
+IDS_SHOWN = 6        # case ids listed per reason
+
+
+def _gain(r: DetailReport, rubric: Rubric, stage: str | None) -> float | None:
+    """Points of Overall (0-100) the run would gain if `stage` (None: the task) were perfect:
+    the scoring's formulas applied to the run's parts, with and without that part perfect."""
+    now = overall_score(agentic_score(r.stages, rubric)[0], r.task.score)
+    if r.overall is None or now is None:
+        return None
+    if stage is None:
+        perfect = overall_score(r.agentic, 1.0)
+    else:
+        st = r.stages.get(stage)
+        if st is None or st.score is None:
+            return None
+        stages = {s: (v.model_copy(update={"score": 1.0}) if s == stage else v) for s, v in r.stages.items()}
+        perfect = overall_score(agentic_score(stages, rubric)[0], r.task.score)
+    return None if perfect is None else max(0.0, 100.0 * (perfect - now))
+
+
+def case_writers(calls: Sequence[dict]) -> dict[str, int]:
+    """Path component -> the first call whose observed effects wrote a file under it, so a
+    case's output folder (outputs/<case>/...) leads to the call that wrote it."""
+    where: dict[str, int] = {}
+    for c in calls:
+        for w in (c.get("effects") or {}).get("written", []):
+            for part in str(w.get("path", "")).strip("/").split("/")[:-1]:
+                where.setdefault(part, c["index"])
+    return where
+
+
+def _worst(cases: list[dict]) -> dict[str, Any]:
+    invalid: dict[str, list[str]] = {}
+    for c in cases:
+        if not c["valid"]:
+            invalid.setdefault(c["why"] or c["status"], []).append(c["case_id"])
+    groups = sorted(invalid.items(), key=lambda kv: -len(kv[1]))
+    shown = [{"why": why, "ids": ids[:IDS_SHOWN], "n": len(ids)} for why, ids in groups[:INVALID_GROUPS]]
+    rest = sum(len(ids) for _, ids in groups[INVALID_GROUPS:])
+    valid = [c for c in cases if c["valid"] and c["head"] is not None and c["metrics"].get(c["head"]) is not None]
+    valid.sort(key=lambda c: c["metrics"][c["head"]])
+    low = [c for c in valid if c["metrics"][c["head"]] < 1][:WORST_VALID]
+    return {"invalid": shown, "invalid_rest": rest, "n_invalid": sum(len(v) for v in invalid.values()),
+            "valid": [{"case_id": c["case_id"], "metric": c["head"], "value": c["shown"][c["head"]],
+                       "why": c["why"] or "", "flags": c["flags"], "writer": c.get("writer")} for c in low]}
+
+
+def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list[dict], cases: list[dict]) -> dict:
+    """Per part of the score: what it cost, the items it lost (with their citations) and the
+    error codes of its step (with where they point). Infrastructure codes are listed apart."""
+    parts: list[dict] = []
+    by_step: dict[str, list[dict]] = {}
+    for e in errors:
+        by_step.setdefault("infra" if e["infrastructure"] else str(e["step"]).lower(), []).append(e)
+    parts.append({"id": "task", "label": "Task", "name": r.task.metric_name, "score": r.task.score,
+                  "gain": _gain(r, rubric, None), "lost": [], "rationale": "", "codes": by_step.pop("task", [])})
+    for sid in rubric.stages:
+        st = r.stages.get(sid)
+        items = [j for j in judge if j["kind"] == "item" and j["stage"] == sid
+                 and j["verdict"] is not None and j["verdict"] < 1]
+        parts.append({"id": sid, "label": sid.upper(), "name": rubric.stages[sid].name,
+                      "score": st.score if st else None, "gain": _gain(r, rubric, sid), "lost": items,
+                      "rationale": (st.rationale if st else "") if not items else "",
+                      "codes": by_step.pop(sid, [])})
+    other = [e for k, es in by_step.items() if k != "infra" for e in es]
+    return {"parts": parts, "other_codes": other, "infra_codes": by_step.get("infra", []), "worst": _worst(cases)}

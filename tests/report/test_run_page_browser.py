@@ -1,0 +1,68 @@
+"""A run page read as a researcher debugging a failed case (docs/site.md "Run page"), at
+desktop and phone width: where the points went, at the top, with links that land."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from tests.report.browser import WIDTHS, needs_browser, new_page
+
+from automedbench.report.site import run_slug
+
+pytestmark = needs_browser
+BETA0 = "seg-a_lite_beta_0"    # the run site_fixture.enrich_run fills with what a researcher debugs
+
+
+@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
+def wpage(request, browser):
+    pg = new_page(browser, request.param)
+    pg.width = request.param
+    yield pg
+    pg.close()
+
+
+def _open(pg, out, run_id=BETA0):
+    pg.goto((out / "runs" / f"{run_slug(run_id)}.html").as_uri())
+    pg.wait_for_load_state("load")
+
+
+def test_where_the_points_went_is_at_the_top_and_its_links_land(site, wpage):
+    out, _ = site
+    _open(wpage, out)
+    pts = wpage.locator("#points")
+    assert pts.bounding_box()["y"] < (900 if wpage.width > 700 else 1000)       # no scrolling past the record first
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+    s3 = wpage.locator('#points-table tr[data-part="s3"]')
+    cost = float(re.search(r"−([\d.]+)", s3.locator("td.num").nth(1).inner_text()).group(1))
+    assert cost == pytest.approx(100 * 0.5 * 0.35 * 0.5, abs=0.06)              # 0.5 of S3's 0.35 weight, half of Overall
+    assert wpage.locator('#points-table tr[data-part="s1"] td.num').nth(1).inner_text() == "0"
+    text = s3.inner_text()
+    assert "EVIDENCE-WHY-MARKER" in text and "NO_PILOT" in text and "LOGIC_SUSPECT" in text
+    assert "call 99" in text and s3.locator('a[href="#call-99"]').count() == 0  # not in the trace: no dead link
+    task = wpage.locator('#points-table tr[data-part="task"]').inner_text()
+    assert "76 × no output folder" in task and "+70 more" in task and "malformed JSON" in task
+    assert re.search(r"c1 dice 0\.000 — valid output, but dice = 0", task)
+    # each code links to its call; the cited call opens, scrolled into view
+    s4 = wpage.locator('#points-table tr[data-part="s4"]')
+    s4.locator('a[href="#call-3"]').click()
+    call = wpage.locator("details.call.target")
+    assert call.get_attribute("id") == "call-3" and call.evaluate("d => d.open")
+    assert 0 <= call.bounding_box()["y"] < 900
+    s3.locator('a[href="#call-5"]').first.click()
+    wpage.wait_for_function("document.querySelector('details.call.target').id === 'call-5'", timeout=3000)
+    # the worst valid case leads to the call that wrote its output
+    wpage.locator('#points-table tr[data-part="task"] a[href="#call-2"]').click()
+    wpage.wait_for_function("document.querySelector('details.call.target').id === 'call-2'", timeout=3000)
+    assert wpage.errors == []
+
+
+def test_section_menu_reaches_every_section(site, wpage):
+    out, _ = site
+    _open(wpage, out)
+    targets = wpage.eval_on_selector_all("nav.sections a", "as => as.map(a => a.getAttribute('href'))")
+    assert {"#points", "#cases", "#errors", "#judge", "#calls", "#raw-links"} <= set(targets)
+    for t in targets:
+        assert wpage.locator(t).count() == 1, t
+    wpage.click('nav.sections a[href="#errors"]')
+    wpage.wait_for_function("Math.abs(document.getElementById('errors').getBoundingClientRect().top) < 50")
+    assert wpage.errors == []
