@@ -25,7 +25,7 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     reps = make_site_runs(root)
     out = tmp_path_factory.mktemp("site")
-    write_leaderboard(collect_reports([root]), out, analysis_plots=False)
+    write_leaderboard(collect_reports([root]), out, analysis_plots=True)
     return out, reps
 
 

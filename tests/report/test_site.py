@@ -7,8 +7,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import pytest
-from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import collect_reports, write_leaderboard
 from automedbench.report.site import run_slug
@@ -33,15 +31,6 @@ def parse(path: Path) -> _Links:
     p = _Links()
     p.feed(path.read_text(encoding="utf-8"))
     return p
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("runs")
-    reps = make_site_runs(root)
-    out = tmp_path_factory.mktemp("site")
-    write_leaderboard(collect_reports([root]), out, analysis_plots=True)
-    return out, reps
 
 
 def test_every_page_exists(site):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -40,6 +39,7 @@ from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from .diagnosis import case_writers, points_lost
+from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
@@ -453,20 +453,9 @@ def read_pictures(run_dir: Path | None, out: Path, slug: str) -> dict[str, list[
 
 
 def raw_links(run_dir: Path | None, out: Path, slug: str, inspect_file: str | None) -> list[dict]:
-    """Links to the run's own records, relative to the run page (work from file:// and a server
-    that serves both folders)."""
-    links: list[dict] = []
-    if run_dir is not None:
-        for name, label in (("trace.jsonl", "trace.jsonl"), ("conversation.json", "conversation.json"),
-                            ("detail_report.json", "detail_report.json"), ("workspace", "workspace files"),
-                            ("run.json", "run.json")):
-            p = Path(run_dir) / name
-            if p.exists():
-                try:
-                    href = os.path.relpath(p.resolve(), (out / "runs").resolve())
-                except ValueError:  # another drive (Windows): an absolute URI
-                    href = p.resolve().as_uri()
-                links.append({"href": href.replace(os.sep, "/") + ("/" if p.is_dir() else ""), "label": label})
+    """Links to the run's own records, placed inside the site folder (raw.py), relative to the
+    run page: they work from file:// and from a server that serves the site folder alone."""
+    links = raw_record(run_dir, out, slug)
     if inspect_file:
         links.append({"href": inspect_file, "label": "Inspect log (.json)"})
     return links
