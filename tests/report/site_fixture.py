@@ -139,6 +139,13 @@ def enrich_run(run_dir: Path, rep) -> None:
     at = next(i for i, ev in enumerate(events) if ev.get("type") == "tool_call" and ev.get("call_index") == 4)
     events.insert(at, {"type": "warning", "t": events[at]["t"], "turn": 4, "kind": "nudge",
                        "message": "Please call a tool. NUDGE-MARKER"})
+    # a decoy access the sandbox did not charge: opened by a process that is not the call's
+    events.insert(at, {"type": "warning", "t": events[at]["t"], "call_index": 3, "kind": "private_access_not_the_call",
+                       "message": "the decoy was opened, by processes that are not this call's: not charged",
+                       "data": {"kind": "private_access_not_the_call", "path": "/data/private/c0/ref.nii.gz",
+                                "evidence": "IN_OPEN /data/private/c0/ref.nii.gz",
+                                "processes": [{"pid": 4242, "pid_in_sandbox": 7, "cmdline": "updatedb",
+                                               "of_call": False}]}})
     events.insert(at, {"type": "error", "t": events[at]["t"], "call_index": 3, "kind": "bad_tool_arguments",
                        "message": "execute_code: arguments are not JSON REJECTED-MARKER"})
     (run_dir / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")

@@ -47,7 +47,7 @@ def test_where_the_points_went_is_at_the_top_and_its_links_land(site, wpage):
     s4.locator('a[href="#call-3"]').click()
     call = wpage.locator("details.call.target")
     assert call.get_attribute("id") == "call-3" and call.evaluate("d => d.open")
-    assert 0 <= call.bounding_box()["y"] < 900
+    assert -2 <= call.bounding_box()["y"] < 900                                 # scrolled to (sub-pixel)
     s3.locator('a[href="#call-5"]').first.click()
     wpage.wait_for_function("document.querySelector('details.call.target').id === 'call-5'", timeout=3000)
     # the worst valid case leads to the call that wrote its output
@@ -66,3 +66,36 @@ def test_section_menu_reaches_every_section(site, wpage):
     wpage.click('nav.sections a[href="#errors"]')
     wpage.wait_for_function("Math.abs(document.getElementById('errors').getBoundingClientRect().top) < 50")
     assert wpage.errors == []
+
+
+def test_uncharged_decoy_access_is_shown_as_such(site, wpage):
+    # docs/site.md "Honest numbers": a disputed access is listed, marked not charged, with why
+    out, _ = site
+    _open(wpage, out)
+    row = wpage.locator('#violations-table tr.uncharged[data-kind="private_access_not_the_call"]')
+    text = row.inner_text()
+    assert "not charged" in text and "disputed" in text and "updatedb" in text and "not the call's" in text
+    assert "not charged" in wpage.locator('nav.sections a[href="#violations"]').inner_text()
+    row.locator('a[href="#call-3"]').click()
+    assert wpage.locator("details.call.target").get_attribute("id") == "call-3"
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+
+
+def test_an_interval_from_identical_repeats_says_so(tmp_path, browser, make_report, make_run):
+    # docs/site.md "Honest numbers": "95.0–95.0" from a deterministic agent is no interval
+    from automedbench.report import collect_reports, write_leaderboard
+    for i in range(3):
+        make_run(tmp_path / "runs", make_report(f"same{i}", agent="steady", task_score=0.9))
+    for i, t in enumerate((0.2, 0.6, 0.9)):
+        make_run(tmp_path / "runs", make_report(f"vary{i}", agent="wobbly", task_score=t))
+    write_leaderboard(collect_reports([tmp_path / "runs"]), tmp_path / "site", analysis_plots=False)
+    for width in WIDTHS:
+        pg = new_page(browser, width)
+        pg.goto((tmp_path / "site" / "index.html").as_uri())
+        steady = pg.locator('#agents-table tbody tr[data-agent="steady"]').inner_text()
+        wobbly = pg.locator('#agents-table tbody tr[data-agent="wobbly"]').inner_text()
+        assert "(identical repeats)" in steady and "(identical repeats)" not in wobbly and "–" in wobbly
+        pg.goto((tmp_path / "site" / "tasks" / "kits-demo.html").as_uri())
+        assert "(identical repeats)" in pg.locator("#tier-lite").inner_text()
+        assert pg.errors == []
+        pg.close()

@@ -210,6 +210,23 @@ def effects_view(eff: Any) -> dict | None:
 
 NOTE_LABELS = {"nudge": "nudge", "text_reply": "text reply (no tool call)", "bad_tool_arguments": "rejected call",
                "limit": "run limit", "provider_retry": "provider retry", "infrastructure": "infrastructure"}
+# decoy accesses the sandbox recorded but did not charge (docs/sandbox.md "Whose decoy
+# accesses"): listed beside the violations, each with why it was not charged
+UNCHARGED = {"private_access_unattributed": "unattributed: the decoy lies on a host path any host process reaches",
+             "private_access_not_the_call": "disputed: opened only by processes that are not the call's"}
+
+
+def uncharged_accesses(events: list[dict]) -> list[dict]:
+    """The trace's decoy accesses that were recorded as warnings, not violations."""
+    rows = []
+    for ev in events:
+        if ev.get("type") == "warning" and ev.get("kind") in UNCHARGED:
+            data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
+            rows.append({"kind": str(ev["kind"]), "why": UNCHARGED[str(ev["kind"])], "path": data.get("path"),
+                         "evidence": str(data.get("evidence") or ev.get("message") or "")[:2000],
+                         "processes": [p for p in data.get("processes") or [] if isinstance(p, dict)][:10],
+                         "call_index": ev.get("call_index")})
+    return rows
 
 
 def transcript(events: list[dict], calls: list[dict], said: list[str]) -> list[dict]:
@@ -585,7 +602,7 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
         errors=errors, cases=cases, metric_names=metric_names, points=points_lost(r, rubric, judge, errors, cases),
         n_pictured=sum(1 for c in cases if c["pictures"]),
         judge=judge,
-        raw=raw_links(run_dir, out, slug, inspect_file),
+        raw=raw_links(run_dir, out, slug, inspect_file), uncharged=uncharged_accesses(events),
         plan_md=plan_md, plan_png=plan_png, task_slug=task_slug(r.run.task))
     page = out / "runs" / f"{slug}.html"
     page.write_text(html, encoding="utf-8")

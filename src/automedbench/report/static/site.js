@@ -31,6 +31,8 @@
   function ci(s) {
     if (!s || !s.n || s.ci_low == null) return "—";
     if (s.n1) return "n=1";
+    // every repeat the same: the interval measures no spread (docs/site.md "Honest numbers")
+    if (Math.abs(s.ci_low - s.ci_high) < 5e-5) return (s.ci_low * 100).toFixed(1) + " (identical repeats)";
     return (s.ci_low * 100).toFixed(1) + "–" + (s.ci_high * 100).toFixed(1);
   }
   function duration(sec) {
