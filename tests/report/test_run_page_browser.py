@@ -99,3 +99,23 @@ def test_an_interval_from_identical_repeats_says_so(tmp_path, browser, make_repo
         assert "(identical repeats)" in pg.locator("#tier-lite").inner_text()
         assert pg.errors == []
         pg.close()
+
+
+def test_task_diagnostics_confusion_matrix_recall_and_components(site, wpage):
+    # docs/site.md "Task diagnostics": the matrix the label shift shows in, recall per class,
+    # and which components the score used and which it could not compute, with why
+    out, reps = site
+    _open(wpage, out)
+    r = next(x for x in reps if x.run.run_id == BETA0)
+    m = wpage.locator('table.matrix-table[data-matrix="confusion"]')
+    rows = m.evaluate("t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.innerText))")
+    agg = r.task.aggregate_metrics
+    assert rows == [[t] + [str(int(agg[f"confusion/{t}/{p}"])) for p in ("ct", "mr")] for t in ("ct", "mr")]
+    assert m.locator("td.diag").count() == 2 and m.locator("td.off").count() == 1       # the one shifted cell
+    recall = wpage.locator("#per-class-table").inner_text()
+    assert "recall" in recall and f"{agg['recall/ct']:.3f}" in recall
+    comp = wpage.locator("#task-components").inner_text()
+    assert "bleu" in comp and "rouge_l" in comp and "not computed" in comp and "COMPONENT-NOTE-MARKER" in comp
+    assert "accuracy" in wpage.locator("#task-metrics").inner_text()
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+    assert wpage.errors == []

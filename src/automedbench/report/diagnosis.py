@@ -86,3 +86,39 @@ def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list
                       "codes": by_step.pop(sid, [])})
     other = [e for k, es in by_step.items() if k != "infra" for e in es]
     return {"parts": parts, "other_codes": other, "infra_codes": by_step.get("infra", []), "worst": _worst(cases)}
+
+
+def _num(v: float | None, whole: bool) -> str:
+    return "—" if v is None else (f"{int(v):d}" if whole else f"{v:.3f}")
+
+
+def task_diagnostics(r: DetailReport) -> dict[str, Any]:
+    """The task's dataset-level metrics as a researcher reads them: names `a/b/c` are a matrix
+    (rows b, columns c: a confusion matrix `confusion/<true>/<predicted>`), names `a/b` a
+    per-class column `a`, the rest plain numbers; and the score's components, computed or not
+    with why (docs/site.md "Task diagnostics")."""
+    flat: list[tuple[str, str]] = []
+    per_class: dict[str, dict[str, float | None]] = {}
+    cells: dict[str, dict[tuple[str, str], float | None]] = {}
+    for name, v in r.task.aggregate_metrics.items():
+        parts = name.split("/")
+        if len(parts) == 3:
+            cells.setdefault(parts[0], {})[(parts[1], parts[2])] = v
+        elif len(parts) == 2:
+            per_class.setdefault(parts[0], {})[parts[1]] = v
+        else:
+            flat.append((name, _num(v, False)))
+    matrices = []
+    for name, m in cells.items():
+        rows = list(dict.fromkeys(k[0] for k in m))
+        cols = list(dict.fromkeys(k[1] for k in m))
+        whole = all(v is None or float(v).is_integer() for v in m.values())
+        top = max([v for v in m.values() if v is not None] + [1e-9])
+        matrices.append({"name": name, "rows": rows, "cols": cols, "top": top,
+                         "cells": [[{"v": m.get((a, b)), "shown": _num(m.get((a, b)), whole), "diag": a == b}
+                                    for b in cols] for a in rows]})
+    classes = list(dict.fromkeys(c for vals in per_class.values() for c in vals))
+    table = {"columns": list(per_class), "rows": [
+        {"cls": c, "cells": [_num(per_class[g].get(c), False) for g in per_class]} for c in classes]}
+    return {"flat": flat, "per_class": table if classes else None, "matrices": matrices,
+            "components": list(r.task.components), "missing": dict(r.task.component_notes)}

@@ -38,7 +38,7 @@ from ..scoring.errors import code_texts as error_code_texts
 from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
-from .diagnosis import case_writers, points_lost
+from .diagnosis import case_writers, points_lost, task_diagnostics
 from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
@@ -603,6 +603,7 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
         n_pictured=sum(1 for c in cases if c["pictures"]),
         judge=judge,
         raw=raw_links(run_dir, out, slug, inspect_file), uncharged=uncharged_accesses(events),
+        diag=task_diagnostics(r),
         plan_md=plan_md, plan_png=plan_png, task_slug=task_slug(r.run.task))
     page = out / "runs" / f"{slug}.html"
     page.write_text(html, encoding="utf-8")
