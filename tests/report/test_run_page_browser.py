@@ -116,6 +116,8 @@ def test_task_diagnostics_confusion_matrix_recall_and_components(site, wpage):
     assert "recall" in recall and f"{agg['recall/ct']:.3f}" in recall
     comp = wpage.locator("#task-components").inner_text()
     assert "bleu" in comp and "rouge_l" in comp and "not computed" in comp and "COMPONENT-NOTE-MARKER" in comp
+    # a note on how a number was made is a note, not a component that failed
+    assert comp.index("(NOTE-MARKER)") > comp.index("Notes:") > comp.index("COMPONENT-NOTE-MARKER")
     assert "accuracy" in wpage.locator("#task-metrics").inner_text()
     assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
     assert wpage.errors == []

@@ -120,5 +120,10 @@ def task_diagnostics(r: DetailReport) -> dict[str, Any]:
     classes = list(dict.fromkeys(c for vals in per_class.values() for c in vals))
     table = {"columns": list(per_class), "rows": [
         {"cls": c, "cells": [_num(per_class[g].get(c), False) for g in per_class]} for c in classes]}
+    # a note about a metric the report has no value for says why it was not computed; the
+    # others explain how a number was made (data range, not requested by the task)
+    agg, notes = r.task.aggregate_metrics, r.task.component_notes
+    missing = {k: v for k, v in notes.items() if k in agg and agg[k] is None}
     return {"flat": flat, "per_class": table if classes else None, "matrices": matrices,
-            "components": list(r.task.components), "missing": dict(r.task.component_notes)}
+            "components": list(r.task.components), "missing": missing,
+            "notes": {k: v for k, v in notes.items() if k not in missing}}
