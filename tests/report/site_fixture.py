@@ -89,8 +89,8 @@ def enrich_run(run_dir: Path, rep) -> None:
     from automedbench.runs.models import CaseResult, ErrorCode, ItemEvidence
 
     rep.task.per_case = [
-        CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0}),
-        CaseResult(case_id="c1", valid=True, metrics={"dice": 0.0, "fp_voxels": 3.0, "n_gt": 1.0}),
+        CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0, "n_pred": 1.0}),
+        CaseResult(case_id="c1", valid=True, metrics={"dice": 0.0, "fp_voxels": 3.0, "n_gt": 1.0, "n_pred": 0.0}),
         CaseResult(case_id="x0", status="invalid", valid=False, reason="prediction.json: malformed JSON",
                    flags=["format"]),
     ] + [CaseResult(case_id=f"m{i:03d}", status="missing", valid=False, reason="no output folder") for i in range(76)]

@@ -121,3 +121,76 @@ def test_task_diagnostics_confusion_matrix_recall_and_components(site, wpage):
     assert "accuracy" in wpage.locator("#task-metrics").inner_text()
     assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
     assert wpage.errors == []
+
+
+# ---- the small defects of issue 29, each checked where it showed ------------------------------
+
+def test_counts_print_as_integers_even_when_none_is_above_one(site, wpage):
+    out, _ = site
+    _open(wpage, out)
+    heads = wpage.locator("#cases-table thead th").all_inner_texts()
+    col = next(i for i, h in enumerate(heads) if h.split("\n")[0].strip().startswith("n_pred"))
+    cells = wpage.eval_on_selector_all("#cases-table tbody tr", f"rs => rs.slice(0, 2).map(r => r.cells[{col}].innerText)")
+    assert cells == ["1", "0"]                                            # a count of one box, not 1.000
+    wpage.goto((out / "compare.html").as_uri() + f"?a={BETA0}&b=seg-a_lite_beta_1")
+    wpage.wait_for_selector("#compare-cases")
+    row = wpage.locator("#cmp-case-c0").inner_text()
+    assert "n_pred 1" in row and "n_pred 1.000" not in row and "n_gt 2," in row
+    assert wpage.errors == []
+
+
+def test_rubric_page_ids_are_unique_and_judge_items_link_to_them(site, wpage):
+    out, _ = site
+    wpage.goto((out / "rubric.html").as_uri())
+    ids = wpage.eval_on_selector_all("[id]", "es => es.map(e => e.id)")
+    assert len(ids) == len(set(ids)) and "s3" in ids and "item-s3" in ids   # stage S3 and item s3 apart
+    _open(wpage, out)
+    wpage.locator('#judge-table tr[data-item="s3"] a[href="../rubric.html#item-s3"]').click()
+    wpage.wait_for_load_state("load")
+    assert wpage.url.endswith("rubric.html#item-s3") and wpage.locator("#item-s3").is_visible()
+
+
+def test_error_code_table_fits_its_headers(site, wpage):
+    out, _ = site
+    wpage.goto((out / "index.html").as_uri())
+    cut = wpage.eval_on_selector_all("#errors-table th, #errors-table td",
+                                     "es => es.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert cut == []
+    if wpage.width > 700:   # on a desktop every column shows without scrolling the box
+        box = wpage.evaluate("(() => { const t = document.getElementById('errors-table'); "
+                             "return [t.getBoundingClientRect().right, t.parentElement.getBoundingClientRect().right]; })()")
+        assert box[0] <= box[1] + 1, box
+    head = wpage.locator("#errors-table thead").inner_text()
+    assert "structure (not counted)" in head.replace("\n", " ").replace("\u00ad", "")
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+
+
+def test_analysis_examples_are_readable_text(site, wpage):
+    out, _ = site
+    wpage.goto((out / "analysis.html").as_uri())
+    row = next(r for r in wpage.locator("#codes-table tbody tr").all() if "NO_PILOT" in r.inner_text())
+    ev = row.locator("td").last.inner_text()
+    assert "\\u2014" not in ev and "pilot —" in ev                              # no JSON escapes
+    texts = row.locator("td").last.locator(".meta").all_inner_texts()
+    long = next(t for t in texts if "every case was written" in t)
+    assert long.endswith("…") and long[:-1].rstrip().split(" ")[-1] in {"every", "case", "was", "written", "without", "a", "check"}
+
+
+def test_no_track_guess_in_a_codes_text(site, wpage):
+    out, _ = site
+    _open(wpage, out)
+    assert "orientation" not in wpage.locator("#code-LOGIC_SUSPECT").inner_text()
+
+
+def test_axe_with_the_transcript_open(site, wpage):
+    # every <details> open (calls, system prompt, long evidence): scrollable blocks are focusable
+    axe_mod = pytest.importorskip("axe_playwright_python.sync_playwright",
+                                  reason="axe-playwright-python is not installed (the test extra)")
+    out, _ = site
+    _open(wpage, out)
+    wpage.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    results = axe_mod.Axe().run(wpage)
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]]) for v in results.response["violations"]
+           if v["impact"] in ("serious", "critical")]
+    assert bad == []
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width

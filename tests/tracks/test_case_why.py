@@ -46,3 +46,17 @@ def test_flat_output_is_called_flat():
     nearly = 50 + rng.normal(0, 0.1, (32, 32))
     assert flat_output_why(nearly, ref).startswith("nearly flat output: its spread")
     assert flat_output_why(ref + rng.normal(0, 5, (32, 32)), ref) == ""
+
+
+def test_logic_suspect_names_its_metric_and_guesses_no_track_cause(tmp_path):
+    # the code's text is the same on every track: no "orientation or threshold?" on a report task
+    from automedbench.runs.models import CaseResult, TaskResult
+    from automedbench.scoring.errors import code_texts, detect_errors
+    cases = [CaseResult(case_id=f"c{i}", valid=True, metrics={"bleu": 0.1, "score": v})
+             for i, v in enumerate((0.9, 0.8, 0.85, 0.05))]
+    task = TaskResult(metric_name="score", per_case=cases, format_valid=True, completion_rate=1.0)
+    codes = detect_errors([], {}, task, submitted=True, end_reason="submitted", workspace=tmp_path,
+                          logic_metric="score")
+    suspect = next(e for e in codes if e.code == "LOGIC_SUSPECT")
+    assert suspect.evidence["cases"] == ["c3"] and suspect.evidence["metric"] == "score"
+    assert "orientation" not in code_texts()["LOGIC_SUSPECT"]

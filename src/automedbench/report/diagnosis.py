@@ -10,6 +10,7 @@ reason: invalid ones grouped by reason, then the lowest valid ones on the headli
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..scoring.overall import overall_score
 from ..scoring.rubric import Rubric
 from ..scoring.stages import agentic_score
 
+COUNT_NAMES = re.compile(r"^n_|_(voxels|count|boxes|pixels)$")   # names that say "a count"
 WORST_VALID = 5      # lowest valid cases listed
 INVALID_GROUPS = 4   # reasons listed for invalid cases (the rest summed)
 IDS_SHOWN = 6        # case ids listed per reason
@@ -88,6 +90,12 @@ def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list
     return {"parts": parts, "other_codes": other, "infra_codes": by_step.get("infra", []), "worst": _worst(cases)}
 
 
+def is_count(name: str, values: list[float]) -> bool:
+    """A count, printed as an integer: every value whole, and some above 1 or a count's name
+    (docs/site.md "Run page": never "1.000" for one box)."""
+    return bool(values) and all(float(v).is_integer() for v in values) and (max(values) > 1 or bool(COUNT_NAMES.search(name)))
+
+
 def _num(v: float | None, whole: bool) -> str:
     return "—" if v is None else (f"{int(v):d}" if whole else f"{v:.3f}")
 
@@ -107,7 +115,7 @@ def task_diagnostics(r: DetailReport) -> dict[str, Any]:
         elif len(parts) == 2:
             per_class.setdefault(parts[0], {})[parts[1]] = v
         else:
-            flat.append((name, _num(v, False)))
+            flat.append((name, _num(v, v is not None and is_count(name, [v]))))
     matrices = []
     for name, m in cells.items():
         rows = list(dict.fromkeys(k[0] for k in m))

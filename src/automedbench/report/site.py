@@ -38,7 +38,7 @@ from ..scoring.errors import code_texts as error_code_texts
 from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
-from .diagnosis import case_writers, points_lost, task_diagnostics
+from .diagnosis import case_writers, is_count, points_lost, task_diagnostics
 from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
@@ -352,13 +352,8 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str],
 
 
 def _integer_columns(r: DetailReport, names: list[str]) -> set[str]:
-    """Metrics that are counts in this run (every value whole, some above 1): printed as integers."""
-    cols = set()
-    for m in names:
-        vals = [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None]
-        if vals and all(float(v).is_integer() for v in vals) and max(vals) > 1:
-            cols.add(m)
-    return cols
+    """Metrics that are counts in this run: printed as integers."""
+    return {m for m in names if is_count(m, [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None])}
 
 
 def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None,
