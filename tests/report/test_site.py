@@ -134,7 +134,7 @@ def test_reference_pages_come_from_the_yaml_that_owns_them(site):
     for sid, st in load_rubric().stages.items():
         assert f'id="{sid}"' in rubric and st.name in rubric
         for item in st.items:
-            assert f'id="{item}"' in rubric
+            assert f'id="item-{item}"' in rubric
     tiers_yaml = yaml.safe_load((Path(__file__).parents[2] / "src/automedbench/prompts/tiers.yaml").read_text())
     tiers = (out / "tiers.html").read_text()
     for tid, t in tiers_yaml.items():
