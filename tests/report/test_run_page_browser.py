@@ -194,3 +194,26 @@ def test_axe_with_the_transcript_open(site, wpage):
            if v["impact"] in ("serious", "critical")]
     assert bad == []
     assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+
+
+def test_pictures_have_html_captions_and_cards_use_the_width(site, wpage):
+    # docs/site.md "Pictures of outputs": the caption is text on the page, not pixels; on a
+    # phone a case is a card and its pictures and answer cards take the full width
+    out, _ = site
+    _open(wpage, out)
+    fig = wpage.locator("#case-c1 figure.pic-png")
+    cap = fig.locator("figcaption")
+    assert cap.is_visible() and "prediction and reference contours" in cap.inner_text() and "c1" in cap.inner_text()
+    frame = wpage.locator("#case-c1 figure.pic-html iframe").bounding_box()
+    if wpage.width < 700:
+        assert frame["width"] >= 0.85 * (wpage.width - 20)                      # not a 142 px slot
+        img = fig.locator("img").bounding_box()
+        assert img["width"] >= 0.85 * (wpage.width - 20)
+        assert wpage.locator("#cases-table thead").is_hidden()
+        cell = wpage.locator('#case-c0 td[data-label="n_gt"]')                   # labelled by CSS ::before
+        assert cell.is_visible() and cell.inner_text() == "2"
+        assert "n_gt" in cell.evaluate("td => getComputedStyle(td, '::before').content")
+    else:
+        assert frame["width"] >= 500 and frame["height"] >= 300
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+    assert wpage.errors == []

@@ -171,8 +171,7 @@ class ClassificationTrack(Track[ClassificationOptions]):
             return []
         pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
         verdict = "correct" if pred == ref else "wrong"
-        return [CasePicture("label.png", panels([(gray, f"pred {pred} / ref {ref}")], verdict),
-                            f"predicted {pred!r}, reference {ref!r}: {verdict}")]
+        return [CasePicture("label.png", panels([(gray, "")]), f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
         o = options
