@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..runs.models import DetailReport
+from ..runs.models import DetailReport, StageResult
 from ..scoring.overall import overall_score
 from ..scoring.rubric import Rubric
 from ..scoring.stages import agentic_score
@@ -28,17 +28,18 @@ IDS_SHOWN = 6        # case ids listed per reason
 def _gain(r: DetailReport, rubric: Rubric, stage: str | None) -> float | None:
     """Points of Overall (0-100) the run would gain if `stage` (None: the task) were perfect:
     the scoring's formulas applied to the run's parts, with and without that part perfect."""
-    now = overall_score(agentic_score(r.stages, rubric)[0], r.task.score)
+    stages: dict[str, StageResult | None] = {str(k): v for k, v in r.stages.items()}
+    now = overall_score(agentic_score(stages, rubric)[0], r.task.score)
     if r.overall is None or now is None:
         return None
     if stage is None:
         perfect = overall_score(r.agentic, 1.0)
     else:
-        st = r.stages.get(stage)
+        st = stages.get(stage)
         if st is None or st.score is None:
             return None
-        stages = {s: (v.model_copy(update={"score": 1.0}) if s == stage else v) for s, v in r.stages.items()}
-        perfect = overall_score(agentic_score(stages, rubric)[0], r.task.score)
+        perfect = overall_score(agentic_score({**stages, stage: st.model_copy(update={"score": 1.0})}, rubric)[0],
+                                r.task.score)
     return None if perfect is None else max(0.0, 100.0 * (perfect - now))
 
 
@@ -78,8 +79,9 @@ def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list
         by_step.setdefault("infra" if e["infrastructure"] else str(e["step"]).lower(), []).append(e)
     parts.append({"id": "task", "label": "Task", "name": r.task.metric_name, "score": r.task.score,
                   "gain": _gain(r, rubric, None), "lost": [], "rationale": "", "codes": by_step.pop("task", [])})
+    stages: dict[str, StageResult] = {str(k): v for k, v in r.stages.items()}
     for sid in rubric.stages:
-        st = r.stages.get(sid)
+        st = stages.get(sid)
         items = [j for j in judge if j["kind"] == "item" and j["stage"] == sid
                  and j["verdict"] is not None and j["verdict"] < 1]
         parts.append({"id": sid, "label": sid.upper(), "name": rubric.stages[sid].name,

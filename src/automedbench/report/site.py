@@ -221,7 +221,8 @@ def uncharged_accesses(events: list[dict]) -> list[dict]:
     rows = []
     for ev in events:
         if ev.get("type") == "warning" and ev.get("kind") in UNCHARGED:
-            data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
+            raw = ev.get("data")
+            data: dict = raw if isinstance(raw, dict) else {}
             rows.append({"kind": str(ev["kind"]), "why": UNCHARGED[str(ev["kind"])], "path": data.get("path"),
                          "evidence": str(data.get("evidence") or ev.get("message") or "")[:2000],
                          "processes": [p for p in data.get("processes") or [] if isinstance(p, dict)][:10],
@@ -341,7 +342,8 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str],
                  if k != "what" and not (k == "cases" and cases) and not (cases and k.startswith("n_"))]
         links = [link for link in evidence_links(ev, e.step, known_calls, turns)
                  if not (cases and link["target"].startswith("case-"))]
-        wrote = sorted({writers[cid] for cid in (cases or {}).get("ids", []) if cid in (writers or {})})
+        known = writers or {}
+        wrote = sorted({known[cid] for cid in (cases or {}).get("ids", []) if cid in known})
         for i in wrote[:3]:
             if all(link["target"] != f"call-{i}" for link in links):
                 links.append({"target": f"call-{i}", "label": f"call {i} (wrote the outputs)"})
