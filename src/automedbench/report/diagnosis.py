@@ -1,4 +1,5 @@
-"""The top of a run page: where the points went (docs/site.md "Where the points went").
+"""What a run page diagnoses: where the points went, the task's dataset-level metrics, and the
+decoy accesses not charged (docs/site.md "Run page", "Task diagnostics", "Honest numbers").
 
     points_lost(r, rubric, judge, errors, cases, calls) -> {"parts": [...], "worst": {...}, "codes": [...]}
 
@@ -137,3 +138,23 @@ def task_diagnostics(r: DetailReport) -> dict[str, Any]:
     return {"flat": flat, "per_class": table if classes else None, "matrices": matrices,
             "components": list(r.task.components), "missing": missing,
             "notes": {k: v for k, v in notes.items() if k not in missing}}
+
+
+# decoy accesses the sandbox recorded but did not charge (docs/sandbox.md "Whose decoy
+# accesses"): listed beside the violations, each with why it was not charged
+UNCHARGED = {"private_access_unattributed": "unattributed: the decoy lies on a host path any host process reaches",
+             "private_access_not_the_call": "disputed: opened only by processes that are not the call's"}
+
+
+def uncharged_accesses(events: list[dict]) -> list[dict]:
+    """The trace's decoy accesses that were recorded as warnings, not violations."""
+    rows = []
+    for ev in events:
+        if ev.get("type") == "warning" and ev.get("kind") in UNCHARGED:
+            raw = ev.get("data")
+            data: dict = raw if isinstance(raw, dict) else {}
+            rows.append({"kind": str(ev["kind"]), "why": UNCHARGED[str(ev["kind"])], "path": data.get("path"),
+                         "evidence": str(data.get("evidence") or ev.get("message") or "")[:2000],
+                         "processes": [p for p in data.get("processes") or [] if isinstance(p, dict)][:10],
+                         "call_index": ev.get("call_index")})
+    return rows

@@ -38,7 +38,7 @@ from ..scoring.errors import code_texts as error_code_texts
 from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
-from .diagnosis import case_writers, is_count, points_lost, task_diagnostics
+from .diagnosis import case_writers, is_count, points_lost, task_diagnostics, uncharged_accesses
 from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
@@ -210,26 +210,6 @@ def effects_view(eff: Any) -> dict | None:
 
 NOTE_LABELS = {"nudge": "nudge", "text_reply": "text reply (no tool call)", "bad_tool_arguments": "rejected call",
                "limit": "run limit", "provider_retry": "provider retry", "infrastructure": "infrastructure"}
-# decoy accesses the sandbox recorded but did not charge (docs/sandbox.md "Whose decoy
-# accesses"): listed beside the violations, each with why it was not charged
-UNCHARGED = {"private_access_unattributed": "unattributed: the decoy lies on a host path any host process reaches",
-             "private_access_not_the_call": "disputed: opened only by processes that are not the call's"}
-
-
-def uncharged_accesses(events: list[dict]) -> list[dict]:
-    """The trace's decoy accesses that were recorded as warnings, not violations."""
-    rows = []
-    for ev in events:
-        if ev.get("type") == "warning" and ev.get("kind") in UNCHARGED:
-            raw = ev.get("data")
-            data: dict = raw if isinstance(raw, dict) else {}
-            rows.append({"kind": str(ev["kind"]), "why": UNCHARGED[str(ev["kind"])], "path": data.get("path"),
-                         "evidence": str(data.get("evidence") or ev.get("message") or "")[:2000],
-                         "processes": [p for p in data.get("processes") or [] if isinstance(p, dict)][:10],
-                         "call_index": ev.get("call_index")})
-    return rows
-
-
 def transcript(events: list[dict], calls: list[dict], said: list[str]) -> list[dict]:
     """The run in order: model calls (tokens, latency, cost), the assistant's text, tool calls
     with their results, harness notes (nudges, rejected calls, limits) and violations."""
