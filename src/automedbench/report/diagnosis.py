@@ -1,7 +1,9 @@
 """What a run page diagnoses: where the points went, the task's dataset-level metrics, and the
 decoy accesses not charged (docs/site.md "Run page", "Task diagnostics", "Honest numbers").
 
-    points_lost(r, rubric, judge, errors, cases, calls) -> {"parts": [...], "worst": {...}, "codes": [...]}
+    points_lost(r, rubric, judge_rows, error_rows, case_rows) -> {parts, worst, other_codes, infra_codes}
+    task_diagnostics(r) -> {flat, per_class, matrices, components, missing, notes}
+    uncharged_accesses(trace events) -> [{kind, why, path, evidence, processes, call_index}]
 
 Each part of the score (the task, each stage) is shown with the points of Overall it would add
 were it perfect (computed with the scoring's own formulas, so the parts add up to 100 − Overall
