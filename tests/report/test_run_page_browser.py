@@ -32,6 +32,9 @@ def test_where_the_points_went_is_at_the_top_and_its_links_land(site, wpage):
     pts = wpage.locator("#points")
     assert pts.bounding_box()["y"] < (900 if wpage.width > 700 else 1000)       # no scrolling past the record first
     assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+    cut = wpage.eval_on_selector_all("#points-table th, #points-table td",
+                                     "es => es.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert cut == []                                                            # nothing clipped in its cell
     s3 = wpage.locator('#points-table tr[data-part="s3"]')
     cost = float(re.search(r"−([\d.]+)", s3.locator("td.num").nth(1).inner_text()).group(1))
     assert cost == pytest.approx(100 * 0.5 * 0.35 * 0.5, abs=0.06)              # 0.5 of S3's 0.35 weight, half of Overall
