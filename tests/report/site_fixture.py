@@ -93,7 +93,9 @@ def enrich_run(run_dir: Path, rep) -> None:
         CaseResult(case_id="c1", valid=True, metrics={"dice": 0.0, "fp_voxels": 3.0, "n_gt": 1.0, "n_pred": 0.0}),
         CaseResult(case_id="x0", status="invalid", valid=False, reason="prediction.json: malformed JSON",
                    flags=["format"]),
-    ] + [CaseResult(case_id=f"m{i:03d}", status="missing", valid=False, reason="no output folder") for i in range(76)]
+    ] + [CaseResult(case_id=f"m{i:03d}", status="missing", valid=False, reason="no output folder") for i in range(76)] \
+      + [CaseResult(case_id=f"b{i}", status="invalid", valid=False, reason=f"box 0: empty box x1={40 + i} x2=1")
+         for i in range(3)]
     # dataset-level metrics as a track reports them: a confusion matrix, per-class recall, components
     labels = ("ct", "mr")
     counts = {("ct", "ct"): 1.0, ("ct", "mr"): 3.0, ("mr", "mr"): 4.0, ("mr", "ct"): 0.0}

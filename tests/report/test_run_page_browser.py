@@ -45,6 +45,8 @@ def test_where_the_points_went_is_at_the_top_and_its_links_land(site, wpage):
     task = wpage.locator('#points-table tr[data-part="task"]').inner_text()
     assert "76 × no output folder" in task and "+70 more" in task and "malformed JSON" in task
     assert re.search(r"c1 dice 0\.000 — valid output, but dice = 0", task)
+    # one reason quoting per-case numbers is one group, not one line per case
+    assert "3 × box 0: empty box x1=40 x2=1 (numbers differ per case)" in task
     # each code links to its call; the cited call opens, scrolled into view
     s4 = wpage.locator('#points-table tr[data-part="s4"]')
     s4.locator('a[href="#call-3"]').click()

@@ -237,7 +237,7 @@ def test_case_filter_and_its_url(site, page):
     _run_page(page, out)
     def shown():
         return page.eval_on_selector_all("#cases-table tbody tr:not(.hidden)", "rs => rs.map(r => r.cells[0].innerText)")
-    assert len(shown()) == 79
+    assert len(shown()) == 82
     page.click('[data-case-filter="zero"]')
     assert shown() == ["c1"]
     assert page.locator('[data-case-filter="zero"]').get_attribute("aria-pressed") == "true"
@@ -245,9 +245,9 @@ def test_case_filter_and_its_url(site, page):
     page.click('[data-case-filter="flagged"]')
     assert shown() == ["x0"]
     page.click('[data-case-filter="invalid"]')
-    assert len(shown()) == 77
+    assert len(shown()) == 80
     page.click('[data-case-filter="all"]')
-    assert len(shown()) == 79
+    assert len(shown()) == 82
 
 
 def test_text_that_does_not_mislead(site, page):

@@ -23,6 +23,7 @@ from ..scoring.rubric import Rubric
 from ..scoring.stages import agentic_score
 
 COUNT_NAMES = re.compile(r"^n_|_(voxels|count|boxes|pixels)$")   # names that say "a count"
+NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 WORST_VALID = 5      # lowest valid cases listed
 INVALID_GROUPS = 4   # reasons listed for invalid cases (the rest summed)
 IDS_SHOWN = 6        # case ids listed per reason
@@ -59,11 +60,16 @@ def case_writers(calls: Sequence[dict]) -> dict[str, int]:
 
 def _worst(cases: list[dict]) -> dict[str, Any]:
     invalid: dict[str, list[str]] = {}
+    example: dict[str, str] = {}
     for c in cases:
         if not c["valid"]:
-            invalid.setdefault(c["why"] or c["status"], []).append(c["case_id"])
+            why = c["why"] or c["status"]
+            key = NUMBERS.sub("#", why)   # one reason, whatever coordinates or counts it quotes
+            invalid.setdefault(key, []).append(c["case_id"])
+            example.setdefault(key, why)
     groups = sorted(invalid.items(), key=lambda kv: -len(kv[1]))
-    shown = [{"why": why, "ids": ids[:IDS_SHOWN], "n": len(ids)} for why, ids in groups[:INVALID_GROUPS]]
+    shown = [{"why": example[key] + (" (numbers differ per case)" if len(ids) > 1 and key != example[key] else ""),
+              "ids": ids[:IDS_SHOWN], "n": len(ids)} for key, ids in groups[:INVALID_GROUPS]]
     rest = sum(len(ids) for _, ids in groups[INVALID_GROUPS:])
     valid = [c for c in cases if c["valid"] and c["head"] is not None and c["metrics"].get(c["head"]) is not None]
     valid.sort(key=lambda c: c["metrics"][c["head"]])
