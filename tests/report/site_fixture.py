@@ -89,11 +89,23 @@ def enrich_run(run_dir: Path, rep) -> None:
     from automedbench.runs.models import CaseResult, ErrorCode, ItemEvidence
 
     rep.task.per_case = [
-        CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0}),
-        CaseResult(case_id="c1", valid=True, metrics={"dice": 0.0, "fp_voxels": 3.0, "n_gt": 1.0}),
+        CaseResult(case_id="c0", valid=True, metrics={"dice": 0.8, "fp_voxels": 0.0, "n_gt": 2.0, "n_pred": 1.0}),
+        CaseResult(case_id="c1", valid=True, metrics={"dice": 0.0, "fp_voxels": 3.0, "n_gt": 1.0, "n_pred": 0.0}),
         CaseResult(case_id="x0", status="invalid", valid=False, reason="prediction.json: malformed JSON",
                    flags=["format"]),
-    ] + [CaseResult(case_id=f"m{i:03d}", status="missing", valid=False, reason="no output folder") for i in range(76)]
+    ] + [CaseResult(case_id=f"m{i:03d}", status="missing", valid=False, reason="no output folder") for i in range(76)] \
+      + [CaseResult(case_id=f"b{i}", status="invalid", valid=False, reason=f"box 0: empty box x1={40 + i} x2=1")
+         for i in range(3)]
+    # dataset-level metrics as a track reports them: a confusion matrix, per-class recall, components
+    labels = ("ct", "mr")
+    counts = {("ct", "ct"): 1.0, ("ct", "mr"): 3.0, ("mr", "mr"): 4.0, ("mr", "ct"): 0.0}
+    rep.task.aggregate_metrics = {"accuracy": 0.625, **{f"recall/{t}": counts[(t, t)] / sum(counts[(t, p)] for p in labels)
+                                                        for t in labels},
+                                  **{f"confusion/{t}/{p}": v for (t, p), v in counts.items()}}
+    rep.task.components = ["bleu", "rouge_l"]
+    rep.task.aggregate_metrics["meteor"] = None
+    rep.task.component_notes = {"meteor": "WordNet not installed (COMPONENT-NOTE-MARKER)",
+                                "data_range": "per case: reference max - min (NOTE-MARKER)"}
     rep.errors.append(ErrorCode(code="MISSING_CASES", category="task completion", step="S4",
                                 evidence={"cases": [f"m{i:03d}" for i in range(20)], "n_missing": 76}))
     rep.errors.append(ErrorCode(code="NO_PILOT", category="verification/recovery", step="S3",
@@ -139,6 +151,13 @@ def enrich_run(run_dir: Path, rep) -> None:
     at = next(i for i, ev in enumerate(events) if ev.get("type") == "tool_call" and ev.get("call_index") == 4)
     events.insert(at, {"type": "warning", "t": events[at]["t"], "turn": 4, "kind": "nudge",
                        "message": "Please call a tool. NUDGE-MARKER"})
+    # a decoy access the sandbox did not charge: opened by a process that is not the call's
+    events.insert(at, {"type": "warning", "t": events[at]["t"], "call_index": 3, "kind": "private_access_not_the_call",
+                       "message": "the decoy was opened, by processes that are not this call's: not charged",
+                       "data": {"kind": "private_access_not_the_call", "path": "/data/private/c0/ref.nii.gz",
+                                "evidence": "IN_OPEN /data/private/c0/ref.nii.gz",
+                                "processes": [{"pid": 4242, "pid_in_sandbox": 7, "cmdline": "updatedb",
+                                               "of_call": False}]}})
     events.insert(at, {"type": "error", "t": events[at]["t"], "call_index": 3, "kind": "bad_tool_arguments",
                        "message": "execute_code: arguments are not JSON REJECTED-MARKER"})
     (run_dir / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")

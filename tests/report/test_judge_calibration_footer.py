@@ -32,6 +32,9 @@ def test_judge_eval_then_report_shows_kappa_per_stage(tmp_path, make_report, mak
     footer = _footer((tmp_path / "site" / "index.html").read_text())
     assert f"heuristic v3: S1 κ {saved['stages']['s1']['kappa']:.2f}" in footer
     assert f"S3 κ {k3:.2f}" in footer and f"{saved['n_trajectories']} trajectories" in footer
+    # the set it was measured on is named (docs/site.md "Leaderboard footer")
+    assert "built-in calibration set" in footer and f"tracks {', '.join(saved['tracks'])}" in footer
+    assert f"tiers {', '.join(saved['tiers'])}" in footer and "not runs of the agents on this board" in footer
     assert "llm:judge-model vllm-4: calibration not measured" in footer
     # an explicit file replaces the default folder: the heuristic judge is then "not measured"
     other = tmp_path / "llm.json"

@@ -5,56 +5,15 @@ tier filters and the tier picker work; an error code's evidence link opens the r
 the comparison view loads two runs on demand; the call search filters tool calls."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
+from tests.report.browser import needs_browser
 from tests.report.site_fixture import make_site_runs
 
 from automedbench.report import aggregate, collect_reports, write_leaderboard
 from automedbench.report.profiles import with_profile
 from automedbench.report.site import run_slug
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover
-    sync_playwright = None
-
-pytestmark = [
-    pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"),
-    pytest.mark.skipif(shutil.which("chromium") is None,
-                       reason="no chromium binary: `make test` installs it as root (apt-get install chromium)"),
-]
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("runs")
-    reps = make_site_runs(root)
-    out = tmp_path_factory.mktemp("site")
-    write_leaderboard(collect_reports([root]), out, analysis_plots=False)
-    return out, reps
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    pg = browser.new_page(viewport={"width": 1300, "height": 900})
-    pg.errors = []
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    yield pg
-    pg.close()
+pytestmark = needs_browser
 
 
 def _col(page, table, header):
@@ -278,7 +237,7 @@ def test_case_filter_and_its_url(site, page):
     _run_page(page, out)
     def shown():
         return page.eval_on_selector_all("#cases-table tbody tr:not(.hidden)", "rs => rs.map(r => r.cells[0].innerText)")
-    assert len(shown()) == 79
+    assert len(shown()) == 82
     page.click('[data-case-filter="zero"]')
     assert shown() == ["c1"]
     assert page.locator('[data-case-filter="zero"]').get_attribute("aria-pressed") == "true"
@@ -286,9 +245,9 @@ def test_case_filter_and_its_url(site, page):
     page.click('[data-case-filter="flagged"]')
     assert shown() == ["x0"]
     page.click('[data-case-filter="invalid"]')
-    assert len(shown()) == 77
+    assert len(shown()) == 80
     page.click('[data-case-filter="all"]')
-    assert len(shown()) == 79
+    assert len(shown()) == 82
 
 
 def test_text_that_does_not_mislead(site, page):

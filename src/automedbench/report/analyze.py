@@ -106,13 +106,24 @@ def _dist(values: list[float]) -> Dist:
                 values=[round(float(v), 4) for v in sorted(values)])
 
 
+EXAMPLE_LIMIT = 300   # characters of evidence per example
+
+
 def _evidence_text(evidence: dict) -> str:
+    """An example's evidence, readable: strings as they are, lists of names joined, structures
+    as JSON without \\u escapes; past EXAMPLE_LIMIT cut at a word, marked with an ellipsis."""
     parts = []
     for k, v in evidence.items():
         if k == "what":
             continue
-        parts.append(f"{k}: {v if isinstance(v, str) else json.dumps(v)}")
-    return "; ".join(parts)[:300] or str(evidence.get("what", ""))
+        if isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v):
+            v = ", ".join(str(x) for x in v)
+        parts.append(f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}")
+    text = "; ".join(parts) or str(evidence.get("what", ""))
+    if len(text) <= EXAMPLE_LIMIT:
+        return text
+    cut = text.rfind(" ", 0, EXAMPLE_LIMIT)
+    return text[:cut if cut > EXAMPLE_LIMIT // 2 else EXAMPLE_LIMIT].rstrip(" ;,") + " …"
 
 
 def _link_target(evidence: dict, step: str) -> str:

@@ -41,6 +41,7 @@ def load_calibrations(files: Iterable[Path] | None = None) -> tuple[dict[str, di
             continue
         found[judge_label(judge)] = {
             "file": str(path), "n_trajectories": data.get("n_trajectories"), "n_labels": data.get("n_labels"),
+            "tracks": [str(t) for t in data.get("tracks") or []], "tiers": [str(t) for t in data.get("tiers") or []],
             "floor_failures": len(data.get("floor_failures") or []),
             "stages": {s: (v.get("kappa") if isinstance(v, dict) else None) for s, v in sorted(stages.items())},
         }

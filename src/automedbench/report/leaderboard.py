@@ -51,6 +51,8 @@ def fmt_ci(s: Stat) -> str:
         return "—"
     if s.n1:
         return "n=1"
+    if round(s.ci_low, 4) == round(s.ci_high, 4):   # every repeat the same: no spread was measured
+        return f"{s.ci_low * 100:.1f} (identical repeats)"
     return f"{s.ci_low * 100:.1f}–{s.ci_high * 100:.1f}"
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -39,6 +38,8 @@ from ..scoring.errors import code_texts as error_code_texts
 from ..scoring.errors import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
+from .diagnosis import case_writers, is_count, points_lost, task_diagnostics, uncharged_accesses
+from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
 STATIC_FILES = ("site.css", "site.js")
@@ -209,8 +210,6 @@ def effects_view(eff: Any) -> dict | None:
 
 NOTE_LABELS = {"nudge": "nudge", "text_reply": "text reply (no tool call)", "bad_tool_arguments": "rejected call",
                "limit": "run limit", "provider_retry": "provider retry", "infrastructure": "infrastructure"}
-
-
 def transcript(events: list[dict], calls: list[dict], said: list[str]) -> list[dict]:
     """The run in order: model calls (tokens, latency, cost), the assistant's text, tool calls
     with their results, harness notes (nudges, rejected calls, limits) and violations."""
@@ -309,8 +308,10 @@ def evidence_links(ev: dict, step: str, known_calls: set, turns: set) -> list[di
     return links
 
 
-def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str]) -> list[dict]:
-    """Each fired code with its evidence and links to the turn/call/case/plan it points at."""
+def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str],
+               writers: dict[str, int] | None = None) -> list[dict]:
+    """Each fired code with its evidence and links to the turn/call/case/plan it points at; a
+    code about cases also links to the calls that wrote those cases' outputs (`writers`)."""
     known_calls = {c["index"] for c in calls}
     turns = {c["turn"] for c in calls}
     rows = []
@@ -319,25 +320,28 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str]) -
         cases = _case_list(ev, "cases", r)
         shown = [(k, evidence_value(v)) for k, v in ev.items()
                  if k != "what" and not (k == "cases" and cases) and not (cases and k.startswith("n_"))]
+        links = [link for link in evidence_links(ev, e.step, known_calls, turns)
+                 if not (cases and link["target"].startswith("case-"))]
+        known = writers or {}
+        wrote = sorted({known[cid] for cid in (cases or {}).get("ids", []) if cid in known})
+        for i in wrote[:3]:
+            if all(link["target"] != f"call-{i}" for link in links):
+                links.append({"target": f"call-{i}", "label": f"call {i} (wrote the outputs)"})
         rows.append({"code": e.code, "step": e.step, "category": e.category, "infrastructure": e.infrastructure,
                      "text": ev.get("what") or code_texts.get(e.code, ""), "evidence": shown, "cases": cases,
-                     "links": [link for link in evidence_links(ev, e.step, known_calls, turns)
-                               if not (cases and link["target"].startswith("case-"))]})
+                     "links": links})
     return rows
 
 
 def _integer_columns(r: DetailReport, names: list[str]) -> set[str]:
-    """Metrics that are counts in this run (every value whole, some above 1): printed as integers."""
-    cols = set()
-    for m in names:
-        vals = [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None]
-        if vals and all(float(v).is_integer() for v in vals) and max(vals) > 1:
-            cols.add(m)
-    return cols
+    """Metrics that are counts in this run: printed as integers."""
+    return {m for m in names if is_count(m, [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None])}
 
 
-def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None) -> tuple[list[dict], list[str]]:
-    """Per-case metrics, a status, the track's reason or flags, and the case's pictures.
+def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None,
+              writers: dict[str, int] | None = None) -> tuple[list[dict], list[str]]:
+    """Per-case metrics, a status, the track's reason or flags, the case's pictures and the
+    call that wrote its output folder (`writers`, diagnosis.case_writers), when observed.
 
     A valid case is explained as a zero only when its headline metric (the track's first
     per-case metric, higher is better: docs/tracks.md) is 0; a zero elsewhere (a count of
@@ -362,6 +366,7 @@ def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None) ->
         shown = {m: (None if v is None else (f"{int(v):d}" if m in ints else f"{v:.3f}")) for m, v in c.metrics.items()}
         rows.append({"case_id": c.case_id, "status": status, "valid": c.valid, "metrics": c.metrics, "shown": shown,
                      "why": why, "flags": flags, "zero": head is not None and c.metrics.get(head) == 0,
+                     "head": head, "writer": (writers or {}).get(c.case_id),
                      "pictures": (pictures or {}).get(c.case_id, [])})
     return rows, names
 
@@ -442,20 +447,9 @@ def read_pictures(run_dir: Path | None, out: Path, slug: str) -> dict[str, list[
 
 
 def raw_links(run_dir: Path | None, out: Path, slug: str, inspect_file: str | None) -> list[dict]:
-    """Links to the run's own records, relative to the run page (work from file:// and a server
-    that serves both folders)."""
-    links: list[dict] = []
-    if run_dir is not None:
-        for name, label in (("trace.jsonl", "trace.jsonl"), ("conversation.json", "conversation.json"),
-                            ("detail_report.json", "detail_report.json"), ("workspace", "workspace files"),
-                            ("run.json", "run.json")):
-            p = Path(run_dir) / name
-            if p.exists():
-                try:
-                    href = os.path.relpath(p.resolve(), (out / "runs").resolve())
-                except ValueError:  # another drive (Windows): an absolute URI
-                    href = p.resolve().as_uri()
-                links.append({"href": href.replace(os.sep, "/") + ("/" if p.is_dir() else ""), "label": label})
+    """Links to the run's own records, placed inside the site folder (raw.py), relative to the
+    run page: they work from file:// and from a server that serves the site folder alone."""
+    links = raw_record(run_dir, out, slug)
     if inspect_file:
         links.append({"href": inspect_file, "label": "Inspect log (.json)"})
     return links
@@ -546,14 +540,16 @@ def run_row(r: DetailReport) -> dict:
 
 
 def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out: Path, common: dict,
-                   rubric_items: dict[str, str], code_texts: dict[str, str]) -> Path:
+                   rubric_items: dict[str, str], code_texts: dict[str, str], rubric: Rubric | None = None) -> Path:
     slug = run_slug(r.run.run_id)
+    rubric = rubric or load_rubric()
     events = read_trace(run_dir)
     conv = read_conversation(run_dir)
     texts, replies, said = conversation_parts(conv)
     calls, span = calls_from_trace(events, texts, r.run.wall_time_s, replies)
     pictures = read_pictures(run_dir, out, slug)
-    cases, metric_names = case_rows(r, pictures)
+    writers = case_writers(calls)
+    cases, metric_names = case_rows(r, pictures, writers)
     plan_md = plan_png = None
     inspect_file = None
     if run_dir is not None:
@@ -574,14 +570,17 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
             inspect_file = f"{slug}/inspect.json"
         except (ExportError, OSError, ValueError):
             inspect_file = None
+    judge = judge_rows(r, rubric_items, calls, plan_md is not None, plan_png is not None)
+    errors = error_rows(r, calls, code_texts, writers)
     html = env.get_template("run.html.j2").render(
         **common, root="../", page="run", title=f"{r.run.agent} · {r.run.task} · {r.run.tier} · {r.run.run_id}",
         r=r, status=run_status(r), calls=calls, span=span, has_trace=bool(events),
         entries=transcript(events, calls, said), system_prompt=_content(conv.get("system_prompt"))[:100_000],
-        errors=error_rows(r, calls, code_texts), cases=cases, metric_names=metric_names,
+        errors=errors, cases=cases, metric_names=metric_names, points=points_lost(r, rubric, judge, errors, cases),
         n_pictured=sum(1 for c in cases if c["pictures"]),
-        judge=judge_rows(r, rubric_items, calls, plan_md is not None, plan_png is not None),
-        raw=raw_links(run_dir, out, slug, inspect_file),
+        judge=judge,
+        raw=raw_links(run_dir, out, slug, inspect_file), uncharged=uncharged_accesses(events),
+        diag=task_diagnostics(r),
         plan_md=plan_md, plan_png=plan_png, task_slug=task_slug(r.run.task))
     page = out / "runs" / f"{slug}.html"
     page.write_text(html, encoding="utf-8")
@@ -659,7 +658,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, 
     write_reference_pages(env, out, common, rubric)
     known_tasks = installed_tasks()
     for r in reports:
-        write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts)
+        write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts, rubric)
     for t in board.tasks:
         rs = [r for r in reports if r.run.task == t]
         tiers = [ti for ti in board.tiers if any(r.run.tier == ti for r in rs)]

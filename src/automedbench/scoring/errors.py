@@ -146,6 +146,7 @@ def _logic(run: RunEvidence) -> list[ErrorCode]:
         if run.logic_metric:
             return c.metrics.get(run.logic_metric)
         return next(iter(v for v in c.metrics.values() if v is not None), None)
+    metric = run.logic_metric or next((m for c in run.task.per_case if c.valid for m in c.metrics), "")
     primary = [(c.case_id, case_value(c)) for c in run.task.per_case if c.valid]
     values = [v for _, v in primary if v is not None]
     if len(values) < 3 or max(values) < 0.5:
@@ -153,7 +154,7 @@ def _logic(run: RunEvidence) -> list[ErrorCode]:
     best = max(values)
     low = [cid for cid, v in primary if v is not None and v < run.logic_drop * best]
     if low and not any("logic_suspect" in c.flags for c in run.task.per_case):
-        return [make_error("LOGIC_SUSPECT", cases=low, best_case_value=round(best, 4))]
+        return [make_error("LOGIC_SUSPECT", cases=low, metric=metric, best_case_value=round(best, 4))]
     return []
 
 

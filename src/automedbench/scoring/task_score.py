@@ -41,8 +41,10 @@ class CaseOutcome:
 def _outcome(record: CaseRecord, non_trivial: bool = False) -> CaseOutcome:
     metrics = dict(record.score.metrics) if record.score is not None else {}
     flags = [str(f) for f in record.score.extra.get("flags", [])] if record.score is not None else []
+    # a scored case's reason is the track's `extra["why"]`: why a clear failure failed (docs/tracks.md)
+    why = str(record.score.extra.get("why") or "") if record.score is not None else ""
     result = CaseResult(case_id=record.case_id, status=record.status.value, flags=flags,
-                        valid=record.status is CaseStatus.OK, reason=record.reason, metrics=metrics)
+                        valid=record.status is CaseStatus.OK, reason=record.reason or why, metrics=metrics)
     return CaseOutcome(record, result, non_trivial)
 
 

@@ -26,7 +26,8 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-PANEL_PX = 220          # the longer side of one panel: a thumbnail, not a viewer
+PANEL_PX = 256          # the longer side of one panel: large enough to read, small enough to list
+GAP_PX = 4              # white between panels
 MediaType = Literal["image/png", "text/html"]
 
 
@@ -87,30 +88,41 @@ def diverging(diff: np.ndarray, scale: float) -> np.ndarray:
 
 
 def panels(images: list[tuple[np.ndarray, str]], note: str = "") -> bytes:
-    """One PNG: the images side by side (grey 2-D or RGB), each labelled underneath."""
-    from PIL import Image, ImageDraw
+    """One PNG: the images side by side (grey 2-D or RGB), with no text in the pixels: labels
+    and the note belong in the caption (`caption_of`), which the site shows as HTML, readable
+    at any zoom (docs/site.md "Pictures of outputs")."""
+    from PIL import Image
 
     tiles = []
-    for arr, label in images:
+    for arr, _label in images:
         a = np.asarray(arr)
         img = Image.fromarray(a if a.ndim == 3 else a.astype(np.uint8), "RGB" if a.ndim == 3 else "L").convert("RGB")
         scale = PANEL_PX / max(img.size)
         img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.NEAREST)
-        tiles.append((img, label))
-    w = max(sum(t.width for t, _ in tiles) + 6 * (len(tiles) + 1), 12 + 6 * min(len(note), 120))
-    h = max(t.height for t, _ in tiles) + 24 + (14 if note else 0)
+        tiles.append(img)
+    w = sum(t.width for t in tiles) + GAP_PX * (len(tiles) + 1)
+    h = max(t.height for t in tiles) + 2 * GAP_PX
     sheet = Image.new("RGB", (w, h), (255, 255, 255))
-    draw = ImageDraw.Draw(sheet)
-    x = 6
-    for img, label in tiles:
-        sheet.paste(img, (x, 4))
-        draw.text((x, img.height + 7), label[:40].encode('latin-1', 'replace').decode('latin-1'), fill=(20, 30, 40))
-        x += img.width + 6
-    if note:
-        draw.text((6, h - 14), note[:120].encode('latin-1', 'replace').decode('latin-1'), fill=(80, 90, 100))
+    x = GAP_PX
+    for img in tiles:
+        sheet.paste(img, (x, GAP_PX))
+        x += img.width + GAP_PX
     buf = io.BytesIO()
     sheet.save(buf, "PNG", optimize=True)
     return buf.getvalue()
+
+
+def caption_of(description: str, images: list[tuple[np.ndarray, str]], note: str = "") -> str:
+    """The caption of a row of panels: what it shows, each panel's label left to right, the note."""
+    labels = [label for _, label in images if label]
+    parts = [description]
+    if len(labels) > 1:
+        parts.append("left to right: " + " | ".join(labels))
+    elif labels:
+        parts.append(labels[0])
+    if note:
+        parts.append(note)
+    return " · ".join(p for p in parts if p)
 
 
 def rgb_of(gray: np.ndarray) -> np.ndarray:
@@ -160,6 +172,6 @@ def restoration_panels(inp: np.ndarray | None, out: np.ndarray, ref: np.ndarray,
     tiles += [(window(out, lo, hi), "output"), (window(r, lo, hi), "reference"),
               (diverging(diff, scale), f"output-reference +-{scale:.3g}")]
     note = (where + " · " if where else "") + metric_note(metrics)
-    return CasePicture("panels.png", panels(tiles, note),
-                       "input, output, reference and the difference map (red: output above the reference, "
-                       "blue: below)")
+    return CasePicture("panels.png", panels(tiles),
+                       caption_of("input, output, reference and the difference map (red: output above the "
+                                  "reference, blue: below)", tiles, note))

@@ -83,6 +83,13 @@ def test_reference_earns_good_medal_and_careless_shows_the_shift(demo, tmp_path)
     assert all(r.status == CaseStatus.OK for r in records)      # well-formed, just wrong
     # the shift shows in the confusion matrix: each class mostly predicted as another one
     assert all(bad.aggregate_metrics[f"recall/{x}"] < 0.5 for x in LABELS)
+    # ... and per case (docs/tracks.md: `correct`, and why a wrong case is wrong)
+    wrong = [c for c in bad.per_case if c.metrics["correct"] == 0]
+    assert len(wrong) == round(sum(bad.aggregate_metrics[f"confusion/{t}/{p}"] for t in LABELS for p in LABELS if p != t))
+    assert all(c.metrics["correct"] == 1 and not c.reason for c in bad.per_case if c not in wrong)
+    for c in wrong:
+        pred, ref = c.reason.removeprefix("predicted ").split(", reference ")
+        assert pred in LABELS and ref in LABELS and pred != ref
 
 
 def test_missing_and_bad_rows_count_as_wrong_with_reasons(demo, tmp_path):

@@ -43,6 +43,7 @@ def test_careless_is_caught_on_the_studies_it_got_wrong(runs):
     assert r.stages["s3"].score == 0.0 and "NO_PILOT" in codes
     suspect = next(e for e in r.errors if e.code == "LOGIC_SUSPECT")
     assert legs and legs <= set(suspect.evidence["cases"])     # chest reports written for leg films
+    assert suspect.evidence["metric"] == "score"              # named: no segmentation guess on a report task
     assert r.task.score < ref.task.score and r.overall < ref.overall
 
 

@@ -31,6 +31,8 @@
   function ci(s) {
     if (!s || !s.n || s.ci_low == null) return "—";
     if (s.n1) return "n=1";
+    // every repeat the same: the interval measures no spread (docs/site.md "Honest numbers")
+    if (Math.abs(s.ci_low - s.ci_high) < 5e-5) return (s.ci_low * 100).toFixed(1) + " (identical repeats)";
     return (s.ci_low * 100).toFixed(1) + "–" + (s.ci_high * 100).toFixed(1);
   }
   function duration(sec) {
@@ -40,6 +42,12 @@
     return Math.floor(sec / 3600) + "h " + String(Math.floor((sec % 3600) / 60)).padStart(2, "0") + "m";
   }
   function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(2) + "M" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(Math.round(n)); }
+  // a count prints as an integer, never "1.000" (docs/site.md "Run page"; report/diagnosis.py is_count)
+  var COUNT_NAMES = /^n_|_(voxels|count|boxes|pixels)$/;
+  function metricText(k, v) {
+    if (v == null) return "—";
+    return Number.isInteger(v) && (Math.abs(v) > 1 || COUNT_NAMES.test(k)) ? String(v) : v.toFixed(3);
+  }
   function cost(c) { return c >= 0.01 || c === 0 ? "$" + c.toFixed(2) : "$" + c.toFixed(4); }
   function jsonData(id) { var el = document.getElementById(id); return el ? JSON.parse(el.textContent) : null; }
 
@@ -382,7 +390,7 @@
     }
     function caseCell(c, run) {
       if (!c) return "<td>—</td>";
-      var m = Object.keys(c.metrics || {}).map(function (k) { return k + " " + (c.metrics[k] == null ? "—" : c.metrics[k].toFixed(3)); }).join(", ");
+      var m = Object.keys(c.metrics || {}).map(function (k) { return k + " " + metricText(k, c.metrics[k]); }).join(", ");
       var p = pics(run, c.case_id);
       return "<td>" + (p ? '<div class="pics">' + p + "</div>" : "") + caseStatusBadge(c) + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
     }

@@ -120,11 +120,15 @@ class ClassificationTrack(Track[ClassificationOptions]):
 
     def score_case(self, prediction: int, reference: int, options: ClassificationOptions,
                    context: ScoringContext) -> CaseScore:
-        """No per-case metric on purpose: a single label is right or wrong, and the core
-        flags cases "far below the others" on a track's first per-case metric (LOGIC_SUSPECT),
-        which would fire on every honest misclassification. Correctness per class is in the
-        aggregate (recall, confusion matrix), where a systematic label shift shows."""
-        return CaseScore({})
+        """`correct` (1 or 0) and, when wrong, why: the predicted and the reference label, so
+        the run page's per-case table shows which cases were missed (docs/tracks.md). It is no
+        bug signal on its own: `logic_metric = None` keeps LOGIC_SUSPECT off it, since one case
+        "far below the others" is every honest misclassification. Correctness per class is in
+        the aggregate (recall, confusion matrix), where a systematic label shift shows."""
+        if prediction == reference:
+            return CaseScore({"correct": 1.0})
+        labels = options.labels
+        return CaseScore({"correct": 0.0}, extra={"why": f"predicted {labels[prediction]}, reference {labels[reference]}"})
 
     # a per-case right/wrong is no signal of a bug on its own; label shifts are found in aggregate
     logic_metric = None
@@ -182,8 +186,7 @@ class ClassificationTrack(Track[ClassificationOptions]):
             return []
         pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
         verdict = "correct" if pred == ref else "wrong"
-        return [CasePicture("label.png", panels([(gray, f"pred {pred} / ref {ref}")], verdict),
-                            f"predicted {pred!r}, reference {ref!r}: {verdict}")]
+        return [CasePicture("label.png", panels([(gray, "")]), f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
         o = options

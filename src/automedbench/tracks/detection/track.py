@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...metrics.detection_map import match_detections, mean_average_precision
-from ..pictures import CasePicture, PictureCase, metric_note, panels, read_png_gray, rgb_of
+from ..pictures import CasePicture, PictureCase, caption_of, metric_note, panels, read_png_gray, rgb_of
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -220,9 +220,9 @@ class DetectionTrack(Track[DetectionOptions]):
             draw.rectangle([x1, y1, x2, y2], outline=(230, 40, 220), width=line)
             draw.text((x1 + 2, y1 + 1), f"{float(row[1]):.2f}", fill=(230, 40, 220))
         note = "green: reference · magenta: prediction (score) · " + metric_note(case.metrics)
-        return [CasePicture("boxes.png", panels([(np.asarray(img), f"{len(case.prediction)} predicted, "
-                                                                    f"{len(case.reference['boxes'])} reference")], note),
-                            "predicted (magenta) and reference (green) boxes on the image")]
+        tiles = [(np.asarray(img), f"{len(case.prediction)} predicted, {len(case.reference['boxes'])} reference")]
+        return [CasePicture("boxes.png", panels(tiles),
+                            caption_of("predicted (magenta) and reference (green) boxes on the image", tiles, note))]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: DetectionOptions) -> None:
         """The private boxes as predictions (score 1): a perfect submission."""

@@ -151,7 +151,8 @@ class EnhancementTrack(Track[EnhancementOptions]):
         }
         # the published reference's per-case numbers, for its scoring profile (arrays are dropped
         # after each case): reference_profile.py, docs/scoring-profiles.md
-        return CaseScore(metrics, extra={"data_range": r, **reference_profile.case_values(reference, prediction)})
+        return CaseScore(metrics, extra={"data_range": r, "why": per_case.flat_output_why(prediction, reference),
+                                         **reference_profile.case_values(reference, prediction)})
 
     def reference_score(self, records: list[CaseRecord], options: EnhancementOptions,
                         context: ScoringContext) -> ProfileScore:
@@ -201,3 +202,4 @@ class EnhancementTrack(Track[EnhancementOptions]):
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)
+

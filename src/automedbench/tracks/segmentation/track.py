@@ -218,7 +218,9 @@ class SegmentationTrack(Track[SegmentationOptions]):
                                             "lesion_dice": lesion_dice_brats(ref_lesion, pred_lesion)}
         if not positive:  # diagnostic: false-positive lesion voxels on a negative case
             metrics["lesion_false_positive_voxels"] = float(np.count_nonzero(pred_lesion))
-        return CaseScore(metrics, extra={"lesion_positive": positive})
+        why = "; ".join(w for w in (zero_dice_why("organ", organ, _as_bool(reference[organ_f]), _as_bool(prediction[organ_f])),
+                                    zero_dice_why("lesion", metrics["lesion_dice"], ref_lesion, pred_lesion)) if w)
+        return CaseScore(metrics, extra={"lesion_positive": positive, "why": why})
 
     def _score_multiclass(self, prediction: dict[str, np.ndarray], reference: dict[str, np.ndarray],
                           options: SegmentationOptions) -> CaseScore:
@@ -291,3 +293,25 @@ class SegmentationTrack(Track[SegmentationOptions]):
             (outputs / case.name).mkdir(parents=True, exist_ok=True)
             for name in self._files(options):
                 shutil.copyfile(case / name, outputs / case.name / name)
+
+
+def _slices(mask: np.ndarray) -> str:
+    """The slices (last axis) a mask occupies, e.g. "slices 12-18"."""
+    z = np.flatnonzero(mask.reshape(-1, mask.shape[-1]).any(axis=0)) if mask.ndim >= 2 else np.array([])
+    if z.size == 0:
+        return "no slice"
+    return f"slice {z[0]}" if z[0] == z[-1] else f"slices {z[0]}-{z[-1]}"
+
+
+def zero_dice_why(name: str, dice: float | None, ref: np.ndarray, pred: np.ndarray) -> str:
+    """Why a Dice of 0 is 0, in one line (docs/tracks.md `extra["why"]`): an empty prediction, a
+    prediction where the reference has nothing, or masks that never meet (with where each lies)."""
+    if dice is None or dice > 0:
+        return ""
+    n_ref, n_pred = int(np.count_nonzero(ref)), int(np.count_nonzero(pred))
+    if n_pred == 0:
+        return f"{name} Dice 0: the prediction is empty; the reference has {n_ref} voxels ({_slices(ref)})"
+    if n_ref == 0:
+        return f"{name} Dice 0: the reference has none; the prediction marks {n_pred} voxels ({_slices(pred)})"
+    return (f"{name} Dice 0: no overlap; reference {n_ref} voxels on {_slices(ref)}, "
+            f"prediction {n_pred} voxels on {_slices(pred)}")

@@ -154,7 +154,7 @@ class SynthesisTrack(Track[SynthesisOptions]):
         return CaseScore({"ssim": ssim_value,
                           "psnr": min(psnr_db, PSNR_CAP_DB),
                           "mae": float(np.mean(np.abs(reference - prediction)))},
-                         extra={"data_range": r})
+                         extra={"data_range": r, "why": per_case.flat_output_why(prediction, reference)})
 
     def aggregate(self, cases: ScoredCases, options: SynthesisOptions,
                   context: ScoringContext) -> AggregateResult:
