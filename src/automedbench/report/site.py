@@ -165,7 +165,7 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
             c = calls[idx]
             c.update(duration=float(ev.get("duration_s") or 0), exit_code=ev.get("exit_code"),
                      stdout=_clip(ev.get("stdout")), stderr=_clip(ev.get("stderr")), timed_out=bool(ev.get("timed_out")),
-                     effects=effects_view(ev.get("effects")))
+                     effects=effects_view(ev.get("effects")), checks=checks_view(ev.get("output_checks")))
             if ev.get("stage") and not c["stage"]:
                 c["stage"] = ev.get("stage")
         elif kind == "submit" and idx is not None:
@@ -184,6 +184,7 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
     seen_turns: set = set()
     for c in rows:
         c.setdefault("effects", None)
+        c.setdefault("checks", [])
         c["flags"] = flagged.get(c["index"], [])
         c["failed"] = c["exit_code"] not in (None, 0) or c["timed_out"]
         c["left"] = 100.0 * c["t"] / last_t
@@ -203,9 +204,27 @@ def effects_view(eff: Any) -> dict | None:
                        for w in written[:200]],
            "deleted": [str(x) for x in (eff.get("deleted") or [])[:200]],
            "read": [str(x) for x in (eff.get("read") or [])[:200]],
+           "read_back": [str(x) for x in (eff.get("read_back") or [])[:200]],
            "truncated": bool(eff.get("truncated")) or any(len(eff.get(k) or []) > 200 for k in ("written", "deleted", "read")),
            "recorder": str(eff.get("recorder") or "")}
     return out if out["written"] or out["deleted"] or out["read"] else None
+
+
+def checks_view(checks: Any) -> list[dict]:
+    """The harness's check of each output unit the call wrote (docs/judge.md "Per-output
+    checks"): the unit, whether it passed, the problem, and its shape/size/rows as written."""
+    out = []
+    for ch in checks if isinstance(checks, list) else []:
+        if not isinstance(ch, dict):
+            continue
+        passed = bool(ch.get("valid")) and ch.get("non_trivial") is not False and not ch.get("copy_of_input") \
+            and not ch.get("implausible")
+        facts = [f"{k} {'×'.join(str(d) for d in v) if isinstance(v, list) else v}"
+                 for cf in (ch.get("facts") or {}).values() if isinstance(cf, dict)
+                 for k, v in (cf.get("facts") or {}).items() if k in ("shape", "size", "rows", "length")]
+        out.append({"path": str(ch.get("path", "")), "passed": passed, "problem": str(ch.get("problem") or ""),
+                    "facts": "; ".join(dict.fromkeys(facts))})
+    return out
 
 
 NOTE_LABELS = {"nudge": "nudge", "text_reply": "text reply (no tool call)", "bad_tool_arguments": "rejected call",
