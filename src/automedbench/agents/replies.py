@@ -271,7 +271,7 @@ def dispatch(call: ToolCall, tools: ToolBox, settings: ReplySettings, info: Repl
                          message=f"the model called {call.name!r}, which is not a tool",
                          data={"tool": call.name, "form": call.form, "excerpt": excerpt(str(call.raw))})
         return f"error: unknown tool {call.name!r}; available tools: execute_code, submit_results", None
-    args = p.value
+    args: dict[str, Any] = p.value or {}   # None was answered by _not_runnable
     code = next((args[k] for k in ("code", "script", "command", "source") if isinstance(args.get(k), str)), None)
     language = _LANG_ALIASES.get(str(args.get("language", "")).strip().lower())
     if code is None or language is None:
