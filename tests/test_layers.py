@@ -171,3 +171,14 @@ def test_every_end_reason_set_comes_from_the_one_enumeration():
                  if isinstance(t, ast.Name) and t.id.endswith("END_REASONS")]
     assert not elsewhere, elsewhere
 
+
+def test_run_folder_names_are_spelled_only_in_run_files():
+    """A run folder's file names are one fact (run_files.py: RunFiles); a string literal that is
+    one of them anywhere else in src/ is a second copy that can drift."""
+    from automedbench.run_files import RunFiles
+    names = {RunFiles.META, RunFiles.CONVERSATION, RunFiles.TRACE, RunFiles.JUDGE, RunFiles.REPORT}
+    copies = [f"{p.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}" for p in _sources()
+              if p.name != "run_files.py"
+              for node in ast.walk(ast.parse(p.read_text()))
+              if isinstance(node, ast.Constant) and node.value in names]
+    assert not copies, "spell run-folder names through RunFiles:\n" + "\n".join(copies)

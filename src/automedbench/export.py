@@ -103,7 +103,7 @@ def _model_events(run_dir: Path, model: str, started: str) -> list[dict]:
         t0 = None
     events: list[dict] = []
     try:
-        lines = (Path(run_dir) / "trace.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = RunFiles(run_dir).trace.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return events
     for line in lines:
@@ -242,7 +242,7 @@ def run_dirs_under(paths: list[Path | str]) -> list[Path]:
         if RunFiles(p).report.is_file():
             found[p] = None
             continue
-        for rep in sorted(p.rglob("detail_report.json")):
+        for rep in sorted(p.rglob(RunFiles.REPORT)):
             if not any(part.startswith(".") for part in rep.relative_to(p).parts[:-1]):
                 found[rep.parent] = None
     if not found:

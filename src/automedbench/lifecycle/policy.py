@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, NoReturn
 from ..agents import RunStopped
 from ..errors import InfrastructureError, RunInterrupted, UserError, one_line
 from ..runs.models import RunInfo, is_end_reason
-from ..scoring.errors import PROVIDER_DETAILS
+from ..scoring.error_codes import PROVIDER_DETAILS
 
 if TYPE_CHECKING:
     from .session import OpenRun

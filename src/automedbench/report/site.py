@@ -34,9 +34,10 @@ from jinja2 import Environment
 
 from .. import yamlfile
 from ..export import ExportError, inspect_log
+from ..run_files import RunFiles
 from ..runs.models import DetailReport
-from ..scoring.errors import code_texts as error_code_texts
-from ..scoring.errors import error_table
+from ..scoring.error_codes import code_texts as error_code_texts
+from ..scoring.error_codes import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
@@ -76,7 +77,7 @@ def tojson_safe(value: Any) -> str:
 def read_trace(run_dir: Path | None) -> list[dict]:
     if run_dir is None:
         return []
-    path = Path(run_dir) / "trace.jsonl"
+    path = RunFiles(run_dir).trace
     events = []
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -96,7 +97,7 @@ def read_conversation(run_dir: Path | None) -> dict:
     if run_dir is None:
         return {}
     try:
-        conv = json.loads((Path(run_dir) / "conversation.json").read_text(encoding="utf-8"))
+        conv = json.loads(RunFiles(run_dir).conversation.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return conv if isinstance(conv, dict) else {}
@@ -134,11 +135,6 @@ def conversation_parts(conv: dict) -> tuple[dict[str, str], dict[str, str], list
         elif m.get("role") == "tool" and str(m.get("tool_call_id")) in ids:
             replies[str(ids[str(m.get("tool_call_id"))])] = _content(m.get("content"))[:4000]
     return texts, replies, said
-
-
-def _assistant_texts(run_dir: Path | None) -> dict[str, str]:
-    """tool_call id -> the assistant text that came with it (the model's reasoning, if any)."""
-    return conversation_parts(read_conversation(run_dir))[0]
 
 
 def _clip(s: str | None) -> str:
@@ -413,7 +409,7 @@ def read_pictures(run_dir: Path | None, out: Path, slug: str) -> dict[str, list[
     case_id -> [{src (relative to runs/), caption, media_type}]."""
     if run_dir is None:
         return {}
-    src_root = Path(run_dir) / "pictures"
+    src_root = RunFiles(run_dir).pictures
     try:
         index = json.loads((src_root / "index.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -446,9 +442,9 @@ def raw_links(run_dir: Path | None, out: Path, slug: str, inspect_file: str | No
     that serves both folders)."""
     links: list[dict] = []
     if run_dir is not None:
-        for name, label in (("trace.jsonl", "trace.jsonl"), ("conversation.json", "conversation.json"),
-                            ("detail_report.json", "detail_report.json"), ("workspace", "workspace files"),
-                            ("run.json", "run.json")):
+        for name, label in ((RunFiles.TRACE, RunFiles.TRACE), (RunFiles.CONVERSATION, RunFiles.CONVERSATION),
+                            (RunFiles.REPORT, RunFiles.REPORT), (RunFiles.WORKSPACE, "workspace files"),
+                            (RunFiles.META, RunFiles.META)):
             p = Path(run_dir) / name
             if p.exists():
                 try:
@@ -557,7 +553,7 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
     plan_md = plan_png = None
     inspect_file = None
     if run_dir is not None:
-        ws = Path(run_dir) / "workspace" / "plan"
+        ws = RunFiles(run_dir).workspace / "plan"
         try:
             if (ws / "plan.md").is_file() and not (ws / "plan.md").is_symlink():
                 plan_md = (ws / "plan.md").read_text(encoding="utf-8", errors="replace")[:50_000]

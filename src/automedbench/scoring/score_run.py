@@ -25,7 +25,7 @@ from ..runs.models import (
 from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
-from .errors import detect_errors
+from .error_codes import detect_errors
 from .judge.base import Judge, JudgeEvidence
 from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands

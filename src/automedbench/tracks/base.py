@@ -193,10 +193,6 @@ class TrackWording(BaseModel):
     rubric: dict[str, str] = Field(default_factory=dict)
     # stage id (s1..s5) -> skill text appended to the generic skill in tiers that get skills
     skills: dict[str, str] = Field(default_factory=dict)
-    # code patterns (regexes) that looked like input checks / output inspections. Kept so the
-    # tracks' data still loads; NOT evidence since heuristic judge v3, which decides from the
-    # sandbox's observed effects (docs/judge.md)
-    judge_patterns: dict[Literal["input_check", "inspect"], list[str]] = Field(default_factory=dict)
     # what the agent checks on an input (prompt wording: "shape, spacing, dtype, intensity")
     input_properties: str = "shape, dtype and value range"
 
