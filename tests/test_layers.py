@@ -182,3 +182,16 @@ def test_run_folder_names_are_spelled_only_in_run_files():
               for node in ast.walk(ast.parse(p.read_text()))
               if isinstance(node, ast.Constant) and node.value in names]
     assert not copies, "spell run-folder names through RunFiles:\n" + "\n".join(copies)
+
+
+def test_engine_room_functions_and_modules_stay_small():
+    """No function over 80 lines and no module over 600 in the run lifecycle, the scoring path
+    and the agent loop (bench/code_stats.py SIZE_AREAS prints the same numbers)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("code_stats", ROOT / "bench" / "code_stats.py")
+    code_stats = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(code_stats)
+    lines = code_stats.size_report(code_stats.modules(ROOT / "src", "automedbench"), "automedbench")
+    assert [line for line in lines if line.startswith(("lifecycle", "scoring path", "agent loop"))], lines
+    over = [line for line in lines if line.startswith("OVER")]
+    assert not over, "\n".join(over)

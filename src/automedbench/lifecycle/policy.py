@@ -17,17 +17,21 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING, Literal, NoReturn
+from typing import Literal, NoReturn, Protocol
 
 from ..agents import RunStopped
 from ..errors import InfrastructureError, RunInterrupted, UserError, one_line
 from ..runs.models import RunInfo, is_end_reason
+from ..runs.trace import TraceWriter
 from ..scoring.error_codes import PROVIDER_DETAILS
 
-if TYPE_CHECKING:
-    from .session import OpenRun
-
 log = logging.getLogger(__name__)
+
+
+class RunRecord(Protocol):
+    """What a policy writes to: the run's record and its trace (lifecycle/session.py: OpenRun)."""
+    info: RunInfo
+    trace: TraceWriter
 
 
 class SelfJudgeError(UserError):
@@ -75,7 +79,7 @@ def agent_end(info: RunInfo, reason: str | None) -> None:
         info.end_reason, info.end_detail = "agent_finished", str(reason)
 
 
-def end_as_infra(run: "OpenRun", detail: str, exc: BaseException) -> None:
+def end_as_infra(run: RunRecord, detail: str, exc: BaseException) -> None:
     run.info.end_reason, run.info.end_detail = "infra_error", detail
     run.trace.emit("error", kind="infrastructure", message=f"{type(exc).__name__}: {one_line(exc)}",
                    data={"detail": detail})
@@ -86,7 +90,7 @@ Phase = Literal["open", "act", "act_outside", "close"]
 
 
 @contextmanager
-def faults_recorded(run: "OpenRun", phase: Phase) -> Iterator[None]:
+def faults_recorded(run: RunRecord, phase: Phase) -> Iterator[None]:
     """Whatever goes wrong in `phase` ends the run with the right reason, recorded, and never
     escapes, except an interrupt (re-raised once recorded, so the caller stops):
     a harness stop (limit, disqualification) is the agent's end; a sandbox that dies under the
