@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from ..data.from_folder import FolderCases, generic_from_folder
 
@@ -251,12 +252,14 @@ class TrackContract(Protocol[OptionsT]):
     def submission(self, options: OptionsT) -> SubmissionLayout: ...
 
 
-@dataclass(frozen=True)
+# one definition: what a track's `reference_score` returns is what detail_report.json records
+# under task.profile_scores (a pydantic dataclass, so the report's schema includes it)
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class ProfileScore:
-    """A task score under a scoring profile other than ours (docs/scoring-profiles.md)."""
+    """One scoring profile's task score (docs/scoring-profiles.md)."""
 
-    score: float | None           # None: not defined for this track, or not computable here
-    definition: str               # one line: what the number is
+    score: float | None = None    # None: not defined for this track, or not computable here
+    definition: str = ""          # one line: what the number is
     note: str = ""                # why it is None, or what the reference leaves undefined
 
 
