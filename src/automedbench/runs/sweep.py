@@ -121,7 +121,7 @@ class SweepSpec(_Strict):
     def lock_config(self, scripted: Collection[str] = ()) -> dict[str, Any]:
         """What a restart must agree on: the cells, the options that change results and the
         effective agent, judge and task configurations (runs/effective_config.py). `scripted`:
-        the scripted agents' names (SweepChecks.scripted)."""
+        the scripted agents' names (lifecycle/prepare.py: scripted_agent_names)."""
         return sweep_lock_config(self, expand_cells(self), scripted)
 
 
