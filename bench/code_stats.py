@@ -9,6 +9,9 @@ a dependency):
 - upward imports: an import from a module of a lower layer to one of a higher layer, with the
   layers read from the first `layers` contract of `[tool.importlinter]` in pyproject.toml
   (a module outside every layer is not counted).
+- sizes: the largest modules of the package, and the largest functions and modules of the
+  engine room (SIZE_AREAS: the run lifecycle, the scoring path, the agent loop) against its
+  limits (a function at most 80 lines, a module at most 600; tests/test_layers.py holds them).
 Complexity is measured with ruff: `ruff check --select C901 --config 'lint.mccabe.max-complexity=15' src`.
 """
 from __future__ import annotations
@@ -58,6 +61,56 @@ def imports(mods: dict[str, Path]) -> list[tuple[str, str, bool]]:
                 while t not in mods and "." in t:
                     t = t.rpartition(".")[0]
                 out.append((name, t, node in in_func))
+    return out
+
+
+# the engine room (docs/architecture.md "Small functions"): modules (or packages) whose size is held
+SIZE_AREAS = {
+    "lifecycle": ["lifecycle"],
+    "scoring path": ["scoring.score_run", "scoring.task_score", "scoring.stages", "scoring.overall",
+                     "scoring.error_codes", "scoring.container_entry", "scoring.output_checks"],
+    "agent loop": ["agents.base", "agents.llm", "agents.replies", "agents.toolcall_parse"],
+}
+MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 600
+
+
+def functions(path: Path) -> list[tuple[str, int]]:
+    """(qualified name, lines) of every function and method of `path`, decorators excluded."""
+    out: list[tuple[str, int]] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((prefix + child.name, (child.end_lineno or child.lineno) - child.lineno + 1))
+                walk(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+    walk(ast.parse(path.read_text()), "")
+    return out
+
+
+def area_modules(mods: dict[str, Path], pkg: str, area: list[str]) -> dict[str, Path]:
+    names = [f"{pkg}.{a}" for a in area]
+    return {m: p for m, p in mods.items() if any(m == n or m.startswith(n + ".") for n in names)}
+
+
+def size_report(mods: dict[str, Path], pkg: str) -> list[str]:
+    """Lines printed under "sizes"; the over-limit ones start with "OVER"."""
+    lines_of = {m: len(p.read_text().splitlines()) for m, p in mods.items()}
+    out = ["largest modules: " + ", ".join(f"{m.removeprefix(pkg + '.')} {n}"
+                                            for m, n in sorted(lines_of.items(), key=lambda kv: -kv[1])[:5])]
+    for area, names in SIZE_AREAS.items():
+        ms = area_modules(mods, pkg, names)
+        funcs = sorted(((f"{m.removeprefix(pkg + '.')}:{f}", n) for m, p in ms.items() for f, n in functions(p)),
+                       key=lambda fn: -fn[1])
+        big_mod = max(ms, key=lambda m: lines_of[m])
+        out.append(f"{area}: {len(ms)} modules, largest {big_mod.removeprefix(pkg + '.')} ({lines_of[big_mod]} lines); "
+                   f"largest functions: " + ", ".join(f"{f} {n}" for f, n in funcs[:3]))
+        out += [f"OVER {area}: function {f} has {n} lines (> {MAX_FUNCTION_LINES})" for f, n in funcs
+                if n > MAX_FUNCTION_LINES]
+        out += [f"OVER {area}: module {m} has {lines_of[m]} lines (> {MAX_MODULE_LINES})" for m in ms
+                if lines_of[m] > MAX_MODULE_LINES]
     return out
 
 
@@ -124,6 +177,8 @@ def main(src: Path, pkg: str, pyproject: Path) -> None:
     for c in found:
         print(f"cycle ({len(c)}): {', '.join(c)}")
     print(f"import cycles: {len(found)} among {len(mods)} modules")
+    for line in size_report(mods, pkg):
+        print(line)
     inner = [(a, b) for a, b, f in edges if f]
     own = [(a, b) for a, b in inner if b in mods]
     print(f"imports inside functions: {len(inner)} ({len(own)} of {pkg}'s own modules)")

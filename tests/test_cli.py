@@ -136,3 +136,44 @@ def test_parallel_sweep_writes_every_cell_and_a_leaderboard(tiny):
     board = json.loads((tmp / "sw" / "leaderboard" / "leaderboard.json").read_text())
     assert "Leaderboard:" in proc.stdout and (tmp / "sw" / "leaderboard" / "index.html").is_file()
     assert board and "FAILED" not in proc.stderr
+
+
+def test_command_table_lists_every_command_with_its_own_help():
+    """The root lists commands from its table without importing them; each table line is the
+    command's own first sentence, so the two cannot drift (cli/root.py)."""
+    from automedbench.cli.root import COMMANDS, load_command
+    for name, entry in COMMANDS.items():
+        cmd = load_command(name)
+        assert cmd.name == name
+        assert cmd.get_short_help_str(limit=500) == entry.help, name
+
+
+def test_version_and_help_import_no_command_module():
+    """`--version` and `--help` load neither the API nor any command's module (docs/cli.md "Start-up")."""
+    import subprocess
+    import sys
+    probe = ("import sys; sys.argv = ['automedbench', '{arg}']\n"
+             "from automedbench.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('automedbench')))")
+    for arg in ("--version", "--help"):
+        out = subprocess.run([sys.executable, "-c", probe.format(arg=arg)], capture_output=True, text=True,
+                             timeout=60, check=True).stdout
+        loaded = eval(out.strip().splitlines()[-1])
+        assert set(loaded) <= {"automedbench", "automedbench.cli", "automedbench.cli.table"}, (arg, loaded)
+        assert "typer" not in out
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "200"])
+def test_fast_root_help_is_the_typer_root_help(columns):
+    """`automedbench --help` printed from the table (cli/table.py) is exactly what the typer root
+    prints, at any width."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "COLUMNS": columns}
+    fast = amb("--help", env=env).stdout
+    typer_root = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['automedbench', '--help']\n"
+                                 "from automedbench.cli.root import app; app(prog_name='automedbench')"],
+                                capture_output=True, text=True, env=env, timeout=60).stdout
+    assert fast == typer_root and "Commands:" in fast and "  executors " in fast

@@ -46,6 +46,8 @@ LAZY_IMPORTS = {
 
 # In-package imports inside a function, each with its reason (docs/architecture.md): file -> reason.
 IN_PACKAGE_LAZY = {
+    "cli/__init__.py": "`automedbench --version` answers before typer and the command table are imported "
+                       "(docs/cli.md \"Start-up\"); cli/root.py imports each command's module by name, when it runs",
     "sandbox/runtime.py": "the sandbox package imports with the standard library alone (a non-root "
                           "harness drives it from the system python); the track registry needs pydantic",
 }
@@ -168,3 +170,28 @@ def test_every_end_reason_set_comes_from_the_one_enumeration():
                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
                  if isinstance(t, ast.Name) and t.id.endswith("END_REASONS")]
     assert not elsewhere, elsewhere
+
+
+def test_run_folder_names_are_spelled_only_in_run_files():
+    """A run folder's file names are one fact (run_files.py: RunFiles); a string literal that is
+    one of them anywhere else in src/ is a second copy that can drift."""
+    from automedbench.run_files import RunFiles
+    names = {RunFiles.META, RunFiles.CONVERSATION, RunFiles.TRACE, RunFiles.JUDGE, RunFiles.REPORT}
+    copies = [f"{p.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}" for p in _sources()
+              if p.name != "run_files.py"
+              for node in ast.walk(ast.parse(p.read_text()))
+              if isinstance(node, ast.Constant) and node.value in names]
+    assert not copies, "spell run-folder names through RunFiles:\n" + "\n".join(copies)
+
+
+def test_engine_room_functions_and_modules_stay_small():
+    """No function over 80 lines and no module over 600 in the run lifecycle, the scoring path
+    and the agent loop (bench/code_stats.py SIZE_AREAS prints the same numbers)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("code_stats", ROOT / "bench" / "code_stats.py")
+    code_stats = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(code_stats)
+    lines = code_stats.size_report(code_stats.modules(ROOT / "src", "automedbench"), "automedbench")
+    assert [line for line in lines if line.startswith(("lifecycle", "scoring path", "agent loop"))], lines
+    over = [line for line in lines if line.startswith("OVER")]
+    assert not over, "\n".join(over)

@@ -12,64 +12,48 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
-import signal
-import threading
 import time
-import traceback
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, SimpleNamespace
-from typing import Any, Callable, Iterable, Iterator, NoReturn
+from types import SimpleNamespace
+from typing import Any, Callable, Iterable
 
-from . import __version__
-from .agents import Agent, AgentContext, RunStopped, ToolBox, get_agent, scripted_agents
-from .agents import check_ready as check_agent_ready
-from .data import DatasetError, DatasetPaths, dataset_paths, sha256_file
-from .datasets import DATASETS, all_datasets, stage
-from .errors import InfrastructureError, RunInterrupted, UserError, one_line
-from .llm.answer_judge import get_answer_judge
-from .prompts.render import kickoff_message, render_prompt
+from .agents import scripted_agents
+from .data import dataset_paths
+from .datasets import all_datasets
+from .errors import InfrastructureError, UserError, one_line
+from .lifecycle import (  # noqa: F401  (the API's names for the lifecycle's entry points)
+    Prepared,
+    SelfJudgeError,
+    check_llm_ready,
+    check_self_judge,
+    check_sweep,
+    default_backend,
+    ensure_dataset,
+    prepare_run,
+    rescore,
+    run_one,
+)
+from .lifecycle.sweep import run_sweep as run_cells
+from .lifecycle.sweep import validate as validate_cells
+from .tracks.base import pick_reference_method
 from .report import collect_reports, write_leaderboard
 from .report.calibration import default_calibration_files
 from .report.collect import ReportList
-from .runs.effective_config import agent_configuration, config_hash, effective_limits
-from .runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
-from .runs.models import (
-    INFRA_END_REASONS,
-    Conversation,
-    DetailReport,
-    RunInfo,
-    is_end_reason,
-)
-from .runs.preflight import check_endpoints as check_agent_endpoints
-from .runs.preflight import check_scripted_methods
-from .tracks.base import pick_reference_method
+from .runs.models import INFRA_END_REASONS, DetailReport
 from .runs.options import RunOptions
-from .runs.sweep import Cell, CellResult, SweepChecks, SweepConfigError, SweepEvent, SweepSpec, load_sweep_file
-from .runs.sweep import run_sweep as run_cells
-from .runs.sweep import validate as validate_cells
-from .runs.trace import TraceWriter, slowest_execution
-from .sandbox import DEFAULT_BACKEND, SandboxError, SandboxSpec, check_backend, open_sandbox
+from .runs.preflight import check_endpoints as check_agent_endpoints
+from .runs.sweep import Cell, CellResult, SweepConfigError, SweepEvent, SweepSpec, load_sweep_file
+from .runs.trace import slowest_execution
 from .sandbox.docker import score_in_container
 from .sandbox.doctor import machine_report as _machine_report
-from .sandbox.runtime import runtime_package_names
-from .scoring.errors import PROVIDER_DETAILS
-from .scoring.judge import Judge, get_judge
+from .scoring.judge import get_judge
 from .scoring.judge.calibration import EvalReport, evaluate, evaluate_heldout, saved_path
 from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
-from .scoring.rubric import load_rubric
-from .scoring.judge import HEURISTIC as HEURISTIC_JUDGE
-from .scoring.score_run import JudgeFailed, load_meta, score_run, task_hash
-from .scoring.output_checks import OutputChecks
-from .tracks import get_track
-from .tasks import Task, check_tier, discover, get_task
+from .scoring.score_run import JudgeFailed, load_meta, score_run
+from .tasks import Task, discover, get_task
 
 log = logging.getLogger(__name__)
-
-# agent end reasons that are the model provider's fault: recorded as infra_error + detail
-
 
 # the built-in scripted agents the demo runs on every task marked `demo: true`
 DEMO_AGENTS = ["reference", "careless", "empty", "pilot-no-inspect", "words-no-work"]
@@ -86,264 +70,12 @@ def machine_report() -> dict[str, Any]:
     return _machine_report()
 
 
-def default_backend() -> str:
-    """bwrap when its binary is installed, else `local` — which warns loudly and marks every
-    report `local (no isolation)`."""
-
-    if DEFAULT_BACKEND == "bwrap" and shutil.which("bwrap") is None:
-        log.warning("bubblewrap (bwrap) is not installed: falling back to the 'local' backend, which "
-                    "isolates NOTHING. Install it with: sudo apt-get install bubblewrap")
-        return "local"
-    return DEFAULT_BACKEND
-
-
-def ensure_dataset(task: Task, data_root: Path | str | None = None) -> DatasetPaths:
-    """The task's dataset, building embedded demo datasets on first use."""
-    paths = dataset_paths(task.dataset, data_root)
-    if paths.is_staged():
-        return paths
-    info = DATASETS.get(task.dataset)
-    if info is None:
-        raise DatasetError(f"task {task.id!r} needs unknown dataset {task.dataset!r}")
-    if info.kind != "demo":
-        raise DatasetError(f"dataset {task.dataset!r} is not staged under {paths.root}; "
-                           f"run `automedbench data stage {task.dataset} --source DIR` first")
-    return stage(task.dataset, data_root)
-
-
-def _check_llm_ready(obj: object, role: str) -> None:
-    """An LLM agent or judge whose key/header variables are unset is a user error, found
-    before the first turn or paid call (AgentConfigError is a UserError)."""
-    config = getattr(obj, "config", None)
-    if config is not None and hasattr(config, "check_ready"):
-        config.check_ready(role=role)   # LLMConfigError naming every unset variable
-    for sub in getattr(obj, "judges", None) or []:   # a judge panel
-        _check_llm_ready(sub, role)
-
-
-@dataclass
-class Prepared:
-    """Everything a run needs, checked before anything runs (user errors, docs/faults.md)."""
-    task: Task
-    agent: Agent
-    judge: Judge
-    backend: str
-    data: DatasetPaths
-
-
-class SelfJudgeError(UserError):
-    """The judge's model is the agent's model (docs/judge.md "No self-judging")."""
-
-
-def _same_model(a: str | None, b: str | None) -> bool:
-    """Model ids name the same model: equal ignoring case and a provider prefix
-    (`openai/gpt-4o` is `gpt-4o`)."""
-    if not a or not b:
-        return False
-    return a.strip().lower().rsplit("/", 1)[-1] == b.strip().lower().rsplit("/", 1)[-1]
-
-
-def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
-    """A judge (or a member of a judge panel) whose model is the agent's model grades its own
-    work: a user error unless `allow` (--allow-self-judge)."""
-    agent_model = getattr(agent, "model", None)
-    members = list(getattr(judge, "judges", None) or [judge])
-    same = [getattr(j, "model", None) for j in members if _same_model(agent_model, getattr(j, "model", None))]
-    if same and not allow:
-        raise SelfJudgeError(f"the judge's model {same[0]!r} is the agent's model {agent_model!r}: a model would "
-                             "grade its own work. Pick another judge, or pass --allow-self-judge")
-
-
-def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None, *,
-                command: str = "run") -> Prepared:
-    """Check a run can start: task, tier, agent (and its API key), judge(s) (and theirs; not the
-    agent's own model unless `options.allow_self_judge`), sandbox backend, data staged. Raises
-    UserError before any agent turn or paid call. `command` ("run" or "sweep") words a refusal
-    as the command that was run would (runs/preflight.py)."""
-    options = options or RunOptions()
-    agent_configs = options.agent_config_paths
-    task = get_task(task_id, options.tasks_dir_paths)
-    check_tier(tier)
-    agent = get_agent(agent_name, agent_configs)
-    check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
-    # a scripted agent with no method here would only crash (runs/preflight.py)
-    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command=command)
-    judge = get_judge(options.judges, agent_configs)
-    _check_llm_ready(judge, "judge")
-    check_self_judge(agent, judge, options.allow_self_judge)
-    if options.answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
-        get_answer_judge(options.answer_judge, agent_configs)
-    backend = options.sandbox or default_backend()
-    # network on that this machine cannot give is a user error now, never a lost run (netcheck.py)
-    check_backend(backend, network=task.network if options.network is None else options.network)
-    data = ensure_dataset(task, options.data_root)
-    return Prepared(task, agent, judge, backend, data)
-
-
-@contextmanager
-def _interrupts_as_exceptions() -> Iterator[None]:
-    """SIGTERM raises RunInterrupted (like Ctrl-C raises KeyboardInterrupt), so a killed run
-    still closes its records. Only the main thread can own signal handlers."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_term(signum: int, frame: FrameType | None) -> NoReturn:
-        raise RunInterrupted("SIGTERM")
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _end_as_infra(info: RunInfo, trace: TraceWriter, detail: str, exc: BaseException) -> None:
-    info.end_reason, info.end_detail = "infra_error", detail
-    trace.emit("error", kind="infrastructure", message=f"{type(exc).__name__}: {one_line(exc)}",
-               data={"detail": detail})
-    log.error("run %s: infrastructure fault (%s): %s", info.run_id, detail, one_line(exc))
-
-
-def _agent_end(info: RunInfo, reason: str | None) -> None:
-    """Record the agent's end reason; provider faults become infra_error (detail kept), an
-    end reason the schema does not know is kept as detail of agent_finished."""
-    if reason in PROVIDER_DETAILS:
-        info.end_reason, info.end_detail = "infra_error", reason
-    elif is_end_reason(reason):
-        info.end_reason = reason
-    else:
-        info.end_reason, info.end_detail = "agent_finished", str(reason)
-
-
-def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "runs",
-            options: RunOptions | None = None, *, run_dir: Path | str | None = None) -> DetailReport:
-    """Run one (task, tier, agent) cell end to end and score it. Returns its DetailReport;
-    `report.run_dir` is the run directory (run.json, trace, conversation, workspace), created
-    under `out_dir` unless `run_dir` names it. `options`: sandbox, network, judges, data...
-    (runs/options.py; the defaults when None).
-
-    User errors (unknown task/tier/agent/judge/backend, missing key, unstaged data) raise
-    UserError before anything runs. Agent faults (crash, limits, violations) end the run and
-    are recorded; the run is still scored. A sandbox that cannot start or dies, or a provider
-    that stays down, ends the run as `infra_error` (scored null, never charged to the agent).
-    Ctrl-C / SIGTERM close the run as `interrupted`, unscored, and raise RunInterrupted."""
-    options = options or RunOptions()
-    prep = prepare_run(task_id, tier, agent_name, options)
-    exec_timeout_s, network, judges = options.exec_timeout_s, options.network, options.judges
-    task, agent, data, backend = prep.task, prep.agent, prep.data, prep.backend
-    manifest = data.load_manifest()
-
-    agent_conf = agent_configuration(agent)
-    if agent_conf["kind"] == "scripted":
-        agent_conf["name"] = agent_name
-    run_id = new_run_id(agent_name, task.id, tier)
-    run_dir = Path(run_dir) if run_dir else Path(out_dir) / run_id
-    files = RunFiles(run_dir)
-    files.workspace.mkdir(parents=True, exist_ok=True)
-    for stale in (files.trace, files.judge, files.report):
-        stale.unlink(missing_ok=True)  # a re-used cell directory starts clean
-
-    spec = SandboxSpec(public_dir=data.public, workspace=files.workspace,
-                       network=task.network if network is None else network, timeout_s=exec_timeout_s)
-    t_setup = time.monotonic()
-    t0 = t_setup
-    # what actually runs: the tighter of the task's and the agent entry's limits (docs/llm.md)
-    limits = effective_limits(task, agent, exec_timeout_s=exec_timeout_s, network=spec.network)
-    info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
-                   track=task.track, tier=tier, started_at=now_iso(), sandbox=backend,
-                   config_hash=config_hash(agent_conf))
-    snapshot = task.snapshot()
-    meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
-                   tasks_dirs=[str(Path(p).resolve()) for p in (options.tasks_dirs or [])],
-                   case_ids=[c["case_id"] for c in manifest["cases"]],
-                   task_snapshot=snapshot, task_hash=task_hash(snapshot),
-                   manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
-                   rubric_version=str(load_rubric().version), judges=list(judges or []) or [HEURISTIC_JUDGE],
-                   answer_judge=options.answer_judge,
-                   limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
-    write_json_atomic(files.meta, meta)
-    trace = TraceWriter(files.trace, t_setup)
-    box = conversation = None
-    interrupted: KeyboardInterrupt | None = None
-    with _interrupts_as_exceptions():
-        try:
-            try:
-                sb = open_sandbox(backend, spec)
-            except Exception as exc:
-                raise SandboxError(f"sandbox {backend!r} could not start: {one_line(exc)}",
-                                   detail="sandbox_start_failed") from exc
-            # the agent's clock starts when its sandbox is ready: a one-time runtime build is setup
-            info.setup_time_s = round(time.monotonic() - t_setup, 3)
-            t0 = trace.t0 = time.monotonic()
-            info.sandbox = sb.name
-            try:
-                system_prompt = render_prompt(task, tier, data_dir=sb.data_dir, workspace_dir=sb.workspace_dir,
-                                              exec_timeout_s=int(exec_timeout_s), network=spec.network)
-                conversation = Conversation(system_prompt=system_prompt)
-                checker = OutputChecks(get_track(task.track), task.options, manifest["cases"], data.private,
-                                       workspace=(files.workspace, sb.workspace_dir), public=(data.public, sb.data_dir))
-                box = ToolBox(sb, trace, conversation, deadline=t0 + limits["time_limit_s"], max_turns=limits["max_turns"],
-                              block_training=task.block_training, output_checker=checker)
-                context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
-                                       workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),
-                                       output_files=task.output_files, input_files=task.input_files,
-                                       track=task.track, track_options=task.options,
-                                       candidates=list(task.tiers.standard.candidates),
-                                       target_keywords=list(task.target_keywords))
-                # the paths the agent sees: effects are recorded in them (the judge's facts, docs/judge.md)
-                trace.emit("run_start", data={"task": task.id, "tier": tier, "agent": agent_name, "sandbox": sb.name,
-                                              "setup_time_s": info.setup_time_s, "data_dir": sb.data_dir,
-                                              "workspace_dir": sb.workspace_dir})
-                try:
-                    outcome = agent.run(system_prompt, context, box)
-                    _agent_end(info, outcome.end_reason)
-                    info.model = outcome.model or info.model
-                except RunStopped as stop:
-                    info.end_reason = stop.reason
-                except InfrastructureError as exc:   # the sandbox died under the agent
-                    _end_as_infra(info, trace, exc.detail if exc.detail != "sandbox_failed" else "sandbox_died", exc)
-                except Exception as exc:  # a crashed agent must not crash the sweep
-                    info.end_reason = "agent_crash"
-                    trace.emit("error", kind="agent_crash", message=f"{type(exc).__name__}: {exc}",
-                               data={"traceback": traceback.format_exc()[-4000:]})
-            finally:
-                sb.close()
-        except InfrastructureError as exc:   # the sandbox could not start
-            _end_as_infra(info, trace, exc.detail, exc)
-        except Exception as exc:
-            _end_as_infra(info, trace, "harness_error", exc)
-        except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM through RunInterrupted
-            interrupted = exc
-            info.end_reason = "interrupted"
-            info.end_detail = exc.signal_name if isinstance(exc, RunInterrupted) else "SIGINT"
-            trace.emit("error", kind="interrupted", message=f"run interrupted by {info.end_detail}")
-        finally:
-            if conversation is not None:
-                write_json_atomic(files.conversation, conversation)
-            if box is not None:
-                info.turns, info.submitted = box.turns, box.submitted
-                info.tokens_in, info.tokens_out, info.cost_usd = box.tokens_in, box.tokens_out, round(box.cost_usd, 6)
-                meta.disqualified = box.disqualified
-                meta.violations = box.violations
-            info.wall_time_s = round(time.monotonic() - t0, 3)
-            trace.emit("run_end", kind=info.end_reason, data={"turns": info.turns, "submitted": info.submitted,
-                                                              "end_detail": info.end_detail})
-            trace.close()
-            write_json_atomic(files.meta, meta)
-    if interrupted is not None:
-        raise RunInterrupted(info.end_detail or "SIGINT", str(run_dir)) from None
-
-    return score_run(run_dir, judge=prep.judge, agent_configs=options.agent_config_paths,
-                     container_scorer=score_in_container)
-
-
 def score(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,
           agent_configs: list[Path] | None = None) -> DetailReport:
     """Re-score a saved run from its workspace outputs (no agent); rewrites detail_report.json.
     An interrupted run raises RunIncompleteError (a UserError) unless `force`. `answer_judge`
     overrides the LLM answer judge recorded in run.json (if the track uses one)."""
-    return score_run(Path(run_dir), force=force, answer_judge=answer_judge, agent_configs=agent_configs,
-                     container_scorer=score_in_container)
+    return rescore(run_dir, force=force, answer_judge=answer_judge, agent_configs=agent_configs)
 
 
 class JudgeRunsFailed(InfrastructureError):
@@ -365,7 +97,7 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     raised at the end, carrying the runs that were re-judged."""
 
     j = get_judge(judges, agent_configs)
-    _check_llm_ready(j, "judge")
+    check_llm_ready(j, "judge")
     dirs = [Path(d) for d in run_dirs]
     for d in dirs:
         meta = load_meta(d)   # every path is a run directory before the first paid call
@@ -396,7 +128,7 @@ def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None
     `record`: keep it as the judge's last measurement under <home>/calibration/, which the
     leaderboard footer shows (docs/site.md); a folder that cannot be written is logged, not fatal."""
     j = get_judge(judges, agent_configs)
-    _check_llm_ready(j, "judge")
+    check_llm_ready(j, "judge")
     rep = evaluate(j)
     if record:
         target = saved_path(rep.judge)
@@ -415,7 +147,7 @@ def judge_metamorphic(judges: list[str] | None = None, agent_configs: list[Path]
     "Metamorphic variants"): substance kept, every verdict must stay; substance removed, the
     named item must drop. Returns one result per variant; `metamorphic_failures` says which fail."""
     j = get_judge(judges, agent_configs)
-    _check_llm_ready(j, "judge")
+    check_llm_ready(j, "judge")
     return evaluate_metamorphic(j)
 
 
@@ -424,7 +156,7 @@ def judge_heldout(judges: list[str] | None = None, agent_configs: list[Path] | N
     """The judge on the held-out set (docs/judge.md "Held-out set"), one report per part: "dev"
     and "sealed" (never tuned against), each against the held-out floors."""
     j = get_judge(judges, agent_configs)
-    _check_llm_ready(j, "judge")
+    check_llm_ready(j, "judge")
     return evaluate_heldout(j)
 
 
@@ -435,20 +167,6 @@ def calibration_json(rep: EvalReport) -> str:
 
 # ---- sweeps (runs/sweep.py does the work) ------------------------------------------------
 
-def check_sweep(tasks: list[str], tiers: list[str], agents: list[str], options: RunOptions) -> None:
-    """Every user error of a sweep before any cell runs. None of prepare_run's checks depends
-    on the combination, so each task (and its data), tier and agent is checked once, not
-    once per (task, tier, agent)."""
-    if not (tasks and tiers and agents):
-        return
-    for t in tasks:
-        prepare_run(t, tiers[0], agents[0], options, command="sweep")
-    for tier in tiers[1:]:
-        check_tier(tier)
-    for a in agents[1:]:
-        prepare_run(tasks[0], tiers[0], a, options, command="sweep")
-
-
 def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) -> None:
     """One tiny request per LLM agent among `agents` (scripted ones have no endpoint); a
     configuration error (refused connection, 401/403/404, unknown model) is a UserError naming
@@ -456,16 +174,9 @@ def check_endpoints(agents: list[str], agent_configs: list[Path] | None = None) 
     check_agent_endpoints(agents, agent_configs, frozenset(scripted_agents()))
 
 
-def sweep_checks() -> SweepChecks:
-    """What runs/sweep.py needs from above the runs layer: check_sweep, the scripted agents'
-    names and the agent runtime's packages (docs/architecture.md, "Layers")."""
-    return SweepChecks(check=check_sweep, scripted=frozenset(scripted_agents()),
-                       runtime_packages=runtime_package_names)
-
-
 def validate_sweep(spec: SweepSpec) -> None:
-    """Every user error of a sweep file before anything runs (runs/sweep.py with sweep_checks)."""
-    validate_cells(spec, sweep_checks())
+    """Every user error of a sweep file before anything runs (lifecycle/sweep.py)."""
+    validate_cells(spec)
 
 
 def sweep_spec(config: Path | None = None, *, tasks: list[str] | None = None, tiers: list[str] | None = None,
@@ -489,10 +200,9 @@ def sweep_spec(config: Path | None = None, *, tasks: list[str] | None = None, ti
 def run_sweep(spec: SweepSpec, root: Path | str, *, workers: int | None = None, executor: str | None = None,
               address: str | None = None, force: bool = False, resume: bool = True, gpus: list[str] | None = None,
               on_event: Callable[[SweepEvent], None] | None = None, poll_s: float = 0.5) -> list[CellResult]:
-    """runs/sweep.py's `run_sweep` with this module's run_one and sweep_checks() handed in (the
-    runs layer does not import the API)."""
-    return run_cells(spec, root, run=run_one, checks=sweep_checks(), workers=workers, executor=executor,
-                     address=address, force=force, resume=resume, gpus=gpus, on_event=on_event, poll_s=poll_s)
+    """Every cell of `spec` under `root`, crash-safe and resumable (lifecycle/sweep.py)."""
+    return run_cells(spec, root, workers=workers, executor=executor, address=address, force=force,
+                     resume=resume, gpus=gpus, on_event=on_event, poll_s=poll_s)
 
 
 def sweep(tasks: list[str], tiers: list[str], agents: list[str], out_dir: Path | str = "runs",

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import __version__
 from .runs.layout import RunFiles, write_json_atomic
-from .runs.models import DetailReport
+from .runs.models import UNSCORED_END_REASONS, DetailReport
 
 INSPECT_LOG_VERSION = 2
 FORMATS = ("inspect",)
@@ -103,7 +103,7 @@ def _model_events(run_dir: Path, model: str, started: str) -> list[dict]:
         t0 = None
     events: list[dict] = []
     try:
-        lines = (Path(run_dir) / "trace.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = RunFiles(run_dir).trace.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return events
     for line in lines:
@@ -147,7 +147,8 @@ def inspect_log(run_dir: Path | str) -> dict:
             scores[sid] = _score(st.score, st.rationale)
     metrics = {name: {"name": "mean", "value": s["value"], "params": {}} for name, s in scores.items()}
     kickoff = f"Task {r.run.task} ({r.run.tier} tier)"
-    status = "error" if r.run.end_reason in ("harness_error", "infra_error", "interrupted") else "success"
+    # a run nobody's score (infrastructure, provider, interrupted: runs/models.py) is an Inspect error
+    status = "error" if r.run.end_reason in UNSCORED_END_REASONS else "success"
     started = r.run.started_at
     sample = {
         "id": r.run.run_id, "epoch": 1, "input": kickoff, "target": "",
@@ -241,7 +242,7 @@ def run_dirs_under(paths: list[Path | str]) -> list[Path]:
         if RunFiles(p).report.is_file():
             found[p] = None
             continue
-        for rep in sorted(p.rglob("detail_report.json")):
+        for rep in sorted(p.rglob(RunFiles.REPORT)):
             if not any(part.startswith(".") for part in rep.relative_to(p).parts[:-1]):
                 found[rep.parent] = None
     if not found:

@@ -5,7 +5,7 @@ import pytest
 from automedbench.agents import check_ready, get_agent
 from automedbench.llm import LLMConfigError
 from automedbench.runs.models import CaseResult, StageResult, TaskResult, TraceEvent
-from automedbench.scoring.errors import detect_errors
+from automedbench.scoring.error_codes import detect_errors
 
 from .scripted_llm import agent_config
 

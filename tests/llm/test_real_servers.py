@@ -8,7 +8,7 @@ import pytest
 
 from automedbench.agents.llm import LLMAgent
 from automedbench.runs.models import TaskResult
-from automedbench.scoring.errors import detect_errors
+from automedbench.scoring.error_codes import detect_errors
 
 from .scripted_llm import agent_config
 from .fake_openai import call, completion, fixture_responses, load_fixture

@@ -1,7 +1,7 @@
 import pytest
 
 from automedbench.agents import get_agent
-from automedbench.agents.registry import list_agents
+from automedbench.agents.listing import list_agents
 from automedbench.llm.registry import AgentConfigError, load_agent_configs, load_agent_file
 
 

@@ -65,3 +65,21 @@ def test_export_user_errors(tmp_path):
     (tmp_path / "detail_report.json").write_text(json.dumps({"run": 1}))
     proc = subprocess.run([*CLI, "export", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "unreadable report" in proc.stderr
+
+
+@pytest.mark.parametrize("end_reason, status", [
+    ("submitted", "success"), ("agent_finished", "success"), ("disqualified", "success"),
+    ("infra_error", "error"), ("harness_error", "error"), ("interrupted", "error"),
+    # schema 1.0's provider endings: runs/models.py reads them as infrastructure, so must export
+    ("provider_error", "error"), ("provider_unavailable", "error"),
+])
+def test_runs_nobody_is_scored_on_export_as_errors(tmp_path, make_report, make_run, end_reason, status):
+    from automedbench.export import inspect_log
+    from automedbench.runs.models import UNSCORED_END_REASONS
+    d = make_run(tmp_path, make_report("run-e", end_reason=end_reason, submitted=False))
+    write_trace(d)
+    log = inspect_log(d)
+    assert log["status"] == status == ("error" if end_reason in UNSCORED_END_REASONS else "success")
+    assert ("error" in log["samples"][0]) == (status == "error")
+    if status == "error":
+        assert end_reason in log["samples"][0]["error"]["message"]

@@ -127,7 +127,7 @@ def test_boards_say_when_runs_were_scored_with_different_metric_components(tmp_p
 def test_reference_pages_come_from_the_yaml_that_owns_them(site):
     import yaml
 
-    from automedbench.scoring.errors import error_table
+    from automedbench.scoring.error_codes import error_table
     from automedbench.scoring.rubric import load_rubric
     out = site[0]
     rubric = (out / "rubric.html").read_text()

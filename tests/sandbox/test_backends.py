@@ -249,7 +249,7 @@ def fake_task(monkeypatch, world):
 def test_cli_exec_prints_one_json_object(fake_task, tmp_path):
     from typer.testing import CliRunner
 
-    from automedbench.sandbox.cli import sandbox_app
+    from automedbench.cli.sandbox import sandbox_app
     script = tmp_path / "probe.py"
     script.write_text("import os\nprint(sorted(os.listdir('/data/public')))\n")
     res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(fake_task),
@@ -264,7 +264,7 @@ def test_cli_exec_prints_one_json_object(fake_task, tmp_path):
 def test_cli_exec_exits_with_the_scripts_status(fake_task, tmp_path):
     from typer.testing import CliRunner
 
-    from automedbench.sandbox.cli import sandbox_app
+    from automedbench.cli.sandbox import sandbox_app
     script = tmp_path / "fail.sh"
     script.write_text("echo partial; exit 3\n")
     res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(fake_task),
@@ -280,7 +280,7 @@ def test_cli_exec_exits_with_the_scripts_status(fake_task, tmp_path):
 def test_cli_exec_unstaged_dataset_exits_2(fake_task, tmp_path):
     from typer.testing import CliRunner
 
-    from automedbench.sandbox.cli import sandbox_app
+    from automedbench.cli.sandbox import sandbox_app
     script = tmp_path / "p.sh"
     script.write_text("echo hi\n")
     res = CliRunner().invoke(sandbox_app, ["exec", "--task", "demo", "--data-root", str(tmp_path / "empty"),

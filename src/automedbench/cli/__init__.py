@@ -1,58 +1,46 @@
 """`automedbench` command line: a thin layer over automedbench.api (docs/cli.md). Each command
 parses its flags, calls the API, prints; the commands live in running.py (run, sweep, demo),
-saved_runs.py (score, judge, judge-eval, report, analyze, export) and catalog.py (tasks, data,
-prompt, agents), sharing common.py.
+saved_runs.py (score, judge, judge-eval, report, analyze, export), catalog.py (tasks, data,
+prompt, agents), doctor.py, sandbox.py and lists.py (`<kind> list`), sharing common.py.
+
+The root knows its commands only by the table below: a command's module (and with it the API
+and everything under it) is imported when that command runs, so `--version` and `--help`
+start in a fraction of a second (docs/cli.md "Start-up"; bench/cli_startup.py measures it).
 
 User errors (unknown task/tier/agent, unstaged data, not a run directory) print one clear
 line and exit 2. Agent failures never make the CLI fail: they are scored and recorded.
 """
 from __future__ import annotations
 
-import logging
 import sys
 import warnings
+from typing import Any
 
-import typer
-
-from .. import __version__, cli_lists
-from ..sandbox.cli import sandbox_app
-from . import catalog, doctor, running, saved_runs
-from .common import err
-
-# Help is click's plain layout (rich_markup_mode=None, inherited by every sub-app): typer's rich
-# layout labels each value with its Python type (`<bool>` beside every flag, even --help).
-# Every option that takes a value names it with `metavar=` (docs/cli.md).
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  help="AutoMedBench: run LLM coding agents on medical-AI research tasks and score "
-                       "the artifact and the workflow (S1 Plan .. S5 Submit).")
-app.add_typer(running.app)     # no name: their commands are the root's
-app.add_typer(saved_runs.app)
-app.add_typer(catalog.app)
-app.add_typer(doctor.app)
-app.add_typer(catalog.tasks_app, name="tasks")
-app.add_typer(catalog.data_app, name="data")
-app.add_typer(catalog.agents_app, name="agents")
-app.add_typer(sandbox_app, name="sandbox", help="Run one execution in a fresh sandbox, as an agent would; list backends.")
-cli_lists.mount(app, sandbox_app)   # `tracks|judges|executors|sandbox list` (docs/architecture.md "One registry")
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        print(f"automedbench {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                       help="Print the version and exit."),
-          verbose: bool = typer.Option(False, "-v", "--verbose", help="Log progress (INFO level).")) -> None:
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+from .. import __version__
+from .table import root_help
 
 
 def main() -> None:
+    """The `automedbench` console script. `--version` and the root's help answer before typer
+    is imported (cli/table.py)."""
     warnings.simplefilter("default", RuntimeWarning)
+    if sys.argv[1:] == ["--version"]:
+        print(f"automedbench {__version__}")
+        return
+    if sys.argv[1:] in ([], ["--help"]):
+        print(root_help())
+        return
+    from .root import app   # typer and the command table: every other invocation needs them
     try:
         app()
     except KeyboardInterrupt:
-        err.print("interrupted")
+        print("interrupted", file=sys.stderr)
         sys.exit(130)
+
+
+def __getattr__(name: str) -> Any:
+    """`automedbench.cli.app`, the root typer app (tests drive it in-process), loaded on first use."""
+    if name == "app":
+        from .root import app
+        return app
+    raise AttributeError(name)

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from .. import api
 from ..agents import scripted_agents
-from ..agents.registry import list_agents
+from ..agents.listing import list_agents
 from ..data import dataset_paths
 from ..data.from_folder import stage_from_folder, stage_summary, verify_dataset
 from ..datasets import all_datasets, stage

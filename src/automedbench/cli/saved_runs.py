@@ -17,7 +17,7 @@ from ..report.analyze import print_tables
 from ..report.collect import ReportList
 from ..report.leaderboard import write_analysis_site
 from ..runs.models import DetailReport
-from ..scoring.errors import code_texts
+from ..scoring.error_codes import code_texts
 from ..scoring.judge.calibration import render_table
 from ..scoring.judge.calibration.metamorphic import metamorphic_failures, render_metamorphic
 from .common import (

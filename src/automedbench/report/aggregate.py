@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..runs.models import UNSCORED_END_REASONS, DetailReport, StageId
-from ..scoring.errors import error_table
+from ..scoring.error_codes import error_table
 from ..scoring.rubric import STAGES as RUBRIC_STAGES
 from ..scoring.rubric import load_rubric
 from ..tasks.model import TIERS

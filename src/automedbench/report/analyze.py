@@ -25,7 +25,7 @@ from jinja2 import Environment
 from pydantic import BaseModel, Field
 
 from ..runs.models import DetailReport
-from ..scoring.errors import code_texts
+from ..scoring.error_codes import code_texts
 from ..scoring.rubric import load_rubric
 from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
 from .site import run_slug

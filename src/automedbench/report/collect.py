@@ -20,11 +20,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..run_files import RunFiles
 from ..runs.models import DetailReport
 
 log = logging.getLogger(__name__)
 
-REPORT_NAME = "detail_report.json"
+REPORT_NAME = RunFiles.REPORT
 
 
 class ReportList(list[DetailReport]):

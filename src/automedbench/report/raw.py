@@ -18,8 +18,10 @@ import shutil
 from pathlib import Path
 from urllib.parse import quote
 
-RECORD = (("trace.jsonl", "trace.jsonl"), ("conversation.json", "conversation.json"),
-          ("detail_report.json", "detail_report.json"), ("run.json", "run.json"))
+from ..run_files import RunFiles
+
+# the run's record files, named once in run_files.py (docs/architecture.md "One owner per fact")
+RECORD = tuple((name, name) for name in (RunFiles.TRACE, RunFiles.CONVERSATION, RunFiles.REPORT, RunFiles.META))
 COPY_LIMIT = 20_000_000          # bytes: a file larger than this is linked, never copied
 WORKSPACE_FILES = 5_000          # files listed per workspace (the rest counted)
 ACTIVE = {".html", ".htm", ".xhtml", ".svg", ".js", ".mjs", ".xml"}
@@ -91,7 +93,7 @@ def raw_record(run_dir: Path | None, out: Path, slug: str) -> list[dict]:
     for name, label in RECORD[:3]:
         if _place(run_dir / name, raw / name):
             links.append({"href": f"{slug}/raw/{name}", "label": label})
-    ws = run_dir / "workspace"
+    ws = run_dir / RunFiles.WORKSPACE
     if ws.is_dir() and not ws.is_symlink() and _workspace(ws, raw / "workspace", f"workspace of {slug}"):
         links.append({"href": f"{slug}/raw/workspace/index.html", "label": "workspace files"})
     for name, label in RECORD[3:]:

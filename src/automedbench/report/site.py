@@ -33,9 +33,10 @@ from jinja2 import Environment
 
 from .. import yamlfile
 from ..export import ExportError, inspect_log
+from ..run_files import RunFiles
 from ..runs.models import DetailReport
-from ..scoring.errors import code_texts as error_code_texts
-from ..scoring.errors import error_table
+from ..scoring.error_codes import code_texts as error_code_texts
+from ..scoring.error_codes import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from .diagnosis import case_writers, is_count, points_lost, task_diagnostics, uncharged_accesses
@@ -77,7 +78,7 @@ def tojson_safe(value: Any) -> str:
 def read_trace(run_dir: Path | None) -> list[dict]:
     if run_dir is None:
         return []
-    path = Path(run_dir) / "trace.jsonl"
+    path = RunFiles(run_dir).trace
     events = []
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -97,7 +98,7 @@ def read_conversation(run_dir: Path | None) -> dict:
     if run_dir is None:
         return {}
     try:
-        conv = json.loads((Path(run_dir) / "conversation.json").read_text(encoding="utf-8"))
+        conv = json.loads(RunFiles(run_dir).conversation.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return conv if isinstance(conv, dict) else {}
@@ -135,11 +136,6 @@ def conversation_parts(conv: dict) -> tuple[dict[str, str], dict[str, str], list
         elif m.get("role") == "tool" and str(m.get("tool_call_id")) in ids:
             replies[str(ids[str(m.get("tool_call_id"))])] = _content(m.get("content"))[:4000]
     return texts, replies, said
-
-
-def _assistant_texts(run_dir: Path | None) -> dict[str, str]:
-    """tool_call id -> the assistant text that came with it (the model's reasoning, if any)."""
-    return conversation_parts(read_conversation(run_dir))[0]
 
 
 def _clip(s: str | None) -> str:
@@ -437,7 +433,7 @@ def read_pictures(run_dir: Path | None, out: Path, slug: str) -> dict[str, list[
     case_id -> [{src (relative to runs/), caption, media_type}]."""
     if run_dir is None:
         return {}
-    src_root = Path(run_dir) / "pictures"
+    src_root = RunFiles(run_dir).pictures
     try:
         index = json.loads((src_root / "index.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -572,7 +568,7 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
     plan_md = plan_png = None
     inspect_file = None
     if run_dir is not None:
-        ws = Path(run_dir) / "workspace" / "plan"
+        ws = RunFiles(run_dir).workspace / "plan"
         try:
             if (ws / "plan.md").is_file() and not (ws / "plan.md").is_symlink():
                 plan_md = (ws / "plan.md").read_text(encoding="utf-8", errors="replace")[:50_000]

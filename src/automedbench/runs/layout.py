@@ -6,6 +6,9 @@
     RUN_DIR/judge.json          the judge's S1..S3 verdicts (re-used by `score`, replaced by `judge`)
     RUN_DIR/detail_report.json  the scored report — DetailReport
     RUN_DIR/workspace/          the agent's workspace (outputs/<case_id>/..., plan/plan.md, ...)
+    RUN_DIR/pictures/           the thumbnails scoring drew (docs/site.md)
+
+The names are spelled once, in run_files.py (RunFiles, re-exported here).
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..run_files import RunFiles  # noqa: F401  (the run folder's names; runs/ re-exports them)
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .models import RunInfo
@@ -53,18 +57,6 @@ class RunMeta(BaseModel):
         if isinstance(data, dict) and not data.get("harness_version"):
             data = {k: v for k, v in data.items() if k in cls.model_fields}
         return data
-
-
-class RunFiles:
-    def __init__(self, run_dir: Path):
-        self.dir = Path(run_dir)
-
-    meta = property(lambda self: self.dir / "run.json")
-    conversation = property(lambda self: self.dir / "conversation.json")
-    trace = property(lambda self: self.dir / "trace.jsonl")
-    judge = property(lambda self: self.dir / "judge.json")
-    report = property(lambda self: self.dir / "detail_report.json")
-    workspace = property(lambda self: self.dir / "workspace")
 
 
 def new_run_id(agent: str, task: str, tier: str) -> str:

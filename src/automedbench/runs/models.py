@@ -8,6 +8,8 @@ from typing import Any, Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer, model_validator
 
+from ..tracks.base import ProfileScore  # noqa: F401  (one definition: a track returns it, the report records it)
+
 # 1.1 (additive: every 1.0 report still loads): case status, aggregate metrics, excluded
 # cases, versions; end_reason is an enum with "infra_error" and "interrupted"; run.end_detail
 # and run.setup_time_s; task.score and rating may be null (infra-ended runs).
@@ -113,13 +115,6 @@ class CaseResult(_Strict):
                     "missing" if reason.startswith("missing") else
                     "reference_error" if reason.startswith("reference unreadable") else "invalid"}
         return data
-
-
-class ProfileScore(_Strict):
-    """One scoring profile's task score (docs/scoring-profiles.md)."""
-    score: float | None = None
-    definition: str = ""
-    note: str = ""
 
 
 class TaskResult(_Strict):

@@ -10,7 +10,7 @@ Each is a user error naming the cell(s); nothing is run.
 
 The runs layer knows neither the agents nor the sandbox (docs/architecture.md, "Layers"): which
 agents are scripted and which packages the agent runtime holds are handed in by the caller
-(the API's SweepChecks).
+(the sweep scheduler, lifecycle/sweep.py).
 """
 from __future__ import annotations
 

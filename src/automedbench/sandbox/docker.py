@@ -39,6 +39,7 @@ from typing import Self
 import automedbench
 
 from ..errors import ScoringContainerUnavailable
+from ..run_files import RunFiles
 from . import advisory, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
@@ -93,8 +94,8 @@ def _env_args(env: dict[str, str]) -> list[str]:
 
 
 SCORES_INSIDE = "/scores"
-SCORING_OUTPUTS = ("detail_report.json", "judge.json")
-SCORING_PICTURES = "pictures"   # the one folder the scoring container may write (docs/site.md)
+SCORING_OUTPUTS = (RunFiles.REPORT, RunFiles.JUDGE)
+SCORING_PICTURES = RunFiles.PICTURES   # the one folder the scoring container may write (docs/site.md)
 SCORING_TIMEOUT_S = 3600
 
 

@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from ..run_files import RunFiles
 from ..runs.models import CaseResult
 from ..tracks.base import SubmittedCase, Track, draws_pictures, pictures_of
 from ..tracks.cohort import read_cohort
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 
 MAX_CASES = 12
 MAX_BYTES = 400_000          # one picture; a larger one is left out (the index stays small)
-PICTURES_DIR = "pictures"
+PICTURES_DIR = RunFiles.PICTURES
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 

@@ -25,7 +25,7 @@ from ..runs.models import (
 from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
-from .errors import detect_errors
+from .error_codes import detect_errors
 from .judge.base import Judge, JudgeEvidence
 from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands
@@ -170,6 +170,19 @@ def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answ
                        outside_container=why)
 
 
+def _flags(meta: RunMeta, judge_incomplete: bool, outside_container: str, reference_error: bool,
+           task_changed: bool) -> list[str]:
+    """The report's flags, in their fixed order."""
+    named = [("interrupted", meta.run.end_reason in ("interrupted", None)),
+             ("judge_incomplete", judge_incomplete),
+             ("no_isolation", meta.run.sandbox.startswith("local")),
+             ("scored_outside_container", bool(outside_container)),
+             ("reference_error", reference_error),
+             ("task_changed", task_changed),
+             ("disqualified", meta.disqualified)]
+    return [flag for flag, on in named if on]
+
+
 def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_judge: str | None,
                 agent_configs: list[Path] | None, out: RunFiles, outside_container: str = "") -> DetailReport:
     files = RunFiles(run_dir)
@@ -182,13 +195,14 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     if changed:
         log.warning("%s: %s", run_dir, changed)
 
+    expected = expected_cases(meta, data)
     task_result, outcomes = score_workspace(
-        track, files.workspace, data.private, expected_cases(meta, data), task.options,
+        track, files.workspace, data.private, expected, task.options,
         # an infra-ended run is not scored: no paid answer-judge calls for it either
         scoring_context(out, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
     any_non_trivial = any(o.non_trivial for o in outcomes)
     if not infra_end:  # thumbnails for the run page, beside the report; the judge never reads them
-        write_pictures(track, task_result.per_case, expected_cases(meta, data), files.workspace, data.public,
+        write_pictures(track, task_result.per_case, expected, files.workspace, data.public,
                        data.private, task.options, out.dir)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
@@ -210,21 +224,9 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
                            end_reason=meta.run.end_reason, workspace=files.workspace,
                            all_trivial=any_valid and not any_non_trivial, end_detail=meta.run.end_detail,
                            logic_drop=track.logic_drop, logic_metric=track.logic_metric)
-    flags = []
-    if meta.run.end_reason in ("interrupted", None):
-        flags.append("interrupted")
-    if judge_info.judge_incomplete and not infra_end:
-        flags.append("judge_incomplete")
-    if meta.run.sandbox.startswith("local"):
-        flags.append("no_isolation")
-    if outside_container:
-        flags.append("scored_outside_container")
-    if task_result.excluded_cases:
-        flags.append("reference_error")
-    if changed:
-        flags.append("task_changed")
+    flags = _flags(meta, judge_info.judge_incomplete and not infra_end, outside_container,
+                   bool(task_result.excluded_cases), bool(changed))
     if disqualified:
-        flags.append("disqualified")
         stages = {s: StageResult(score=0.0, items=(r.items if r else {}),
                                  rationale="run disqualified (second sandbox violation): every score is 0")
                   for s, r in stages.items()}

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..runs.models import CaseResult, ProfileScore, TaskResult
-from ..tracks.base import (AggregateResult, CaseRecord, CaseStatus, ScoredCases, ScoringContext,
+from ..runs.models import CaseResult, TaskResult
+from ..tracks.base import (AggregateResult, CaseRecord, CaseStatus, ProfileScore, ScoredCases, ScoringContext,
                            SubmittedCase, Track)
 from ..tracks.cohort import read_cohort
 from ..tracks.profile import reference_profile
@@ -182,4 +182,4 @@ def _profiles(track: Any, records: list[CaseRecord], options: Any, context: Scor
     """Both scoring profiles' task scores (docs/scoring-profiles.md)."""
     ref = reference_profile(track, records, options, context)
     return {"ours": ProfileScore(score=float(ours), definition=metric),
-            "reference": ProfileScore(score=ref.score, definition=ref.definition, note=ref.note)}
+            "reference": ref}

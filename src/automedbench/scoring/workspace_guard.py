@@ -6,7 +6,7 @@ leave a symlink in its workspace that points at a host path (`outputs/case_1/seg
 dangles; outside, a scorer running as root that follows it would score the reference
 against itself. Scoring never follows links (tracks/safety.py rejects any symlinked output), and
 `escaping_links()` turns every such link into an ESCAPING_SYMLINK integrity error with its
-evidence (errors.py in this package).
+evidence (error_codes.py in this package).
 """
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
 
@@ -193,10 +194,6 @@ class TrackWording(BaseModel):
     rubric: dict[str, str] = Field(default_factory=dict)
     # stage id (s1..s5) -> skill text appended to the generic skill in tiers that get skills
     skills: dict[str, str] = Field(default_factory=dict)
-    # code patterns (regexes) that looked like input checks / output inspections. Kept so the
-    # tracks' data still loads; NOT evidence since heuristic judge v3, which decides from the
-    # sandbox's observed effects (docs/judge.md)
-    judge_patterns: dict[Literal["input_check", "inspect"], list[str]] = Field(default_factory=dict)
     # what the agent checks on an input (prompt wording: "shape, spacing, dtype, intensity")
     input_properties: str = "shape, dtype and value range"
 
@@ -255,12 +252,14 @@ class TrackContract(Protocol[OptionsT]):
     def submission(self, options: OptionsT) -> SubmissionLayout: ...
 
 
-@dataclass(frozen=True)
+# one definition: what a track's `reference_score` returns is what detail_report.json records
+# under task.profile_scores (a pydantic dataclass, so the report's schema includes it)
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class ProfileScore:
-    """A task score under a scoring profile other than ours (docs/scoring-profiles.md)."""
+    """One scoring profile's task score (docs/scoring-profiles.md)."""
 
-    score: float | None           # None: not defined for this track, or not computable here
-    definition: str               # one line: what the number is
+    score: float | None = None    # None: not defined for this track, or not computable here
+    definition: str = ""          # one line: what the number is
     note: str = ""                # why it is None, or what the reference leaves undefined
 
 

@@ -74,8 +74,6 @@ class ClassificationTrack(Track[ClassificationOptions]):
                 "s3": "the pilot predictions checked: one row per case, labels from the allowed set"},
         skills={"s3": "Classify a few cases first and check every label is one of the allowed labels "
                       "and every case id appears exactly once."},
-        judge_patterns={"input_check": [r"Image\.open", r"\.mode\b", r"\bshape\b"],
-                        "inspect": [r"predictions\.csv", r"value_counts|Counter\(", r"labels?\b.*\bin\b"]},
         input_properties="image size, channels and intensity range")
 
     def submission(self, options: ClassificationOptions) -> SubmissionLayout:

@@ -80,8 +80,6 @@ class DetectionTrack(Track[DetectionOptions]):
                 "s3": "the pilot's boxes checked: inside the image, x1 < x2, y1 < y2, scores in [0, 1]"},
         skills={"s3": "Overlay the pilot's boxes on its image (or print them with the image size) "
                       "and check they are corner coordinates inside the image."},
-        judge_patterns={"input_check": [r"\.size\b", r"\.mode\b", r"Image\.open", r"\bshape\b"],
-                        "inspect": [r"x2\s*[<>]", r"prediction\.json", r"boxes"]},
         input_properties="image size, bit depth and intensity range")
 
     # ---- contract ------------------------------------------------------------------------

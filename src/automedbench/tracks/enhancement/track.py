@@ -71,8 +71,6 @@ class EnhancementTrack(Track[EnhancementOptions]):
                        "(info.json output_shape)"},
         skills={"s3": "Compare the pilot output with its input: same units and range, the expected "
                       "output shape, no NaN; noise reduced (CT) or edges sharper (SR)."},
-        judge_patterns={"input_check": [r"info\.json", r"output_shape", r"\.dtype", r"percentile"],
-                        "inspect": [r"enhanced\.npy", r"isfinite", r"\.shape", r"\.std\("]},
         input_properties="shape, dtype, intensity units (HU for CT) and the expected output shape",
     )
 

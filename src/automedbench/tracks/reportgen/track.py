@@ -76,10 +76,6 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
             "s3": "Pilot ONE study: write its report.txt, read it back, check it is UTF-8 text with "
                   "a FINDINGS section that mentions what the images show.",
         },
-        judge_patterns={
-            "input_check": [r"manifest\.json", r"view_position", r"Image\.open", r"\.size\b", r"\.mode\b"],
-            "inspect": [r"report\.txt", r"read_text\(", r"FINDINGS"],
-        },
         input_properties="number of views, view positions, image size, bit depth and value range",
     )
 

@@ -143,10 +143,6 @@ class SegmentationTrack(Track[SegmentationOptions]):
             "s2b": "shape, voxel spacing, orientation/affine, dtype and intensity range of an input",
         },
         skills={},
-        judge_patterns={
-            "input_check": [r"header\.get_zooms", r"get_zooms", r"spacing", r"\.affine", r"nib-ls", r"fslinfo"],
-            "inspect": [r"nib-ls", r"fslinfo", r"count_nonzero", r"np\.unique"],
-        },
         input_properties="shape, voxel spacing, orientation (affine), dtype and intensity range",
     )
 

@@ -84,8 +84,6 @@ class SynthesisTrack(Track[SynthesisOptions]):
                        "(target_grid.json shape and affine)"},
         skills={"s3": "Check the pilot output on the target grid: shape and affine equal to "
                       "target_grid.json, finite values, intensities in the input's range."},
-        judge_patterns={"input_check": [r"target_grid", r"get_zooms", r"\.affine", r"\.shape"],
-                        "inspect": [r"sct\.nii", r"allclose", r"isfinite", r"\.affine"]},
         input_properties="shape, voxel spacing and affine, dtype, intensity range and the target grid",
     )
 

@@ -166,7 +166,7 @@ class VQATrack(Track[VQAOptions]):
     tasks_dir = Path(__file__).with_name("tasks")
     # LOGIC_SUSPECT compares each case with the best one; a VQA case is right or wrong (0/1, or a
     # token-F1), so a wrong answer beside a right one is the accuracy itself, not the signature
-    # of a flipped axis or wrong label map. None = no per-case metric for it (scoring/errors.py).
+    # of a flipped axis or wrong label map. None = no per-case metric for it (scoring/error_codes.py).
     logic_metric = None
     wording = TrackWording(
         rubric={"s1c": "For VQA: a method that reads the image AND the question (a medical VQA "
@@ -174,8 +174,6 @@ class VQATrack(Track[VQAOptions]):
                 "s2b": "Checked a question.json and its image(s): fields, options, image size/mode."},
         skills={"s3": "Answer ONE question end to end, open answer.json and check question_id, the "
                       "label against the options (MCQ) and that the answer is not a placeholder."},
-        judge_patterns={"input_check": [r"question\.json", r"\.size\b", r"\.mode\b", r"options"],
-                        "inspect": [r"answer\.json", r"predicted_(label|answer)"]},
         input_properties="question fields, options, image size and mode")
 
     # ---- contract ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 from .... import yamlfile
 from ....errors import UserError
 from ....home import home
+from ....run_files import RunFiles
 from ....runs.trace import read_trace
 from ....datasets import all_datasets, stage
 from ....tasks import Task, get_task
@@ -181,7 +182,7 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
     tasks = {tid: get_task(tid) for tid in sorted({t.task for t in trajectories})}   # discovery is not cached
     inputs = {tid: calibration_inputs(task) for tid, task in tasks.items()}
     for t in trajectories:
-        ev = JudgeEvidence(task=tasks[t.task], tier=t.tier, workspace=t.dir, trace=read_trace(t.dir / "trace.jsonl"),
+        ev = JudgeEvidence(task=tasks[t.task], tier=t.tier, workspace=t.dir, trace=read_trace(RunFiles(t.dir).trace),
                            conversation=None, case_ids=t.case_ids, data_dir=inputs[t.task])
         given = _item_verdicts(judge, ev, rubric, t.id, errors)
         over += _tally(t, given, items, pairs)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ....run_files import RunFiles
 from ....runs.models import Effects, OutputCheck, TraceEvent, WrittenFile
 from ....runs.trace import read_trace
 from ....tasks import Task, get_task
@@ -447,7 +448,7 @@ def evaluate_metamorphic(judge: Judge, trajectories: list[Trajectory] | None = N
     judged = set(i for s in load_rubric().judged for i in load_rubric().stages[s].items)
     for t in trajectories:
         task = tasks[t.task]
-        events = read_trace(t.dir / "trace.jsonl")
+        events = read_trace(RunFiles(t.dir).trace)
         layout = task.track_impl.submission(task.options)
         ev = JudgeEvidence(task, t.tier, t.dir, events, None, t.case_ids, inputs[t.task])
         facts = derive_facts(events, layout, t.case_ids, input_describer(ev), output_describer(ev))

@@ -1,4 +1,4 @@
-"""`automedbench sandbox ...` commands. The main CLI mounts `sandbox_app` as `sandbox`."""
+"""`automedbench sandbox ...`: exec, build-image, and list (cli/lists.py)."""
 from __future__ import annotations
 
 import json
@@ -10,14 +10,16 @@ from typing import Optional
 import typer
 
 from ..data import dataset_paths
+from ..sandbox import DEFAULT_BACKEND
+from ..sandbox.base import SandboxError
+from ..sandbox.docker import find_engine
+from ..sandbox.docker_image import build_image
+from ..sandbox.exec import sandbox_exec
 from ..tasks import TaskError, get_task
-from . import DEFAULT_BACKEND
-from .base import SandboxError
-from .docker import find_engine
-from .docker_image import build_image
-from .exec import sandbox_exec
+from .lists import sandbox_list
 
-sandbox_app = typer.Typer(help="Run code in the agent sandbox by hand.", no_args_is_help=True)
+sandbox_app = typer.Typer(help="Run one execution in a fresh sandbox, as an agent would; list backends.",
+                          no_args_is_help=True)
 
 
 class OnOff(str, Enum):
@@ -103,3 +105,6 @@ def build_image_cmd(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(record.to_json())
+
+
+sandbox_app.command("list")(sandbox_list)

@@ -266,7 +266,7 @@ RULES: tuple[Callable[[RunEvidence], list[ErrorCode]], ...] = (
 # trace events of the LLM loop (agents/llm.py) -> tool-calling codes. Plain nudges only: a reply
 # cut at the token limit ("continue") is not a format failure, and a nudge that answers rejected
 # tool-call text is counted once, as TOOL_CALL_REJECTED.
-_TOOL_CALL_EVENTS = {
+_TOOL_CALL_EVENTS: dict[str, Callable[[TraceEvent], bool]] = {
     "TOOL_CALL_TEXT_ONLY": lambda e: e.kind == "nudge" and not (e.data or {}).get("rejected"),
     "TOOL_CALL_REJECTED": lambda e: e.kind in ("tool_call_rejected", "bad_tool_arguments"),
     "TOOL_CALL_TRUNCATED": lambda e: e.kind == "tool_call_truncated",

@@ -2,9 +2,8 @@
 docs/architecture.md "One registry"): tracks, sandbox backends, judges and executors. Each prints
 name, origin (built-in, or the plug-in's distribution and version) and a one-line description;
 `--json` prints the same rows as JSON. (`agents list`, `data list` and `tasks list` live with
-their groups in cli/catalog.py and read the same registries.)
-
-`mount(app, sandbox_app)` adds the groups to the main CLI."""
+their groups in cli/catalog.py and read the same registries.) The command table of
+cli/__init__.py names the groups; cli/sandbox.py adds `sandbox_list` to its group."""
 from __future__ import annotations
 
 import json
@@ -16,13 +15,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .errors import UserError, one_line
-from .llm.registry import load_agent_configs
-from .plugins import Registry
-from .runs.executors import EXECUTORS
-from .sandbox import SANDBOX_BACKENDS
-from .scoring.judge import JUDGES
-from .tracks import TRACKS
+from ..errors import UserError, one_line
+from ..llm.registry import load_agent_configs
+from ..plugins import Registry
+from ..runs.executors import EXECUTORS
+from ..sandbox import SANDBOX_BACKENDS
+from ..scoring.judge import JUDGES
+from ..tracks import TRACKS
 
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of a table.")
 
@@ -88,11 +87,3 @@ def judges_list(as_json: bool = JsonOpt,
 def executors_list(as_json: bool = JsonOpt) -> None:
     """Registered executors (`sweep --executor NAME`): name, origin, description."""
     _print(_rows(EXECUTORS), as_json)
-
-
-def mount(app: typer.Typer, sandbox_app: typer.Typer) -> None:
-    """Add `tracks`, `judges` and `executors` groups to `app`, and `list` to the `sandbox` group."""
-    app.add_typer(tracks_app, name="tracks")
-    app.add_typer(judges_app, name="judges")
-    app.add_typer(executors_app, name="executors")
-    sandbox_app.command("list")(sandbox_list)
