@@ -375,6 +375,9 @@ def test_noscript_message(site, browser):
     pg = ctx.new_page()
     pg.goto((out / "index.html").as_uri())
     assert "JavaScript" in pg.locator("#noscript-note").inner_text()
+    # issue 28: without JavaScript the board never claims "No runs match this filter"
+    assert not pg.locator("#agents-empty").is_visible()
+    assert "No runs match" not in pg.locator("body").inner_text()
     ctx.close()
 
 

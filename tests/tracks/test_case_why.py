@@ -51,7 +51,7 @@ def test_flat_output_is_called_flat():
 def test_logic_suspect_names_its_metric_and_guesses_no_track_cause(tmp_path):
     # the code's text is the same on every track: no "orientation or threshold?" on a report task
     from automedbench.runs.models import CaseResult, TaskResult
-    from automedbench.scoring.errors import code_texts, detect_errors
+    from automedbench.scoring.error_codes import code_texts, detect_errors
     cases = [CaseResult(case_id=f"c{i}", valid=True, metrics={"bleu": 0.1, "score": v})
              for i, v in enumerate((0.9, 0.8, 0.85, 0.05))]
     task = TaskResult(metric_name="score", per_case=cases, format_valid=True, completion_rate=1.0)

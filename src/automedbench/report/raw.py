@@ -20,8 +20,15 @@ from urllib.parse import quote
 
 from ..run_files import RunFiles
 
-# the run's record files, named once in run_files.py (docs/architecture.md "One owner per fact")
-RECORD = tuple((name, name) for name in (RunFiles.TRACE, RunFiles.CONVERSATION, RunFiles.REPORT, RunFiles.META))
+# the run's record files, named once in run_files.py (docs/architecture.md "One owner per fact"),
+# as (name in the run folder, name of the copy in the site, link label). The report's copy has
+# another name: a site built inside a sweep root must not look like more runs to anything that
+# finds runs by their detail_report.json (collect, export, a user's `find`)
+SITE_REPORT_COPY = "report.json"
+RECORD = ((RunFiles.TRACE, RunFiles.TRACE, RunFiles.TRACE),
+          (RunFiles.CONVERSATION, RunFiles.CONVERSATION, RunFiles.CONVERSATION),
+          (RunFiles.REPORT, SITE_REPORT_COPY, RunFiles.REPORT),
+          (RunFiles.META, RunFiles.META, RunFiles.META))
 COPY_LIMIT = 20_000_000          # bytes: a file larger than this is linked, never copied
 WORKSPACE_FILES = 5_000          # files listed per workspace (the rest counted)
 ACTIVE = {".html", ".htm", ".xhtml", ".svg", ".js", ".mjs", ".xml"}
@@ -90,13 +97,13 @@ def raw_record(run_dir: Path | None, out: Path, slug: str) -> list[dict]:
     if run_dir is None:
         return links
     run_dir, raw = Path(run_dir), out / "runs" / slug / "raw"
-    for name, label in RECORD[:3]:
-        if _place(run_dir / name, raw / name):
-            links.append({"href": f"{slug}/raw/{name}", "label": label})
+    for name, copy, label in RECORD[:3]:
+        if _place(run_dir / name, raw / copy):
+            links.append({"href": f"{slug}/raw/{copy}", "label": label})
     ws = run_dir / RunFiles.WORKSPACE
     if ws.is_dir() and not ws.is_symlink() and _workspace(ws, raw / "workspace", f"workspace of {slug}"):
         links.append({"href": f"{slug}/raw/workspace/index.html", "label": "workspace files"})
-    for name, label in RECORD[3:]:
-        if _place(run_dir / name, raw / name):
-            links.append({"href": f"{slug}/raw/{name}", "label": label})
+    for name, copy, label in RECORD[3:]:
+        if _place(run_dir / name, raw / copy):
+            links.append({"href": f"{slug}/raw/{copy}", "label": label})
     return links
