@@ -138,3 +138,34 @@ def test_link_stages_by_hard_link_and_verify_sees_an_edit_in_place(coco_folder, 
     assert not os.path.samefile(copied.paths.public / "s1" / "image.png", coco_folder / "images" / "s1.png")
     assert any("3 file(s) copied (" in line and "--link stages by hard link" in line
                for line in copied.disk_lines(link=False))
+
+
+def test_a_report_table_with_whole_reports_or_findings_and_impression(tmp_path):
+    """Report generation's `table` layout (reports.csv, the form public report sets ship): each
+    study's images and manifest go public, its report private, as the track reads them."""
+    from PIL import Image
+    src = tmp_path / "iu-like"
+    (src / "images").mkdir(parents=True)
+    for name in ("a.png", "b.png"):
+        Image.new("L", (32, 32), 90).save(src / "images" / name)
+    (src / "reports.csv").write_text(
+        "uid,filename,findings,impression,report,indication\n"
+        "s1,a.png,The lungs are clear.,No acute disease.,,cough\n"
+        "s2,a.png;b.png,,,FINDINGS: Heart size normal. IMPRESSION: Normal.,\n"
+        "s3,b.png,,,,\n", encoding="utf-8")
+    task = get_task("cxr-report-gen")
+    result = stage_from_folder(task.dataset, src, task, tmp_path / "data")
+    assert result.layout == "table" and result.summary() == "2 cases staged, 1 skipped: no report (s3)"
+    study = json.loads((result.paths.public / "s2" / "manifest.json").read_text())
+    assert study == {"study_id": "s2", "indication": "",
+                     "views": [{"file": "view1.png", "source": "a.png"}, {"file": "view2.png", "source": "b.png"}]}
+    assert (result.paths.public / "s2" / "view2.png").is_file()
+    text = (result.paths.private / "s1" / "report.txt").read_text()
+    assert text == "FINDINGS:\nThe lungs are clear.\n\nIMPRESSION:\nNo acute disease.\n"
+    ref, _ = task.track_impl.load_reference(result.paths.private / "s1", {"case_id": "s1"}, task.options)
+    assert ref.tokens
+    assert verify_dataset(task.dataset, tmp_path / "data") == []
+    # no table: the error names the layout and the fix
+    (src / "reports.csv").unlink()
+    with pytest.raises(DatasetError, match="reports.csv"):
+        stage_from_folder(task.dataset, src, task, tmp_path / "data2", layout="table")

@@ -44,6 +44,7 @@ from ..profile import ProfileScore
 from ..reducers import mean_of_present
 from . import radiology, reference_profile
 from .data import DATASETS
+from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .literature import literature_values
 from .options import ALL_COMPONENTS, ReportGenOptions
 from .scoring import meteor_scorer, study_metrics
@@ -52,6 +53,7 @@ from .text import Report, read_report, rules
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
+    from ...data.from_folder import FolderLayout
 
 class ReportGenerationTrack(Track[ReportGenOptions]):
     name = "report-generation"
@@ -98,6 +100,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
         return MedalBands(metric="score", good=0.80, okay=0.55)
 
     # ---- references and checks -------------------------------------------------------------
+    def folder_layouts(self) -> list[FolderLayout]:
+        """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
+        return list(FOLDER_LAYOUTS)
+
     def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any], options: ReportGenOptions
                        ) -> tuple[Report, dict[str, Any]]:
         o = options
