@@ -270,3 +270,16 @@ def vqa_folder(tmp_path):
         "v3,a.png,Is there a bright spot?,A,,yes,no,,\n"
         "v4,b.png,What is this?,,,,,,\n")
     return root
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium per test process, for every folder's browser tests (a second
+    Playwright in the same process refuses to start while the first one's loop runs)."""
+    from tests.report.browser import ARGS, CHROMIUM, sync_playwright
+    if sync_playwright is None:
+        pytest.skip("the playwright package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from tests.report.browser import needs_browser, new_page
-from tests.report.conftest import browser  # noqa: F401 - the session's chromium
 from tests.report.factories import build_report, write_run
 
 from automedbench.agents.llm import LLMAgent
@@ -23,7 +22,7 @@ def ex(lang, code):
     return call("execute_code", {"language": lang, "code": code})
 
 
-def test_each_model_message_and_its_tokens_per_turn(fake_openai, rig, tmp_path, browser):  # noqa: F811
+def test_each_model_message_and_its_tokens_per_turn(fake_openai, rig, tmp_path, browser):
     r = rig()
     fake_openai.push(
         completion("FIRST-MESSAGE: I will look at the data.", [ex("bash", "# S1\nls")], usage_=usage(1200, 340)),

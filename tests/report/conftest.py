@@ -1,8 +1,10 @@
 """Fixtures of the report tests: the factories of factories.py, and for the browser tests one
-site built per session (site_fixture.py) and one headless chromium."""
+site built per session (site_fixture.py). The headless chromium (`browser`) is tests/conftest.py's:
+one Playwright per test process, whichever folder's tests ask first (two would fail: Playwright's
+sync API refuses to start while another one's event loop runs in the same thread)."""
 import pytest
 
-from .browser import ARGS, CHROMIUM, new_page, sync_playwright
+from .browser import new_page
 from .factories import build_report, write_run
 
 
@@ -27,16 +29,6 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     write_leaderboard(collect_reports([root]), out, analysis_plots=True)
     return out, reps
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if sync_playwright is None:
-        pytest.skip("the playwright package is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
