@@ -21,8 +21,9 @@ from ..runs.models import DetailReport, StageResult
 from ..scoring.overall import overall_score
 from ..scoring.rubric import Rubric
 from ..scoring.stages import agentic_score
+from ..tracks.base import COUNT_METRIC_NAMES
 
-COUNT_NAMES = re.compile(r"^n_|_(voxels|count|boxes|pixels)$")   # names that say "a count"
+COUNT_NAMES = COUNT_METRIC_NAMES   # names that say "a count" (tracks/base.py)
 NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 WORST_VALID = 5      # lowest valid cases listed
 INVALID_GROUPS = 4   # reasons listed for invalid cases (the rest summed)

@@ -5,8 +5,8 @@ The judge must know whether the pilot's output was any good, whatever the agent 
 it, and whether a later rewrite fixed it. So after every call, for the output units the call
 wrote (a case folder holding contract files, wherever in the workspace it lies, or a cohort
 file), the harness runs the track's own per-case check: the contract and plausibility part of
-scoring (`check_case`: shape and grid against the case's expected grid, value set, boxes inside
-the image, …), whether the output is trivial (an empty mask, a flat image), and whether a file
+scoring (`check_case`: the track's contract and plausibility rules), whether the output is
+trivial (`CaseCheck.non_trivial`), and whether a file
 holds the bytes of one of the case's inputs, and the track's own plausibility test
 (`Track.plausibility`: values not in the input's units, …). No reference values are
 compared: nothing here is a score. It also keeps the content facts of each file as written (tracks/content_facts.py), so a
@@ -27,7 +27,7 @@ from typing import Any
 from ..runs.models import Effects, OutputCheck
 from ..tracks.base import SubmittedCase, Track
 from ..tracks.cohort import read_cohort
-from ..tracks.content_facts import describe, same_content
+from ..tracks.content_facts import describe, same_content, same_kind
 
 MAX_UNITS_PER_CALL = 4
 MAX_COHORT_ROWS = 64          # rows of a cohort file checked (each with its case's expected values)
@@ -195,10 +195,8 @@ class OutputChecks:
         case_dir = self.public[0] / case_id
         if not case_dir.is_dir():
             return False
-        suffix = "".join(host.suffixes[-2:]) if host.name.endswith(".nii.gz") else host.suffix
         for candidate in sorted(case_dir.iterdir())[:16]:
-            same_kind = candidate.name.endswith(suffix) or (suffix.startswith(".nii") and ".nii" in candidate.name)
-            if candidate.is_file() and same_kind and same_content(host, candidate):
+            if candidate.is_file() and same_kind(host, candidate) and same_content(host, candidate):
                 return True
         return False
 

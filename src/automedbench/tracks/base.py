@@ -22,6 +22,7 @@ Shared reducers for `aggregate` (mean over cases, macro over classes): tracks/re
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
@@ -35,6 +36,10 @@ from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
 if TYPE_CHECKING:
     from ..data import DatasetInfo
     from .pictures import CasePicture, PictureCase
+
+
+# metric names that say "a count" (printed as integers on the site): the tracks name theirs so
+COUNT_METRIC_NAMES = re.compile(r"^n_|_(voxels|count|boxes|pixels)$")
 
 
 class CaseStatus(str, enum.Enum):

@@ -95,13 +95,29 @@ def _array(path: Path, suffix: str) -> np.ndarray | None:
     return None
 
 
+def same_kind(a: Path, b: Path) -> bool:
+    """Whether two files are of one kind by their suffixes (a compressed and a plain volume
+    count as one)."""
+    ka, kb = _suffix(a), _suffix(b)
+    return ka == kb or {ka, kb} <= {".nii", ".nii.gz"}
+
+
+# words shaped like method names that name file formats, modalities or libraries instead
+# (scoring/judge/plan_facts.py: they are not candidate methods)
+NOT_METHOD_NAMES = frozenset({"nifti", "dicom", "json", "csv", "png", "jpeg", "numpy", "scipy", "pytorch", "torch",
+                              "mri", "ct", "gpu", "cpu", "cuda", "t1", "t2", "flair", "s1", "s2", "s3", "s4", "s5",
+                              "id", "ids", "2d", "3d", "2-d", "3-d", "x4", "float32", "uint8", "int64", "rgb", "hu",
+                              "roi", "api", "ipython", "matplotlib", "nibabel", "pandas", "skimage", "sklearn",
+                              "opencv", "pil"})
+
+
 def same_content(a: Path, b: Path) -> bool:
     """Whether two files of the same kind hold the same array (a volume re-saved, an image
     re-encoded): what an output that is the input copied looks like after a save. False when
     either cannot be read or their kinds differ."""
-    kind_a, kind_b = _suffix(a), _suffix(b)
-    if kind_a != kind_b and not {kind_a, kind_b} <= {".nii", ".nii.gz"}:
+    if not same_kind(a, b):
         return False
+    kind_a, kind_b = _suffix(a), _suffix(b)
     try:
         x, y = _array(a, kind_a), _array(b, kind_b)
     except Exception:   # unreadable: not the same content as far as anyone can tell

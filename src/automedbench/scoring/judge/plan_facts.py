@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ...tracks.content_facts import NOT_METHOD_NAMES
+
 SHINGLE = 5
 COPIED_SHARE = 0.5
 MIN_METHODS = 3
@@ -36,11 +38,8 @@ _GENERIC = re.compile(r"^(?:public|pretrained|pre-trained|the|a|an|its|their|mod
 # a token shaped like a method name: internal capitals, or letters and digits, or CAPS-CAPS
 _METHOD_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Za-z]+-?\d[\w\-.]*|[A-Z]{2,}-[A-Za-z\d]+"
                            r"|[a-z]+[A-Z]-?[A-Za-z]+)(?![\w-])")
-# acronyms and file words that have a method's shape but are not methods
-_NOT_METHODS = {"nifti", "dicom", "json", "csv", "png", "jpeg", "numpy", "scipy", "pytorch", "torch", "mri",
-                "ct", "gpu", "cpu", "cuda", "t1", "t2", "flair", "s1", "s2", "s3", "s4", "s5", "id", "ids",
-                "2d", "3d", "2-d", "3-d", "x4", "float32", "uint8", "int64", "rgb", "hu", "roi", "api",
-                "ipython", "matplotlib", "nibabel", "pandas", "skimage", "sklearn", "opencv", "pil"}
+# acronyms and file words that have a method's shape but are not methods (the tracks' list)
+_NOT_METHODS = NOT_METHOD_NAMES
 
 
 def _words(text: str) -> list[str]:
@@ -86,7 +85,7 @@ def candidate_names(candidate: str) -> list[str]:
         part = part.strip(" .-").lower()
         words = part.split()
         if len(part) >= 3 and len(words) <= 4 and not _GENERIC.match(part):
-            # "supervised ldct cnns" stays a phrase; its words alone are too common to match
+            # a multi-word name stays a phrase; its words alone are too common to match
             names.append(part)
     return names
 
