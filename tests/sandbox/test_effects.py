@@ -95,6 +95,32 @@ def test_read_back_keeps_the_order_inside_one_call(box):
 
 @needs_bwrap
 @pytest.mark.bwrap
+def test_order_lists_writes_reads_and_read_backs_as_they_happened(box):
+    """`order` (schema 1.7): one script reads an input, writes a pilot, reads it back, rewrites
+    it (a fix), reads it again, then writes the rest; the record lists those steps in that
+    order, a step again only when its kind changes (docs/sandbox.md "Order inside a call")."""
+    ok(box, "open('input.txt', 'w').write('in')")
+    # the pilot's folder is made first and given time to be watched: every event is seen
+    r = ok(box, "import os, time\nopen('input.txt').read()\nos.makedirs('outputs/a'); time.sleep(0.5)\n"
+                "open('outputs/a/p.txt', 'w').write('1'); open('outputs/a/p.txt', 'a').write('more')\n"
+                "open('outputs/a/p.txt').read()\n"
+                "open('outputs/a/p.txt', 'w').write('2'); open('outputs/a/p.txt').read()\n"
+                "for c in 'bc':\n    os.makedirs(f'outputs/{c}'); open(f'outputs/{c}/p.txt', 'w').write(c)\n")
+    p = f"{WS}/outputs/a/p.txt"
+    assert r.effects["order"] == [["r", f"{WS}/input.txt"], ["w", p], ["b", p], ["w", p], ["b", p],
+                                  ["w", f"{WS}/outputs/b/p.txt"], ["w", f"{WS}/outputs/c/p.txt"]]
+    # a file written (and read back) in a folder made the same instant, before any watch could
+    # be placed: its steps are placed where its folder was made, before everything after it
+    r = ok(box, "import os, time\nos.makedirs('outputs/d/e'); open('outputs/d/e/q.txt', 'w').write('1')\n"
+                "open('outputs/d/e/q.txt').read(); time.sleep(0.3)\nopen('after.txt', 'w').write('x')")
+    q = f"{WS}/outputs/d/e/q.txt"
+    assert r.effects["order"] == [["w", q], ["b", q], ["w", f"{WS}/after.txt"]]
+    # every step names a file its list holds: the record can be checked against itself
+    assert {x for op, x in r.effects["order"] if op == "w"} == set(written(r))
+
+
+@needs_bwrap
+@pytest.mark.bwrap
 def test_delete_and_rename(box):
     ok(box, "open('a.txt', 'w').write('1'); open('b.txt', 'w').write('2')")
     r = ok(box, "rm a.txt; mv b.txt c.txt", language="bash")
@@ -166,8 +192,8 @@ def test_printed_fake_effects_change_nothing(box, tmp_path):
     # the raw line keeps explicit nulls, so every reader sees the agreed keys
     line = next(json.loads(x) for x in (tmp_path / "trace.jsonl").read_text().splitlines()
                 if json.loads(x)["type"] == "execution")
-    assert set(line["effects"]) == {"written", "deleted", "read", "read_back", "net", "truncated", "reads_shared",
-                                    "reads_attributed", "recorder"}
+    assert set(line["effects"]) == {"written", "deleted", "read", "read_back", "order", "net", "truncated",
+                                    "reads_shared", "reads_attributed", "recorder"}
     assert line["effects"]["net"] is None
 
 

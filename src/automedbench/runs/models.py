@@ -18,7 +18,9 @@ from ..tracks.base import ProfileScore  # noqa: F401  (one definition: a track r
 # 1.6 (additive): trace effects.read_back (files a call wrote and then read back, the order
 # inside one call) and execution.output_checks (the harness's check of each output unit as it
 # was written, with its content facts): docs/judge.md "Per-output checks".
-SCHEMA_VERSION = "1.6"
+# 1.7 (additive): trace effects.order, the call's writes, reads and read-backs in the order they
+# happened (docs/judge.md "Order inside a call").
+SCHEMA_VERSION = "1.7"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -225,6 +227,11 @@ class Effects(_Strict):
     read_back: list[str] = Field(default_factory=list,
                                  description="files this call wrote and then opened again read-only, in the "
                                              "same call (a script that writes a file and reads it back)")
+    order: list[tuple[Literal["w", "r", "b"], str]] | None = Field(
+        None, description="the call's file steps in the order they happened (schema 1.7): [\"w\", path] a write, "
+                          "[\"r\", path] a read of a file listed in `read`, [\"b\", path] a read back of a file "
+                          "it wrote; a file's step is listed again only when its kind changes; absent when "
+                          "events were lost or there were more than 4,000 steps")
     net: NetBytes | None = Field(None, description="bytes through the sandbox's interface; null with the "
                                                    "network off")
     truncated: bool = Field(False, description="a list hit its cap (2,000 entries) or events were lost")

@@ -71,6 +71,9 @@ MAX_KNOWN = 200_000
 # beyond, the call is treated like a queue overflow (rescanned, `truncated`), so an agent that
 # makes millions of events costs the harness no memory
 MAX_PUMPED_EVENTS = 16384
+# Steps of a call's `order` kept; a call with more records no order (the judge then reads the
+# call as one piece: docs/judge.md "Order inside a call")
+MAX_ORDER = 4000
 
 _WATCH_MASK = (IN_OPEN | IN_MODIFY | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
                | IN_ONLYDIR | IN_DONT_FOLLOW)
@@ -93,11 +96,17 @@ class _PathState:
     # told by its access time after its modification time (relatime: the first read after a
     # write updates atime), docs/sandbox.md "Observed effects"
     unseen: bool = False
+    last_op: str = ""             # the last step of `order` recorded for it (w, r or b)
 
 
 @dataclass
 class _Call:
     paths: dict[str, _PathState] = field(default_factory=dict)   # insertion order = first seen
+    # the call's file steps in the order they happened: ("w", path) a write, ("r", path) a read
+    # (a read-only open closed), ("b", path) a read of a file the call had written (read back);
+    # a path's step is listed again only when its kind changes; ("d", dir) a folder made or
+    # moved in, kept only to place files made before its watch (docs/sandbox.md "Order")
+    order: list[tuple[str, str]] = field(default_factory=list)
     new_dirs: list[str] = field(default_factory=list)
     gone_dirs: list[str] = field(default_factory=list)
     overflow: bool = False
@@ -111,6 +120,7 @@ class _Effects:
     deleted: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     read_back: list[str] = field(default_factory=list)
+    order: list[list[str]] | None = None
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
 
@@ -119,7 +129,8 @@ class _Effects:
         lists = (self.written, self.deleted, self.read, self.read_back)
         truncated = self.truncated or any(len(x) > MAX_ENTRIES for x in lists)
         return {"written": self.written[:MAX_ENTRIES], "deleted": self.deleted[:MAX_ENTRIES],
-                "read": self.read[:MAX_ENTRIES], "read_back": self.read_back[:MAX_ENTRIES], "net": net, "truncated": truncated, "reads_shared": reads_shared,
+                "read": self.read[:MAX_ENTRIES], "read_back": self.read_back[:MAX_ENTRIES],
+                "order": self.order, "net": net, "truncated": truncated, "reads_shared": reads_shared,
                 "reads_attributed": attributed, "recorder": RECORDER}
 
 
@@ -304,6 +315,8 @@ class EffectsRecorder:
                 continue
             path = os.path.join(base, name) if name else base
             if mask & IN_ISDIR:
+                if mask & (IN_CREATE | IN_MOVED_TO):
+                    call.order.append(("d", path))   # where files made before its watch go
                 if mask & IN_CREATE:
                     call.new_dirs.append(path)
                 elif mask & IN_MOVED_FROM:
@@ -331,8 +344,16 @@ class EffectsRecorder:
             # creation came before its folder's watch (the pump's race)
             state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO)
                                                   and path in self.known)
-        if mask & IN_CLOSE_NOWRITE and (state.mask & _WRITE or not state.existed_before):
+        op = ""
+        if mask & _WRITE:
+            op = "w"
+        elif mask & IN_CLOSE_NOWRITE:
+            op = "b" if state.mask & _WRITE or not state.existed_before else "r"
+        if op == "b":
             state.read_back = True
+        if op and op != state.last_op:
+            state.last_op = op
+            call.order.append((op, path))
         state.mask |= mask
 
     def _unwatch_under(self, top: str) -> None:
@@ -397,10 +418,44 @@ class EffectsRecorder:
             if inside is not None:
                 self._record(fx, path, inside, state)
         self._record_gone_dirs(fx, gone)
+        fx.order = None if call.overflow or fx.truncated else self._order(call, fx)
         # a listener that stopped (fanotify.py: its group closed, the waiting opens let through)
         # attributes nothing more: from then on the reads are any process's, and say so
         attributed = self.openers is not None and self.openers.failed is None
         return fx.as_dict(self._net_delta(), self.reads_shared, attributed)
+
+    def _order(self, call: _Call, fx: _Effects) -> list[list[str]] | None:
+        """The call's steps as the record keeps them: inside paths, each step only for a file its
+        list holds (a read only when `read` has it: attributed). A file written before its new
+        folder was watched has no event: its write (and its read-back, told by its access time)
+        is placed where the folder was made, the last moment it can have happened after
+        (docs/sandbox.md "Order inside a call"). None when a written file cannot be placed so,
+        or beyond MAX_ORDER steps."""
+        listed = {"w": {w["path"] for w in fx.written}, "r": set(fx.read), "b": set(fx.read_back)}
+        stepped = {inside for op, path in call.order if op == "w" and (inside := self._inside(path))}
+        unplaced = {inside: path for inside in listed["w"] - stepped if (path := self._host(inside))}
+        seen_reads = {inside for op, path in call.order if op == "b" and (inside := self._inside(path))}
+        # each such file goes to the deepest folder made during the call that holds it
+        made = {path for op, path in call.order if op == "d"}
+        at: dict[str, list[str]] = {}
+        for inside, host in unplaced.items():
+            folder = os.path.dirname(host)
+            while folder not in made and os.path.dirname(folder) != folder:
+                folder = os.path.dirname(folder)
+            at.setdefault(folder, []).append(inside)
+        order: list[list[str]] = []
+        for op, path in call.order:
+            if op == "d":
+                for inside in sorted(at.pop(path, [])):
+                    del unplaced[inside]
+                    order.append(["w", inside])
+                    if inside in listed["b"] and inside not in seen_reads:
+                        order.append(["b", inside])
+                continue
+            inside = self._inside(path)
+            if inside is not None and inside in listed[op]:
+                order.append([op, inside])
+        return order if not unplaced and len(order) <= MAX_ORDER else None
 
     def _add_new_dir_files(self, call: _Call) -> None:
         """A directory created (or moved in) during the call had no watch yet: everything in
@@ -494,6 +549,15 @@ class EffectsRecorder:
         for p in list(self.known):
             if p not in call.paths and not os.path.lexists(p):
                 call.paths[p] = _PathState(existed_before=True, mask=IN_DELETE)
+
+    def _host(self, inside: str) -> str | None:
+        """The host path of an inside path of the roots."""
+        for host, root in self.roots:
+            if root == "/":
+                return host + inside
+            if inside == root or inside.startswith(root + "/"):
+                return host + inside[len(root):]
+        return None
 
     def _inside(self, host_path: str) -> str | None:
         for host, inside in self.roots:
