@@ -49,16 +49,14 @@ Setup work: the calls before the first output write (all calls when none wrote o
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import PurePosixPath
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import Callable
 
-from ...runs.models import OutputCheck, TraceEvent
-from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
+from ...runs.models import TraceEvent
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
+from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
+from .looks import MAX_DESCRIBED, SILENT_CHECK, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
@@ -68,115 +66,7 @@ METHOD_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".npy")
 LARGE_FILE_BYTES = 1 << 20          # a file this large written outside outputs/ is a model file
 DOWNLOAD_BYTES = 1 << 20            # this many bytes received in one call is a download
 COHORT_UNKNOWN_N = 100              # cohort rows estimated in percent when the expected cases are unknown
-MAX_TEXT = 20_000                   # characters of a call's output compared with content facts
-MAX_DESCRIBED = 8                   # files per call whose content facts are computed
-# a silent check: an assert on a property of the data, which ran and passed (docs/judge.md)
-SILENT_CHECK = re.compile(r"\bassert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zooms|\.header|\.affine|"
-                          r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)")
 DescribeInput = Callable[[str], "ContentFacts | None"]   # inside path of a public file -> its content facts
-# inside path of a workspace file and the sha256 it had when read -> its content facts, or None
-# when the file now holds other bytes (or none): what was looked at can no longer be described
-DescribeOutput = Callable[[str, "str | None"], "ContentFacts | None"]
-
-
-@dataclass(frozen=True)
-class Roots:
-    """The workspace and public-data folders as the agent saw them: /workspace and /data/public
-    in the isolating sandboxes, host paths with the `local` backend (run_start records them)."""
-
-    workspace: str = WORKSPACE_INSIDE
-    data: str = DATA_INSIDE
-
-    @cached_property
-    def outputs(self) -> str:
-        return f"{self.workspace}/outputs/"
-
-    @cached_property
-    def plan(self) -> str:
-        return f"{self.workspace}/plan/"
-
-    @classmethod
-    def of(cls, trace: list[TraceEvent]) -> Roots:
-        start = next((e for e in trace if e.type == "run_start"), None)
-        data = (start.data or {}) if start is not None else {}
-        return cls(str(data.get("workspace_dir") or WORKSPACE_INSIDE).rstrip("/"),
-                   str(data.get("data_dir") or DATA_INSIDE).rstrip("/"))
-
-
-@dataclass(frozen=True)
-class Write:
-    path: str
-    op: str
-    size: int | None
-    sha256: str | None
-
-
-@dataclass
-class CallFacts:
-    """What one execution did, from its exit code, its output and its effects."""
-
-    index: int
-    exit_code: int | None
-    timed_out: bool
-    printed: bool
-    has_effects: bool
-    tag: str | None = None                         # the agent's declared stage: shown, never used
-    text: str = ""                                 # what it printed (stdout + stderr), for content facts
-    code: str = ""                                 # what it ran, for silent checks
-    written: list[Write] = field(default_factory=list)
-    read: list[str] = field(default_factory=list)
-    read_back: list[str] = field(default_factory=list)       # files it wrote, then opened again itself
-    checks: list[OutputCheck] = field(default_factory=list)  # the harness's check of the units it wrote
-    bytes_in: int = 0
-    units: set[str] = field(default_factory=set)   # output units this call produced (method runs)
-    unit_writes: list[Write] = field(default_factory=list)   # the files of those units, wherever written
-    copies: list[Write] = field(default_factory=list)        # unit files copied from an earlier call's
-    roots: Roots = field(default_factory=Roots)
-
-    @property
-    def produced(self) -> bool:
-        """The call wrote an output or a unit of work (a method run), anywhere."""
-        return bool(self.output_writes or self.unit_writes)
-
-    @cached_property     # written is set once, when the call is collected
-    def unit_paths(self) -> list[str]:
-        """Every unit file this call wrote, runs and copies alike."""
-        return [w.path for w in self.unit_writes + self.copies]
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
-
-    @cached_property     # written/read are set once, when the call is collected
-    def output_writes(self) -> list[Write]:
-        return [w for w in self.written if w.path.startswith(self.roots.outputs)]
-
-    @cached_property     # written/read are set once, when the call is collected
-    def public_reads(self) -> list[str]:
-        return [p for p in self.read if p.startswith(self.roots.data + "/")]
-
-    @cached_property     # written/read are set once, when the call is collected
-    def output_reads(self) -> list[str]:
-        return [p for p in self.read if p.startswith(self.roots.outputs)]
-
-
-@dataclass
-class Fact:
-    """A fact and what it rests on: the call indices and file paths a reader can check."""
-
-    holds: bool
-    calls: list[int] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
-    note: str = ""
-
-    def cite(self) -> str:
-        where = []
-        if self.calls:
-            where.append("calls " + ", ".join(f"#{c}" for c in self.calls[:8])
-                         + (f" (+{len(self.calls) - 8})" if len(self.calls) > 8 else ""))
-        if self.paths:
-            where.append("files " + ", ".join(self.paths[:4]) + (f" (+{len(self.paths) - 4})" if len(self.paths) > 4 else ""))
-        return "; ".join(where) or "no call"
 
 
 @dataclass
@@ -202,73 +92,6 @@ class WorkflowFacts:
     environment: Fact
     setup_work: Fact
     setup_failures: Fact
-
-
-def _name(path: str) -> str:
-    """The last component of an inside path (str ops: PurePosixPath costs ~40 us a call, and a
-    long run's facts split tens of thousands of paths; bench/judge_throughput.py)."""
-    return path.rpartition("/")[2]
-
-
-def _parent(path: str) -> str:
-    head, sep, _ = path.rpartition("/")
-    return head if head or not sep else "/"
-
-
-_PYC = re.compile(r"^(?P<dir>.*)/__pycache__/(?P<mod>[^/.]+)\.[^/]*\.pyc$")
-
-
-def _source_of(path: str) -> str:
-    """Python imports a module from its cached bytecode when the cache is fresh, opening
-    `__pycache__/m.cpython-XY.pyc` instead of `m.py`: such a read is a read of `m.py`."""
-    m = _PYC.match(path)
-    return f"{m['dir']}/{m['mod']}.py" if m else path
-
-
-def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
-    return {e.call_index: e.stage for e in trace if e.type == "tool_call" and e.call_index is not None}
-
-
-def _named_by(code: str, path: str) -> bool:
-    """The code names the file or its own directory (not just the data root)."""
-    file = PurePosixPath(path)   # once per call and read (not on the hot path)
-    return file.name in code or (bool(file.parent.name) and file.parent.name in code)
-
-
-def _own_reads(read: list[str], code: str, roots: Roots) -> list[str]:
-    """When the public directory was shared with other sandboxes (`reads_shared`, above the
-    copy cap: docs/sandbox.md "Whose reads"), a public read counts only if the call's code
-    names that file or its folder; workspace reads are the run's own either way."""
-    return [p for p in read if not p.startswith(roots.data + "/") or _named_by(code, p)]
-
-
-def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[CallFacts]:
-    roots = roots or Roots.of(trace)
-    tags = _declared_tags(trace)
-    codes = {e.call_index: e.code or "" for e in trace if e.type == "tool_call" and e.call_index is not None}
-    calls = []
-    for e in trace:
-        if e.type != "execution" or e.call_index is None:
-            continue
-        eff = e.effects
-        c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
-                      printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
-                      has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots,
-                      text=((e.stdout or "") + "\n" + (e.stderr or ""))[:MAX_TEXT],
-                      code=codes.get(e.call_index, "") or e.code or "")
-        if eff is not None:
-            c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]
-            c.read = list(dict.fromkeys(_source_of(p) for p in eff.read))
-            c.read_back = list(eff.read_back)
-            if eff.reads_attributed is False:
-                # reads any host process could have made: never credited (docs/sandbox.md "Whose reads")
-                c.read = c.read_back = []
-            elif eff.reads_shared:
-                c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
-            c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
-        c.checks = list(e.output_checks or [])
-        calls.append(c)
-    return calls
 
 
 def _scratch(path: str, roots: Roots) -> bool:
@@ -391,7 +214,6 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
 
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
 
-Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each opened
 
 
 def _drop_input_copies(calls: list[CallFacts]) -> set[str]:
@@ -442,44 +264,6 @@ def _opened_fact(opened: Opened) -> Fact:
     return Fact(bool(opened), [c.index for c, _ in opened], sorted({p for _, ps in opened for p in ps}))
 
 
-class _Looks:
-    """Whether a call that opened workspace files looked at their content (docs/judge.md
-    "Content facts"): it printed a specific fact of one of them as it was when read, or ran a
-    check on a property of the data (an assert; its exit code says whether it passed). Files
-    whose content can no longer be described: printing something counts."""
-
-    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
-                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
-        self.describe_output = describe_output
-        self.calls = calls
-        self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
-        # content facts the harness recorded as each output was written (output_checks), by
-        # (path, sha256): what a look is compared with, even after the file was rewritten
-        self.recorded = recorded if recorded is not None else {
-            (path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
-                                                                 for k, v in cf["facts"].items()})
-            for c in calls for ch in c.checks for path, cf in ch.facts.items()}
-
-    def wrote(self, c: CallFacts) -> None:
-        for w in c.unit_writes + c.copies + c.written:
-            self.shas[w.path] = w.sha256
-
-    def describe(self, path: str) -> ContentFacts | None:
-        sha = self.shas.get(path)
-        recorded = self.recorded.get((path, sha))
-        if recorded is not None or self.describe_output is None:
-            return recorded
-        return self.describe_output(path, sha)
-
-    def looked(self, c: CallFacts, opened: list[str]) -> bool:
-        if self.describe_output is None and not self.recorded:
-            return c.printed
-        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
-        if not described:
-            return c.printed            # the bytes looked at are gone: nothing to compare with
-        return any(looked_at(c.text, cf) for cf in described) or bool(SILENT_CHECK.search(c.code))
-
-
 def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
                        looks: _Looks, contract: set[str]) -> Opened:
     """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
@@ -528,71 +312,6 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, f
                     fixes.append((c, w.path))
                 last_sha[w.path] = w.sha256
     return Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
-
-
-class _Checks:
-    """The harness's per-output checks (output_checks on the trace: docs/judge.md "Per-output
-    checks"), by unit path, in call order."""
-
-    def __init__(self, calls: list[CallFacts]):
-        self.recorded = any(c.checks for c in calls)
-        self.at: dict[str, list[tuple[int, OutputCheck]]] = {}     # unit path -> (call position, check)
-        self.pos = {c.index: pos for pos, c in enumerate(calls)}
-        for pos, c in enumerate(calls):
-            for ch in c.checks:
-                self.at.setdefault(ch.path, []).append((pos, ch))
-
-    def _unit_of(self, path: str) -> str | None:
-        """The checked unit a file belongs to: the file itself (a cohort file) or its folder."""
-        if path in self.at:
-            return path
-        parent = _parent(path)
-        return parent if parent in self.at else None
-
-    def last_before(self, unit: str, pos: int) -> OutputCheck | None:
-        """The unit's last check made by a call at or before position `pos`."""
-        found = [ch for p, ch in self.at.get(unit, []) if p <= pos]
-        return found[-1] if found else None
-
-    def failing(self, c: CallFacts, opened: list[str]) -> bool:
-        """Whether an output this call looked at failed the harness's check as it was then."""
-        pos = self.pos[c.index]
-        for path in opened:
-            unit = self._unit_of(path)
-            ch = self.last_before(unit, pos) if unit else None
-            if ch is not None and not ch.passed:
-                return True
-        return False
-
-    def invalid_pilot(self, pilots: list[CallFacts], before: list[CallFacts]) -> Fact:
-        """Pilot units whose last check before the batch failed, with the problem."""
-        if not self.recorded or not pilots or not before:
-            return Fact(False)
-        last = self.pos[before[-1].index]
-        units = dict.fromkeys(u for c in pilots for w in c.unit_writes if (u := self._unit_of(w.path)))
-        bad = [(u, ch) for u in units if (ch := self.last_before(u, last)) is not None and not ch.passed]
-        calls = sorted({p for u, _ in bad for p, ch in self.at[u] if p <= last})
-        return Fact(bool(bad), [before[p].index for p in calls if p < len(before)], [u for u, _ in bad],
-                    "; ".join(f"{u}: {ch.problem}" for u, ch in bad)[:300])
-
-    def fixes(self, calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened) -> Fact:
-        """After the first inspection that found a problem: pilot units re-written before the
-        batch whose check now passes, and which a later inspection (or the fixing call's own
-        read-back) looked at."""
-        if not failed:
-            return Fact(False)
-        first_fail = self.pos[failed[0][0].index]
-        last = self.pos[before[-1].index] if before else -1
-        looked_at = {(self.pos[c.index], self._unit_of(p)) for c, ps in inspections for p in ps}
-        fixes: list[tuple[int, str]] = []
-        for unit, checks in self.at.items():
-            for p, ch in checks:
-                if first_fail <= p <= last and ch.passed and any(q >= p and u == unit for q, u in looked_at):
-                    fixes.append((p, unit))
-                    break
-        return Fact(bool(fixes), sorted({calls[p].index for p, _ in fixes}), sorted({u for _, u in fixes}),
-                    "re-written, its check now passes, looked at again" if fixes else
-                    "no pilot output was re-written into one that passes the harness's check and looked at again")
 
 
 def _method_output(path: str, contract: set[str], roots: Roots) -> bool:

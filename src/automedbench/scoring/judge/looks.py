@@ -1,0 +1,122 @@
+"""Looks and checks: whether a call that opened an output looked at its content, and the
+harness's per-output checks by unit (docs/judge.md "Content facts", "Per-output checks")."""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ...runs.models import OutputCheck
+from ...tracks.content_facts import ContentFacts, looked_at
+from .calls import CallFacts, Fact, _parent
+
+MAX_DESCRIBED = 8                   # files per call whose content facts are computed
+# a silent check: an assert on a property of the data, which ran and passed (docs/judge.md)
+SILENT_CHECK = re.compile(r"\bassert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zooms|\.header|\.affine|"
+                          r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)")
+# inside path of a workspace file and the sha256 it had when read -> its content facts, or None
+# when the file now holds other bytes (or none): what was looked at can no longer be described
+DescribeOutput = Callable[[str, "str | None"], "ContentFacts | None"]
+Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each opened
+
+
+class _Looks:
+    """Whether a call that opened workspace files looked at their content (docs/judge.md
+    "Content facts"): it printed a specific fact of one of them as it was when read, or ran a
+    check on a property of the data (an assert; its exit code says whether it passed). Files
+    whose content can no longer be described: printing something counts."""
+
+    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
+                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
+        self.describe_output = describe_output
+        self.calls = calls
+        self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
+        # content facts the harness recorded as each output was written (output_checks), by
+        # (path, sha256): what a look is compared with, even after the file was rewritten
+        self.recorded = recorded if recorded is not None else {
+            (path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
+                                                                 for k, v in cf["facts"].items()})
+            for c in calls for ch in c.checks for path, cf in ch.facts.items()}
+
+    def wrote(self, c: CallFacts) -> None:
+        for w in c.unit_writes + c.copies + c.written:
+            self.shas[w.path] = w.sha256
+
+    def describe(self, path: str) -> ContentFacts | None:
+        sha = self.shas.get(path)
+        recorded = self.recorded.get((path, sha))
+        if recorded is not None or self.describe_output is None:
+            return recorded
+        return self.describe_output(path, sha)
+
+    def looked(self, c: CallFacts, opened: list[str]) -> bool:
+        if self.describe_output is None and not self.recorded:
+            return c.printed
+        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
+        if not described:
+            return c.printed            # the bytes looked at are gone: nothing to compare with
+        return any(looked_at(c.text, cf) for cf in described) or bool(SILENT_CHECK.search(c.code))
+
+
+class _Checks:
+    """The harness's per-output checks (output_checks on the trace: docs/judge.md "Per-output
+    checks"), by unit path, in call order."""
+
+    def __init__(self, calls: list[CallFacts]):
+        self.recorded = any(c.checks for c in calls)
+        self.at: dict[str, list[tuple[int, OutputCheck]]] = {}     # unit path -> (call position, check)
+        self.pos = {c.index: pos for pos, c in enumerate(calls)}
+        for pos, c in enumerate(calls):
+            for ch in c.checks:
+                self.at.setdefault(ch.path, []).append((pos, ch))
+
+    def _unit_of(self, path: str) -> str | None:
+        """The checked unit a file belongs to: the file itself (a cohort file) or its folder."""
+        if path in self.at:
+            return path
+        parent = _parent(path)
+        return parent if parent in self.at else None
+
+    def last_before(self, unit: str, pos: int) -> OutputCheck | None:
+        """The unit's last check made by a call at or before position `pos`."""
+        found = [ch for p, ch in self.at.get(unit, []) if p <= pos]
+        return found[-1] if found else None
+
+    def failing(self, c: CallFacts, opened: list[str]) -> bool:
+        """Whether an output this call looked at failed the harness's check as it was then."""
+        pos = self.pos[c.index]
+        for path in opened:
+            unit = self._unit_of(path)
+            ch = self.last_before(unit, pos) if unit else None
+            if ch is not None and not ch.passed:
+                return True
+        return False
+
+    def invalid_pilot(self, pilots: list[CallFacts], before: list[CallFacts]) -> Fact:
+        """Pilot units whose last check before the batch failed, with the problem."""
+        if not self.recorded or not pilots or not before:
+            return Fact(False)
+        last = self.pos[before[-1].index]
+        units = dict.fromkeys(u for c in pilots for w in c.unit_writes if (u := self._unit_of(w.path)))
+        bad = [(u, ch) for u in units if (ch := self.last_before(u, last)) is not None and not ch.passed]
+        calls = sorted({p for u, _ in bad for p, ch in self.at[u] if p <= last})
+        return Fact(bool(bad), [before[p].index for p in calls if p < len(before)], [u for u, _ in bad],
+                    "; ".join(f"{u}: {ch.problem}" for u, ch in bad)[:300])
+
+    def fixes(self, calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened) -> Fact:
+        """After the first inspection that found a problem: pilot units re-written before the
+        batch whose check now passes, and which a later inspection (or the fixing call's own
+        read-back) looked at."""
+        if not failed:
+            return Fact(False)
+        first_fail = self.pos[failed[0][0].index]
+        last = self.pos[before[-1].index] if before else -1
+        looked_at = {(self.pos[c.index], self._unit_of(p)) for c, ps in inspections for p in ps}
+        fixes: list[tuple[int, str]] = []
+        for unit, checks in self.at.items():
+            for p, ch in checks:
+                if first_fail <= p <= last and ch.passed and any(q >= p and u == unit for q, u in looked_at):
+                    fixes.append((p, unit))
+                    break
+        return Fact(bool(fixes), sorted({calls[p].index for p, _ in fixes}), sorted({u for _, u in fixes}),
+                    "re-written, its check now passes, looked at again" if fixes else
+                    "no pilot output was re-written into one that passes the harness's check and looked at again")
