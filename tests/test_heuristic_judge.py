@@ -150,8 +150,11 @@ RECHECK = dict(INSPECT)
     ((SETUP, PILOT, FAILED_INSPECT, FIX, RECHECK, BATCH), 1.0),            # problem found and fixed
     ((SETUP, {**PILOT, "code": "run one case"}, {**INSPECT, "code": "look"}, {**BATCH, "code": "all"}), 1.0),  # no tags
     ((SETUP, PILOT, {**INSPECT, "stdout": ""}, BATCH), 0.5),               # opened but printed nothing
-    # 3 of 6 cases is a batch, not a pilot: opening one of its outputs is a partial validation
-    ((SETUP, {**PILOT, "written": outs(CASES[:3])}, INSPECT, BATCH), 0.5),
+    # a small multi-case pilot (up to half of the cases) looked at before more cases ran is a
+    # pilot (docs/judge.md "Pilot size"); more than half is a batch, and so is a small one
+    # nobody looked at before the rest ran
+    ((SETUP, {**PILOT, "written": outs(CASES[:3])}, INSPECT, BATCH), 1.0),
+    ((SETUP, {**PILOT, "written": outs(CASES[:4])}, INSPECT, BATCH), 0.5),
     ((SETUP, {**PILOT, "written": outs(CASES[:3])}, BATCH), 0.0),
 ])
 def test_s3_ladder_from_facts(tmp_path, calls, expected):

@@ -93,6 +93,11 @@ def test_read_back_keeps_the_order_inside_one_call(box):
     assert r.effects["read"] == [f"{WS}/notes.md"] and r.effects["read_back"] == []
 
 
+def steps(r) -> list[list[str]]:
+    """The order's steps without the sizes (a size is there only where the close was seen in time)."""
+    return [s[:2] for s in r.effects["order"]]
+
+
 @needs_bwrap
 @pytest.mark.bwrap
 def test_order_lists_writes_reads_and_read_backs_as_they_happened(box):
@@ -107,16 +112,30 @@ def test_order_lists_writes_reads_and_read_backs_as_they_happened(box):
                 "open('outputs/a/p.txt', 'w').write('2'); open('outputs/a/p.txt').read()\n"
                 "for c in 'bc':\n    os.makedirs(f'outputs/{c}'); open(f'outputs/{c}/p.txt', 'w').write(c)\n")
     p = f"{WS}/outputs/a/p.txt"
-    assert r.effects["order"] == [["r", f"{WS}/input.txt"], ["w", p], ["b", p], ["w", p], ["b", p],
+    assert steps(r) == [["r", f"{WS}/input.txt"], ["w", p], ["b", p], ["w", p], ["b", p],
                                   ["w", f"{WS}/outputs/b/p.txt"], ["w", f"{WS}/outputs/c/p.txt"]]
     # a file written (and read back) in a folder made the same instant, before any watch could
     # be placed: its steps are placed where its folder was made, before everything after it
     r = ok(box, "import os, time\nos.makedirs('outputs/d/e'); open('outputs/d/e/q.txt', 'w').write('1')\n"
                 "open('outputs/d/e/q.txt').read(); time.sleep(0.3)\nopen('after.txt', 'w').write('x')")
     q = f"{WS}/outputs/d/e/q.txt"
-    assert r.effects["order"] == [["w", q], ["b", q], ["w", f"{WS}/after.txt"]]
+    assert steps(r) == [["w", q], ["b", q], ["w", f"{WS}/after.txt"]]
+    # made the same instant, read back once watched, then rewritten (a batch redoing the pilot
+    # case); an input read is a read, never a read-back
+    r = ok(box, "import os, time\nos.makedirs('outputs/f'); open('outputs/f/q.txt', 'w').write('1')\n"
+                "time.sleep(0.3); open('outputs/f/q.txt').read(); open('input.txt').read()\n"
+                "open('outputs/f/q.txt', 'w').write('2')")
+    q = f"{WS}/outputs/f/q.txt"
+    assert steps(r) == [["w", q], ["b", q], ["r", f"{WS}/input.txt"], ["w", q]]
+    # a write the recorder saw close while the call ran carries the size it had then: a cohort
+    # file written with one row, looked at, then rewritten whole shows both sizes
+    r = ok(box, "import time\nopen('outputs/rows.csv', 'w').write('id,label\\n1,a\\n'); time.sleep(0.3)\n"
+                "open('outputs/rows.csv').read()\nopen('outputs/rows.csv', 'w').write('id,label\\n' + '1,a\\n' * 50)")
+    rows = f"{WS}/outputs/rows.csv"
+    assert [s for s in r.effects["order"] if s[0] == "w"][0] == ["w", rows, 13]
+    assert steps(r) == [["w", rows], ["b", rows], ["w", rows]]
     # every step names a file its list holds: the record can be checked against itself
-    assert {x for op, x in r.effects["order"] if op == "w"} == set(written(r))
+    assert {x for op, x in steps(r) if op == "w"} == set(written(r))
 
 
 @needs_bwrap

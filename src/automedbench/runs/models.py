@@ -227,8 +227,9 @@ class Effects(_Strict):
     read_back: list[str] = Field(default_factory=list,
                                  description="files this call wrote and then opened again read-only, in the "
                                              "same call (a script that writes a file and reads it back)")
-    order: list[tuple[Literal["w", "r", "b"], str]] | None = Field(
-        None, description="the call's file steps in the order they happened (schema 1.7): [\"w\", path] a write, "
+    order: list[tuple[Literal["w", "r", "b"], str] | tuple[Literal["w"], str, int]] | None = Field(
+        None, description="the call's file steps in the order they happened (schema 1.7): [\"w\", path] a write "
+                          "(with its size when it closed, where the recorder saw the close in time: [\"w\", path, size]), "
                           "[\"r\", path] a read of a file listed in `read`, [\"b\", path] a read back of a file "
                           "it wrote; a file's step is listed again only when its kind changes; absent when "
                           "events were lost or there were more than 4,000 steps")

@@ -97,6 +97,7 @@ class _PathState:
     # write updates atime), docs/sandbox.md "Observed effects"
     unseen: bool = False
     last_op: str = ""             # the last step of `order` recorded for it (w, r or b)
+    last_step: int = -1           # its position in `order`
 
 
 @dataclass
@@ -107,6 +108,7 @@ class _Call:
     # a path's step is listed again only when its kind changes; ("d", dir) a folder made or
     # moved in, kept only to place files made before its watch (docs/sandbox.md "Order")
     order: list[tuple[str, str]] = field(default_factory=list)
+    sizes: dict[int, int] = field(default_factory=dict)   # a write step -> its size when it closed
     new_dirs: list[str] = field(default_factory=list)
     gone_dirs: list[str] = field(default_factory=list)
     overflow: bool = False
@@ -120,7 +122,7 @@ class _Effects:
     deleted: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     read_back: list[str] = field(default_factory=list)
-    order: list[list[str]] | None = None
+    order: list[list[str | int]] | None = None
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
 
@@ -190,6 +192,7 @@ class EffectsRecorder:
         # write and a read-back of them: _PathState.read_back)
         self._pump: threading.Thread | None = None
         self._pumped: list[tuple[int, int, int, str]] = []
+        self._closed_size: dict[int, int | None] = {}    # pumped event -> size at its close-write
         self._pump_error: BaseException | None = None
         self._stop_r, self._stop_w = os.pipe()
         try:
@@ -260,7 +263,7 @@ class EffectsRecorder:
     # -- one call ----------------------------------------------------------------------
     def _start_pump(self) -> None:
         self._stop_pump()
-        self._pumped, self._pump_error = [], None
+        self._pumped, self._pump_error, self._closed_size = [], None, {}
         self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
         self._pump.start()
 
@@ -284,6 +287,9 @@ class EffectsRecorder:
                         continue
                     self._pumped.append(ev)
                     wd, mask, _cookie, name = ev
+                    if mask & IN_CLOSE_WRITE and not mask & IN_ISDIR:
+                        # the size a file had when this write closed (the order's cohort rows)
+                        self._closed_size[len(self._pumped) - 1] = _size(self.wds.get(wd), name)
                     if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and not mask & IN_Q_OVERFLOW:
                         base = self.wds.get(wd)
                         if base is not None:
@@ -299,9 +305,10 @@ class EffectsRecorder:
         call = _Call()
         moved_from: dict[int, str] = {}
         events, self._pumped = self._pumped + list(self.inotify.read()), []
+        sizes, self._closed_size = self._closed_size, {}
         if self._pump_error is not None:
             call.overflow, self._pump_error = True, None
-        for wd, mask, cookie, name in events:
+        for i, (wd, mask, cookie, name) in enumerate(events):
             if mask & IN_Q_OVERFLOW:
                 call.overflow = True
                 continue
@@ -330,14 +337,14 @@ class EffectsRecorder:
                 elif mask & IN_DELETE:
                     call.gone_dirs.append(path)
                 continue
-            self._file_event(call, path, mask)
+            self._file_event(call, path, mask, sizes.get(i))
         # a directory moved away out of the roots: its paths are gone, its watches too
         for old in moved_from.values():
             call.gone_dirs.append(old)
             self._unwatch_under(old)
         return call
 
-    def _file_event(self, call: _Call, path: str, mask: int) -> None:
+    def _file_event(self, call: _Call, path: str, mask: int, size: int | None = None) -> None:
         state = call.paths.get(path)
         if state is None:
             # a file the recorder did not know existed was made by this call, even when its
@@ -348,12 +355,17 @@ class EffectsRecorder:
         if mask & _WRITE:
             op = "w"
         elif mask & IN_CLOSE_NOWRITE:
-            op = "b" if state.mask & _WRITE or not state.existed_before else "r"
-        if op == "b":
-            state.read_back = True
+            # a public input is never written: an unknown one is simply read
+            made_here = not state.existed_before and not path.startswith(self.roots[1][0] + os.sep)
+            op = "b" if state.mask & _WRITE or made_here else "r"
+            if state.mask & _WRITE or not state.existed_before:
+                state.read_back = True
         if op and op != state.last_op:
             state.last_op = op
             call.order.append((op, path))
+            state.last_step = len(call.order) - 1
+        if size is not None and op == "w":
+            call.sizes[state.last_step] = size      # the latest close of this write
         state.mask |= mask
 
     def _unwatch_under(self, top: str) -> None:
@@ -424,7 +436,7 @@ class EffectsRecorder:
         attributed = self.openers is not None and self.openers.failed is None
         return fx.as_dict(self._net_delta(), self.reads_shared, attributed)
 
-    def _order(self, call: _Call, fx: _Effects) -> list[list[str]] | None:
+    def _order(self, call: _Call, fx: _Effects) -> list[list[str | int]] | None:
         """The call's steps as the record keeps them: inside paths, each step only for a file its
         list holds (a read only when `read` has it: attributed). A file written before its new
         folder was watched has no event: its write (and its read-back, told by its access time)
@@ -432,10 +444,14 @@ class EffectsRecorder:
         (docs/sandbox.md "Order inside a call"). None when a written file cannot be placed so,
         or beyond MAX_ORDER steps."""
         listed = {"w": {w["path"] for w in fx.written}, "r": set(fx.read), "b": set(fx.read_back)}
-        stepped = {inside for op, path in call.order if op == "w" and (inside := self._inside(path))}
-        unplaced = {inside: path for inside in listed["w"] - stepped if (path := self._host(inside))}
-        seen_reads = {inside for op, path in call.order if op == "b" and (inside := self._inside(path))}
-        # each such file goes to the deepest folder made during the call that holds it
+        first_op: dict[str, str] = {}
+        for op, path in call.order:
+            if op != "d" and (inside := self._inside(path)) is not None:
+                first_op.setdefault(inside, op)
+        # written files whose write no event shows first (made before their folder's watch)
+        unplaced = {inside: host for inside in listed["w"] if first_op.get(inside) != "w"
+                    and (host := self._host(inside)) is not None}
+        # each goes to the deepest folder made during the call that holds it
         made = {path for op, path in call.order if op == "d"}
         at: dict[str, list[str]] = {}
         for inside, host in unplaced.items():
@@ -443,18 +459,19 @@ class EffectsRecorder:
             while folder not in made and os.path.dirname(folder) != folder:
                 folder = os.path.dirname(folder)
             at.setdefault(folder, []).append(inside)
-        order: list[list[str]] = []
-        for op, path in call.order:
+        order: list[list[str | int]] = []
+        for pos, (op, path) in enumerate(call.order):
             if op == "d":
                 for inside in sorted(at.pop(path, [])):
                     del unplaced[inside]
                     order.append(["w", inside])
-                    if inside in listed["b"] and inside not in seen_reads:
-                        order.append(["b", inside])
+                    if inside in listed["b"] and inside not in first_op:
+                        order.append(["b", inside])    # its read-back, told by its access time
                 continue
             inside = self._inside(path)
             if inside is not None and inside in listed[op]:
-                order.append([op, inside])
+                size = call.sizes.get(pos)
+                order.append([op, inside] if size is None else [op, inside, size])
         return order if not unplaced and len(order) <= MAX_ORDER else None
 
     def _add_new_dir_files(self, call: _Call) -> None:
@@ -596,6 +613,15 @@ class EffectsRecorder:
             if fd >= 0:
                 os.close(fd)
         self._stop_r = self._stop_w = -1
+
+
+def _size(folder: str | None, name: str) -> int | None:
+    if folder is None:
+        return None
+    try:
+        return os.stat(os.path.join(folder, name)).st_size
+    except OSError:
+        return None
 
 
 def _lstat(path: str) -> os.stat_result | None:

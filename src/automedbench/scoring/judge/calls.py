@@ -67,6 +67,12 @@ class CallFacts:
     unit_writes: list[Write] = field(default_factory=list)   # the files of those units, wherever written
     copies: list[Write] = field(default_factory=list)        # unit files copied from an earlier call's
     roots: Roots = field(default_factory=Roots)
+    # the order of its writes, reads and read-backs (effects.order, schema 1.7; None: not known),
+    # and, once split into the steps it took (steps.py), which step of its call this is
+    order: list[tuple[str, str, int | None]] | None = None   # (w|r|b, path, size at a write's close)
+    step: int = 0
+    continues: bool = False          # a later step of the same call follows (the script went on)
+    held: set[str] = field(default_factory=set)    # files earlier steps of the same call opened
 
     @property
     def produced(self) -> bool:
@@ -175,6 +181,11 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
                 c.read = c.read_back = []
             elif eff.reads_shared:
                 c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
+            if eff.order is not None:
+                kept = set(c.read) | set(c.read_back)
+                steps = ((step[0], _source_of(step[1]) if step[0] == "r" else step[1],
+                          step[2] if len(step) > 2 else None) for step in eff.order)
+                c.order = [(op, p, size) for op, p, size in steps if op == "w" or p in kept]
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         c.checks = list(e.output_checks or [])
         calls.append(c)

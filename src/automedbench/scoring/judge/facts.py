@@ -20,7 +20,8 @@ Method runs: a unit is produced wherever the method writes it: a file named as t
 Batch:      starts at the first call after which the outputs cover more units than a pilot may
             (`pilot_max` = max(1, floor(pilot_max_fraction x expected units))); every later
             output-writing call belongs to it.
-Pilot:      an output-writing call before the batch (it covers at most `pilot_max` units).
+Pilot:      an output-writing call before the batch (it covers at most `pilot_max` units; up to
+            half of them when a call looked at those outputs before more were produced).
 Inspection: a call before the batch that opened a pilot output file after it was written (a
             later call, or the pilot's own call reading back what it wrote: `read_back`, the order
             inside one call) and looked at its content (a specific content fact printed, or an
@@ -56,6 +57,7 @@ from ...runs.models import TraceEvent
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
+from .steps import split_calls
 from .looks import MAX_DESCRIBED, SILENT_CHECK, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
@@ -173,19 +175,20 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     by its inside path, `describe_output` those of a workspace file as it was when read (None:
     not available to the judge; then printing something counts, as the facts' notes say)."""
     roots = Roots.of(trace)
-    calls = collect_calls(trace, roots)
+    contract = set(layout.file_names)
+    # a call read as the steps it took (steps.py): the verdict does not depend on the cut
+    calls = split_calls(collect_calls(trace, roots), lambda p: _unit_file(p, contract, roots))
     unit = layout.effective_unit
     n = _expected_units(calls, unit, case_ids)
     _assign_units(calls, layout, n, roots, case_ids)
     copied_inputs = _drop_input_copies(calls)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
-    batch_start = _batch_start(calls, pilot_max)
+    batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls), contract)
     before = calls if batch_start is None else calls[:batch_start]
     pilots = [c for c in before if c.units]
     looks = _Looks(describe_output, calls)
     checks = _Checks(calls)
-    contract = set(layout.file_names)
     inspections = _pilot_inspections(calls, before, pilots, looks, contract)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     # the method's outputs, wherever written, are never its weights or parameters
@@ -206,7 +209,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         fix=_fix(calls, before, inspections, failed, checks),
         invalid_pilot=checks.invalid_pilot(pilots, before), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
-        input_check=_input_check(before, describe_input), weights=weights, method_files=method_files,
+        input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
         environment=_environment(calls, batch_start, model_paths),
         setup_work=setup_work, setup_failures=setup_failures)
@@ -242,14 +245,38 @@ def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | Non
     return COHORT_UNKNOWN_N
 
 
-def _batch_start(calls: list[CallFacts], pilot_max: int) -> int | None:
-    """The batch: from the first call after which the outputs cover more than a pilot may."""
+def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, contract: set[str]) -> int | None:
+    """The batch: from the first call after which the outputs cover more than a pilot may. A
+    small multi-case pilot (more than `pilot_max` units, at most half of them) is still a pilot
+    when a call looked at its outputs before any more units were produced: the rubric's "one
+    case" read as the reference agent's few-case pilot (docs/judge.md "Pilot size")."""
     covered: set[str] = set()
     for pos, c in enumerate(calls):
         covered |= c.units
         if len(covered) > pilot_max:
+            if len(covered) <= n // 2 and _looked_before_more(calls, pos, covered, looks, contract):
+                pilot_max = len(covered)
+                continue
             return pos
     return None
+
+
+def _looked_before_more(calls: list[CallFacts], pos: int, units: set[str], looks: _Looks,
+                        contract: set[str]) -> bool:
+    """Whether, after `calls[pos]` and before the next call that produced a unit, a call opened
+    outputs of those units written so far and looked at their content."""
+    written = {w.path for c in calls[: pos + 1] for w in c.unit_writes
+               if _method_output(w.path, contract, c.roots)}
+    for c in calls[: pos + 1]:
+        looks.wrote(c)
+    for c in calls[pos + 1:]:
+        if c.units:
+            return False
+        opened = [p for p in c.read if p in written]
+        if opened and looks.looked(c, opened):
+            return True
+        looks.wrote(c)
+    return False
 
 
 def _batch(calls: list[CallFacts], batch_start: int | None, n: int, unit: str) -> Fact:
@@ -261,7 +288,13 @@ def _batch(calls: list[CallFacts], batch_start: int | None, n: int, unit: str) -
 
 
 def _opened_fact(opened: Opened) -> Fact:
-    return Fact(bool(opened), [c.index for c, _ in opened], sorted({p for _, ps in opened for p in ps}))
+    return Fact(bool(opened), list(dict.fromkeys(c.index for c, _ in opened)), sorted({p for _, ps in opened for p in ps}))
+
+
+def _unit_file(path: str, contract: set[str], roots: Roots) -> bool:
+    """A file of a unit of work: in outputs/, or named as the contract names its files anywhere
+    in the workspace (a pilot in a scratch folder)."""
+    return path.startswith(roots.outputs) or (_name(path) in contract and path.startswith(roots.workspace + "/"))
 
 
 def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
@@ -343,7 +376,19 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
     return later
 
 
-def _input_check(before: list[CallFacts], describe_input: DescribeInput | None) -> Fact:
+def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
+    """A silent check (an assert on a property) that ran on the inputs. In the setup step of a
+    call that went on to write outputs (steps.py), the code cannot be cut by time: the assert
+    counts only when it comes before the code first names an output (`outputs/` or a contract
+    file), as a straight script runs it (docs/judge.md "Order inside a call")."""
+    found = SILENT_CHECK.search(c.code)
+    if found is None or not c.continues:
+        return found is not None
+    names = [c.code.find(n) for n in ("outputs", *contract) if n in c.code]
+    return not names or found.start() < min(names)
+
+
+def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str]) -> Fact:
     """Calls before the batch that opened inputs, produced nothing, exited 0 and looked at the
     content: a specific content fact printed, or a silent check run (see the module doc)."""
     checks: list[tuple[CallFacts, list[str], str]] = []
@@ -367,7 +412,7 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None) 
                 checks.append((c, [p], f"printed {', '.join(facts)} of {p}"))
                 break
         else:
-            if described and SILENT_CHECK.search(c.code):
+            if described and _silent_input_check(c, contract):
                 checks.append((c, c.public_reads[:8], "a silent check (assert on a property) ran and passed"))
             elif not described and c.printed:
                 checks.append((c, c.public_reads[:8], "printed (no describer reads these inputs' kind)"))
@@ -376,8 +421,9 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None) 
 
 
 def _loaded_to_produce(calls: list[CallFacts], path: str, after: int) -> list[int]:
-    """Calls after position `after` that opened `path` and produced a unit of work."""
-    return [c.index for c in calls[after + 1:] if path in c.read and c.units]
+    """Calls after position `after` that opened `path` (or whose script still held it, opened by
+    an earlier step of the same call) and produced a unit of work."""
+    return [c.index for c in calls[after + 1:] if (path in c.read or path in c.held) and c.units]
 
 
 def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, set[str]]:
@@ -432,9 +478,9 @@ def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_pa
         if c.checks:
             return any(ch.passed for ch in c.checks)
         return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
-    confirmers = [c for c in horizon if any(p in model_paths for p in c.read) and c.units and worked(c)]
-    return Fact(bool(confirmers), [c.index for c in confirmers],
-                sorted({p for c in confirmers for p in c.read if p in model_paths}))
+    confirmers = [c for c in horizon if any(p in model_paths for p in (*c.read, *c.held)) and c.units and worked(c)]
+    return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
+                sorted({p for c in confirmers for p in (*c.read, *c.held) if p in model_paths}))
 
 
 def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:

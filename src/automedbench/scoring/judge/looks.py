@@ -64,7 +64,7 @@ class _Checks:
     def __init__(self, calls: list[CallFacts]):
         self.recorded = any(c.checks for c in calls)
         self.at: dict[str, list[tuple[int, OutputCheck]]] = {}     # unit path -> (call position, check)
-        self.pos = {c.index: pos for pos, c in enumerate(calls)}
+        self.pos = {id(c): pos for pos, c in enumerate(calls)}   # steps of one call share its index
         for pos, c in enumerate(calls):
             for ch in c.checks:
                 self.at.setdefault(ch.path, []).append((pos, ch))
@@ -83,7 +83,7 @@ class _Checks:
 
     def failing(self, c: CallFacts, opened: list[str]) -> bool:
         """Whether an output this call looked at failed the harness's check as it was then."""
-        pos = self.pos[c.index]
+        pos = self.pos[id(c)]
         for path in opened:
             unit = self._unit_of(path)
             ch = self.last_before(unit, pos) if unit else None
@@ -95,7 +95,7 @@ class _Checks:
         """Pilot units whose last check before the batch failed, with the problem."""
         if not self.recorded or not pilots or not before:
             return Fact(False)
-        last = self.pos[before[-1].index]
+        last = self.pos[id(before[-1])]
         units = dict.fromkeys(u for c in pilots for w in c.unit_writes if (u := self._unit_of(w.path)))
         bad = [(u, ch) for u in units if (ch := self.last_before(u, last)) is not None and not ch.passed]
         calls = sorted({p for u, _ in bad for p, ch in self.at[u] if p <= last})
@@ -108,9 +108,9 @@ class _Checks:
         read-back) looked at."""
         if not failed:
             return Fact(False)
-        first_fail = self.pos[failed[0][0].index]
-        last = self.pos[before[-1].index] if before else -1
-        looked_at = {(self.pos[c.index], self._unit_of(p)) for c, ps in inspections for p in ps}
+        first_fail = self.pos[id(failed[0][0])]
+        last = self.pos[id(before[-1])] if before else -1
+        looked_at = {(self.pos[id(c)], self._unit_of(p)) for c, ps in inspections for p in ps}
         fixes: list[tuple[int, str]] = []
         for unit, checks in self.at.items():
             for p, ch in checks:

@@ -37,6 +37,7 @@ from ..base import Judge, JudgeEvidence
 from ..facts import Roots, WorkflowFacts, derive_facts
 from ..heuristic import input_describer, output_describer
 from . import Trajectory, calibration_inputs, load_set
+from .merged import merge_calls
 
 Events = list[TraceEvent]
 _TAG_LINE = re.compile(r"^\s*#\s*S[1-5]\b.*$\n?", re.MULTILINE | re.IGNORECASE)
@@ -109,9 +110,13 @@ def _map_paths(e: TraceEvent, move: Callable[[str], str]) -> TraceEvent:
     checks = [ch.model_copy(update={"path": move(ch.path), "files": {move(k): v for k, v in ch.files.items()},
                                     "facts": {move(k): v for k, v in ch.facts.items()}})
               for ch in e.output_checks or []] or None
-    return _with_effects(e, written=[w.model_copy(update={"path": move(w.path)}) for w in e.effects.written],
-                         read=[move(p) for p in e.effects.read], read_back=[move(p) for p in e.effects.read_back],
-                         output_checks=checks)
+    moved = _with_effects(e, written=[w.model_copy(update={"path": move(w.path)}) for w in e.effects.written],
+                          read=[move(p) for p in e.effects.read], read_back=[move(p) for p in e.effects.read_back],
+                          output_checks=checks)
+    if e.effects.order is None or moved.effects is None:
+        return moved
+    order = [(s[0], move(s[1]), *s[2:]) for s in e.effects.order]
+    return moved.model_copy(update={"effects": moved.effects.model_copy(update={"order": order})})
 
 
 def _renumber(events: Events) -> Events:
@@ -241,6 +246,30 @@ def pilot_and_look_merged(events: Events, ctx: Context) -> Events | None:
                            code=(pe.code or "") + "\n" + (le.code or ""))
     out = [merged if e is pe else e for e in events if not (e.call_index == look)]
     return _renumber(out)
+
+
+def _pilot_to_batch(ctx: Context) -> tuple[int, int] | None:
+    """The calls from the first pilot call to the batch's first, where the pilot was looked at."""
+    f = ctx.facts
+    if not (f.pilot.holds and f.pilot_inspection.holds and f.batch.calls):
+        return None
+    return min(f.pilot.calls), min(f.batch.calls)
+
+
+def pilot_look_batch_in_one_script(events: Events, ctx: Context) -> Events | None:
+    """Pilot, look and the batch's first call as one script that asserts on its pilot."""
+    span = _pilot_to_batch(ctx)
+    return None if span is None else _renumber_or_none(merge_calls(events, *span, gated=True))
+
+
+def pilot_look_batch_unchecked(events: Events, ctx: Context) -> Events | None:
+    """The same script with no check that could stop it: its look only prints."""
+    span = _pilot_to_batch(ctx)
+    return None if span is None else _renumber_or_none(merge_calls(events, *span, gated=False))
+
+
+def _renumber_or_none(events: Events | None) -> Events | None:
+    return None if events is None else _renumber(events)
 
 
 def input_check_as_silent_assert(events: Events, ctx: Context) -> Events | None:
@@ -407,12 +436,17 @@ VARIANTS: tuple[Variant, ...] = (
             what="the input check asserts on the input's shape and prints nothing"),
     Variant("pilot and look in one call", "keep", pilot_and_look_merged,
             what="one script writes the pilot and reads it back"),
+    Variant("pilot, look and batch in one script", "keep", pilot_look_batch_in_one_script,
+            what="from the pilot to the batch one script, which asserts on the pilot before running on"),
     Variant("python sent as bash heredocs", "keep", python_as_bash_heredocs,
             what="every Python call sent as `python3 - <<'EOF' ... EOF` from bash"),
     Variant("fix passes the harness's check", "keep", fix_that_passes,
             what="the pilot's output failed the harness's check, the fix's rewrite passes it"),
     Variant("fix that fixes nothing", "remove", fix_that_fixes_nothing, drops="s3",
             what="the pilot's output failed the harness's check and the rewrite still fails it"),
+    Variant("one script, look not checked", "remove", pilot_look_batch_unchecked, drops="s3",
+            what="from the pilot to the batch one script whose look only prints: nothing read it before "
+                 "the batch ran"),
     Variant("look is a constant print", "remove", look_replaced_by_constant_print, drops="s3",
             what="the look at the pilot opens nothing and prints 'looks good'"),
     Variant("pilot is a staged copy", "remove", pilot_replaced_by_staged_copy, drops="s3",

@@ -1,0 +1,76 @@
+"""The judge reads one script as the steps it took (docs/judge.md "Order inside a call"),
+through the real loop, the real sandbox (bwrap) and the recorder's `order`:
+
+- one script that looks at an input, pilots one case, checks the pilot's output with asserts
+  that could stop it, then runs every case earns what the same work in separate calls earns;
+- the same script whose look only prints does not validate: nobody read the print before the
+  batch ran;
+- a script that runs every case first and checks one afterwards validates nothing either.
+"""
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from automedbench.agents import AGENT_CLASSES
+from automedbench.agents.base import AgentContext, AgentOutcome, ToolBox
+from automedbench.agents.scripted import ScriptedAgent
+from automedbench.api import run_one
+from automedbench.runs.options import RunOptions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from heldout_agents import verify, versions, write_plan  # noqa: E402
+from heldout_kits import KITS  # noqa: E402
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed (make sysdeps installs it)")
+TASK = "xray-marker-det"
+
+
+def one_script(kind: str):
+    def parts(c: AgentContext) -> list[str]:
+        k = KITS[c.task_id]
+        head = [k.head(), write_plan(k, c), k.write_method(), versions(k), k.input_show(), k.load()]
+        if kind == "checked":
+            return head + [k.pilot("outputs"), k.show("outputs"), k.check("outputs"), k.batch("outputs"), verify(k)]
+        if kind == "printed":
+            return head + [k.pilot("outputs"), k.show("outputs"), k.batch("outputs"), verify(k)]
+        return head + [k.batch("outputs"), k.show("outputs"), k.check("outputs"), verify(k)]   # batch first
+
+    class OneScript(ScriptedAgent):
+        name = f"one-script-{kind}"
+
+        def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+            self.call(tools, "python", "".join(parts(context)))
+            self.submit(tools)
+            return AgentOutcome("submitted")
+    return OneScript
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory):
+    out = {}
+    for kind in ("checked", "printed", "batch-first"):
+        AGENT_CLASSES.add(f"one-script-{kind}", one_script(kind), replace=True, description="test")
+        report = run_one(TASK, "lite", f"one-script-{kind}", tmp_path_factory.mktemp(kind), RunOptions(sandbox="bwrap"))
+        assert report.run.end_reason == "submitted", report.run
+        out[kind] = {i: v for s in ("s2", "s3") for i, v in report.stages[s].items.items()}
+        out[kind]["_why"] = report.stages["s3"].rationale
+    return out
+
+
+def test_one_checked_script_earns_what_separate_calls_earn(verdicts):
+    got = verdicts["checked"]
+    assert got["s2a"] == 1.0 and got["s2b"] == 1.0 and got["s2e"] == 1.0, got
+    assert got["s3"] == 1.0, got["_why"]
+
+
+def test_a_look_that_only_prints_inside_the_script_does_not_validate(verdicts):
+    got = verdicts["printed"]
+    assert got["s2b"] == 1.0, got          # the input was looked at before any output
+    assert got["s3"] < 1.0, got["_why"]
+
+
+def test_a_check_after_the_batch_validates_nothing(verdicts):
+    got = verdicts["batch-first"]
+    assert got["s3"] < 1.0, got["_why"]
