@@ -183,11 +183,11 @@ _MISSING = {"brain-lesion-seg": ("ants", "antspyx"), "ldct-denoise": ("bm3d", "b
 
 
 def h_env_fallback(k: Kit, c: AgentContext) -> list[Step]:
-    """Two failed environment attempts (a missing library, an offline pip), then the scipy
+    """Two failed environment attempts (a missing library, a pip install from an absent wheels/ folder), then the scipy
     method; the pilot is the THIRD case, and that case is the one looked at."""
     return [plan_files(k, c),
             py(f"import {_MISSING[k.task][0]}\nprint({_MISSING[k.task][0]}.__version__)\n"),
-            sh(f"python -m pip install --retries 0 --timeout 3 {_MISSING[k.task][1]} 2>&1 | tail -2; exit 1"),
+            sh(f"python -m pip install --no-index --find-links wheels {_MISSING[k.task][1]} 2>&1 | tail -2; exit 1"),
             py(k.head(), k.write_method(), versions(k), on(k.input_show(), "cases[2]")),
             py(k.head(), k.load(), k.run("cases[2]", "pathlib.Path('outputs')"), on(k.show("outputs"), "cases[2]")),
             py(k.head(), k.load(), k.batch("outputs"), verify(k))]
