@@ -50,10 +50,12 @@ class OpenAIPolicy:
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str | None = None,
                  temperature: float | None = None, max_tokens: int | None = 4096, seed: int | None = None,
-                 timeout_s: float = 300.0, max_retries: int = 5, extra_body: dict[str, Any] | None = None):
+                 timeout_s: float = 300.0, max_retries: int = 5, extra_body: dict[str, Any] | None = None,
+                 retry: dict[str, float] | None = None):
         self.base_url, self.model, self.api_key_env = base_url, model, api_key_env
         self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
         self.timeout_s, self.max_retries, self.extra_body = timeout_s, max_retries, extra_body
+        self.retry = dict(retry or {})   # more of the endpoint entry's `retry` (llm/registry.py Retry)
         self._client: ChatClient | None = None
 
     def config(self) -> AgentConfig:
@@ -64,7 +66,7 @@ class OpenAIPolicy:
             "name": "rl-policy", "model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
             "temperature": self.temperature, "max_tokens": self.max_tokens, "timeout_s": self.timeout_s,
             "extra_body": body or None,
-            "retry": {"max_retries": self.max_retries}})
+            "retry": {"max_retries": self.max_retries, **self.retry}})
 
     def for_seed(self, seed: int | None) -> OpenAIPolicy:
         other = copy.copy(self)
@@ -149,6 +151,7 @@ class Episode:
     components: RewardComponents | None
     error: str | None = None
     wall_s: float = 0.0
+    worker: str = ""          # host:pid of the process that ran it
 
     @property
     def infra(self) -> bool:
@@ -184,12 +187,12 @@ class GroupResult:
 
 def _episode(index: int, seed: int | None, res: JobResult | None, run_dir: Path, spec: RewardSpec) -> Episode:
     error = res.error if res is not None else "not run"
-    wall = res.wall_s if res is not None else 0.0
+    wall, worker = (res.wall_s, res.worker) if res is not None else (0.0, "")
     try:
         comp = RewardComponents.from_run_dir(run_dir)
     except (UserError, ValueError) as exc:
-        return Episode(index, seed, str(run_dir), None, None, error or str(exc), wall)
-    return Episode(index, seed, str(run_dir), spec.reward(comp), comp, error, wall)
+        return Episode(index, seed, str(run_dir), None, None, error or str(exc), wall, worker)
+    return Episode(index, seed, str(run_dir), spec.reward(comp), comp, error, wall, worker)
 
 
 def run_group(task: str, tier: str, n: int, policy: Policy | Callable[..., PolicyOutput], *,

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import UserError
 from ..runs.models import BUDGET_END_REASONS, UNSCORED_END_REASONS, DetailReport, StageId
@@ -122,9 +122,11 @@ class RewardSpec(BaseModel):
             raise ValueError(f"unknown error code(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return v
 
-    def model_post_init(self, __context: Any) -> None:
+    @model_validator(mode="after")
+    def _weights_need_stages(self) -> RewardSpec:
         if self.stage_weights is not None and self.base != "stages":
-            raise RewardSpecError(f"stage_weights is given but base is {self.base!r}: set base: stages")
+            raise ValueError(f"stage_weights is given but base is {self.base!r}: set base: stages")
+        return self
 
     @classmethod
     def load(cls, source: RewardSpec | Mapping[str, Any] | Path | str | None) -> RewardSpec:
