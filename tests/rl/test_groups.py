@@ -55,3 +55,20 @@ def test_user_errors_stop_a_group_before_any_episode(options, tmp_path):
     with pytest.raises(UserError, match="2 episodes but 1 seeds"):
         run_group(TASK, TIER, 2, ReplayPolicy([looks_and_submits()]), seeds=[5], out_dir=tmp_path, options=options)
     assert not any(tmp_path.rglob("run.json"))
+
+
+def test_a_group_on_ray(options, tmp_path):
+    """The same group on a local Ray instance (2 CPUs): each episode a Ray task, not this process."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'automedbench[ray]'")
+    import os
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        group = run_group(TASK, TIER, 2, ReplayPolicy([looks_and_submits()]), workers=2, executor="ray",
+                          out_dir=tmp_path, options=options)
+    finally:
+        ray.shutdown()
+    assert [e.error for e in group.episodes] == [None, None]
+    assert group.rewards[0] == group.rewards[1] and group.std == 0.0 and not group.infra
+    assert str(os.getpid()) not in {e.worker.rsplit(":", 1)[1] for e in group.episodes}
+    for e in group.episodes:
+        assert RewardComponents.from_run_dir(e.run_dir).model_dump() == e.components.model_dump()
