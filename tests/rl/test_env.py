@@ -7,6 +7,8 @@ import time
 import pytest
 
 from automedbench import api
+from automedbench.export import inspect_log
+from automedbench.report.collect import collect_reports
 from automedbench.rl import AsyncMedEnv, MedEnv, OpenAIPolicy, RewardComponents, RunEndedError, Usage, play
 from automedbench.run_files import RunFiles
 from tests.helpers import amb
@@ -57,6 +59,11 @@ def test_reset_and_step_return_the_documented_shapes(options, tmp_path):
     second = env.reset(seed=8)
     assert second.run_dir != obs.run_dir and second.episode_id != obs.episode_id
     env.close()
+    # normal run folders: the site's collection finds both, the export writes an Inspect log
+    found = collect_reports([tmp_path / "eps"])
+    assert sorted(r.run.run_id for r in found) == sorted([obs.episode_id, second.episode_id]) and not found.warnings
+    log = inspect_log(obs.run_dir)
+    assert log["results"]["scores"][0]["metrics"]["overall"]["value"] == final.reward
 
 
 def test_a_trajectory_scores_as_through_run_and_as_automedbench_score(fake_openai, options, tmp_path):
