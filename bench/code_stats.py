@@ -67,6 +67,7 @@ def imports(mods: dict[str, Path]) -> list[tuple[str, str, bool]]:
 # the engine room (docs/architecture.md "Small functions"): modules (or packages) whose size is held
 SIZE_AREAS = {
     "lifecycle": ["lifecycle"],
+    "rl environment": ["rl"],
     "scoring path": ["scoring.score_run", "scoring.task_score", "scoring.stages", "scoring.overall",
                      "scoring.error_codes", "scoring.container_entry", "scoring.output_checks"],
     "agent loop": ["agents.base", "agents.llm", "agents.replies", "agents.toolcall_parse"],

@@ -45,6 +45,8 @@ class RunMeta(BaseModel):
     # the agent's effective configuration (endpoint, model, sampling, limits; never a key) and its hash
     agent_config: dict[str, Any] | None = None
     agent_config_hash: str | None = None
+    # an RL episode's own facts (docs/rl.md): episode id, seed, group, the reward spec; null for a run
+    episode: dict[str, Any] | None = None
     disqualified: bool = False
     violations: list[dict[str, Any]] = Field(default_factory=list)
 

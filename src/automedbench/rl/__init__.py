@@ -1,0 +1,18 @@
+"""Every task an RL environment (docs/rl.md): a layer above the run lifecycle and below the API.
+
+    env = MedEnv(task, tier, reward=RewardSpec(...), out_dir=..., options=RunOptions(...))
+    obs = env.reset(seed)            # Observation: messages, tools, run_dir, episode_id, info
+    step = env.step(message, usage)  # Step: tool_messages, done, reward, components, truncated, info
+    group = run_group(task, tier, n, policy, workers=2)   # GroupResult: episodes, rewards, mean, std
+
+Framework adapters (NeMo Gym, verifiers) are built on this API.
+"""
+from ..lifecycle import RunEndedError, Usage
+from .env import EXTERNAL_AGENT, AsyncMedEnv, ExternalPolicy, MedEnv, Observation, Step
+from .groups import Episode, EpisodeRunner, GroupResult, OpenAIPolicy, Policy, PolicyOutput, play, run_group
+from .rewards import RewardComponents, RewardSpec, RewardSpecError, StageReward, load_reward_spec
+
+__all__ = ["EXTERNAL_AGENT", "AsyncMedEnv", "Episode", "EpisodeRunner", "ExternalPolicy", "GroupResult", "MedEnv",
+           "Observation", "OpenAIPolicy", "Policy", "PolicyOutput", "RewardComponents", "RewardSpec",
+           "RewardSpecError", "RunEndedError", "StageReward", "Step", "Usage", "load_reward_spec", "play",
+           "run_group"]
