@@ -120,9 +120,13 @@ def test_s1_candidates_are_methods_named_not_table_rows(tmp_path):
     v = _judge(tmp_path, plan=prose)["s1"]
     assert v.items["s1d"] == 1 and v.items["s1b"] == 1, v.rationale
     # candidates described in other words count too: two content words of one candidate on a line
-    other_words = steps + ("\n- skull stripping first, then segment the brain tissue\n"
-                           "- white-matter hyperintensity lesions via a U-Net\n- HD-BET\n")
+    other_words = steps + ("\n- skull stripping first, then segment the brain tissue: needs weights\n"
+                           "- white-matter hyperintensity lesions via a U-Net: not offline\n- HD-BET\n")
     assert _judge(tmp_path, plan=other_words)["s1"].items["s1d"] == 1
+    # ... but a list of names compares nothing: a verdict or a reason on at least two of them
+    listed = steps + ("\n- skull stripping first, then segment the brain tissue\n"
+                      "- white-matter hyperintensity lesions via a U-Net\n- HD-BET\n")
+    assert _judge(tmp_path, plan=listed)["s1"].items["s1d"] == 0
     two = steps + "\nnnU-Net needs weights; an Otsu threshold needs nothing, so I chose it.\n"
     assert _judge(tmp_path, plan=two)["s1"].items["s1d"] == 0
 

@@ -95,7 +95,7 @@ def test_read_back_keeps_the_order_inside_one_call(box):
 
 def steps(r) -> list[list[str]]:
     """The order's steps without the sizes (a size is there only where the close was seen in time)."""
-    return [s[:2] for s in r.effects["order"]]
+    return [[s["op"], s["path"]] for s in r.effects["order"]]
 
 
 @needs_bwrap
@@ -132,8 +132,14 @@ def test_order_lists_writes_reads_and_read_backs_as_they_happened(box):
     r = ok(box, "import time\nopen('outputs/rows.csv', 'w').write('id,label\\n1,a\\n'); time.sleep(0.3)\n"
                 "open('outputs/rows.csv').read()\nopen('outputs/rows.csv', 'w').write('id,label\\n' + '1,a\\n' * 50)")
     rows = f"{WS}/outputs/rows.csv"
-    assert [s for s in r.effects["order"] if s[0] == "w"][0] == ["w", rows, 13]
+    assert [s.get("size") for s in r.effects["order"] if s["op"] == "w"][0] == 13
     assert steps(r) == [["w", rows], ["b", rows], ["w", rows]]
+    # each step says how much output the harness had read when it was seen: what a script
+    # printed before a write, and what it printed after
+    r = ok(box, "import time\nprint('before', flush=True); time.sleep(0.3)\nopen('o.txt', 'w').write('x')\n"
+                "time.sleep(0.3); print('after')")
+    [step] = r.effects["order"]
+    assert step["out"] == len("before\n") and r.stdout == "before\nafter\n"
     # every step names a file its list holds: the record can be checked against itself
     assert {x for op, x in steps(r) if op == "w"} == set(written(r))
 

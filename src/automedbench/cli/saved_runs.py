@@ -18,7 +18,7 @@ from ..report.collect import ReportList
 from ..report.leaderboard import write_analysis_site
 from ..runs.models import DetailReport
 from ..scoring.error_codes import code_texts
-from ..scoring.judge.calibration import render_table
+from ..scoring.judge.calibration import heldout_part_names, render_table
 from ..scoring.judge.calibration.metamorphic import metamorphic_failures, render_metamorphic
 from .common import (
     ANSWER_JUDGE_HELP,
@@ -90,8 +90,8 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
                                                 help="Also run the metamorphic variants of the trajectories "
                                                      "(substance kept / removed; docs/judge.md)."),
                heldout: bool = typer.Option(False, "--heldout",
-                                            help="Also measure it on the held-out set, its dev and sealed "
-                                                 "parts apart (docs/judge.md \"Held-out set\")."),
+                                            help="Also measure it on the held-out set, each part apart "
+                                                 "(dev, sealed, sealed-2: docs/judge.md \"Held-out set\")."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
     when a floor is not met or an adversarial trajectory is credited above its label (with
@@ -114,7 +114,7 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
              "heldout": {p: r.as_dict() for p, r in parts.items()}}, indent=1, default=str))
     else:
         print(render_table(rep) + ("" if variants is None else "\n\n" + render_metamorphic(variants))
-              + "".join(f"\n\nheld-out set, {p} part{' (never tuned against)' if p == 'sealed' else ''}:\n"
+              + "".join(f"\n\nheld-out set, {p} part ({heldout_part_names().get(p, '')}):\n"
                         + render_table(r) for p, r in parts.items()))
     kept = [str(p) for p in (rep.saved_to, save) if p is not None]
     if kept:

@@ -215,6 +215,26 @@ class NetBytes(_Strict):
     bytes_out: int
 
 
+class OrderStep(_Strict):
+    """One step of a call's `effects.order` (docs/sandbox.md "Order inside a call")."""
+
+    op: Literal["w", "r", "b"] = Field(description="w: a write; r: a read of a file listed in `read`; b: a read "
+                                                   "back of a file the call wrote")
+    path: str
+    out: int = Field(0, description="bytes of stdout the harness had read when the step was seen")
+    err: int = Field(0, description="bytes of stderr the harness had read when the step was seen")
+    size: int | None = Field(None, description="a write's size when it closed, where the recorder saw the close "
+                                               "in time")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_pair(cls, data: Any) -> Any:
+        # the first 1.7 records wrote [op, path] or [op, path, size], with no output offsets
+        if isinstance(data, (list, tuple)) and len(data) in (2, 3):
+            return {"op": data[0], "path": data[1], "size": data[2] if len(data) == 3 else None}
+        return data
+
+
 class Effects(_Strict):
     """What one execution did to the files the agent sees, observed from the host (inotify on
     the host side of the sandbox's mounts, never reported from inside): docs/sandbox.md."""
@@ -227,12 +247,9 @@ class Effects(_Strict):
     read_back: list[str] = Field(default_factory=list,
                                  description="files this call wrote and then opened again read-only, in the "
                                              "same call (a script that writes a file and reads it back)")
-    order: list[tuple[Literal["w", "r", "b"], str] | tuple[Literal["w"], str, int]] | None = Field(
-        None, description="the call's file steps in the order they happened (schema 1.7): [\"w\", path] a write "
-                          "(with its size when it closed, where the recorder saw the close in time: [\"w\", path, size]), "
-                          "[\"r\", path] a read of a file listed in `read`, [\"b\", path] a read back of a file "
-                          "it wrote; a file's step is listed again only when its kind changes; absent when "
-                          "events were lost or there were more than 4,000 steps")
+    order: list[OrderStep] | None = Field(
+        None, description="the call's file steps in the order they happened (schema 1.7); absent when events "
+                          "were lost or there were more than 4,000 steps")
     net: NetBytes | None = Field(None, description="bytes through the sandbox's interface; null with the "
                                                    "network off")
     truncated: bool = Field(False, description="a list hit its cap (2,000 entries) or events were lost")

@@ -125,12 +125,15 @@ def command_for(language: str, code: str, python: str) -> list[str]:
 
 def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeout_s: float,
                 cap: int, preexec: Callable[[], object] | None = None,
-                pass_fds: Sequence[int] = (), on_start: Callable[[int], None] | None = None) -> ExecResult:
+                pass_fds: Sequence[int] = (), on_start: Callable[[int], None] | None = None,
+                on_output: Callable[[int, int], None] | None = None) -> ExecResult:
     """Run argv in its own session; on timeout kill the whole process group.
 
     Output is read as it comes and bounded while reading (head + tail), so a flood of
     output cannot exhaust the harness's memory. `on_start(pid)` is told the process's pid as
-    soon as it exists (effects attribution: docs/sandbox.md "Whose reads")."""
+    soon as it exists (effects attribution: docs/sandbox.md "Whose reads"); `on_output(stdout
+    bytes, stderr bytes)` the bytes read so far as each chunk arrives (the effects order's place
+    in the output: docs/sandbox.md "Order inside a call")."""
     start = time.monotonic()
     # Popen returns only after the child has exec'd; a Ctrl-C / SIGTERM raised in that window
     # would leave a running agent process we hold no handle to. Hold those signals until
@@ -146,6 +149,8 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
     if on_start is not None:   # the call's pid, before anything it runs is waited for
         on_start(proc.pid)
     out, err = _Bounded(cap), _Bounded(cap)
+    if on_output is not None:
+        out.on_add = err.on_add = lambda: on_output(out.total, err.total)
     try:
         held.release()
         timed_out = not _pump(proc, {proc.stdout: out, proc.stderr: err}, time.monotonic() + timeout_s)
@@ -236,9 +241,12 @@ class _Bounded:
 
     def __init__(self, cap: int):
         self.half, self.head, self.tail, self.total = cap // 2, bytearray(), bytearray(), 0
+        self.on_add: Callable[[], None] | None = None
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
+        if self.on_add is not None:
+            self.on_add()
         room = self.half - len(self.head)
         if room > 0:
             self.head += chunk[:room]

@@ -228,7 +228,8 @@ class BwrapSandbox:
                                                                  self._helper.fd if self._helper else None,
                                                                  self.net.fd if self.net else None,
                                                                  self.net.userns_fd if self.net else None),
-                                         pass_fds=pass_fds, on_start=self._call.started)
+                                         pass_fds=pass_fds, on_start=self._call.started,
+                                         on_output=self.effects.saw_output if self.effects else None)
                 finally:
                     self._call.end()
                 events = self.watcher.drain()

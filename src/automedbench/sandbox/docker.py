@@ -353,7 +353,8 @@ class DockerSandbox:
             if self.effects is not None:
                 self.effects.begin()
             result = run_process(argv, env=self._cli_env,
-                                 cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap)
+                                 cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
+                                 on_output=self.effects.saw_output if self.effects is not None else None)
             if result.timed_out:  # killing the CLI does not stop what it started inside
                 subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
                                 "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)

@@ -109,6 +109,7 @@ class _Call:
     # moved in, kept only to place files made before its watch (docs/sandbox.md "Order")
     order: list[tuple[str, str]] = field(default_factory=list)
     sizes: dict[int, int] = field(default_factory=dict)   # a write step -> its size when it closed
+    output_at: list[tuple[int, int]] = field(default_factory=list)   # each step: output bytes read by then
     new_dirs: list[str] = field(default_factory=list)
     gone_dirs: list[str] = field(default_factory=list)
     overflow: bool = False
@@ -122,7 +123,7 @@ class _Effects:
     deleted: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     read_back: list[str] = field(default_factory=list)
-    order: list[list[str | int]] | None = None
+    order: list[dict[str, Any]] | None = None
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
 
@@ -193,6 +194,10 @@ class EffectsRecorder:
         self._pump: threading.Thread | None = None
         self._pumped: list[tuple[int, int, int, str]] = []
         self._closed_size: dict[int, int | None] = {}    # pumped event -> size at its close-write
+        # the call's output read so far (stdout, stderr bytes; run_process tells), and where each
+        # pumped event came in it: which printed lines came before which file step
+        self._output_seen: tuple[int, int] = (0, 0)
+        self._pumped_at: list[tuple[int, int]] = []
         self._pump_error: BaseException | None = None
         self._stop_r, self._stop_w = os.pipe()
         try:
@@ -264,6 +269,7 @@ class EffectsRecorder:
     def _start_pump(self) -> None:
         self._stop_pump()
         self._pumped, self._pump_error, self._closed_size = [], None, {}
+        self._output_seen, self._pumped_at = (0, 0), []
         self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
         self._pump.start()
 
@@ -286,6 +292,7 @@ class EffectsRecorder:
                         self._pumped[-1] = (-1, IN_Q_OVERFLOW, 0, "")   # lost: rescan at the end
                         continue
                     self._pumped.append(ev)
+                    self._pumped_at.append(self._output_seen)
                     wd, mask, _cookie, name = ev
                     if mask & IN_CLOSE_WRITE and not mask & IN_ISDIR:
                         # the size a file had when this write closed (the order's cohort rows)
@@ -304,8 +311,10 @@ class EffectsRecorder:
         per path."""
         call = _Call()
         moved_from: dict[int, str] = {}
-        events, self._pumped = self._pumped + list(self.inotify.read()), []
-        sizes, self._closed_size = self._closed_size, {}
+        late = list(self.inotify.read())
+        events, self._pumped = self._pumped + late, []
+        at = self._pumped_at + [self._output_seen] * len(late)
+        sizes, self._closed_size, self._pumped_at = self._closed_size, {}, []
         if self._pump_error is not None:
             call.overflow, self._pump_error = True, None
         for i, (wd, mask, cookie, name) in enumerate(events):
@@ -324,6 +333,7 @@ class EffectsRecorder:
             if mask & IN_ISDIR:
                 if mask & (IN_CREATE | IN_MOVED_TO):
                     call.order.append(("d", path))   # where files made before its watch go
+                    call.output_at.append(at[i] if i < len(at) else self._output_seen)
                 if mask & IN_CREATE:
                     call.new_dirs.append(path)
                 elif mask & IN_MOVED_FROM:
@@ -337,14 +347,19 @@ class EffectsRecorder:
                 elif mask & IN_DELETE:
                     call.gone_dirs.append(path)
                 continue
-            self._file_event(call, path, mask, sizes.get(i))
+            self._file_event(call, path, mask, sizes.get(i), at[i] if i < len(at) else self._output_seen)
         # a directory moved away out of the roots: its paths are gone, its watches too
         for old in moved_from.values():
             call.gone_dirs.append(old)
             self._unwatch_under(old)
         return call
 
-    def _file_event(self, call: _Call, path: str, mask: int, size: int | None = None) -> None:
+    def saw_output(self, stdout_bytes: int, stderr_bytes: int) -> None:
+        """The call's output read so far (called by run_process as output arrives)."""
+        self._output_seen = (stdout_bytes, stderr_bytes)
+
+    def _file_event(self, call: _Call, path: str, mask: int, size: int | None = None,
+                    output: tuple[int, int] = (0, 0)) -> None:
         state = call.paths.get(path)
         if state is None:
             # a file the recorder did not know existed was made by this call, even when its
@@ -363,6 +378,7 @@ class EffectsRecorder:
         if op and op != state.last_op:
             state.last_op = op
             call.order.append((op, path))
+            call.output_at.append(output)
             state.last_step = len(call.order) - 1
         if size is not None and op == "w":
             call.sizes[state.last_step] = size      # the latest close of this write
@@ -436,7 +452,7 @@ class EffectsRecorder:
         attributed = self.openers is not None and self.openers.failed is None
         return fx.as_dict(self._net_delta(), self.reads_shared, attributed)
 
-    def _order(self, call: _Call, fx: _Effects) -> list[list[str | int]] | None:
+    def _order(self, call: _Call, fx: _Effects) -> list[dict[str, Any]] | None:
         """The call's steps as the record keeps them: inside paths, each step only for a file its
         list holds (a read only when `read` has it: attributed). A file written before its new
         folder was watched has no event: its write (and its read-back, told by its access time)
@@ -459,19 +475,23 @@ class EffectsRecorder:
             while folder not in made and os.path.dirname(folder) != folder:
                 folder = os.path.dirname(folder)
             at.setdefault(folder, []).append(inside)
-        order: list[list[str | int]] = []
+        order: list[dict[str, Any]] = []
         for pos, (op, path) in enumerate(call.order):
             if op == "d":
+                out, err = call.output_at[pos]
                 for inside in sorted(at.pop(path, [])):
                     del unplaced[inside]
-                    order.append(["w", inside])
-                    if inside in listed["b"] and inside not in first_op:
-                        order.append(["b", inside])    # its read-back, told by its access time
+                    order.append({"op": "w", "path": inside, "out": out, "err": err})
+                    if inside in listed["b"] and inside not in first_op:   # its read-back, told by its atime
+                        order.append({"op": "b", "path": inside, "out": out, "err": err})
                 continue
             inside = self._inside(path)
             if inside is not None and inside in listed[op]:
-                size = call.sizes.get(pos)
-                order.append([op, inside] if size is None else [op, inside, size])
+                out, err = call.output_at[pos]
+                step: dict[str, Any] = {"op": op, "path": inside, "out": out, "err": err}
+                if pos in call.sizes:
+                    step["size"] = call.sizes[pos]
+                order.append(step)
         return order if not unplaced and len(order) <= MAX_ORDER else None
 
     def _add_new_dir_files(self, call: _Call) -> None:

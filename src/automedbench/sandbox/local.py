@@ -56,7 +56,8 @@ class LocalSandbox:
         try:
             result = run_process(command_for(language, code, self.python), env=env,
                                  cwd=self.workspace_dir, timeout_s=timeout_s or self.spec.timeout_s,
-                                 cap=self.spec.output_cap, on_start=self._call.started)
+                                 cap=self.spec.output_cap, on_start=self._call.started,
+                                 on_output=self.effects.saw_output if self.effects is not None else None)
         finally:
             self._call.end()
         # local isolates nothing: a process left running can still write after this

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
 from ...runs.models import OutputCheck, TraceEvent
@@ -46,6 +46,15 @@ class Write:
     sha256: str | None
 
 
+class FileStep(NamedTuple):
+    """One step of effects.order: w (write), r (read), b (read back), with the output read by then."""
+    op: str
+    path: str
+    size: int | None
+    out: int            # stdout bytes the harness had read when the step was seen
+    err: int            # stderr bytes
+
+
 @dataclass
 class CallFacts:
     """What one execution did, from its exit code, its output and its effects."""
@@ -69,7 +78,9 @@ class CallFacts:
     roots: Roots = field(default_factory=Roots)
     # the order of its writes, reads and read-backs (effects.order, schema 1.7; None: not known),
     # and, once split into the steps it took (steps.py), which step of its call this is
-    order: list[tuple[str, str, int | None]] | None = None   # (w|r|b, path, size at a write's close)
+    order: list[FileStep] | None = None
+    stdout: str = ""                 # the call's own output, kept apart only when it has an order
+    stderr: str = ""
     step: int = 0
     continues: bool = False          # a later step of the same call follows (the script went on)
     held: set[str] = field(default_factory=set)    # files earlier steps of the same call opened
@@ -183,9 +194,9 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
                 c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
             if eff.order is not None:
                 kept = set(c.read) | set(c.read_back)
-                steps = ((step[0], _source_of(step[1]) if step[0] == "r" else step[1],
-                          step[2] if len(step) > 2 else None) for step in eff.order)
-                c.order = [(op, p, size) for op, p, size in steps if op == "w" or p in kept]
+                c.order = [FileStep(st.op, _source_of(st.path) if st.op == "r" else st.path, st.size, st.out, st.err)
+                           for st in eff.order if st.op == "w" or (_source_of(st.path) if st.op == "r" else st.path) in kept]
+                c.stdout, c.stderr = e.stdout or "", e.stderr or ""
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         c.checks = list(e.output_checks or [])
         calls.append(c)

@@ -58,7 +58,8 @@ from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
 from .steps import split_calls
-from .looks import MAX_DESCRIBED, SILENT_CHECK, DescribeOutput, Opened, _Checks, _Looks
+from .asserts import check_offsets
+from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
@@ -96,12 +97,18 @@ class WorkflowFacts:
     setup_failures: Fact
 
 
+# dot-folders that tools (not the agent's method) write into: never a place the method ran
+TOOL_FOLDERS = {".cache", ".config", ".local", ".ipynb_checkpoints", ".git", ".tmp", ".npm", ".keras",
+                ".matplotlib", ".jupyter", ".ipython"}
+
+
 def _scratch(path: str, roots: Roots) -> bool:
-    """A workspace file outside outputs/ and plan/ that is not a tool's cache or a dot-folder."""
+    """A workspace file outside outputs/ and plan/ that is not in a tool's folder: the method may
+    run anywhere else, hidden folders (`.stage/`) included."""
     if not path.startswith(roots.workspace + "/") or path.startswith((roots.outputs, roots.plan)):
         return False
     return "/__pycache__/" not in path and not any(
-        part.startswith(".") for part in path[len(roots.workspace) + 1:].split("/"))
+        part in TOOL_FOLDERS for part in path[len(roots.workspace) + 1:].split("/"))
 
 
 def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[str],
@@ -187,9 +194,13 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls), contract)
     before = calls if batch_start is None else calls[:batch_start]
     pilots = [c for c in before if c.units]
-    looks = _Looks(describe_output, calls)
     checks = _Checks(calls)
-    inspections = _pilot_inspections(calls, before, pilots, looks, contract)
+    inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls), contract)
+    unlooked = _unlooked_in_batch_call(pilots, inspections, calls, batch_start)
+    if unlooked:
+        pilots = [c for c in pilots if c not in unlooked]
+        inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls), contract)
+    looks = _Looks(describe_output, calls)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     # the method's outputs, wherever written, are never its weights or parameters
     unit_files = {p for c in calls for p in c.unit_paths}
@@ -259,6 +270,17 @@ def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, 
                 continue
             return pos
     return None
+
+
+def _unlooked_in_batch_call(pilots: list[CallFacts], inspections: Opened, calls: list[CallFacts],
+                            batch_start: int | None) -> list[CallFacts]:
+    """Pilot steps of the batch's own call that nothing looked at: a loop that writes each case
+    and re-reads it is a batch, not a pilot (steps.py)."""
+    if batch_start is None:
+        return []
+    looked = {p for _, ps in inspections for p in ps}
+    batch_call = calls[batch_start].index
+    return [c for c in pilots if c.index == batch_call and c.step > 0 and not set(c.unit_paths) & looked]
 
 
 def _looked_before_more(calls: list[CallFacts], pos: int, units: set[str], looks: _Looks,
@@ -381,11 +403,11 @@ def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
     call that went on to write outputs (steps.py), the code cannot be cut by time: the assert
     counts only when it comes before the code first names an output (`outputs/` or a contract
     file), as a straight script runs it (docs/judge.md "Order inside a call")."""
-    found = SILENT_CHECK.search(c.code)
-    if found is None or not c.continues:
-        return found is not None
+    found = check_offsets(c.code)
+    if not found or not c.continues:
+        return bool(found)
     names = [c.code.find(n) for n in ("outputs", *contract) if n in c.code]
-    return not names or found.start() < min(names)
+    return not names or found[0] < min(names)
 
 
 def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str]) -> Fact:

@@ -24,7 +24,8 @@ from ...tasks import Task
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
-from .plan_facts import COPIED_SHARE, MIN_METHODS, copied_share, methods_named, prompt_shingles, task_texts
+from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, copied_share, methods_judged, methods_named,
+                         prompt_shingles, task_texts)
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 
 _STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
@@ -160,7 +161,9 @@ class HeuristicJudge:
             "s1a": float(has_plan),
             # steps that name no method at all ("run the model") cannot be executed
             "s1b": float(has_plan and own and steps >= 3 and bool(mentioned)),
-            "s1d": float(has_plan and own and len(mentioned) >= MIN_METHODS),
+            # compared: at least 3 methods named, at least 2 of them with a verdict or a reason
+            "s1d": float(has_plan and own and len(mentioned) >= MIN_METHODS
+                         and len(methods_judged(text, mentioned)) >= MIN_JUDGED),
             "s1e": float(size is not None),
         }
         abstained = []

@@ -2,17 +2,14 @@
 harness's per-output checks by unit (docs/judge.md "Content facts", "Per-output checks")."""
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from ...runs.models import OutputCheck
 from ...tracks.content_facts import ContentFacts, looked_at
+from .asserts import silent_check
 from .calls import CallFacts, Fact, _parent
 
 MAX_DESCRIBED = 8                   # files per call whose content facts are computed
-# a silent check: an assert on a property of the data, which ran and passed (docs/judge.md)
-SILENT_CHECK = re.compile(r"\bassert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zooms|\.header|\.affine|"
-                          r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)")
 # inside path of a workspace file and the sha256 it had when read -> its content facts, or None
 # when the file now holds other bytes (or none): what was looked at can no longer be described
 DescribeOutput = Callable[[str, "str | None"], "ContentFacts | None"]
@@ -53,8 +50,12 @@ class _Looks:
             return c.printed
         described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
         if not described:
-            return c.printed            # the bytes looked at are gone: nothing to compare with
-        return any(looked_at(c.text, cf) for cf in described) or bool(SILENT_CHECK.search(c.code))
+            # the bytes looked at are gone: nothing to compare with, printing counts -- except
+            # inside one script (a step of a split call), where the text is the whole script's
+            # and the file's bytes at that moment were never hashed: only a silent check counts
+            split = c.step > 0 or c.continues
+            return silent_check(c.code) if split else c.printed
+        return any(looked_at(c.text, cf) for cf in described) or silent_check(c.code)
 
 
 class _Checks:

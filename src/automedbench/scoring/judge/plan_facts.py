@@ -28,6 +28,14 @@ from ...tracks.content_facts import NOT_METHOD_NAMES
 SHINGLE = 5
 COPIED_SHARE = 0.5
 MIN_METHODS = 3
+MIN_JUDGED = 2        # methods that carry a verdict or a reason: "compared", not only listed
+# words that make a line about a method a judgement of it (a verdict, a reason, a trade-off)
+_VERDICT = re.compile(r"\b(?:chose|chosen|choose|choosing|pick(?:ed)?|select(?:ed)?|reject(?:ed)?|skip(?:ped)?|"
+                      r"discard(?:ed)?|because|since|needs?|requires?|required|cannot|can't|won't|no|not|too|"
+                      r"fails?|failed|better|worse|best|simpler|simple|robust|accurate|accuracy|offline|"
+                      r"unavailable|available|works?|fits?|suits?|pros?|cons?|trade-?off|verdict|use[ds]?|"
+                      r"instead|unlike|whereas|but|overkill|heavy|lightweight|gpu|download|internet|training|"
+                      r"trained|untrained|yes|considered|consider|tried|tested)\b|[✓✗✔✘]", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-+.]*")
 _SPLIT = re.compile(r"\s*(?:[,;:/()+]|\bor\b|\band\b|\bwith\b|\bvia\b|\bfor\b|\be\.g\.|\bi\.e\.)\s*", re.IGNORECASE)
 # phrases cut from candidate strings that name no method
@@ -112,6 +120,29 @@ def _described(candidate: str, lines: list[set[str]]) -> bool:
 
 def _present(name: str, low: str) -> bool:
     return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w])", low) is not None
+
+
+def methods_judged(plan: str, methods: list[str]) -> list[str]:
+    """The named methods the plan judges: a line (a table row, a bullet, a sentence) that names
+    the method and carries a verdict or a reason beyond its name (`_VERDICT`); a table row
+    counts when another cell holds a verdict. A list of names compares nothing."""
+    judged: list[str] = []
+    for line in plan.splitlines():
+        low = line.lower()
+        named = [m for m in methods if m and m in low and m not in judged]
+        if not named:
+            continue
+        if "|" in low:    # a table row: another cell holds something (a verdict column)
+            cells = [c.strip() for c in low.strip().strip("|").split("|")]
+            if any(c and not c.strip("-: ") == "" and not any(m in c for m in named) for c in cells):
+                judged += named
+            continue
+        rest = low
+        for m in named:
+            rest = rest.replace(m, " ")
+        if _VERDICT.search(rest):
+            judged += named
+    return judged
 
 
 def methods_named(plan: str, candidates: list[str]) -> list[str]:

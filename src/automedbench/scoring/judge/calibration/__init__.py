@@ -39,7 +39,10 @@ LABELS = PACKAGE / "labels.yaml"
 HELDOUT = PACKAGE / "heldout"
 HELDOUT_LABELS = HELDOUT / "labels.yaml"
 HELDOUT_FLOORS = HELDOUT / "floors.yaml"
-HELDOUT_PARTS = ("dev", "sealed")
+# dev: looked at while the judge changed; sealed: measured once sealed, then looked at (issue
+# 25's fixes for the classes it showed); sealed-2: written after those fixes, never tuned against.
+# What each part is, in words, is floors.yaml's `parts` (shown by `judge-eval --heldout`).
+HELDOUT_PARTS = ("dev", "sealed", "sealed-2")
 
 
 class CalibrationError(UserError):
@@ -57,7 +60,7 @@ class Trajectory:
     labels: dict[str, float]
     unlabelled: dict[str, str]
     adversarial: bool
-    part: str = "calibration"       # held-out set: "dev" or "sealed" (never tuned against)
+    part: str = "calibration"       # held-out set: one of HELDOUT_PARTS
 
 
 @dataclass
@@ -198,6 +201,12 @@ def evaluate(judge: Judge, trajectories: list[Trajectory] | None = None, labels_
         tracks=sorted({task.track for task in tasks.values()}), tiers=sorted({t.tier for t in trajectories}),
         items=items, adversarial_over=over, errors=errors, floors=floors, floor_failures=failures,
         stages=_stage_agreement(rubric, pairs))
+
+
+def heldout_part_names() -> dict[str, str]:
+    """Each held-out part and what it is (floors.yaml `parts`): whether it was tuned against."""
+    parts = _labels(HELDOUT_FLOORS).get("parts") or {}
+    return {p: str(parts.get(p, "")) for p in HELDOUT_PARTS}
 
 
 def evaluate_heldout(judge: Judge) -> dict[str, EvalReport]:

@@ -7,37 +7,40 @@ the rest" would. The merged call's `order` lists each original call's steps in t
 reads, then its writes, then what it read back (the recorder's own order where the original
 has one).
 
-  keep    the script asserts on the pilot's output before running on (`assert` on a property
-          of the data, which could stop it): the same work, every verdict stays;
-  remove  the script only prints its look and runs on: nobody read the look before the batch
-          ran, so the pilot was not validated: s3 must drop.
+  keep    the same calls as one script (with one assert on the pilot's output, which a script
+          that runs on would hold): the same work, every verdict stays;
+  remove  the same script whose pilot and look print nothing about the pilot's content
+          ("checked") and assert nothing: the look is gone, s3 must drop.
 """
 from __future__ import annotations
 
 import re
 
-from ....runs.models import TraceEvent, WrittenFile
+from ....runs.models import OrderStep, TraceEvent, WrittenFile
 
 Events = list[TraceEvent]
 GATE_LINE = "assert pilot.shape == expected.shape, (pilot.shape, expected.shape)\n"
 
 
-def _order_of(e: TraceEvent, written_before: set[str]) -> list[list[str | int]]:
-    """One original call's steps: the recorder's order where it has one, else its reads (a read
-    of a file written earlier in the merged script is a read-back), its writes, its read-backs."""
+def _order_of(e: TraceEvent, written_before: set[str], out: int, err: int) -> list[OrderStep]:
+    """One original call's steps, placed after `out`/`err` bytes of the merged output: the
+    recorder's order where it has one, else its reads (a read of a file written earlier in the
+    merged script is a read-back), its writes, its read-backs, each at the call's start."""
     eff = e.effects
     assert eff is not None
     if eff.order is not None:
-        return [["b" if s[0] == "r" and s[1] in written_before else s[0], *s[1:]] for s in eff.order]
-    steps: list[list[str | int]] = [["b" if p in written_before else "r", p] for p in eff.read]
-    steps += [["w", w.path] if w.size is None else ["w", w.path, w.size] for w in eff.written]
-    steps += [["b", p] for p in eff.read_back]
+        return [st.model_copy(update={"op": "b" if st.op == "r" and st.path in written_before else st.op,
+                                      "out": st.out + out, "err": st.err + err}) for st in eff.order]
+    steps = [OrderStep(op="b" if p in written_before else "r", path=p, out=out, err=err) for p in eff.read]
+    steps += [OrderStep(op="w", path=w.path, size=w.size, out=out, err=err) for w in eff.written]
+    steps += [OrderStep(op="b", path=p, out=out, err=err) for p in eff.read_back]
     return steps
 
 
-def merge_calls(events: Events, first: int, last: int, *, gated: bool) -> Events | None:
+def merge_calls(events: Events, first: int, last: int, *, gated: bool, mute: frozenset[int] = frozenset()
+                ) -> Events | None:
     """Calls `first`..`last` as one execution (None when one of them has no effects, or one
-    before the last failed)."""
+    before the last failed); the calls in `mute` print only "checked"."""
     group = [e for e in events if e.call_index is not None and first <= e.call_index <= last]
     execs = [e for e in group if e.type == "execution"]
     if len(execs) < 2 or any(e.effects is None for e in execs):
@@ -46,14 +49,16 @@ def merge_calls(events: Events, first: int, last: int, *, gated: bool) -> Events
         return None     # a script does not run on past a step that failed: not the same work
     written: dict[str, WrittenFile] = {}
     read: list[str] = []
-    order: list[list[str | int]] = []
-    for e in execs:
+    order: list[OrderStep] = []
+    stdout = [("checked\n" if e.call_index in mute else e.stdout or "") for e in execs]
+    stderr = [("" if e.call_index in mute else e.stderr or "") for e in execs]
+    for n, e in enumerate(execs):
         assert e.effects is not None
-        order += _order_of(e, set(written))
+        order += _order_of(e, set(written), len("".join(stdout[:n]).encode()), len("".join(stderr[:n]).encode()))
         read += [p for p in e.effects.read if p not in written]
         for w in e.effects.written:
             written[w.path] = w
-    back = list(dict.fromkeys(str(s[1]) for s in order if s[0] == "b"))
+    back = list(dict.fromkeys(st.path for st in order if st.op == "b"))
     code = "\n".join(e.code or "" for e in group if e.type == "tool_call")
     # checked: one assert that could stop the script; unchecked: none at all (its looks print)
     code = code + "\n" + GATE_LINE if gated else "\n".join(
@@ -62,10 +67,10 @@ def merge_calls(events: Events, first: int, last: int, *, gated: bool) -> Events
     assert last_exec.effects is not None
     merged_effects = last_exec.effects.model_copy(update={
         "written": list(written.values()), "read": list(dict.fromkeys(read)), "read_back": back,
-        "order": [tuple(s) for s in order]})
+        "order": order})
     merged = last_exec.model_copy(update={
         "call_index": first, "effects": merged_effects, "code": code,
-        "stdout": "".join(e.stdout or "" for e in execs), "stderr": "".join(e.stderr or "" for e in execs),
+        "stdout": "".join(stdout), "stderr": "".join(stderr),
         "output_checks": [ch for e in execs for ch in (e.output_checks or [])] or None})
     call = next(e for e in group if e.type == "tool_call")
     call = call.model_copy(update={"code": code, "stage": None})

@@ -115,7 +115,7 @@ def _map_paths(e: TraceEvent, move: Callable[[str], str]) -> TraceEvent:
                           output_checks=checks)
     if e.effects.order is None or moved.effects is None:
         return moved
-    order = [(s[0], move(s[1]), *s[2:]) for s in e.effects.order]
+    order = [st.model_copy(update={"path": move(st.path)}) for st in e.effects.order]
     return moved.model_copy(update={"effects": moved.effects.model_copy(update={"order": order})})
 
 
@@ -262,10 +262,13 @@ def pilot_look_batch_in_one_script(events: Events, ctx: Context) -> Events | Non
     return None if span is None else _renumber_or_none(merge_calls(events, *span, gated=True))
 
 
-def pilot_look_batch_unchecked(events: Events, ctx: Context) -> Events | None:
-    """The same script with no check that could stop it: its look only prints."""
+def pilot_look_batch_look_emptied(events: Events, ctx: Context) -> Events | None:
+    """The same script, which prints only "checked" and asserts nothing. (Where the script prints
+    the pilot's facts anywhere, a re-read of the pilot counts as a look: the printed text of one
+    call is not cut by time; docs/judge.md "Order inside a call" says so.)"""
     span = _pilot_to_batch(ctx)
-    return None if span is None else _renumber_or_none(merge_calls(events, *span, gated=False))
+    return None if span is None else _renumber_or_none(
+        merge_calls(events, *span, gated=False, mute=frozenset(range(span[0], span[1] + 1))))
 
 
 def _renumber_or_none(events: Events | None) -> Events | None:
@@ -444,9 +447,8 @@ VARIANTS: tuple[Variant, ...] = (
             what="the pilot's output failed the harness's check, the fix's rewrite passes it"),
     Variant("fix that fixes nothing", "remove", fix_that_fixes_nothing, drops="s3",
             what="the pilot's output failed the harness's check and the rewrite still fails it"),
-    Variant("one script, look not checked", "remove", pilot_look_batch_unchecked, drops="s3",
-            what="from the pilot to the batch one script whose look only prints: nothing read it before "
-                 "the batch ran"),
+    Variant("one script, look emptied", "remove", pilot_look_batch_look_emptied, drops="s3",
+            what="from the pilot to the batch one script that prints only 'checked' and asserts nothing"),
     Variant("look is a constant print", "remove", look_replaced_by_constant_print, drops="s3",
             what="the look at the pilot opens nothing and prints 'looks good'"),
     Variant("pilot is a staged copy", "remove", pilot_replaced_by_staged_copy, drops="s3",

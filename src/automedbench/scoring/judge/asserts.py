@@ -1,0 +1,116 @@
+"""Silent checks: an assert that ran on a property of the data and could have failed
+(docs/judge.md "Content facts: silent checks").
+
+A check that prints nothing is recognised from the executed code. It counts when the script
+runs an `assert` statement (in its body, a loop or branch, or a function the script calls; not
+one inside a string or an uncalled function) whose test reads a property of the data (shape,
+dtype, size, spacing, header, value range, counts, unique values, columns, boxes' coordinates)
+and is not vacuous. Vacuous tests hold for any file: a constant, `x is not None`, the same
+expression on both sides (`rows == rows`), a count, length, size or sum compared `>= 0`, or an
+`abs(...)`/`len(...)` compared `> -1`. A bash call's Python heredocs (`python3 - <<'EOF'`) are
+read the same way; code that does not parse is read line by line with the same property words.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+# a bash call that feeds a script to Python: python3 - <<'EOF' ... EOF
+_HEREDOC = re.compile(r"python3?\s+-\s*<<-?\s*['\"]?(\w+)['\"]?[^\n]*\n(.*?)\n\s*\1\s*$", re.DOTALL | re.MULTILINE)
+# the properties of the data an assert may read (attribute or function names)
+PROPERTY_ATTRS = {"shape", "dtype", "ndim", "size", "header", "affine", "mode", "columns", "get_zooms", "min",
+                  "max", "mean", "std", "sum", "any", "all", "unique", "count_nonzero", "isfinite", "percentile",
+                  "nunique", "value_counts", "keys", "width", "height", "kind", "itemsize"}
+PROPERTY_CALLS = {"len", "min", "max", "sum", "set", "sorted", "abs", "all", "any", "isinstance"}
+NON_NEGATIVE = {"len", "abs", "sum", "count_nonzero", "size", "nunique"}
+_LINE = re.compile(r"^\s*assert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zooms|\.header|\.affine|"
+                   r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)", re.MULTILINE)
+
+
+def silent_check(code: str) -> bool:
+    """Whether the code runs a non-vacuous assert on a property of the data (module doc)."""
+    return bool(check_offsets(code))
+
+
+def check_offsets(code: str) -> list[int]:
+    """Where in `code` (character offsets of their lines) the silent checks are, in order."""
+    pieces = [(0, code), *((m.start(2), m.group(2)) for m in _HEREDOC.finditer(code))]
+    trees = [(at, text, t) for at, text in pieces if (t := _parse(text)) is not None]
+    if not trees:
+        return [m.start() for m in _LINE.finditer(code)]
+    found: list[int] = []
+    for at, text, tree in trees:
+        starts = [0]
+        for line in text.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        found += [at + starts[n.lineno - 1] for n in _checks(tree, _called(tree))]
+    return sorted(found)
+
+
+def _parse(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _called(tree: ast.Module) -> set[str]:
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _checks(node: ast.AST, called: set[str]) -> list[ast.Assert]:
+    found: list[ast.Assert] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef) or (isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                               and child.name not in called):
+            continue
+        if isinstance(child, ast.Assert) and _reads_property(child.test) and not _vacuous(child.test):
+            found.append(child)
+        found += _checks(child, called)
+    return found
+
+
+def _reads_property(test: ast.expr) -> bool:
+    for n in ast.walk(test):
+        if isinstance(n, ast.Attribute) and n.attr in PROPERTY_ATTRS:
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in PROPERTY_CALLS:
+            return True
+        if isinstance(n, ast.Subscript):      # b['x1'], info['output_shape'], row['label']
+            return True
+    return False
+
+
+def _vacuous(test: ast.expr) -> bool:
+    """A test that holds whatever the data: see the module doc."""
+    if isinstance(test, ast.Constant):
+        return True
+    if isinstance(test, ast.BoolOp):
+        return all(_vacuous(v) for v in test.values)
+    if not isinstance(test, ast.Compare):
+        return False
+    left = test.left
+    for op, right in zip(test.ops, test.comparators):
+        if not _vacuous_pair(left, op, right):
+            return False
+        left = right
+    return True
+
+
+def _vacuous_pair(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool:
+    if isinstance(op, (ast.IsNot, ast.NotEq)) and isinstance(right, ast.Constant) and right.value is None:
+        return True
+    if isinstance(op, (ast.Eq, ast.GtE, ast.LtE, ast.Is)) and ast.dump(left) == ast.dump(right):
+        return True
+    bound = right.value if isinstance(right, ast.Constant) and isinstance(right.value, (int, float)) else None
+    if bound is not None and ((isinstance(op, ast.GtE) and bound <= 0) or (isinstance(op, ast.Gt) and bound < 0)):
+        return _non_negative(left)
+    return False
+
+
+def _non_negative(e: ast.expr) -> bool:
+    if isinstance(e, ast.Call):
+        f = e.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        return name in NON_NEGATIVE
+    return isinstance(e, ast.Attribute) and e.attr in {"size", "ndim", "itemsize"}
