@@ -120,6 +120,7 @@ def test_order_lists_writes_reads_and_read_backs_as_they_happened(box):
                 "open('outputs/d/e/q.txt').read(); time.sleep(0.3)\nopen('after.txt', 'w').write('x')")
     q = f"{WS}/outputs/d/e/q.txt"
     assert steps(r) == [["w", q], ["b", q], ["w", f"{WS}/after.txt"]]
+    assert r.effects["order"][0]["size"] == 1     # its size when its folder was first watched
     # made the same instant, read back once watched, then rewritten (a batch redoing the pilot
     # case); an input read is a read, never a read-back
     r = ok(box, "import os, time\nos.makedirs('outputs/f'); open('outputs/f/q.txt', 'w').write('1')\n"

@@ -192,12 +192,14 @@ class EffectsRecorder:
         # files a call writes into a folder it just made have their events too (the order of a
         # write and a read-back of them: _PathState.read_back)
         self._pump: threading.Thread | None = None
+        self._pump_lock = threading.Lock()     # the pump thread and saw_output take events in turn
         self._pumped: list[tuple[int, int, int, str]] = []
         self._closed_size: dict[int, int | None] = {}    # pumped event -> size at its close-write
         # the call's output read so far (stdout, stderr bytes; run_process tells), and where each
         # pumped event came in it: which printed lines came before which file step
         self._output_seen: tuple[int, int] = (0, 0)
         self._pumped_at: list[tuple[int, int]] = []
+        self._found_size: dict[str, int | None] = {}     # file found in a new folder -> its size then
         self._pump_error: BaseException | None = None
         self._stop_r, self._stop_w = os.pipe()
         try:
@@ -270,6 +272,7 @@ class EffectsRecorder:
         self._stop_pump()
         self._pumped, self._pump_error, self._closed_size = [], None, {}
         self._output_seen, self._pumped_at = (0, 0), []
+        self._found_size = {}
         self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
         self._pump.start()
 
@@ -287,24 +290,32 @@ class EffectsRecorder:
         try:
             while True:
                 ready, _, _ = select.select([self.inotify.fd, self._stop_r], [], [])
-                for ev in self.inotify.read():
-                    if len(self._pumped) >= MAX_PUMPED_EVENTS:
-                        self._pumped[-1] = (-1, IN_Q_OVERFLOW, 0, "")   # lost: rescan at the end
-                        continue
-                    self._pumped.append(ev)
-                    self._pumped_at.append(self._output_seen)
-                    wd, mask, _cookie, name = ev
-                    if mask & IN_CLOSE_WRITE and not mask & IN_ISDIR:
-                        # the size a file had when this write closed (the order's cohort rows)
-                        self._closed_size[len(self._pumped) - 1] = _size(self.wds.get(wd), name)
-                    if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and not mask & IN_Q_OVERFLOW:
-                        base = self.wds.get(wd)
-                        if base is not None:
-                            self._watch_tree(os.path.join(base, name))
+                with self._pump_lock:
+                    self._take_events()
                 if self._stop_r in ready:
                     return
         except BaseException as exc:   # noqa: BLE001 -- end() reads what is left and says truncated
             self._pump_error = exc
+
+    def _take_events(self) -> None:
+        """Read every queued event (holding _pump_lock), each tagged with the output read so far."""
+        for ev in self.inotify.read():
+            if len(self._pumped) >= MAX_PUMPED_EVENTS:
+                self._pumped[-1] = (-1, IN_Q_OVERFLOW, 0, "")   # lost: rescan at the end
+                continue
+            self._pumped.append(ev)
+            self._pumped_at.append(self._output_seen)
+            wd, mask, _cookie, name = ev
+            if mask & IN_CLOSE_WRITE and not mask & IN_ISDIR:
+                # the size a file had when this write closed (the order's cohort rows)
+                self._closed_size[len(self._pumped) - 1] = _size(self.wds.get(wd), name)
+            if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and not mask & IN_Q_OVERFLOW:
+                base = self.wds.get(wd)
+                if base is not None:
+                    # files already in it were made before its watch: their size now is the
+                    # size of that unseen write (the order's cohort rows)
+                    for f in self._watch_tree(os.path.join(base, name)):
+                        self._found_size[f] = _size(os.path.dirname(f), os.path.basename(f))
 
     def _consume(self) -> _Call:
         """Read the queue: directory changes update the watches; file events are grouped
@@ -355,8 +366,19 @@ class EffectsRecorder:
         return call
 
     def saw_output(self, stdout_bytes: int, stderr_bytes: int) -> None:
-        """The call's output read so far (called by run_process as output arrives)."""
-        self._output_seen = (stdout_bytes, stderr_bytes)
+        """The call's output read so far (called by run_process as each chunk arrives). The file
+        events already queued happened before the process wrote this chunk (a syscall queues its
+        event before it returns), so they are taken first, with the count before it: the pump
+        thread may wake later than this one (docs/sandbox.md "Order inside a call")."""
+        if self._pump is not None:
+            with self._pump_lock:
+                try:
+                    self._take_events()
+                except Exception as exc:   # noqa: BLE001 -- as in the pump: end() says truncated
+                    self._pump_error = exc
+                self._output_seen = (stdout_bytes, stderr_bytes)
+        else:
+            self._output_seen = (stdout_bytes, stderr_bytes)
 
     def _file_event(self, call: _Call, path: str, mask: int, size: int | None = None,
                     output: tuple[int, int] = (0, 0)) -> None:
@@ -480,8 +502,9 @@ class EffectsRecorder:
             if op == "d":
                 out, err = call.output_at[pos]
                 for inside in sorted(at.pop(path, [])):
-                    del unplaced[inside]
-                    order.append({"op": "w", "path": inside, "out": out, "err": err})
+                    size = self._found_size.get(unplaced.pop(inside))
+                    order.append({"op": "w", "path": inside, "out": out, "err": err}
+                                 | ({} if size is None else {"size": size}))
                     if inside in listed["b"] and inside not in first_op:   # its read-back, told by its atime
                         order.append({"op": "b", "path": inside, "out": out, "err": err})
                 continue
