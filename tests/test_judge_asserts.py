@@ -22,6 +22,9 @@ from automedbench.scoring.judge.plan_facts import methods_judged
     ("assert rows == rows", False),
     ("assert mask.sum() >= 0", False),
     ("assert len(boxes) >= 0 and x.size >= 0", False),
+    ("assert len({r.get('id') for r in rows}) <= len(rows)", False),
+    ("assert len(set(ids)) <= len(ids)", False),
+    ("assert len(set(ids)) == len(ids)", True),                                     # unique ids: can fail
     ("def check(m):\n    assert m.shape == (64, 64)\n", False),                       # never called
     ("code = 'assert m.shape == (64, 64)'\nprint(code)", False),                      # a string
     ("print(m.shape)", False),

@@ -6,8 +6,8 @@ runs an `assert` statement (in its body, a loop or branch, or a function the scr
 one inside a string or an uncalled function) whose test reads a property of the data (shape,
 dtype, size, spacing, header, value range, counts, unique values, columns, boxes' coordinates)
 and is not vacuous. Vacuous tests hold for any file: a constant, `x is not None`, the same
-expression on both sides (`rows == rows`), a count, length, size or sum compared `>= 0`, or an
-`abs(...)`/`len(...)` compared `> -1`. A bash call's Python heredocs (`python3 - <<'EOF'`) are
+expression on both sides (`rows == rows`), a count, length, size or sum compared `>= 0`, the distinct values of a
+collection not more than it (`len(set(x)) <= len(x)`). A bash call's Python heredocs (`python3 - <<'EOF'`) are
 read the same way; code that does not parse is read line by line with the same property words.
 """
 from __future__ import annotations
@@ -102,10 +102,31 @@ def _vacuous_pair(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool:
         return True
     if isinstance(op, (ast.Eq, ast.GtE, ast.LtE, ast.Is)) and ast.dump(left) == ast.dump(right):
         return True
+    if isinstance(op, ast.LtE) and _distinct_of(left) is not None and _distinct_of(left) == _len_of(right):
+        return True       # len(set(x)) <= len(x): the distinct values of x are never more than x
     bound = right.value if isinstance(right, ast.Constant) and isinstance(right.value, (int, float)) else None
     if bound is not None and ((isinstance(op, ast.GtE) and bound <= 0) or (isinstance(op, ast.Gt) and bound < 0)):
         return _non_negative(left)
     return False
+
+
+def _len_of(e: ast.expr) -> str | None:
+    """`len(x)` -> the source of x."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
+        return ast.dump(e.args[0])
+    return None
+
+
+def _distinct_of(e: ast.expr) -> str | None:
+    """`len(set(x))` or `len({... for r in x})` -> the source of x."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1):
+        return None
+    inner = e.args[0]
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "set" and inner.args:
+        return ast.dump(inner.args[0])
+    if isinstance(inner, (ast.SetComp, ast.DictComp)) and len(inner.generators) == 1:
+        return ast.dump(inner.generators[0].iter)
+    return None
 
 
 def _non_negative(e: ast.expr) -> bool:
