@@ -68,7 +68,8 @@ def pick_invalid(per_case: list[CaseResult], limit: int = MAX_INVALID) -> list[s
     kind of failure is seen, then the others in case order."""
     invalid = [c for c in per_case if c.status == "invalid"]
     seen: set[str] = set()
-    first, rest = [], []
+    first: list[str] = []
+    rest: list[str] = []
     for c in invalid:
         key = re.sub(r"-?\d+(\.\d+)?", "#", c.reason)
         (rest if key in seen else first).append(c.case_id)

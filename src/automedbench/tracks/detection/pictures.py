@@ -14,7 +14,7 @@ import numpy as np
 
 from ..pictures import (CasePicture, PictureCase, caption_of, metric_note, not_scored_note, panels, read_png_gray,
                         rgb_of)
-from .boxes import COORDS, MAX_PREDICTION_BYTES
+from .boxes import COORDS, MAX_PREDICTION_BYTES, _number
 
 REF, PRED = (22, 200, 60), (230, 40, 220)
 DRAW_PX = 512            # the longer side of the drawn image (a 256 px image doubled)
@@ -35,13 +35,12 @@ def boxes_as_written(out_dir: Path | None, name: str) -> list[tuple[float, float
     boxes = data.get("boxes") if isinstance(data, dict) else data if isinstance(data, list) else None
     if not isinstance(boxes, list):
         return None
-    out = []
+    out: list[tuple[float, float, float, float]] = []
     for b in boxes:
-        vals = [b.get(k) for k in COORDS] if isinstance(b, dict) else []
-        if len(vals) == 4 and all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
-                                  for v in vals):
-            out.append(tuple(float(v) for v in vals))
-    return out  # type: ignore[return-value]
+        nums = [n for n in (_number(b.get(k)) for k in COORDS) if n is not None] if isinstance(b, dict) else []
+        if len(nums) == 4:
+            out.append((nums[0], nums[1], nums[2], nums[3]))
+    return out
 
 
 def _draw(gray: np.ndarray, ref: np.ndarray, pred: list[tuple[float, float, float, float]]) -> np.ndarray:
