@@ -6,7 +6,7 @@
 Per task: the page top at 1440 px (1440 x 1500) and 390 px (390 x 1600) — section menu, scores,
 "Where the points went", the first cases — and its first picture row (the per-case table's first
 row with a picture, at 1440 px), each as <OUT>/run-careless-<task>-{1440,390,pictures}.png.
-PNGs are saved with an adaptive palette of 128 colours, so that each stays small. Needs
+Page tops are saved with an adaptive palette of 256 colours, so that each stays small. Needs
 Playwright and a chromium (Debian's, as the browser tests use: tests/report/browser.py).
 """
 from __future__ import annotations
@@ -26,12 +26,16 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 
 
-def save_small(png: bytes, path: Path) -> None:
+def save_small(png: bytes, path: Path, palette: bool = True) -> None:
+    """A page top in 256 colours (text and flat colours survive it); a picture row in full colour
+    (a palette posterises the grey images it is about)."""
     with Image.open(io.BytesIO(png)) as im:
-        im.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+        rgb = im.convert("RGB")
+        (rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT) if palette else rgb).save(path, optimize=True)
 
 
 def main(site: Path, out: Path) -> int:
+    site = site.resolve()
     pages = sorted((m.group("task"), p) for p in (site / "runs").glob("*.html") if (m := PAGE.match(p.name)))
     if not pages:
         print(f"no careless run page under {site / 'runs'}: run `automedbench demo --repeats 1` first", file=sys.stderr)
@@ -53,7 +57,7 @@ def main(site: Path, out: Path) -> int:
                         pg.wait_for_function("Array.from(document.querySelector('#cases-table tr[data-pictured=\"1\"]')"
                                              ".querySelectorAll('img')).every(i => i.complete)")
                         pg.wait_for_timeout(300)                  # the answer cards' frames
-                        save_small(row.screenshot(), out / f"run-careless-{task}-pictures.png")
+                        save_small(row.screenshot(), out / f"run-careless-{task}-pictures.png", palette=False)
                 pg.close()
             print(task, "->", out)
         browser.close()
