@@ -188,3 +188,27 @@ def test_axe_with_the_transcript_open_and_a_picture_zoomed(real_site, wpage):
     wpage.locator(f"#case-{det['xywh']} a.pic").click()
     wpage.wait_for_function("document.querySelector('#zoom img').naturalWidth > 0")
     assert serious() == []
+
+
+def test_a_report_card_is_readable_in_the_frame_at_either_width(tmp_path, wpage):
+    # the generated and the reference findings side by side in a 560 px frame, one above the
+    # other in a phone's (docs/site.md "Pictures of outputs"); no text cut off sideways
+    from automedbench.tracks.pictures import PictureCase
+    from automedbench.tracks.reportgen.pictures import report_pictures
+    from automedbench.tracks.reportgen.text import Report
+    ref = Report.from_text("FINDINGS: A well-defined lucent lesion with a thin sclerotic rim is seen in the distal "
+                           "tibial metaphysis. No acute fracture.")
+    gen = Report.from_text("FINDINGS: The lungs are clear. No acute fracture.")
+    (card,) = report_pictures(PictureCase("s1", tmp_path, {}, gen, ref, {"bleu": 0.1}), "report.txt")
+    (tmp_path / "report.html").write_bytes(card.data)
+    frame = 560 if wpage.width > 700 else wpage.width - 20
+    wpage.set_viewport_size({"width": frame, "height": 400})
+    wpage.goto((tmp_path / "report.html").as_uri())
+    gen_col, ref_col = wpage.locator(".g > div").all()
+    a, b = gen_col.bounding_box(), ref_col.bounding_box()
+    if frame < 480:
+        assert b["y"] >= a["y"] + a["height"] and a["width"] >= 0.9 * (frame - 12)     # stacked, full width
+    else:
+        assert b["x"] >= a["x"] + a["width"] and a["y"] == b["y"]                     # side by side
+    assert "tibial metaphysis" in ref_col.inner_text() and "missing" in ref_col.inner_text()
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= frame
