@@ -17,7 +17,7 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..pictures import CasePicture, PictureCase, panels, read_png_gray
+from ..pictures import CasePicture, PictureCase, not_scored_note, panels, read_png_gray
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -182,7 +182,10 @@ class ClassificationTrack(Track[ClassificationOptions]):
         gray = read_png_gray(case.public_dir / options.image_file)
         if gray is None:
             return []
-        pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
+        ref = options.labels[int(case.reference)]
+        if case.prediction is None:
+            return [CasePicture("label.png", panels([(gray, "")]), f"{not_scored_note(case)} · reference {ref!r}")]
+        pred = options.labels[int(case.prediction)]
         verdict = "correct" if pred == ref else "wrong"
         return [CasePicture("label.png", panels([(gray, "")]), f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 
