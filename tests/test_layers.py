@@ -184,6 +184,17 @@ def test_run_folder_names_are_spelled_only_in_run_files():
     assert not copies, "spell run-folder names through RunFiles:\n" + "\n".join(copies)
 
 
+def test_no_judge_member_is_read_by_getattr():
+    """Every member the harness reads from a judge is declared on the Judge protocol
+    (scoring/judge/base.py, docs/judge.md "Writing a judge"): the packages that hold and use a
+    judge -- scoring and the lifecycle -- read none by getattr, where a missing declaration hides."""
+    where = [p for p in _sources() if p.relative_to(PACKAGE).parts[0] in ("scoring", "lifecycle")]
+    assert len(where) > 20
+    reads = [f"{p.relative_to(PACKAGE)}:{node.lineno}" for p in where for node in ast.walk(ast.parse(p.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")]
+    assert not reads, reads
+
+
 def test_engine_room_functions_and_modules_stay_small():
     """No function over 80 lines and no module over 600 in the run lifecycle, the scoring path
     and the agent loop (bench/code_stats.py SIZE_AREAS prints the same numbers)."""

@@ -26,7 +26,7 @@ from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
 from .error_codes import detect_errors
-from .judge.base import Judge, JudgeEvidence
+from .judge.base import BareJudge, Judge, JudgeEvidence, as_judge
 from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
@@ -79,7 +79,7 @@ def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageRes
         log.warning("judge %s failed: %s", judge.backend, exc)
         verdict = {s: None for s in load_rubric().judged}
         error = f"{type(exc).__name__}: {one_line(exc)}"
-    info.agreement = getattr(judge, "last_agreement", None)
+    info.agreement = judge.last_agreement
     info.judge_incomplete = any(verdict.get(s) is None for s in load_rubric().judged)
     if info.judge_incomplete:
         info.error = (error or judge_failure_reason(judge) or "the judge returned no verdict")[:500]
@@ -88,11 +88,11 @@ def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageRes
 
 def judge_failure_reason(judge: Judge) -> str | None:
     """The last problems a judge recorded (LLM: provider/parse errors; panel: per judge)."""
-    errors = list(getattr(judge, "last_errors", None) or [])
-    agreement = getattr(judge, "last_agreement", None) or {}
+    errors = list(judge.last_errors)
+    agreement = judge.last_agreement or {}
     errors += [f"{n}: {e}" for n, e in (agreement.get("errors") or {}).items()]
-    for sub in getattr(judge, "judges", []) or []:
-        errors += [f"{getattr(sub, 'name', sub.backend)}: {e}" for e in (getattr(sub, "last_errors", None) or [])]
+    for sub in judge.judges:
+        errors += [f"{sub.name or sub.backend}: {e}" for e in sub.last_errors]
     return "; ".join(one_line(Exception(e)) for e in errors[-3:]) or None
 
 
@@ -105,7 +105,7 @@ class ContainerScorer(Protocol):
                  tasks_dirs: list[Path]) -> dict[str, str]: ...
 
 
-def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False, answer_judge: str | None = None,
+def score_run(run_dir: Path, judge: BareJudge | None = None, *, force: bool = False, answer_judge: str | None = None,
               agent_configs: list[Path] | None = None, out_dir: Path | None = None,
               container_scorer: ContainerScorer | None = None) -> DetailReport:
     """Score (or re-score) a run. `judge=None` re-uses saved verdicts (judge.json) if present,
@@ -126,12 +126,13 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     run_dir = Path(run_dir)
     meta = load_meta(run_dir)
     check_complete(meta, run_dir, force=force)
+    whole = as_judge(judge) if judge is not None else None   # a plug-in's missing members get defaults
     if out_dir is None and meta.run.sandbox.startswith("docker"):
-        return _score_docker_run(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
+        return _score_docker_run(run_dir, meta, whole, answer_judge=answer_judge, agent_configs=agent_configs,
                                  container_scorer=container_scorer)
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-    return _score_here(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
+    return _score_here(run_dir, meta, whole, answer_judge=answer_judge, agent_configs=agent_configs,
                        out=RunFiles(out_dir) if out_dir is not None else RunFiles(run_dir))
 
 
