@@ -34,7 +34,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
-    pick_reference_method,
+    with_reference_method,
 )
 from ..reducers import mean_of_present
 from .data import DATASETS
@@ -165,10 +165,8 @@ class ClassificationTrack(Track[ClassificationOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: ClassificationOptions) -> ScriptedMethods | None:
-        method, _ = pick_reference_method(self, options)
-        if method is None:
-            return None        # no labelled examples (official tasks): scripted agents skip
-        return ClassificationMethods(options.model_copy(update={"reference_method": method}))
+        chosen = with_reference_method(self, options)
+        return None if chosen is None else ClassificationMethods(chosen)   # None: no labelled examples (official tasks)
 
     def reference_methods(self) -> list[ReferenceMethod]:
         return list(REFERENCE_METHODS)

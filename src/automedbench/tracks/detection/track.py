@@ -42,7 +42,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
-    pick_reference_method,
+    with_reference_method,
 )
 from ..profile import ProfileScore
 from . import reference_profile
@@ -191,10 +191,8 @@ class DetectionTrack(Track[DetectionOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: DetectionOptions) -> ScriptedMethods | None:
-        method, _ = pick_reference_method(self, options)
-        if method is None:
-            return None        # classes the detector cannot name: scripted agents skip
-        return DetectionMethods(options.model_copy(update={"reference_method": method}))
+        chosen = with_reference_method(self, options)
+        return None if chosen is None else DetectionMethods(chosen)   # None: classes the detector cannot name
 
     def reference_methods(self) -> list[ReferenceMethod]:
         return list(REFERENCE_METHODS)
