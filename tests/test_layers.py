@@ -184,6 +184,52 @@ def test_run_folder_names_are_spelled_only_in_run_files():
     assert not copies, "spell run-folder names through RunFiles:\n" + "\n".join(copies)
 
 
+def test_no_judge_member_is_read_by_getattr():
+    """Every member the harness reads from a judge is declared on the Judge protocol
+    (scoring/judge/base.py, docs/judge.md "Writing a judge"): the packages that hold and use a
+    judge -- scoring and the lifecycle -- read none by getattr, where a missing declaration hides."""
+    where = [p for p in _sources() if p.relative_to(PACKAGE).parts[0] in ("scoring", "lifecycle")]
+    assert len(where) > 20
+    reads = [f"{p.relative_to(PACKAGE)}:{node.lineno}" for p in where for node in ast.walk(ast.parse(p.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")]
+    assert not reads, reads
+
+
+def test_a_validation_error_is_formatted_in_one_place():
+    """The first problem of a pydantic ValidationError is worded by errors.py:first_field_error
+    (task.yaml, sweep files, agent configs, manifests, run records); a second formatter that
+    reads `.errors()` itself can drift from it."""
+    readers = [f"{p.relative_to(PACKAGE)}:{node.lineno}" for p in _sources() if p.name != "errors.py"
+               for node in ast.walk(ast.parse(p.read_text()))
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "errors"
+               and not node.args]
+    assert not readers, readers
+
+
+def test_first_field_error_names_the_field_under_its_part_of_the_file():
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    from automedbench.errors import first_field_error
+
+    class Inner(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        n: int
+
+    class Outer(BaseModel):
+        inner: Inner
+
+    try:
+        Outer.model_validate({"inner": {"n": "x", "colour": 1}})
+    except ValidationError as exc:
+        first = first_field_error(exc, under="track_options")
+        assert (first.field, first.type, first.more) == ("track_options.inner.n", "int_parsing", 1)
+        assert str(first).startswith("field 'track_options.inner.n': Input should be a valid integer")
+    try:
+        Inner.model_validate([1])
+    except ValidationError as exc:
+        assert first_field_error(exc, root="(top level)").field == "(top level)"
+
+
 def test_engine_room_functions_and_modules_stay_small():
     """No function over 80 lines and no module over 600 in the run lifecycle, the scoring path
     and the agent loop (bench/code_stats.py SIZE_AREAS prints the same numbers)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toy_track_pkg import ToyTrack
+from toy_track_pkg import ToyTrack, build_toy_values
 
 from automedbench.data import DatasetInfo
 from automedbench.datasets import DATASETS
@@ -145,7 +145,7 @@ def test_datasets_follow_the_tracks():
 
         def datasets(self) -> list[DatasetInfo]:
             return [DatasetInfo(name="toy-two-values", description="a second toy", kind="demo",
-                                builder_path="toy_track_pkg:build_toy_values", track="toy-two")]
+                                builder=build_toy_values, track="toy-two")]
 
     assert "toy-two-values" not in DATASETS
     TRACKS.add(None, ToyTwo())
@@ -166,7 +166,7 @@ THIRD_PARTY = {"amb_thirdparty": '''
     from automedbench.runs.executors import InlinePool
     from automedbench.sandbox.local import LocalSandbox
     from automedbench.scoring.judge.heuristic import HeuristicJudge
-    from toy_track_pkg import ToyTrack
+    from toy_track_pkg import ToyTrack, build_toy_values
 
 
     class EchoSandbox(LocalSandbox):
@@ -202,7 +202,7 @@ THIRD_PARTY = {"amb_thirdparty": '''
 
     TRACK = ThirdTrack()
     DATASET = DatasetInfo(name="third-values", description="numbers from a plug-in", kind="demo",
-                          builder_path="toy_track_pkg:build_toy_values", track="toy-threshold")
+                          builder=build_toy_values, track="toy-threshold")
     '''}
 
 ENTRY_POINTS = """

@@ -15,7 +15,6 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
 from .agents import scripted_agents
@@ -25,7 +24,7 @@ from .errors import InfrastructureError, UserError, one_line
 from .lifecycle import (  # noqa: F401  (the API's names for the lifecycle's entry points)
     Prepared,
     SelfJudgeError,
-    check_llm_ready,
+    check_judge_ready,
     check_self_judge,
     check_sweep,
     default_backend,
@@ -97,11 +96,11 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
     raised at the end, carrying the runs that were re-judged."""
 
     j = get_judge(judges, agent_configs)
-    check_llm_ready(j, "judge")
+    check_judge_ready(j)
     dirs = [Path(d) for d in run_dirs]
     for d in dirs:
         meta = load_meta(d)   # every path is a run directory before the first paid call
-        check_self_judge(SimpleNamespace(model=meta.run.model), j, allow_self_judge)
+        check_self_judge(meta.run.model, j, allow_self_judge)
     reports, failures = [], []
     for d in dirs:
         try:
@@ -128,7 +127,7 @@ def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None
     `record`: keep it as the judge's last measurement under <home>/calibration/, which the
     leaderboard footer shows (docs/site.md); a folder that cannot be written is logged, not fatal."""
     j = get_judge(judges, agent_configs)
-    check_llm_ready(j, "judge")
+    check_judge_ready(j)
     rep = evaluate(j)
     if record:
         target = saved_path(rep.judge)
@@ -147,7 +146,7 @@ def judge_metamorphic(judges: list[str] | None = None, agent_configs: list[Path]
     "Metamorphic variants"): substance kept, every verdict must stay; substance removed, the
     named item must drop. Returns one result per variant; `metamorphic_failures` says which fail."""
     j = get_judge(judges, agent_configs)
-    check_llm_ready(j, "judge")
+    check_judge_ready(j)
     return evaluate_metamorphic(j)
 
 
@@ -156,7 +155,7 @@ def judge_heldout(judges: list[str] | None = None, agent_configs: list[Path] | N
     """The judge on the held-out set (docs/judge.md "Held-out set"), one report per part: "dev"
     and "sealed" (never tuned against), each against the held-out floors."""
     j = get_judge(judges, agent_configs)
-    check_llm_ready(j, "judge")
+    check_judge_ready(j)
     return evaluate_heldout(j)
 
 

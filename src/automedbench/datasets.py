@@ -58,8 +58,8 @@ class _Datasets(MutableMapping[str, DatasetInfo]):
         return DATASET_REGISTRY.get(name)
 
     def __setitem__(self, name: str, info: DatasetInfo) -> None:
-        # attributed to the module of its builder ("module:function"): a test's is a run-time addition
-        DATASET_REGISTRY.add(name, info, replace=True, module=info.builder_path.partition(":")[0])
+        # attributed to the module of its builder: a test's is a run-time addition
+        DATASET_REGISTRY.add(name, info, replace=True, module=info.builder.__module__)
 
     def __delitem__(self, name: str) -> None:
         DATASET_REGISTRY.remove(name)
@@ -136,7 +136,7 @@ def stage(name: str, root: Path | str | None = None, *, force: bool = False,
         return paths
     made_root = not paths.root.parent.exists()   # a failed stage removes a data root it created
     paths.root.parent.mkdir(parents=True, exist_ok=True)
-    builder = info.builder()
+    builder = info.builder
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
     if quiet is None:
         quiet = not sys.stdout.isatty()

@@ -19,6 +19,11 @@ caller catches one class instead of listing seven.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:   # pydantic is not imported at run time here: the bottom layer stays light
+    from pydantic import ValidationError
+
 
 class AutoMedBenchError(Exception):
     """Base of every error the harness raises on purpose."""
@@ -65,3 +70,30 @@ def one_line(exc: BaseException) -> str:
     """The message on one line (the CLI never prints a multi-line error): lines joined by '; '."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return "; ".join(lines) or type(exc).__name__
+
+
+class FieldError(NamedTuple):
+    """The first error of a pydantic ValidationError, as every user-facing message names it:
+    the field's dotted path, pydantic's message, its error type and the raw location."""
+
+    field: str
+    msg: str
+    type: str
+    loc: tuple[Any, ...]
+    more: int            # how many further errors the exception holds
+
+    def __str__(self) -> str:
+        return f"field '{self.field}': {self.msg}"
+
+
+def first_field_error(exc: ValidationError, *, under: str = "", root: str = "<root>") -> FieldError:
+    """The one formatter of a validation error's first problem (task.yaml, sweep files, agent
+    configs, manifests, run records): its field as a dotted path, prefixed by `under` (the part of
+    the file the model was validated from), or `root` when the error is about the whole object."""
+    errors = exc.errors()
+    if not errors:
+        return FieldError(under or root, str(exc), "", (), 0)
+    first = errors[0]
+    loc = tuple(first["loc"])
+    field = ".".join([*([under] if under else []), *(str(p) for p in loc)]) or root
+    return FieldError(field, str(first["msg"]), str(first["type"]), loc, len(errors) - 1)

@@ -30,7 +30,7 @@ def fake_builder(paths, *, progress=None, n_cases=2, fail=False):
 def fake(monkeypatch):
     CALLS.clear()
     info = registry.DatasetInfo(name="fake", description="test double", kind="demo",
-                                builder_path=f"{__name__}:fake_builder",
+                                builder=fake_builder,
                                 options={"n_cases": "", "fail": ""})
     monkeypatch.setitem(registry.DATASETS, "fake", info)
     return info
@@ -41,7 +41,11 @@ def test_registered_datasets():
     assert registry.DATASETS["kits19"].kind == "official"
     assert registry.DATASETS["mni-brain-lesion"].kind == "demo"
     for info in registry.DATASETS.values():
-        assert callable(info.builder())
+        # the builder is the function the track imported (no "module:function" string resolved
+        # at stage time), defined in that track's data/ package
+        assert callable(info.builder), info.name
+        if info.track in ("segmentation", "enhancement", "synthesis", "detection", "classification", "vqa"):
+            assert info.builder.__module__.startswith(f"automedbench.tracks.{info.track}.data."), info.name
     assert "simulated" in registry.DATASETS["mni-brain-lesion"].description
     assert [row["name"] for row in registry.describe()] == list(registry.DATASETS)
 
@@ -90,7 +94,7 @@ def test_dataset_lacking_a_required_case_field_is_refused_at_staging(tmp_path, m
     """docs/scoring.md#segmentation-rules: a dataset that does not say which cases are lesion-positive is refused when it is
     staged, never guessed at scoring time; nothing half-staged is left behind."""
     info = registry.DatasetInfo(name="fake-flags", description="test double", kind="demo",
-                                builder_path=f"{__name__}:fake_builder", options={"n_cases": ""},
+                                builder=fake_builder, options={"n_cases": ""},
                                 required_case_fields=("lesion_positive",))
     monkeypatch.setitem(registry.DATASETS, "fake-flags", info)
     with pytest.raises(DatasetError, match="case_000.*lesion_positive.*refused"):

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from tests.helpers import amb
 
+from automedbench import api
+
 from .fake_openai import call, completion
 from .scripted_llm import write_agents_yaml
 
@@ -92,8 +94,9 @@ def test_rejudge_with_a_failing_judge_keeps_saved_verdicts(fake_openai, tiny):
     base_url: http://127.0.0.1:9/v1
     retry: {max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}
 """)
-    proc = amb("run", "--task", "tiny-seg", "--agent", "careless", "--sandbox", "local", "--out", tmp / "runs", env=env)
-    run_dir = Path(proc.stdout.strip().splitlines()[-1])
+    # the run is the setting (the `judge` command is what is tested): made in-process
+    run_dir = api.run_one("tiny-seg", "lite", "careless", tmp / "runs", api.RunOptions(
+        sandbox="local", data_root=env["AUTOMEDBENCH_DATA"], tasks_dirs=[env["AUTOMEDBENCH_TASKS"]])).run_dir
     judge_before = (run_dir / "judge.json").read_bytes()
     report_before = (run_dir / "detail_report.json").read_bytes()
     assert json.loads(report_before)["stages"]["s3"]["score"] == 0.0

@@ -4,6 +4,7 @@ import pytest
 from automedbench.runs.models import StageResult
 from automedbench.scoring.judge.agreement import (aggregate_agreement, cohen_kappa, fleiss_kappa, majority,
                                                   percent_agreement)
+from automedbench.scoring.judge.base import JudgeBase
 from automedbench.scoring.judge.panel import JudgePanel
 
 from .judging import FULL, answer
@@ -153,3 +154,37 @@ def test_an_abstaining_judge_leaves_the_item_to_the_others(evidence):  # noqa: F
     assert out["s1"].items["s1c"] == 1 and out["s1"].items["s1f"] == 0      # B alone decides them
     assert panel.last_agreement["items"]["s1c"]["ratings"] == {"A": None, "B": 1}
     assert panel.last_agreement["stages"]["s1"]["n_subjects"] == 4          # s1a, s1b, s1d, s1e
+
+
+class Bare:
+    """A plug-in judge with only what `BareJudge` asks for: no name, errors or agreement."""
+    backend, model, version = "bare", None, "1"
+
+    def judge(self, evidence):
+        return {"s1": None, "s2": None, "s3": None}
+
+
+class Complaining(JudgeBase):
+    """A judge that records why it could not judge (like the LLM judge's provider errors)."""
+    backend, model, version, name = "complaining", "m-c", "1", "critic"
+
+    def judge(self, evidence):
+        self.last_errors = ["provider: 503 busy"]
+        return {"s1": None, "s2": None, "s3": None}
+
+
+def test_a_bare_plugin_judge_gets_the_protocol_defaults_and_its_panel_reports_errors(evidence):
+    """Every member the scorer reads is declared on `Judge`: a bare plug-in is given the
+    defaults (no getattr reads), a panel's sub-judge errors reach the run's judge error."""
+    from automedbench.scoring.judge.base import Judge, as_judge
+    from automedbench.scoring.score_run import judge_failure_reason, run_judge
+    bare = as_judge(Bare())
+    assert isinstance(bare, Judge) and not isinstance(Bare(), Judge)
+    assert (bare.name, list(bare.last_errors), bare.last_agreement, list(bare.judges)) == (None, [], None, [])
+    verdict, info = run_judge(bare, evidence)
+    assert verdict == {"s1": None, "s2": None, "s3": None} and info.judge_incomplete
+    assert info.error == "the judge returned no verdict" and info.backend == "bare"
+    panel = JudgePanel([Bare(), Complaining()])
+    assert panel.names == ["bare", "critic"] and panel.model == "bare,m-c"
+    panel.judge(evidence)
+    assert judge_failure_reason(panel) == "critic: provider: 503 busy"

@@ -7,6 +7,7 @@ import re
 
 from tests.helpers import amb
 
+from automedbench.api import judge_eval
 from automedbench.report import write_leaderboard
 from automedbench.runs.models import JudgeInfo
 
@@ -17,9 +18,12 @@ def _footer(html: str) -> str:
     return re.sub(r"<[^>]+>", "", m.group(1))
 
 
-def test_judge_eval_then_report_shows_kappa_per_stage(tmp_path, make_report, make_run):
+def test_judge_eval_then_report_shows_kappa_per_stage(tmp_path, make_report, make_run, monkeypatch):
     env = {"AUTOMEDBENCH_HOME": str(tmp_path / "home")}
-    amb("judge-eval", env=env)
+    # what `judge-eval` keeps (tests/test_judge_eval.py proves the command writes this file): the
+    # API the command calls, in this process, instead of a second full measurement in a subprocess
+    monkeypatch.setenv("AUTOMEDBENCH_HOME", env["AUTOMEDBENCH_HOME"])
+    judge_eval(record=True)
     saved = json.loads((tmp_path / "home" / "calibration" / "heuristic_v3.json").read_text())
     k3 = saved["stages"]["s3"]["kappa"]
     heur = make_report("h1", agent="alpha")

@@ -222,3 +222,37 @@ def test_pictures_have_html_captions_and_cards_use_the_width(site, wpage):
         assert frame["width"] >= 500 and frame["height"] >= 300
     assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
     assert wpage.errors == []
+
+
+def test_judge_verdict_rationale_and_evidence_in_view(site, wpage):
+    # docs/site.md "Run page": on a phone the verdicts table is one card per stage and item, so
+    # the verdict, the item's reason and the calls and files it cites are on screen
+    out, _ = site
+    _open(wpage, out)
+    row = wpage.locator('#judge-table tr.item-row[data-item="s3"]')
+    row.scroll_into_view_if_needed()
+    badge = row.locator(".badge")
+    why = row.locator("td", has_text="EVIDENCE-WHY-MARKER")
+    cite = row.locator('.cites a[href="#call-5"]')
+    for el in (badge, why, cite):
+        box = el.bounding_box()
+        assert el.is_visible() and box["x"] >= 0 and box["x"] + box["width"] <= wpage.width, el
+    assert "partial 0.5" in badge.inner_text()
+    stage = wpage.locator("#judge-s1")
+    assert stage.locator("td").last.bounding_box()["x"] + 10 < wpage.width                # the stage's rationale too
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width
+
+
+def test_compare_keeps_its_numbers_in_view(site, wpage):
+    out, _ = site
+    wpage.goto((out / "compare.html").as_uri() + f"?a={BETA0}&b=seg-a_lite_beta_1")
+    wpage.wait_for_selector("#compare-table")
+    for label in ("Overall", "Task", "error codes"):
+        cells = wpage.locator("#compare-table tr", has=wpage.locator(f"th:text-is('{label}')")).locator("td")
+        assert cells.count() == 3
+        for c in cells.all():
+            box = c.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= wpage.width + 1, (label, box)
+    delta = wpage.locator("#compare-table tr", has=wpage.locator("th:text-is('Overall')")).locator("td").nth(2)
+    assert delta.inner_text() == "5.0" and delta.is_visible()
+    assert wpage.evaluate("document.documentElement.scrollWidth") <= wpage.width

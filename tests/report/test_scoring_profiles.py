@@ -5,11 +5,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from tests.helpers import copy_reference, tiny_lesion_dataset
 
+from automedbench import api
 from automedbench.data import DatasetPaths
 from automedbench.tracks.segmentation import SegmentationTrack
 
@@ -34,8 +34,9 @@ def run_dir(tmp_path):
     (tasks / "tiny-seg" / "task.yaml").write_text(
         src.replace("id: brain-lesion-seg", "id: tiny-seg").replace("dataset: mni-brain-lesion", "dataset: tiny-lesion"))
     env = {"AUTOMEDBENCH_DATA": str(data), "AUTOMEDBENCH_TASKS": str(tasks)}
-    proc = amb("run", "--task", "tiny-seg", "--agent", "empty", "--sandbox", "local", "--out", tmp_path / "runs", env=env)
-    run = Path(proc.stdout.strip().splitlines()[-1])
+    # the run is the setting, not what is tested (`score`/`report --profile` are): made in-process
+    run = api.run_one("tiny-seg", "lite", "empty", tmp_path / "runs",
+                      api.RunOptions(sandbox="local", data_root=data, tasks_dirs=[tasks])).run_dir
     ds = DatasetPaths(data / "tiny-lesion")
     for cid in ds.case_ids():          # the reference's outputs, then every lesion-free case gets lesions
         copy_reference(ds, run / "workspace", cid)

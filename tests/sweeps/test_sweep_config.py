@@ -27,8 +27,8 @@ def test_matrix_with_exclude_and_include():
 
 
 @pytest.mark.parametrize("text, needle", [
-    ("agents: [a]\ntasks: [t]\nrepeats: 0\n", "field repeats"),
-    ("agents: [a]\ntasks: [t]\ncolour: red\n", "field colour"),
+    ("agents: [a]\ntasks: [t]\nrepeats: 0\n", "field 'repeats'"),
+    ("agents: [a]\ntasks: [t]\ncolour: red\n", "field 'colour'"),
     ("agents: [a\n", "not valid YAML"),
     ("- a\n- b\n", "expected a mapping"),
     ("agents: [a]\ntasks: [t]\ninclude: [{agent: a}]\n", "include"),

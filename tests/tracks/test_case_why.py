@@ -60,3 +60,42 @@ def test_logic_suspect_names_its_metric_and_guesses_no_track_cause(tmp_path):
     suspect = next(e for e in codes if e.code == "LOGIC_SUSPECT")
     assert suspect.evidence["cases"] == ["c3"] and suspect.evidence["metric"] == "score"
     assert "orientation" not in code_texts()["LOGIC_SUSPECT"]
+
+
+def test_detection_none_found_says_why():
+    # an image with reference boxes and none found: nothing predicted, or how near the nearest came
+    from automedbench.tracks.base import ScoringContext
+    from automedbench.tracks.detection.options import DetectionOptions
+    from automedbench.tracks.detection.track import DetectionTrack
+    track, opts = DetectionTrack(), DetectionOptions(classes=["marker"])
+    ref = {"boxes": np.array([[0, 10, 10, 20, 20], [0, 50, 50, 60, 60]], float), "width": 100, "height": 100}
+    empty = track.score_case(np.zeros((0, 6)), ref, opts, ScoringContext())
+    assert empty.metrics["found50"] == 0
+    assert empty.extra["why"] == "found 0 of 2 reference boxes: no box predicted"
+    # a box of the right size shifted by half its width: IoU 1/3
+    near = track.score_case(np.array([[0, 0.9, 15, 10, 25, 20]], float), ref, opts, ScoringContext())
+    assert near.extra["why"] == ("found 0 of 2 reference boxes: 1 predicted, the nearest overlaps with "
+                                 "IoU 0.33 (needs 0.5)")
+    hit = track.score_case(np.array([[0, 0.9, 10, 10, 20, 20]], float), ref, opts, ScoringContext())
+    assert hit.metrics["found50"] == 0.5 and hit.extra["why"] == ""
+
+
+def test_vqa_wrong_answers_say_what_was_answered():
+    from automedbench.tracks.base import ScoringContext
+    from automedbench.tracks.vqa.options import VQAOptions
+    from automedbench.tracks.vqa.track import VQATrack
+    track, ctx = VQATrack(), ScoringContext()
+    mcq = {"label": "C", "options": {"A": "Sagittal", "B": "Coronal", "C": "Axial"}, "question": "Which plane?"}
+    chose = track.score_case({"predicted_label": "A", "predicted_answer": "Sagittal", "raw_model_output": "A"},
+                             mcq, VQAOptions(mode="mcq"), ctx)
+    assert chose.metrics["score"] == 0 and chose.extra["why"] == "chose A ('Sagittal'), reference C ('Axial')"
+    right = track.score_case({"predicted_label": "C", "predicted_answer": "Axial", "raw_model_output": "C"},
+                             mcq, VQAOptions(mode="mcq"), ctx)
+    assert right.metrics["score"] == 1 and not right.extra.get("why")
+    open_ref = {"answer": "coronal", "question": "Which plane?"}
+    wrong = track.score_case({"predicted_answer": "axial", "raw_model_output": "axial"}, open_ref,
+                             VQAOptions(mode="open"), ctx)
+    assert wrong.extra["why"] == "answered 'axial', reference 'coronal' (no word in common)"
+    ph = track.score_case({"predicted_answer": "unknown", "raw_model_output": "unknown"}, open_ref,
+                          VQAOptions(mode="open"), ctx)
+    assert ph.extra["why"] == "placeholder answer 'unknown'"

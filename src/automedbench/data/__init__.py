@@ -11,7 +11,6 @@ Layout (docs/data.md#the-data-contract):
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import shutil
@@ -146,16 +145,13 @@ class DatasetInfo:
     name: str
     description: str
     kind: Literal["demo", "official"]       # demo: built offline here; official: staged
-    builder_path: str                       # "module:function", imported lazily
+    # the function that builds (demo) or stages (official) it into a DatasetPaths: an object the
+    # track imports, so mypy and the layer contracts see the dependency (docs/tracks.md)
+    builder: Builder
     options: dict[str, str] = field(default_factory=dict)   # option -> help text
     track: str = ""
     # per-case manifest fields scoring relies on; a build/stage without them is refused
     required_case_fields: tuple[str, ...] = ()
-
-    def builder(self) -> Builder:
-
-        mod, func = self.builder_path.split(":")
-        return getattr(importlib.import_module(mod), func)
 
 
 def swap_into_place(tmp: Path, target: Path) -> None:

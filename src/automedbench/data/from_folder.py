@@ -32,6 +32,7 @@ from typing import Any, Callable, Protocol
 
 from pydantic import ValidationError
 
+from ..errors import first_field_error
 from . import (
     DatasetError,
     DatasetPaths,
@@ -272,9 +273,7 @@ def verify_dataset(name: str, root: Path | str | None = None, *,
     try:
         Manifest.model_validate(manifest)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        return [f"manifest.json: field {'.'.join(str(p) for p in first['loc'])}: {first['msg']} "
-                "(schemas/manifest.schema.json)"]
+        return [f"manifest.json: {first_field_error(exc)} (schemas/manifest.schema.json)"]
     problems = [f"{rel}: missing or changed since staging" for rel in verify_manifest(paths)]
     for case in manifest.get("cases", []):
         for side in ("public", "private"):

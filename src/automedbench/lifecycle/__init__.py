@@ -11,11 +11,11 @@
 call this package; it calls down into agents, sandbox, scoring and the judge.
 """
 from .act import OutsideDriver, RunEndedError, StepResult, Usage, act_inside
-from .policy import SelfJudgeError, check_llm_ready, check_self_judge
+from .policy import SelfJudgeError, check_judge_ready, check_self_judge
 from .prepare import Prepared, check_sweep, default_backend, ensure_dataset, prepare_run
 from .run import rescore, run_one, score
 from .session import OpenRun, close_run, open_run
 
 __all__ = ["OpenRun", "OutsideDriver", "Prepared", "RunEndedError", "SelfJudgeError", "StepResult", "Usage",
-           "act_inside", "check_llm_ready", "check_self_judge", "check_sweep", "close_run", "default_backend",
+           "act_inside", "check_judge_ready", "check_self_judge", "check_sweep", "close_run", "default_backend",
            "ensure_dataset", "open_run", "prepare_run", "rescore", "run_one", "score"]

@@ -24,6 +24,7 @@ from ..errors import InfrastructureError, RunInterrupted, UserError, one_line
 from ..runs.models import RunInfo, is_end_reason
 from ..runs.trace import TraceWriter
 from ..scoring.error_codes import PROVIDER_DETAILS
+from ..scoring.judge import Judge
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +39,11 @@ class SelfJudgeError(UserError):
     """The judge's model is the agent's model (docs/judge.md "No self-judging")."""
 
 
-def check_llm_ready(obj: object, role: str) -> None:
-    """An LLM agent or judge whose key/header variables are unset is a user error, found
-    before the first turn or paid call (LLMConfigError names every unset variable). A judge
-    panel is ready when each of its judges is."""
-    config = getattr(obj, "config", None)
-    if config is not None and callable(getattr(config, "check_ready", None)):
-        config.check_ready(role=role)
-    for sub in getattr(obj, "judges", None) or []:
-        check_llm_ready(sub, role)
+def check_judge_ready(judge: Judge) -> None:
+    """An LLM judge whose key/header variables are unset is a user error, found before the
+    first paid call (LLMConfigError names every unset variable); a judge panel is ready when
+    each of its judges is (`Judge.check_ready`, docs/judge.md "Writing a judge")."""
+    judge.check_ready()
 
 
 def _same_model(a: str | None, b: str | None) -> bool:
@@ -57,12 +54,11 @@ def _same_model(a: str | None, b: str | None) -> bool:
     return a.strip().lower().rsplit("/", 1)[-1] == b.strip().lower().rsplit("/", 1)[-1]
 
 
-def check_self_judge(agent: object, judge: object, allow: bool = False) -> None:
+def check_self_judge(agent_model: str | None, judge: Judge, allow: bool = False) -> None:
     """A judge (or a member of a judge panel) whose model is the agent's model grades its own
     work: a user error unless `allow` (--allow-self-judge)."""
-    agent_model = getattr(agent, "model", None)
-    members = list(getattr(judge, "judges", None) or [judge])
-    same = [getattr(j, "model", None) for j in members if _same_model(agent_model, getattr(j, "model", None))]
+    members = list(judge.judges) or [judge]
+    same = [j.model for j in members if _same_model(agent_model, j.model)]
     if same and not allow:
         raise SelfJudgeError(f"the judge's model {same[0]!r} is the agent's model {agent_model!r}: a model would "
                              "grade its own work. Pick another judge, or pass --allow-self-judge")

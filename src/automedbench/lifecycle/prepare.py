@@ -19,7 +19,7 @@ from ..runs.sweep import Cell
 from ..sandbox import DEFAULT_BACKEND, check_backend
 from ..scoring.judge import Judge, get_judge
 from ..tasks import Task, check_tier, get_task
-from .policy import check_llm_ready, check_self_judge
+from .policy import check_judge_ready, check_self_judge
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +71,8 @@ def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | 
     # `command` ("run" or "sweep") words a refusal as the command that was run would (runs/preflight.py)
     check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command=command)
     judge = get_judge(options.judges, agent_configs)
-    check_llm_ready(judge, "judge")
-    check_self_judge(agent, judge, options.allow_self_judge)
+    check_judge_ready(judge)
+    check_self_judge(agent.model, judge, options.allow_self_judge)
     if options.answer_judge:   # unknown name or unset key: a user error now, not after the agent's turns
         get_answer_judge(options.answer_judge, agent_configs)
     backend = options.sandbox or default_backend()

@@ -47,7 +47,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
 def score(run: OpenRun) -> DetailReport:
     """Score a closed run with the judge it was prepared with (detail_report.json)."""
     return score_run(run.files.dir, judge=run.prep.judge, agent_configs=run.options.agent_config_paths,
-                     container_scorer=score_in_container)
+                     container_scorer=score_in_container, task=run.prep.task)
 
 
 def rescore(run_dir: Path | str, *, force: bool = False, answer_judge: str | None = None,

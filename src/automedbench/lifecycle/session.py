@@ -76,7 +76,7 @@ def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, op
                        timeout_s=options.exec_timeout_s)
     # what actually runs: the tighter of the task's and the agent entry's limits (docs/llm.md)
     limits = effective_limits(task, agent, exec_timeout_s=options.exec_timeout_s, network=spec.network)
-    info = RunInfo(run_id=run_id, agent=agent_name, model=getattr(agent, "model", None), task=task.id,
+    info = RunInfo(run_id=run_id, agent=agent_name, model=agent.model, task=task.id,
                    track=task.track, tier=tier, started_at=now_iso(), sandbox=prep.backend,
                    config_hash=config_hash(agent_conf))
     snapshot = task.snapshot()

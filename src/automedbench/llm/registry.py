@@ -28,7 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .. import yamlfile
-from ..errors import UserError
+from ..errors import UserError, first_field_error
 
 BUILTIN_FILE = Path(__file__).with_name("endpoints.yaml")
 ENV_FILES = "AUTOMEDBENCH_AGENTS"
@@ -185,11 +185,10 @@ class AgentConfig(_Strict):
 
 
 def _field_error(path: Path, index: int, name: Any, exc: ValidationError) -> LLMConfigError:
-    first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(entry)"
+    first = first_field_error(exc, root="(entry)")
+    field, msg = first.field, first.msg
     who = f"agents[{index}]" + (f" (name {name!r})" if name else "")
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden" and str(first["loc"][-1]).lower() in _LITERAL_KEY_FIELDS:
+    if first.type == "extra_forbidden" and str(first.loc[-1]).lower() in _LITERAL_KEY_FIELDS:
         msg = ("a literal key/secret is not allowed in agent configs; put the key in an "
                "environment variable and name it with 'api_key_env' (e.g. api_key_env: OPENAI_API_KEY)")
     return LLMConfigError(f"{path}: {who}: field '{field}': {msg}")

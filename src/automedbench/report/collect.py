@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..errors import first_field_error
 from ..run_files import RunFiles
 from ..runs.models import DetailReport
 
@@ -74,11 +75,9 @@ def _find_report_files(root: Path, warn: Callable[[str], None] | None = None) ->
 
 def _short_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        errs = exc.errors()
-        loc = ".".join(str(p) for p in errs[0]["loc"]) if errs else ""
-        msg = errs[0]["msg"] if errs else str(exc)
-        more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
-        return f"schema error at {loc or '<root>'}: {msg}{more}"
+        first = first_field_error(exc)
+        more = f" (+{first.more} more)" if first.more else ""
+        return f"schema error at {first.field}: {first.msg}{more}"
     if isinstance(exc, json.JSONDecodeError):
         return f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
     if isinstance(exc, UnicodeDecodeError):

@@ -118,7 +118,7 @@ class MedEnv:
             raise UserError(f"max_turns must be >= 1, got {max_turns}")
         prep = prepare_run(task_id, tier, _PLACEHOLDER, self.options)
         agent = ExternalPolicy(agent_name, model)
-        check_self_judge(agent, prep.judge, self.options.allow_self_judge)
+        check_self_judge(model, prep.judge, self.options.allow_self_judge)
         self.prep: Prepared = dataclasses.replace(prep, agent=agent)
         self.task_id = self.prep.task.id
         self._run: OpenRun | None = None

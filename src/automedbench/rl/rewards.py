@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import UserError
+from ..errors import UserError, first_field_error
 from ..runs.models import BUDGET_END_REASONS, UNSCORED_END_REASONS, DetailReport, StageId
 from ..runs.trace import read_trace
 from ..run_files import RunFiles
@@ -149,9 +149,7 @@ class RewardSpec(BaseModel):
         try:
             return cls.model_validate(dict(data))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "(top)"
-            raise RewardSpecError(f"{where}: {field}: {first['msg']}") from None
+            raise RewardSpecError(f"{where}: {first_field_error(exc)}") from None
 
     def weights(self) -> dict[StageId, float]:
         rubric = load_rubric().weights()

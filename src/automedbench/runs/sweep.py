@@ -47,7 +47,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .. import __version__, yamlfile
-from ..errors import UserError
+from ..errors import UserError, first_field_error
 from ..tasks import Task
 from .effective_config import config_hash, describe_change, sweep_lock_config
 from .executors import EXECUTORS, Resources
@@ -209,9 +209,7 @@ def load_sweep_file(path: Path | str) -> SweepSpec:
     try:
         spec = SweepSpec.model_validate(raw)
     except ValidationError as exc:
-        e = exc.errors()[0]
-        loc = ".".join(str(x) for x in e["loc"]) or "<root>"
-        raise SweepConfigError(f"sweep file {p}: field {loc}: {e['msg']}") from None
+        raise SweepConfigError(f"sweep file {p}: {first_field_error(exc)}") from None
     base = p.resolve().parent  # relative paths in the file are relative to the file
     o = spec.options
     if o.data_root and not Path(o.data_root).is_absolute():

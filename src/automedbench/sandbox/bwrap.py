@@ -30,11 +30,10 @@ import threading
 from pathlib import Path
 from typing import Any, Self
 
-from . import advisory, seccomp
+from . import seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
-from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
-from .effects import EffectsRecorder, netdev_counters, observe
+from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
 from .fanotify import CallProcess
 from .inputs import private_inputs
 from .inside import (
@@ -46,7 +45,8 @@ from .inside import (
     agent_env,
     gpu_dev_nodes,
 )
-from .netns import SLIRP_DNS, TAP, SandboxNetwork, pip_index_env
+from .isolated import effects_recorder, host_dirs, release, watched_call
+from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_factory, probe_drop
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
@@ -78,11 +78,7 @@ class BwrapSandbox:
                  runtime_dir: Path | None = None, gpu_nodes: list[str] | None = None):
         self.bwrap = find_bwrap()
         self.spec = spec
-        spec.workspace.mkdir(parents=True, exist_ok=True)
-        self.public = Path(spec.public_dir).resolve()
-        self.workspace = Path(spec.workspace).resolve()
-        if not self.public.is_dir():
-            raise SandboxError(f"public data directory {self.public} does not exist")
+        self.public, self.workspace = host_dirs(spec)
         checked_extra_binds(spec)  # fail before anything is created
         self.runtime = Path(runtime_dir) if runtime_dir else ensure_agent_runtime()
         self.notes: list[dict[str, Any]] = []
@@ -131,17 +127,9 @@ class BwrapSandbox:
         self._env = agent_env(spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
                               ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
                               pip_env=pip_env)
-        self.effects: EffectsRecorder | None = None
         self._call = CallProcess()   # the running call's bwrap process (whose opens are the call's)
-        if spec.record_effects:
-            # watches placed once here; docs/sandbox.md "Observed effects"
-            net = self.net
-            self.effects = EffectsRecorder(
-                (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
-                net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
-                reads_shared=not self.inputs.private,
-                # a read counts when the opener descends from this call's bwrap ("Whose reads")
-                is_ours=self._call.is_ours)
+        # watches placed once here; a read counts when the opener descends from this call's bwrap
+        self.effects = effects_recorder(spec, self.workspace, self.inputs, self.net, self._call.is_ours)
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
@@ -216,32 +204,27 @@ class BwrapSandbox:
             pass_fds = (rfd,)
         try:
             with self._lock:
-                self.watcher.drain()  # nothing that happened before this call is attributed to it
-                self.watcher.take_openers()
-                if self.effects is not None:
-                    self.effects.begin()
-                self._call.begin()
-                try:
-                    result = run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
-                                         timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
-                                         preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
-                                                                 self._helper.fd if self._helper else None,
-                                                                 self.net.fd if self.net else None,
-                                                                 self.net.userns_fd if self.net else None),
-                                         pass_fds=pass_fds, on_start=self._call.started,
-                                         on_output=self.effects.saw_output if self.effects else None)
-                finally:
-                    self._call.end()
-                events = self.watcher.drain()
-                openers = self.watcher.take_openers()
-                observe(self.effects, result)
+                result = watched_call(self.watcher, self.effects, language, code,
+                                      lambda: self._run(argv, pass_fds, timeout_s))
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        charge(result, events, self.watcher.attributed, openers)
-        result.warnings.extend(advisory.scan(language, code))
         result.warnings.extend(self.notes)
         return result
+
+    def _run(self, argv: list[str], pass_fds: tuple[int, ...], timeout_s: float | None) -> ExecResult:
+        self._call.begin()
+        try:
+            return run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
+                               timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
+                               preexec=preexec_factory(self._binds, self.rlimits(), self.drop_to,
+                                                       self._helper.fd if self._helper else None,
+                                                       self.net.fd if self.net else None,
+                                                       self.net.userns_fd if self.net else None),
+                               pass_fds=pass_fds, on_start=self._call.started,
+                               on_output=self.effects.saw_output if self.effects is not None else None)
+        finally:
+            self._call.end()
 
 
     def close(self) -> None:
@@ -254,12 +237,7 @@ class BwrapSandbox:
         if net is not None:
             net.close()
             self.net = None
-        if getattr(self, "watcher", None) is not None:
-            self.watcher.close()
-        effects = getattr(self, "effects", None)
-        if effects is not None:
-            effects.close()
-        shutil.rmtree(self._stage, ignore_errors=True)
+        release(getattr(self, "watcher", None), getattr(self, "effects", None), self._stage)
         lease = getattr(self, "_uid_lease", None)
         if lease is not None:   # last: every process of this sandbox is gone
             lease.release()

@@ -40,12 +40,12 @@ import automedbench
 
 from ..errors import ScoringContainerUnavailable
 from ..run_files import RunFiles
-from . import advisory, seccomp
+from . import seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
-from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy, charge
+from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
 from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
-from .effects import EffectsRecorder, netdev_counters, observe
+from .effects import EffectsRecorder
 from .fanotify import pid_ns
 from .inputs import private_inputs
 from .inside import (
@@ -57,7 +57,8 @@ from .inside import (
     has_nvidia_gpu,
 )
 from .inside import agent_env as shared_agent_env
-from .netns import SLIRP_DNS, TAP, SandboxNetwork, pip_index_env
+from .isolated import effects_recorder, host_dirs, release, watched_call
+from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import chown_tree
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 
@@ -240,11 +241,7 @@ class DockerSandbox:
         self._cli_env = {**os.environ, **({"DOCKER_HOST": host} if host else {})}
         self.docker = shutil.which(docker) or docker
         self.gpu = spec.gpu and has_nvidia_gpu()
-        self.public = Path(spec.public_dir).resolve()
-        self.workspace = Path(spec.workspace).resolve()
-        if not self.public.is_dir():
-            raise SandboxError(f"public data directory {self.public} does not exist")
-        self.workspace.mkdir(parents=True, exist_ok=True)
+        self.public, self.workspace = host_dirs(spec)
         self._closed = False
         self.net: SandboxNetwork | None = None
         self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
@@ -296,16 +293,12 @@ class DockerSandbox:
                 self.net = SandboxNetwork(spec.network_allow, target_pid=self._container_pid())
                 self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE,
                                              pip_env=pip_index_env())
-            if spec.record_effects:
-                # the same host directories are bind-mounted into the container, so the
-                # host's inotify sees what the container does to them (docs/sandbox.md)
-                net = self.net
-                self.effects = EffectsRecorder(
-                    (str(self.workspace), WORKSPACE_INSIDE), (str(self.public), DATA_INSIDE),
-                    net=(lambda: netdev_counters(net.pid, TAP)) if net is not None else None,
-                    reads_shared=not self.inputs.private,
-                    # a read counts when the opener is in the container's pid namespace ("Whose reads")
-                    is_ours=(lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
+            # the same host directories are bind-mounted into the container, so the host's inotify
+            # sees what the container does to them; a read counts when the opener is in the
+            # container's pid namespace (docs/sandbox.md "Whose reads")
+            self.effects = effects_recorder(
+                spec, self.workspace, self.inputs, self.net,
+                (lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
         except BaseException:
             self.close()
             raise
@@ -348,27 +341,22 @@ class DockerSandbox:
         if watcher is None:
             raise SandboxError("the sandbox's decoy was never placed", detail="sandbox_died")
         with self._lock:
-            watcher.drain()
-            watcher.take_openers()
-            if self.effects is not None:
-                self.effects.begin()
-            result = run_process(argv, env=self._cli_env,
-                                 cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
-                                 on_output=self.effects.saw_output if self.effects is not None else None)
-            if result.timed_out:  # killing the CLI does not stop what it started inside
-                subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
-                                "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)
-            if result.exit_code != 0 and "is not running" in result.stderr and not self.running():
-                # the engine lost the container under the agent: ours to answer for, not the agent's
-                # (docs/faults.md); the run ends as infra_error with the container's own account
-                raise SandboxError(f"the sandbox's container stopped under the agent: {self._container_state()}")
-            events = watcher.drain()
-            openers = watcher.take_openers()
-            observe(self.effects, result)
-        charge(result, events, watcher.attributed, openers)
-        result.warnings.extend(advisory.scan(language, code))
+            result = watched_call(watcher, self.effects, language, code, lambda: self._run(argv, timeout_s))
         if not watcher.attributed:
             result.warnings.append(dict(UNATTRIBUTED_NOTE))
+        return result
+
+    def _run(self, argv: list[str], timeout_s: float | None) -> ExecResult:
+        result = run_process(argv, env=self._cli_env,
+                             cwd=None, timeout_s=timeout_s or self.spec.timeout_s, cap=self.spec.output_cap,
+                             on_output=self.effects.saw_output if self.effects is not None else None)
+        if result.timed_out:  # killing the CLI does not stop what it started inside
+            subprocess.run([self.docker, "exec", "--user", f"{SANDBOX_UID}:{SANDBOX_UID}", self.container,
+                            "kill", "-9", "-1"], capture_output=True, timeout=30, env=self._cli_env)
+        if result.exit_code != 0 and "is not running" in result.stderr and not self.running():
+            # the engine lost the container under the agent: ours to answer for, not the agent's
+            # (docs/faults.md); the run ends as infra_error with the container's own account
+            raise SandboxError(f"the sandbox's container stopped under the agent: {self._container_state()}")
         return result
 
     def running(self) -> bool:
@@ -419,13 +407,7 @@ class DockerSandbox:
         if hasattr(self, "_cli_env"):
             subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60,
                            env=self._cli_env)
-        watcher = getattr(self, "watcher", None)
-        if watcher is not None:
-            watcher.close()
-        effects = getattr(self, "effects", None)
-        if effects is not None:
-            effects.close()
-        shutil.rmtree(self._stage, ignore_errors=True)
+        release(getattr(self, "watcher", None), getattr(self, "effects", None), self._stage)
 
     def __enter__(self) -> Self:
         return self

@@ -26,7 +26,7 @@ from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
 from .error_codes import detect_errors
-from .judge.base import Judge, JudgeEvidence
+from .judge.base import BareJudge, Judge, JudgeEvidence, as_judge
 from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
@@ -79,7 +79,7 @@ def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageRes
         log.warning("judge %s failed: %s", judge.backend, exc)
         verdict = {s: None for s in load_rubric().judged}
         error = f"{type(exc).__name__}: {one_line(exc)}"
-    info.agreement = getattr(judge, "last_agreement", None)
+    info.agreement = judge.last_agreement
     info.judge_incomplete = any(verdict.get(s) is None for s in load_rubric().judged)
     if info.judge_incomplete:
         info.error = (error or judge_failure_reason(judge) or "the judge returned no verdict")[:500]
@@ -88,11 +88,11 @@ def run_judge(judge: Judge, evidence: JudgeEvidence) -> tuple[dict[str, StageRes
 
 def judge_failure_reason(judge: Judge) -> str | None:
     """The last problems a judge recorded (LLM: provider/parse errors; panel: per judge)."""
-    errors = list(getattr(judge, "last_errors", None) or [])
-    agreement = getattr(judge, "last_agreement", None) or {}
+    errors = list(judge.last_errors)
+    agreement = judge.last_agreement or {}
     errors += [f"{n}: {e}" for n, e in (agreement.get("errors") or {}).items()]
-    for sub in getattr(judge, "judges", []) or []:
-        errors += [f"{getattr(sub, 'name', sub.backend)}: {e}" for e in (getattr(sub, "last_errors", None) or [])]
+    for sub in judge.judges:
+        errors += [f"{sub.name or sub.backend}: {e}" for e in sub.last_errors]
     return "; ".join(one_line(Exception(e)) for e in errors[-3:]) or None
 
 
@@ -105,9 +105,9 @@ class ContainerScorer(Protocol):
                  tasks_dirs: list[Path]) -> dict[str, str]: ...
 
 
-def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False, answer_judge: str | None = None,
+def score_run(run_dir: Path, judge: BareJudge | None = None, *, force: bool = False, answer_judge: str | None = None,
               agent_configs: list[Path] | None = None, out_dir: Path | None = None,
-              container_scorer: ContainerScorer | None = None) -> DetailReport:
+              container_scorer: ContainerScorer | None = None, task: Task | None = None) -> DetailReport:
     """Score (or re-score) a run. `judge=None` re-uses saved verdicts (judge.json) if present,
     else the offline heuristic judge. `answer_judge` (a registry name) overrides the LLM answer
     judge recorded in run.json for metrics that use one (ScoringContext).
@@ -122,28 +122,32 @@ def score_run(run_dir: Path, judge: Judge | None = None, *, force: bool = False,
     (no network, the run read-only, the only place its private references are mounted;
     api.py hands in sandbox/docker.py's), and in this process -- loudly, flagged
     `scored_outside_container` -- when that cannot be done or none was handed in. `out_dir`: score here and write the report (and judge.json) there instead of
-    `run_dir` (what the scoring container does)."""
+    `run_dir` (what the scoring container does). `task`: the task the run was prepared with
+    (the lifecycle hands it in, so a task id is resolved once per run, docs/architecture.md
+    "The walk"); None: resolved from run.json, and a definition changed since the run is flagged."""
     run_dir = Path(run_dir)
     meta = load_meta(run_dir)
     check_complete(meta, run_dir, force=force)
+    whole = as_judge(judge) if judge is not None else None   # a plug-in's missing members get defaults
     if out_dir is None and meta.run.sandbox.startswith("docker"):
-        return _score_docker_run(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
-                                 container_scorer=container_scorer)
+        return _score_docker_run(run_dir, meta, whole, answer_judge=answer_judge, agent_configs=agent_configs,
+                                 container_scorer=container_scorer, task=task)
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-    return _score_here(run_dir, meta, judge, answer_judge=answer_judge, agent_configs=agent_configs,
-                       out=RunFiles(out_dir) if out_dir is not None else RunFiles(run_dir))
+    return _score_here(run_dir, meta, whole, answer_judge=answer_judge, agent_configs=agent_configs,
+                       out=RunFiles(out_dir) if out_dir is not None else RunFiles(run_dir), task=task)
 
 
 def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_judge: str | None,
-                      agent_configs: list[Path] | None, container_scorer: ContainerScorer | None) -> DetailReport:
+                      agent_configs: list[Path] | None, container_scorer: ContainerScorer | None,
+                      task: Task | None) -> DetailReport:
     """The workflow judge runs here (it reads the trace and the workspace, never a
     reference, and an LLM judge needs the network); the task score -- the only step that
     reads the private references -- runs in the scoring container and reuses its verdicts."""
     files = RunFiles(run_dir)
     infra_end = meta.run.end_reason in INFRA_END_REASONS
     llm_answer_judge = None if infra_end else (answer_judge or meta.answer_judge)
-    task = get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
+    task = task or resolve_task(meta)
     judge_verdict(files, files, meta, task, judge, infra_end)   # written to judge.json: the container reuses it
     if llm_answer_judge:
         why = (f"the answer judge {llm_answer_judge!r} calls an LLM over the network, and the scoring "
@@ -167,7 +171,7 @@ def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answ
             return report
     log.warning("%s: the docker run is scored in the harness process, not in a scoring container: %s", run_dir, why)
     return _score_here(run_dir, meta, None, answer_judge=answer_judge, agent_configs=agent_configs, out=files,
-                       outside_container=why)
+                       outside_container=why, task=task)
 
 
 def _flags(meta: RunMeta, judge_incomplete: bool, outside_container: str, reference_error: bool,
@@ -184,16 +188,19 @@ def _flags(meta: RunMeta, judge_incomplete: bool, outside_container: str, refere
 
 
 def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_judge: str | None,
-                agent_configs: list[Path] | None, out: RunFiles, outside_container: str = "") -> DetailReport:
+                agent_configs: list[Path] | None, out: RunFiles, outside_container: str = "",
+                task: Task | None = None) -> DetailReport:
     files = RunFiles(run_dir)
     infra_end = meta.run.end_reason in INFRA_END_REASONS
-    task = get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
+    changed = ""
+    if task is None:   # one handed in is the definition that ran; one resolved now may have changed since
+        task = resolve_task(meta)
+        changed = task_definition_changed(meta, task)
+    if changed:
+        log.warning("%s: %s", run_dir, changed)
     track = task.track_impl
     data = DatasetPaths(Path(meta.dataset_root))
     trace = read_trace(files.trace)
-    changed = task_definition_changed(meta, task)
-    if changed:
-        log.warning("%s: %s", run_dir, changed)
 
     expected = expected_cases(meta, data)
     task_result, outcomes = score_workspace(
@@ -299,6 +306,11 @@ def scoring_context(files: RunFiles, answer_judge: str | None = None,
     cache, so re-scoring never pays twice."""
     return ScoringContext(answer_judge=get_answer_judge(answer_judge, agent_configs),
                           cache_dir=files.dir / ".scoring_cache")
+
+
+def resolve_task(meta: RunMeta) -> Task:
+    """The task a saved run names, from the task folders it recorded."""
+    return get_task(meta.run.task, extra=[Path(p) for p in meta.tasks_dirs])
 
 
 def task_hash(snapshot: dict) -> str:

@@ -84,12 +84,19 @@ def _check_and_score(track: Track[Any], submitted: SubmittedCase | None, missing
     return _outcome(record, check.non_trivial)
 
 
+def scored_cases(records: list[CaseRecord]) -> ScoredCases:
+    """The cases a task is scored on: every expected case but those whose reference cannot be
+    read. Its `completion` (valid / these) is the one completion: the factor of the task score
+    and the task's `completion_rate` (docs/scoring.md)."""
+    return ScoredCases([r for r in records if r.status is not CaseStatus.REFERENCE_ERROR])
+
+
 def aggregate_cases(track: Track[Any], records: list[CaseRecord], options: Any,
                     context: ScoringContext | None = None) -> AggregateResult:
     """The core's rules around `track.aggregate`, applied once for every track: reference
     errors left out before, score × completion after (docs/tracks.md). `records`: one per
     expected case, any status."""
-    cases = ScoredCases([r for r in records if r.status is not CaseStatus.REFERENCE_ERROR])
+    cases = scored_cases(records)
     if not cases.expected:
         return AggregateResult(score=0.0, notes={"score": "no scorable case: every reference is unreadable"})
     result = track.aggregate(cases, options, context or ScoringContext())
@@ -157,15 +164,13 @@ def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: li
         for cid in case_ids:
             if cid in by_id and flag not in by_id[cid].flags:
                 by_id[cid].flags.append(flag)
-    scorable = [o for o in outcomes if o.record.status is not CaseStatus.REFERENCE_ERROR]
-    n = len(scorable)
-    valid = sum(o.record.status is CaseStatus.OK for o in scorable)
-    tried = [o for o in scorable if o.record.status in (CaseStatus.OK, CaseStatus.INVALID)]
+    scored = scored_cases(records)
+    tried = [r for r in scored.expected if r.status in (CaseStatus.OK, CaseStatus.INVALID)]
     result = TaskResult(
         score=float(agg.score),
         metric_name=track.metric_name(options),
-        completion_rate=valid / n if n else 0.0,
-        format_valid=bool(tried) and all(o.record.status is CaseStatus.OK for o in tried),
+        completion_rate=scored.completion,
+        format_valid=bool(tried) and all(r.status is CaseStatus.OK for r in tried),
         per_case=[o.result for o in outcomes],
         unexpected_cases=unexpected,
         aggregate_metrics=dict(agg.metrics),

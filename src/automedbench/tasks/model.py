@@ -17,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .. import yamlfile
-from ..errors import UserError
+from ..errors import UserError, first_field_error
 from ..tracks import TrackError, get_track
 from ..tracks.base import MedalBands
 
@@ -92,16 +92,12 @@ class Task(BaseModel):
         try:
             self._options = track.parse_options(self.track_options)   # unknown keys refused (docs/tracks.md)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(["track_options", *(str(p) for p in first["loc"])])
-            raise TaskError(f"{source}: field '{field}': {first['msg']}") from None
+            raise TaskError(f"{source}: {first_field_error(exc, under='track_options')}") from None
         if self.medal_bands is not None:
             try:
                 MedalBands.model_validate({**self.medal_bands, "source": "task.yaml"})
             except ValidationError as exc:
-                first = exc.errors()[0]
-                field = ".".join(["medal_bands", *(str(p) for p in first["loc"])])
-                raise TaskError(f"{source}: field '{field}': {first['msg']}") from None
+                raise TaskError(f"{source}: {first_field_error(exc, under='medal_bands')}") from None
 
     @property
     def track_impl(self) -> Any:
@@ -154,9 +150,7 @@ def load_task(folder: Path) -> Task:
     try:
         task = Task.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise TaskError(f"{path}: field '{field}': {first['msg']}") from None
+        raise TaskError(f"{path}: {first_field_error(exc, root='(top level)')}") from None
     if task.id != folder.name:
         raise TaskError(f"{path}: field 'id': {task.id!r} must equal the folder name {folder.name!r}")
     task.folder = folder

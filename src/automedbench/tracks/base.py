@@ -432,6 +432,13 @@ def pick_reference_method(track: Any, options: Any) -> tuple[str | None, list[st
     return None, missing
 
 
+def with_reference_method(track: Any, options: OptionsT) -> OptionsT | None:
+    """`options` with `reference_method` set to the method the scripted agents run
+    (`pick_reference_method`), or None when none fits: the scripted agents then skip the task."""
+    method, _ = pick_reference_method(track, options)
+    return None if method is None else options.model_copy(update={"reference_method": method})
+
+
 def draws_pictures(track: Any) -> bool:
     """Whether the track overrides the default `case_pictures` (TrackAssets above, which draws
     none): the core then reads its picked cases again to have them drawn."""

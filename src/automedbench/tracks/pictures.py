@@ -4,8 +4,11 @@ A track MAY override the optional capability declared on `TrackAssets` (tracks/b
 
     def case_pictures(self, case: PictureCase, options) -> list[CasePicture]
 
-and return small pictures of one scored case (the prediction over the input beside the
-reference). The default draws none.
+and return small pictures of one case (the prediction over the input beside the reference).
+The default draws none. A case whose output failed its check comes with `prediction=None`, its
+`reason` and `output_dir` (the folder as the agent wrote it, per-case layouts): the track draws
+what it can read of it — at least the input and the reference — and says the reason in the
+caption (`not_scored_note`).
 The track only draws, in memory; the core picks the cases (at most a dozen per run, the worst
 and the best), calls it after scoring and places the files beside the report
 (scoring/pictures.py). The judge never reads them. See docs/site.md "Pictures of outputs".
@@ -18,6 +21,7 @@ from __future__ import annotations
 import html
 import io
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +37,8 @@ MediaType = Literal["image/png", "text/html"]
 
 @dataclass
 class PictureCase:
-    """What the core hands the track for one valid, scored case."""
+    """What the core hands the track for one case: a valid, scored one (`reason` empty), or one
+    whose output failed its check (`prediction` None, `reason` says why)."""
 
     case_id: str
     public_dir: Path                 # the case's inputs as the agent saw them (data/public/<case_id>)
@@ -41,6 +46,13 @@ class PictureCase:
     prediction: Any                  # the checked prediction (check_case's `prediction`)
     reference: Any                   # load_reference's reference
     metrics: dict[str, float | None] = field(default_factory=dict)
+    reason: str = ""                 # why the case was not scored; "" for a valid case
+    output_dir: Path | None = None   # outputs/<case_id> as written (per-case layouts), for an invalid case
+
+
+def not_scored_note(case: PictureCase) -> str:
+    """The caption's note for a case that was not scored: its reason, first."""
+    return f"not scored: {case.reason}" if case.reason else ""
 
 
 @dataclass
@@ -87,7 +99,7 @@ def diverging(diff: np.ndarray, scale: float) -> np.ndarray:
     return (np.clip(rgb, 0, 1) * 255).astype(np.uint8)
 
 
-def panels(images: list[tuple[np.ndarray, str]], note: str = "") -> bytes:
+def panels(images: list[tuple[np.ndarray, str]], note: str = "", size: int = PANEL_PX) -> bytes:
     """One PNG: the images side by side (grey 2-D or RGB), with no text in the pixels: labels
     and the note belong in the caption (`caption_of`), which the site shows as HTML, readable
     at any zoom (docs/site.md "Pictures of outputs")."""
@@ -97,7 +109,7 @@ def panels(images: list[tuple[np.ndarray, str]], note: str = "") -> bytes:
     for arr, _label in images:
         a = np.asarray(arr)
         img = Image.fromarray(a if a.ndim == 3 else a.astype(np.uint8), "RGB" if a.ndim == 3 else "L").convert("RGB")
-        scale = PANEL_PX / max(img.size)
+        scale = size / max(img.size)
         img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.NEAREST)
         tiles.append(img)
     w = sum(t.width for t in tiles) + GAP_PX * (len(tiles) + 1)
@@ -154,24 +166,63 @@ def text_card(rows: list[tuple[str, str]], verdict: str = "", good: bool | None 
             f"{head}<dl>{body}</dl></body>").encode()
 
 
+def text_as_written(out_dir: Path | None, name: str, limit: int = 600) -> str | None:
+    """The start of an output file that failed its check, as text (for the caption or a card of
+    an invalid case), or None when there is none to read. Never follows a link."""
+    if out_dir is None:
+        return None
+    path = out_dir / name
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, "rb") as fh:
+            head = fh.read(limit * 4)
+    except OSError:
+        return None
+    text = head.decode("utf-8", errors="replace")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def metric_note(metrics: dict[str, float | None]) -> str:
     return ", ".join(f"{k} {v:.4g}" for k, v in metrics.items() if v is not None)
 
 
-def restoration_panels(inp: np.ndarray | None, out: np.ndarray, ref: np.ndarray,
-                       metrics: dict[str, float | None], where: str = "") -> CasePicture:
-    """Input, output, reference (one grey window: the reference's) and output − reference."""
+def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.ndarray,
+                       metrics: dict[str, float | None], where: str = "",
+                       windows: list[tuple[str, float, float]] | None = None, reason: str = "") -> list[CasePicture]:
+    """Input, output, reference and output − reference, one picture per grey window.
+
+    `windows` are the task's display windows, (name, level, width) in the images' units (e.g.
+    Hounsfield units: a CT's soft-tissue or brain window); without them one window, the
+    reference's 1st-99th percentile. The same window is used for every panel of a picture. An
+    output that was not scored (`out` None, `reason` set) is left out: input and reference only."""
     r = np.asarray(ref, dtype=np.float64)
     finite = r[np.isfinite(r)]
-    lo, hi = (float(np.percentile(finite, 1)), float(np.percentile(finite, 99))) if finite.size else (0.0, 1.0)
-    diff = np.nan_to_num(np.asarray(out, dtype=np.float64) - r)
-    scale = float(np.percentile(np.abs(diff), 99)) or (hi - lo) or 1.0
-    tiles: list[tuple[np.ndarray, str]] = []
-    if inp is not None:
-        tiles.append((window(inp), "input"))
-    tiles += [(window(out, lo, hi), "output"), (window(r, lo, hi), "reference"),
-              (diverging(diff, scale), f"output-reference +-{scale:.3g}")]
-    note = (where + " · " if where else "") + metric_note(metrics)
-    return CasePicture("panels.png", panels(tiles),
-                       caption_of("input, output, reference and the difference map (red: output above the "
-                                  "reference, blue: below)", tiles, note))
+    if windows:
+        bounds = [(f"{name} window (level {level:g}, width {width:g})", level - width / 2, level + width / 2)
+                  for name, level, width in windows]
+    else:
+        lo, hi = (float(np.percentile(finite, 1)), float(np.percentile(finite, 99))) if finite.size else (0.0, 1.0)
+        bounds = [("window: the reference's 1st-99th percentile", lo, hi)]
+    diff = None if out is None else np.nan_to_num(np.asarray(out, dtype=np.float64) - r)
+    pictures = []
+    for i, (wname, lo, hi) in enumerate(bounds):
+        tiles: list[tuple[np.ndarray, str]] = []
+        if inp is not None:
+            tiles.append((window(inp, lo, hi), "input"))
+        if out is not None:
+            tiles.append((window(out, lo, hi), "output"))
+        tiles.append((window(r, lo, hi), "reference"))
+        if diff is not None:
+            scale = float(np.percentile(np.abs(diff), 99)) or (hi - lo) or 1.0
+            tiles.append((diverging(diff, scale), f"output-reference +-{scale:.3g}"))
+        note = " · ".join(x for x in (f"not scored: {reason}" if reason else "", where, wname,
+                                      metric_note(metrics)) if x)
+        what = ("input and reference (the output was not scored)" if out is None else
+                "input, output, reference and the difference map (red: output above the reference, blue: below)")
+        name = "panels.png" if i == 0 else f"panels-{_SAFE_NAME.sub('-', wname.split(' window')[0])}.png"
+        pictures.append(CasePicture(name, panels(tiles), caption_of(what, tiles, note)))
+    return pictures
+
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9]+")

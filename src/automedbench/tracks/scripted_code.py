@@ -7,6 +7,7 @@ loop over a method's `main`) live here so a fix reaches every track.
 from __future__ import annotations
 
 import textwrap
+from importlib import resources
 
 # agent code: a format-aware look at one input file (shape / dtype / value range where the
 # format says); the input formats are the tracks' knowledge, so the core's trait agents take it from here
@@ -38,6 +39,31 @@ def case_dirs(data_dir: str) -> str:
     e.g. `_examples/`, are not cases). The code it is pasted into must import pathlib."""
     return (f"sorted(p for p in pathlib.Path({data_dir!r}).iterdir() "
             "if p.is_dir() and not p.name.startswith('_'))")
+
+
+def method_source(track_package: str, name: str) -> str:
+    """The text of `name`, a method file a track ships in `<track_package>.methods`."""
+    return resources.files(f"{track_package}.methods").joinpath(name).read_text()
+
+
+def image_setup(data_dir: str, method_file: str, source: str, image_file: str, *, what: str,
+                after: str = "") -> str:
+    """S2 for a track whose cases hold one 2-D image: write the method file, print the runtime's
+    versions, open the first case's `image_file` and print its size, mode, dtype and value range.
+    `what` ends the comment line; `after` is more setup code (names in scope: pathlib, numpy,
+    Image, first)."""
+    return textwrap.dedent(f"""\
+        # S2 setup: install the {what}, check the runtime and one input
+        import pathlib, numpy, scipy, PIL
+        from PIL import Image
+        pathlib.Path({method_file!r}).write_text({source!r})
+        print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
+        first = {case_dirs(data_dir)}[0] / {image_file!r}
+        im = Image.open(first)
+        a = numpy.asarray(im)
+        print("input", first.parent.name, "size", im.size, "mode", im.mode, "dtype", a.dtype,
+              "range", int(a.min()), int(a.max()))
+        """) + textwrap.dedent(after)
 
 
 def per_case_pilot(data_dir: str, method_file: str, input_file: str | None = None) -> str:

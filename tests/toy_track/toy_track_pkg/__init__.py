@@ -125,7 +125,7 @@ class ToyTrack(Track[ToyOptions]):
 
     def datasets(self) -> list[DatasetInfo]:
         return [DatasetInfo(name="toy-values", description="toy numbers (test-only)", kind="demo",
-                            track=self.name, builder_path=f"{__name__}:build_toy_values",
+                            track=self.name, builder=build_toy_values,
                             required_case_fields=("label",), options={"n_cases": "", "seed": ""})]
 
     def scripted_methods(self, options: ToyOptions) -> ToyMethods:

@@ -61,7 +61,7 @@ def test_datasets_are_declared():
     # the data registry lists them as this track's, and every builder path resolves to a function
     registered = all_datasets()
     assert all(registered[d.name].track == "report-generation" for d in DATASETS)
-    assert all(callable(d.builder()) for d in DATASETS)
+    assert all(callable(d.builder) for d in DATASETS)
 
 
 def test_demo_layout_multiview_and_reports_follow_findings(demo):

@@ -166,7 +166,7 @@ def test_stager_writes_the_benchmark_layout_and_gold_scores_one(name, tmp_path):
     assert isinstance(info, DatasetInfo) and info.kind == "official" and info.track == "vqa"
     paths = DatasetPaths(tmp_path / "staged")
     paths.root.mkdir()
-    manifest = info.builder()(paths, source=src)
+    manifest = info.builder(paths, source=src)
     assert {c["case_id"] for c in manifest["cases"]} == want["ids"] and len(manifest["cases"]) == want["n"]
     assert verify_manifest(paths) == []
     for case in manifest["cases"]:

@@ -364,8 +364,8 @@
     function row(label, x, y, fmt, hint) {
       fmt = fmt || score;
       var d = (x != null && y != null && fmt === score) ? ((y - x) * 100).toFixed(1) : "";
-      return "<tr><th" + (hint ? ' title="' + esc(hint) + '"' : "") + ">" + esc(label) + '</th><td class="score" style="' + (fmt === score ? heat(x) : "") + '">' + fmt(x) +
-        '</td><td class="score" style="' + (fmt === score ? heat(y) : "") + '">' + fmt(y) + '</td><td class="num">' + d + "</td></tr>";
+      return "<tr><th" + (hint ? ' title="' + esc(hint) + '"' : "") + ">" + esc(label) + '</th><td class="score" data-label="A" style="' + (fmt === score ? heat(x) : "") + '">' + fmt(x) +
+        '</td><td class="score" data-label="B" style="' + (fmt === score ? heat(y) : "") + '">' + fmt(y) + '</td><td class="num" data-label="Δ">' + d + "</td></tr>";
     }
     function ident(v) { return esc(v); }
     var html = '<div class="scroll"><table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.slug || a.run.run_id) + '.html">' + esc(a.run.agent) + "</a><small> " + esc(a.run.run_id) +
@@ -384,22 +384,22 @@
     html += '<div class="scroll"><table id="compare-cases"><thead><tr><th scope="col">case</th><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody>';
     function pics(run, id) {
       return ((run.pictures || {})[id] || []).map(function (p) {
-        return p.html ? '<iframe sandbox src="' + esc(p.src) + '" title="' + esc(id + ": " + p.caption) + '" loading="lazy"></iframe>'
-          : '<a href="' + esc(p.src) + '" class="pic"><img src="' + esc(p.src) + '" alt="' + esc(id + ": " + p.caption) + '" loading="lazy"></a>';
+        return p.html ? '<figure class="pic-html"><iframe sandbox src="' + esc(p.src) + '" title="' + esc(id + ": " + p.caption) + '" loading="lazy"></iframe><figcaption>' + esc(p.caption) + "</figcaption></figure>"
+          : '<figure class="pic-png"><a href="' + esc(p.src) + '" class="pic" title="enlarge"><img src="' + esc(p.src) + '" alt="' + esc(id + ": " + p.caption) + '" loading="lazy"></a><figcaption>' + esc(p.caption) + "</figcaption></figure>";
       }).join("");
     }
-    function caseCell(c, run) {
-      if (!c) return "<td>—</td>";
+    function caseCell(c, run, label) {
+      if (!c) return '<td data-label="' + label + '">—</td>';
       var m = Object.keys(c.metrics || {}).map(function (k) { return k + " " + metricText(k, c.metrics[k]); }).join(", ");
       var p = pics(run, c.case_id);
-      return "<td>" + (p ? '<div class="pics">' + p + "</div>" : "") + caseStatusBadge(c) + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
+      return '<td data-label="' + label + '">' + (p ? '<div class="pics">' + p + "</div>" : "") + caseStatusBadge(c) + esc(m) + (c.reason ? "<small> " + esc(c.reason) + "</small>" : "") + "</td>";
     }
     // cases with pictures on either side first: the comparison is about seeing them
     ids.sort(function (x, y) {
       var px = ((a.pictures || {})[x] || (b.pictures || {})[x]) ? 0 : 1, py = ((a.pictures || {})[y] || (b.pictures || {})[y]) ? 0 : 1;
       return px - py;
     });
-    ids.forEach(function (id) { html += '<tr id="cmp-case-' + esc(id) + '"><td>' + esc(id) + "</td>" + caseCell(byA[id], a) + caseCell(byB[id], b) + "</tr>"; });
+    ids.forEach(function (id) { html += '<tr id="cmp-case-' + esc(id) + '"><td class="case-id">' + esc(id) + "</td>" + caseCell(byA[id], a, "A") + caseCell(byB[id], b, "B") + "</tr>"; });
     out.innerHTML = html + "</tbody></table></div>";
   }
   function initCompare() {
@@ -437,6 +437,70 @@
   }
 
   /* a box that scrolls sideways (wide tables on a phone) must be reachable by keyboard */
+  /* ---- pictures: large, with zoom, in the page (docs/site.md "Pictures of outputs") ---- */
+  var ZOOM_STEP = 1.5, ZOOM_MIN = 0.1, ZOOM_MAX = 16;
+  function initZoom() {
+    var dlg = document.createElement("dialog");
+    if (typeof dlg.showModal !== "function") return;          // the plain link still opens the file
+    dlg.id = "zoom";
+    dlg.setAttribute("aria-label", "picture, enlarged");
+    dlg.innerHTML = '<div class="zoom-bar"><button type="button" data-zoom="out" aria-label="zoom out">−</button>' +
+      '<button type="button" data-zoom="fit">fit</button><button type="button" data-zoom="one">1:1</button>' +
+      '<button type="button" data-zoom="in" aria-label="zoom in">+</button><span class="zoom-level" aria-live="polite"></span>' +
+      '<a class="zoom-file" href="#">open the file</a><button type="button" data-zoom="close" aria-label="close">×</button></div>' +
+      '<div class="zoom-view" tabindex="0" role="region" aria-label="enlarged picture (scrolls when zoomed)"><img alt=""></div>' +
+      '<p class="zoom-cap"></p>';
+    document.body.appendChild(dlg);
+    var img = $("img", dlg), view = $(".zoom-view", dlg), level = $(".zoom-level", dlg), scale = 1, fit = 1;
+    function apply(s) {
+      scale = Math.min(ZOOM_MAX, Math.max(ZOOM_MIN, s));
+      img.style.width = Math.round(img.naturalWidth * scale) + "px";
+      level.textContent = Math.round(scale * 100) + "%";
+    }
+    function ready() {
+      fit = Math.max(ZOOM_MIN, Math.min((view.clientWidth - 4) / img.naturalWidth, (view.clientHeight - 4) / img.naturalHeight));
+      apply(fit);
+    }
+    function open(a) {
+      var small = $("img", a), fig = a.closest("figure"), cap = fig && $("figcaption", fig);
+      dlg.showModal();
+      img.onload = ready;
+      img.alt = small ? small.alt : "";
+      img.src = a.getAttribute("href");
+      if (img.complete && img.naturalWidth) ready();
+      $(".zoom-file", dlg).href = a.getAttribute("href");
+      $(".zoom-cap", dlg).textContent = cap ? cap.textContent : img.alt;
+      view.focus();
+    }
+    document.addEventListener("click", function (e) {
+      var a = e.target.closest ? e.target.closest("a.pic") : null;
+      if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+      e.preventDefault();
+      open(a);
+    });
+    dlg.addEventListener("click", function (e) {
+      if (e.target === dlg) { dlg.close(); return; }
+      var b = e.target.closest("button");
+      if (!b) return;
+      var z = b.dataset.zoom;
+      if (z === "close") dlg.close();
+      else apply(z === "fit" ? fit : z === "one" ? 1 : scale * (z === "in" ? ZOOM_STEP : 1 / ZOOM_STEP));
+    });
+    img.addEventListener("dblclick", function () { apply(scale > fit * 1.01 ? fit : fit * 3); });
+    dlg.addEventListener("keydown", function (e) {
+      if (e.key === "+" || e.key === "=") apply(scale * ZOOM_STEP);
+      else if (e.key === "-") apply(scale / ZOOM_STEP);
+      else if (e.key === "0") apply(fit);
+      else return;
+      e.preventDefault();
+    });
+    view.addEventListener("wheel", function (e) {
+      if (!e.ctrlKey) return;                                   // plain wheel scrolls the zoomed picture
+      e.preventDefault();
+      apply(scale * (e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP));
+    }, { passive: false });
+  }
+
   function focusableScrollers() {
     $$(".scroll, table").forEach(function (el) {
       if (el.scrollWidth > el.clientWidth + 1) { el.tabIndex = 0; if (!el.getAttribute("aria-label") && el.tagName !== "TABLE") el.setAttribute("role", "region"), el.setAttribute("aria-label", "scrollable table"); }
@@ -451,6 +515,7 @@
     initTierPicker();
     initRunPage();
     initCompare();
+    initZoom();
     focusableScrollers();
   });
 })();

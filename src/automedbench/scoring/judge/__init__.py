@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ...llm.registry import load_agent_configs
-from .base import JUDGES, Judge, JudgeError, JudgeEvidence
+from .base import JUDGES, BareJudge, Judge, JudgeBase, JudgeError, JudgeEvidence, as_judge
 from .heuristic import HeuristicJudge
 from .llm import LLMJudge
 from .panel import JudgePanel
@@ -31,7 +31,7 @@ def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None =
 
 def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any]) -> Judge:
     if name in JUDGES:
-        return JUDGES.get(name)()
+        return as_judge(JUDGES.get(name)())
     configs = load_agent_configs(agent_configs)
     if name not in configs:
         raise JudgeError(f"unknown agent/judge {name!r}; judge classes: {', '.join(JUDGES.names())}; "
@@ -39,4 +39,5 @@ def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any
     return LLMJudge(configs[name], **llm_options)
 
 
-__all__ = ["HeuristicJudge", "JUDGES", "Judge", "JudgeError", "JudgeEvidence", "get_judge"]
+__all__ = ["BareJudge", "HeuristicJudge", "JUDGES", "Judge", "JudgeBase", "JudgeError", "JudgeEvidence", "as_judge",
+           "get_judge"]

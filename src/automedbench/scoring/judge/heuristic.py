@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from ...runs.models import ItemEvidence, StageResult
 from ...tasks import Task
 from ..rubric import load_rubric
-from .base import JUDGES, JudgeEvidence
+from .base import JUDGES, JudgeBase, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
 from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, copied_share, methods_judged, methods_named,
                          prompt_shingles, task_texts)
@@ -132,7 +132,7 @@ def _why(label: str, fact: Fact) -> str:
 
 
 @JUDGES.register("heuristic")
-class HeuristicJudge:
+class HeuristicJudge(JudgeBase):
     """Offline and deterministic: S1 from the plan files, S2 and S3 from the observed workflow facts."""
 
     backend = "heuristic"

@@ -30,7 +30,7 @@ from ...llm.json_reply import extract_json
 from ...llm.registry import AgentConfig
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
-from .base import JudgeEvidence
+from .base import JudgeBase, JudgeEvidence
 from .bounds import bound
 from .cache import cache_key, plan_hash
 from .digest import build_digest
@@ -51,7 +51,7 @@ def _fmt_value(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else str(v)
 
 
-class LLMJudge:
+class LLMJudge(JudgeBase):
     backend = "llm"
     version = PROMPT_VERSION
 
@@ -72,6 +72,10 @@ class LLMJudge:
         self.last_citations: dict[str, Any] = {}     # stage -> the accepted (checked) "evidence" object
 
     # ---- public -------------------------------------------------------------------------
+    def check_ready(self) -> None:
+        """Every key/header variable of the judge's endpoint is set (LLMConfigError names each unset one)."""
+        self.config.check_ready(role="judge")
+
     def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
         rubric = self.rubric
         stages = rubric.judged
@@ -116,11 +120,9 @@ class LLMJudge:
         lines = [f"Task: {task.title} (id {task.id}, track {task.track})", f"Tier: {ev.tier}",
                  f"Goal: {task.description.strip()}",
                  f"Inputs per case: {', '.join(task.input_files)}; outputs per case: {', '.join(task.output_files)}"]
-        try:
-            tier_info = getattr(task.tiers, ev.tier)
-            lines.append(f"Tier information given to the agent: {json.dumps(tier_info.model_dump())}")
-        except AttributeError:
-            pass
+        tier_info = task.tiers.model_dump().get(ev.tier)
+        if tier_info is not None:
+            lines.append(f"Tier information given to the agent: {json.dumps(tier_info)}")
         return "\n".join(lines)
 
     def _rubric_text(self, ask: dict[str, list[str]], tier: str, wording: dict[str, str] | None = None) -> str:

@@ -22,31 +22,35 @@ from typing import Any, Sequence
 from ...runs.models import StageResult
 from ..rubric import load_rubric
 from .agreement import majority, stats
-from .base import Judge, JudgeEvidence
+from .base import BareJudge, Judge, JudgeBase, JudgeEvidence, as_judge
 
 RULE = "per-item majority over judges that answered; ties -> the lower value"
 
 
-def _name(j: Any, i: int) -> str:
-    return str(getattr(j, "name", None) or getattr(j, "model", None) or getattr(j, "backend", f"judge{i}"))
+def _name(j: Judge) -> str:
+    return j.name or j.model or j.backend
 
 
-class JudgePanel:
+class JudgePanel(JudgeBase):
     backend = "panel"
 
-    def __init__(self, judges: Sequence[Judge]):
+    def __init__(self, judges: Sequence[BareJudge]):
         if len(judges) < 2:
             raise ValueError("a JudgePanel needs at least 2 judges")
-        self.judges = list(judges)
+        self.judges: list[Judge] = [as_judge(j) for j in judges]
         names: list[str] = []
         for i, j in enumerate(self.judges):
-            n = _name(j, i)
+            n = _name(j)
             names.append(n if n not in names else f"{n}#{i}")
         self.names = names
-        self.model = ",".join(str(getattr(j, "model", None) or j.backend) for j in self.judges)
+        self.model = ",".join(j.model or j.backend for j in self.judges)
         self.version = "panel-1:" + ",".join(f"{j.backend}-{j.version}" for j in self.judges)
         self.last_agreement: dict[str, Any] | None = None
         self.last_verdicts: dict[str, dict[str, StageResult | None]] = {}
+
+    def check_ready(self) -> None:
+        for j in self.judges:
+            j.check_ready()
 
     def judge(self, evidence: JudgeEvidence) -> dict[str, StageResult | None]:
         rubric = load_rubric()

@@ -11,14 +11,9 @@ careless:  the same classifier, but it writes class ids through an off-by-one la
 from __future__ import annotations
 
 import textwrap
-from importlib import resources
 
-from ..scripted_code import case_dirs
+from ..scripted_code import case_dirs, image_setup, method_source
 from .options import ClassificationOptions
-
-
-def _source(name: str) -> str:
-    return resources.files("automedbench.tracks.classification.methods").joinpath(name).read_text()
 
 
 class ClassificationMethods:
@@ -37,16 +32,9 @@ class ClassificationMethods:
                 "Verify one row per case, then submit."]
 
     def setup_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S2 setup: install the classifier, check the runtime, one input and the examples
-            import csv, pathlib, numpy, scipy, PIL
-            from PIL import Image
-            pathlib.Path({self.method!r}).write_text({_source(self.method)!r})
-            print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
-            first = {case_dirs(data_dir)}[0] / {self.o.image_file!r}
-            im = Image.open(first)
-            a = numpy.asarray(im)
-            print("input", first.parent.name, "size", im.size, "mode", im.mode, "range", int(a.min()), int(a.max()))
+        return image_setup(data_dir, self.method, method_source(__package__, self.method), self.o.image_file,
+                           what="classifier", after=f"""\
+            import csv
             examples = pathlib.Path({data_dir!r}) / "_examples" / "labels.csv"
             rows = list(csv.DictReader(open(examples))) if examples.is_file() else []
             print(len(rows), "labelled examples:", sorted({{r["label"] for r in rows}}) or "none (the method needs them)")

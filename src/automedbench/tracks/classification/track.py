@@ -17,7 +17,7 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..pictures import CasePicture, PictureCase, panels, read_png_gray
+from ..pictures import CasePicture, PictureCase, not_scored_note, panels, read_png_gray
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -34,7 +34,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
-    pick_reference_method,
+    with_reference_method,
 )
 from ..reducers import mean_of_present
 from .data import DATASETS
@@ -165,10 +165,8 @@ class ClassificationTrack(Track[ClassificationOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: ClassificationOptions) -> ScriptedMethods | None:
-        method, _ = pick_reference_method(self, options)
-        if method is None:
-            return None        # no labelled examples (official tasks): scripted agents skip
-        return ClassificationMethods(options.model_copy(update={"reference_method": method}))
+        chosen = with_reference_method(self, options)
+        return None if chosen is None else ClassificationMethods(chosen)   # None: no labelled examples (official tasks)
 
     def reference_methods(self) -> list[ReferenceMethod]:
         return list(REFERENCE_METHODS)
@@ -182,7 +180,10 @@ class ClassificationTrack(Track[ClassificationOptions]):
         gray = read_png_gray(case.public_dir / options.image_file)
         if gray is None:
             return []
-        pred, ref = options.labels[int(case.prediction)], options.labels[int(case.reference)]
+        ref = options.labels[int(case.reference)]
+        if case.prediction is None:
+            return [CasePicture("label.png", panels([(gray, "")]), f"{not_scored_note(case)} · reference {ref!r}")]
+        pred = options.labels[int(case.prediction)]
         verdict = "correct" if pred == ref else "wrong"
         return [CasePicture("label.png", panels([(gray, "")]), f"predicted {pred!r}, reference {ref!r}: {verdict}")]
 

@@ -109,3 +109,23 @@ def reference_rows(boxes: list[dict[str, Any]], table: dict[str, int]) -> np.nda
             raise ValueError(f"reference box class {b['class']!r} is not one of the task's classes")
         rows[i] = (table[key], *(float(b[k]) for k in COORDS))
     return rows
+
+
+def none_found_why(gt: np.ndarray, prediction: np.ndarray, iou_threshold: float) -> str:
+    """Why an image with reference boxes has none found, in one line (docs/tracks.md
+    `extra["why"]`): no box predicted, or how near the nearest predicted box came (best IoU with
+    any reference box, any class) and whether its class was another."""
+    n = len(gt)
+    if not len(prediction):
+        return f"found 0 of {n} reference box{'es' if n != 1 else ''}: no box predicted"
+    g, d = gt[:, 1:5][:, None, :], prediction[:, 2:6][None, :, :]
+    iw = np.clip(np.minimum(g[..., 2], d[..., 2]) - np.maximum(g[..., 0], d[..., 0]), 0, None)
+    ih = np.clip(np.minimum(g[..., 3], d[..., 3]) - np.maximum(g[..., 1], d[..., 1]), 0, None)
+    inter = iw * ih
+    area = lambda b: (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])  # noqa: E731
+    iou = inter / np.maximum(area(g) + area(d) - inter, 1e-12)
+    i, j = np.unravel_index(int(np.argmax(iou)), iou.shape)
+    best = float(iou[i, j])
+    other = " (of another class)" if best >= iou_threshold and gt[i, 0] != prediction[j, 0] else ""
+    return (f"found 0 of {n} reference box{'es' if n != 1 else ''}: {len(prediction)} predicted, "
+            f"the nearest overlaps with IoU {best:.2f}{other} (needs {iou_threshold:g})")

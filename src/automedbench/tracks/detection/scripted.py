@@ -10,18 +10,13 @@ careless:  the same detector, but its batch "converts to COCO format" and writes
 from __future__ import annotations
 
 import textwrap
-from importlib import resources
 
-from ..scripted_code import case_dirs
+from ..scripted_code import case_dirs, image_setup, method_source
 from .options import DetectionOptions
 
 
 # the classes marker_detector.py names; a task with other classes needs one class (every box gets it)
 DETECTOR_CLASSES = ("marker", "ring")
-
-
-def _source(name: str) -> str:
-    return resources.files("automedbench.tracks.detection.methods").joinpath(name).read_text()
 
 
 class DetectionMethods:
@@ -43,18 +38,8 @@ class DetectionMethods:
                 "Verify every case has a valid file, then submit."]
 
     def setup_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S2 setup: install the detector, check the runtime and one input
-            import pathlib, numpy, scipy, PIL
-            from PIL import Image
-            pathlib.Path({self.method!r}).write_text({_source(self.method)!r})
-            print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
-            first = {case_dirs(data_dir)}[0] / {self.o.image_file!r}
-            im = Image.open(first)
-            a = numpy.asarray(im)
-            print("input", first.parent.name, "size", im.size, "mode", im.mode, "dtype", a.dtype,
-                  "range", int(a.min()), int(a.max()))
-            """)
+        return image_setup(data_dir, self.method, method_source(__package__, self.method), self.o.image_file,
+                           what="detector")
 
     def pilot_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...metrics.detection_map import match_detections, mean_average_precision
-from ..pictures import CasePicture, PictureCase, caption_of, metric_note, panels, read_png_gray, rgb_of
+from ..pictures import CasePicture, PictureCase
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -42,15 +42,16 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
-    pick_reference_method,
+    with_reference_method,
 )
 from ..profile import ProfileScore
 from . import reference_profile
-from .boxes import AGNOSTIC_CLASS, class_table, read_prediction, reference_rows
+from .boxes import AGNOSTIC_CLASS, class_table, none_found_why, read_prediction, reference_rows
 from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .folder import REFERENCE_FILE
 from .options import DetectionOptions
+from .pictures import detection_pictures
 from .scripted import DETECTOR_CLASSES, DetectionMethods
 
 # the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
@@ -150,7 +151,8 @@ class DetectionTrack(Track[DetectionOptions]):
         return CaseScore({"found50": tp / n_gt if n_gt else 1.0,
                           "recall50": tp / n_gt if n_gt else None,
                           "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
-                          "fp50": float(n_pred - tp)})
+                          "fp50": float(n_pred - tp)},
+                         extra={"why": none_found_why(gt, prediction, o.iou_threshold) if n_gt and not tp else ""})
 
     def reference_score(self, records: list[CaseRecord], options: DetectionOptions,
                         context: ScoringContext | None = None) -> ProfileScore:
@@ -189,10 +191,8 @@ class DetectionTrack(Track[DetectionOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: DetectionOptions) -> ScriptedMethods | None:
-        method, _ = pick_reference_method(self, options)
-        if method is None:
-            return None        # classes the detector cannot name: scripted agents skip
-        return DetectionMethods(options.model_copy(update={"reference_method": method}))
+        chosen = with_reference_method(self, options)
+        return None if chosen is None else DetectionMethods(chosen)   # None: classes the detector cannot name
 
     def reference_methods(self) -> list[ReferenceMethod]:
         return list(REFERENCE_METHODS)
@@ -202,25 +202,9 @@ class DetectionTrack(Track[DetectionOptions]):
         return list(FOLDER_LAYOUTS)
 
     def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:
-        """Reference boxes (green) and predicted boxes (magenta, score shown) on the image."""
-        from PIL import Image, ImageDraw
-        w, h = int(case.reference["width"]), int(case.reference["height"])
-        gray = read_png_gray(case.public_dir / options.image_file)
-        if gray is None or gray.shape != (h, w):
-            gray = np.zeros((h, w), np.uint8)
-        img = Image.fromarray(rgb_of(gray))
-        draw = ImageDraw.Draw(img)
-        line = max(1, round(max(w, h) / 220))
-        for row in case.reference["boxes"]:
-            draw.rectangle([float(v) for v in row[1:5]], outline=(22, 200, 60), width=line)
-        for row in case.prediction:
-            x1, y1, x2, y2 = (float(v) for v in row[2:6])
-            draw.rectangle([x1, y1, x2, y2], outline=(230, 40, 220), width=line)
-            draw.text((x1 + 2, y1 + 1), f"{float(row[1]):.2f}", fill=(230, 40, 220))
-        note = "green: reference · magenta: prediction (score) · " + metric_note(case.metrics)
-        tiles = [(np.asarray(img), f"{len(case.prediction)} predicted, {len(case.reference['boxes'])} reference")]
-        return [CasePicture("boxes.png", panels(tiles),
-                            caption_of("predicted (magenta) and reference (green) boxes on the image", tiles, note))]
+        """Reference (green) and predicted boxes (magenta) on the image, also for a case whose
+        prediction failed its check (its boxes as written, the reason in the caption)."""
+        return detection_pictures(case, options.image_file, options.output_file)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: DetectionOptions) -> None:
         """The private boxes as predictions (score 1): a perfect submission."""

@@ -10,6 +10,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class DisplayWindow(BaseModel):
+    """A grey window for the run page's pictures (docs/site.md "Pictures of outputs"): values
+    from level - width/2 (black) to level + width/2 (white), in the images' units (HU for CT)."""
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=40)
+    level: float
+    width: float = Field(gt=0)
+
+
 class EnhancementOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     variant: Literal["denoise", "super_resolution"]
@@ -17,4 +26,7 @@ class EnhancementOptions(BaseModel):
     input_file: str = "input.npy"
     output_file: str = "enhanced.npy"
     reference_file: str = "reference.npy"
+    display_windows: list[DisplayWindow] = Field(
+        default_factory=list, max_length=4,
+        description="grey windows of the pictures, one picture each; none: the reference's 1st-99th percentile")
     lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")

@@ -190,13 +190,15 @@ class EnhancementTrack(Track[EnhancementOptions]):
         return EnhancementMethods(options)
 
     def case_pictures(self, case: PictureCase, options: EnhancementOptions) -> list[CasePicture]:
-        """Input, output, reference and difference (tracks/pictures.py)."""
+        """Input, output, reference and difference in the task's display windows (tracks/pictures.py);
+        an output that failed its check: input and reference, with the reason."""
         try:
             inp = np.load(case.public_dir / options.input_file, allow_pickle=False)
         except (OSError, ValueError):
             inp = None
-        return [restoration_panels(inp if inp is not None and inp.ndim == 2 else None, case.prediction,
-                                   case.reference, case.metrics)]
+        windows = [(w.name, w.level, w.width) for w in options.display_windows]
+        return restoration_panels(inp if inp is not None and inp.ndim == 2 else None, case.prediction,
+                                  case.reference, case.metrics, windows=windows, reason=case.reason)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 
-from ..pictures import CasePicture, PictureCase, metric_note
+from ..pictures import CasePicture, PictureCase, metric_note, not_scored_note, text_as_written
 from .text import Report
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -32,11 +32,13 @@ def split(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 
-def report_pictures(case: PictureCase) -> list[CasePicture]:
-    pred: Report = case.prediction
+def report_pictures(case: PictureCase, output_file: str) -> list[CasePicture]:
+    """The card; for a report that failed its check, the text as written (unmarked) with the reason."""
     ref: Report = case.reference
-    ref_marked = mark(split(ref.section), _words(pred.section))
-    pred_marked = mark(split(pred.section), _words(ref.section))
+    written = text_as_written(case.output_dir, output_file) if case.prediction is None else None
+    generated = case.prediction.section if case.prediction is not None else ""
+    ref_marked = mark(split(ref.section), _words(generated))
+    pred_marked = mark(split(generated), _words(ref.section))
 
     def col(title: str, rows: list[tuple[str, bool]], yes: str, no: str) -> str:
         items = "".join(
@@ -47,8 +49,14 @@ def report_pictures(case: PictureCase) -> list[CasePicture]:
             + col("Reference findings", ref_marked, "✓ matched", "✗ missing"))
     doc = ('<!doctype html><meta charset="utf-8"><style>body{font:13px system-ui,sans-serif;margin:6px}'
            ".g{display:grid;grid-template-columns:1fr 1fr;gap:10px}h3{font-size:13px;margin:2px 0}"
-           "ul{padding-left:16px;margin:0}li.m b{color:#166534}li.x b{color:#991b1b}</style>"
-           f"<p>{html.escape(metric_note(case.metrics))} · {n_missing} reference sentence(s) missing</p>"
-           f'<div class="g">{body}</div>')
-    return [CasePicture("report.html", doc.encode(), "the generated findings beside the reference: matched, "
-                        "missing and extra sentences", "text/html")]
+           "ul{padding-left:16px;margin:0}li.m b{color:#166534}li.x b{color:#991b1b}.x b{color:#991b1b}"
+           "@media (max-width:480px){.g{grid-template-columns:1fr}}</style>"
+           + (f'<p class="x"><b>{html.escape(not_scored_note(case))}</b></p><h3>As written</h3>'
+              f"<pre style='white-space:pre-wrap'>{html.escape(written or '(nothing readable)')}</pre>"
+              if case.prediction is None else
+              f"<p>{html.escape(metric_note(case.metrics))} · {n_missing} reference sentence(s) missing</p>")
+           + f'<div class="g">{body}</div>')
+    caption = ("the report as written beside the reference's findings · " + not_scored_note(case)
+               if case.prediction is None else
+               "the generated findings beside the reference: matched, missing and extra sentences")
+    return [CasePicture("report.html", doc.encode(), caption, "text/html")]

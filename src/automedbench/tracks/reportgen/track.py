@@ -226,7 +226,7 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
 
     def case_pictures(self, case: PictureCase, options: ReportGenOptions) -> list[CasePicture]:
         """The report beside the reference, sentences marked matched / missing / extra."""
-        return report_pictures(case)
+        return report_pictures(case, options.output_file)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ReportGenOptions) -> None:
         o = options

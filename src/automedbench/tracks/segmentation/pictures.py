@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..nifti_io import read_nifti
-from ..pictures import CasePicture, PictureCase, caption_of, metric_note, outline, paint, panels, rgb_of, window
+from ..pictures import (CasePicture, PictureCase, caption_of, metric_note, not_scored_note, outline, paint, panels,
+                        rgb_of, window)
 
 REF, PRED = (22, 200, 60), (230, 40, 220)
 
@@ -43,8 +44,11 @@ def slices_for(pred: np.ndarray, ref: np.ndarray, fallback: int) -> list[tuple[i
 
 
 def segmentation_pictures(case: PictureCase, input_file: str) -> list[CasePicture]:
-    pred: dict[str, np.ndarray] = case.prediction
+    """Contours per file; a case whose output failed its check: the reference's contours alone,
+    on the same slices, with the reason in the caption."""
     ref: dict[str, np.ndarray] = case.reference
+    pred: dict[str, np.ndarray] = case.prediction if case.prediction is not None else \
+        {name: np.zeros(np.shape(r), dtype=bool) for name, r in ref.items()}
     image: np.ndarray | None
     try:
         image, _ = read_nifti(case.public_dir / input_file)
@@ -62,6 +66,7 @@ def segmentation_pictures(case: PictureCase, input_file: str) -> list[CasePictur
             rgb = paint(rgb, outline(p[..., k] > 0), PRED)
             # radiological orientation is not the point here: rows = first axis, as stored
             tiles.append((np.rot90(rgb), f"{name.split('.')[0]} slice {k} ({why})"))
+    what = "reference (green) and prediction (magenta) contours" if case.prediction is not None else \
+        "reference contours (green); the output was not scored, so no prediction is drawn"
     return [CasePicture("contours.png", panels(tiles),
-                        caption_of("reference (green) and prediction (magenta) contours", tiles,
-                                   metric_note(case.metrics)))]
+                        caption_of(what, tiles, not_scored_note(case) or metric_note(case.metrics)))]

@@ -39,7 +39,7 @@ from ..base import (
     SubmittedCase,
     Track,
     TrackWording,
-    pick_reference_method,
+    with_reference_method,
 )
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase
@@ -265,11 +265,8 @@ class SegmentationTrack(Track[SegmentationOptions]):
         return list(DATASETS)
 
     def scripted_methods(self, options: SegmentationOptions) -> ScriptedMethods | None:
-        method, _ = pick_reference_method(self, options)
-        if method is None:
-            return None
-        return SegmentationMethods(options.model_copy(update={"reference_method": method}),
-                                  [f.name for f in self.submission(options).files])
+        chosen = with_reference_method(self, options)
+        return None if chosen is None else SegmentationMethods(chosen, [f.name for f in self.submission(options).files])
 
     def reference_methods(self) -> list[ReferenceMethod]:
         return list(REFERENCE_METHODS)

@@ -198,8 +198,9 @@ class SynthesisTrack(Track[SynthesisOptions]):
             inp2 = np.rot90(inp[..., inp.shape[2] // 2]) if inp.ndim == 3 else None
         except Exception:  # noqa: BLE001 - drawn without the input
             inp2 = None
-        return [restoration_panels(inp2, np.rot90(case.prediction[..., k]), np.rot90(case.reference[..., k]),
-                                   case.metrics, f"slice z={k}")]
+        out = None if case.prediction is None else np.rot90(case.prediction[..., k])
+        return restoration_panels(inp2, out, np.rot90(case.reference[..., k]), case.metrics, f"slice z={k}",
+                                  reason=case.reason)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SynthesisOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

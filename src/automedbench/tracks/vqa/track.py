@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ...llm.answer_judge import ALLOWED as JUDGE_VALUES
 from ...llm.answer_judge import JudgeInstructions, LLMAnswerJudge
 from ...metrics.answer_match import is_placeholder, load_table, parse_choice, score_open
-from ..pictures import CasePicture, PictureCase, panels, read_png_gray, text_card
+from ..pictures import CasePicture, PictureCase, not_scored_note, panels, read_png_gray, text_as_written, text_card
 from ..base import (
     AggregateResult,
     CaseCheck,
@@ -154,6 +154,28 @@ def judge_answer(context: ScoringContext, question: str, reference: str, predict
     return float(value)
 
 
+def _quote(text: Any, limit: int = 80) -> str:
+    t = " ".join(str(text or "").split())
+    return repr(t if len(t) <= limit else t[:limit].rsplit(" ", 1)[0] + "…")
+
+
+def _rule_words(rule: str) -> str:
+    """The open-answer rule that gave 0 (metrics/answer_match.py score_open), in words."""
+    if rule.startswith("contradiction:"):
+        return f"contradicts the reference: {rule.split(':', 1)[1]}"
+    return {"yes_no": "yes/no differs", "em_f1": "no word in common",
+            "empty_after_normalisation": "nothing left once normalised"}.get(rule, rule)
+
+
+def _wrong_choice_why(label: str | None, rule: str, reference: dict[str, Any]) -> str:
+    """Why a multiple-choice answer scored 0, in one line (docs/tracks.md `extra["why"]`)."""
+    opts = reference.get("options") or {}
+    ref = f"{reference['label']} ({_quote(opts.get(reference['label'], ''), 40)})"
+    if label is None:
+        return f"no option recognised in the answer ({rule}); reference {ref}"
+    return f"chose {label} ({_quote(opts.get(label, ''), 40)}), reference {ref}"
+
+
 def _nearest_half(x: float) -> float:
     """Deterministic score on the judge's grid {0, 0.5, 1} (ties go up) for the agreement rate."""
     return math.floor(x * 2 + 0.5) / 2
@@ -236,7 +258,8 @@ class VQATrack(Track[VQAOptions]):
         extra: dict[str, Any] = {"question_type": reference.get("question_type", "unknown"),
                                  "answer_type": "mcq" if mcq else reference.get("answer_type", "open")}
         if placeholder:
-            extra.update(placeholder=True, flags=[PLACEHOLDER_FLAG], reason=placeholder)
+            extra.update(placeholder=True, flags=[PLACEHOLDER_FLAG], reason=placeholder,
+                         why=placeholder)
             metrics: dict[str, float | None] = {"score": 0.0, "placeholder": 1.0}
             if not mcq:
                 metrics.update(em=0.0, f1=0.0, judged=0.0)
@@ -251,10 +274,14 @@ class VQATrack(Track[VQAOptions]):
                 rule = second if label else f"predicted_label: {rule}; predicted_answer: {second}"
             extra.update(parsed_label=label, label_rule=rule)
             correct = float(label == str(reference["label"]).upper())
+            extra["why"] = "" if correct else _wrong_choice_why(label, rule, reference)
             return CaseScore(metrics={"score": correct, "placeholder": 0.0}, extra=extra)
         refs = [reference["answer"], *(reference.get("alternatives") or [])]
         result = score_open(prediction["predicted_answer"], refs)
         extra["rule"] = result["rule"]
+        if not result["score"]:
+            extra["why"] = (f"answered {_quote(prediction['predicted_answer'])}, reference "
+                            f"{_quote(reference['answer'])} ({_rule_words(str(result['rule']))})")
         judged = None
         if opts.use_answer_judge and context.answer_judge is not None:
             judged = judge_answer(context, str(reference.get("question", "")), str(reference["answer"]),
@@ -349,18 +376,21 @@ class VQATrack(Track[VQAOptions]):
         except (OSError, ValueError):
             q = {}
         ref: dict[str, Any] = case.reference
-        pred: dict[str, Any] = case.prediction
+        pred: dict[str, Any] | None = case.prediction
         opts = ref.get("options") or q.get("options") or {}
         score = case.metrics.get("score")
         verdict = "could not be judged" if score is None else "correct" if score >= 1 else \
             "partly correct" if score > 0 else "wrong"
+        answer = (" / ".join(str(x) for x in (pred.get("predicted_label"), pred.get("predicted_answer")) if x)
+                  if pred is not None else "(as written) " + (text_as_written(case.output_dir, ANSWER_FILE) or "—"))
         rows = [("question", str(q.get("question", ""))),
                 *([("options", "; ".join(f"{k}: {v}" for k, v in opts.items()))] if opts else []),
-                ("answer", " / ".join(str(x) for x in (pred.get("predicted_label"), pred.get("predicted_answer")) if x)),
+                ("answer", answer),
                 ("reference", " / ".join(str(x) for x in (ref.get("label"), ref.get("answer")) if x))]
-        pics = [CasePicture("answer.html", text_card(rows, f"{verdict} (score {score})", None if score is None
-                                                     else score >= 1), "question, answer, reference and verdict",
-                            "text/html")]
+        head = not_scored_note(case) if pred is None else f"{verdict} (score {score})"
+        good = False if pred is None else None if score is None else score >= 1
+        pics = [CasePicture("answer.html", text_card(rows, head, good), "question, answer, reference and verdict"
+                            + (f" · {not_scored_note(case)}" if pred is None else ""), "text/html")]
         images = [g for g in (read_png_gray(case.public_dir / str(n)) for n in (q.get("images") or [])[:2]) if g is not None]
         if images:
             pics.insert(0, CasePicture("image.png", panels([(g, f"image {i + 1}") for i, g in enumerate(images)]),

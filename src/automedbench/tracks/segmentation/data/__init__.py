@@ -3,8 +3,7 @@ and official stagers (from a local copy of the release; never redistributed)."""
 from __future__ import annotations
 
 from ....data import DatasetInfo
-
-_HERE = __name__
+from . import demo_brain, kits19
 
 DATASETS = [
     DatasetInfo(
@@ -12,7 +11,7 @@ DATASETS = [
         description=("Brain + lesion segmentation, 2 mm T1-like volumes: real MNI152 "
                      "anatomy (nilearn), simulated deformation/noise/lesions. Offline."),
         kind="demo", track="segmentation",
-        builder_path=f"{_HERE}.demo_brain:build_mni_brain_lesion",
+        builder=demo_brain.build_mni_brain_lesion,
         required_case_fields=("lesion_positive",),
         options={"n_cases": "number of cases (default 6)",
                  "seed": "random seed (default 0); same seed -> identical files"}),
@@ -22,7 +21,7 @@ DATASETS = [
                      "MNI152 anatomy and tissue maps (nilearn), simulated "
                      "deformation/noise. Offline."),
         kind="demo", track="segmentation",
-        builder_path=f"{_HERE}.demo_brain:build_mni_brain_tissue",
+        builder=demo_brain.build_mni_brain_tissue,
         options={"n_cases": "number of cases (default 6)",
                  "seed": "random seed (default 0); same seed -> identical files"}),
     DatasetInfo(
@@ -30,7 +29,7 @@ DATASETS = [
         description=("KiTS19 abdominal CT, kidney (organ) + tumour (lesion), staged from "
                      "a local copy of the official release (not redistributed)."),
         kind="official", track="segmentation",
-        builder_path=f"{_HERE}.kits19:stage_kits19",
+        builder=kits19.stage_kits19,
         required_case_fields=("lesion_positive",),
         options={"source": "path to the official kits19 clone (or its data/ folder)",
                  "cases": "subset of case ids / indices",
