@@ -62,7 +62,7 @@ def test_specs_load_from_yaml_and_bad_ones_name_the_field(tmp_path):
     spec = RewardSpec.load(f)
     assert spec.base == "stages" and spec.stage_weights == {"s3": 1.0} and spec.error_penalties == {"NO_PILOT": 0.2}
     f.write_text("base: vibes\n")
-    with pytest.raises(RewardSpecError, match=r"reward.yaml: base:"):
+    with pytest.raises(RewardSpecError, match=r"reward.yaml: field 'base':"):
         RewardSpec.load(f)
     with pytest.raises(RewardSpecError, match="unknown error code.*NOT_A_CODE"):
         RewardSpec.load({"error_penalties": {"NOT_A_CODE": 1}})
