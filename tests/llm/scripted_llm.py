@@ -136,7 +136,9 @@ class ConversationScripts:
         text = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
         found = DATA_LINE.search(text)
         script = episode_variants(found.group(1) if found else "/data/public")[variant]
-        turn = min(len(assistants), len(script) - 1)
+        turn = len(assistants)
+        if turn >= len(script):   # the script is played out: a closing text reply (an agent loop ends on it)
+            return completion("Done: the results are submitted.")
         spec = json.loads(json.dumps(script[turn]))
         for j, c in enumerate(spec["json"]["choices"][0]["message"].get("tool_calls") or []):
             c["id"] = f"call_c{conv}_t{turn}_{j}"
