@@ -46,7 +46,7 @@ def write_config(work: Path, *, base_url: str, model: str, task: str, tier: str,
     (app_dir / "app.py").write_text("from automedbench.rl.adapters.nemo_gym import AutoMedBenchResourcesServer\n\n"
                                     "if __name__ == '__main__':\n    AutoMedBenchResourcesServer.run_webserver()\n")
     # NeMo Gym takes a server folder of the working directory when it has its requirements
-    (app_dir / "requirements.txt").write_text("automedbench[rl]\n")
+    (app_dir / "requirements.txt").write_text("automedbench[rl-nemo-gym]\n")
     for server in SERVERS:   # skip_venv_if_present: <uv_venv_dir>/<type>/<name>/.venv is this environment
         venv = work / "venvs" / server / ".venv"
         venv.parent.mkdir(parents=True, exist_ok=True)
@@ -74,7 +74,9 @@ def write_config(work: Path, *, base_url: str, model: str, task: str, tier: str,
 
 
 def collect(base_url: str, model: str, out: Path, *, task: str, tier: str, options: Any, groups: int = 4,
-            per_group: int = 4, timeout_s: float = 900) -> list[dict[str, Any]]:
+            per_group: int = 4, timeout_s: float = 900, server_env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """`groups` x `per_group` rollouts through NeMo Gym's servers and collection; one row per rollout
+    (`failed`: NeMo Gym put it in the failures sidecar). `server_env`: extra environment of the servers."""
     from automedbench.rl.adapters.nemo_gym import dataset_rows
 
     work = out / "nemo_gym"
@@ -87,7 +89,8 @@ def collect(base_url: str, model: str, out: Path, *, task: str, tier: str, optio
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     log = (work / "ng_run.log").open("w")
-    servers = subprocess.Popen([str(bin_dir / "ng_run"), f"+config_paths=[{config}]"], cwd=work, env=env,
+    servers = subprocess.Popen([str(bin_dir / "ng_run"), f"+config_paths=[{config}]"], cwd=work,
+                               env={**env, **(server_env or {})},
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         output = work / "rollouts.jsonl"

@@ -44,7 +44,7 @@ try:
     from pydantic import ConfigDict
 except ImportError as exc:   # the optional extra (pyproject `[rl]`, Python >= 3.12)
     raise ImportError("the NeMo Gym adapter needs nemo-gym 0.4.0 (Python >= 3.12): "
-                      f"pip install 'automedbench[rl]' in a Python 3.12 environment; {exc}") from exc
+                      f"pip install 'automedbench[rl-nemo-gym]' in a Python 3.12 environment (make test-rl-nemo-gym); {exc}") from exc
 
 from ...runs.options import RunOptions
 from ..env import MedEnv, Step
