@@ -131,6 +131,16 @@ def _wait_for_servers(log_path: Path, proc: subprocess.Popen, timeout_s: float) 
     raise RuntimeError(f"NeMo Gym servers not up after {timeout_s} s:\n{log_path.read_text()[-3000:]}")
 
 
+def _scripted_setup(out: Path) -> tuple[Any, Any]:
+    """The verifiers example's offline stand-ins (a tiny dataset, the scripted loopback server)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("verifiers_collect", Path(__file__).with_name("verifiers_collect.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.scripted_setup(out)  # type: ignore[no-any-return]
+
+
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -148,9 +158,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         from automedbench.runs.options import RunOptions
         options, base_url = RunOptions(), args.base_url
     else:
-        sys.path.insert(0, str(REPO / "examples" / "rl"))
-        from verifiers_collect import scripted_setup
-        server, options = scripted_setup(args.out)
+        server, options = _scripted_setup(args.out)
         base_url = server.url
     try:
         rows = collect(base_url, args.model, args.out, task=args.task, tier=args.tier, options=options,

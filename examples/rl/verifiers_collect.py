@@ -50,7 +50,8 @@ def collect(base_url: str, model: str, out_dir: Path, *, task: str, tier: str, o
 
 def scripted_setup(out: Path, order: tuple[str, ...] | None = None) -> tuple[Any, Any]:
     """The offline stand-ins: a tiny lesion dataset and the scripted loopback server."""
-    sys.path.insert(0, str(REPO))
+    if str(REPO) not in sys.path:   # run as a script: the repository's tests/ package holds the stand-ins
+        sys.path.insert(0, str(REPO))
     from automedbench.runs.options import RunOptions
     from tests.helpers import tiny_lesion_dataset
     from tests.llm.fake_openai import FakeOpenAI
