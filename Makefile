@@ -12,12 +12,13 @@ STAMP  := $(VENV)/.installed
 # write bytecode (__pycache__/ is git-ignored) whatever the caller's environment says.
 RUN_PY := env -u PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test lint setup sysdeps testdeps bench clean help
+.PHONY: demo test lint setup sysdeps testdeps bench clean help test-rl-nemo-gym
 
 help:
 	@echo "make demo   - set up, build the embedded datasets, run the built-in agents, print results + leaderboard"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make test-rl-nemo-gym - the NeMo Gym adapter's test, in its own Python 3.12 venv (docs/rl.md)"
 
 $(STAMP): pyproject.toml Makefile scripts/install.py
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ not found (install python3.11)"; exit 1; }
@@ -135,3 +136,19 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache
+
+# The NeMo Gym adapter's test (docs/rl.md "Frameworks"): nemo-gym 0.4.0 needs Python >= 3.12 and
+# an openai that verifiers' pin (in .[test]) excludes, so it runs in a venv of its own (about
+# 1.4 GB: Ray, MLflow, W&B...). `make test` runs the verifiers adapter's test; this one is apart.
+# (an interpreter that runs: a pyenv shim of a version not selected does not; NG_PYTHON=... names one)
+NG_PYTHON ?= $(shell for p in python3.12 python3.13; do $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' \
+  2>/dev/null && command -v $$p && break; done)
+NG_VENV   := .venv-nemo-gym
+$(NG_VENV)/.installed: pyproject.toml Makefile scripts/install.py
+	@test -n "$(NG_PYTHON)" || { echo "error: the NeMo Gym test needs Python 3.12+: none found; name one with NG_PYTHON=/path/to/python3.12"; exit 1; }
+	$(NG_PYTHON) -m venv $(NG_VENV)
+	$(NG_VENV)/bin/python scripts/install.py -e '.[rl-nemo-gym]'
+	@touch $@
+
+test-rl-nemo-gym: $(NG_VENV)/.installed sysdeps
+	$(RUN_PY) $(NG_VENV)/bin/python -m pytest tests/rl/test_adapter_nemo_gym.py -p no:cacheprovider -q

@@ -2,10 +2,12 @@
 environment, pilots one case, segments the cohort and submits (a tiny lesion dataset), the
 judge verdict that follows it, and the agents file that points both at the fake server."""
 import json
+import re
+import threading
 
 from automedbench.llm.registry import AgentConfig
 
-from .fake_openai import call, completion, usage
+from .fake_openai import call, completion, error, usage
 
 PLAN = """# S1
 import os
@@ -88,3 +90,56 @@ def agent_config(url: str, **over) -> AgentConfig:
         else:
             raw[k] = v
     return AgentConfig.model_validate(raw)
+
+
+# ---- many conversations at once (RL rollouts: docs/rl.md "Frameworks") ---------------------------
+DATA_LINE = re.compile(r"Input data \(read-only\): `([^`]+)`")
+
+
+def episode_variants(data_dir: str) -> dict[str, list[dict]]:
+    """Scripted agents of different quality on the tiny lesion task, so a group's rewards differ:
+    the full workflow, one that skips planning and the pilot, one that skips the environment
+    check, and one that submits at once."""
+    full = agent_script(data_dir)
+    plan, env, pilot, cohort, submit = full
+    return {"full": full, "no_plan_no_pilot": [env, cohort, submit], "no_env_check": [plan, pilot, cohort, submit],
+            "submit_only": [submit]}
+
+
+class ConversationScripts:
+    """A fake-server responder (FakeOpenAI.default = ConversationScripts(...)) serving many
+    conversations at once, each from its own script, whatever order the requests come in.
+
+    A conversation is recognised by the ids of its tool calls (`call_c<N>_...`, which this
+    responder gives out); a request with no assistant message yet starts conversation N, which
+    plays variant `order[N % len(order)]`. The data folder is read from the system prompt.
+    A variant named "fail" answers HTTP 500 (a provider failure: an infrastructure end)."""
+
+    def __init__(self, order: tuple[str, ...] = ("full", "no_plan_no_pilot", "no_env_check", "submit_only")):
+        self.order = order
+        self.lock = threading.Lock()
+        self.started: list[str] = []     # the variant of conversation N
+
+    def __call__(self, request: dict) -> dict:
+        messages = request["body"]["messages"]
+        assistants = [m for m in messages if m.get("role") == "assistant"]
+        ids = [c["id"] for m in assistants for c in (m.get("tool_calls") or [])]
+        if ids:
+            conv = int(ids[0].split("_")[1][1:])
+        else:
+            with self.lock:
+                conv = len(self.started)
+                self.started.append(self.order[conv % len(self.order)])
+        variant = self.started[conv]
+        if variant == "fail":
+            return error(500, "scripted provider failure")
+        text = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
+        found = DATA_LINE.search(text)
+        script = episode_variants(found.group(1) if found else "/data/public")[variant]
+        turn = len(assistants)
+        if turn >= len(script):   # the script is played out: a closing text reply (an agent loop ends on it)
+            return completion("Done: the results are submitted.")
+        spec = json.loads(json.dumps(script[turn]))
+        for j, c in enumerate(spec["json"]["choices"][0]["message"].get("tool_calls") or []):
+            c["id"] = f"call_c{conv}_t{turn}_{j}"
+        return spec
