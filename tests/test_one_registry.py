@@ -306,3 +306,26 @@ def test_a_sweep_file_names_only_a_registered_executor(tmp_path):
         load_sweep_file(f)
     f.write_text("agents: [reference]\ntasks: [brain-lesion-seg]\nexecutor: ray\n")
     assert load_sweep_file(f).executor == "ray"
+
+
+def test_threads_asking_at_once_all_see_the_whole_registry():
+    """An RL server's threads ask for tasks before anything loaded the registries: each waits for
+    the one load, none sees a half-read registry ('unknown task')."""
+    import threading
+
+    from automedbench.tasks import get_task
+    from automedbench.tracks.registry import TRACKS
+    TRACKS.reload()
+    got, errors = [], []
+
+    def ask() -> None:
+        try:
+            got.append(get_task("brain-lesion-seg").id)
+        except Exception as exc:   # noqa: BLE001 -- recorded and asserted below
+            errors.append(repr(exc))
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and got == ["brain-lesion-seg"] * 6

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
@@ -110,6 +111,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, Entry[T]] = {}
         self._loaded = False
         self._loading = False
+        self._lock = threading.RLock()
         self._seen_generation = -1
         self.generation = 0   # counts changes, so a registry that follows this one knows to re-read
 
@@ -165,6 +167,16 @@ class Registry(Generic[T]):
 
     # ---- loading -----------------------------------------------------------------------------
     def _ensure(self) -> None:
+        stale = self._follows is not None and self._follows.generation != self._seen_generation
+        if self._loaded and not stale:
+            return
+        # one thread loads; another asking meanwhile waits for it, never sees a half-read
+        # registry (an RL server's threads ask for tasks at once); the loading thread's own
+        # nested lookups pass (`_loading`)
+        with self._lock:
+            self._ensure_locked()
+
+    def _ensure_locked(self) -> None:
         if self._loading:
             return
         stale = self._follows is not None and self._follows.generation != self._seen_generation
