@@ -84,7 +84,7 @@ def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, op
     meta = RunMeta(run=info, dataset=task.dataset, dataset_root=str(data.root.resolve()),
                    tasks_dirs=[str(Path(p).resolve()) for p in (options.tasks_dirs or [])],
                    case_ids=[c["case_id"] for c in cases],
-                   task_snapshot=snapshot, task_hash=task_hash(snapshot),
+                   task_snapshot=snapshot, task_hash=task_hash(task.hashed_snapshot()),
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
                    rubric_version=str(load_rubric().version), judges=list(options.judges or []) or [HEURISTIC_JUDGE],
                    answer_judge=options.answer_judge,

@@ -321,7 +321,7 @@ def task_definition_changed(meta: RunMeta, task: Task) -> str:
     """'' when the task is as it was at run time; else a one-line note (recorded as a flag)."""
     if not meta.task_hash:
         return ""
-    now = task_hash(task.snapshot())
+    now = task_hash(task.hashed_snapshot())
     if now != meta.task_hash:
         return (f"the definition of task {task.id!r} changed since this run (hash {meta.task_hash[:12]} → "
                 f"{now[:12]}); scored with the current definition")

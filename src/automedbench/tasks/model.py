@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from .. import yamlfile
 from ..errors import UserError, first_field_error
 from ..tracks import TrackError, get_track
-from ..tracks.base import MedalBands
+from ..tracks.base import PRESENTATION, MedalBands
 
 Tier = Literal["lite", "standard", "pro"]
 TIERS: tuple[str, ...] = ("lite", "standard", "pro")
@@ -120,6 +120,16 @@ class Task(BaseModel):
             for f in sorted((self.folder / "skills").rglob("*.md")):
                 skills[str(f.relative_to(self.folder))] = f.read_text()
         data["skills"] = skills
+        return data
+
+    def hashed_snapshot(self) -> dict[str, Any]:
+        """The snapshot the task's version (its hash) is computed from: without the track options
+        a track marks as presentation only (`json_schema_extra=PRESENTATION`: how pictures are
+        drawn), so changing them never splits a board (docs/tracks.md)."""
+        data = self.snapshot()
+        fields = getattr(type(self.options), "model_fields", {})
+        shown = {name for name, f in fields.items() if (f.json_schema_extra or {}) == PRESENTATION}
+        data["track_options"] = {k: v for k, v in data.get("track_options", {}).items() if k not in shown}
         return data
 
     @field_validator("id")

@@ -42,6 +42,11 @@ if TYPE_CHECKING:
 COUNT_METRIC_NAMES = re.compile(r"^n_|_(voxels|count|boxes|pixels)$")
 
 
+
+# a track option's json_schema_extra marking it as presentation only (how pictures are drawn):
+# left out of the task's hash, so changing it never splits a board (Task.hashed_snapshot)
+PRESENTATION: dict[str, Any] = {"presentation": True}
+
 class CaseStatus(str, enum.Enum):
     """What happened to one expected case. Never parsed from a reason string."""
 

@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..base import PRESENTATION
+
 
 class DisplayWindow(BaseModel):
     """A grey window for the run page's pictures (docs/site.md "Pictures of outputs"): values
@@ -27,6 +29,6 @@ class EnhancementOptions(BaseModel):
     output_file: str = "enhanced.npy"
     reference_file: str = "reference.npy"
     display_windows: list[DisplayWindow] = Field(
-        default_factory=list, max_length=4,
+        default_factory=list, max_length=4, json_schema_extra=PRESENTATION,
         description="grey windows of the pictures, one picture each; none: the reference's 1st-99th percentile")
     lpips: bool = Field(True, description="compute LPIPS when the [lpips] extra is installed")
