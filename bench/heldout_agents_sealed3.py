@@ -404,7 +404,7 @@ def h_param_pilot(k: Kit, c: AgentContext) -> list[Step]:
     for v in values:
         out = f"scratch/{name.lower()}_{v}"
         trial += [f"method.{name} = {v}\nprint('--- {name} = {v}')\n", k.pilot(out), k.show(out)]
-    trial.append(f"print('keeping the default {name} = {values[0]}: the other setting drops true findings')\n")
+    trial.append(f"print('keeping the default {name} = {values[0]}')\n")
     return [plan_files(k, c), setup(k), py(*trial),
             py(k.head(), k.load(), f"assert method.{name} == {values[0]}\n", k.batch("outputs"), verify(k))]
 
