@@ -52,12 +52,7 @@ def test_stage_mismatch_names_the_cli_flag(tmp_path, monkeypatch):
             (getattr(paths, side) / "c1").mkdir(parents=True)
             (getattr(paths, side) / "c1" / "f.txt").write_text(str(size))
         write_manifest(paths, dataset="toy-ds", description="", cases=[{"case_id": "c1"}], provenance={})
-    import sys
-    import types
-    mod = types.ModuleType("toy_builder_mod")
-    mod.build = builder
-    monkeypatch.setitem(sys.modules, "toy_builder_mod", mod)
-    datasets.DATASETS["toy-ds"] = DatasetInfo("toy-ds", "", "demo", "toy_builder_mod:build", options={"size": "n"})
+    datasets.DATASETS["toy-ds"] = DatasetInfo("toy-ds", "", "demo", builder, options={"size": "n"})
     try:
         datasets.stage("toy-ds", tmp_path, size=1, quiet=True)
         with pytest.raises(DatasetError) as exc:

@@ -221,7 +221,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         invalid_pilot=checks.invalid_pilot(pilots, before), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
         input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
-        runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths),
+        runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked),
         environment=_environment(calls, batch_start, model_paths),
         setup_work=setup_work, setup_failures=setup_failures)
 
@@ -488,13 +488,15 @@ def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) ->
     return fact, used_methods
 
 
-def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
+def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str],
+                       skip: list[CallFacts]) -> Fact:
     """Before the batch, a call that loaded the model and produced a unit of work with it (a pilot
     or a smoke test into scratch) that worked: printing after an import or loading proves nothing.
     It worked when a unit it wrote passed the harness's own check (output_checks), else (no
     check recorded) when it exited 0 or failed only in looking at what it had produced (it read
-    back a unit it wrote)."""
-    horizon = calls if batch_start is None else calls[: batch_start]
+    back a unit it wrote). A step of the batch's own call that nothing looked at (`skip`) is the
+    batch at work, not a smoke test (steps.py)."""
+    horizon = [c for c in (calls if batch_start is None else calls[: batch_start]) if c not in skip]
 
     def worked(c: CallFacts) -> bool:
         if c.checks:
