@@ -4,6 +4,8 @@ enforces issue 25's bar on the parts that have been looked at (dev, sealed, seal
 fact-decided item kappa >= 0.9, S3 accuracy >= 0.9, no adversarial trajectory above its label),
 and on sealed-3, never tuned against, its first measured accuracies and over-credits as limits
 it cannot get worse than (the bar is not met there: docs/judge.md "Held-out set: measured")."""
+from collections import Counter
+
 import pytest
 import yaml
 
@@ -16,10 +18,10 @@ def reports():
     return evaluate_heldout(HeuristicJudge())
 
 
-def _known_over(part: str) -> set[str]:
-    """Over-credits first measured on a sealed part that misses the bar (floors.yaml known_over):
-    they may not grow, and nothing else may appear."""
-    return set((yaml.safe_load(HELDOUT_FLOORS.read_text()).get("known_over") or {}).get(part) or [])
+def _known_over(part: str) -> Counter[str]:
+    """Over-credits first measured on a sealed part that misses the bar (floors.yaml known_over:
+    "<behaviour> <item>": trajectories): they may not grow, and nothing else may appear."""
+    return Counter((yaml.safe_load(HELDOUT_FLOORS.read_text()).get("known_over") or {}).get(part) or {})
 
 
 @pytest.mark.parametrize("part", HELDOUT_PARTS)
@@ -28,9 +30,10 @@ def test_heldout_floors_and_no_adversary_above_its_label(reports, part):
     assert rep.n_trajectories >= 20 and rep.errors == []
     assert rep.floors, f"no floors for the {part} part"
     known = _known_over(part)
-    over = {f"{o['trajectory']} {o['item']}" for o in rep.adversarial_over}
-    assert over <= known, (sorted(over - known), render_table(rep))
-    failures = [f for f in rep.floor_failures if not any(k.split()[0] in f for k in known)]
+    over = Counter(f"{o['trajectory'].split('__')[0]} {o['item']}" for o in rep.adversarial_over)
+    assert not over - known, (sorted(over - known), render_table(rep))
+    failures = [f for f in rep.floor_failures if not f.startswith("adversarial ")
+                or f.split()[1].split("__")[0] + " " + f.split()[2].rstrip(":") not in known]
     assert failures == [], render_table(rep)
 
 

@@ -1,7 +1,7 @@
 """Every task an RL environment (docs/rl.md): one episode = one run of the run lifecycle,
 driven from outside.
 
-    env = MedEnv("brain-lesion-seg", "lite", out_dir="episodes")
+    env = MedEnv(task_id, "lite", out_dir="episodes")   # any task `automedbench tasks` lists
     obs = env.reset(seed=0)                   # system prompt + kickoff, tool schemas, run folder
     while True:
         step = env.step(policy(obs.messages + history, obs.tools))   # one assistant message

@@ -2,7 +2,7 @@
 with different seeds, run in parallel on the sweep executors (runs/executors.py: the local
 process pool, or Ray), returned with their rewards, the group's mean and its standard deviation.
 
-    group = run_group("brain-lesion-seg", "lite", 4, policy, workers=2)
+    group = run_group(task_id, "lite", 4, policy, workers=2)
     group.rewards, group.mean, group.std, group.advantages()
 
 Each episode is one executor job: the job's run function (`EpisodeRunner`, pickled into worker

@@ -57,7 +57,7 @@ SEED_STRIDE = 1000
 
 
 class AutoMedBenchResourcesServerConfig(BaseResourcesServerConfig):  # type: ignore[misc]
-    task_id: str = "brain-lesion-seg"
+    task_id: str                      # required: the core names no task
     tier: str = "lite"
     out_dir: str = "episodes"
     data_root: str | None = None

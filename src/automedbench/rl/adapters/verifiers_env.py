@@ -1,7 +1,7 @@
 """Every task a verifiers environment (docs/rl.md "Frameworks": verifiers).
 
     import verifiers as vf
-    env = vf.load_environment("automedbench.rl.adapters.verifiers_env", task_id="brain-lesion-seg",
+    env = vf.load_environment("automedbench.rl.adapters.verifiers_env", task_id=TASK_ID,
                               tier="lite", out_dir="episodes", num_examples=4)
     results = await env.evaluate(client, model, num_examples=4, rollouts_per_example=4)
 
@@ -173,7 +173,7 @@ class MedVerifiersEnv(vf.MultiTurnEnv):  # type: ignore[misc]
         return metric
 
 
-def load_environment(task_id: str = "brain-lesion-seg", tier: str = "lite", *, out_dir: str | Path = "episodes",
+def load_environment(task_id: str, tier: str = "lite", *, out_dir: str | Path = "episodes",
                      reward: RewardSpec | dict[str, Any] | str | None = None, options: RunOptions | None = None,
                      num_examples: int = 1, max_turns: int | None = None, **kwargs: Any) -> MedVerifiersEnv:
     """verifiers' entry point (`vf.load_environment("automedbench.rl.adapters.verifiers_env", ...)`)."""
