@@ -14,12 +14,12 @@ private/<study>/report.txt, as the track reads them. A row without a report is s
 """
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 from ...data import DatasetError
+from ...data.tables import column, find_table, image_names, table_rows
 from ...data.from_folder import GENERIC_LAYOUT, FolderCases, FolderLayout, StagingFolder
 
 TABLES = ("reports.csv", "reports.json")
@@ -34,34 +34,11 @@ COLUMNS = {   # field -> the names public report sets use for it
 
 
 def _table(src: Path) -> Path | None:
-    return next((src / n for n in TABLES if (src / n).is_file()), None)
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        if path.suffix == ".csv":
-            with open(path, newline="", encoding="utf-8") as fh:
-                return list(csv.DictReader(fh))
-        rows = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise ValueError("not a list of objects")
-        return rows
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"layout 'table': {path}: unreadable ({exc}); fix: a CSV with a header row, or a "
-                           "JSON list of objects") from None
+    return find_table(src, TABLES)
 
 
 def _get(row: dict[str, Any], field: str) -> Any:
-    return next((row[k] for k in COLUMNS[field] if row.get(k) not in (None, "")), None)
-
-
-def _images(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    text = str(value or "").strip()
-    if text.startswith("["):
-        return [str(v) for v in json.loads(text)]
-    return [v.strip() for v in text.split(";") if v.strip()]
+    return column(row, COLUMNS[field])
 
 
 def _report(row: dict[str, Any]) -> str | None:
@@ -78,7 +55,7 @@ def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     if path is None:
         raise DatasetError(f"layout 'table': {src} has neither {' nor '.join(TABLES)}; fix: put the studies "
                            "there (columns study_id, image, report or findings/impression)")
-    rows = _rows(path)
+    rows = table_rows(path)
     if rows and _get(rows[0], "image") is None:
         raise DatasetError(f"layout 'table': {path.name} has no image column; fix: name it "
                            f"{', '.join(COLUMNS['image'][:3])} (any of them)")
@@ -87,7 +64,7 @@ def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     for n, row in enumerate(rows, 1):
         sid = str(_get(row, "study_id") or f"study_{n:05d}")
         report = _report(row)
-        names = _images(_get(row, "image"))
+        names = image_names(_get(row, "image"))
         files = [next((p for p in (src / "images" / nm, src / nm) if p.is_file()), None) for nm in names]
         if report is None:
             out.skipped[sid] = "no report"

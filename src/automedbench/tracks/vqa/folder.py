@@ -14,12 +14,12 @@ A row without an answer is skipped ("no answer"), one whose image is missing too
 """
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 from ...data import DatasetError
+from ...data.tables import column, find_table, image_names, table_rows
 from ...data.from_folder import GENERIC_LAYOUT, FolderCases, FolderLayout, StagingFolder
 from .options import ANSWER_FILE
 
@@ -37,34 +37,11 @@ LETTERS = ("A", "B", "C", "D", "E")
 
 
 def _table(src: Path) -> Path | None:
-    return next((src / n for n in TABLES if (src / n).is_file()), None)
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        if path.suffix == ".csv":
-            with open(path, newline="", encoding="utf-8") as fh:
-                return list(csv.DictReader(fh))
-        rows = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise ValueError("not a list of objects")
-        return rows
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"layout 'table': {path}: unreadable ({exc}); fix: a CSV with a header row, or a "
-                           "JSON list of objects") from None
+    return find_table(src, TABLES)
 
 
 def _get(row: dict[str, Any], field: str) -> Any:
-    return next((row[k] for k in COLUMNS[field] if row.get(k) not in (None, "")), None)
-
-
-def _images(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    text = str(value or "").strip()
-    if text.startswith("["):
-        return [str(v) for v in json.loads(text)]
-    return [v.strip() for v in text.split(";") if v.strip()]
+    return column(row, COLUMNS[field])
 
 
 def _options(row: dict[str, Any]) -> dict[str, str]:
@@ -83,7 +60,7 @@ def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     if path is None:
         raise DatasetError(f"layout 'table': {src} has neither {' nor '.join(TABLES)}; fix: put the questions "
                            "there (columns question_id, image, question, answer)")
-    rows = _rows(path)
+    rows = table_rows(path)
     missing = [f for f in ("question", "image") if rows and _get(rows[0], f) is None]
     if missing:
         raise DatasetError(f"layout 'table': {path.name} has no {' or '.join(missing)} column; fix: name the "
@@ -92,7 +69,7 @@ def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     for n, row in enumerate(rows, 1):
         qid = str(_get(row, "question_id") or f"q{n:05d}")
         answer = _get(row, "answer")
-        names = _images(_get(row, "image"))
+        names = image_names(_get(row, "image"))
         files = [next((p for p in (src / "images" / nm, src / nm) if p.is_file()), None) for nm in names]
         if answer is None:
             out.skipped[qid] = "no answer"
