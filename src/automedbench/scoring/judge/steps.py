@@ -78,6 +78,8 @@ def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFa
     bounds = [0, *cuts, len(c.order)]
     last_write = {st.path: pos for pos, st in enumerate(c.order) if st.op == "w"}
     final = {w.path: w for w in c.written}
+    # the call's output as bytes once (the order counts bytes); None where the harness cut it
+    output = None if CUT_MARK in c.stdout or CUT_MARK in c.stderr else (c.stdout.encode(), c.stderr.encode())
     steps: list[CallFacts] = []
     held: set[str] = set()
     wrote_before: set[str] = set()
@@ -96,10 +98,11 @@ def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFa
         read = [st.path for st in events if st.op == "r" or (st.op == "b" and st.path in wrote_before
                                                                and st.path not in here)]
         back = [st.path for st in events if st.op == "b" and st.path in here]
-        text = _text_between(c, events[0] if k else None, c.order[hi] if hi < len(c.order) else None)
+        text = _text_between(c, output, events[0] if k else None, c.order[hi] if hi < len(c.order) else None)
         last = k == len(bounds) - 2
         step = replace(c, written=written, read=list(dict.fromkeys(read)), read_back=list(dict.fromkeys(back)),
-                       text=text, printed=bool(text.strip()), exit_code=c.exit_code if last else 0, timed_out=c.timed_out if last else False,
+                       text=text, printed=bool(text.strip()), exit_code=c.exit_code if last else 0,
+                       timed_out=c.timed_out if last else False,
                        bytes_in=c.bytes_in if k == 0 else 0, order=events, step=k, continues=not last,
                        held=set(held), units=set(), unit_writes=[], copies=[],
                        checks=[ch for ch in c.checks if _checked_in(ch.files, last_write, lo, hi, last)])
@@ -110,13 +113,14 @@ def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFa
     return steps
 
 
-def _text_between(c: CallFacts, first: FileStep | None, after: FileStep | None) -> str:
+def _text_between(c: CallFacts, output: tuple[bytes, bytes] | None, first: FileStep | None,
+                  after: FileStep | None) -> str:
     """What the call printed between two of its steps (from the start, to the end): the harness
     counted the output bytes as they came, and each step where it came in them. Output the
-    harness cut (beyond its cap) is not placed: every step then gets the whole text."""
-    out, err = c.stdout.encode(), c.stderr.encode()
-    if CUT_MARK in c.stdout or CUT_MARK in c.stderr:
+    harness cut (beyond its cap, `output` None) is not placed: every step then gets the whole text."""
+    if output is None:
         return c.text
+    out, err = output
     o0, e0 = (first.out, first.err) if first else (0, 0)
     o1, e1 = (after.out, after.err) if after else (len(out), len(err))
     return (out[o0:o1].decode("utf-8", "replace") + "\n" + err[e0:e1].decode("utf-8", "replace"))[:MAX_TEXT]
