@@ -122,27 +122,55 @@ def _present(name: str, low: str) -> bool:
     return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w])", low) is not None
 
 
+# a cell or phrase that only marks the pick (a "chosen" column), judging nothing by itself
+_MARK = re.compile(r"^(?:yes|no|y|n|x|-+|[✓✗✔✘☑☐*]|chosen|selected|picked|rejected|\s)*$", re.IGNORECASE)
+
+
+def _judgement(text: str) -> str:
+    """What a line says of a method beyond its name and a pick mark, normalised: the same words
+    said of every candidate compare nothing."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
 def methods_judged(plan: str, methods: list[str]) -> list[str]:
     """The named methods the plan judges: a line (a table row, a bullet, a sentence) that names
     the method and carries a verdict or a reason beyond its name (`_VERDICT`); a table row
-    counts when another cell holds a verdict. A list of names compares nothing."""
-    judged: list[str] = []
-    for line in plan.splitlines():
+    counts when another cell holds a verdict. A list of names compares nothing, and neither do
+    verdicts that say the same of every method: a method's judgement is its row without the
+    names and pick marks, or in prose what follows its name up to the next method's; the
+    methods are kept when at least two judgements differ (docs/judge.md "S1 from content")."""
+    judged: dict[str, str] = {}
+    # prose is read a sentence at a time: one paragraph may judge every candidate in turn
+    lines = [part for line in plan.splitlines()
+             for part in ([line] if "|" in line else _SENTENCE.split(line))]
+    for line in lines:
         low = line.lower()
         named = [m for m in methods if m and m in low and m not in judged]
         if not named:
             continue
         if "|" in low:    # a table row: another cell holds something (a verdict column)
             cells = [c.strip() for c in low.strip().strip("|").split("|")]
-            if any(c and not c.strip("-: ") == "" and not any(m in c for m in named) for c in cells):
-                judged += named
+            said = [c for c in cells if c and not c.strip("-: ") == "" and not any(m in c for m in named)]
+            if said:
+                judgement = _judgement(" ".join(c for c in said if not _MARK.match(c)))
+                judged.update({m: judgement for m in named})
             continue
         rest = low
         for m in named:
             rest = rest.replace(m, " ")
         if _VERDICT.search(rest):
-            judged += named
-    return judged
+            # each method's judgement is what follows its name, up to the next method's name
+            at = sorted((low.find(m), m) for m in named)
+            for k, (pos, m) in enumerate(at):
+                end = at[k + 1][0] if k + 1 < len(at) else len(low)
+                judged[m] = _judgement(_MARK_WORDS.sub(" ", low[pos + len(m):end]))
+    distinct = set(judged.values())
+    return list(judged) if len(distinct) >= 2 else []
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\-*])")
+# pick marks inside prose ("BM3D: chosen ✓"), dropped before judgements are compared
+_MARK_WORDS = re.compile(r"[✓✗✔✘☑☐]|\b(?:chosen|selected|picked)\b", re.IGNORECASE)
 
 
 def methods_named(plan: str, candidates: list[str]) -> list[str]:
@@ -165,3 +193,41 @@ def methods_named(plan: str, candidates: list[str]) -> list[str]:
         found.append(key)
         covered.add(key)
     return found
+
+
+# ---- step lines: a pipeline step says what to run, not which rubric box it ticks ----------
+
+STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S.*$", re.MULTILINE)
+ECHO_SHARE = 0.8     # at least this share of a step line's words in the rubric's wording: an echo
+# something a step can be executed on: a file name with a suffix, a path (/data, ./x, outputs/;
+# not "shape/values"), an identifier with an underscore or letters and digits (case_000, x1), a
+# call `f(`, a flag `--x`
+_CONCRETE = re.compile(r"\w\.[a-z]{2,}\b|(?<![\w/])\.{0,2}/\w|\w/(?![\w/])|\b[a-z]+_\w+|\b[a-z]+\d\w*|\w\(|"
+                       r"(?<!\w)--?[a-z]", re.IGNORECASE)
+_SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
+_STOP = {"the", "and", "for", "with", "its", "all", "any", "each", "every", "then", "than", "from", "into", "one",
+         "not", "without", "least", "merely", "only", "that", "this", "are", "was", "were", "has", "have"}
+
+
+def _stem(word: str) -> str:
+    return _SUFFIX.sub("", word) if len(word) > 4 else word
+
+
+def stem_words(text: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 3 and w not in _STOP}
+
+
+def step_lines(plan: str, rubric_words: set[str], methods: list[str]) -> list[str]:
+    """The plan's step lines (numbered, bulleted or table rows) that are steps, not an echo of the
+    rubric: a line of two words or more nearly all the rubric items' ("weights / parameters obtained ✓",
+    "input compatibility checked") and that names nothing to run it on (no file, path,
+    identifier, call or method the plan names) ticks a box; it says nothing to execute
+    (docs/judge.md "S1 from content")."""
+    kept = []
+    for line in STEP_LINE.findall(plan):
+        low = line.lower()
+        words = stem_words(line)
+        concrete = bool(_CONCRETE.search(line)) or any(m and m in low for m in methods)
+        if concrete or len(words) < 2 or len(words & rubric_words) / len(words) < ECHO_SHARE:
+            kept.append(line)
+    return kept
