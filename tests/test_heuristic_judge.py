@@ -77,7 +77,9 @@ SETUP = {"code": "# S2 setup", "written": [w("/workspace/method.py", "def main()
 PILOT = {"code": "# S3 pilot", "written": outs(CASES[:1]), "read": ["/workspace/method.py", f"{PUB}/case_000/t1.nii.gz"],
          "stdout": "pilot exit 0"}
 INSPECT = {"code": "# S3 inspect", "read": [f"{OUT}/case_000/organ.nii.gz"], "stdout": "shape (64, 64, 64) [0 1]"}
-BATCH = {"code": "# S4 batch", "written": outs(CASES), "read": ["/workspace/method.py"], "stdout": "done 6"}
+# a method run reads its case's input before it writes the case (docs/judge.md "A method run reads its input")
+INPUTS = [f"{PUB}/{c}/t1.nii.gz" for c in CASES]
+BATCH = {"code": "# S4 batch", "written": outs(CASES), "read": ["/workspace/method.py", *INPUTS], "stdout": "done 6"}
 
 
 def test_s1_full_marks_and_abstentions(tmp_path):
@@ -140,7 +142,7 @@ def test_s1_blank_plot_and_fake_png(tmp_path):
 
 
 FAILED_INSPECT = {**INSPECT, "rc": 1, "stdout": "", "code": "# S3 inspect"}
-FIX = {"code": "# S3 fix and re-run", "written": outs(CASES[:1], "v2"), "read": ["/workspace/method.py"]}
+FIX = {"code": "# S3 fix and re-run", "written": outs(CASES[:1], "v2"), "read": ["/workspace/method.py", INPUTS[0]]}
 RECHECK = dict(INSPECT)
 
 
@@ -157,9 +159,11 @@ RECHECK = dict(INSPECT)
     # a small multi-case pilot (up to half of the cases) looked at before more cases ran is a
     # pilot (docs/judge.md "Pilot size"); more than half is a batch, and so is a small one
     # nobody looked at before the rest ran
-    ((SETUP, {**PILOT, "written": outs(CASES[:3])}, INSPECT, BATCH), 1.0),
-    ((SETUP, {**PILOT, "written": outs(CASES[:4])}, INSPECT, BATCH), 0.5),
-    ((SETUP, {**PILOT, "written": outs(CASES[:3])}, BATCH), 0.0),
+    ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": INPUTS[:3]}, INSPECT, BATCH), 1.0),
+    ((SETUP, {**PILOT, "written": outs(CASES[:4]), "read": INPUTS[:4]}, INSPECT, BATCH), 0.5),
+    ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": INPUTS[:3]}, BATCH), 0.0),
+    # the same pilot typed out: it read no input, so it is no run of the method (no pilot)
+    ((SETUP, {**PILOT, "read": ["/workspace/method.py"]}, INSPECT, BATCH), 0.5),
 ])
 def test_s3_ladder_from_facts(tmp_path, calls, expected):
     v = _judge(tmp_path, tr=trace(*calls))["s3"]
@@ -200,8 +204,9 @@ def test_no_effects_no_credit(tmp_path):
 def test_cohort_pilot_rows_estimated_from_size(tmp_path):
     csv = f"{OUT}/predictions.csv"
     cases = [f"c{i}" for i in range(100)]
-    calls = (SETUP, {"written": [w(csv, "p", size=80)], "read": ["/workspace/method.py"]},
-             {"read": [csv], "stdout": "5 rows"}, {"written": [w(csv, "b", size=1500)], "read": ["/workspace/method.py"]})
+    calls = (SETUP, {"written": [w(csv, "p", size=80)], "read": ["/workspace/method.py", *(f"{PUB}/c{i}.png" for i in range(5))]},
+             {"read": [csv], "stdout": "5 rows"},
+             {"written": [w(csv, "b", size=1500)], "read": ["/workspace/method.py", *(f"{PUB}/{c}.png" for c in cases)]})
     v = _judge(tmp_path, tr=trace(*calls), task=COHORT, cases=cases)["s3"]
     assert v.items == {"s3": 1.0}, v.rationale
     # the same file written in full at once is a batch without a pilot
@@ -277,8 +282,9 @@ def test_scratch_pilot_file_in_outputs_is_a_pilot(tmp_path):
     """A cohort agent may pilot into a scratch file (outputs/pilot.txt), inspect it, then write the cohort file."""
     csv = f"{OUT}/predictions.csv"
     cases = [f"c{i}" for i in range(100)]
-    calls = (SETUP, {"written": [w(f"{OUT}/pilot.txt", "low")], "read": ["/workspace/method.py"]},
-             {"read": [f"{OUT}/pilot.txt"], "stdout": "low"}, {"written": [w(csv, "b", size=1500)]})
+    calls = (SETUP, {"written": [w(f"{OUT}/pilot.txt", "low")], "read": ["/workspace/method.py", f"{PUB}/c0.png"]},
+             {"read": [f"{OUT}/pilot.txt"], "stdout": "low"},
+             {"written": [w(csv, "b", size=1500)], "read": [f"{PUB}/{c}.png" for c in cases]})
     v = _judge(tmp_path, tr=trace(*calls), task=COHORT, cases=cases)["s3"]
     assert v.items == {"s3": 1.0}, v.rationale
 
@@ -369,7 +375,7 @@ def test_loading_the_method_and_printing_is_not_confirmed_working(tmp_path):
                       "read": ["/workspace/method.py"], "stdout": "(8, 8, 8) ok"}
     v = _judge(tmp_path, tr=trace(SETUP, load_and_print, BATCH))["s2"]
     assert v.items["s2e"] == 0, v.rationale
-    smoke = {"code": "python method.py --case case_000 --out scratch", "read": ["/workspace/method.py"],
+    smoke = {"code": "python method.py --case case_000 --out scratch", "read": ["/workspace/method.py", INPUTS[0]],
              "written": unit_files(SCRATCH, CASES[:1]), "stdout": ""}
     v = _judge(tmp_path, tr=trace(SETUP, smoke, BATCH))["s2"]
     assert v.items["s2e"] == 1, v.rationale

@@ -4,8 +4,10 @@ that holds for any file does not; a method with a verdict on its line is compare
 of names is not."""
 import pytest
 
-from automedbench.scoring.judge.asserts import check_offsets, silent_check
-from automedbench.scoring.judge.plan_facts import methods_judged
+from automedbench.scoring.judge.asserts import check_offsets, first_mention, silent_check
+from automedbench.scoring.judge.facts import failed_attempts
+from automedbench.scoring.judge.heuristic import _rubric_words
+from automedbench.scoring.judge.plan_facts import methods_judged, step_lines
 
 
 @pytest.mark.parametrize("code, counts", [
@@ -46,3 +48,56 @@ def test_methods_judged_needs_a_verdict_not_a_list():
     assert methods_judged(judged, ["otsu", "u-net", "synthseg"]) == ["otsu", "u-net"]
     table = "| method | verdict |\n|---|---|\n| Otsu | chosen |\n| U-Net | considered |\n| SynthSeg | |\n"
     assert methods_judged(table, ["otsu", "u-net", "synthseg"]) == ["otsu", "u-net"]
+
+
+def test_the_same_verdict_for_every_method_compares_nothing():
+    """A column of one phrase, told apart only by a pick mark, judges no method; prose too."""
+    same = ("| method | assessment | chosen |\n|---|---|---|\n| Otsu | good option, widely used | yes |\n"
+            "| U-Net | good option, widely used | |\n| SynthSeg | good option, widely used | |\n")
+    assert methods_judged(same, ["otsu", "u-net", "synthseg"]) == []
+    prose = "- Otsu: works well, chosen ✓\n- U-Net: works well\n- SynthSeg: works well\n"
+    assert methods_judged(prose, ["otsu", "u-net", "synthseg"]) == []
+    differ = same.replace("| U-Net | good option, widely used |", "| U-Net | needs training data we lack |")
+    assert methods_judged(differ, ["otsu", "u-net", "synthseg"]) == ["otsu", "u-net", "synthseg"]
+
+
+def test_first_mention_skips_comments_and_carried_source():
+    """The method's source written from a string, and a comment, name outputs the script does not
+    touch there; the loop that writes them does."""
+    code = ("import pathlib\n"
+            "pathlib.Path('m.py').write_text('def run(a, out):\\n    save(out / \"organ.nii.gz\")\\n')\n"
+            "# later: write outputs/<case>/organ.nii.gz\n"
+            "x = load()\nassert x.shape == (64, 64, 64)\n"
+            "for c in cases:\n    run(c, pathlib.Path('outputs') / c)\n")
+    at = first_mention(code, ["outputs", "organ.nii.gz"])
+    assert at == code.index("pathlib.Path('outputs')") + len("pathlib.Path('")
+    assert check_offsets(code)[0] < at
+    heredoc = ("cat > m.py <<'EOF'\nsave('outputs/x')\nEOF\n"
+               "python3 - <<'EOF'\nassert x.shape == (3,)\nprint('outputs')\nEOF\n")
+    assert first_mention(heredoc, ["outputs"]) == heredoc.index("print('outputs')") + len("print('")
+    assert first_mention("ls outputs/", ["outputs"]) == 3     # no Python to read: every mention counts
+    assert first_mention("print(1)", ["outputs"]) is None
+
+
+def test_failed_attempts_are_told_apart_by_what_failed():
+    loop = "".join(f"missing {m} - No module named '{m}'\n" for m in ("monai", "ants", "medpy", "torchio"))
+    tb = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'monai'\n"
+    pip = ("ERROR: Could not find a version that satisfies the requirement bm3d==9\n"
+           "ERROR: No matching distribution found for bm3d==9\nbash: nnUNetv2_predict: command not found\n")
+    assert failed_attempts(loop) == {"monai", "ants", "medpy", "torchio"}
+    assert failed_attempts(loop + tb) == {"monai", "ants", "medpy", "torchio"}     # the same module twice: one
+    assert failed_attempts(pip) == {"bm3d==9", "nnUNetv2_predict"}
+    assert failed_attempts("numpy 1.26.4 scipy 1.13\n") == set()
+
+
+def test_a_step_that_echoes_the_rubric_is_no_step():
+    """Rubric boxes ticked name nothing to run; a step that names a file, a path or a method does."""
+    echo = ("- 3+ candidate methods researched and compared ✓\n- weights / parameters obtained ✓\n"
+            "- input compatibility checked ✓\n- environment importable ✓\n- model confirmed working ✓\n"
+            "- pilot one case, inspect shape/values/plausibility, fix problems ✓\n")
+    assert step_lines(echo, _rubric_words(), ["otsu"]) == []
+    steps = ("1. Load each image.nii.gz with nibabel; check shape and spacing.\n"
+             "2. Threshold with Otsu, keep the largest component.\n"
+             "3. Pilot case_000 into scratch/pilot/, inspect shape and values.\n"
+             "4. Run every case into outputs/.\n")
+    assert len(step_lines(steps, _rubric_words(), ["otsu"])) == 4

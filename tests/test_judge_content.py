@@ -129,9 +129,10 @@ def _write_outputs(ws, cases, fill=0):
 def _s3(ws, look_stdout, look_code="print(m.shape)", rewrite_pilot=False):
     pilot = _write_outputs(ws, CASES[:1])
     batch = _write_outputs(ws, CASES, fill=1 if rewrite_pilot else 0)
-    calls = [("python run.py case_000", pilot, [], "done"),
+    # the method reads each case's input before it writes that case (facts: a run reads its input)
+    calls = [("python run.py case_000", pilot, ["/data/public/case_000/image.nii.gz"], "done"),
              (look_code, [], [f"{OUT}/case_000/{CONTRACT[0]}"], look_stdout),
-             ("python run.py --all", batch, [], "done 6")]
+             ("python run.py --all", batch, [f"/data/public/{c}/image.nii.gz" for c in CASES], "done 6")]
     events = []
     for i, (code, written, read, stdout) in enumerate(calls, 1):
         events += [TraceEvent(type="tool_call", t=i, call_index=i, code=code),

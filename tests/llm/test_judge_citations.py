@@ -21,11 +21,13 @@ PILOT_OUT = "/workspace/outputs/case_000/organ.nii.gz"
 def _trace():
     ev = []
     calls = [("s2", {"written": [], "read": ["/data/public/case_000/t1.nii.gz"]}),
-             ("s3", {"written": [{"path": PILOT_OUT, "op": "created", "size": 10, "sha256": "ab"}], "read": []}),
+             ("s3", {"written": [{"path": PILOT_OUT, "op": "created", "size": 10, "sha256": "ab"}],
+                     "read": ["/data/public/case_000/t1.nii.gz"]}),
              ("s3", {"written": [], "read": [PILOT_OUT]}),
              # the batch: without it the facts would bound S3 at 0.5 (scoring/judge/bounds.py)
              ("s4", {"written": [{"path": PILOT_OUT.replace("case_000", f"case_{i:03d}"), "op": "created",
-                                  "size": 10, "sha256": f"b{i}"} for i in range(1, 5)], "read": []})]
+                                  "size": 10, "sha256": f"b{i}"} for i in range(1, 5)],
+                     "read": [f"/data/public/case_{i:03d}/t1.nii.gz" for i in range(1, 5)]})]
     for i, (stage, eff) in enumerate(calls, 1):
         ev.append(TraceEvent(type="tool_call", t=i, call_index=i, stage=stage, code=f"# {stage.upper()} step {i}"))
         ev.append(TraceEvent(type="execution", t=i, call_index=i, stage=stage, exit_code=0, stdout="ok",

@@ -13,7 +13,9 @@ read the same way; code that does not parse is read line by line with the same p
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 
 # a bash call that feeds a script to Python: python3 - <<'EOF' ... EOF
 _HEREDOC = re.compile(r"python3?\s+-\s*<<-?\s*['\"]?(\w+)['\"]?[^\n]*\n(.*?)\n\s*\1\s*$", re.DOTALL | re.MULTILINE)
@@ -135,3 +137,47 @@ def _non_negative(e: ast.expr) -> bool:
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
         return name in NON_NEGATIVE
     return isinstance(e, ast.Attribute) and e.attr in {"size", "ndim", "itemsize"}
+
+
+# a bash heredoc that writes a file (cat > f <<'EOF' ... EOF): its body is the file's text, not run
+_FILE_HEREDOC = re.compile(r"\b(?:cat|tee)\b[^\n]*<<-?\s*['\"]?(\w+)['\"]?[^\n]*\n(.*?)\n\s*\1\s*$",
+                           re.DOTALL | re.MULTILINE)
+
+
+def first_mention(code: str, names: list[str]) -> int | None:
+    """Where the executed code first names one of `names` (None: nowhere). Text the script only
+    carries is skipped: comments, and string literals that hold several lines (a method's
+    source written to a file, a heredoc that writes one), which name outputs the script
+    itself does not touch there (docs/judge.md "Order inside a call")."""
+    skip = _carried_text(code)
+    found = [m.start() for n in names if n for m in re.finditer(re.escape(n), code)
+             if not any(a <= m.start() < b for a, b in skip)]
+    return min(found) if found else None
+
+
+def _carried_text(code: str) -> list[tuple[int, int]]:
+    """Spans of `code` that are comments or multi-line string literals (Python, also inside a
+    bash call's Python heredocs) or the bodies of heredocs that write files."""
+    if _parse(code) is not None:
+        return _python_carried(code, 0)
+    spans = [(m.start(2), m.end(2)) for m in _FILE_HEREDOC.finditer(code)]
+    for m in _HEREDOC.finditer(code):
+        if _parse(m.group(2)) is not None:
+            spans += _python_carried(m.group(2), m.start(2))
+    return spans
+
+
+def _python_carried(text: str, at: int) -> list[tuple[int, int]]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    spans: list[tuple[int, int]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            multi = tok.type == tokenize.STRING and ("\n" in tok.string or "\\n" in tok.string)
+            if tok.type == tokenize.COMMENT or multi:
+                (r0, c0), (r1, c1) = tok.start, tok.end
+                spans.append((at + starts[r0 - 1] + c0, at + starts[r1 - 1] + c1))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return spans
+    return spans

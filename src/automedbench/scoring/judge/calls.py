@@ -84,6 +84,8 @@ class CallFacts:
     step: int = 0
     continues: bool = False          # a later step of the same call follows (the script went on)
     held: set[str] = field(default_factory=set)    # files earlier steps of the same call opened
+    reads_complete: bool = True      # every read of its processes is in `read` (docs/sandbox.md "Whose reads")
+    made_up: list[Write] = field(default_factory=list)   # unit files written from no input (made_from.py)
 
     @property
     def produced(self) -> bool:
@@ -179,7 +181,7 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
             continue
         eff = e.effects
         c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
-                      printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
+                      reads_complete=eff is not None, printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
                       has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots,
                       text=((e.stdout or "") + "\n" + (e.stderr or ""))[:MAX_TEXT],
                       code=codes.get(e.call_index, "") or e.code or "")
@@ -190,8 +192,10 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
             if eff.reads_attributed is False:
                 # reads any host process could have made: never credited (docs/sandbox.md "Whose reads")
                 c.read = c.read_back = []
+                c.reads_complete = False
             elif eff.reads_shared:
                 c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
+                c.reads_complete = False
             if eff.order is not None:
                 kept = set(c.read) | set(c.read_back)
                 c.order = [FileStep(st.op, _source_of(st.path) if st.op == "r" else st.path, st.size, st.out, st.err)

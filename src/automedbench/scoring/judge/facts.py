@@ -50,6 +50,7 @@ Setup work: the calls before the first output write (all calls when none wrote o
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -58,7 +59,8 @@ from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
 from .steps import split_calls
-from .asserts import check_offsets
+from .asserts import check_offsets, first_mention
+from .made_from import MadeFrom
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
@@ -94,7 +96,8 @@ class WorkflowFacts:
     runtime_confirmed: Fact
     environment: Fact
     setup_work: Fact
-    setup_failures: Fact
+    setup_failures: Fact            # the setup calls with a failed environment attempt
+    failed_attempts: int = 0        # how many attempts failed in them (s2d)
 
 
 # dot-folders that tools (not the agent's method) write into: never a place the method ran
@@ -148,7 +151,9 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
             if name in layout.file_names and w.size and (w.path.startswith(roots.outputs) or _scratch(w.path, roots)):
                 biggest[name] = max(biggest.get(name, 0), w.size)
     first_run: dict[tuple[str, str, str], int] = {}    # (unit key, file name, sha256) -> call position
+    made_from = MadeFrom(calls, roots, case_ids)
     for pos, c in enumerate(calls):
+        fed_at = made_from.feed(c)
         for w in c.written:
             key, units = _write_units(w, layout, roots, cases, biggest, n_expected)
             if not units:
@@ -156,6 +161,9 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
             content = (key, _name(w.path), w.sha256 or "")
             if w.sha256 and first_run.get(content, pos) < pos:
                 c.copies.append(w)          # the same bytes an earlier call produced: a copy, not a run
+                continue
+            if not made_from.run_of(key, *fed_at(w.path), cohort=key == "cohort" or key.startswith("extra:")):
+                c.made_up.append(w)         # typed out, not made from the case's input: no run
                 continue
             first_run.setdefault(content, pos)
             c.unit_writes.append(w)
@@ -207,7 +215,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     weights, weight_paths = _weights(calls, roots, unit_files)
     method_files, used_methods = _method_files(calls, roots, unit_files)
     model_paths = weight_paths | set(used_methods)
-    setup_work, setup_failures = _setup(calls)
+    fix = _fix(calls, before, inspections, failed, checks)
+    setup_work, setup_failures, failed_attempts = _setup(calls)
     return WorkflowFacts(
         calls=calls, effects_recorded=any(c.has_effects for c in calls),
         calls_without_effects=[c.index for c in calls if not c.has_effects],
@@ -217,13 +226,12 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
         failed_inspection=_opened_fact(failed),
-        fix=_fix(calls, before, inspections, failed, checks),
-        invalid_pilot=checks.invalid_pilot(pilots, before), checks_recorded=checks.recorded,
+        fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
         input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked),
         environment=_environment(calls, batch_start, model_paths),
-        setup_work=setup_work, setup_failures=setup_failures)
+        setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts)
 
 
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
@@ -379,20 +387,26 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
                        copied_inputs: set[str]) -> Opened:
     """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
     call after the call that wrote it."""
-    written_at: dict[str, int] = {}
+    written_in: dict[str, int] = {}        # path -> index of the call that first wrote it
+    call_units: dict[int, set[str]] = {}   # a call's units over all its steps
+    for c in calls:
+        call_units.setdefault(c.index, set()).update(c.units)
     later: Opened = []
     looks = _Looks(looks.describe_output, looks.calls, looks.recorded)
-    for pos, c in enumerate(calls):
-        prior = [p for p in dict.fromkeys(c.output_reads + c.read) if p in written_at and written_at[p] < pos]
+    for c in calls:
+        prior = [p for p in dict.fromkeys(c.output_reads + c.read) if written_in.get(p, c.index) < c.index]
         seen = bool(prior) and looks.looked(c, prior)
+        # a read-back inside a call that wrote more than a pilot (in any of its steps) is the
+        # batch script re-reading its own files (a post-processing step, a count), not
+        # distinguishable from a look: only a later call's look, or a pilot's own read-back,
+        # counts (docs/judge.md)
+        own = [p for p in dict.fromkeys(c.read_back + c.read) if written_in.get(p) == c.index and p not in prior]
         looks.wrote(c)
         for path in [w.path for w in c.output_writes] + c.unit_paths:
             if _method_output(path, contract, c.roots) and path not in copied_inputs:
-                written_at.setdefault(path, pos)
-        # a read-back inside a call that wrote more than a pilot is the batch script re-reading
-        # its own files (a post-processing step, say), not distinguishable from a look: only a
-        # later call's look, or a pilot's own read-back, counts (docs/judge.md)
-        back = [p for p in c.read_back if p in written_at and p not in prior] if len(c.units) <= pilot_max else []
+                written_in.setdefault(path, c.index)
+        back = [p for p in dict.fromkeys(own + c.read_back) if p in written_in and p not in prior] \
+            if len(call_units[c.index]) <= pilot_max else []
         if seen or (back and looks.looked(c, back)):
             later.append((c, prior + back))
     return later
@@ -402,12 +416,14 @@ def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
     """A silent check (an assert on a property) that ran on the inputs. In the setup step of a
     call that went on to write outputs (steps.py), the code cannot be cut by time: the assert
     counts only when it comes before the code first names an output (`outputs/` or a contract
-    file), as a straight script runs it (docs/judge.md "Order inside a call")."""
+    file; a name inside a comment or a multi-line string the script writes to a file, such as
+    the method's source, is not the script touching it), as a straight script runs it
+    (docs/judge.md "Order inside a call")."""
     found = check_offsets(c.code)
     if not found or not c.continues:
         return bool(found)
-    names = [c.code.find(n) for n in ("outputs", *contract) if n in c.code]
-    return not names or found[0] < min(names)
+    first = first_mention(c.code, ["outputs", *sorted(contract)])
+    return first is None or found[0] < first
 
 
 def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str]) -> Fact:
@@ -514,13 +530,36 @@ def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: s
     return Fact(bool(env), [c.index for c in env][:8], sorted({p for c in env[:1] for p in c.read})[:4])
 
 
-def _setup(calls: list[CallFacts]) -> tuple[Fact, Fact]:
-    """The calls before the first output write, and which of them failed."""
+# an environment attempt that failed, as the interpreter, pip, apt or the shell report it; the
+# captured name tells attempts apart (one module tried in a loop of seven is one of seven)
+_FAILED_ATTEMPT = re.compile(
+    r"No module named '?(?P<mod>[\w.]+)|cannot import name '(?P<name>\w+)'|"
+    r"Could not find a version that satisfies the requirement (?P<req>\S+)|"
+    r"No matching distribution found for (?P<dist>\S+)|Unable to locate package (?P<apt>\S+)|"
+    r"(?P<cmd>[\w.\-]+): command not found")
+
+
+def failed_attempts(text: str) -> set[str]:
+    """The distinct environment attempts a call's output reports failed (module, package, command)."""
+    return {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}
+
+
+def _setup(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
+    """The calls before the first output write, and the environment attempts among them that
+    failed: a call that failed is one; a call that reports several imports or installs failing
+    (a loop over candidates that catches each error) is as many as it names (docs/judge.md)."""
     first_write = next((pos for pos, c in enumerate(calls) if c.produced), None)
     setup = calls if first_write is None else calls[:first_write]
-    fails = [c for c in setup if not c.ok]
-    return (Fact(bool(setup), [c.index for c in setup]),
-            Fact(bool(fails), [c.index for c in fails], note=f"{len(fails)} failed of {len(setup)} setup calls"))
+    named: dict[int, set[str]] = {}
+    failed: dict[int, bool] = {}
+    for c in setup:
+        named.setdefault(c.index, set()).update(failed_attempts(c.text))
+        failed[c.index] = failed.get(c.index, False) or not c.ok
+    counts = {i: max(len(named[i]), int(failed[i])) for i in named}
+    fails = [i for i in counts if counts[i]]
+    n = sum(counts.values())
+    return (Fact(bool(setup), list(dict.fromkeys(c.index for c in setup))),
+            Fact(bool(fails), fails, note=f"{n} failed attempt(s) in {len(fails)} of {len(named)} setup calls"), n)
 
 
 def _case_units(c: CallFacts) -> set[str]:

@@ -16,7 +16,7 @@ cannot observe them) S2 and S3 get no credit: nothing the agent did can be shown
 from __future__ import annotations
 
 import hashlib
-import re
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from ...runs.models import ItemEvidence, StageResult
@@ -25,14 +25,18 @@ from ..rubric import load_rubric
 from .base import JUDGES, JudgeBase, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
 from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, copied_share, methods_judged, methods_named,
-                         prompt_shingles, task_texts)
+                         prompt_shingles, step_lines, stem_words, task_texts)
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
-
-_STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s+\S", re.MULTILINE)
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
 BLANK_PLOT_COLOURS = 2
 MIN_PLOT_WH = (200, 100)
 MAX_SETUP_FAILURES = 5   # rubric s2d: "at most 5 failed environment attempts"
+
+
+@lru_cache(maxsize=1)
+def _rubric_words() -> set[str]:
+    """The words of the rubric's items: a step line made of them echoes it."""
+    return stem_words(" ".join(text for st in load_rubric().stages.values() for text in st.items.values()))
 
 
 def _png_facts(path: Path) -> tuple[tuple[int, int] | None, int | None]:
@@ -150,8 +154,8 @@ class HeuristicJudge(JudgeBase):
         plan_md = ev.workspace / "plan" / "plan.md"
         text = plan_md.read_text(errors="replace") if plan_md.is_file() else ""
         has_plan = bool(text.strip())
-        steps = len(_STEP_LINE.findall(text))
         mentioned = methods_named(text, list(ev.task.tiers.standard.candidates))
+        steps = len(step_lines(text, _rubric_words(), mentioned))
         prompt = [ev.conversation.system_prompt] if ev.conversation is not None else []
         copied = copied_share(text, prompt, _task_shingles(ev.task))
         own = copied < COPIED_SHARE
@@ -213,7 +217,7 @@ class HeuristicJudge(JudgeBase):
             absent = ItemEvidence(why=_no_effects_note(f))
             return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f),
                                evidence={i: absent for i in items})
-        n_fail = len(f.setup_failures.calls)
+        n_fail = f.failed_attempts
         obtained = f.weights.holds or f.method_files.holds
         items = {
             "s2a": float(obtained),
@@ -228,7 +232,8 @@ class HeuristicJudge(JudgeBase):
             _why("s2a weights/checkpoint obtained", f.weights) + " / " + _why("method file written and loaded", f.method_files),
             _why("s2b input opened and its content looked at before the batch", f.input_check),
             _why("s2c a call before the batch read the inputs or the model and succeeded", f.environment),
-            f"s2d {n_fail} failed setup call(s) ({f.setup_failures.cite()}) of {len(f.setup_work.calls)} before the first output",
+            f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in {len(f.setup_work.calls)} setup "
+            "call(s) before the first output",
             _why("s2e model/method file loaded and confirmed working before the batch", f.runtime_confirmed),
         ])
         if f.calls_without_effects:
@@ -240,7 +245,8 @@ class HeuristicJudge(JudgeBase):
                              f.input_check),
             "s2c": _evidence(_why("a call before the batch read the inputs or the model and succeeded",
                                   f.environment), f.environment),
-            "s2d": _evidence(f"{n_fail} failed setup call(s) of {len(f.setup_work.calls)} before the first output"
+            "s2d": _evidence(f"{n_fail} failed environment attempt(s) in {len(f.setup_work.calls)} setup call(s) "
+                             "before the first output"
                              + ("" if f.environment.holds else "; no environment was set up"),
                              f.setup_failures if f.setup_failures.calls else f.environment),
             "s2e": _evidence(_why("model/method file loaded and confirmed working before the batch",

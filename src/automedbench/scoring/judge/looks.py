@@ -92,12 +92,14 @@ class _Checks:
                 return True
         return False
 
-    def invalid_pilot(self, pilots: list[CallFacts], before: list[CallFacts]) -> Fact:
-        """Pilot units whose last check before the batch failed, with the problem."""
+    def invalid_pilot(self, pilots: list[CallFacts], before: list[CallFacts], fixed: set[str]) -> Fact:
+        """Pilot units whose last check before the batch failed, with the problem (a unit fixed
+        inside the batch's own script, `fixed`, is not: its rewrite was never checked apart)."""
         if not self.recorded or not pilots or not before:
             return Fact(False)
         last = self.pos[id(before[-1])]
-        units = dict.fromkeys(u for c in pilots for w in c.unit_writes if (u := self._unit_of(w.path)))
+        units = dict.fromkeys(u for c in pilots for w in c.unit_writes
+                              if (u := self._unit_of(w.path)) and u not in fixed)
         bad = [(u, ch) for u in units if (ch := self.last_before(u, last)) is not None and not ch.passed]
         calls = sorted({p for u, _ in bad for p, ch in self.at[u] if p <= last})
         return Fact(bool(bad), [before[p].index for p in calls if p < len(before)], [u for u, _ in bad],
@@ -118,6 +120,18 @@ class _Checks:
                 if first_fail <= p <= last and ch.passed and any(q >= p and u == unit for q, u in looked_at):
                     fixes.append((p, unit))
                     break
+        # inside one script the harness checks a unit only as the call left it: a rewrite by an
+        # earlier step of that call has no check of its own. It is a fix when the call's check
+        # of the unit passes and a look after the rewrite came before the batch (docs/judge.md)
+        for p in range(first_fail + 1, last + 1):
+            c = calls[p]
+            for w in c.unit_writes:
+                rewritten = self._unit_of(w.path)
+                if rewritten is None or (p, rewritten) in fixes or any(q == p for q, _ in self.at[rewritten]):
+                    continue
+                later = [ch for q, ch in self.at[rewritten] if q > p and calls[q].index == c.index]
+                if later and later[0].passed and any(p <= q <= last and u == rewritten for q, u in looked_at):
+                    fixes.append((p, rewritten))
         return Fact(bool(fixes), sorted({calls[p].index for p, _ in fixes}), sorted({u for _, u in fixes}),
                     "re-written, its check now passes, looked at again" if fixes else
                     "no pilot output was re-written into one that passes the harness's check and looked at again")

@@ -81,3 +81,30 @@ def merge_calls(events: Events, first: int, last: int, *, gated: bool, mute: fro
         elif e is group[0]:
             out += [call, merged] if e.type == "tool_call" else [merged]
     return out
+
+
+def failed_attempts_in_one_loop(events: Events, failed: list[int]) -> Events | None:
+    """Consecutive failed setup calls as one script that tries each in turn, catches the error,
+    prints it and exits 0 (a loop over candidate imports): the same failed attempts."""
+    if len(failed) < 2 or failed != list(range(failed[0], failed[-1] + 1)):
+        return None
+    execs = [e for e in events if e.type == "execution" and e.call_index in failed]
+    if len(execs) != len(failed) or any(e.effects is None or e.exit_code == 0 for e in execs):
+        return None
+    tried = "".join(f"attempt {n}: {(e.stderr or e.stdout or '').strip().splitlines()[-1:] or ['failed']}\n"
+                    for n, e in enumerate(execs, 1))
+    code = ("for attempt in ATTEMPTS:\n    try:\n        attempt()\n    except Exception as e:\n"
+            "        print('attempt failed:', repr(e))\n")
+    first = execs[0]
+    assert first.effects is not None
+    effects = first.effects.model_copy(update={
+        "read": list(dict.fromkeys(p for e in execs if e.effects for p in e.effects.read)), "order": None})
+    merged = first.model_copy(update={"exit_code": 0, "stdout": tried, "stderr": "", "code": code,
+                                      "effects": effects})
+    out: Events = []
+    for e in events:
+        if e.call_index not in failed:
+            out.append(e)
+        elif e.call_index == failed[0]:
+            out.append(merged if e.type == "execution" else e.model_copy(update={"code": code}))
+    return out

@@ -35,9 +35,10 @@ from ....tasks import Task, get_task
 from ...rubric import load_rubric
 from ..base import Judge, JudgeEvidence
 from ..facts import Roots, WorkflowFacts, derive_facts
+from ..made_from import SOURCE_SUFFIXES
 from ..heuristic import input_describer, output_describer
 from . import Trajectory, calibration_inputs, load_set
-from .merged import merge_calls
+from .merged import failed_attempts_in_one_loop, merge_calls
 
 Events = list[TraceEvent]
 _TAG_LINE = re.compile(r"^\s*#\s*S[1-5]\b.*$\n?", re.MULTILINE | re.IGNORECASE)
@@ -391,13 +392,41 @@ def pilot_replaced_by_staged_copy(events: Events, ctx: Context) -> Events | None
             w = copied.get(rel)
             staged.append(WrittenFile(path=f"{ctx.roots.workspace}/staged/{rel}", op="created",
                                       size=w.size if w else 100, sha256=w.sha256 if w else _sha(rel)))
+    # a run of every case reads every case's input (facts: a unit is made from its case's input)
+    reads = list(dict.fromkeys(p.replace(f"/{one}/", f"/{case}/") for p in pe.effects.read
+                               for one in ctx.case_ids if f"/{one}/" in p for case in ctx.case_ids))
     run_all = pe.model_copy(update={"call_index": pilot * 1000, "stdout": "ran every case into staged/\n",
-                                    "effects": (pe.effects.model_copy(update={"written": staged}))})
+                                    "effects": (pe.effects.model_copy(update={
+                                        "written": staged, "read": list(dict.fromkeys([*pe.effects.read, *reads]))}))})
     tool = next((e for e in events if e.type == "tool_call" and e.call_index == pilot), None)
     first = ([tool.model_copy(update={"call_index": pilot * 1000, "code": "run every case into staged/"})]
              if tool is not None else []) + [run_all]
     at = next(i for i, e in enumerate(events) if e.call_index == pilot)
     return _renumber(events[:at] + first + events[at:])
+
+
+def pilot_typed_by_hand(events: Events, ctx: Context) -> Events | None:
+    """The pilot's call reads no input and no data (only its code): the same files written, as an
+    agent that types out what an output should look like (boxes, a label) instead of running the
+    method on the case."""
+    f = ctx.facts
+    if not f.pilot.holds or not f.pilot_inspection.holds or len(set(f.pilot.calls)) != 1:
+        return None
+    pilot = f.pilot.calls[0]
+    if pilot in f.batch.calls or pilot in f.input_check.calls or pilot in f.pilot_inspection.calls:
+        return None      # a call that also checks an input, looks or runs the batch: not only the pilot
+    pe = _execution(events, pilot)
+    if pe is None or pe.effects is None:
+        return None
+    eff = pe.effects
+
+    def code_only(path: str) -> bool:    # it reads its own code, no input and no data made from one
+        return path.lower().endswith(SOURCE_SUFFIXES)
+    order = None if eff.order is None else [st for st in eff.order if st.op == "w" or code_only(st.path)]
+    typed = eff.model_copy(update={"read": [p for p in eff.read if code_only(p)], "order": order})
+    return [e.model_copy(update={"effects": typed}) if e is pe
+            else e.model_copy(update={"code": "# the expected output, written by hand"})
+            if e.type == "tool_call" and e.call_index == pilot else e for e in events]
 
 
 def _input_checks(ctx: Context) -> list[int]:
@@ -443,6 +472,9 @@ VARIANTS: tuple[Variant, ...] = (
             what="from the pilot to the batch one script, which asserts on the pilot before running on"),
     Variant("python sent as bash heredocs", "keep", python_as_bash_heredocs,
             what="every Python call sent as `python3 - <<'EOF' ... EOF` from bash"),
+    Variant("failed attempts caught in one loop", "keep",
+            lambda events, ctx: _renumber_or_none(failed_attempts_in_one_loop(events, ctx.facts.setup_failures.calls)),
+            what="the failed setup calls as one script that catches each failure, prints it and exits 0"),
     Variant("fix passes the harness's check", "keep", fix_that_passes,
             what="the pilot's output failed the harness's check, the fix's rewrite passes it"),
     Variant("fix that fixes nothing", "remove", fix_that_fixes_nothing, drops="s3",
@@ -453,6 +485,8 @@ VARIANTS: tuple[Variant, ...] = (
             what="the look at the pilot opens nothing and prints 'looks good'"),
     Variant("pilot is a staged copy", "remove", pilot_replaced_by_staged_copy, drops="s3",
             what="every case run into staged/ first, then one result copied into outputs/"),
+    Variant("pilot typed by hand", "remove", pilot_typed_by_hand, drops="s3",
+            what="the pilot's call writes the same files but reads no input: typed, not the method run"),
     Variant("input check is a listing", "remove", input_check_replaced_by_listing, drops="s2b",
             what="`ls` of the inputs instead of opening one"),
     Variant("look is a hash", "remove", look_replaced_by_hash, drops="s3",

@@ -1,0 +1,91 @@
+"""Which case inputs a written file was made from (docs/judge.md "Method runs read their input").
+
+A unit of work is the method run on a case: it reads that case's input and writes the output
+the contract names. A file of that name typed out by the agent (boxes written from constants, a
+label copied from the labelled examples) reads no input and is no run of any method, so it is
+neither a pilot nor a batch (held-out behaviour: a "pilot output" typed by hand, then looked at).
+
+What a step was fed: the public inputs it read before the write (or an earlier step of its call
+read: the script still holds them), and the workspace data files made from inputs before it (a
+staged copy, a cache of every case in one array). A data file a fed step writes is made from the
+cases it was fed by then; source code and notes (SOURCE_SUFFIXES) are never made from an input.
+
+A per-case unit needs its own case among the cases fed; a cohort file's rows need some case.
+When the public data names no case in its paths (one table of questions, say), any public read
+feeds every case. A call whose reads the harness could not attribute fully (docs/sandbox.md
+"Whose reads") is taken as fed: the rule only ever removes credit on evidence it has.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .calls import CallFacts, Roots
+
+# code and notes the agent writes: never data made from an input, whatever it read before
+SOURCE_SUFFIXES = (".py", ".sh", ".md", ".txt", ".ipynb", ".yaml", ".yml", ".toml", ".cfg", ".r", ".jl", ".log")
+
+
+class MadeFrom:
+    """The cases each step was fed, in call order (`feed` every step, then ask `fed`)."""
+
+    def __init__(self, calls: list[CallFacts], roots: Roots, case_ids: list[str] | None) -> None:
+        self.roots = roots
+        self.cases = set(case_ids or [])
+        data = roots.data + "/"
+        # do the public inputs name cases in their paths (case folders, case-named files)?
+        self.per_case = bool(self.cases) and any(
+            self._cases_in(p) for c in calls for p in c.read if p.startswith(data))
+        self.derived: dict[str, set[str]] = {}      # workspace file -> the cases it was made from
+        self.any_derived: set[str] = set()           # workspace files made from some input
+
+    def _cases_in(self, path: str) -> set[str]:
+        return {part for part in path.split("/") if part in self.cases}
+
+    def _feeds(self, path: str) -> tuple[bool, set[str]]:
+        """Whether reading `path` feeds a step input, and which cases."""
+        if path.startswith(self.roots.data + "/"):
+            return True, self._cases_in(path) if self.per_case else set(self.cases)
+        if path in self.any_derived:
+            return True, self.derived.get(path, set())
+        return False, set()
+
+    def feed(self, c: CallFacts) -> Callable[[str], tuple[bool, set[str]]]:
+        """For step `c`: what each file it wrote was fed (any input, which cases), from what it
+        and its call's earlier steps had read before the write (the recorder's order; the whole
+        step where there is none). Remembers the data files it made from inputs."""
+        if not c.reads_complete:
+            return lambda path: (True, set(self.cases))
+        fed_any, fed = False, set[str]()
+        for p in c.held:
+            a, cs = self._feeds(p)
+            fed_any, fed = fed_any or a, fed | cs
+        whole_any, whole = fed_any, set(fed)
+        for p in c.read:
+            a, cs = self._feeds(p)
+            whole_any, whole = whole_any or a, whole | cs
+        at_write: dict[str, tuple[bool, set[str]]] = {}
+        if c.order is not None:
+            for op, path, *_ in c.order:
+                if op == "r":
+                    a, cs = self._feeds(path)
+                    fed_any, fed = fed_any or a, fed | cs
+                elif op == "w":
+                    at_write[path] = (fed_any, set(fed))
+
+        def fed_at(path: str) -> tuple[bool, set[str]]:
+            return at_write.get(path, (whole_any, whole))
+        for w in c.written:
+            made_any, made = fed_at(w.path)
+            if made_any and not w.path.lower().endswith(SOURCE_SUFFIXES):
+                self.any_derived.add(w.path)
+                self.derived.setdefault(w.path, set()).update(made)
+        return fed_at
+
+    def run_of(self, unit_key: str, fed_any: bool, fed: set[str], cohort: bool) -> bool:
+        """Whether a write of unit `unit_key` (a case id; for cohort files any) by a step fed
+        `fed` is a method run."""
+        if not fed_any:
+            return False
+        if not self.per_case:
+            return True
+        return bool(fed) if cohort else unit_key in fed
