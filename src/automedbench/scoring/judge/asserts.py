@@ -29,12 +29,23 @@ _LINE = re.compile(r"^\s*assert\b[^\n]*(?:\.shape|\.dtype|\.ndim|\.size\b|get_zo
                    r"\.min\(|\.max\(|\bmin\(|\bmax\(|\blen\(|\.mode\b|\.columns)", re.MULTILINE)
 
 
-def silent_check(code: str) -> bool:
-    """Whether the code runs a non-vacuous assert on a property of the data (module doc)."""
-    return bool(check_offsets(code))
+def silent_check(code: str, called_from: frozenset[str] = frozenset(), as_tests: bool = False) -> bool:
+    """Whether the code runs a non-vacuous assert on a property of the data (module doc).
+    `called_from`: names the script that ran this code calls (a module's function it imported);
+    `as_tests`: the code ran as a test file (pytest, unittest), whose `test*` functions run."""
+    return bool(check_offsets(code, called_from, as_tests))
 
 
-def check_offsets(code: str) -> list[int]:
+def called_names(code: str) -> frozenset[str]:
+    """The function and method names a script calls (`verify(...)`, `checks.verify(...)`)."""
+    tree = _parse(code)
+    if tree is None:
+        return frozenset(re.findall(r"\b(\w+)\(", code))
+    return frozenset(n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(tree)
+                     if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)))
+
+
+def check_offsets(code: str, called_from: frozenset[str] = frozenset(), as_tests: bool = False) -> list[int]:
     """Where in `code` (character offsets of their lines) the silent checks are, in order."""
     pieces = [(0, code), *((m.start(2), m.group(2)) for m in _HEREDOC.finditer(code))]
     trees = [(at, text, t) for at, text in pieces if (t := _parse(text)) is not None]
@@ -45,7 +56,7 @@ def check_offsets(code: str) -> list[int]:
         starts = [0]
         for line in text.splitlines(keepends=True):
             starts.append(starts[-1] + len(line))
-        found += [at + starts[n.lineno - 1] for n in _checks(tree, _called(tree))]
+        found += [at + starts[n.lineno - 1] for n in _checks(tree, _called(tree) | called_from, as_tests)]
     return sorted(found)
 
 
@@ -60,16 +71,43 @@ def _called(tree: ast.Module) -> set[str]:
     return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
 
-def _checks(node: ast.AST, called: set[str]) -> list[ast.Assert]:
-    found: list[ast.Assert] = []
+def _runs(child: ast.AST, called: set[str] | frozenset[str], as_tests: bool) -> bool:
+    """Whether a definition's body runs: a function something calls; in a test file, `test*`
+    functions and the TestCase classes that hold them (the runner calls them)."""
+    if isinstance(child, ast.ClassDef):
+        return as_tests
+    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return child.name in called or (as_tests and child.name.startswith(("test", "setUp")))
+    return True
+
+
+def _checks(node: ast.AST, called: set[str] | frozenset[str], as_tests: bool = False) -> list[ast.stmt]:
+    found: list[ast.stmt] = []
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.ClassDef) or (isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                               and child.name not in called):
+        if not _runs(child, called, as_tests):
             continue
         if isinstance(child, ast.Assert) and _reads_property(child.test) and not _vacuous(child.test):
             found.append(child)
-        found += _checks(child, called)
+        elif isinstance(child, ast.Expr) and _assert_call(child.value):
+            found.append(child)
+        found += _checks(child, called, as_tests)
     return found
+
+
+def _assert_call(e: ast.expr) -> bool:
+    """`self.assertEqual(m.shape, x.shape)`, `np.testing.assert_array_equal(...)`: a checking call
+    on a property of the data, not the same expression on both sides."""
+    if not isinstance(e, ast.Call):
+        return False
+    f = e.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    if not name.lower().startswith("assert") or not e.args:
+        return False
+    if len(e.args) >= 2 and ast.dump(e.args[0]) == ast.dump(e.args[1]):
+        return False
+    if name in ("assertIsNotNone", "assertTrue", "assert_") and len(e.args) == 1 and _vacuous(e.args[0]):
+        return False
+    return any(_reads_property(a) for a in e.args)
 
 
 def _reads_property(test: ast.expr) -> bool:

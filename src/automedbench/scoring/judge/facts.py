@@ -61,6 +61,7 @@ from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
 from .steps import split_calls
 from .asserts import check_offsets, first_mention
 from .made_from import MadeFrom
+from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
@@ -193,9 +194,13 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     contract = set(layout.file_names)
     # a call read as the steps it took (steps.py): the verdict does not depend on the cut
     calls = split_calls(collect_calls(trace, roots), lambda p: _unit_file(p, contract, roots))
+    sources = RanSources(roots.workspace)
+    for c in calls:
+        sources.walk(c)
     unit = layout.effective_unit
     n = _expected_units(calls, unit, case_ids)
     _assign_units(calls, layout, n, roots, case_ids)
+    sources.drop_methods(calls)
     copied_inputs = _drop_input_copies(calls)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
@@ -330,7 +335,8 @@ def _unit_file(path: str, contract: set[str], roots: Roots) -> bool:
 def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
                        looks: _Looks, contract: set[str]) -> Opened:
     """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
-    wrote it, or a copy of it) and looked at its content."""
+    wrote it, or a copy of it) and looked at its content: printed it then, or wrote what it found
+    to a file that a later call printed."""
     if not pilots:
         return []
     # the method's outputs, the files the contract names: another file put in a case folder (a
@@ -338,6 +344,7 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
     pilot_paths = {w.path for c in pilots for w in c.unit_writes if _method_output(w.path, contract, c.roots)}
     pilot_content = {(_name(w.path), w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
+    reports: dict[str, tuple[CallFacts, list[str]]] = {}   # a file written from pilot outputs -> (writer, outputs)
     first = calls.index(pilots[0])
     for c in before[:first]:
         looks.wrote(c)
@@ -352,6 +359,19 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
         back = [p for p in c.read_back if p in pilot_paths and p not in prior]
         if seen or (back and looks.looked(c, back)):
             inspections.append((c, prior + back))
+            continue
+        # a look printed later: this call opened pilot outputs, produced nothing and wrote a report
+        # (a JSON, a log) that a later call printed with the facts of those outputs (docs/judge.md)
+        writers = [reports[r] for r in c.read if r in reports]
+        shown = list(dict.fromkeys(p for _, ps in writers for p in ps))
+        if shown and looks.looked(c, shown):
+            # both are the inspection: the writer opened the outputs (its exit code says whether
+            # its check passed), this call showed what it found
+            for w, ps in {id(w): (w, ps) for w, ps in writers}.values():
+                inspections.append((w, ps))
+            inspections.append((c, shown))
+        elif (prior or back) and not c.units:
+            reports.update({w.path: (c, prior + back) for w in c.written if not _unit_file(w.path, contract, c.roots)})
     return inspections
 
 
@@ -420,8 +440,10 @@ def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
     the method's source, is not the script touching it), as a straight script runs it
     (docs/judge.md "Order inside a call")."""
     found = check_offsets(c.code)
-    if not found or not c.continues:
-        return bool(found)
+    if not found:
+        return ran_check(c)      # a check script it wrote earlier and ran now (sources.py)
+    if not c.continues:
+        return True
     first = first_mention(c.code, ["outputs", *sorted(contract)])
     return first is None or found[0] < first
 

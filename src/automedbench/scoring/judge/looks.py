@@ -8,6 +8,7 @@ from ...runs.models import OutputCheck
 from ...tracks.content_facts import ContentFacts, looked_at
 from .asserts import silent_check
 from .calls import CallFacts, Fact, _parent
+from .sources import ran_check
 
 MAX_DESCRIBED = 8                   # files per call whose content facts are computed
 # inside path of a workspace file and the sha256 it had when read -> its content facts, or None
@@ -47,15 +48,15 @@ class _Looks:
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
         if self.describe_output is None and not self.recorded:
-            return c.printed
+            return c.printed or silent_check(c.code) or ran_check(c)
         described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
         if not described:
             # the bytes looked at are gone: nothing to compare with, printing counts -- except
             # inside one script (a step of a split call), where the text is the whole script's
             # and the file's bytes at that moment were never hashed: only a silent check counts
             split = c.step > 0 or c.continues
-            return silent_check(c.code) if split else c.printed
-        return any(looked_at(c.text, cf) for cf in described) or silent_check(c.code)
+            return (not split and c.printed) or silent_check(c.code) or ran_check(c)
+        return any(looked_at(c.text, cf) for cf in described) or silent_check(c.code) or ran_check(c)
 
 
 class _Checks:

@@ -1,0 +1,131 @@
+"""The code a call ran that is not in its own text: scripts the agent wrote to files and then
+ran or imported (docs/judge.md "Content facts: silent checks").
+
+`cat > check.py <<'EOF' ... EOF` then `python check.py`, a `test_pilot.py` run by pytest, a
+helper module written once and imported later: the asserts in them ran, but the call's code
+says only `python check.py`. The judge knows a file's text when the agent wrote it from its own
+code: a heredoc into a file (`cat > f`, `cat <<EOF > f`, `tee f`), or a string literal written
+with `Path(f).write_text(...)`, `open(f, 'w').write(...)`, or a `{name: text}` literal of
+source files. A step ran such a file when it (or an earlier step of its call) opened it: the interpreter reads
+a script it runs and a module it imports. Its checks count as the step's own; in a file run as
+tests (a `test_*.py`/`*_test.py` file, or pytest/unittest named in the call) the `test*`
+functions run. The method's own code is not a check script: a source that a step producing a
+unit had opened before its first unit write (the method's module or CLI) never counts, so the
+method's internal asserts on its input are not an input check nor a look at its output.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from .asserts import called_names, silent_check
+from .calls import CallFacts
+
+_BASH_FILE = re.compile(
+    r"\b(?:cat|tee)\b(?:\s+-a)?\s*(?:>\s*(?P<a>[^\s<>;|&]+)\s*)?<<-?\s*['\"]?(?P<tag>\w+)['\"]?"
+    r"(?:\s*>\s*(?P<b>[^\s<>;|&]+))?[^\n]*\n(?P<body>.*?)\n\s*(?P=tag)\s*$", re.DOTALL | re.MULTILINE)
+_TEE = re.compile(r"\btee\s+(?:-a\s+)?(?P<f>[^\s<>;|&-][^\s<>;|&]*)")
+SOURCE_TYPES = (".py",)
+
+
+def written_sources(code: str) -> dict[str, str]:
+    """Files (as named, relative or absolute) whose text `code` writes from a literal."""
+    found: dict[str, str] = {}
+    for m in _BASH_FILE.finditer(code):
+        target = m.group("a") or m.group("b")
+        if target is None:
+            tee = _TEE.search(code, m.start(), m.end("tag"))
+            target = tee.group("f") if tee else None
+        if target:
+            found[target.strip("'\"")] = m.group("body")
+    tree = _parse(code)
+    if tree is not None:
+        for node in ast.walk(tree):
+            found.update(_python_writes(node))
+    return {k: v for k, v in found.items() if k.endswith(SOURCE_TYPES)}
+
+
+def _parse(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _text(e: ast.expr) -> str | None:
+    return e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
+
+
+def _python_writes(node: ast.AST) -> dict[str, str]:
+    """`Path('f').write_text('...')`, `open('f', 'w').write('...')`, `{'f.py': '...'}`."""
+    if isinstance(node, ast.Dict):
+        pairs = [(_text(k) if k is not None else None, _text(v)) for k, v in zip(node.keys, node.values)]
+        return {k: v for k, v in pairs if k and v is not None and k.endswith(SOURCE_TYPES)}
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return {}
+    body = _text(node.args[0])
+    target = node.func.value
+    if body is None or not isinstance(target, ast.Call) or not target.args:
+        return {}
+    name = _text(target.args[0])
+    if node.func.attr == "write_text" and name:
+        return {name: body}
+    opener = target.func.id if isinstance(target.func, ast.Name) else ""
+    if node.func.attr == "write" and opener == "open" and name:
+        return {name: body}
+    return {}
+
+
+class RanSources:
+    """The source files the agent wrote, by inside path, as the calls are walked in order."""
+
+    def __init__(self, workspace: str) -> None:
+        self.workspace = workspace
+        self.text: dict[str, str] = {}
+
+    def _inside(self, name: str) -> str:
+        return name if name.startswith("/") else f"{self.workspace}/{name.removeprefix('./')}"
+
+    def walk(self, c: CallFacts) -> None:
+        """Remember the sources step `c`'s code writes, then note those it ran (`c.ran`)."""
+        for name, body in written_sources(c.code).items():
+            self.text[self._inside(name)] = body
+        opened = dict.fromkeys((*c.held, *c.read, *c.read_back))
+        c.ran = [(p, self.text[p]) for p in opened if p in self.text]
+
+
+    def drop_methods(self, calls: list[CallFacts]) -> None:
+        """The method's own code is not a check script: a source a step that produced a unit had
+        opened before its first unit write (its module, its CLI) is dropped from every `ran`.
+        A check script run after the pilot in the same call stays (docs/judge.md)."""
+        method: set[str] = set()
+        for c in calls:
+            if not c.unit_writes:
+                continue
+            units = {w.path for w in c.unit_writes}
+            before = set(c.held)
+            if c.order is None:
+                before |= set(c.read)
+            else:
+                for op, path, *_ in c.order:
+                    if op == "w" and path in units:
+                        break
+                    if op == "r":
+                        before.add(path)
+            method |= before & set(self.text)
+        for c in calls:
+            c.ran = [(p, t) for p, t in c.ran if p not in method]
+
+
+def ran_check(c: CallFacts) -> bool:
+    """A silent check in a source file the step ran (see the module doc)."""
+    if not c.ran:
+        return False
+    calls = called_names(c.code)
+    runner = bool(re.search(r"\b(?:pytest|unittest)\b", c.code))
+    for path, text in c.ran:
+        name = path.rpartition("/")[2]
+        as_tests = runner or name.startswith("test_") or name.endswith("_test.py")
+        if silent_check(text, calls, as_tests):
+            return True
+    return False
