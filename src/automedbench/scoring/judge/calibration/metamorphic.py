@@ -39,6 +39,7 @@ from ..made_from import SOURCE_SUFFIXES
 from ..heuristic import input_describer, output_describer
 from . import Trajectory, calibration_inputs, load_set
 from .merged import failed_attempts_in_one_loop, merge_calls
+from .scripts import look_via_report, pytest_look
 
 Events = list[TraceEvent]
 _TAG_LINE = re.compile(r"^\s*#\s*S[1-5]\b.*$\n?", re.MULTILINE | re.IGNORECASE)
@@ -475,6 +476,12 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("failed attempts caught in one loop", "keep",
             lambda events, ctx: _renumber_or_none(failed_attempts_in_one_loop(events, ctx.facts.setup_failures.calls)),
             what="the failed setup calls as one script that catches each failure, prints it and exits 0"),
+    Variant("look is a pytest file written earlier", "keep", lambda ev, ctx: _renumber_or_none(pytest_look(ev, ctx.facts, ctx.roots.workspace, real=True)),
+            what="each look at the pilot runs test_pilot.py (written by the call before), which asserts on the "
+                 "pilot output's shape; only pytest's summary is printed"),
+    Variant("look printed from a report later", "keep",
+            lambda ev, ctx: _renumber_or_none(look_via_report(ev, ctx.facts, ctx.roots.workspace, real=True)),
+            what="each look writes what it printed to a file, which the next call prints with cat"),
     Variant("fix passes the harness's check", "keep", fix_that_passes,
             what="the pilot's output failed the harness's check, the fix's rewrite passes it"),
     Variant("fix that fixes nothing", "remove", fix_that_fixes_nothing, drops="s3",
@@ -487,6 +494,12 @@ VARIANTS: tuple[Variant, ...] = (
             what="every case run into staged/ first, then one result copied into outputs/"),
     Variant("pilot typed by hand", "remove", pilot_typed_by_hand, drops="s3",
             what="the pilot's call writes the same files but reads no input: typed, not the method run"),
+    Variant("pytest look asserts nothing", "remove", lambda ev, ctx: _renumber_or_none(pytest_look(ev, ctx.facts, ctx.roots.workspace, real=False)), drops="s3",
+            what="the same test file whose test asserts only that the loaded output is not None"),
+    Variant("report printed says nothing", "remove", drops="s3",
+            transform=lambda ev, ctx: _renumber_or_none(look_via_report(ev, ctx.facts, ctx.roots.workspace,
+                                                                        real=False)),
+            what="the look's report file, printed by the next call, holds only 'report ok'"),
     Variant("input check is a listing", "remove", input_check_replaced_by_listing, drops="s2b",
             what="`ls` of the inputs instead of opening one"),
     Variant("look is a hash", "remove", look_replaced_by_hash, drops="s3",
