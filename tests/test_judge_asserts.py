@@ -27,6 +27,15 @@ from automedbench.scoring.judge.plan_facts import methods_judged, step_lines
     ("assert len({r.get('id') for r in rows}) <= len(rows)", False),
     ("assert len(set(ids)) <= len(ids)", False),
     ("assert len(set(ids)) == len(ids)", True),                                     # unique ids: can fail
+    ("assert m.shape and m.dtype", False),                         # a loaded array always has both
+    ("assert isinstance(m, np.ndarray)", False),                   # the type of what was loaded
+    ("assert isinstance(d['boxes'], list)", True),                 # the file's structure: can fail
+    ("self.assertEqual(m.shape, (64, 64))", True),                 # a checking call
+    ("self.assertTrue(m.shape)", False),
+    ("try:\n    assert m.shape == (64, 64)\nexcept AssertionError:\n    pass\n", False),   # failure swallowed
+    ("try:\n    assert m.shape == (64, 64)\nexcept Exception as e:\n    print('warn', e)\n", False),
+    ("try:\n    assert m.shape == (64, 64)\nexcept AssertionError:\n    log(); raise\n", True),  # raised again
+    ("try:\n    assert m.shape == (64, 64)\nexcept OSError:\n    pass\n", True),
     ("def check(m):\n    assert m.shape == (64, 64)\n", False),                       # never called
     ("code = 'assert m.shape == (64, 64)'\nprint(code)", False),                      # a string
     ("print(m.shape)", False),
