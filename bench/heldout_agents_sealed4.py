@@ -295,9 +295,9 @@ _JQ = {
           "outputs/case_000/prediction.json\n",
           "jq -s 'map(.boxes | length) | add' outputs/*/prediction.json\n"),
     CLS: ("python one.py\ncolumn -s, -t outputs/predictions.csv\n"
-          "awk -F, 'NR > 1 { n++; if ($2 !~ /^(ct|mr|xray|ultrasound|histology)$/) bad++ } "
+          "awk -F, '{ sub(/\\r$/, \"\") } NR > 1 { n++; if ($2 !~ /^(ct|mr|xray|ultrasound|histology)$/) bad++ } "
           "END { print n, \"rows,\", bad + 0, \"labels outside the allowed set\" }' outputs/predictions.csv\n",
-          "awk -F, 'NR > 1 { n[$2]++ } END { for (k in n) print k, n[k] }' outputs/predictions.csv\n"),
+          "awk -F, '{ sub(/\\r$/, \"\") } NR > 1 { n[$2]++ } END { for (k in n) print k, n[k] }' outputs/predictions.csv\n"),
 }
 
 
