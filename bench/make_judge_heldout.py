@@ -1,8 +1,8 @@
 """Generate the judge's held-out trajectories (docs/judge.md "Held-out set").
 
 Runs every held-out behaviour (bench/heldout_agents.py, 25 of them, and the second sealed part
-bench/heldout_agents_sealed2.py, 23 more, and the third sealed part bench/heldout_agents_sealed3.py,
-22 more) on its two demo tasks
+bench/heldout_agents_sealed2.py, 23 more, the third sealed part bench/heldout_agents_sealed3.py,
+22 more, and the fourth sealed part bench/heldout_agents_sealed4.py, 22 more) on its two demo tasks
 through the real agent loop and the default sandbox (bwrap), and keeps what a judge reads,
 like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json, in the folder
 `<calibration_dir>/heldout/<id>__<task>__<tier>/` of the task's track (the trajectories live with
@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heldout_agents import BEHAVIOURS, agent_class  # noqa: E402
 from heldout_agents_sealed2 import SEALED2  # noqa: E402
 from heldout_agents_sealed3 import SEALED3  # noqa: E402
+from heldout_agents_sealed4 import SEALED4  # noqa: E402
 
 from automedbench.agents import AGENT_CLASSES  # noqa: E402
 from automedbench.api import run_one  # noqa: E402
@@ -43,9 +44,10 @@ from automedbench.scoring.judge import JUDGES  # noqa: E402
 from automedbench.tasks import get_task  # noqa: E402
 
 NO_JUDGE = "heldout-no-judge"
-# the sealed parts (hs-*, hx-*) run with the first set's behaviours; agent_class reads this dict
+# the sealed parts (hs-*, hx-*, hz-*) run with the first set's behaviours; agent_class reads this dict
 BEHAVIOURS.update(SEALED2)
 BEHAVIOURS.update(SEALED3)
+BEHAVIOURS.update(SEALED4)
 
 
 class AbstainingJudge:
