@@ -156,9 +156,34 @@ def test_delete_and_rename(box):
     r = ok(box, "import os; open('c.tmp', 'w').write('3'); os.replace('c.tmp', 'c.txt')")
     assert list(written(r)) == [f"{WS}/c.txt"] and written(r)[f"{WS}/c.txt"]["op"] == "modified"
     assert r.effects["deleted"] == []
-    # a temporary file created and removed within one call leaves no trace in either list
-    r = ok(box, "import os; open('tmp.bin', 'wb').write(b'x'); os.remove('tmp.bin')")
-    assert r.effects["written"] == [] and r.effects["deleted"] == []
+    # a file created and removed within one call is written, "transient" (schema 1.8): nothing
+    # of it is left to hash; a tool's (a dot-folder) is not listed
+    r = ok(box, "import os; open('tmp.bin', 'wb').write(b'xyz'); os.remove('tmp.bin')\n"
+                "os.makedirs('.cache/t'); open('.cache/t/a', 'w').write('1'); os.remove('.cache/t/a')")
+    # (its size is the one seen when its write closed, 0 when the file was gone by then)
+    [entry] = r.effects["written"]
+    assert entry["path"] == f"{WS}/tmp.bin" and entry["op"] == "transient" and entry["size"] in (0, 3)
+    assert entry["sha256"] is None
+    assert r.effects["deleted"] == []
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_a_pilot_in_a_folder_removed_by_the_same_call_is_written_transient(box):
+    """A script that runs one case into scratch/pilot/ and removes the folder before it ends
+    did write that output: the record says so (the judge sees the pilot ran, and that nothing
+    is left to look at)."""
+    # (the pause stands for the pilot's own run time: a folder made and removed before the
+    # recorder could watch it is not seen, docs/sandbox.md "Observed effects")
+    r = ok(box, "import os, shutil, time\nos.makedirs('scratch/pilot/case_000')\n"
+                "open('scratch/pilot/case_000/organ.bin', 'wb').write(b'\\x01' * 64)\ntime.sleep(0.5)\n"
+                "shutil.rmtree('scratch/pilot')\nprint('pilot done, scratch cleaned')")
+    assert f"{WS}/scratch/pilot/case_000/organ.bin" in written(r), r.effects
+    entry = written(r)[f"{WS}/scratch/pilot/case_000/organ.bin"]
+    assert entry["op"] == "transient" and entry["sha256"] is None and entry["size"] in (0, 64)
+    assert r.effects["deleted"] == []
+    steps = [(s["op"], s["path"]) for s in r.effects["order"]]
+    assert ("w", f"{WS}/scratch/pilot/case_000/organ.bin") in steps
 
 
 @needs_bwrap

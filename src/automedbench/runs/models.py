@@ -20,7 +20,9 @@ from ..tracks.base import ProfileScore  # noqa: F401  (one definition: a track r
 # was written, with its content facts): docs/judge.md "Per-output checks".
 # 1.7 (additive): trace effects.order, the call's writes, reads and read-backs in the order they
 # happened (docs/judge.md "Order inside a call").
-SCHEMA_VERSION = "1.7"
+# 1.8 (additive): a written file's op may be "transient": the call made it and removed it before
+# it ended (a pilot in a folder the script then cleaned), docs/sandbox.md "Observed effects".
+SCHEMA_VERSION = "1.8"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -204,10 +206,11 @@ class WrittenFile(_Strict):
     """A file an execution created or modified (docs/sandbox.md "Observed effects")."""
 
     path: str = Field(description="inside path, as the agent sees it, e.g. /workspace/outputs/case_000/x.npy")
-    op: Literal["created", "modified"]
-    size: int = Field(description="bytes, after the call")
-    sha256: str | None = Field(None, description="content hash after the call; null only above the hashing "
-                                                 "caps (256 MiB per file, 1 GiB per call)")
+    op: Literal["created", "modified", "transient"] = Field(
+        description="transient (schema 1.8): made by the call and removed before it ended")
+    size: int = Field(description="bytes, after the call (transient: when its last write closed; 0 unknown)")
+    sha256: str | None = Field(None, description="content hash after the call; null above the hashing caps "
+                                                 "(256 MiB per file, 1 GiB per call) and for a transient file")
 
 
 class NetBytes(_Strict):

@@ -7,7 +7,7 @@ Around each call the backend calls `begin()` (what happened before belongs to no
 harness's own reads, a previous call's stragglers) and `end()`, which turns the call's
 events into the record documented in docs/sandbox.md ("Observed effects"):
 
-    {"written": [{"path", "op": created|modified, "size", "sha256"}], "deleted": [...],
+    {"written": [{"path", "op": created|modified|transient, "size", "sha256"}], "deleted": [...],
      "read": [...], "read_back": [...], "net": {"bytes_in", "bytes_out"} | None, "truncated": bool,
      "reads_attributed": bool, "recorder": "inotify"}
 
@@ -56,6 +56,7 @@ from .fanotify import OpenerLog
 RECORDER = "inotify"
 # Caps (docs/sandbox.md "Observed effects"): entries per list; beyond, `truncated` is set.
 MAX_ENTRIES = 2000
+MAX_TRANSIENT = 200          # files made and removed in one call that are listed (the rest: a build's)
 # A written file larger than this gets `sha256: null` (its size is still recorded) ...
 HASH_MAX_BYTES = 256 * 1024 * 1024
 # ... and so does every file once a call's hashing has read this many bytes.
@@ -98,6 +99,7 @@ class _PathState:
     unseen: bool = False
     last_op: str = ""             # the last step of `order` recorded for it (w, r or b)
     last_step: int = -1           # its position in `order`
+    last_size: int | None = None  # its size when a write of it last closed
 
 
 @dataclass
@@ -126,6 +128,7 @@ class _Effects:
     order: list[dict[str, Any]] | None = None
     truncated: bool = False
     hash_budget: int = HASH_BUDGET_BYTES
+    transient: int = 0            # files listed as made and removed by the call
 
     def as_dict(self, net: dict[str, int] | None, reads_shared: bool, attributed: bool) -> dict[str, Any]:
         """The record, each list cut at MAX_ENTRIES (and `truncated` set when one was)."""
@@ -404,6 +407,7 @@ class EffectsRecorder:
             state.last_step = len(call.order) - 1
         if size is not None and op == "w":
             call.sizes[state.last_step] = size      # the latest close of this write
+            state.last_size = size
         state.mask |= mask
 
     def _unwatch_under(self, top: str) -> None:
@@ -467,6 +471,12 @@ class EffectsRecorder:
             inside = self._inside(path)
             if inside is not None:
                 self._record(fx, path, inside, state)
+        for path, size in self._found_size.items():
+            # made before its new folder's watch (no event of its own), and gone by the end
+            if path not in call.paths and path not in self.known and not os.path.lexists(path):
+                inside = self._inside(path)
+                if inside is not None:
+                    self._record_transient(fx, inside, size)
         self._record_gone_dirs(fx, gone)
         fx.order = None if call.overflow or fx.truncated else self._order(call, fx)
         # a listener that stopped (fanotify.py: its group closed, the waiting opens let through)
@@ -539,7 +549,13 @@ class EffectsRecorder:
             return
         ident = (st.st_dev, st.st_ino) if st is not None else self.identity.get(path)
         if state.mask & _GONE and st is None:
-            fx.deleted.append(inside)
+            if (path not in self.known and len(self.known) < MAX_KNOWN and not state.mask & IN_MOVED_FROM
+                    and (path in self._found_size or not state.existed_before)):
+                # not there when the call began (every file then is known, below the cap), gone
+                # now: made (its creation unseen, before its folder's watch) and removed by the call
+                self._record_transient(fx, inside, self._found_size.get(path))
+            else:
+                fx.deleted.append(inside)
             self.known.discard(path)
             self.identity.pop(path, None)
         if state.mask & IN_OPEN and (self.openers is None or self.openers.failed is not None
@@ -575,6 +591,22 @@ class EffectsRecorder:
         elif st is None and (state.existed_before or path in self.known):
             fx.deleted.append(inside)
             self.known.discard(path)
+        elif st is None and state.mask & (IN_CREATE | IN_MOVED_TO) and not state.mask & IN_MOVED_FROM:
+            # made by this call and removed before it ended (a pilot in a folder the script then
+            # cleaned): it was written, though nothing of it is left to hash
+            self._record_transient(fx, inside, state.last_size)
+
+    def _record_transient(self, fx: _Effects, inside: str, size: int | None) -> None:
+        """A file the call made and removed: listed (op "transient"), unless it is a tool's
+        (a dot-folder, __pycache__) or the call already listed MAX_TRANSIENT of them: an
+        installer's or a build's temporary files are not the agent's work, and never crowd
+        out its real writes (no truncation for them)."""
+        parts = inside.split("/")
+        if any(part.startswith(".") or part == "__pycache__" for part in parts[:-1]):
+            return
+        if fx.transient < MAX_TRANSIENT and len(fx.written) < MAX_ENTRIES:
+            fx.transient += 1
+            fx.written.append({"path": inside, "op": "transient", "size": size or 0, "sha256": None})
 
     def _record_gone_dirs(self, fx: _Effects, gone: list[str]) -> None:
         """Known files under a directory that went away are deleted, each listed once."""
