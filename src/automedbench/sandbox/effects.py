@@ -114,6 +114,7 @@ class _Call:
     output_at: list[tuple[int, int]] = field(default_factory=list)   # each step: output bytes read by then
     new_dirs: list[str] = field(default_factory=list)
     gone_dirs: list[str] = field(default_factory=list)
+    moved_dirs: list[tuple[str, str]] = field(default_factory=list)   # (old, new): renamed in the call
     overflow: bool = False
 
 
@@ -357,6 +358,7 @@ class EffectsRecorder:
                     if old is not None:
                         self._moved_dir(old, path)
                         call.gone_dirs.append(old)
+                        call.moved_dirs.append((old, path))
                     call.new_dirs.append(path)
                 elif mask & IN_DELETE:
                     call.gone_dirs.append(path)
@@ -499,19 +501,30 @@ class EffectsRecorder:
         # written files whose write no event shows first (made before their folder's watch)
         unplaced = {inside: host for inside in listed["w"] if first_op.get(inside) != "w"
                     and (host := self._host(inside)) is not None}
-        # each goes to the deepest folder made during the call that holds it
-        made = {path for op, path in call.order if op == "d"}
-        at: dict[str, list[str]] = {}
+        # each goes to where the deepest folder made during the call that holds it was first
+        # made: a folder made as staging/case_000 and then renamed outputs/case_000 was made
+        # when staging/case_000 was (its files were written there, before the rename)
+        made: dict[str, int] = {}
+        for pos, (op, path) in enumerate(call.order):
+            if op == "d":
+                made.setdefault(path, pos)
+        for old, new in call.moved_dirs:
+            for path, pos in list(made.items()):
+                if path == old or path.startswith(old + os.sep):
+                    alias = new + path[len(old):]
+                    made[alias] = min(made.get(alias, pos), pos)
+        at: dict[int, list[str]] = {}
         for inside, host in unplaced.items():
             folder = os.path.dirname(host)
             while folder not in made and os.path.dirname(folder) != folder:
                 folder = os.path.dirname(folder)
-            at.setdefault(folder, []).append(inside)
+            if folder in made:
+                at.setdefault(made[folder], []).append(inside)
         order: list[dict[str, Any]] = []
         for pos, (op, path) in enumerate(call.order):
             if op == "d":
                 out, err = call.output_at[pos]
-                for inside in sorted(at.pop(path, [])):
+                for inside in sorted(at.pop(pos, [])):
                     size = self._found_size.get(unplaced.pop(inside))
                     order.append({"op": "w", "path": inside, "out": out, "err": err}
                                  | ({} if size is None else {"size": size}))

@@ -371,8 +371,20 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
                 inspections.append((w, ps))
             inspections.append((c, shown))
         elif (prior or back) and not c.units:
-            reports.update({w.path: (c, prior + back) for w in c.written if not _unit_file(w.path, contract, c.roots)})
+            made = [w.path for w in c.written] + _opened_after_units(before[first + pos - 1] if pos else None, c)
+            reports.update({p: (c, prior + back) for p in made if not _unit_file(p, contract, c.roots)})
     return inspections
+
+
+def _opened_after_units(prev: CallFacts | None, c: CallFacts) -> list[str]:
+    """Files the step before `c` (of the same call) opened for writing after its last unit
+    write: a shell opens `look.py > report.txt` before the look reads anything, so the report's
+    write falls in the pilot's step; the method's own log, opened before, does not count."""
+    if prev is None or prev.index != c.index or prev.order is None:
+        return []
+    units = {w.path for w in prev.unit_writes}
+    last = max((i for i, st in enumerate(prev.order) if st.op == "w" and st.path in units), default=None)
+    return [] if last is None else [st.path for st in prev.order[last + 1:] if st.op == "w"]
 
 
 def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened,
