@@ -501,18 +501,8 @@ class EffectsRecorder:
         # written files whose write no event shows first (made before their folder's watch)
         unplaced = {inside: host for inside in listed["w"] if first_op.get(inside) != "w"
                     and (host := self._host(inside)) is not None}
-        # each goes to where the deepest folder made during the call that holds it was first
-        # made: a folder made as staging/case_000 and then renamed outputs/case_000 was made
-        # when staging/case_000 was (its files were written there, before the rename)
-        made: dict[str, int] = {}
-        for pos, (op, path) in enumerate(call.order):
-            if op == "d":
-                made.setdefault(path, pos)
-        for old, new in call.moved_dirs:
-            for path, pos in list(made.items()):
-                if path == old or path.startswith(old + os.sep):
-                    alias = new + path[len(old):]
-                    made[alias] = min(made.get(alias, pos), pos)
+        # each goes to where the deepest folder made during the call that holds it was first made
+        made = _folders_made(call)
         at: dict[int, list[str]] = {}
         for inside, host in unplaced.items():
             folder = os.path.dirname(host)
@@ -701,6 +691,22 @@ class EffectsRecorder:
             if fd >= 0:
                 os.close(fd)
         self._stop_r = self._stop_w = -1
+
+
+def _folders_made(call: _Call) -> dict[str, int]:
+    """Each folder made (or moved in) during the call -> the first step where it was made. A
+    folder made as staging/case_000 and then renamed outputs/case_000 was made when
+    staging/case_000 was: its files were written there, before the rename."""
+    made: dict[str, int] = {}
+    for pos, (op, path) in enumerate(call.order):
+        if op == "d":
+            made.setdefault(path, pos)
+    for old, new in call.moved_dirs:
+        for path, pos in list(made.items()):
+            if path == old or path.startswith(old + os.sep):
+                alias = new + path[len(old):]
+                made[alias] = min(made.get(alias, pos), pos)
+    return made
 
 
 def _size(folder: str | None, name: str) -> int | None:
