@@ -87,6 +87,7 @@ class CallFacts:
     reads_complete: bool = True      # every read of its processes is in `read` (docs/sandbox.md "Whose reads")
     made_up: list[Write] = field(default_factory=list)   # unit files written from no input (made_from.py)
     ran: list[tuple[str, str]] = field(default_factory=list)  # source files it ran, with their text (sources.py)
+    started: set[str] = field(default_factory=set)   # cases whose inputs it read itself (made_from.py)
 
     @property
     def produced(self) -> bool:

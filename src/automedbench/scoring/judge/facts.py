@@ -204,7 +204,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     copied_inputs = _drop_input_copies(calls)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
-    batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls), contract)
+    batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls), contract, unit)
     before = calls if batch_start is None else calls[:batch_start]
     pilots = [c for c in before if c.units]
     checks = _Checks(calls)
@@ -269,7 +269,8 @@ def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | Non
     return COHORT_UNKNOWN_N
 
 
-def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, contract: set[str]) -> int | None:
+def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, contract: set[str],
+                 unit: str) -> int | None:
     """The batch: from the first call after which the outputs cover more than a pilot may. A
     small multi-case pilot (more than `pilot_max` units, at most half of them) is still a pilot
     when a call looked at its outputs before any more units were produced: the rubric's "one
@@ -277,6 +278,11 @@ def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, 
     covered: set[str] = set()
     for pos, c in enumerate(calls):
         covered |= c.units
+        # a step that wrote a unit after reading the inputs of more cases than a pilot covers
+        # was already running them all (every case handed to a pool at once): the batch
+        began = covered | c.started if c.units and unit == "case" else covered
+        if len(began) > pilot_max and len(covered) <= pilot_max:
+            return pos
         if len(covered) > pilot_max:
             if len(covered) <= n // 2 and _looked_before_more(calls, pos, covered, looks, contract):
                 pilot_max = len(covered)

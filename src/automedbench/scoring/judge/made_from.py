@@ -63,6 +63,10 @@ class MadeFrom:
         for p in c.read:
             a, cs = self._feeds(p)
             whole_any, whole = whole_any or a, whole | cs
+        # the cases this step itself began on (a pool of workers reads every case's input
+        # before the first one's output is looked at): facts.py's batch start
+        c.started = {case for p in c.read if p.startswith(self.roots.data + "/") for case in self._cases_in(p)} \
+            if self.per_case else set()
         at_write: dict[str, tuple[bool, set[str]]] = {}
         if c.order is not None:
             for op, path, *_ in c.order:
