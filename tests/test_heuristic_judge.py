@@ -159,9 +159,11 @@ RECHECK = dict(INSPECT)
     # a small multi-case pilot (up to half of the cases) looked at before more cases ran is a
     # pilot (docs/judge.md "Pilot size"); more than half is a batch, and so is a small one
     # nobody looked at before the rest ran
-    ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": INPUTS[:3]}, INSPECT, BATCH), 1.0),
-    ((SETUP, {**PILOT, "written": outs(CASES[:4]), "read": INPUTS[:4]}, INSPECT, BATCH), 0.5),
-    ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": INPUTS[:3]}, BATCH), 0.0),
+    ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": ["/workspace/method.py", *INPUTS[:3]]}, INSPECT, BATCH), 1.0),
+    ((SETUP, {**PILOT, "written": outs(CASES[:4]), "read": ["/workspace/method.py", *INPUTS[:4]]}, INSPECT, BATCH), 0.5),
+    ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": ["/workspace/method.py", *INPUTS[:3]]}, BATCH), 0.0),
+    # the pilot ran without the method file the batch loads: another method's run (pilots.py)
+    ((SETUP, {**PILOT, "read": INPUTS[:1]}, INSPECT, BATCH), 0.5),
     # the same pilot typed out: it read no input, so it is no run of the method (no pilot)
     ((SETUP, {**PILOT, "read": ["/workspace/method.py"]}, INSPECT, BATCH), 0.5),
 ])

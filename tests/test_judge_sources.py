@@ -61,3 +61,43 @@ def test_a_check_script_written_earlier_and_run_silently_is_a_look(tmp_path):
     assert _s3(tmp_path, CHECK) == 1.0
     # the same script asserting nothing about the data: no look (pilot not inspected)
     assert _s3(tmp_path, "m = nib.load('outputs/case_000/organ.nii.gz')\nassert m is not None\n") == 0.5
+
+
+DOCTEST = ('"""Checks of the pilot.\n\n>>> import nibabel as nib\n'
+           ">>> m = nib.load('outputs/case_000/organ.nii.gz')\n>>> m.shape == (64, 64, 64)\nTrue\n" + '"""\n')
+
+
+def test_doctest_examples_run_by_the_doctest_runner_are_checks(tmp_path):
+    """`python -m doctest checks.py` compares each example with its expected value: an assert."""
+    assert _s3(tmp_path, DOCTEST, run_code="python -m doctest -v check.py") == 1.0
+    # the same file run as a plain script: its docstring never runs
+    assert _s3(tmp_path, DOCTEST, run_code="python check.py") == 0.5
+
+
+def test_a_look_beside_a_background_batch_gates_nothing(tmp_path):
+    """The batch sent to the background (`python run_all.py &`) and the pilot looked at while it
+    runs, in one call: the look could not stop the batch (pilots.py)."""
+    look = "m = nib.load('scratch/case_000/organ.nii.gz')\nassert m.shape == (64, 64, 64)\n"
+    calls = [("python run.py case_000 scratch", {"written": _units_in("scratch", CASES[:1], "p"),
+                                                 "read": [f"{PUB}/case_000/t1.nii.gz"]}, "done"),
+             ("python run_all.py > batch.log 2>&1 &\npython -c \"" + look + "\"\nwait\n",
+              {"written": _units(CASES, "b"), "read": [f"{PUB}/{c}/t1.nii.gz" for c in CASES]
+               + [f"{WS}/scratch/case_000/organ.nii.gz"]}, "")]
+    assert _judge_s3(tmp_path, calls) == 0.5
+    # the same look in a call of its own, before the batch: a look that gates it
+    calls = [calls[0], ("python -c \"" + look + "\"", {"read": [f"{WS}/scratch/case_000/organ.nii.gz"]}, ""),
+             ("python run_all.py", {"written": _units(CASES, "b"),
+                                    "read": [f"{PUB}/{c}/t1.nii.gz" for c in CASES]}, "done")]
+    assert _judge_s3(tmp_path, calls) == 1.0
+
+
+def _units_in(folder, cases, tag):
+    return [{**u, "path": u["path"].replace(OUT, f"{WS}/{folder}")} for u in _units(cases, tag)]
+
+
+def _judge_s3(tmp_path, calls) -> float:
+    events = []
+    for i, (code, eff, out) in enumerate(calls, 1):
+        events += [TraceEvent(type="tool_call", t=i, call_index=i, code=code, language="bash"),
+                   TraceEvent(type="execution", t=i, call_index=i, exit_code=0, stdout=out, effects=Effects(**eff))]
+    return HeuristicJudge().judge(JudgeEvidence(TASK, "lite", tmp_path, events, None, CASES, None))["s3"].items["s3"]

@@ -9,13 +9,16 @@ with `Path(f).write_text(...)`, `open(f, 'w').write(...)`, or a `{name: text}` l
 source files. A step ran such a file when it (or an earlier step of its call) opened it: the interpreter reads
 a script it runs and a module it imports. Its checks count as the step's own; in a file run as
 tests (a `test_*.py`/`*_test.py` file, or pytest/unittest named in the call) the `test*`
-functions run. The method's own code is not a check script: a source that a step producing a
+functions run; in a file run by the doctest runner (`python -m doctest`, `doctest.testmod()`,
+`pytest --doctest-modules`), each example with an expected value is the assert
+`(source) == (expected)`. The method's own code is not a check script: a source that a step producing a
 unit had opened before its first unit write (the method's module or CLI) never counts, so the
 method's internal asserts on its input are not an input check nor a look at its output.
 """
 from __future__ import annotations
 
 import ast
+import doctest
 import re
 
 from .asserts import called_names, silent_check
@@ -117,15 +120,35 @@ class RanSources:
             c.ran = [(p, t) for p, t in c.ran if p not in method]
 
 
+_DOCTEST_RUN = re.compile(r"-m\s+doctest\b|\bdoctest\.test(?:mod|file)\b|\bpytest\b[^\n]*--doctest-modules")
+
+
+def doctest_checks(text: str) -> str:
+    """A file's doctest examples as the asserts the doctest runner makes of them: each example
+    with an expected output is `assert (source) == (expected)`; examples whose expected output is
+    not a Python value (a printed array) are left out."""
+    lines = []
+    for ex in doctest.DocTestParser().get_examples(text):
+        source = ex.source.strip()
+        # an example at the end of a docstring: its expected output runs up to the closing quotes
+        want = "\n".join(re.split(r"^\s*(?:\"\"\"|\'\'\')", ex.want, maxsplit=1, flags=re.MULTILINE)[0:1]).strip()
+        line = f"assert ({source}) == ({want})" if want else source
+        if _parse(line) is not None:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def ran_check(c: CallFacts) -> bool:
-    """A silent check in a source file the step ran (see the module doc)."""
+    """A silent check in a source file the step ran (see the module doc); a file run by the
+    doctest runner checks what its examples compare."""
     if not c.ran:
         return False
     calls = called_names(c.code)
     runner = bool(re.search(r"\b(?:pytest|unittest)\b", c.code))
+    doctests = bool(_DOCTEST_RUN.search(c.code))
     for path, text in c.ran:
         name = path.rpartition("/")[2]
         as_tests = runner or name.startswith("test_") or name.endswith("_test.py")
-        if silent_check(text, calls, as_tests):
+        if silent_check(text, calls, as_tests) or (doctests and silent_check(doctest_checks(text))):
             return True
     return False

@@ -9,6 +9,7 @@ A pytest file written in an earlier call and run:
 A report file written by the look and printed by the next call:
   keep    the report holds what the look printed; remove: it holds "report ok" (and the look's
           code, `python look.py > report.txt`, shows no check).
+A pilot by a stand-in (remove): the pilot's call opens none of the batch's model files.
 """
 from __future__ import annotations
 
@@ -116,3 +117,19 @@ def look_via_report(events: Events, f: WorkflowFacts, workspace: str, *, real: b
                 TraceEvent(type="execution", t=e.t, call_index=index, language="bash", code=cat, exit_code=0,
                            stdout=shown, stderr="", effects=eff)]
     return out
+
+
+def pilot_by_a_stand_in(events: Events, f: WorkflowFacts) -> Events | None:
+    """The pilot's call opens none of the model files (weights, the method's source or
+    parameters) the batch opens: it ran some other, quicker code on the case (remove: s3)."""
+    models = set(f.method_files.paths) | set(f.weights.paths)
+    pilots = sorted(set(f.pilot.calls))
+    if not f.pilot_inspection.holds or not models or len(pilots) != 1 or pilots[0] in f.batch.calls:
+        return None
+    pe = next((e for e in events if e.type == "execution" and e.call_index == pilots[0]), None)
+    if pe is None or pe.effects is None or not models & set(pe.effects.read):
+        return None
+    fx = pe.effects
+    order = None if fx.order is None else [st for st in fx.order if st.path not in models]
+    stand_in = fx.model_copy(update={"read": [p for p in fx.read if p not in models], "order": order})
+    return [e.model_copy(update={"effects": stand_in}) if e is pe else e for e in events]

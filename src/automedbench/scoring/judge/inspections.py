@@ -1,0 +1,105 @@
+"""Looks at the pilot's outputs before the batch, and at any output after it was written
+(docs/judge.md "Units, pilot, batch": inspection, later inspection)."""
+from __future__ import annotations
+
+from .calls import CallFacts, Roots, _name, _parent
+from .looks import Opened, _Looks
+
+
+def _unit_file(path: str, contract: set[str], roots: Roots) -> bool:
+    """A file of a unit of work: in outputs/, or named as the contract names its files anywhere
+    in the workspace (a pilot in a scratch folder)."""
+    return path.startswith(roots.outputs) or (_name(path) in contract and path.startswith(roots.workspace + "/"))
+
+
+def _method_output(path: str, contract: set[str], roots: Roots) -> bool:
+    """A file the method produced: one the contract names, or a file directly in outputs/ (a
+    unit of its own); another file in a case folder (a copy of the input, a picture) is not."""
+    return _name(path) in contract or _parent(path) == roots.outputs.rstrip("/")
+
+
+def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
+                       looks: _Looks, contract: set[str], beside: frozenset[int] = frozenset()) -> Opened:
+    """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
+    wrote it, or a copy of it) and looked at its content: printed it then, or wrote what it found
+    to a file that a later call printed."""
+    if not pilots:
+        return []
+    # the method's outputs, the files the contract names: another file put in a case folder (a
+    # copy of the input, a picture) is not what the pilot produced
+    pilot_paths = {w.path for c in pilots for w in c.unit_writes if _method_output(w.path, contract, c.roots)}
+    pilot_content = {(_name(w.path), w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
+    inspections: Opened = []
+    reports: dict[str, tuple[CallFacts, list[str]]] = {}   # a file written from pilot outputs -> (writer, outputs)
+    first = calls.index(pilots[0])
+    for c in before[:first]:
+        looks.wrote(c)
+    for pos, c in enumerate(before[first:]):
+        if c.index in beside:      # a look beside the batch's background job gates nothing
+            looks.wrote(c)
+            continue
+        # a later call's reads of the pilot's files, as they were before this call wrote ...
+        prior = [p for p in c.read if p in pilot_paths] if pos else []
+        seen = bool(prior) and looks.looked(c, prior)
+        looks.wrote(c)
+        # a copy of a pilot output (into outputs/, say) shows the pilot's bytes too
+        pilot_paths |= {w.path for w in c.copies if (_name(w.path), w.sha256) in pilot_content}
+        # ... and this call's reads of pilot files it wrote itself, after writing them (read_back)
+        back = [p for p in c.read_back if p in pilot_paths and p not in prior]
+        if seen or (back and looks.looked(c, back)):
+            inspections.append((c, prior + back))
+            continue
+        # a look printed later: this call opened pilot outputs, produced nothing and wrote a report
+        # (a JSON, a log) that a later call printed with the facts of those outputs (docs/judge.md)
+        writers = [reports[r] for r in c.read if r in reports]
+        shown = list(dict.fromkeys(p for _, ps in writers for p in ps))
+        if shown and looks.looked(c, shown):
+            # both are the inspection: the writer opened the outputs (its exit code says whether
+            # its check passed), this call showed what it found
+            for w, ps in {id(w): (w, ps) for w, ps in writers}.values():
+                inspections.append((w, ps))
+            inspections.append((c, shown))
+        elif (prior or back) and not c.units:
+            made = [w.path for w in c.written] + _opened_after_units(before[first + pos - 1] if pos else None, c)
+            reports.update({p: (c, prior + back) for p in made if not _unit_file(p, contract, c.roots)})
+    return inspections
+
+
+def _opened_after_units(prev: CallFacts | None, c: CallFacts) -> list[str]:
+    """Files the step before `c` (of the same call) opened for writing after its last unit
+    write: a shell opens `look.py > report.txt` before the look reads anything, so the report's
+    write falls in the pilot's step; the method's own log, opened before, does not count."""
+    if prev is None or prev.index != c.index or prev.order is None:
+        return []
+    units = {w.path for w in prev.unit_writes}
+    last = max((i for i, st in enumerate(prev.order) if st.op == "w" and st.path in units), default=None)
+    return [] if last is None else [st.path for st in prev.order[last + 1:] if st.op == "w"]
+
+
+def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int,
+                       copied_inputs: set[str]) -> Opened:
+    """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
+    call after the call that wrote it."""
+    written_in: dict[str, int] = {}        # path -> index of the call that first wrote it
+    call_units: dict[int, set[str]] = {}   # a call's units over all its steps
+    for c in calls:
+        call_units.setdefault(c.index, set()).update(c.units)
+    later: Opened = []
+    looks = _Looks(looks.describe_output, looks.calls, looks.recorded)
+    for c in calls:
+        prior = [p for p in dict.fromkeys(c.output_reads + c.read) if written_in.get(p, c.index) < c.index]
+        seen = bool(prior) and looks.looked(c, prior)
+        # a read-back inside a call that wrote more than a pilot (in any of its steps) is the
+        # batch script re-reading its own files (a post-processing step, a count), not
+        # distinguishable from a look: only a later call's look, or a pilot's own read-back,
+        # counts (docs/judge.md)
+        own = [p for p in dict.fromkeys(c.read_back + c.read) if written_in.get(p) == c.index and p not in prior]
+        looks.wrote(c)
+        for path in [w.path for w in c.output_writes] + c.unit_paths:
+            if _method_output(path, contract, c.roots) and path not in copied_inputs:
+                written_in.setdefault(path, c.index)
+        back = [p for p in dict.fromkeys(own + c.read_back) if p in written_in and p not in prior] \
+            if len(call_units[c.index]) <= pilot_max else []
+        if seen or (back and looks.looked(c, back)):
+            later.append((c, prior + back))
+    return later

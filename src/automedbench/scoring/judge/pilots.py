@@ -1,0 +1,62 @@
+"""Which pilot runs, looks and fixes gate the batch (docs/judge.md "Units, pilot, batch").
+
+Three ways work before the batch can look like validation without gating it (held-out sealed-5,
+read after its measurement):
+
+* **A stand-in pilot.** The pilot ran something else (a quick inline pipeline) and the method
+  the batch runs first ran in the batch: when the batch opened model files (weights, the
+  method's source or parameters: facts.py "Model"), a pilot that opened none of them piloted
+  another method.
+* **A look beside the batch.** A call that starts a job in the background (`cmd &`) and then
+  looks at the pilot runs its look beside that job: if the call goes on to produce the batch,
+  the look could not stop it, however the file events fell.
+* **A fix that stops at the pilot.** A pilot output patched by hand (its file rewritten) passes
+  the harness's check, but the batch's outputs fail it with the problem the look showed: the
+  method was never fixed, so there was no fix.
+"""
+from __future__ import annotations
+
+import re
+
+from .calls import CallFacts, Fact
+
+# a shell job sent to the background: a command line ending in `&` (not `&&`, `2>&1`, and never
+# Python's `a & b`, which cannot end a line)
+_BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
+
+
+def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
+                    model_paths: set[str]) -> list[CallFacts]:
+    """Pilot steps that opened none of the model files the batch opened; their unit files are
+    set aside as made by no run of the method (like typed ones: made_from.py)."""
+    if batch_start is None:
+        return []
+    batch_models = {p for c in calls[batch_start:] if c.units for p in (*c.read, *c.held) if p in model_paths}
+    if not batch_models:
+        return []      # the batch's method has no file the judge can see (inline code): nothing to compare
+    stand_ins = [c for c in pilots if not batch_models & {*c.read, *c.held}]
+    for c in stand_ins:    # what they wrote is no output of the method: neither a pilot nor a look's object
+        c.made_up += c.unit_writes
+        c.unit_writes, c.units = [], set()
+        c.__dict__.pop("unit_paths", None)
+    return stand_ins
+
+
+def beside_the_batch(calls: list[CallFacts], batch_start: int | None) -> frozenset[int]:
+    """The batch's first call, when its code starts a background job: its looks ran beside the
+    batch (an empty set otherwise)."""
+    if batch_start is None:
+        return frozenset()
+    c = calls[batch_start]
+    return frozenset({c.index}) if _BACKGROUND.search(c.code) else frozenset()
+
+
+def fix_reaching_the_batch(fix: Fact, calls: list[CallFacts], batch_start: int | None) -> Fact:
+    """The fix, unless the batch's checked outputs fail the harness's check."""
+    if not fix.holds or batch_start is None:
+        return fix
+    failing = [ch for c in calls[batch_start:] for ch in c.checks if not ch.passed]
+    if not failing:
+        return fix
+    return Fact(False, note=f"the pilot's file was re-written, but the batch's outputs fail the harness's check "
+                            f"({failing[0].problem}): the method was not fixed"[:300])
