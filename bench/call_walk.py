@@ -63,7 +63,10 @@ REPEATS = {
 }
 
 
+@functools.cache
 def _module_of(filename: str) -> str | None:
+    # cached per file name: the tracer asks for every Python call and every frame above it,
+    # and resolving the path each time was most of a traced run's cost
     path = Path(filename)
     try:
         rel = path.resolve().relative_to(SRC)

@@ -6,15 +6,14 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
 
-def run_builtin_agents(task: str, dataset: str, options: dict, tmp_path_factory) -> dict[str, DetailReport]:
+def run_builtin_agents(task: str, dataset: str, options: dict, tmp_path_factory, staged_once) -> dict[str, DetailReport]:
     data = tmp_path_factory.mktemp("data")
-    stage(dataset, data, quiet=True, **options)
+    staged_once(dataset, data, **options)   # built once per test run (tests/conftest.py)
     out = tmp_path_factory.mktemp("runs")
     found = {}
     for agent in ("reference", "careless", "empty"):

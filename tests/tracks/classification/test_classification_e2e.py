@@ -4,7 +4,6 @@ import shutil
 import pytest
 
 from automedbench import api
-from automedbench.datasets import stage
 from automedbench.runs.models import DetailReport
 
 pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
@@ -13,9 +12,9 @@ TASK = "modality-patch-cls"
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, staged_once):
     data = tmp_path_factory.mktemp("cls-data")
-    stage("modality-patches", data, quiet=True)
+    staged_once("modality-patches", data)   # built once per test run (tests/conftest.py)
     out = tmp_path_factory.mktemp("cls-runs")
     found = {}
     for agent in ("reference", "careless", "empty"):

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from scipy.ndimage import gaussian_filter
 
-from automedbench.datasets import stage
 from automedbench.scoring.task_score import score_workspace
 from automedbench.tasks import get_task
 from automedbench.tracks.enhancement import TRACK
@@ -36,9 +35,9 @@ def enhancement_scorer():
 
 
 @pytest.fixture(scope="module")
-def datasets(tmp_path_factory):
+def datasets(tmp_path_factory, staged_once):
     root = tmp_path_factory.mktemp("enh-ref")
-    return {task: stage(name, root, n_cases=4, quiet=True)
+    return {task: staged_once(name, root, n_cases=4)   # the 4 cases test_enhancement_demo_e2e.py runs on
             for task, name in (("ldct-denoise", "ldct-demo"), ("mri-sr", "mri-sr-demo"))}
 
 

@@ -14,8 +14,8 @@ pytestmark = [needs_bwrap, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return run_builtin_agents("zsr-x4-demo", "ct-brain-zsr-demo", {"n_cases": 2}, tmp_path_factory)
+def runs(tmp_path_factory, staged_once):
+    return run_builtin_agents("zsr-x4-demo", "ct-brain-zsr-demo", {"n_cases": 2}, tmp_path_factory, staged_once)
 
 
 def test_reference_earns_a_good_medal_cleanly(runs):
