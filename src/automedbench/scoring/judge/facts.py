@@ -485,11 +485,16 @@ _FAILED_ATTEMPT = re.compile(
     r"No module named '?(?P<mod>[\w.]+)|cannot import name '(?P<name>\w+)'|"
     r"Could not find a version that satisfies the requirement (?P<req>\S+)|"
     r"No matching distribution found for (?P<dist>\S+)|Unable to locate package (?P<apt>\S+)|"
-    r"(?P<cmd>[\w.\-]+): command not found")
+    r"^(?:\S*sh: )?(?:line \d+: )?(?P<cmd>[\w.\-]+): command not found", re.MULTILINE)
+# the phrases the pattern needs: most outputs have none, and are not searched (long logs)
+_FAILURE_WORDS = ("No module named", "cannot import name", "satisfies the requirement", "No matching distribution",
+                  "Unable to locate package", "command not found")
 
 
 def failed_attempts(text: str) -> set[str]:
     """The distinct environment attempts a call's output reports failed (module, package, command)."""
+    if not any(w in text for w in _FAILURE_WORDS):
+        return set()
     return {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import doctest
 import re
+from functools import lru_cache
 
 from .asserts import called_names, silent_check
 from .calls import CallFacts
@@ -31,8 +32,11 @@ _TEE = re.compile(r"\btee\s+(?:-a\s+)?(?P<f>[^\s<>;|&-][^\s<>;|&]*)")
 SOURCE_TYPES = (".py",)
 
 
+@lru_cache(maxsize=512)     # the steps of one call share its code (bench/judge_throughput.py)
 def written_sources(code: str) -> dict[str, str]:
     """Files (as named, relative or absolute) whose text `code` writes from a literal."""
+    if ".py" not in code:
+        return {}                # every source file named ends so (SOURCE_TYPES)
     found: dict[str, str] = {}
     for m in _BASH_FILE.finditer(code):
         target = m.group("a") or m.group("b")
@@ -91,7 +95,7 @@ class RanSources:
 
     def walk(self, c: CallFacts) -> None:
         """Remember the sources step `c`'s code writes, then note those it ran (`c.ran`)."""
-        for name, body in written_sources(c.code).items():
+        for name, body in dict(written_sources(c.code)).items():
             self.text[self._inside(name)] = body
         opened = dict.fromkeys((*c.held, *c.read, *c.read_back))
         c.ran = [(p, self.text[p]) for p in opened if p in self.text]
