@@ -121,6 +121,7 @@ def test_steps_must_name_something_to_run():
     assert not executable(vague, ["otsu", "u-net"])
     runnable = ["1. load each image.nii.gz", "2. threshold with Otsu", "3. write outputs/<case>/"]
     assert executable(runnable, ["otsu"])
-    assert executable(["1. smooth with sigma 1.5", "2. save", "3. submit"], [])    # a parameter
+    assert executable(["1. understand it", "2. smooth with sigma 1.5", "3. done"], [])    # a parameter
+    assert executable(["1. load the data", "2. run the method", "3. save"], [])     # operations
     table_only = ["| 1 | load | t1.nii.gz |", "| 2 | run | otsu |", "| 3 | save | outputs/ |"]
     assert executable(table_only, ["otsu"])

@@ -233,12 +233,21 @@ def step_lines(plan: str, rubric_words: set[str], methods: list[str]) -> list[st
     return kept
 
 
+# operations a pipeline step performs (a step that names one says what to do: "load the data");
+# "understand", "implement it", "make sure it works" name none
+OPERATIONS = re.compile(r"\b(?:load|read|open|run|apply|threshold|segment|detect|classify|denoise|filter|smooth|"
+                        r"resample|normali[sz]e|predict|infer|compute|fit|train|save|write|copy|crop|resize|"
+                        r"convert|pilot|inspect|check|plot|submit|register|mask|label|score|evaluate|export)\w*\b",
+                        re.IGNORECASE)
+
+
 def names_something(line: str, methods: list[str]) -> bool:
-    """A step that names what to run it on: a file, a path, an identifier, a call, a flag, a
-    number (a parameter), or a method the plan names."""
+    """A step that says what to run: a file, a path, an identifier, a call, a flag, a number (a
+    parameter), a method the plan names, or an operation of a pipeline (OPERATIONS)."""
     line = _MARKER.sub("", line, count=1)      # the step's own number is not a parameter
     low = line.lower()
-    return bool(_CONCRETE.search(line) or re.search(r"\d", line)) or any(m and m in low for m in methods)
+    return bool(_CONCRETE.search(line) or re.search(r"\d", line) or OPERATIONS.search(line)) \
+        or any(m and m in low for m in methods)
 
 
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s*")
