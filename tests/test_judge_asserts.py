@@ -110,3 +110,18 @@ def test_a_step_that_echoes_the_rubric_is_no_step():
              "3. Pilot case_000 into scratch/pilot/, inspect shape and values.\n"
              "4. Run every case into outputs/.\n")
     assert len(step_lines(steps, _rubric_words(), ["otsu"])) == 4
+
+
+def test_steps_must_name_something_to_run():
+    """'understand the data / implement it / make sure it works' runs nothing; a candidates
+    table's rows name methods but are not the steps when numbered steps exist."""
+    from automedbench.scoring.judge.plan_facts import executable
+    vague = ["1. understand the data", "2. implement it", "3. make sure it works",
+             "| Otsu | chosen: simple |", "| U-Net | needs weights |"]
+    assert not executable(vague, ["otsu", "u-net"])
+    runnable = ["1. load each image.nii.gz", "2. threshold with Otsu", "3. write outputs/<case>/"]
+    assert executable(runnable, ["otsu"])
+    assert executable(["1. understand it", "2. smooth with sigma 1.5", "3. done"], [])    # a parameter
+    assert executable(["1. load the data", "2. run the method", "3. save"], [])     # operations
+    table_only = ["| 1 | load | t1.nii.gz |", "| 2 | run | otsu |", "| 3 | save | outputs/ |"]
+    assert executable(table_only, ["otsu"])

@@ -62,7 +62,7 @@ from .steps import split_calls
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file
 from .made_from import MadeFrom
-from .pilots import beside_the_batch, fix_reaching_the_batch, stand_in_pilots
+from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, stand_in_pilots
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
@@ -223,6 +223,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
         inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls), contract, beside)
+    retuned = retuned_after_the_look(calls, inspections, batch_start)
+    if retuned:          # the looks were of another pipeline than the batch's (pilots.py)
+        inspections = []
     looks = _Looks(describe_output, calls)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)

@@ -25,7 +25,7 @@ from ..rubric import load_rubric
 from .base import JUDGES, JudgeBase, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
 from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, copied_share, methods_judged, methods_named,
-                         prompt_shingles, step_lines, stem_words, task_texts)
+                         executable, prompt_shingles, step_lines, stem_words, task_texts)
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
 BLANK_PLOT_COLOURS = 2
@@ -155,7 +155,8 @@ class HeuristicJudge(JudgeBase):
         text = plan_md.read_text(errors="replace") if plan_md.is_file() else ""
         has_plan = bool(text.strip())
         mentioned = methods_named(text, list(ev.task.tiers.standard.candidates))
-        steps = len(step_lines(text, _rubric_words(), mentioned))
+        lines = step_lines(text, _rubric_words(), mentioned)
+        steps = len(lines) if executable(lines, mentioned) else 0
         prompt = [ev.conversation.system_prompt] if ev.conversation is not None else []
         copied = copied_share(text, prompt, _task_shingles(ev.task))
         own = copied < COPIED_SHARE

@@ -78,8 +78,10 @@ def _opened_after_units(prev: CallFacts | None, c: CallFacts) -> list[str]:
 
 def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int,
                        copied_inputs: set[str]) -> Opened:
-    """Any output file (in outputs/, or a unit file wherever written) opened and looked at by a
-    call after the call that wrote it."""
+    """Any output file (in outputs/, or a unit file wherever written) opened and looked at after
+    it was written: by a later call; by the call that wrote it when that call wrote no more than a
+    pilot; inside a batch script, by a later step that printed a fact of the file's content beyond
+    a count (the first case's output shown at the end of the batch, or while it runs)."""
     written_in: dict[str, int] = {}        # path -> index of the call that first wrote it
     call_units: dict[int, set[str]] = {}   # a call's units over all its steps
     for c in calls:
@@ -98,8 +100,12 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
         for path in [w.path for w in c.output_writes] + c.unit_paths:
             if _method_output(path, contract, c.roots) and path not in copied_inputs:
                 written_in.setdefault(path, c.index)
-        back = [p for p in dict.fromkeys(own + c.read_back) if p in written_in and p not in prior] \
-            if len(call_units[c.index]) <= pilot_max else []
-        if seen or (back and looks.looked(c, back)):
+        if len(call_units[c.index]) <= pilot_max:
+            back = [p for p in dict.fromkeys(own + c.read_back) if p in written_in and p not in prior]
+            shown = bool(back) and looks.looked(c, back)
+        else:     # the batch's script: what an earlier step wrote, shown beyond a count
+            back = own
+            shown = bool(own) and looks.looked_beyond_count(c, own)
+        if seen or shown:
             later.append((c, prior + back))
     return later

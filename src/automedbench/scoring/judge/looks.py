@@ -15,6 +15,7 @@ MAX_DESCRIBED = 8                   # files per call whose content facts are com
 # when the file now holds other bytes (or none): what was looked at can no longer be described
 DescribeOutput = Callable[[str, "str | None"], "ContentFacts | None"]
 Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each opened
+COUNT_FACTS = {"rows", "length"}             # how many rows or items: a count, not the content
 
 
 class _Looks:
@@ -45,6 +46,13 @@ class _Looks:
         if recorded is not None or self.describe_output is None:
             return recorded
         return self.describe_output(path, sha)
+
+    def looked_beyond_count(self, c: CallFacts, opened: list[str]) -> bool:
+        """A printed look that states something of the files' content beyond how many rows or
+        items they hold (a script re-reading what it just wrote and counting it checks
+        completeness, not content)."""
+        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
+        return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in described)
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
         if self.describe_output is None and not self.recorded:

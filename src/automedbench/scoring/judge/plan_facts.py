@@ -231,3 +231,32 @@ def step_lines(plan: str, rubric_words: set[str], methods: list[str]) -> list[st
         if concrete or len(words) < 2 or len(words & rubric_words) / len(words) < ECHO_SHARE:
             kept.append(line)
     return kept
+
+
+# operations a pipeline step performs (a step that names one says what to do: "load the data");
+# "understand", "implement it", "make sure it works" name none
+OPERATIONS = re.compile(r"\b(?:load|read|open|run|apply|threshold|segment|detect|classify|denoise|filter|smooth|"
+                        r"resample|normali[sz]e|predict|infer|compute|fit|train|save|write|copy|crop|resize|"
+                        r"convert|pilot|inspect|check|plot|submit|register|mask|label|score|evaluate|export)\w*\b",
+                        re.IGNORECASE)
+
+
+def names_something(line: str, methods: list[str]) -> bool:
+    """A step that says what to run: a file, a path, an identifier, a call, a flag, a number (a
+    parameter), a method the plan names, or an operation of a pipeline (OPERATIONS)."""
+    line = _MARKER.sub("", line, count=1)      # the step's own number is not a parameter
+    low = line.lower()
+    return bool(_CONCRETE.search(line) or re.search(r"\d", line) or OPERATIONS.search(line)) \
+        or any(m and m in low for m in methods)
+
+
+_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s*")
+
+
+def executable(steps: list[str], methods: list[str]) -> bool:
+    """Whether the steps say what to run: at least one of them names something to run it on.
+    The numbered or bulleted steps are read when there are three (a candidates table's rows,
+    which name methods, are not the steps then); else every step line, table rows included
+    ("understand the data / implement it / make sure it works" runs nothing)."""
+    listed = [s for s in steps if not s.lstrip().startswith("|")]
+    return any(names_something(s, methods) for s in (listed if len(listed) >= 3 else steps))
