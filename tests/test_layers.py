@@ -35,7 +35,7 @@ LAZY_IMPORTS = {
     "nltk": "report generation's METEOR only",
     "matplotlib": "the analysis page's plots only",
     "pydicom": "DICOM demo builders and stagers only",
-    # nibabel, scipy and PIL are imported where a file is read or written, so that track
+    # nibabel, scipy, PIL and jinja2 are imported where a file is read or written, so that track
     # discovery and light commands (`tasks list`) skip their seconds (docs/testing.md "CLI start-up")
     "nibabel": "NIfTI reading and writing (tracks/nifti_io.py, synthesis's header peek), builders, and the judge's content facts of a volume",
     "nilearn": "the brain demo builder only",
@@ -43,6 +43,7 @@ LAZY_IMPORTS = {
     "scipy": "builders, baselines and the SSIM filter (metrics/ssim.py) only",
     "rich": "progress bars and tables, only on a terminal",
     "PIL": "builders and stagers that write PNGs, the heuristic judge's look at plan.png, content facts of an image",
+    "jinja2": "the leaderboard site's templates (report/leaderboard.py), only when pages are written",
 }
 
 
