@@ -35,12 +35,15 @@ LAZY_IMPORTS = {
     "nltk": "report generation's METEOR only",
     "matplotlib": "the analysis page's plots only",
     "pydicom": "DICOM demo builders and stagers only",
-    "nibabel": "NIfTI builders, and the judge's content facts of a volume (tracks/content_facts.py) only",
+    # nibabel, scipy, PIL and jinja2 are imported where a file is read or written, so that track
+    # discovery and light commands (`tasks list`) skip their seconds (docs/testing.md "CLI start-up")
+    "nibabel": "NIfTI reading and writing (tracks/nifti_io.py, synthesis's header peek), builders, and the judge's content facts of a volume",
     "nilearn": "the brain demo builder only",
     "skimage": "enhancement/synthesis baselines and builders only",
-    "scipy": "builders and baselines only",
+    "scipy": "builders, baselines and the SSIM filter (metrics/ssim.py) only",
     "rich": "progress bars and tables, only on a terminal",
-    "PIL": "the heuristic judge's look at plan.png and content facts of an image only",
+    "PIL": "builders and stagers that write PNGs, the heuristic judge's look at plan.png, content facts of an image",
+    "jinja2": "the leaderboard site's templates (report/leaderboard.py), only when pages are written",
 }
 
 

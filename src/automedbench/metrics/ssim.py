@@ -26,7 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Sequence
 
 import numpy as np
-from scipy.ndimage import uniform_filter
 
 K1, K2 = 0.01, 0.03
 WIN_SIZE = 7
@@ -75,6 +74,7 @@ def _as_float64(array: np.ndarray, scratch: np.ndarray) -> np.ndarray:
 def ssim(reference: np.ndarray, prediction: np.ndarray, data_range: float,
          win_size: int = WIN_SIZE) -> float:
     """Mean SSIM of two same-shaped 2-D or 3-D arrays (float64 arithmetic)."""
+    from scipy.ndimage import uniform_filter
     _check(reference, prediction, win_size, data_range)
     ux, uy, uxx, uyy, uxy, tmp, x64, y64 = _buffers(np.shape(reference), 8)
     x = _as_float64(reference, x64)

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from jinja2 import Environment
 from pydantic import BaseModel, Field
 
 from ..runs.models import DetailReport
@@ -31,6 +30,7 @@ from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
 from .site import run_slug
 
 if TYPE_CHECKING:   # matplotlib is imported when a figure is drawn
+    from jinja2 import Environment
     from matplotlib.figure import Figure
 
 STEPS = ("S1", "S2", "S3", "S4", "S5")

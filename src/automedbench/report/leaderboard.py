@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..runs.models import DetailReport
@@ -24,6 +24,9 @@ from .analyze import write_analysis_page
 from .calibration import footer_rows, load_calibrations
 from .site import tojson_safe
 from .profiles import check_profile, profile_switch, with_profile
+
+if TYPE_CHECKING:   # jinja2 is imported when a page is written (docs/testing.md "CLI start-up")
+    from jinja2 import Environment
 
 PLOT_PREFIX = "stage_profile_"
 
@@ -102,6 +105,8 @@ def stat_title(s: Stat, label: str) -> str:
 def _env(rubric: Rubric) -> Environment:
     """The site's templates, with the stages' ids, names and weights taken from `rubric` (the
     one place they are defined: scoring/rubric.yaml, docs/site.md "Stages come from the rubric")."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)

@@ -27,9 +27,10 @@ import shutil
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 from .. import yamlfile
 from ..export import ExportError, inspect_log

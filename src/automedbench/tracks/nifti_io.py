@@ -17,9 +17,16 @@ import os
 import zlib
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-import nibabel as nib
 import numpy as np
+
+if TYPE_CHECKING:
+    import nibabel as nib
+
+# nibabel is imported by the functions that read or write a header, not here: importing it
+# (and pydicom, which it imports) takes seconds on a busy machine, and every track module and
+# CLI command that only lists tasks imports this module (docs/testing.md "CLI start-up").
 
 MAX_VOXELS = 2_000_000_000  # refuse absurd headers before allocating anything
 
@@ -70,6 +77,8 @@ def read_nifti(path: Path) -> tuple[np.ndarray, np.ndarray]:
     data = _decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
     if len(data) < 348:
         raise NiftiReadError("file too short to hold a NIfTI header")
+    import nibabel as nib
+
     try:
         header = nib.Nifti1Header.from_fileobj(io.BytesIO(data[:540]), check=True)
     except Exception as exc:  # nibabel raises several types for bad headers
@@ -117,6 +126,8 @@ def affine_max_diff(found: np.ndarray, expected: np.ndarray) -> float:
 def make_nifti(data: np.ndarray, affine: np.ndarray, *, header: nib.Nifti1Header | None = None,
                xform_code: int = 1, descrip: str = "") -> nib.Nifti1Image:
     """A Nifti1Image with a fixed, fully specified header (no scaling, both xforms set)."""
+    import nibabel as nib
+
     data = np.asarray(data)
     hdr = header.copy() if header is not None else nib.Nifti1Header()
     img = nib.Nifti1Image(data, np.asarray(affine, dtype=np.float64), header=hdr)

@@ -36,8 +36,6 @@ from typing import Any, Callable
 
 import numpy as np
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
 from ...metrics.ssim import ssim_psnr
 
@@ -151,6 +149,9 @@ def main() -> None:
     def run(dataset_dir: Path = typer.Argument(..., help="a staged enhancement dataset (has manifest.json)"),
             workers: int = typer.Option(2, help="threads")) -> None:
         """Run the enhancement baselines and write DATASET_DIR/bands.json."""
+        from rich.console import Console
+        from rich.progress import Progress
+
         console = Console()
         if not (dataset_dir / "manifest.json").is_file():
             console.print(f"[red]error:[/red] {dataset_dir} has no manifest.json (not a staged dataset)")

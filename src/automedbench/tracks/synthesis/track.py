@@ -20,7 +20,6 @@ import io
 from pathlib import Path
 from typing import Any
 
-import nibabel as nib
 import numpy as np
 
 from ... import yamlfile
@@ -57,6 +56,7 @@ PSNR_CAP_DB = 100.0
 def _peek_shape(path: Path) -> tuple[tuple[int, ...] | None, str]:
     """Read only the header (first 540 decompressed bytes): refuse absurd shapes before
     decompressing a possibly huge file."""
+    import nibabel as nib
     try:
         with open(path, "rb") as fh:
             magic = fh.read(2)

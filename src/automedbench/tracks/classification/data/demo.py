@@ -26,7 +26,6 @@ from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
-from PIL import Image
 
 from ....data import DatasetPaths, write_manifest
 from ....data.pydicom_files import read_dicom_rgb
@@ -61,6 +60,7 @@ def _image(source: str) -> np.ndarray:
 
 
 def _patch(rng: np.random.Generator, label: str) -> tuple[np.ndarray, dict[str, Any]]:
+    from PIL import Image
     options = SOURCES[label]
     source, (t, b, left, right), (f0, f1) = options[int(rng.integers(len(options)))]
     img = _image(source)
@@ -83,6 +83,7 @@ def _patch(rng: np.random.Generator, label: str) -> tuple[np.ndarray, dict[str, 
 
 
 def _png(arr: np.ndarray) -> bytes:
+    from PIL import Image
     buf = io.BytesIO()
     Image.fromarray(arr).save(buf, format="PNG")
     return buf.getvalue()

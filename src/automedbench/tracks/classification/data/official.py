@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from PIL import Image
 
 from ....data import DatasetError, DatasetPaths, write_manifest
 
@@ -54,6 +53,7 @@ def _source_dir(source: str | Path | None, name: str) -> Path:
 
 def _png_of_file(path: Path) -> Callable[[], bytes]:
     def load() -> bytes:
+        from PIL import Image
         with Image.open(path) as im:
             buf = io.BytesIO()
             (im if im.mode in ("L", "RGB", "I;16") else im.convert("RGB")).save(buf, format="PNG")
@@ -63,6 +63,7 @@ def _png_of_file(path: Path) -> Callable[[], bytes]:
 
 def _png_of_array(arr: np.ndarray) -> Callable[[], bytes]:
     def load() -> bytes:
+        from PIL import Image
         buf = io.BytesIO()
         Image.fromarray(np.ascontiguousarray(arr)).save(buf, format="PNG")
         return buf.getvalue()

@@ -27,8 +27,6 @@ from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
-from PIL import Image
-from scipy import ndimage
 
 from ....data import DatasetPaths, write_manifest
 from ....data.pydicom_files import read_dicom_gray
@@ -99,6 +97,8 @@ def _draw(rng: np.random.Generator, img: np.ndarray, n: int) -> list[dict[str, A
 def build_xray_markers(paths: DatasetPaths, n_cases: int = 24, seed: int = 0, *,
                        progress: Progress | None = None) -> dict[str, Any]:
     """Write `n_cases` cases (a third negative) and manifest.json; see the module docstring."""
+    from PIL import Image
+    from scipy import ndimage
     if n_cases < 3:
         raise ValueError("n_cases must be at least 3 (positive and negative cases)")
     src = _sources()

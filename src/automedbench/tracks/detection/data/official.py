@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
-from PIL import Image
 
 from ....data import DatasetError, DatasetPaths, write_manifest
 
@@ -66,6 +65,7 @@ def _source_dir(source: str | Path | None, name: str) -> Path:
 
 def _save_png(src: Path, dest: Path) -> tuple[int, int]:
     """Write `src` as dest (PNG); returns (width, height). PNGs are copied byte for byte."""
+    from PIL import Image
     dest.parent.mkdir(parents=True, exist_ok=True)
     if src.suffix.lower() in (".dicom", ".dcm"):
         import pydicom
@@ -238,6 +238,7 @@ def stage_dentex(paths: DatasetPaths, source: str | Path | None = None, split: s
 
 # ---- GRAZPEDWRI-DX ------------------------------------------------------------------------------
 def _graz_items(root: Path) -> Iterator[_Item]:
+    from PIL import Image
     labels = {p.stem: p for p in root.rglob("*.txt") if p.parent.name == "labels"}
     images = sorted(p for p in root.rglob("*.png") if p.stem in labels)
     for img in images:

@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
-from scipy import ndimage, special
 
 from .... import yamlfile
 from ....data import DatasetError, DatasetPaths, write_manifest
@@ -54,12 +52,14 @@ SHAFT_X, SHAFT_Y = (0.43, 0.55), {"proximal": (0.08, 0.22), "mid": (0.28, 0.42)}
 def base_image(kind: str) -> np.ndarray:
     """The real radiograph, inverted to MONOCHROME2 if needed, percentile-scaled to [0, 1],
     resized to WIDTH px across (float32)."""
+    from PIL import Image
     arr, _ = read_dicom_gray(SOURCES[kind])
     h = round(arr.shape[0] * WIDTH / arr.shape[1])
     return np.asarray(Image.fromarray(arr).resize((WIDTH, h), Image.Resampling.BILINEAR), dtype=np.float32)
 
 
 def _jitter(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    from scipy import ndimage
     zoom = rng.uniform(0.97, 1.03)
     shift = rng.uniform(-6, 6, size=2)
     h, w = img.shape
@@ -76,6 +76,7 @@ def _disc(shape: tuple[int, ...], cy: float, cx: float, radius: float, edge: flo
 
 
 def _add_chest_finding(img: np.ndarray, f: dict[str, Any], rng: np.random.Generator) -> None:
+    from scipy import ndimage, special
     h, w = img.shape
     x0, x1 = LUNG_X[f["side"]]
     if f["kind"] == "nodule":
@@ -164,10 +165,12 @@ def write_reference_report(kind: str, findings: list[dict[str, Any]], rng: np.ra
 
 
 def _save_png(arr: np.ndarray, path: Path) -> None:
+    from PIL import Image
     Image.fromarray(np.round(np.clip(arr, 0, 1) * 255).astype(np.uint8)).save(path, optimize=False)
 
 
 def _coned(img: np.ndarray, kind: str) -> np.ndarray:
+    from PIL import Image
     h, w = img.shape
     y0, y1 = (0.45, 0.85) if kind == "chest" else (0.45, 0.90)
     x0, x1 = (0.05, 0.95) if kind == "chest" else (0.25, 0.75)

@@ -29,7 +29,6 @@ from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
-from scipy import ndimage
 
 from ....data import DatasetPaths, write_manifest
 from ...nifti_io import make_nifti, save_nifti_gz
@@ -122,6 +121,7 @@ def _random_warp(rng: np.random.Generator, shape: tuple[int, int, int], *,
 
 
 def _warp(vol: np.ndarray, coords: np.ndarray) -> np.ndarray:
+    from scipy import ndimage
     return ndimage.map_coordinates(vol, coords, order=1, mode="nearest").astype(np.float32)
 
 
@@ -162,6 +162,7 @@ def _insert_lesions(rng: np.random.Generator, t1: np.ndarray, wm: np.ndarray,
 
     Returns (modified t1, lesion mask uint8, per-lesion parameters).
     """
+    from scipy import ndimage
     shape = t1.shape
     wm_mask = wm > 0.5
     depth = ndimage.distance_transform_edt(wm_mask)

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from ....data import DatasetPaths, write_manifest
 from .sources import Source, mni_slice, still_sources
@@ -84,6 +83,7 @@ def _choose_source(rng: np.random.Generator, qtype: str) -> Source:
 
 def _resample(rng: np.random.Generator, img: np.ndarray, mask: np.ndarray | None
               ) -> tuple[np.ndarray, np.ndarray | None]:
+    from PIL import Image
     h, w = img.shape[:2]
     ch, cw = int(h * rng.uniform(0.88, 1.0)), int(w * rng.uniform(0.88, 1.0))
     y0, x0 = int(rng.integers(0, h - ch + 1)), int(rng.integers(0, w - cw + 1))
@@ -171,6 +171,7 @@ def _options(rng: np.random.Generator, answer_key: str, pool: list[str]) -> tupl
 
 def build_vqa_demo(paths: DatasetPaths, progress: Progress | None = None, n_cases: int = 120,
                    seed: int = 0, mcq: bool = False) -> dict[str, Any]:
+    from PIL import Image
     dataset = MCQ_DATASET if mcq else OPEN_DATASET
     types = list(TYPE_MIX)
     counts = np.floor(np.array(list(TYPE_MIX.values())) * n_cases).astype(int)

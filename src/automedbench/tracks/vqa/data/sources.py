@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from ....data.pydicom_files import find_dicom
 
@@ -47,6 +46,7 @@ class Source:
 
 
 def _shrink(arr: np.ndarray, max_side: int = MAX_SIDE) -> np.ndarray:
+    from PIL import Image
     h, w = arr.shape[:2]
     scale = max_side / max(h, w)
     if scale >= 1:
