@@ -13,7 +13,8 @@ cases it was fed by then; source code and notes (SOURCE_SUFFIXES) are never made
 A per-case unit needs its own case among the cases fed; a cohort file's rows need some case.
 When the public data names no case in its paths (one table of questions, say), any public read
 feeds every case. A call whose reads the harness could not attribute fully (docs/sandbox.md
-"Whose reads") is taken as fed: the rule only ever removes credit on evidence it has.
+"Whose reads"), or any call of a run in which no call was seen opening an input at all, is
+taken as fed: the rule only ever removes credit on evidence it has.
 """
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ class MadeFrom:
         # do the public inputs name cases in their paths (case folders, case-named files)?
         self.per_case = bool(self.cases) and any(
             self._cases_in(p) for c in calls for p in c.read if p.startswith(data))
+        # a run in which no call was seen opening any input (a backend whose recorder saw no
+        # reads of the dataset) gives no evidence of what was read: every step is taken as fed
+        self.reads_seen = any(p.startswith(data) for c in calls for p in c.read)
         self.derived: dict[str, set[str]] = {}      # workspace file -> the cases it was made from
         self.any_derived: set[str] = set()           # workspace files made from some input
 
@@ -53,7 +57,7 @@ class MadeFrom:
         """For step `c`: what each file it wrote was fed (any input, which cases), from what it
         and its call's earlier steps had read before the write (the recorder's order; the whole
         step where there is none). Remembers the data files it made from inputs."""
-        if not c.reads_complete:
+        if not c.reads_complete or not self.reads_seen:
             return lambda path: (True, set(self.cases))
         fed_any, fed = False, set[str]()
         for p in c.held:
