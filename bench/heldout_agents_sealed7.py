@@ -85,11 +85,11 @@ def h_lib_path(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c),
             sh("set -e\n", heredoc("write_lib.py", write), heredoc("env_check.py", env),
                heredoc("look_input.py", k.head() + versions(k) + k.input_show()),
-               "python write_lib.py\nexport PYTHONPATH=$PWD/lib\npython env_check.py\npython look_input.py\n"),
-            sh("set -e\nexport PYTHONPATH=$PWD/lib\n",
+               "python write_lib.py\nexport PYTHONPATH=$PWD/lib${PYTHONPATH:+:$PYTHONPATH}\npython env_check.py\npython look_input.py\n"),
+            sh("set -e\nexport PYTHONPATH=$PWD/lib${PYTHONPATH:+:$PYTHONPATH}\n",
                heredoc("pilot.py", k.head() + k.load() + k.pilot("outputs") + k.show("outputs") + k.check("outputs")),
                "python pilot.py\n"),
-            sh("set -e\nexport PYTHONPATH=$PWD/lib\n", heredoc("batch.py", k.head() + k.load() + k.batch("outputs")),
+            sh("set -e\nexport PYTHONPATH=$PWD/lib${PYTHONPATH:+:$PYTHONPATH}\n", heredoc("batch.py", k.head() + k.load() + k.batch("outputs")),
                f"python batch.py\nls lib/{run_file}\n"),
             py(k.head(), verify(k))]
 
