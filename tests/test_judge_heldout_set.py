@@ -36,8 +36,7 @@ def test_every_trajectory_is_labelled_and_every_behaviour_ran_twice(trajectories
 
 def test_parts_mix_honest_and_adversarial(entries):
     parts = Counter((e["part"], bool(e.get("adversarial"))) for e in entries.values())
-    # sealed-7 is labelled and generated but not yet measured: it joins HELDOUT_PARTS when it is
-    assert set(parts) == {(p, a) for p in (*HELDOUT_PARTS, "sealed-7") for a in (True, False)}, parts
+    assert set(parts) == {(p, a) for p in HELDOUT_PARTS for a in (True, False)}, parts
     assert sum(bool(e.get("adversarial")) for e in entries.values()) * 3 >= len(entries)
     sizes = Counter(e["part"] for e in entries.values())
     assert abs(sizes["dev"] - sizes["sealed"]) <= 2, sizes
