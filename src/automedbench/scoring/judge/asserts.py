@@ -42,7 +42,7 @@ def silent_check(code: str, called_from: frozenset[str] = frozenset(), as_tests:
 
 def called_names(code: str) -> frozenset[str]:
     """The function and method names a script calls (`verify(...)`, `checks.verify(...)`)."""
-    tree = _parse(code)
+    tree = parse_python(code)
     if tree is None:
         return frozenset(re.findall(r"\b(\w+)\(", code))
     return frozenset(n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(tree)
@@ -52,7 +52,7 @@ def called_names(code: str) -> frozenset[str]:
 def check_offsets(code: str, called_from: frozenset[str] = frozenset(), as_tests: bool = False) -> list[int]:
     """Where in `code` (character offsets of their lines) the silent checks are, in order."""
     pieces = [(0, code), *((m.start(2), m.group(2)) for m in _HEREDOC.finditer(code))]
-    trees = [(at, text, t) for at, text in pieces if (t := _parse(text)) is not None]
+    trees = [(at, text, t) for at, text in pieces if (t := parse_python(text)) is not None]
     if not trees:
         return [m.start() for m in _LINE.finditer(code)]
     found: list[int] = []
@@ -64,7 +64,8 @@ def check_offsets(code: str, called_from: frozenset[str] = frozenset(), as_tests
     return sorted(found)
 
 
-def _parse(code: str) -> ast.Module | None:
+def parse_python(code: str) -> ast.Module | None:
+    """The syntax tree of `code`, or None when it is not Python (bash, a fragment)."""
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError):
@@ -226,11 +227,11 @@ def first_mention(code: str, names: list[str]) -> int | None:
 def _carried_text(code: str) -> list[tuple[int, int]]:
     """Spans of `code` that are comments or multi-line string literals (Python, also inside a
     bash call's Python heredocs) or the bodies of heredocs that write files."""
-    if _parse(code) is not None:
+    if parse_python(code) is not None:
         return _python_carried(code, 0)
     spans = [(m.start(2), m.end(2)) for m in _FILE_HEREDOC.finditer(code)]
     for m in _HEREDOC.finditer(code):
-        if _parse(m.group(2)) is not None:
+        if parse_python(m.group(2)) is not None:
             spans += _python_carried(m.group(2), m.start(2))
     return spans
 

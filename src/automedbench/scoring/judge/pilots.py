@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .asserts import parse_python
 from .calls import CallFacts, Fact
 
 # a shell job sent to the background: a command line ending in `&` (not `&&`, `2>&1`, and never
@@ -68,10 +69,9 @@ def fix_reaching_the_batch(fix: Fact, calls: list[CallFacts], batch_start: int |
 
 def _settings(code: str) -> dict[str, str]:
     """The method parameters a script sets to a constant: `method.THRESHOLD = 0.3` (a module's
-    attribute) or `MIN_VOXELS = 400` (a capitalised name)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    attribute) or `MIN_SIZE = 400` (a capitalised name)."""
+    tree = parse_python(code)
+    if tree is None:
         return {}
     out: dict[str, str] = {}
     for node in ast.walk(tree):

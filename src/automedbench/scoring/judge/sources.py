@@ -22,7 +22,7 @@ import doctest
 import re
 from functools import lru_cache
 
-from .asserts import called_names, silent_check
+from .asserts import called_names, parse_python, silent_check
 from .calls import CallFacts
 
 _BASH_FILE = re.compile(
@@ -45,18 +45,11 @@ def written_sources(code: str) -> dict[str, str]:
             target = tee.group("f") if tee else None
         if target:
             found[target.strip("'\"")] = m.group("body")
-    tree = _parse(code)
+    tree = parse_python(code)
     if tree is not None:
         for node in ast.walk(tree):
             found.update(_python_writes(node))
     return {k: v for k, v in found.items() if k.endswith(SOURCE_TYPES)}
-
-
-def _parse(code: str) -> ast.Module | None:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _text(e: ast.expr) -> str | None:
@@ -137,7 +130,7 @@ def doctest_checks(text: str) -> str:
         # an example at the end of a docstring: its expected output runs up to the closing quotes
         want = "\n".join(re.split(r"^\s*(?:\"\"\"|\'\'\')", ex.want, maxsplit=1, flags=re.MULTILINE)[0:1]).strip()
         line = f"assert ({source}) == ({want})" if want else source
-        if _parse(line) is not None:
+        if parse_python(line) is not None:
             lines.append(line)
     return "\n".join(lines) + "\n"
 
