@@ -162,8 +162,9 @@ RECHECK = dict(INSPECT)
     ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": ["/workspace/method.py", *INPUTS[:3]]}, INSPECT, BATCH), 1.0),
     ((SETUP, {**PILOT, "written": outs(CASES[:4]), "read": ["/workspace/method.py", *INPUTS[:4]]}, INSPECT, BATCH), 0.5),
     ((SETUP, {**PILOT, "written": outs(CASES[:3]), "read": ["/workspace/method.py", *INPUTS[:3]]}, BATCH), 0.0),
-    # the pilot ran without the method file the batch loads: another method's run (pilots.py)
-    ((SETUP, {**PILOT, "read": INPUTS[:1]}, INSPECT, BATCH), 0.5),
+    # the pilot ran without the method file the batch loads: another method's run (pilots.py),
+    # and the look at it was a look at that other method's output, not the batch's (sealed-7)
+    ((SETUP, {**PILOT, "read": INPUTS[:1]}, INSPECT, BATCH), 0.0),
     # the same pilot typed out: it read no input, so it is no run of the method (no pilot)
     ((SETUP, {**PILOT, "read": ["/workspace/method.py"]}, INSPECT, BATCH), 0.5),
 ])
@@ -286,7 +287,7 @@ def test_scratch_pilot_file_in_outputs_is_a_pilot(tmp_path):
     cases = [f"c{i}" for i in range(100)]
     calls = (SETUP, {"written": [w(f"{OUT}/pilot.txt", "low")], "read": ["/workspace/method.py", f"{PUB}/c0.png"]},
              {"read": [f"{OUT}/pilot.txt"], "stdout": "low"},
-             {"written": [w(csv, "b", size=1500)], "read": [f"{PUB}/{c}.png" for c in cases]})
+             {"written": [w(csv, "b", size=1500)], "read": ["/workspace/method.py", *(f"{PUB}/{c}.png" for c in cases)]})
     v = _judge(tmp_path, tr=trace(*calls), task=COHORT, cases=cases)["s3"]
     assert v.items == {"s3": 1.0}, v.rationale
 
@@ -381,3 +382,47 @@ def test_loading_the_method_and_printing_is_not_confirmed_working(tmp_path):
              "written": unit_files(SCRATCH, CASES[:1]), "stdout": ""}
     v = _judge(tmp_path, tr=trace(SETUP, smoke, BATCH))["s2"]
     assert v.items["s2e"] == 1, v.rationale
+
+
+def test_s1_verdicts_in_nested_bullets_belong_to_their_candidate(tmp_path):
+    """A candidate's verdict on a bullet nested under it is the candidate's judgement (held-out
+    sealed-7); the same nested verdict said of every candidate still compares nothing."""
+    steps = "1. load the data with nibabel\n2. Otsu threshold for the brain\n3. pilot one case\n4. run all cases\n"
+    nested = steps + ("\n## Options\n- nnU-Net\n  - verdict: needs weights we cannot fetch\n- SynthSeg\n"
+                      "  - verdict: tissue only, no lesion class\n- Otsu threshold\n  - verdict: chosen, runs offline\n")
+    assert _judge(tmp_path, plan=nested)["s1"].items["s1d"] == 1
+    same = steps + ("\n## Options\n- nnU-Net\n  - verdict: considered\n- SynthSeg\n  - verdict: considered\n"
+                    "- Otsu\n  - verdict: considered\n")
+    assert _judge(tmp_path, plan=same)["s1"].items["s1d"] == 0
+
+
+def test_a_batch_by_a_stand_in_was_never_piloted(tmp_path):
+    """The looked-at pilot ran the method's file; the batch ran inline code that opened none of
+    the model files: the batch's method was never piloted, and the look was of another method's
+    output (S3 0). The same batch running the method's file is piloted (S3 1)."""
+    inline_batch = {**BATCH, "code": "# quick threshold for every case", "read": INPUTS}
+    v = _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, inline_batch))["s3"]
+    assert v.items == {"s3": 0.0}, v.rationale
+    assert _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, BATCH))["s3"].items == {"s3": 1.0}
+
+
+def test_a_smoke_run_on_a_crop_confirms_the_method_and_half_validates(tmp_path):
+    """The method run on a crop of case_000 (a file the agent cut from the input) into a folder
+    no case names: a smoke run. It confirms the method works (s2e); looked at, it is partial
+    validation (S3 0.5), not a pilot of a case; not looked at, nothing (S3 0)."""
+    crop = {"code": "save the top-left quarter of case_000", "read": [INPUTS[0]],
+            "written": [w(f"{SCRATCH}/crop/t1.nii.gz", "crop")], "stdout": "crop (32, 32, 64)"}
+    smoke = {"code": "python method.py scratch/crop scratch/crop_out", "stdout": "",
+             "read": ["/workspace/method.py", f"{SCRATCH}/crop/t1.nii.gz"],
+             "written": [w(f"{SCRATCH}/crop_out/{f}", "smoke" + f) for f in CONTRACT]}
+    look = {"code": "print the crop's masks", "read": [f"{SCRATCH}/crop_out/{CONTRACT[0]}"],
+            "stdout": "shape (32, 32, 64) values [0 1]"}
+    v = _judge(tmp_path, tr=trace(SETUP, crop, smoke, look, BATCH))
+    assert v["s3"].items == {"s3": 0.5} and "smoke run" in v["s3"].rationale, v["s3"].rationale
+    assert v["s2"].items["s2e"] == 1, v["s2"].rationale
+    v = _judge(tmp_path, tr=trace(SETUP, crop, smoke, BATCH))
+    assert v["s3"].items == {"s3": 0.0} and v["s2"].items["s2e"] == 1, v["s3"].rationale
+    # the same files typed out (no input read, no derived file): no run, nothing confirmed
+    typed = {**smoke, "read": ["/workspace/method.py"]}
+    v = _judge(tmp_path, tr=trace(SETUP, typed, look, BATCH))
+    assert v["s3"].items == {"s3": 0.0} and v["s2"].items["s2e"] == 0, v["s2"].rationale

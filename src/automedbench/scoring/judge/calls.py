@@ -86,6 +86,10 @@ class CallFacts:
     held: set[str] = field(default_factory=set)    # files earlier steps of the same call opened
     reads_complete: bool = True      # every read of its processes is in `read` (docs/sandbox.md "Whose reads")
     made_up: list[Write] = field(default_factory=list)   # unit files written from no input (made_from.py)
+    stand_in: bool = False           # it ran another method than the batch's (pilots.py)
+    # contract files of a method run fed by a case, in a scratch folder no case names (a crop of
+    # a case, a test folder): a smoke run, not a unit (facts.py "smoke")
+    smoke_writes: list[Write] = field(default_factory=list)
     ran: list[tuple[str, str]] = field(default_factory=list)  # source files it ran, with their text (sources.py)
     started: set[str] = field(default_factory=set)   # cases whose inputs it read itself (made_from.py)
 

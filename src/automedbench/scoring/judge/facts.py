@@ -60,7 +60,7 @@ from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
 from .steps import split_calls
 from .asserts import check_offsets, first_mention
-from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file
+from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import MadeFrom
 from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, stand_in_pilots
 from .sources import RanSources, ran_check
@@ -93,6 +93,7 @@ class WorkflowFacts:
     invalid_pilot: Fact             # pilot outputs whose last check before the batch failed
     checks_recorded: bool           # the trace carries the harness's per-output checks (schema 1.6)
     later_inspection: Fact          # output files opened by a call after they were written (any time)
+    smoke_inspection: Fact          # before the batch, a smoke run's output looked at (inspections.py)
     input_check: Fact
     weights: Fact
     method_files: Fact
@@ -132,7 +133,8 @@ def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[st
         return "", []
     elif layout.effective_unit == "case":
         case = _name(_parent(w.path))
-        return (case, [case]) if case in cases else ("", [])
+        # a folder no case names, when the cases are known: a smoke run if an input fed it
+        return (case, [case]) if case in cases else ("smoke" if cases else "", [])
     # a cohort file (in outputs/ or elsewhere): rows estimated from its size against the largest
     # size a cohort file of that name reaches anywhere in the run (a pilot file in scratch is
     # measured against the final cohort file, not against itself)
@@ -159,6 +161,8 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
         fed_at = made_from.feed(c)
         for w in c.written:
             key, units = _write_units(w, layout, roots, cases, biggest, n_expected)
+            if key == "smoke" and made_from.run_of(key, *fed_at(w.path), cohort=True):
+                c.smoke_writes.append(w)
             if not units:
                 continue
             content = (key, _name(w.path), w.sha256 or "")
@@ -241,6 +245,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         failed_inspection=_opened_fact(failed),
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
+        smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls))),
         input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
         environment=_environment(calls, batch_start, model_paths),
@@ -459,7 +464,7 @@ def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) ->
 def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str],
                        skip: list[CallFacts]) -> Fact:
     """Before the batch, a call that loaded the model and produced a unit of work with it (a pilot
-    or a smoke test into scratch) that worked: printing after an import or loading proves nothing.
+    or a smoke test into scratch, on a case or on a crop of one) that worked: printing after an import or loading proves nothing.
     It worked when a unit it wrote passed the harness's own check (output_checks), else (no
     check recorded) when it exited 0 or failed only in looking at what it had produced (it read
     back a unit it wrote). A step of the batch's own call that nothing looked at (`skip`) is the
@@ -470,7 +475,8 @@ def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_pa
         if c.checks:
             return any(ch.passed for ch in c.checks)
         return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
-    confirmers = [c for c in horizon if any(p in model_paths for p in (*c.read, *c.held)) and c.units and worked(c)]
+    confirmers = [c for c in horizon if any(p in model_paths for p in (*c.read, *c.held))
+                  and ((c.units and worked(c)) or (c.smoke_writes and c.ok))]
     return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
                 sorted({p for c in confirmers for p in (*c.read, *c.held) if p in model_paths}))
 

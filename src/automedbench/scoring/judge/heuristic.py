@@ -279,15 +279,18 @@ class HeuristicJudge(JudgeBase):
             value, why = 0.5, "a pilot ran before the batch but no later call opened its output"
         elif f.later_inspection.holds:
             value, why = 0.5, "no pilot; outputs were opened and printed after they were written"
+        elif f.smoke_inspection.holds:
+            value, why = 0.5, ("no case was piloted; a smoke run of the method (on part of a case, in a folder "
+                               "no case names) was looked at before the batch")
         else:
             value, why = 0.0, ("no pilot and no call opened an output after writing it" if f.batch.holds
                                else "no pilot, no batch")
         parts = [why, _why("pilot", f.pilot), _why("inspection", f.pilot_inspection),
                  _why("failed inspection", f.failed_inspection), _why("fix", f.fix),
                  _why("pilot output failing the harness's check", f.invalid_pilot), _why("batch", f.batch),
-                 _why("outputs opened later", f.later_inspection),
+                 _why("outputs opened later", f.later_inspection), _why("smoke run looked at", f.smoke_inspection),
                  f"unit {f.unit}, {f.n_expected} expected, a pilot covers at most {f.pilot_max}"]
         held = [x for x in (f.pilot, f.pilot_inspection, f.failed_inspection, f.fix, f.invalid_pilot, f.batch,
-                            f.later_inspection) if x.holds]
+                            f.later_inspection, f.smoke_inspection) if x.holds]
         return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts),
                            evidence={"s3": _evidence(why, *held)})

@@ -97,8 +97,11 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
         # counts (docs/judge.md)
         own = [p for p in dict.fromkeys(c.read_back + c.read) if written_in.get(p) == c.index and p not in prior]
         looks.wrote(c)
+        # what a stand-in method wrote (pilots.py) is no output of the batch's method to look
+        # at; the method's later write of the same path is
+        not_made = {w.path for w in c.made_up} if c.stand_in else set()
         for path in [w.path for w in c.output_writes] + c.unit_paths:
-            if _method_output(path, contract, c.roots) and path not in copied_inputs:
+            if _method_output(path, contract, c.roots) and path not in copied_inputs and path not in not_made:
                 written_in.setdefault(path, c.index)
         if len(call_units[c.index]) <= pilot_max:
             back = [p for p in dict.fromkeys(own + c.read_back) if p in written_in and p not in prior]
@@ -109,3 +112,29 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
         if seen or shown:
             later.append((c, prior + back))
     return later
+
+
+def smoke_inspections(before: list[CallFacts], looks: _Looks) -> Opened:
+    """Before the batch, a smoke run's output (a crop of a case run through the method into a
+    folder no case names) opened after it was written and looked at: validation of part of a
+    case, not a pilot of one (docs/judge.md "Smoke runs")."""
+    smoke: set[str] = set()
+    found: Opened = []
+    for c in before:
+        prior = [p for p in c.read if p in smoke]
+        seen = bool(prior) and looks.looked(c, prior)
+        looks.wrote(c)
+        mine = {w.path for w in c.smoke_writes}
+        back = [p for p in c.read_back if p in mine]
+        if seen or (back and looks.looked(c, back)) or _printed_of_gone(c, prior + back, looks):
+            found.append((c, prior + back))
+        smoke |= mine
+    return found
+
+
+def _printed_of_gone(c: CallFacts, opened: list[str], looks: _Looks) -> bool:
+    """A step that opened smoke outputs whose bytes are gone (deleted, rewritten; the harness
+    keeps no facts of a file outside a case folder) and printed: as for any look at bytes no
+    longer there, printing counts -- here also inside one script, since the step's own output
+    is kept apart (a smoke look earns S3 half credit at most)."""
+    return bool(opened) and c.printed and not any(looks.describe(p) for p in opened)

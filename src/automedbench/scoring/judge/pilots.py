@@ -6,7 +6,9 @@ read after its measurement):
 * **A stand-in pilot.** The pilot ran something else (a quick inline pipeline) and the method
   the batch runs first ran in the batch: when the batch opened model files (weights, the
   method's source or parameters: facts.py "Model"), a pilot that opened none of them piloted
-  another method.
+  another method. The mirror (held-out sealed-7): the pilot ran the planned method's files and
+  the batch ran inline code that opened none of them (whose every read was recorded): the
+  batch's method was never piloted.
 * **A look beside the batch.** A call that starts a job in the background (`cmd &`) and then
   looks at the pilot runs its look beside that job: if the call goes on to produce the batch,
   the look could not stop it, however the file events fell.
@@ -32,17 +34,25 @@ _BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
 
 def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
                     model_paths: set[str]) -> list[CallFacts]:
-    """Pilot steps that opened none of the model files the batch opened; their unit files are
-    set aside as made by no run of the method (like typed ones: made_from.py)."""
+    """Pilot steps that ran another method than the batch: they opened none of the model files
+    the batch opened, or (the batch opening none) some model file the batch never opened. Their
+    unit files are set aside as made by no run of the batch's method (like typed ones:
+    made_from.py)."""
     if batch_start is None:
         return []
-    batch_models = {p for c in calls[batch_start:] if c.units for p in (*c.read, *c.held) if p in model_paths}
-    if not batch_models:
-        return []      # the batch's method has no file the judge can see (inline code): nothing to compare
-    stand_ins = [c for c in pilots if not batch_models & {*c.read, *c.held}]
+    batch = [c for c in calls[batch_start:] if c.units]
+    batch_models = {p for c in batch for p in (*c.read, *c.held) if p in model_paths}
+    if batch_models:
+        stand_ins = [c for c in pilots if not batch_models & {*c.read, *c.held}]
+    elif batch and all(c.reads_complete for c in batch):
+        # the batch ran inline code that opened none of the model files its pilots ran: the
+        # batch's method is the stand-in, and a pilot of the planned method piloted another one
+        stand_ins = [c for c in pilots if model_paths & {*c.read, *c.held}]
+    else:
+        return []      # neither side's method has a file the judge can see: nothing to compare
     for c in stand_ins:    # what they wrote is no output of the method: neither a pilot nor a look's object
         c.made_up += c.unit_writes
-        c.unit_writes, c.units = [], set()
+        c.unit_writes, c.units, c.stand_in = [], set(), True
         c.__dict__.pop("unit_paths", None)
     return stand_ins
 

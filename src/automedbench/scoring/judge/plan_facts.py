@@ -141,7 +141,7 @@ def methods_judged(plan: str, methods: list[str]) -> list[str]:
     methods are kept when at least two judgements differ (docs/judge.md "S1 from content")."""
     judged: dict[str, str] = {}
     # prose is read a sentence at a time: one paragraph may judge every candidate in turn
-    lines = [part for line in plan.splitlines()
+    lines = [part for line in list_items(plan)
              for part in ([line] if "|" in line else _SENTENCE.split(line))]
     for line in lines:
         low = line.lower()
@@ -166,6 +166,26 @@ def methods_judged(plan: str, methods: list[str]) -> list[str]:
                 judged[m] = _judgement(_MARK_WORDS.sub(" ", low[pos + len(m):end]))
     distinct = set(judged.values())
     return list(judged) if len(distinct) >= 2 else []
+
+
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
+
+
+def list_items(plan: str) -> list[str]:
+    """The plan's lines, each list item with the lines indented under it joined onto it: a
+    candidate's verdict in a nested bullet (`- BM3D` / `  - verdict: too slow`) belongs to the
+    candidate (held-out sealed-7, read after its measurement)."""
+    out: list[str] = []
+    parent_indent: int | None = None        # the indent of the open list item's marker
+    for line in plan.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if parent_indent is not None and line.strip() and indent > parent_indent and out:
+            out[-1] += " " + _BULLET.sub("", line).strip()
+            continue
+        bullet = _BULLET.match(line)
+        parent_indent = len(bullet.group(1)) if bullet else None
+        out.append(line)
+    return out
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\-*])")

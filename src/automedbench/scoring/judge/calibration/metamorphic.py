@@ -39,7 +39,7 @@ from ..made_from import SOURCE_SUFFIXES
 from ..heuristic import input_describer, output_describer
 from . import Trajectory, calibration_inputs, load_set
 from .merged import failed_attempts_in_one_loop, merge_calls
-from .scripts import look_via_report, pilot_by_a_stand_in, pytest_look
+from .scripts import batch_by_a_stand_in, look_via_report, pilot_by_a_stand_in, pytest_look
 
 Events = list[TraceEvent]
 _TAG_LINE = re.compile(r"^\s*#\s*S[1-5]\b.*$\n?", re.MULTILINE | re.IGNORECASE)
@@ -496,6 +496,8 @@ VARIANTS: tuple[Variant, ...] = (
             what="the pilot's call writes the same files but reads no input: typed, not the method run"),
     Variant("pilot by a stand-in", "remove", lambda ev, ctx: pilot_by_a_stand_in(ev, ctx.facts), drops="s3",
             what="the pilot's call opens none of the model files the batch opens (another method ran)"),
+    Variant("batch by a stand-in", "remove", lambda ev, ctx: batch_by_a_stand_in(ev, ctx.facts), drops="s3",
+            what="the batch's calls open none of the model files the looked-at pilot ran (inline code)"),
     Variant("pytest look asserts nothing", "remove", lambda ev, ctx: _renumber_or_none(pytest_look(ev, ctx.facts, ctx.roots.workspace, real=False)), drops="s3",
             what="the same test file whose test asserts only that the loaded output is not None"),
     Variant("report printed says nothing", "remove", drops="s3",

@@ -133,3 +133,24 @@ def pilot_by_a_stand_in(events: Events, f: WorkflowFacts) -> Events | None:
     order = None if fx.order is None else [st for st in fx.order if st.path not in models]
     stand_in = fx.model_copy(update={"read": [p for p in fx.read if p not in models], "order": order})
     return [e.model_copy(update={"effects": stand_in}) if e is pe else e for e in events]
+
+
+def batch_by_a_stand_in(events: Events, f: WorkflowFacts) -> Events | None:
+    """The mirror of `pilot_by_a_stand_in`: the looked-at pilot ran the method's files, the
+    batch's calls open none of them (inline code, never piloted, made every output; remove: s3)."""
+    models = set(f.method_files.paths) | set(f.weights.paths)
+    pilots, batch = set(f.pilot.calls), set(f.batch.calls)
+    if not f.pilot_inspection.holds or not models or not batch or pilots & batch:
+        return None
+    execs = [e for e in events if e.type == "execution" and e.call_index in batch]
+    if not execs or any(e.effects is None for e in execs) or not any(
+            models & set(e.effects.read) for e in execs if e.effects is not None):
+        return None
+    changed = {}
+    for e in execs:
+        fx = e.effects
+        assert fx is not None
+        order = None if fx.order is None else [st for st in fx.order if st.path not in models]
+        changed[id(e)] = e.model_copy(update={"effects": fx.model_copy(
+            update={"read": [p for p in fx.read if p not in models], "order": order})})
+    return [changed.get(id(e), e) for e in events]
