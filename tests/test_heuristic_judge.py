@@ -426,3 +426,30 @@ def test_a_smoke_run_on_a_crop_confirms_the_method_and_half_validates(tmp_path):
     typed = {**smoke, "read": ["/workspace/method.py"]}
     v = _judge(tmp_path, tr=trace(SETUP, typed, look, BATCH))
     assert v["s3"].items == {"s3": 0.0} and v["s2"].items["s2e"] == 0, v["s2"].rationale
+
+
+def test_s1_a_plan_writing_another_tasks_outputs_earns_no_steps_or_candidates(tmp_path):
+    """A plan whose steps write output files none of which the task's contract names is another
+    task's plan (held-out sealed-8): no credit for its steps or its candidates."""
+    own = GOOD_PLAN + "4. run every case into outputs/<case_id>/organ.nii.gz and lesion.nii.gz\n"
+    v = _judge(tmp_path, plan=own)["s1"]
+    assert v.items["s1b"] == 1 and v.items["s1d"] == 1, v.rationale
+    other = GOOD_PLAN + "4. run every case into outputs/<case_id>/enhanced.npy.\n"
+    v = _judge(tmp_path, plan=other)["s1"]
+    assert v.items["s1b"] == 0 and v.items["s1d"] == 0 and "enhanced.npy" in v.rationale, v.rationale
+
+
+def test_a_look_at_a_rival_methods_pilot_output_is_no_look(tmp_path):
+    """A baseline and the method both run on the pilot case; the batch's output of that case has
+    the method's bytes. A look at the baseline's file only is no look at the batch's method (S3
+    0.5, pilot not looked at); a look at the method's file is (S3 1)."""
+    both = {**PILOT, "written": [w(f"{SCRATCH}/baseline/case_000/{f}", "base" + f) for f in CONTRACT]
+            + [w(f"{SCRATCH}/method/case_000/{f}", "v1case_000" + f) for f in CONTRACT]}
+    batch = {**BATCH, "written": unit_files(OUT, CASES)}        # case_000's bytes are the method's
+    look_base = {**INSPECT, "read": [f"{SCRATCH}/baseline/case_000/{CONTRACT[0]}"]}
+    look_method = {**INSPECT, "read": [f"{SCRATCH}/method/case_000/{CONTRACT[0]}"]}
+    assert _judge(tmp_path, tr=trace(SETUP, both, look_base, batch))["s3"].items == {"s3": 0.5}
+    assert _judge(tmp_path, tr=trace(SETUP, both, look_method, batch))["s3"].items == {"s3": 1.0}
+    # a batch whose bytes match neither (a method whose reruns differ): nothing to compare, a look
+    v = _judge(tmp_path, tr=trace(SETUP, both, look_base, {**batch, "written": unit_files(OUT, CASES, "v9")}))
+    assert v["s3"].items == {"s3": 1.0}, v["s3"].rationale

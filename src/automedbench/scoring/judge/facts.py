@@ -62,7 +62,7 @@ from .steps import split_calls
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import MadeFrom
-from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, stand_in_pilots
+from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, stand_in_pilots
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
@@ -227,6 +227,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
         inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls), contract, beside)
+    rivals = rival_outputs(calls, pilots, batch_start)
+    if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
+        inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
     retuned = retuned_after_the_look(calls, inspections, batch_start)
     if retuned:          # the looks were of another pipeline than the batch's (pilots.py)
         inspections = []

@@ -24,8 +24,8 @@ from ...tasks import Task
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeBase, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
-from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, copied_share, methods_judged, methods_named,
-                         executable, prompt_shingles, step_lines, stem_words, task_texts)
+from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, another_tasks_outputs, copied_share, executable,
+                         methods_judged, methods_named, prompt_shingles, step_lines, stem_words, task_texts)
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
 BLANK_PLOT_COLOURS = 2
@@ -159,7 +159,9 @@ class HeuristicJudge(JudgeBase):
         steps = len(lines) if executable(lines, mentioned) else 0
         prompt = [ev.conversation.system_prompt] if ev.conversation is not None else []
         copied = copied_share(text, prompt, _task_shingles(ev.task))
-        own = copied < COPIED_SHARE
+        # a plan whose steps write another task's output files is another task's plan
+        foreign = another_tasks_outputs(text, ev.task.track_impl.submission(ev.task.options).file_names)
+        own = copied < COPIED_SHARE and not foreign
         size, colours = _png_facts(ev.workspace / "plan" / "plan.png")
         blank = colours is not None and colours < BLANK_PLOT_COLOURS
         items: dict[str, float] = {
@@ -186,8 +188,9 @@ class HeuristicJudge(JudgeBase):
         abstained = [a for a in abstained if a.split()[0] not in na]
         png = ("missing/not a PNG" if size is None else f"{size[0]}x{size[1]}, {colours} colour(s)"
                + (" (blank)" if blank else ""))
-        copy_note = f"{copied:.0%} of its 5-word runs are the prompt's" + ("" if own else " (copied: no credit for "
-                                                                             "steps or candidates)")
+        copy_note = f"{copied:.0%} of its 5-word runs are the prompt's" + (
+            f"; its outputs/ files {foreign[:3]} are none of this task's (another task's plan: no credit for "
+            "steps or candidates)" if foreign else "" if own else " (copied: no credit for steps or candidates)")
         why = (f"plan/plan.md {'present' if has_plan else 'missing'}; {steps} step lines (structure only); "
                f"methods named {mentioned}; {copy_note}; plan/plan.png {png}"
                + (f"; not decided by the heuristic: {', '.join(abstained)}" if abstained else "")

@@ -15,6 +15,10 @@ read after its measurement):
 * **A pipeline re-tuned after the look.** The batch's script sets a method parameter to a value
   the pilot did not run with (`method.THRESHOLD = 0.3` after the look): the pipeline that ran
   the batch was never looked at.
+* **A rival's output looked at.** Two methods run on the pilot case (a baseline and the planned
+  method), and the batch's output of that case has the bytes of one of them: the other one's
+  file is a rival's output, and a look at it alone is no look at the batch's method (held-out
+  sealed-8).
 * **A fix that stops at the pilot.** A pilot output patched by hand (its file rewritten) passes
   the harness's check, but the batch's outputs fail it with the problem the look showed: the
   method was never fixed, so there was no fix.
@@ -25,7 +29,7 @@ import ast
 import re
 
 from .asserts import parse_python
-from .calls import CallFacts, Fact
+from .calls import CallFacts, Fact, _name, _parent
 
 # a shell job sent to the background: a command line ending in `&` (not `&&`, `2>&1`, and never
 # Python's `a & b`, which cannot end a line)
@@ -105,3 +109,27 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     batch = _settings(first.code)
     return [f"{k} = {v}" for k, v in batch.items()
             if before.get(k) != v and ("." in k or k in before)]
+
+
+def rival_outputs(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None) -> set[str]:
+    """Pilot files of a case never written with the bytes the batch wrote for that case and file
+    name, when another pilot file of the same case and name was: candidates compared on the
+    pilot case, and the batch ran the other one. Only byte-identical evidence counts (a method
+    whose reruns differ leaves nothing to compare)."""
+    if batch_start is None:
+        return set()
+    batch: dict[tuple[str, str], set[str]] = {}
+    for c in calls[batch_start:]:
+        for w in c.unit_writes + c.copies:
+            if w.sha256:
+                batch.setdefault((_name(_parent(w.path)), _name(w.path)), set()).add(w.sha256)
+    by_path: dict[str, set[str | None]] = {}
+    for c in pilots:
+        for w in c.unit_writes:
+            by_path.setdefault(w.path, set()).add(w.sha256)
+    rivals: set[str] = set()
+    for key, shas in batch.items():
+        paths = {p: s for p, s in by_path.items() if (_name(_parent(p)), _name(p)) == key}
+        if any(s & shas for s in paths.values()):
+            rivals |= {p for p, s in paths.items() if not s & shas}
+    return rivals

@@ -280,3 +280,17 @@ def executable(steps: list[str], methods: list[str]) -> bool:
     ("understand the data / implement it / make sure it works" runs nothing)."""
     listed = [s for s in steps if not s.lstrip().startswith("|")]
     return any(names_something(s, methods) for s in (listed if len(listed) >= 3 else steps))
+
+
+# a file the plan says it will write under outputs/ (`outputs/<case_id>/enhanced.npy`)
+_OUTPUT_FILE = re.compile(r"\boutputs/(?:[^\s/`'\"|()]+/)*([A-Za-z0-9_\-]+(?:\.[A-Za-z][A-Za-z0-9]*)+)")
+
+
+def another_tasks_outputs(plan: str, contract: Iterable[str]) -> list[str]:
+    """The output files a plan names under `outputs/` when none of them is one the task's output
+    contract names: the plan is for another task (its steps produce another task's files), so its
+    steps and candidates are not this task's (held-out sealed-8). Empty when the plan names no
+    output file, or names one of the contract's."""
+    named = list(dict.fromkeys(m.group(1) for m in _OUTPUT_FILE.finditer(plan)))
+    wanted = set(contract)
+    return [] if not named or wanted & set(named) else named
