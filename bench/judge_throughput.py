@@ -27,7 +27,7 @@ from pathlib import Path
 
 from automedbench.runs.models import Effects, OutputCheck, WrittenFile
 from automedbench.scoring.judge.base import JudgeEvidence
-from automedbench.scoring.judge.heuristic import HeuristicJudge
+from automedbench.scoring.judge.heuristic import HeuristicJudge, clear_caches
 from automedbench.scoring.judge.synthetic import synthetic_trace
 from automedbench.tasks import get_task
 
@@ -98,8 +98,11 @@ def load_v2(rev: str):
 
 
 def runs_per_s(judge, evidences) -> float:
+    """Each run judged afresh: the judge's caches of parsed scripts and plot facts are cleared
+    between runs (distinct runs share no code in a sweep; the synthetic traces repeat theirs)."""
     t0 = time.perf_counter()
     for ev in evidences:
+        clear_caches()
         judge.judge(ev)
     return len(evidences) / (time.perf_counter() - t0)
 

@@ -17,6 +17,7 @@ read the same way; code that does not parse is read line by line with the same p
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -64,8 +65,11 @@ def check_offsets(code: str, called_from: frozenset[str] = frozenset(), as_tests
     return sorted(found)
 
 
+@functools.lru_cache(maxsize=2048)
 def parse_python(code: str) -> ast.Module | None:
-    """The syntax tree of `code`, or None when it is not Python (bash, a fragment)."""
+    """The syntax tree of `code`, or None when it is not Python (bash, a fragment). Cached: one
+    script is read by several rules, and `judge-eval` judges variants of the same calls; the
+    tree is shared, so no caller may change it."""
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError):

@@ -26,7 +26,9 @@ from .base import JUDGES, JudgeBase, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
 from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, another_tasks_outputs, copied_share, executable,
                          methods_judged, methods_named, prompt_shingles, step_lines, stem_words, task_texts)
+from .asserts import parse_python
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
+from .pilots import clear_settings
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
 BLANK_PLOT_COLOURS = 2
 MIN_PLOT_WH = (200, 100)
@@ -41,7 +43,16 @@ def _rubric_words() -> set[str]:
 
 def _png_facts(path: Path) -> tuple[tuple[int, int] | None, int | None]:
     """(width, height) of a real PNG or None, and the number of distinct colours (None when it
-    cannot be decoded)."""
+    cannot be decoded). Decoded once per file version (path, size, mtime)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None, None
+    return _decoded_png_facts(str(path), st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _decoded_png_facts(path: str, _size: int, _mtime_ns: int) -> tuple[tuple[int, int] | None, int | None]:
     try:
         from PIL import Image
         with Image.open(path) as im:
@@ -53,6 +64,14 @@ def _png_facts(path: Path) -> tuple[tuple[int, int] | None, int | None]:
             return size, (len(colours) if colours is not None else 1 << 16)
     except Exception:   # not an image, truncated, unreadable: the plot does not exist as an image
         return None, None
+
+
+def clear_caches() -> None:
+    """Forget the parsed scripts, settings and plot facts kept between judgements (a benchmark
+    judging many distinct runs must not reuse one run's readings for the next)."""
+    parse_python.cache_clear()
+    clear_settings()
+    _decoded_png_facts.cache_clear()
 
 
 def input_describer(ev: JudgeEvidence) -> DescribeInput | None:

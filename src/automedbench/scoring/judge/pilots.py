@@ -26,7 +26,9 @@ read after its measurement):
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from collections.abc import Mapping
 
 from .asserts import parse_python
 from .calls import CallFacts, Fact, _name, _parent
@@ -81,7 +83,8 @@ def fix_reaching_the_batch(fix: Fact, calls: list[CallFacts], batch_start: int |
                             f"({failing[0].problem}): the method was not fixed"[:300])
 
 
-def _settings(code: str) -> dict[str, str]:
+@functools.lru_cache(maxsize=1024)
+def _settings(code: str) -> Mapping[str, str]:
     """The method parameters a script sets to a constant: `method.THRESHOLD = 0.3` (a module's
     attribute) or `MIN_SIZE = 400` (a capitalised name)."""
     tree = parse_python(code)
@@ -133,3 +136,8 @@ def rival_outputs(calls: list[CallFacts], pilots: list[CallFacts], batch_start: 
         if any(s & shas for s in paths.values()):
             rivals |= {p for p, s in paths.items() if not s & shas}
     return rivals
+
+
+def clear_settings() -> None:
+    """Forget the cached settings of scripts read so far (heuristic.clear_caches)."""
+    _settings.cache_clear()
