@@ -4,8 +4,9 @@ Runs every held-out behaviour (bench/heldout_agents.py, 25 of them, and the seco
 bench/heldout_agents_sealed2.py, 23 more, the third sealed part bench/heldout_agents_sealed3.py,
 22 more, the fourth sealed part bench/heldout_agents_sealed4.py, 22 more, the fifth sealed part
 bench/heldout_agents_sealed5.py, 22 more, the sixth sealed part bench/heldout_agents_sealed6.py,
-22 more, the seventh sealed part bench/heldout_agents_sealed7.py, 22 more, and the eighth sealed part
-bench/heldout_agents_sealed8.py, 22 more) on its two demo tasks
+22 more, the seventh sealed part bench/heldout_agents_sealed7.py, 22 more, the eighth sealed part
+bench/heldout_agents_sealed8.py, 22 more, and the ninth sealed part bench/heldout_agents_sealed9.py,
+22 more) on its two demo tasks
 through the real agent loop and the default sandbox (bwrap), and keeps what a judge reads,
 like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json, in the folder
 `<calibration_dir>/heldout/<id>__<task>__<tier>/` of the task's track (the trajectories live with
@@ -43,6 +44,7 @@ from heldout_agents_sealed5 import SEALED5  # noqa: E402
 from heldout_agents_sealed6 import SEALED6  # noqa: E402
 from heldout_agents_sealed7 import SEALED7  # noqa: E402
 from heldout_agents_sealed8 import SEALED8  # noqa: E402
+from heldout_agents_sealed9 import SEALED9  # noqa: E402
 
 from automedbench.agents import AGENT_CLASSES  # noqa: E402
 from automedbench.api import run_one  # noqa: E402
@@ -51,7 +53,7 @@ from automedbench.scoring.judge import JUDGES  # noqa: E402
 from automedbench.tasks import get_task  # noqa: E402
 
 NO_JUDGE = "heldout-no-judge"
-# the sealed parts (hs-*, hx-*, hz-*, hv-*, hw-*, hy-*, hq-*) run with the first set's behaviours; agent_class reads this dict
+# the sealed parts (hs-*, hx-*, hz-*, hv-*, hw-*, hy-*, hq-*, hr-*) run with the first set's behaviours; agent_class reads this dict
 BEHAVIOURS.update(SEALED2)
 BEHAVIOURS.update(SEALED3)
 BEHAVIOURS.update(SEALED4)
@@ -59,6 +61,7 @@ BEHAVIOURS.update(SEALED5)
 BEHAVIOURS.update(SEALED6)
 BEHAVIOURS.update(SEALED7)
 BEHAVIOURS.update(SEALED8)
+BEHAVIOURS.update(SEALED9)
 
 
 class AbstainingJudge:
