@@ -453,3 +453,23 @@ def test_a_look_at_a_rival_methods_pilot_output_is_no_look(tmp_path):
     # a batch whose bytes match neither (a method whose reruns differ): nothing to compare, a look
     v = _judge(tmp_path, tr=trace(SETUP, both, look_base, {**batch, "written": unit_files(OUT, CASES, "v9")}))
     assert v["s3"].items == {"s3": 1.0}, v["s3"].rationale
+
+
+def test_an_environment_switch_set_for_the_pilot_only_is_a_pipeline_never_looked_at(tmp_path):
+    """The pilot's script sets POSTPROC=0 (the post-processing the method's code reads is
+    skipped), the batch runs with it on and re-writes the pilot's case with other bytes: the
+    pipeline the batch ran was never looked at (S3 at most 0.5, held-out sealed-9). The same
+    switch set for the batch too changes nothing."""
+    reads_it = {**SETUP, "code": "open('post.py','w').write(\"if os.environ.get('POSTPROC', '1') == '1': binarise()\")"}
+    pilot = {**PILOT, "code": "import os\nos.environ['POSTPROC'] = '0'\nimport method; method.run('case_000')"}
+    post_processed = {**BATCH, "written": outs(CASES, "v2")}     # case_000 now has other bytes
+    assert _judge(tmp_path, tr=trace(reads_it, pilot, INSPECT, post_processed))["s3"].items == {"s3": 0.5}
+    same = {**post_processed, "code": "import os\nos.environ['POSTPROC'] = '0'\nimport method; method.run_all()"}
+    assert _judge(tmp_path, tr=trace(reads_it, pilot, INSPECT, same))["s3"].items == {"s3": 1.0}
+    # a switch that changed no piloted case's bytes chose what to run (`N=1 python run.py`)
+    slice_only = {**PILOT, "code": "N=1 python run.py && python look.py"}
+    reads_n = {**SETUP, "code": "open('run.py','w').write(\"cases = cases[:int(os.environ.get('N', 99))]\")"}
+    assert _judge(tmp_path, tr=trace(reads_n, slice_only, INSPECT, BATCH))["s3"].items == {"s3": 1.0}
+    # a variable no code of the run reads (a library's thread count) is no switch of the pipeline
+    threads = {**PILOT, "code": "import os\nos.environ['OMP_NUM_THREADS'] = '1'\nimport method"}
+    assert _judge(tmp_path, tr=trace(reads_it, threads, INSPECT, BATCH))["s3"].items == {"s3": 1.0}

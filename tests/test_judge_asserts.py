@@ -5,7 +5,7 @@ of names is not."""
 import pytest
 
 from automedbench.scoring.judge.asserts import check_offsets, first_mention, silent_check
-from automedbench.scoring.judge.facts import failed_attempts
+from automedbench.scoring.judge.attempts import failed_attempts, hidden_attempts
 from automedbench.scoring.judge.heuristic import _rubric_words
 from automedbench.scoring.judge.plan_facts import methods_judged, step_lines
 
@@ -125,3 +125,16 @@ def test_steps_must_name_something_to_run():
     assert executable(["1. load the data", "2. run the method", "3. save"], [])     # operations
     table_only = ["| 1 | load | t1.nii.gz |", "| 2 | run | otsu |", "| 3 | save | outputs/ |"]
     assert executable(table_only, ["otsu"])
+
+
+def test_installs_with_their_outcome_hidden_are_attempts_unless_used_later():
+    """An install whose output is discarded and whose status is ignored shows nothing: the
+    packages it names (or the loop's list) are attempts of unknown outcome (attempts.py)."""
+    loop = ('for p in SimpleITK monai opencv-python-headless; do\n'
+            '    python -m pip install --no-index --quiet "$p" >/dev/null 2>&1 || true\ndone\necho ready\n')
+    assert hidden_attempts(loop) == {"simpleitk", "monai", "opencv_python_headless"}
+    assert hidden_attempts("pip install -q nibabel scipy >/dev/null 2>&1 || true") == {"nibabel", "scipy"}
+    # an outcome shown (output kept, or status not ignored) is read from the output instead
+    assert hidden_attempts("pip install nibabel") == set()
+    assert hidden_attempts("pip install nibabel >/dev/null 2>&1") == set()
+    assert hidden_attempts("pip install nibabel || true") == set()

@@ -50,7 +50,6 @@ Setup work: the calls before the first output write (all calls when none wrote o
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -62,6 +61,7 @@ from .steps import split_calls
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import MadeFrom
+from .attempts import setup_facts
 from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, stand_in_pilots
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
@@ -230,13 +230,13 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
-    retuned = retuned_after_the_look(calls, inspections, batch_start)
+    retuned = retuned_after_the_look(calls, inspections, batch_start, pilots)
     if retuned:          # the looks were of another pipeline than the batch's (pilots.py)
         inspections = []
     looks = _Looks(describe_output, calls)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)
-    setup_work, setup_failures, failed_attempts = _setup(calls)
+    setup_work, setup_failures, failed_attempts = setup_facts(calls)
     return WorkflowFacts(
         calls=calls, effects_recorded=any(c.has_effects for c in calls),
         calls_without_effects=[c.index for c in calls if not c.has_effects],
@@ -489,43 +489,6 @@ def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: s
     upto = calls if batch_start is None else calls[: batch_start + 1]
     env = [c for c in upto if c.ok and (c.public_reads or any(p in model_paths for p in c.read))]
     return Fact(bool(env), [c.index for c in env][:8], sorted({p for c in env[:1] for p in c.read})[:4])
-
-
-# an environment attempt that failed, as the interpreter, pip, apt or the shell report it; the
-# captured name tells attempts apart (one module tried in a loop of seven is one of seven)
-_FAILED_ATTEMPT = re.compile(
-    r"No module named '?(?P<mod>[\w.]+)|cannot import name '(?P<name>\w+)'|"
-    r"Could not find a version that satisfies the requirement (?P<req>\S+)|"
-    r"No matching distribution found for (?P<dist>\S+)|Unable to locate package (?P<apt>\S+)|"
-    r"^(?:\S*sh: )?(?:line \d+: )?(?P<cmd>[\w.\-]+): command not found", re.MULTILINE)
-# the phrases the pattern needs: most outputs have none, and are not searched (long logs)
-_FAILURE_WORDS = ("No module named", "cannot import name", "satisfies the requirement", "No matching distribution",
-                  "Unable to locate package", "command not found")
-
-
-def failed_attempts(text: str) -> set[str]:
-    """The distinct environment attempts a call's output reports failed (module, package, command)."""
-    if not any(w in text for w in _FAILURE_WORDS):
-        return set()
-    return {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}
-
-
-def _setup(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
-    """The calls before the first output write, and the environment attempts among them that
-    failed: a call that failed is one; a call that reports several imports or installs failing
-    (a loop over candidates that catches each error) is as many as it names (docs/judge.md)."""
-    first_write = next((pos for pos, c in enumerate(calls) if c.produced), None)
-    setup = calls if first_write is None else calls[:first_write]
-    named: dict[int, set[str]] = {}
-    failed: dict[int, bool] = {}
-    for c in setup:
-        named.setdefault(c.index, set()).update(failed_attempts(c.text))
-        failed[c.index] = failed.get(c.index, False) or not c.ok
-    counts = {i: max(len(named[i]), int(failed[i])) for i in named}
-    fails = [i for i in counts if counts[i]]
-    n = sum(counts.values())
-    return (Fact(bool(setup), list(dict.fromkeys(c.index for c in setup))),
-            Fact(bool(fails), fails, note=f"{n} failed attempt(s) in {len(fails)} of {len(named)} setup calls"), n)
 
 
 def _case_units(c: CallFacts) -> set[str]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .asserts import parse_python
 from .calls import CallFacts, Fact, _name, _parent
@@ -101,17 +101,64 @@ def _settings(code: str) -> Mapping[str, str]:
 
 
 def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallFacts, list[str]]],
-                           batch_start: int | None) -> list[str]:
+                           batch_start: int | None, pilots: Sequence[CallFacts] = ()) -> list[str]:
     """Parameters the batch's script sets to a value the looked-at pilot did not run with: a
     module attribute it set (`method.THRESHOLD = 0.3`) that no pilot or look set so, or a
-    capitalised constant it set otherwise. The pipeline the batch runs was then never looked at."""
+    capitalised constant it set otherwise; and environment variables a pilot set for itself
+    (`os.environ["POSTPROC"] = "0"`, `POSTPROC=0 python run.py`) that the run's code reads and
+    the batch did not set so. The pipeline the batch runs was then never looked at."""
     if batch_start is None or not inspections:
         return []
     first = calls[batch_start]
     before = {k: v for c in calls[:batch_start] if c.index != first.index for k, v in _settings(c.code).items()}
     batch = _settings(first.code)
-    return [f"{k} = {v}" for k, v in batch.items()
-            if before.get(k) != v and ("." in k or k in before)]
+    changed = [f"{k} = {v}" for k, v in batch.items() if before.get(k) != v and ("." in k or k in before)]
+    read = {name for c in calls for m in _ENV_READ.finditer(c.code) for name in m.groups() if name}
+    batch_env = {k: v for c in calls[batch_start:] if c.index == first.index for k, v in _env_settings(c.code).items()}
+    switched = [f"{k}={v} (environment, set for the pilot only)" for c in pilots
+                for k, v in _env_settings(c.code).items() if k in read and batch_env.get(k) != v]
+    # ... when it changed what the method made: the batch's output of a piloted case differs
+    # from the pilot's, or the batch's outputs fail the harness's check where the pilot's passed
+    # (`N=1` choosing the pilot's cases changes neither)
+    if switched and (_rerun_differs(calls, pilots, batch_start) or _fails_after_passing(calls, pilots, batch_start)):
+        changed += switched
+    return list(dict.fromkeys(changed))
+
+
+def _fails_after_passing(calls: list[CallFacts], pilots: Sequence[CallFacts], batch_start: int) -> bool:
+    """Every check of a pilot's output passed, and a check of the batch's outputs failed."""
+    pilot_checks = [ch for c in pilots for ch in c.checks]
+    return bool(pilot_checks) and all(ch.passed for ch in pilot_checks) and any(
+        not ch.passed for c in calls[batch_start:] for ch in c.checks)
+
+
+def _rerun_differs(calls: list[CallFacts], pilots: Sequence[CallFacts], batch_start: int) -> bool:
+    """Whether the batch re-wrote a piloted case's file with other bytes than the pilot's (per-case
+    files only: a cohort file grows with the batch whatever the pipeline)."""
+    piloted = {(_name(_parent(w.path)), _name(w.path)): w.sha256 for c in pilots for w in c.unit_writes
+               if w.sha256 and _name(_parent(w.path)) in c.units}
+    return any(piloted.get((_name(_parent(w.path)), _name(w.path)), w.sha256) != w.sha256
+               for c in calls[batch_start:] for w in c.unit_writes + c.copies if w.sha256)
+
+
+# an environment variable set by a script: os.environ["X"] = "v", os.environ.setdefault("X", "v"),
+# `export X=v`, or `X=v cmd` at the start of a shell line
+_ENV_SET = re.compile(r"""os\.environ\[\s*['"](\w+)['"]\s*\]\s*=\s*['"]?([^'"\s)]*)|"""
+                      r"""os\.environ\.setdefault\(\s*['"](\w+)['"]\s*,\s*['"]?([^'"\s)]*)|"""
+                      r"""^\s*(?:export\s+([A-Z][A-Z0-9_]*)=([^\s$()`'"]*)|([A-Z][A-Z0-9_]*)=([^\s$()`'"]+)\s+(?=[\w./]))""",
+                      re.MULTILINE)
+# ... and read by one: os.environ.get("X"), os.getenv("X"), os.environ["X"] (not assigned), $X
+_ENV_READ = re.compile(r"""(?:environ\.get|getenv)\(\s*['"](\w+)['"]|environ\[\s*['"](\w+)['"]\s*\](?!\s*=[^=])|"""
+                       r"""\$\{?([A-Z][A-Z0-9_]*)""")
+
+
+def _env_settings(code: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in _ENV_SET.finditer(code):
+        g = m.groups()
+        name, value = next((g[i], g[i + 1]) for i in (0, 2, 4, 6) if g[i])
+        out[name] = value
+    return out
 
 
 def rival_outputs(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None) -> set[str]:
