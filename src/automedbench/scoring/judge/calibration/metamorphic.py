@@ -39,7 +39,7 @@ from ..made_from import SOURCE_SUFFIXES
 from ..heuristic import input_describer, output_describer
 from . import Trajectory, calibration_inputs, load_set
 from .merged import failed_attempts_in_one_loop, merge_calls
-from .scripts import batch_by_a_stand_in, look_via_report, pilot_by_a_stand_in, pytest_look
+from .scripts import batch_by_a_stand_in, installs_hidden, look_via_report, pilot_by_a_stand_in, pytest_look
 
 Events = list[TraceEvent]
 _TAG_LINE = re.compile(r"^\s*#\s*S[1-5]\b.*$\n?", re.MULTILINE | re.IGNORECASE)
@@ -509,6 +509,8 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("look is a hash", "remove", look_replaced_by_hash, drops="s3",
             what="the pilot output's sha256 printed instead of its content (on trajectories that carry "
                  "the outputs' content facts: output_checks, schema 1.6)"),
+    Variant("installs hidden", "remove", lambda ev, ctx: _renumber_or_none(installs_hidden(ev, ctx.facts)), drops="s2d",
+            what="six pip installs in a loop, output to /dev/null, status ignored, 'environment ready'"),
     Variant("input check is a hash", "remove", input_check_replaced_by_hash, drops="s2b",
             what="the inputs' sha256 printed instead of their properties"),
 )

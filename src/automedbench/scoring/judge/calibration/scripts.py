@@ -9,7 +9,10 @@ A pytest file written in an earlier call and run:
 A report file written by the look and printed by the next call:
   keep    the report holds what the look printed; remove: it holds "report ok" (and the look's
           code, `python look.py > report.txt`, shows no check).
-A pilot by a stand-in (remove): the pilot's call opens none of the batch's model files.
+A pilot by a stand-in (remove): the pilot's call opens none of the batch's model files; a batch
+by a stand-in (remove): the batch's calls open none of the files the looked-at pilot ran.
+Installs hidden (remove s2d): a call before the first output installs six packages in a loop
+with their output sent to /dev/null and their status ignored, then prints "environment ready".
 """
 from __future__ import annotations
 
@@ -154,3 +157,24 @@ def batch_by_a_stand_in(events: Events, f: WorkflowFacts) -> Events | None:
         changed[id(e)] = e.model_copy(update={"effects": fx.model_copy(
             update={"read": [p for p in fx.read if p not in models], "order": order})})
     return [changed.get(id(e), e) for e in events]
+
+
+HIDDEN_INSTALLS = ('for p in monai SimpleITK medpy torchio itk antspyx; do\n'
+                   '    python -m pip install --no-index -q "$p" >/dev/null 2>&1 || true\ndone\necho "environment ready"\n')
+
+
+def installs_hidden(events: Events, f: WorkflowFacts) -> Events | None:
+    """Six installs whose outcome is hidden, as a call after the first setup call (remove: s2d).
+    The calls are renumbered by the caller."""
+    first = f.setup_work.calls[0] if f.setup_work.calls else None
+    call = next((e for e in events if e.type == "tool_call" and e.call_index == first), None)
+    done = next((e for e in events if e.type == "execution" and e.call_index == first), None)
+    if call is None or done is None or done.effects is None:
+        return None
+    at = events.index(done) + 1
+    inserted = [call.model_copy(update={"call_index": WRITER_INDEX, "code": HIDDEN_INSTALLS, "language": "bash",
+                                        "stage": None}),
+                done.model_copy(update={"call_index": WRITER_INDEX, "exit_code": 0, "stdout": "environment ready\n",
+                                        "stderr": "", "stage": None, "output_checks": None,
+                                        "effects": Effects(written=[], read=[], read_back=[], order=[])})]
+    return events[:at] + inserted + events[at:]
