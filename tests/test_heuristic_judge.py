@@ -473,3 +473,14 @@ def test_an_environment_switch_set_for_the_pilot_only_is_a_pipeline_never_looked
     # a variable no code of the run reads (a library's thread count) is no switch of the pipeline
     threads = {**PILOT, "code": "import os\nos.environ['OMP_NUM_THREADS'] = '1'\nimport method"}
     assert _judge(tmp_path, tr=trace(reads_it, threads, INSPECT, BATCH))["s3"].items == {"s3": 1.0}
+
+
+def test_s1_steps_that_name_an_operation_on_nothing_say_nothing_to_run(tmp_path):
+    """"Understand the data / implement it / make sure it works / run it on everything" names
+    an operation on nothing (held-out sealed-6): no step says what to run. "Load the data" does."""
+    vague = GOOD_PLAN.split("1. inspect")[0] + ("1. Understand the data.\n2. Think about the best approach.\n"
+                                                 "3. Implement it.\n4. Make sure it works.\n5. Run it on everything.\n"
+                                                 "6. Wrap up and submit.\n")
+    assert _judge(tmp_path, plan=vague)["s1"].items["s1b"] == 0
+    named = vague.replace("5. Run it on everything.", "5. Run it on every case.")
+    assert _judge(tmp_path, plan=named)["s1"].items["s1b"] == 1

@@ -263,11 +263,26 @@ OPERATIONS = re.compile(r"\b(?:load|read|open|run|apply|threshold|segment|detect
 
 def names_something(line: str, methods: list[str]) -> bool:
     """A step that says what to run: a file, a path, an identifier, a call, a flag, a number (a
-    parameter), a method the plan names, or an operation of a pipeline (OPERATIONS)."""
+    parameter), a method the plan names, or an operation of a pipeline (OPERATIONS) done on
+    something named ("load the data", not "run it on everything": held-out sealed-6)."""
     line = _MARKER.sub("", line, count=1)      # the step's own number is not a parameter
     low = line.lower()
-    return bool(_CONCRETE.search(line) or re.search(r"\d", line) or OPERATIONS.search(line)) \
+    return bool(_CONCRETE.search(line) or re.search(r"\d", line) or _operation_on_something(line)) \
         or any(m and m in low for m in methods)
+
+
+# words that name no object of an operation: pronouns, quantifiers, articles, particles
+_VAGUE = frozenset("it them this that these those everything all anything something things stuff the a an "
+                   "every each on to into with of for and then up out over again".split())
+
+
+def _operation_on_something(line: str) -> bool:
+    """An operation followed, within its next four words, by a word that names something."""
+    for m in OPERATIONS.finditer(line):
+        after = re.findall(r"[A-Za-z][\w\-]*", line[m.end():])[:4]
+        if any(w.lower() not in _VAGUE for w in after):
+            return True
+    return False
 
 
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s*")
