@@ -60,7 +60,7 @@ from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
 from .steps import split_calls
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
-from .made_from import MadeFrom
+from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
 from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, stand_in_pilots
 from .sources import RanSources, ran_check
@@ -157,11 +157,15 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
                 biggest[name] = max(biggest.get(name, 0), w.size)
     first_run: dict[tuple[str, str, str], int] = {}    # (unit key, file name, sha256) -> call position
     made_from = MadeFrom(calls, roots, case_ids)
+    made_data: set[str] = set()       # data files the agent made (a phantom): a smoke run's input
     for pos, c in enumerate(calls):
         fed_at = made_from.feed(c)
+        on_made = bool(made_data & {*c.read, *c.read_back, *c.held})
+        made_data |= {w.path for w in c.written if not w.path.lower().endswith(SOURCE_SUFFIXES)
+                      and _scratch(w.path, roots) and _name(w.path) not in layout.file_names}
         for w in c.written:
             key, units = _write_units(w, layout, roots, cases, biggest, n_expected)
-            if key == "smoke" and made_from.run_of(key, *fed_at(w.path), cohort=True):
+            if key == "smoke" and (on_made or made_from.run_of(key, *fed_at(w.path), cohort=True)):
                 c.smoke_writes.append(w)
             if not units:
                 continue
