@@ -484,3 +484,16 @@ def test_s1_steps_that_name_an_operation_on_nothing_say_nothing_to_run(tmp_path)
     assert _judge(tmp_path, plan=vague)["s1"].items["s1b"] == 0
     named = vague.replace("5. Run it on everything.", "5. Run it on every case.")
     assert _judge(tmp_path, plan=named)["s1"].items["s1b"] == 1
+
+
+def test_a_smoke_run_on_a_phantom_the_agent_made(tmp_path):
+    """The method run on a phantom (a data file the agent drew, no case in it) into a folder no
+    case names: a smoke run, as on a crop (s2e 1; looked at, S3 0.5; held-out sealed-6)."""
+    phantom = {"code": "draw three discs on noise", "written": [w(f"{SCRATCH}/phantom/t1.nii.gz", "discs")]}
+    smoke = {"code": "python method.py scratch/phantom scratch/phantom_out", "stdout": "",
+             "read": ["/workspace/method.py", f"{SCRATCH}/phantom/t1.nii.gz"],
+             "written": [w(f"{SCRATCH}/phantom_out/{f}", "ph" + f) for f in CONTRACT]}
+    look = {"code": "print the phantom's masks", "read": [f"{SCRATCH}/phantom_out/{CONTRACT[0]}"],
+            "stdout": "shape (64, 64, 64) values [0 1], 3 components"}
+    v = _judge(tmp_path, tr=trace(SETUP, phantom, smoke, look, BATCH))
+    assert v["s3"].items == {"s3": 0.5} and v["s2"].items["s2e"] == 1, v["s3"].rationale
