@@ -150,3 +150,17 @@ def test_a_look_at_the_pilot_output_is_judged_by_its_content(tmp_path):
     assert _s3(tmp_path / "c", "", look_code="m = nib.load(p)\nassert m.shape == (99, 117, 95)")[0] == 1.0
     # the batch rewrote the pilot's file with other bytes: what was looked at is gone, so printing counts
     assert _s3(tmp_path / "d", "checked", rewrite_pilot=True)[0] == 1.0
+
+
+def test_an_empty_outputs_length_is_stated_beside_what_it_counts(files):
+    """An empty detection output's only fact is its length, 0 (held-out sealed-6): "0 boxes" or
+    `{'boxes': []}` states it; a bare 0 or 1 printed somewhere does not."""
+    empty = files / "empty.json"
+    empty.write_text(json.dumps({"boxes": []}))
+    facts = describe(empty)
+    assert facts is not None and facts.facts["length"] == 0
+    assert looked_at("case_005: 0 boxes, image 256x256", facts) == ["length"]
+    assert looked_at("{'boxes': []}", facts) == ["length"]
+    assert looked_at("boxes: 0", facts) == ["length"]
+    assert looked_at("0 errors, exit 0", facts) == []
+    assert looked_at("3 boxes", facts) == []

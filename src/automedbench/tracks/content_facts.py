@@ -211,10 +211,24 @@ def printed(text: str, content: ContentFacts) -> list[str]:
         found.append("columns" if "columns" in f else "keys")
     if "length" in f and f["length"] > 1 and re.search(_number(int(f["length"])), text):
         found.append("length")
+    elif "length" in f and _small_length_named(text, int(f["length"]), f.get("keys", ())):
+        found.append("length")
     vals = f.get("values", ())
     if len(vals) >= 2 and sum(1 for v in vals if re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", text)) >= 2:
         found.append("values")
     return found
+
+
+def _small_length_named(text: str, n: int, keys: Any) -> bool:
+    """A length of 0 or 1 (an empty output: its only fact) is stated only beside the name of
+    what it counts, one of the object's keys: "0 boxes", "boxes: 0", `{'boxes': []}`. A bare 0
+    or 1 is printed by chance too often to count."""
+    for key in (k for k in keys if len(k) >= 3):
+        k = re.escape(key)
+        if re.search(rf"(?<![\w.]){n}\s+{k}\b|\b{k}\W{{0,4}}{n}(?![\w.])", text) or \
+                (n == 0 and re.search(rf"\b{k}\W{{0,4}}\[\]", text)):
+            return True
+    return False
 
 
 def looked_at(text: str, content: ContentFacts | None) -> list[str]:
