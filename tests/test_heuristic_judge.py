@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from automedbench.runs.models import Effects, TraceEvent
+from automedbench.runs.models import Effects, OutputCheck, TraceEvent
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.tasks import get_task
@@ -497,3 +497,27 @@ def test_a_smoke_run_on_a_phantom_the_agent_made(tmp_path):
             "stdout": "shape (64, 64, 64) values [0 1], 3 components"}
     v = _judge(tmp_path, tr=trace(SETUP, phantom, smoke, look, BATCH))
     assert v["s3"].items == {"s3": 0.5} and v["s2"].items["s2e"] == 1, v["s3"].rationale
+
+
+def test_s1_candidates_listed_in_one_sentence_with_one_verdict_word_are_not_compared(tmp_path):
+    """"Candidates considered: A, B, C, D." lists the methods; the verdict word belongs to the
+    list, not to any of them (held-out sealed-10). Each with its own reason is compared."""
+    steps = "1. load the data with nibabel\n2. Otsu threshold for the brain\n3. pilot one case\n4. run all cases\n"
+    listed = steps + "\nCandidates considered: nnU-Net, SynthSeg, Otsu threshold, HD-BET.\n"
+    assert _judge(tmp_path, plan=listed)["s1"].items["s1d"] == 0
+    judged = steps + "\nnnU-Net needs weights, SynthSeg has no lesion class, Otsu threshold is offline.\n"
+    assert _judge(tmp_path, plan=judged)["s1"].items["s1d"] == 1
+
+
+def test_a_copy_of_the_input_beside_the_methods_output_leaves_the_pilot(tmp_path):
+    """On the pilot case, the method's output in one folder and the input copied through in
+    another: the copy is no run, the method's output still is (held-out sealed-10)."""
+    pilot = {**PILOT, "written": unit_files(f"{SCRATCH}/method", CASES[:1]) + unit_files(f"{SCRATCH}/copy", CASES[:1], "in")}
+    ev = trace(SETUP, pilot, BATCH)
+    ev[3].output_checks = [
+        OutputCheck(path=f"{SCRATCH}/method/case_000", case_id="case_000", valid=True, non_trivial=True,
+                    files={w["path"]: w["sha256"] for w in pilot["written"][:2]}),
+        OutputCheck(path=f"{SCRATCH}/copy/case_000", case_id="case_000", valid=True, non_trivial=True,
+                    copy_of_input=True, files={w["path"]: w["sha256"] for w in pilot["written"][2:]})]
+    v = _judge(tmp_path, tr=ev)
+    assert v["s2"].items["s2e"] == 1 and "pilot: yes" in v["s3"].rationale, v["s3"].rationale

@@ -138,3 +138,22 @@ def test_installs_with_their_outcome_hidden_are_attempts_unless_used_later():
     assert hidden_attempts("pip install nibabel") == set()
     assert hidden_attempts("pip install nibabel >/dev/null 2>&1") == set()
     assert hidden_attempts("pip install nibabel || true") == set()
+
+
+@pytest.mark.parametrize("code", [
+    "assert a.ndim == len(a.shape)",                       # the same number twice
+    "assert np.count_nonzero(a) <= a.size",                # a count of a's elements is never more than a's
+    "assert a.size >= np.count_nonzero(a)",
+    "assert all(isinstance(r['label'], str) for r in rows)",   # each CSV field is a str, always
+    "assert len(rows) >= 0",
+])
+def test_checks_that_hold_for_any_file_are_no_checks(code):
+    """Held-out sealed-10: asserts that ran on the pilot's content but cannot fail."""
+    assert silent_check("a = load()\nrows = read()\n" + code) is False
+
+
+def test_a_look_registered_to_run_at_exit_runs():
+    """`atexit.register(look)` (or a thread's target) calls the function: its asserts run."""
+    code = "def look():\n    m = load()\n    assert m.shape == (64, 64)\nimport atexit\natexit.register(look)\n"
+    assert silent_check(code) is True
+    assert silent_check(code.replace("atexit.register(look)", "pass")) is False

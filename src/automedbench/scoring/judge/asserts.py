@@ -7,9 +7,11 @@ one inside a string or an uncalled function) whose test reads a property of the 
 dtype, size, spacing, header, value range, counts, unique values, columns, boxes' coordinates)
 and is not vacuous. Vacuous tests hold for any file: a constant, `x is not None`, the same
 expression on both sides (`rows == rows`), a count, length, size or sum compared `>= 0`, the distinct values of a
-collection not more than it (`len(set(x)) <= len(x)`), a property that is always true when
-tested bare (`assert m.shape`, `assert m.dtype`), the type of a loaded object
-(`isinstance(m, np.ndarray)`). An assert inside a `try` whose handler catches its failure
+collection not more than it (`len(set(x)) <= len(x)`), a count of an array's elements not more
+than its size (`np.count_nonzero(a) <= a.size`), the same number twice (`a.ndim ==
+len(a.shape)`), a property that is always true when tested bare (`assert m.shape`, `assert
+m.dtype`), the type of a loaded object or of each of its items (`isinstance(m, np.ndarray)`,
+`all(isinstance(r["label"], str) for r in rows)`). An assert inside a `try` whose handler catches its failure
 (`except AssertionError`, `Exception` or a bare `except`) and does not raise again cannot stop
 the script: it is no check. A bash call's Python heredocs (`python3 - <<'EOF'`) are
 read the same way; code that does not parse is read line by line with the same property words.
@@ -77,7 +79,19 @@ def parse_python(code: str) -> ast.Module | None:
 
 
 def _called(tree: ast.Module) -> set[str]:
-    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    """Functions the script calls: by name, or handed to something that calls them later
+    (`atexit.register(look)`, `Thread(target=look)`: held-out sealed-10)."""
+    called = set()
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        if isinstance(n.func, ast.Name):
+            called.add(n.func.id)
+        name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
+        if name == "register" and n.args and isinstance(n.args[0], ast.Name):
+            called.add(n.args[0].id)
+        called |= {k.value.id for k in n.keywords if k.arg == "target" and isinstance(k.value, ast.Name)}
+    return called
 
 
 def _runs(child: ast.AST, called: set[str] | frozenset[str], as_tests: bool) -> bool:
@@ -151,15 +165,22 @@ def _reads_property(test: ast.expr) -> bool:
 ALWAYS_TRUE_ATTRS = {"shape", "dtype", "header", "affine", "mode", "kind", "itemsize"}
 
 
+def _isinstance(e: ast.expr) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "isinstance" and bool(e.args)
+
+
 def _vacuous(test: ast.expr) -> bool:
     """A test that holds whatever the data: see the module doc."""
     if isinstance(test, ast.Constant):
         return True
     if isinstance(test, ast.Attribute) and test.attr in ALWAYS_TRUE_ATTRS:
         return True       # `assert m.shape`: a loaded array always has one
-    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-            and test.args and isinstance(test.args[0], ast.Name)):
+    if isinstance(test, ast.Call) and _isinstance(test) and isinstance(test.args[0], ast.Name):
         return True       # `assert isinstance(m, np.ndarray)`: the type of what was loaded, not its content
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("all", "any")
+            and len(test.args) == 1 and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))):
+        elt = test.args[0].elt       # `all(isinstance(r["label"], str) for r in rows)`: each item's type
+        return _isinstance(elt) or _vacuous(elt)
     if isinstance(test, ast.BoolOp):
         return all(_vacuous(v) for v in test.values)
     if not isinstance(test, ast.Compare):
@@ -179,10 +200,43 @@ def _vacuous_pair(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool:
         return True
     if isinstance(op, ast.LtE) and _distinct_of(left) is not None and _distinct_of(left) == _len_of(right):
         return True       # len(set(x)) <= len(x): the distinct values of x are never more than x
+    small, large = (left, right) if isinstance(op, ast.LtE) else (right, left) if isinstance(op, ast.GtE) else (None, None)
+    if small is not None and large is not None and _part_of(small) is not None and _part_of(small) == _whole_of(large):
+        return True       # np.count_nonzero(a) <= a.size: a count of a's elements is never more than a's
+    if isinstance(op, ast.Eq) and {_attr_of(left, "ndim"), _attr_of(right, "ndim")} & {_len_of_shape(left),
+                                                                                      _len_of_shape(right)} - {None}:
+        return True       # a.ndim == len(a.shape): the same number twice
     bound = right.value if isinstance(right, ast.Constant) and isinstance(right.value, (int, float)) else None
     if bound is not None and ((isinstance(op, ast.GtE) and bound <= 0) or (isinstance(op, ast.Gt) and bound < 0)):
         return _non_negative(left)
     return False
+
+
+def _attr_of(e: ast.expr, attr: str) -> str | None:
+    """`x.<attr>` -> the source of x."""
+    return ast.dump(e.value) if isinstance(e, ast.Attribute) and e.attr == attr else None
+
+
+def _len_of_shape(e: ast.expr) -> str | None:
+    """`len(x.shape)` -> the source of x."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
+        return _attr_of(e.args[0], "shape")
+    return None
+
+
+def _part_of(e: ast.expr) -> str | None:
+    """`np.count_nonzero(x)` (a count of some of x's elements) -> the source of x."""
+    if isinstance(e, ast.Call) and e.args and not e.keywords and len(e.args) == 1:
+        f = e.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if name == "count_nonzero":
+            return ast.dump(e.args[0])
+    return None
+
+
+def _whole_of(e: ast.expr) -> str | None:
+    """`x.size` or `len(x)` -> the source of x."""
+    return _attr_of(e, "size") or _len_of(e)
 
 
 def _len_of(e: ast.expr) -> str | None:

@@ -272,11 +272,15 @@ def _drop_input_copies(calls: list[CallFacts]) -> set[str]:
         mine = [ch for ch in c.checks if ch.copy_of_input]
         for ch in mine:
             copied |= set(ch.files)
-            if ch.case_id is not None:
-                c.units.discard(ch.case_id)
         if mine:
             c.unit_writes = [w for w in c.unit_writes if w.path not in copied]
             c.__dict__.pop("unit_paths", None)     # cached from the writes before
+            # a case stays a unit of the call when another of its writes was a run (the method's
+            # output beside a copy of the input, both on the pilot case: held-out sealed-10)
+            ran = {_name(_parent(w.path)) for w in c.unit_writes}
+            for ch in mine:
+                if ch.case_id is not None and ch.case_id not in ran:
+                    c.units.discard(ch.case_id)
     return copied
 
 

@@ -159,11 +159,15 @@ def methods_judged(plan: str, methods: list[str]) -> list[str]:
         for m in named:
             rest = rest.replace(m, " ")
         if _VERDICT.search(rest):
-            # each method's judgement is what follows its name, up to the next method's name
+            # each method's judgement is what follows its name, up to the next method's name; in
+            # a sentence naming several, only a span that itself holds a verdict judges its method
+            # ("Candidates considered: A, B, C" lists them; held-out sealed-10)
             at = sorted((low.find(m), m) for m in named)
             for k, (pos, m) in enumerate(at):
                 end = at[k + 1][0] if k + 1 < len(at) else len(low)
-                judged[m] = _judgement(_MARK_WORDS.sub(" ", low[pos + len(m):end]))
+                span = low[pos + len(m):end]
+                if len(at) == 1 or _VERDICT.search(span):
+                    judged[m] = _judgement(_MARK_WORDS.sub(" ", span))
     distinct = set(judged.values())
     return list(judged) if len(distinct) >= 2 else []
 
