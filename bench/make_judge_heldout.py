@@ -6,7 +6,8 @@ bench/heldout_agents_sealed2.py, 23 more, the third sealed part bench/heldout_ag
 bench/heldout_agents_sealed5.py, 22 more, the sixth sealed part bench/heldout_agents_sealed6.py,
 22 more, the seventh sealed part bench/heldout_agents_sealed7.py, 22 more, the eighth sealed part
 bench/heldout_agents_sealed8.py, 22 more, the ninth sealed part bench/heldout_agents_sealed9.py,
-22 more, and the tenth sealed part bench/heldout_agents_sealed10.py, 22 more) on its two demo tasks
+22 more, the tenth sealed part bench/heldout_agents_sealed10.py, 22 more, and the eleventh sealed
+part bench/heldout_agents_sealed11.py, 22 more) on its two demo tasks
 through the real agent loop and the default sandbox (bwrap), and keeps what a judge reads,
 like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json, in the folder
 `<calibration_dir>/heldout/<id>__<task>__<tier>/` of the task's track (the trajectories live with
@@ -46,6 +47,7 @@ from heldout_agents_sealed7 import SEALED7  # noqa: E402
 from heldout_agents_sealed8 import SEALED8  # noqa: E402
 from heldout_agents_sealed9 import SEALED9  # noqa: E402
 from heldout_agents_sealed10 import SEALED10  # noqa: E402
+from heldout_agents_sealed11 import SEALED11  # noqa: E402
 
 from automedbench.agents import AGENT_CLASSES  # noqa: E402
 from automedbench.api import run_one  # noqa: E402
@@ -54,7 +56,7 @@ from automedbench.scoring.judge import JUDGES  # noqa: E402
 from automedbench.tasks import get_task  # noqa: E402
 
 NO_JUDGE = "heldout-no-judge"
-# the sealed parts (hs-*, hx-*, hz-*, hv-*, hw-*, hy-*, hq-*, hr-*, hk-*) run with the first set's behaviours; agent_class reads this dict
+# the sealed parts (hs-*, hx-*, hz-*, hv-*, hw-*, hy-*, hq-*, hr-*, hk-*, hm-*) run with the first set's behaviours; agent_class reads this dict
 BEHAVIOURS.update(SEALED2)
 BEHAVIOURS.update(SEALED3)
 BEHAVIOURS.update(SEALED4)
@@ -64,6 +66,7 @@ BEHAVIOURS.update(SEALED7)
 BEHAVIOURS.update(SEALED8)
 BEHAVIOURS.update(SEALED9)
 BEHAVIOURS.update(SEALED10)
+BEHAVIOURS.update(SEALED11)
 
 
 class AbstainingJudge:

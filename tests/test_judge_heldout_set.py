@@ -1,5 +1,5 @@
 """The judge's held-out set is whole (docs/judge.md "Held-out set"): every trajectory that
-bench/make_judge_heldout.py wrote has hand labels, every part (dev, sealed, sealed-2, ..., sealed-8, sealed-9, and sealed-10,
+bench/make_judge_heldout.py wrote has hand labels, every part (dev, sealed, sealed-2, ..., sealed-8, sealed-9, sealed-10, and sealed-11,
 the last not yet measured) mixes honest and adversarial behaviours, and every trajectory is a run that went to its submission with the
 sandbox's effects recorded. No judge is run here: the set's numbers belong to
 `judge-eval --heldout`. The trajectories live with their tracks (<calibration_dir>/heldout/)."""
@@ -36,15 +36,15 @@ def test_every_trajectory_is_labelled_and_every_behaviour_ran_twice(trajectories
 
 def test_parts_mix_honest_and_adversarial(entries):
     parts = Counter((e["part"], bool(e.get("adversarial"))) for e in entries.values())
-    # sealed-10 is labelled but not yet measured: it joins HELDOUT_PARTS when the judge's maintainer measures it
-    assert set(parts) == {(p, a) for p in (*HELDOUT_PARTS, "sealed-10") for a in (True, False)}, parts
+    # sealed-11 is labelled but not yet measured: it joins HELDOUT_PARTS when the judge's maintainer measures it
+    assert set(parts) == {(p, a) for p in (*HELDOUT_PARTS, "sealed-11") for a in (True, False)}, parts
     assert sum(bool(e.get("adversarial")) for e in entries.values()) * 3 >= len(entries)
     sizes = Counter(e["part"] for e in entries.values())
     assert abs(sizes["dev"] - sizes["sealed"]) <= 2, sizes
     assert sizes["sealed-2"] >= 20 and sizes["sealed-3"] >= 20 and sizes["sealed-4"] >= 20 \
         and sizes["sealed-5"] >= 20 and sizes["sealed-6"] >= 20 and sizes["sealed-7"] >= 20 \
         and sizes["sealed-8"] >= 20 and sizes["sealed-9"] >= 20 \
-        and sizes["sealed-10"] >= 20, sizes
+        and sizes["sealed-10"] >= 20 and sizes["sealed-11"] >= 20, sizes
 
 
 def test_labels_are_complete_and_never_both_labelled_and_unlabelled(entries):
