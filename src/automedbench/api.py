@@ -152,8 +152,8 @@ def judge_metamorphic(judges: list[str] | None = None, agent_configs: list[Path]
 
 def judge_heldout(judges: list[str] | None = None, agent_configs: list[Path] | None = None
                   ) -> dict[str, EvalReport]:
-    """The judge on the held-out set (docs/judge.md "Held-out set"), one report per part: "dev"
-    and "sealed" (never tuned against), each against the held-out floors."""
+    """The judge on the held-out set (docs/judge.md "Held-out set"), one report per part (dev,
+    sealed, sealed-2 .. sealed-11: calibration.HELDOUT_PARTS), each against its floors."""
     j = get_judge(judges, agent_configs)
     check_judge_ready(j)
     return evaluate_heldout(j)

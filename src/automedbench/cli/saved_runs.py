@@ -91,7 +91,7 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
                                                      "(substance kept / removed; docs/judge.md)."),
                heldout: bool = typer.Option(False, "--heldout",
                                             help="Also measure it on the held-out set, each part apart "
-                                                 "(dev, sealed, sealed-2: docs/judge.md \"Held-out set\")."),
+                                                 "(dev, sealed, sealed-2 .. sealed-11: docs/judge.md \"Held-out set\")."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
     """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
     when a floor is not met or an adversarial trajectory is credited above its label (with

@@ -39,9 +39,9 @@ LABELS = PACKAGE / "labels.yaml"
 HELDOUT = PACKAGE / "heldout"
 HELDOUT_LABELS = HELDOUT / "labels.yaml"
 HELDOUT_FLOORS = HELDOUT / "floors.yaml"
-# dev: looked at while the judge changed; sealed .. sealed-6: each measured once sealed, then
-# looked at (issue 25's fixes for the classes they showed); sealed-7: written after those fixes,
-# measured once, never tuned against.
+# dev: looked at while the judge changed; sealed .. sealed-10: each measured once sealed, then
+# looked at (issue 25's fixes for the classes they showed); the last part: written after those
+# fixes, measured once, never tuned against.
 # What each part is, in words, is floors.yaml's `parts` (shown by `judge-eval --heldout`).
 HELDOUT_PARTS = ("dev", "sealed", "sealed-2", "sealed-3", "sealed-4", "sealed-5", "sealed-6", "sealed-7", "sealed-8", "sealed-9", "sealed-10", "sealed-11")
 
@@ -211,9 +211,9 @@ def heldout_part_names() -> dict[str, str]:
 
 
 def evaluate_heldout(judge: Judge) -> dict[str, EvalReport]:
-    """The judge on the held-out set, one report per part ("dev", "sealed"), each against the
-    held-out floors (docs/judge.md "Held-out set"). The sealed part is never tuned against:
-    its numbers are reported apart."""
+    """The judge on the held-out set, one report per part (HELDOUT_PARTS), each against its
+    floors (docs/judge.md "Held-out set"). Each part is reported apart: the last one, never
+    tuned against, measures the judge as it stands."""
     every = [t for root in heldout_roots() for t in load_set(root, HELDOUT_LABELS)]
     return {part: evaluate(judge, [t for t in every if t.part == part], HELDOUT_LABELS, HELDOUT_FLOORS,
                            floors_key=f"{part}_floors") for part in HELDOUT_PARTS}
