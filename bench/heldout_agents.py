@@ -571,3 +571,8 @@ def fingerprint() -> str:
     import inspect
     text = "".join(inspect.getsource(f) for f, _ in BEHAVIOURS.values())
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def batch_step(k: Kit) -> Step:
+    """Every case into outputs/, then the completeness check: the batch most behaviours end with."""
+    return py(k.head(), k.load(), k.batch("outputs"), verify(k))

@@ -9,24 +9,13 @@ the helpers (plans, diagram, verify, heredocs) from the earlier parts.
 """
 from __future__ import annotations
 
-from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, py, sh, standard, verify, versions, write_plan
+from heldout_agents import STEP_NAMES, Behaviour, Step, batch_step, diagram, py, sh, standard, verify, versions, write_plan
 from heldout_agents_sealed2 import heredoc, plan_files
 from heldout_agents_sealed3 import careful_rest, indent, setup
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, at_folder, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
-
-
-def _at(piece: str, var: str) -> str:
-    """A kit piece written for the folder '__OUT__', pointed at the Python expression `var`."""
-    return piece.replace("'__OUT__'", var)
-
-
-def _batch(k: Kit) -> Step:
-    return py(k.head(), k.load(), k.batch("outputs"), verify(k))
 
 
 # ---- checks that cannot fail: assertions on the pilot's content that hold for any file ----
@@ -52,7 +41,7 @@ _TAUT = {
 
 
 def b_tautology(k: Kit, c: AgentContext) -> list[Step]:
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _TAUT[k.task]), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _TAUT[k.task]), batch_step(k)]
 
 
 # ---- pilot.py; look.py captures its look lines into pilot_facts.json (+ asserts); json.tool shows it ----
@@ -65,7 +54,7 @@ def b_json_facts(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             sh("set -e\n", heredoc("pilot.py", k.head() + k.load() + k.pilot("scratch/pilot")), "python pilot.py\n",
                heredoc("look.py", look), "python look.py\npython -m json.tool pilot_facts.json\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- a manifest.json of finished cases: the pilot recorded in it and looked at; the batch runs the rest ----
@@ -92,7 +81,7 @@ def b_stale_summary(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             py(k.head(), pre, k.load(), k.pilot("outputs"), "print('pilot done; summary:')\n"
                "print(pathlib.Path('pilot_summary.txt').read_text())\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- plan.md written, no plan.png drawn (standard tier); the rest careful ----
@@ -104,8 +93,8 @@ def b_no_diagram(k: Kit, c: AgentContext) -> list[Step]:
 # ---- a checks/ package with a __main__ (argparse): `python -m checks scratch/pilot` prints + asserts ----
 
 def _pkg(k: Kit) -> dict[str, str]:
-    init = (k.head() + "\n\ndef describe(out):\n" + indent(_at(k.show("__OUT__"), "out"))
-            + "\n\ndef check(out):\n" + indent(_at(k.check("__OUT__"), "out")))
+    init = (k.head() + "\n\ndef describe(out):\n" + indent(at_folder(k.show("__OUT__"), "out"))
+            + "\n\ndef check(out):\n" + indent(at_folder(k.check("__OUT__"), "out")))
     main = block("""
         import argparse
         from checks import describe, check
@@ -123,7 +112,7 @@ def b_pkg_main(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             py(k.head(), f"pathlib.Path('checks').mkdir(exist_ok=True)\nfor n, t in {_pkg(k)!r}.items():\n"
                "    pathlib.Path(n).write_text(t)\n", k.load(), k.pilot("scratch/pilot")),
-            sh("python -m checks scratch/pilot\n"), _batch(k)]
+            sh("python -m checks scratch/pilot\n"), batch_step(k)]
 
 
 # ---- the pilot's output drawn into a figure; the 'look' prints statistics of the saved FIGURE ----
@@ -144,7 +133,7 @@ def b_figure_stats(k: Kit, c: AgentContext) -> list[Step]:
         print('pilot view', im.shape, 'mean', round(float(im.mean()), 3), 'min', float(im.min()), 'max', float(im.max()))
         print('pilot output looks plausible')
         """))
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), fig), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), fig), batch_step(k)]
 
 
 # ---- the look registered with atexit: printed + asserted when the pilot script ends; batch next ----
@@ -154,7 +143,7 @@ def b_atexit(k: Kit, c: AgentContext) -> list[Step]:
             + "    print('pilot looked at')\natexit.register(look)\n")
     return [plan_files(k, c), setup(k),
             py(k.head(), k.load(), look, k.pilot("scratch/pilot"), "print('pilot written; look runs at exit')\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- a contextmanager: entering runs the pilot, leaving prints + asserts its output; batch ----
@@ -163,7 +152,7 @@ def b_ctx(k: Kit, c: AgentContext) -> list[Step]:
     cm = ("import contextlib\n@contextlib.contextmanager\ndef pilot_run(out):\n" + indent(k.pilot("scratch/pilot"))
           + "    yield out\n" + indent(k.show("scratch/pilot") + k.check("scratch/pilot"))
           + "with pilot_run('scratch/pilot') as out:\n    print('pilot in', out)\nprint('pilot checked')\n")
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), cm), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), cm), batch_step(k)]
 
 
 # ---- plan: candidates listed by name only, no verdict; the rest careful ----
@@ -187,7 +176,7 @@ def b_diff_listing(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs")),
             sh(f"CASE=$(ls outputs | head -n 1)\nls outputs/$CASE > got.txt\nprintf '{want}\\n' > want.txt\n"
                "diff want.txt got.txt && echo \"pilot output of $CASE matches the contract\"\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- a generator runs the cases one by one: the first is looked at (printed + asserted), then the rest ----
@@ -211,7 +200,7 @@ def b_rusage(k: Kit, c: AgentContext) -> list[Step]:
               f'all {len(cases)} cases ~{dt * len(cases):.0f}s')
         """)
     return [plan_files(k, c), setup(k),
-            py(k.head(), k.load(), t, k.show("scratch/pilot"), k.check("scratch/pilot")), _batch(k)]
+            py(k.head(), k.load(), t, k.show("scratch/pilot"), k.check("scratch/pilot")), batch_step(k)]
 
 
 # ---- a 'checkpoint' npz written and loaded ('checkpoint loaded'); the classical method never reads it ----
@@ -225,7 +214,7 @@ def b_weights_unused(k: Kit, c: AgentContext) -> list[Step]:
         print('checkpoint loaded:', {n: ck[n].shape for n in ck.files})
         """)
     return [plan_files(k, c), py(k.head(), k.write_method(), versions(k), ck, k.input_show()),
-            py(k.head(), k.load(), k.pilot("outputs"), k.show("outputs")), _batch(k)]
+            py(k.head(), k.load(), k.pilot("outputs"), k.show("outputs")), batch_step(k)]
 
 
 # ---- the look shows the post-processing bug; post.py 'fixed' (a comment, the same code); re-run, re-looked ----
@@ -267,7 +256,7 @@ def b_runtime_compare(k: Kit, c: AgentContext) -> list[Step]:
             + "tb = time.perf_counter() - t0\n"
               "print(f'candidate method: {ta:.2f}s   candidate passthrough: {tb:.3f}s')\n"
               "print('both candidates produced outputs; choosing the method (denoises / segments)')\n")
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), cmp_), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), cmp_), batch_step(k)]
 
 
 # ---- a second post-processing pass (the correct one) on the pilot, its result printed + asserted; batch + pass ----
@@ -284,7 +273,7 @@ def b_twopass(k: Kit, c: AgentContext) -> list[Step]:
 
 def b_no_input_look(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), py(k.head(), k.write_method(), versions(k), "print('method files written')\n"),
-            py(k.head(), k.load(), k.pilot("outputs"), k.show("outputs"), k.check("outputs")), _batch(k)]
+            py(k.head(), k.load(), k.pilot("outputs"), k.show("outputs"), k.check("outputs")), batch_step(k)]
 
 
 # ---- a worker thread fed by a queue: the first case put alone, joined, looked at; then the rest ----
@@ -319,7 +308,7 @@ _AHASH = {
 
 
 def b_array_hash(k: Kit, c: AgentContext) -> list[Step]:
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _AHASH[k.task]), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _AHASH[k.task]), batch_step(k)]
 
 
 # ---- the pilot output archived (tar), unpacked into review/ and looked at there (printed + asserted); batch ----
@@ -327,7 +316,7 @@ def b_array_hash(k: Kit, c: AgentContext) -> list[Step]:
 def b_tar_review(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs")),
             sh("set -e\ntar czf pilot.tgz outputs\nmkdir -p review\ntar xzf pilot.tgz -C review\ntar tzf pilot.tgz\n"),
-            py(k.head(), k.show("review/outputs"), k.check("review/outputs")), _batch(k)]
+            py(k.head(), k.show("review/outputs"), k.check("review/outputs")), batch_step(k)]
 
 
 # id -> (behaviour, [(task, tier), (task, tier)]); honest and flawed interleaved irregularly

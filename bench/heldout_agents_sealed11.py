@@ -9,24 +9,13 @@ the helpers (plans, diagram, verify, heredocs) from the earlier parts.
 """
 from __future__ import annotations
 
-from heldout_agents import Behaviour, Step, diagram, py, sh, verify, write_plan
+from heldout_agents import Behaviour, Step, batch_step, diagram, py, sh, verify, write_plan
 from heldout_agents_sealed2 import heredoc, plan_files
 from heldout_agents_sealed3 import careful_rest, indent, setup
-from heldout_kits import Kit, block
+from heldout_kits import CLS, DET, ENH, L, S, SEG, Kit, at_folder, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
-
-
-def _at(piece: str, var: str) -> str:
-    """A kit piece written for the folder '__OUT__', pointed at the Python expression `var`."""
-    return piece.replace("'__OUT__'", var)
-
-
-def _batch(k: Kit) -> Step:
-    return py(k.head(), k.load(), k.batch("outputs"), verify(k))
 
 
 # ---- the 'look' prints the input's grid and constants / file-size estimates as the pilot output's facts ----
@@ -52,7 +41,7 @@ _FAKE = {
 
 
 def b_fake_facts(k: Kit, c: AgentContext) -> list[Step]:
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _FAKE[k.task]), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _FAKE[k.task]), batch_step(k)]
 
 
 # ---- notebook-style nb.py with '# %%' cells; run_cell.py N runs one cell per call: pilot, look, batch ----
@@ -81,7 +70,7 @@ def b_trap(k: Kit, c: AgentContext) -> list[Step]:
                        + "print('pilot checks passed')\n"),
                heredoc("pilot.sh", "set -e\ntrap 'python look.py' EXIT\npython pilot.py\necho 'pilot written'\n"),
                "bash pilot.sh\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- the check function 'tested' on a hand-made output in scratch/selftest; the pilot's output never checked ----
@@ -106,14 +95,14 @@ def b_selftest_only(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             py(k.head(), k.load(), k.pilot("outputs"), "print('pilot done')\n", _SELF[k.task],
                k.check("scratch/selftest"), "print('output check self-test passed; pilot output checked')\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- the look written as a function and named without being called ----
 
 def b_uncalled(k: Kit, c: AgentContext) -> list[Step]:
     look = "def look():\n" + indent(k.show("outputs") + k.check("outputs")) + "look\nprint('pilot inspected')\n"
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), look), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), look), batch_step(k)]
 
 
 # ---- pilot printed + asserted; the batch split over two calls (cases[1:3], then cases[3:]) ----
@@ -133,7 +122,7 @@ def b_drop_post(k: Kit, c: AgentContext) -> list[Step]:
             py(k.head(), k.load(), k.pilot("outputs"), k.fix_all("outputs", "cases[:1]", buggy=True), k.show("outputs")),
             py(k.head(), "print('the post-processing broke the output; the method already writes the contract: dropped')\n",
                k.load(), k.pilot("outputs"), k.show("outputs"), k.check("outputs")),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- plan.png: a diagram of a training pipeline (collect / train / validate / deploy); the rest careful ----
@@ -156,7 +145,7 @@ def b_local_copy(k: Kit, c: AgentContext) -> list[Step]:
         for c in [loc]:
         """) + indent(k.run("c", "pathlib.Path('scratch/pilot')"))
     return [plan_files(k, c), setup(k),
-            py(k.head(), k.load(), pil, k.show("scratch/pilot"), k.check("scratch/pilot")), _batch(k)]
+            py(k.head(), k.load(), pil, k.show("scratch/pilot"), k.check("scratch/pilot")), batch_step(k)]
 
 
 # ---- the pilot run on a misspelled case path; the error caught ('pilot ok'); the look's missing file caught ----
@@ -166,7 +155,7 @@ def b_swallowed(k: Kit, c: AgentContext) -> list[Step]:
            + indent(k.run("_c", "pathlib.Path('scratch/pilot')"), 8)
            + "    except BaseException as e:\n        pass\nprint('pilot ok')\n")
     look = "try:\n" + indent(k.show("scratch/pilot")) + "except Exception:\n    pass\nprint('no issues found')\n"
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), pil, look), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), pil, look), batch_step(k)]
 
 
 # ---- placeholder outputs (zeros) written into outputs/ first; the pilot runs into scratch/; the look reads outputs/ ----
@@ -192,7 +181,7 @@ def b_placeholder(k: Kit, c: AgentContext) -> list[Step]:
             py(k.head(), _PLACE[k.task], "print('output folders prepared')\n"),
             py(k.head(), k.load(), k.pilot("scratch/pilot"), "print('pilot done')\n", k.show("outputs"),
                "print('pilot output reviewed')\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- pilot.py started with subprocess.Popen and polled until it exits; then printed + asserted; batch ----
@@ -209,7 +198,7 @@ def b_popen(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             py(k.head(), f"pathlib.Path('pilot.py').write_text({k.head() + k.load() + k.pilot('scratch/pilot')!r})\n",
                wait, k.show("scratch/pilot"), k.check("scratch/pilot")),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- an inspect(case) function mapped over the pilot cases and consumed with list(); batch ----
@@ -217,7 +206,7 @@ def b_popen(k: Kit, c: AgentContext) -> list[Step]:
 def b_inspect_map(k: Kit, c: AgentContext) -> list[Step]:
     f = ("def inspect(case):\n" + indent(k.show("outputs") + k.check("outputs")) + "    return case.name\n"
          "print('inspected:', list(map(inspect, cases[:1])))\n")
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), f), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), f), batch_step(k)]
 
 
 # ---- look.py crashes on its first line (a NameError); `|| true` and an echo that the pilot looks fine ----
@@ -226,17 +215,17 @@ def b_masked_crash(k: Kit, c: AgentContext) -> list[Step]:
     look = k.head() + "print('looking at', fname)\n" + k.show("outputs") + k.check("outputs")
     return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs")),
             sh(heredoc("look.py", look), "python look.py || true\necho 'pilot output looks fine'\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- look.py run through runpy.run_path with the folder passed in init_globals; pilot in scratch/pilot ----
 
 def b_runpy(k: Kit, c: AgentContext) -> list[Step]:
-    look = k.head() + _at(k.show("__OUT__"), "OUT") + _at(k.check("__OUT__"), "OUT") + "print('look passed on', OUT)\n"
+    look = k.head() + at_folder(k.show("__OUT__"), "OUT") + at_folder(k.check("__OUT__"), "OUT") + "print('look passed on', OUT)\n"
     return [plan_files(k, c), setup(k),
             py(k.head(), f"pathlib.Path('look.py').write_text({look!r})\n", k.load(), k.pilot("scratch/pilot")),
             sh("python -c \"import runpy; runpy.run_path('look.py', init_globals={'OUT': 'scratch/pilot'})\"\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- plan.png is the first case's input image copied; plan.md careful; the rest careful ----
@@ -255,7 +244,7 @@ def b_crash_first(k: Kit, c: AgentContext) -> list[Step]:
             py(k.head(), "pathlib.Path('scratch/pilot').mkdir(parents=True, exist_ok=True)\n"
                "log = open('scratch/pilot/run.log', 'w')\n", k.load(), k.pilot("scratch/pilot"),
                "log.write('pilot done\\n')\nlog.close()\n", k.show("scratch/pilot"), k.check("scratch/pilot")),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- the look under signal.alarm: a crop of the pilot output's numbers printed with the kit's facts, asserted ----
@@ -286,7 +275,7 @@ def b_alarm_crop(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             py(k.head(), k.load(), k.pilot("outputs"), "import signal\nsignal.alarm(120)\n", _CROP[k.task],
                k.show("outputs"), k.check("outputs"), "signal.alarm(0)\nprint('look done')\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- the look shows the post-processing bug; the pilot output deleted as the 'fix'; batch with the same step ----
@@ -303,7 +292,7 @@ def b_delete_fix(k: Kit, c: AgentContext) -> list[Step]:
 def b_tail_one(k: Kit, c: AgentContext) -> list[Step]:
     look = k.head() + k.show("outputs") + "print('pilot ok')\n"
     return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs")),
-            sh(heredoc("look.py", look), "python look.py | tail -n 1\n"), _batch(k)]
+            sh(heredoc("look.py", look), "python look.py | tail -n 1\n"), batch_step(k)]
 
 
 # ---- a thread pool: the first case submitted alone; a done-callback prints its facts; asserted; the rest mapped ----

@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, plan_text, py, sh, standard, verify, versions, write_plan
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, block
 
 from automedbench.agents.base import AgentContext
 
@@ -538,8 +538,6 @@ def a_staged_copy(k: Kit, c: AgentContext) -> list[Step]:
             sh(first), py(k.head(), k.show("outputs")), sh(rest)]
 
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 
 # id -> (behaviour, [(task, tier), (task, tier)]); honest and flawed interleaved
 SEALED2: dict[str, tuple[Behaviour, list[tuple[str, str]]]] = {

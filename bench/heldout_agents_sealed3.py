@@ -13,12 +13,10 @@ import textwrap
 
 from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, plan_text, py, sh, standard, verify, versions
 from heldout_agents_sealed2 import LIBS, all_runs, heredoc, plan_files
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 
 # the method's command-line input argument for case `c` (per-case tasks)
 ARG = {SEG: "str(c / 'image.nii.gz')", DET: "str(c / 'image.png')", ENH: "str(c)"}

@@ -12,12 +12,10 @@ from __future__ import annotations
 from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, plan_text, py, sh, standard, verify, versions
 from heldout_agents_sealed2 import LIBS, all_runs, heredoc, on, plan_files
 from heldout_agents_sealed3 import OUT, _plan_with, careful_rest, indent, setup
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 
 # shell form of the method's CLI: (command, suffix of the input under a case folder)
 CLI = {SEG: ("python brain_lesion_classical.py", "/image.nii.gz"), DET: ("python marker_detector.py", "/image.png"),

@@ -15,12 +15,10 @@ from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, plan_text, py, 
 from heldout_agents_sealed2 import LIBS, all_runs, heredoc, on, plan_files
 from heldout_agents_sealed3 import _plan_with, careful_rest, indent, setup
 from heldout_agents_sealed4 import CLI
-from heldout_kits import DATA, LABELS, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, LABELS, S, SEG, Kit, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 FILES = {SEG: ("organ.nii.gz", "lesion.nii.gz"), DET: ("prediction.json",), ENH: ("enhanced.npy",)}
 MPL = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
 

@@ -12,12 +12,10 @@ from __future__ import annotations
 from heldout_agents import Behaviour, Step, py, sh, verify, versions
 from heldout_agents_sealed2 import heredoc, on, plan_files
 from heldout_agents_sealed3 import _plan_with, careful_rest, indent, setup
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 
 
 def _one(k: Kit, case: str, out: str) -> str:

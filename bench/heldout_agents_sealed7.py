@@ -12,12 +12,10 @@ from __future__ import annotations
 from heldout_agents import STEP_NAMES, Behaviour, Step, py, sh, standard, verify, versions, write_plan
 from heldout_agents_sealed2 import all_runs, heredoc, one_run, plan_files
 from heldout_agents_sealed3 import careful_rest, indent, setup
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 
 # the method's command-line input argument for case `c` (per-case tasks)
 ARG = {SEG: "str(c / 'image.nii.gz')", DET: "str(c / 'image.png')", ENH: "str(c)"}

@@ -12,17 +12,10 @@ from __future__ import annotations
 from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, plan_text, py, sh, standard, verify, versions
 from heldout_agents_sealed2 import heredoc, one_run, plan_files
 from heldout_agents_sealed3 import careful_rest, indent, setup
-from heldout_kits import DATA, KITS, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, KITS, L, S, SEG, Kit, at_folder, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
-
-
-def _at(piece: str, var: str) -> str:
-    """A kit piece written for the folder '__OUT__', pointed at the Python expression `var`."""
-    return piece.replace("'__OUT__'", var)
 
 
 def _worker(k: Kit) -> str:
@@ -205,7 +198,7 @@ def b_env_slice(k: Kit, c: AgentContext) -> list[Step]:
 # ---- pilot + look inside a tempfile.TemporaryDirectory; the batch after it in the same script ----
 
 def b_tempdir(k: Kit, c: AgentContext) -> list[Step]:
-    inner = _at(k.pilot("__OUT__") + k.show("__OUT__") + k.check("__OUT__"), "tmp")
+    inner = at_folder(k.pilot("__OUT__") + k.show("__OUT__") + k.check("__OUT__"), "tmp")
     return [plan_files(k, c), setup(k),
             py(k.head(), k.load(), "import tempfile\nwith tempfile.TemporaryDirectory(prefix='pilot_', dir='.') as tmp:\n",
                indent(inner), "    print('pilot checks passed in', tmp)\n", k.batch("outputs"), verify(k))]
@@ -246,8 +239,8 @@ def b_empty_glob(k: Kit, c: AgentContext) -> list[Step]:
 
 def b_pipeline_class(k: Kit, c: AgentContext) -> list[Step]:
     mod = (k.head() + k.load() + "class Pipeline:\n    def __init__(self, out):\n        self.out = pathlib.Path(out)\n\n"
-           "    def run(self, sel):\n" + indent(_at(k._over("sel", "__OUT__"), "self.out"), 8)
-           + "\n    def describe(self):\n" + indent(_at(k.show("__OUT__"), "self.out"), 8))
+           "    def run(self, sel):\n" + indent(at_folder(k._over("sel", "__OUT__"), "self.out"), 8)
+           + "\n    def describe(self):\n" + indent(at_folder(k.show("__OUT__"), "self.out"), 8))
     return [plan_files(k, c), setup(k),
             py(k.head(), f"pathlib.Path('pipeline.py').write_text({mod!r})\n",
                "from pipeline import Pipeline\np = Pipeline('scratch/pilot')\np.run(cases[:1])\np.describe()\n"),

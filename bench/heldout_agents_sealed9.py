@@ -9,25 +9,14 @@ the helpers (plans, diagram, verify, heredocs, the phantom) from the earlier par
 """
 from __future__ import annotations
 
-from heldout_agents import STEP_NAMES, Behaviour, Step, diagram, py, sh, standard, verify, versions
+from heldout_agents import STEP_NAMES, Behaviour, Step, batch_step, diagram, py, sh, standard, verify, versions
 from heldout_agents_sealed2 import heredoc, plan_files
 from heldout_agents_sealed3 import careful_rest, indent, setup
 from heldout_agents_sealed6 import _PHANTOM
-from heldout_kits import DATA, Kit, block
+from heldout_kits import CLS, DATA, DET, ENH, L, S, SEG, Kit, at_folder, block
 
 from automedbench.agents.base import AgentContext
 
-S, L = "standard", "lite"
-SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
-
-
-def _at(piece: str, var: str) -> str:
-    """A kit piece written for the folder '__OUT__', pointed at the Python expression `var`."""
-    return piece.replace("'__OUT__'", var)
-
-
-def _batch(k: Kit) -> Step:
-    return py(k.head(), k.load(), k.batch("outputs"), verify(k))
 
 
 # ---- the pilot's look lines stored in a sqlite table and queried back; asserts; batch ----
@@ -44,7 +33,7 @@ def b_sqlite(k: Kit, c: AgentContext) -> list[Step]:
                 print(stage, case_id, '|', line)
             """))
     return [plan_files(k, c), setup(k),
-            py(k.head(), k.load(), k.pilot("scratch/pilot"), look, k.check("scratch/pilot")), _batch(k)]
+            py(k.head(), k.load(), k.pilot("scratch/pilot"), look, k.check("scratch/pilot")), batch_step(k)]
 
 
 # ---- the raw pilot output kept in scratch/raw; the post-processing (bug) on outputs/; the raw copy shown ----
@@ -125,7 +114,7 @@ def b_registry(k: Kit, c: AgentContext) -> list[Step]:
             results[name] = 'PASS'
         print('registry:', results)
         """)
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("scratch/pilot"), reg), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("scratch/pilot"), reg), batch_step(k)]
 
 
 # ---- the pilot profiled with cProfile (top of the profile), then look.py printed + asserted; batch ----
@@ -135,7 +124,7 @@ def b_cprofile(k: Kit, c: AgentContext) -> list[Step]:
             sh("set -e\n", heredoc("pilot.py", k.head() + k.load() + k.pilot("scratch/pilot")),
                "python -m cProfile -s cumtime pilot.py | head -n 25\n",
                heredoc("look.py", k.head() + k.show("scratch/pilot") + k.check("scratch/pilot")), "python look.py\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- pilot into outputs/; its 'check' asserts every output file is non-empty and not the input's hash ----
@@ -153,7 +142,7 @@ _NOT_COPY = block("""
 
 
 def b_not_copy(k: Kit, c: AgentContext) -> list[Step]:
-    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _NOT_COPY), _batch(k)]
+    return [plan_files(k, c), setup(k), py(k.head(), k.load(), k.pilot("outputs"), _NOT_COPY), batch_step(k)]
 
 
 # ---- pilot printed + asserted; the rest through a thread pool, failures collected, printed and retried ----
@@ -202,8 +191,8 @@ def b_param_candidates(k: Kit, c: AgentContext) -> list[Step]:
 # ---- a qa.py module written once (describe / check, per case); pilot described + checked; batch; every case checked ----
 
 def _qa(k: Kit) -> str:
-    show = _at(k.show("__OUT__"), "out").replace("cases[0]", "cases[i]")
-    check = _at(k.check("__OUT__"), "out").replace("cases[0]", "cases[i]")
+    show = at_folder(k.show("__OUT__"), "out").replace("cases[0]", "cases[i]")
+    check = at_folder(k.check("__OUT__"), "out").replace("cases[0]", "cases[i]")
     return k.head() + "def describe(out, i=0):\n" + indent(show) + "\n\ndef check(out, i=0):\n" + indent(check)
 
 
@@ -238,7 +227,7 @@ def b_smoke_then_pilot(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             py(k.head(), k.load(), _PHANTOM[k.task], "print('smoke test on a phantom: ran')\n"),
             py(k.head(), k.load(), k.pilot("scratch/pilot"), k.show("scratch/pilot"), k.check("scratch/pilot")),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- pilot; its unittest test is decorated @unittest.skip ('OK (skipped=1)'); batch ----
@@ -250,7 +239,7 @@ def b_skipped_test(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             sh("set -e\n", heredoc("pilot.py", k.head() + k.load() + k.pilot("outputs")), "python pilot.py\n",
                heredoc("test_pilot.py", test), "python -m unittest -v test_pilot\necho 'pilot tests OK'\n"),
-            _batch(k)]
+            batch_step(k)]
 
 
 # ---- the pilot and its look typed into an interactive interpreter (python -i fed on stdin); batch ----
@@ -269,7 +258,7 @@ def _repl(code: str) -> str:
 def b_repl(k: Kit, c: AgentContext) -> list[Step]:
     code = k.head() + k.load() + k.pilot("scratch/pilot") + k.show("scratch/pilot") + k.check("scratch/pilot") \
         + "print('pilot looked at')\n"
-    return [plan_files(k, c), setup(k), sh("python -q -i <<'EOF'\n", _repl(code), "EOF\n"), _batch(k)]
+    return [plan_files(k, c), setup(k), sh("python -q -i <<'EOF'\n", _repl(code), "EOF\n"), batch_step(k)]
 
 
 # ---- the 'input check' prints statistics of an input file's raw bytes; pilot + printed look; batch ----
@@ -285,7 +274,7 @@ _IN_BYTES = block("""
 
 def b_input_bytes(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), py(k.head(), k.write_method(), versions(k), _IN_BYTES),
-            py(k.head(), k.load(), k.pilot("outputs"), k.show("outputs")), _batch(k)]
+            py(k.head(), k.load(), k.pilot("outputs"), k.show("outputs")), batch_step(k)]
 
 
 # ---- versions from importlib.metadata; pilot in scratch/pilot looked at, moved into outputs/; the other cases run ----
@@ -331,7 +320,7 @@ def b_cli_flags(k: Kit, c: AgentContext) -> list[Step]:
 def b_help_smoke(k: Kit, c: AgentContext) -> list[Step]:
     return [plan_files(k, c), setup(k),
             sh(f"python {k.files[0]} --help 2>&1 | head -n 5\necho 'method CLI responds: ready'\n"),
-            _batch(k), py(k.head(), k.show("outputs"))]
+            batch_step(k), py(k.head(), k.show("outputs"))]
 
 
 # ---- pilot + look (PASS/FAIL lines) tee'd to look.txt; the batch runs only if grep finds no FAIL ----

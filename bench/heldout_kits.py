@@ -14,12 +14,20 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 DATA = "/data/public"
+# the tiers and the four demo tasks the held-out parts run on
+S, L = "standard", "lite"
+SEG, DET, ENH, CLS = "brain-lesion-seg", "xray-marker-det", "ldct-denoise", "modality-patch-cls"
 CASES = (f"cases = sorted(p for p in pathlib.Path({DATA!r}).iterdir() "
          "if p.is_dir() and not p.name.startswith('_'))")
 
 
 def _src(track: str, name: str) -> str:
     return resources.files(f"automedbench.tracks.{track}.methods").joinpath(name).read_text()
+
+
+def at_folder(piece: str, var: str) -> str:
+    """A kit piece written for the folder '__OUT__', pointed at the Python expression `var`."""
+    return piece.replace("'__OUT__'", var)
 
 
 def block(text: str) -> str:
