@@ -1,7 +1,7 @@
 """Which pilot runs, looks and fixes gate the batch (docs/judge.md "Units, pilot, batch").
 
-Three ways work before the batch can look like validation without gating it (held-out sealed-5,
-read after its measurement):
+Ways work before the batch can look like validation without gating it (held-out sealed-5 and
+later parts, each read after its measurement):
 
 * **A stand-in pilot.** The pilot ran something else (a quick inline pipeline) and the method
   the batch runs first ran in the batch: when the batch opened model files (weights, the
@@ -132,13 +132,27 @@ def _fails_after_passing(calls: list[CallFacts], pilots: Sequence[CallFacts], ba
         not ch.passed for c in calls[batch_start:] for ch in c.checks)
 
 
+def _case_file(path: str) -> tuple[str, str]:
+    """(the folder a unit file is in: its case, the file's name): one case's file, wherever written."""
+    return _name(_parent(path)), _name(path)
+
+
+def _batch_bytes(calls: list[CallFacts], batch_start: int) -> dict[tuple[str, str], set[str]]:
+    """The bytes (sha256) the batch wrote for each case's file."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for c in calls[batch_start:]:
+        for w in c.unit_writes + c.copies:
+            if w.sha256:
+                out.setdefault(_case_file(w.path), set()).add(w.sha256)
+    return out
+
+
 def _rerun_differs(calls: list[CallFacts], pilots: Sequence[CallFacts], batch_start: int) -> bool:
     """Whether the batch re-wrote a piloted case's file with other bytes than the pilot's (per-case
     files only: a cohort file grows with the batch whatever the pipeline)."""
-    piloted = {(_name(_parent(w.path)), _name(w.path)): w.sha256 for c in pilots for w in c.unit_writes
+    piloted = {_case_file(w.path): w.sha256 for c in pilots for w in c.unit_writes
                if w.sha256 and _name(_parent(w.path)) in c.units}
-    return any(piloted.get((_name(_parent(w.path)), _name(w.path)), w.sha256) != w.sha256
-               for c in calls[batch_start:] for w in c.unit_writes + c.copies if w.sha256)
+    return any(key in piloted and shas - {piloted[key]} for key, shas in _batch_bytes(calls, batch_start).items())
 
 
 # an environment variable set by a script: os.environ["X"] = "v", os.environ.setdefault("X", "v"),
@@ -168,18 +182,14 @@ def rival_outputs(calls: list[CallFacts], pilots: list[CallFacts], batch_start: 
     whose reruns differ leaves nothing to compare)."""
     if batch_start is None:
         return set()
-    batch: dict[tuple[str, str], set[str]] = {}
-    for c in calls[batch_start:]:
-        for w in c.unit_writes + c.copies:
-            if w.sha256:
-                batch.setdefault((_name(_parent(w.path)), _name(w.path)), set()).add(w.sha256)
+    batch = _batch_bytes(calls, batch_start)
     by_path: dict[str, set[str | None]] = {}
     for c in pilots:
         for w in c.unit_writes:
             by_path.setdefault(w.path, set()).add(w.sha256)
     rivals: set[str] = set()
     for key, shas in batch.items():
-        paths = {p: s for p, s in by_path.items() if (_name(_parent(p)), _name(p)) == key}
+        paths = {p: s for p, s in by_path.items() if _case_file(p) == key}
         if any(s & shas for s in paths.values()):
             rivals |= {p for p, s in paths.items() if not s & shas}
     return rivals
