@@ -332,3 +332,30 @@ def test_an_open_made_before_the_calls_pid_is_known_waits_for_it():
     assert answers == [True]                             # ...then judged the call's
     call.end()
     assert call.is_ours(me) is False
+
+
+def test_a_symlinked_folder_in_a_new_folder_is_neither_marked_nor_a_gap(tmp_path):
+    """A folder the call made holds a symlink to a directory outside the roots: the walk of the
+    new folder does not mark what the link points at (opens there are nobody's), and the
+    record is not cut short for it (docs/sandbox.md "Observed effects")."""
+    from automedbench.sandbox.effects import EffectsRecorder
+    if os.geteuid() != 0:
+        pytest.fail("fanotify permission events need a root harness (make test runs as root)")
+    ws, pub, outside = tmp_path / "ws", tmp_path / "pub", tmp_path / "outside"
+    for d in (ws, pub, outside):
+        d.mkdir()
+    (outside / "f.txt").write_text("elsewhere")
+    rec = EffectsRecorder((str(ws), "/workspace"), (str(pub), "/data/public"), is_ours=lambda pid: True)
+    try:
+        assert rec.openers is not None, "fanotify_init was refused to root here"
+        rec.begin()
+        with rec._pump_lock:      # the folder and its link exist before the thread looks
+            (ws / "new").mkdir()
+            (ws / "new" / "link").symlink_to(outside, target_is_directory=True)
+        fx = rec.end()
+        assert fx["truncated"] is False and not rec.incomplete
+        assert _open_in_child(outside / "f.txt").stdout == "elsewhere"
+        assert rec.openers.take() == {}, "the link's target was marked"
+        assert str(ws / "new") in rec.watched and str(ws / "new" / "link") not in rec.watched
+    finally:
+        rec.close()

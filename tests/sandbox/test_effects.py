@@ -180,7 +180,7 @@ def test_a_folder_written_in_staging_and_moved_keeps_the_write_before_the_read_b
     path = f"{WS}/outputs/case_000/prediction.json"
     assert path in written(r) and path in r.effects["read_back"]
     steps = [(s["op"], s["path"]) for s in r.effects["order"] if s["path"] == path]
-    assert steps.index(("w", path)) < steps.index(("b", path)), steps
+    assert steps.index(("w", path)) < steps.index(("b", path)), r.effects["order"]
 
 
 @needs_bwrap

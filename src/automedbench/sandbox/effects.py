@@ -129,6 +129,7 @@ class EffectsRecorder:
         self._output_seen: tuple[int, int] = (0, 0)
         self._pumped_at: list[tuple[int, int]] = []
         self._found_size: dict[str, int | None] = {}     # file found in a new folder -> its size then
+        self._missed_moves: list[tuple[str, str]] = []    # (old, new): renames told by a watch, not an event
         self._pump_error: BaseException | None = None
         self._stop_r, self._stop_w = os.pipe()
         try:
@@ -157,6 +158,14 @@ class EffectsRecorder:
         if len(self.wds) >= MAX_WATCHES:
             self.incomplete = True
             return False
+        # the opener mark first: a folder renamed between the two calls then misses its first
+        # inotify events (what a folder made before its watch misses: its files are found by
+        # the walk) rather than its opens, which no walk can find again
+        if self.openers is not None and not self.openers.mark(path):
+            st = _lstat(path)
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                self.incomplete = True   # there, yet unmarked: reads in it would go unrecorded
+            return False                 # gone (renamed or removed): watched under its new name
         try:
             wd = self.inotify.add_watch(path, _WATCH_MASK)
         except WatchLimit:
@@ -164,11 +173,12 @@ class EffectsRecorder:
             return False
         if wd is None:
             return False
-        if self.openers is not None and not self.openers.mark(path):
-            self.incomplete = True   # reads in it would go unrecorded
         old = self.wds.get(wd)
-        if old is not None:       # the same directory under a new name (a rename we missed)
-            self.watched.pop(old, None)
+        if old is not None and old != path:
+            # the same directory under a new name: a rename whose MOVED_TO came before the new
+            # parent's watch (the thread was late), or not yet read. The call moved it
+            self._moved_dir(old, path)
+            self._missed_moves.append((old, path))
         self.wds[wd] = path
         self.watched[path] = wd
         return True
@@ -187,7 +197,8 @@ class EffectsRecorder:
         return files
 
     def _moved_dir(self, old: str, new: str) -> None:
-        """Keep the watch paths right after a directory was renamed inside the roots."""
+        """Keep the watch paths right after a directory was renamed inside the roots, and the
+        files found in it when it was first watched under their new paths."""
         prefix = old + os.sep
         for wd, path in list(self.wds.items()):
             if path == old or path.startswith(prefix):
@@ -195,13 +206,15 @@ class EffectsRecorder:
                 self.wds[wd] = moved
                 self.watched.pop(path, None)
                 self.watched[moved] = wd
+        for found in [f for f in self._found_size if f.startswith(prefix)]:
+            self._found_size[new + found[len(old):]] = self._found_size.pop(found)
 
     # -- one call ----------------------------------------------------------------------
     def _start_pump(self) -> None:
         self._stop_pump()
         self._pumped, self._pump_error, self._closed_size = [], None, {}
         self._output_seen, self._pumped_at = (0, 0), []
-        self._found_size = {}
+        self._found_size, self._missed_moves = {}, []
         self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
         self._pump.start()
 
@@ -289,11 +302,19 @@ class EffectsRecorder:
                     call.gone_dirs.append(path)
                 continue
             self._file_event(call, path, mask, sizes.get(i), at[i] if i < len(at) else self._output_seen)
+        self._take_missed_moves(call)
         # a directory moved away out of the roots: its paths are gone, its watches too
         for old in moved_from.values():
             call.gone_dirs.append(old)
             self._unwatch_under(old)
         return call
+
+    def _take_missed_moves(self, call: _Call) -> None:
+        """The renames the watches told (a MOVED_TO unseen, or read after the watch moved)."""
+        for move in self._missed_moves:
+            if move not in call.moved_dirs:
+                call.moved_dirs.append(move)
+        self._missed_moves = []
 
     def saw_output(self, stdout_bytes: int, stderr_bytes: int) -> None:
         """The call's output read so far (called by run_process as each chunk arrives). The file
@@ -388,6 +409,7 @@ class EffectsRecorder:
         # every open of the call has been answered (the opener waited for it), so this is whole
         self._opened = self.openers.take() if self.openers is not None else {}
         self._add_new_dir_files(call)
+        self._take_missed_moves(call)   # the walk of a new folder may find one more
         if call.overflow:
             # events were lost: fall back to what the tree shows (written = changed since the
             # call began; deleted = known files that no longer exist); reads are unknown

@@ -92,11 +92,8 @@ def build_order(call: _Call, fx: _Effects, inside_of: Callable[[str], str | None
     made = _folders_made(call)
     at: dict[int, list[str]] = {}
     for inside, host in unplaced.items():
-        folder = os.path.dirname(host)
-        while folder not in made and os.path.dirname(folder) != folder:
-            folder = os.path.dirname(folder)
-        if folder in made:
-            at.setdefault(made[folder], []).append(inside)
+        if (pos := _made_at(made, os.path.dirname(host))) is not None:
+            at.setdefault(pos, []).append(inside)
     order: list[dict[str, Any]] = []
     for pos, (op, path) in enumerate(call.order):
         if op == "d":
@@ -127,11 +124,23 @@ def _folders_made(call: _Call) -> dict[str, int]:
         if op == "d":
             made.setdefault(path, pos)
     for old, new in call.moved_dirs:
+        # the first name may have no step of its own: found by the walk of a parent folder made
+        # before its watch (the recorder's thread was late), it was made after that parent
+        first = _made_at(made, old)
+        if first is not None:
+            made[new] = min(made.get(new, first), first)
         for path, pos in list(made.items()):
-            if path == old or path.startswith(old + os.sep):
+            if path.startswith(old + os.sep):
                 alias = new + path[len(old):]
                 made[alias] = min(made.get(alias, pos), pos)
     return made
+
+
+def _made_at(made: dict[str, int], folder: str) -> int | None:
+    """The step of the deepest folder made during the call that holds (or is) `folder`."""
+    while folder not in made and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return made.get(folder)
 
 
 def netdev_counters(pid: int, iface: str) -> tuple[int, int] | None:

@@ -24,6 +24,8 @@ _libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ct
 
 FAN_CLOEXEC, FAN_NONBLOCK, FAN_CLASS_CONTENT, FAN_UNLIMITED_MARKS = 0x1, 0x2, 0x4, 0x20
 FAN_MARK_ADD = 0x1
+FAN_MARK_DONT_FOLLOW = 0x4
+FAN_MARK_ONLYDIR = 0x8
 FAN_OPEN_PERM, FAN_EVENT_ON_CHILD, FAN_ONDIR = 0x10000, 0x08000000, 0x40000000
 MAX_OPENERS = 8   # processes kept per call for a violation's proof
 FAN_ALLOW = 0x1
@@ -141,7 +143,9 @@ class OpenerLog:
         """Opens of files directly in `directory` (and, with `itself`, of the directory: a
         listing) wait for this listener's answer."""
         mask = FAN_OPEN_PERM | FAN_EVENT_ON_CHILD | (FAN_ONDIR if itself else 0)
-        return _libc.fanotify_mark(self.fd, FAN_MARK_ADD, mask, AT_FDCWD, os.fsencode(directory)) == 0
+        # a symlink is not followed, a non-directory is refused: the inotify watch's own rules
+        flags = FAN_MARK_ADD | FAN_MARK_DONT_FOLLOW | FAN_MARK_ONLYDIR
+        return _libc.fanotify_mark(self.fd, flags, mask, AT_FDCWD, os.fsencode(directory)) == 0
 
     def take(self) -> dict[tuple[int, int], int]:
         with self._lock:
