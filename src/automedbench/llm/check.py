@@ -15,14 +15,19 @@ process, and redacted from every message.
 """
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from .registry import AgentConfig
+
+if TYPE_CHECKING:
+    import ssl
 
 BODY_EXCERPT = 300
 _UNKNOWN_MODEL = re.compile(r"model.{0,80}(does not exist|not found|unknown|not served|no such|invalid model)|"
@@ -109,11 +114,26 @@ def explain(base_url: str, model: str, *, status: int | None = None, body: str =
     return "the server rejected the request: see the body excerpt", False
 
 
+def tls_context() -> ssl.SSLContext:
+    """The TLS context every request of this process verifies with: httpx's own default
+    (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR when set), built once. Each httpx
+    client used to build its own: reading and parsing the CA bundle is ~40 ms of CPU, paid by
+    every run, judge and endpoint check."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE", ""), os.environ.get("SSL_CERT_DIR", ""))
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str, cert_dir: str) -> ssl.SSLContext:
+    import httpx
+    return httpx.create_ssl_context(trust_env=True)   # reads the same two variables
+
+
 def served_models(config: AgentConfig, timeout_s: float = 10.0) -> list[str] | None:
     """The model ids from GET {base_url}/models, or None when the server does not list them."""
     import httpx
     try:
-        r = httpx.get(f"{config.base_url}/models", headers=_headers(config), timeout=timeout_s)
+        r = httpx.get(f"{config.base_url}/models", headers=_headers(config), timeout=timeout_s,
+                      verify=tls_context())
         data = r.json().get("data") if r.status_code == 200 else None
     except (httpx.HTTPError, ValueError, AttributeError, UserError):
         return None
@@ -144,7 +164,8 @@ def _post(config: AgentConfig, body: dict[str, Any], timeout_s: float) -> tuple[
     import httpx
     t0 = time.monotonic()
     try:
-        r = httpx.post(f"{config.base_url}/chat/completions", json=body, headers=_headers(config), timeout=timeout_s)
+        r = httpx.post(f"{config.base_url}/chat/completions", json=body, headers=_headers(config), timeout=timeout_s,
+                       verify=tls_context())
         return r.status_code, r.text, None, time.monotonic() - t0
     except httpx.TimeoutException as exc:
         return None, "", f"timed out after {timeout_s:.0f} s ({type(exc).__name__})", time.monotonic() - t0

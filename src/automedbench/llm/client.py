@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from .check import provider_hint
+from .check import provider_hint, tls_context
 from .registry import AgentConfig
 
 if TYPE_CHECKING:   # the SDK is imported when a client opens (an optional extra)
@@ -137,12 +137,13 @@ class ChatClient:
 
     def open(self) -> OpenAI:
         if self._client is None:
-            from openai import OpenAI
+            from openai import DefaultHttpxClient, OpenAI
             key = self.config.api_key()          # read now, in the harness process only
             self._secrets = self.config.secrets()
             self._client = OpenAI(base_url=self.config.base_url, api_key=key, max_retries=0,
                                   timeout=self.config.timeout_s,
-                                  default_headers=self.config.resolved_headers() or None)
+                                  default_headers=self.config.resolved_headers() or None,
+                                  http_client=DefaultHttpxClient(verify=tls_context()))
         return self._client
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ lock so racing processes build it once, and published with an atomic rename.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -36,6 +37,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from ..home import home
 from .base import SandboxError
@@ -98,7 +100,9 @@ def cache_root() -> Path:
     return home() / "agent-runtime"
 
 
+@functools.lru_cache(maxsize=8)
 def system_python_version(python: str = SYSTEM_PYTHON) -> tuple[int, int]:
+    # once per process: every sandbox open asks, and the answer is an interpreter start
     out = subprocess.run([python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
                          capture_output=True, text=True, check=True).stdout.split()
     return int(out[0]), int(out[1])
@@ -108,9 +112,12 @@ def _canon(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+@functools.lru_cache(maxsize=8)
 def _closure(names: tuple[str, ...]) -> dict[str, metadata.Distribution] | None:
     """The harness environment's distributions needed for `names` (requirements followed,
-    extras and markers respected), or None if one is missing."""
+    extras and markers respected), or None if one is missing. Once per process: reading
+    ~200 distributions' metadata was half of a sandbox open's CPU, and the harness's own
+    environment does not change under it."""
     try:
         from packaging.requirements import Requirement  # a matplotlib dependency
     except ImportError:
@@ -133,6 +140,15 @@ def _closure(names: tuple[str, ...]) -> dict[str, metadata.Distribution] | None:
                 continue
             todo.append(req.name)
     return found
+
+
+@functools.lru_cache(maxsize=8)
+def _pins(packages: tuple[str, ...], same: bool) -> dict[str, Any]:
+    """The runtime's distributions and their versions, which name its cache folder (each
+    version is a metadata read: once per process)."""
+    dists = _closure(packages) if same else None
+    return ({n: d.version for n, d in sorted(dists.items())} if dists
+            else {"pip-install": list(packages)})
 
 
 def _key(version: tuple[int, int], dists: Mapping[str, object]) -> str:
@@ -214,9 +230,8 @@ def ensure_agent_runtime(python: str = SYSTEM_PYTHON, root: Path | None = None,
     same = sys.version_info[:2] == version
     packages = agent_packages()
     dists = _closure(packages) if same else None
-    pins = ({n: d.version for n, d in sorted(dists.items())} if dists
-            else {"pip-install": list(packages)})
     root = root or cache_root()
+    pins = _pins(packages, same)
     final = root / _key(version, pins)
     if (final / ".complete").is_file():
         return final
