@@ -68,19 +68,21 @@ def _plan_md(context: AgentContext, candidates: list[str], steps: list[str], car
         "## Pipeline", *[f"{i}. {step}" for i, step in enumerate(steps, 1)], ""])
 
 
+# drawn with Pillow: importing matplotlib.pyplot alone is ~0.8 s of CPU per run (docs/testing.md)
 _PLAN_PNG = textwrap.dedent("""\
     # S1 plan diagram
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from PIL import Image, ImageDraw
     steps = ["inspect input", "method", "pilot + inspect", "batch", "verify + submit"]
-    fig, ax = plt.subplots(figsize=(9, 2.2))
+    img = Image.new("RGB", (900, 220), "white")
+    draw = ImageDraw.Draw(img)
     for i, s in enumerate(steps):
-        ax.text(i * 1.8, 0, s, ha="center", va="center", bbox=dict(boxstyle="round", fc="#dde"))
+        x = 20 + i * 176
+        draw.rounded_rectangle((x, 80, x + 150, 140), radius=12, fill="#ddddee", outline="#333344")
+        draw.text((x + 10, 104), s, fill="black")
         if i:
-            ax.annotate("", xy=(i * 1.8 - 0.85, 0), xytext=(i * 1.8 - 0.95, 0), arrowprops=dict(arrowstyle="->"))
-    ax.set_xlim(-0.9, len(steps) * 1.8 - 0.7); ax.set_ylim(-1, 1); ax.axis("off")
-    fig.savefig("plan/plan.png", dpi=100, bbox_inches="tight")
+            draw.line((x - 24, 110, x - 4, 110), fill="black", width=2)
+            draw.polygon(((x - 2, 110), (x - 10, 105), (x - 10, 115)), fill="black")
+    img.save("plan/plan.png")
     print("plan.png written")
     """)
 
