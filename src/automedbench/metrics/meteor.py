@@ -70,6 +70,56 @@ def _reader_class() -> type:
         def map_wn(self, version: str = "wordnet") -> None:
             return None
 
+        # The three scans below build what nltk's own do (tests/tracks/reportgen/
+        # test_text_metrics.py compares them), reading each file with Python's own line
+        # iterator: nltk's seekable reader made loading WordNet ~4 s of CPU per process.
+        def _plain_lines(self, fileid: str) -> Any:
+            return open(os.path.join(self.root.path, fileid), encoding=self._encoding)
+
+        def _scan_satellites(self) -> None:
+            satellites = set()
+            with self._plain_lines("data.adj") as fh:
+                for line in fh:
+                    if not line.strip() or line.startswith(" "):
+                        continue
+                    fields = line.split()
+                    if len(fields) >= 3 and fields[2] == "s":
+                        satellites.add(int(fields[0]))
+            self.satellite_offsets = satellites
+
+        def _load_lemma_pos_offset_map(self) -> None:
+            from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT, WordNetError
+            by_lemma = self._lemma_pos_offset_map
+            for suffix in self._FILEMAP.values():
+                with self._plain_lines(f"index.{suffix}") as fh:
+                    for i, line in enumerate(fh):
+                        if line.startswith(" "):
+                            continue
+                        f = line.split()
+                        try:
+                            lemma, pos, n_synsets, n_pointers = f[0], f[1], int(f[2]), int(f[3])
+                            n_senses = int(f[4 + n_pointers])
+                            assert n_synsets > 0 and n_synsets == n_senses
+                            first = 6 + n_pointers           # after the ranked-senses count
+                            offsets = [int(x) for x in f[first:first + n_synsets]]
+                            if len(offsets) != n_synsets:
+                                raise ValueError(f"{len(offsets)} synset offsets, {n_synsets} announced")
+                        except (AssertionError, ValueError, IndexError) as exc:
+                            raise WordNetError(f"file index.{suffix}, line {i + 1}: {exc}") from exc
+                        by_lemma[lemma][pos] = offsets
+                        if pos == ADJ:
+                            by_lemma[lemma][ADJ_SAT] = [o for o in offsets if o in self.satellite_offsets]
+
+        def _load_exception_map(self) -> None:
+            from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT
+            for pos, suffix in self._FILEMAP.items():
+                self._exception_map[pos] = {}
+                with self._plain_lines(f"{suffix}.exc") as fh:
+                    for line in fh:
+                        terms = line.split()
+                        self._exception_map[pos][terms[0]] = terms[1:]
+            self._exception_map[ADJ_SAT] = self._exception_map[ADJ]
+
     return PlainWordNet30
 
 

@@ -1,5 +1,6 @@
 """Our BLEU / ROUGE-L / METEOR against the well-kept libraries, on the same tokens."""
 import random
+from collections import defaultdict
 
 import pytest
 from nltk.translate.bleu_score import SmoothingFunction
@@ -154,3 +155,28 @@ def test_meteor_is_thread_safe(wordnet):
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lambda p: scorer.score(*p), pairs))
     assert got == [single_meteor_score(r, h, wordnet=wordnet) for h, r in pairs]
+
+
+def test_our_wordnet_scans_build_what_nltks_own_build(wordnet):
+    """The loader reads WordNet's index, data.adj and exception files with Python's line
+    iterator instead of nltk's seekable reader (metrics/meteor.py): the satellite set, the
+    lemma -> synset-offset map (the adjective satellites' split included) and the exception
+    map are those nltk's own methods build from the same folder."""
+    from nltk.corpus.reader.wordnet import ADJ, ADV, WordNetCorpusReader
+
+    theirs = WordNetCorpusReader.__new__(type(wordnet))
+    theirs.__dict__.update(wordnet.__dict__)
+    theirs._lemma_pos_offset_map, theirs._exception_map = defaultdict(dict), {}
+    WordNetCorpusReader._scan_satellites(theirs)
+    assert theirs.satellite_offsets == wordnet.satellite_offsets and len(wordnet.satellite_offsets) > 1000
+    theirs._FILEMAP = {ADJ: "adj", ADV: "adv"}     # the two smaller indexes: ~26k lines
+    WordNetCorpusReader._load_lemma_pos_offset_map(theirs)
+    WordNetCorpusReader._load_exception_map(theirs)
+    ours = type(wordnet).__new__(type(wordnet))
+    ours.__dict__.update(wordnet.__dict__)
+    ours._FILEMAP, ours._lemma_pos_offset_map, ours._exception_map = theirs._FILEMAP, defaultdict(dict), {}
+    ours._load_lemma_pos_offset_map()
+    ours._load_exception_map()
+    assert dict(ours._lemma_pos_offset_map) == dict(theirs._lemma_pos_offset_map)
+    assert len(ours._lemma_pos_offset_map) > 20_000
+    assert ours._exception_map == theirs._exception_map
