@@ -77,50 +77,57 @@ def _reader_class() -> type:
             return open(os.path.join(self.root.path, fileid), encoding=self._encoding)
 
         def _scan_satellites(self) -> None:
-            satellites = set()
             with self._plain_lines("data.adj") as fh:
-                for line in fh:
-                    if not line.strip() or line.startswith(" "):
-                        continue
-                    fields = line.split()
-                    if len(fields) >= 3 and fields[2] == "s":
-                        satellites.add(int(fields[0]))
-            self.satellite_offsets = satellites
+                self.satellite_offsets = _satellite_offsets(fh)
 
         def _load_lemma_pos_offset_map(self) -> None:
-            from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT, WordNetError
-            by_lemma = self._lemma_pos_offset_map
             for suffix in self._FILEMAP.values():
                 with self._plain_lines(f"index.{suffix}") as fh:
-                    for i, line in enumerate(fh):
-                        if line.startswith(" "):
-                            continue
-                        f = line.split()
-                        try:
-                            lemma, pos, n_synsets, n_pointers = f[0], f[1], int(f[2]), int(f[3])
-                            n_senses = int(f[4 + n_pointers])
-                            assert n_synsets > 0 and n_synsets == n_senses
-                            first = 6 + n_pointers           # after the ranked-senses count
-                            offsets = [int(x) for x in f[first:first + n_synsets]]
-                            if len(offsets) != n_synsets:
-                                raise ValueError(f"{len(offsets)} synset offsets, {n_synsets} announced")
-                        except (AssertionError, ValueError, IndexError) as exc:
-                            raise WordNetError(f"file index.{suffix}, line {i + 1}: {exc}") from exc
-                        by_lemma[lemma][pos] = offsets
-                        if pos == ADJ:
-                            by_lemma[lemma][ADJ_SAT] = [o for o in offsets if o in self.satellite_offsets]
+                    _read_index(fh, f"index.{suffix}", self._lemma_pos_offset_map, self.satellite_offsets)
 
         def _load_exception_map(self) -> None:
             from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT
             for pos, suffix in self._FILEMAP.items():
-                self._exception_map[pos] = {}
                 with self._plain_lines(f"{suffix}.exc") as fh:
-                    for line in fh:
-                        terms = line.split()
-                        self._exception_map[pos][terms[0]] = terms[1:]
+                    self._exception_map[pos] = {(terms := line.split())[0]: terms[1:] for line in fh}
             self._exception_map[ADJ_SAT] = self._exception_map[ADJ]
 
     return PlainWordNet30
+
+
+def _satellite_offsets(lines: Any) -> set[int]:
+    """The offsets of the adjective satellites ('s' synsets) in data.adj's lines."""
+    satellites = set()
+    for line in lines:
+        if not line.strip() or line.startswith(" "):
+            continue
+        fields = line.split()
+        if len(fields) >= 3 and fields[2] == "s":
+            satellites.add(int(fields[0]))
+    return satellites
+
+
+def _read_index(lines: Any, name: str, by_lemma: dict[str, dict[str, list[int]]], satellites: set[int]) -> None:
+    """One index.<pos> file into lemma -> pos -> synset offsets, as nltk's own reader does:
+    `lemma pos n_synsets n_pointers pointer... n_senses n_ranked offset...`; an adjective's
+    satellite offsets also under ADJ_SAT."""
+    from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT, WordNetError
+    for i, line in enumerate(lines):
+        if line.startswith(" "):
+            continue
+        f = line.split()
+        try:
+            lemma, pos, n_synsets, n_pointers = f[0], f[1], int(f[2]), int(f[3])
+            assert n_synsets > 0 and n_synsets == int(f[4 + n_pointers])
+            first = 6 + n_pointers           # after the ranked-senses count
+            offsets = [int(x) for x in f[first:first + n_synsets]]
+            if len(offsets) != n_synsets:
+                raise ValueError(f"{len(offsets)} synset offsets, {n_synsets} announced")
+        except (AssertionError, ValueError, IndexError) as exc:
+            raise WordNetError(f"file {name}, line {i + 1}: {exc}") from exc
+        by_lemma[lemma][pos] = offsets
+        if pos == ADJ:
+            by_lemma[lemma][ADJ_SAT] = [o for o in offsets if o in satellites]
 
 
 def _candidates() -> list[Path]:
