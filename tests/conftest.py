@@ -57,6 +57,10 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AUTOMEDBENCH_DATA", str(home / "data"))
     monkeypatch.setenv("AUTOMEDBENCH_JUDGE_CACHE", str(home / "judge-cache"))
     monkeypatch.delenv("AUTOMEDBENCH_TASKS", raising=False)
+    # the analysis page's matplotlib figures (~2 s per site build) are drawn by the tests of
+    # that page (tests/report/test_analyze.py, the site fixture), not by every CLI run
+    # that ends in a leaderboard (docs/leaderboard.md)
+    monkeypatch.setenv("AUTOMEDBENCH_ANALYSIS_PLOTS", "0")
     yield
 
 

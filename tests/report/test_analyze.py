@@ -68,3 +68,25 @@ def test_cli_json_tables_and_page(tmp_path, reports, make_run):
     empty = subprocess.run([*CLI, "analyze", str(tmp_path / "site" / "analysis")], capture_output=True, text=True,
                            timeout=60)
     assert empty.returncode == 2 and empty.stderr.startswith("error:")
+
+
+def test_a_site_built_with_plots_off_says_so_and_draws_none(tmp_path, reports, monkeypatch):
+    """AUTOMEDBENCH_ANALYSIS_PLOTS=0 (set for the whole suite by tests/conftest.py) leaves the
+    figures out of a leaderboard's analysis page, and the page says why; the variable unset
+    means draw (docs/leaderboard.md)."""
+    from automedbench.report import write_leaderboard
+    from automedbench.report.analyze import plots_wanted
+
+    monkeypatch.setenv("AUTOMEDBENCH_ANALYSIS_PLOTS", "0")
+    write_leaderboard(reports, tmp_path / "site")
+    html = (tmp_path / "site" / "analysis.html").read_text()
+    assert 'id="plots-off"' in html and "<img" not in html.split('id="gap-text"')[1].split("cols2")[0]
+    assert not list((tmp_path / "site" / "analysis").glob("*.png"))
+    monkeypatch.delenv("AUTOMEDBENCH_ANALYSIS_PLOTS")
+    assert plots_wanted()
+    for value in ("1", "yes", ""):
+        monkeypatch.setenv("AUTOMEDBENCH_ANALYSIS_PLOTS", value)
+        assert plots_wanted(), value
+    for value in ("0", "false", "OFF", "no"):
+        monkeypatch.setenv("AUTOMEDBENCH_ANALYSIS_PLOTS", value)
+        assert not plots_wanted(), value

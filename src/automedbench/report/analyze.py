@@ -15,6 +15,7 @@ not the agent's; agent-attributable codes only — codes flagged `infrastructure
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -284,11 +285,19 @@ def write_plots(a: Analysis, out_dir: Path) -> dict[str, str]:
     return plots
 
 
+def plots_wanted() -> bool:
+    """Whether the analysis figures are drawn when the caller does not say: yes, unless
+    AUTOMEDBENCH_ANALYSIS_PLOTS=0 (matplotlib's figures are ~2 s of every site rebuild;
+    docs/leaderboard.md)."""
+    return os.environ.get("AUTOMEDBENCH_ANALYSIS_PLOTS", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env: Environment, common: dict[str, Any],
-                        plots: bool = True) -> Path:
+                        plots: bool | None = None) -> Path:
     """analysis.html + analysis.json + plots under <out>/analysis/, rendered with the site's
     template environment and common page values (leaderboard.write_leaderboard and, for
-    `analyze --out`, leaderboard.write_analysis_site hand them in)."""
+    `analyze --out`, leaderboard.write_analysis_site hand them in). `plots` None: plots_wanted()."""
+    plots = plots_wanted() if plots is None else plots
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = analyze(reports, code_texts())
@@ -299,6 +308,7 @@ def write_analysis_page(reports: Sequence[DetailReport], out: Path | str, *, env
     page = out / "analysis.html"
     page.write_text(env.get_template("analysis.html.j2").render(
         **common, root="", page="analysis", title="Error analysis · AutoMedBench", a=result, plots=figures,
+        plots_off=not plots,
         STAGES=STAGES), encoding="utf-8")
     return page
 

@@ -177,7 +177,7 @@ def write_csv(board: Leaderboard, path: Path) -> Path:
 def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       warnings: Sequence[str] | None = None,
                       title: str = "AutoMedBench leaderboard",
-                      generated_at: str | None = None, analysis_plots: bool = True,
+                      generated_at: str | None = None, analysis_plots: bool | None = None,
                       profile: str = "ours", judge_calibration: Iterable[Path] | None = None,
                       rubric: Rubric | None = None) -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
@@ -186,6 +186,7 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     and `reports` came from `collect_reports`, its warnings are used. `judge_calibration`:
     `judge-eval --save` files for the footer (report/calibration.py); none = "not measured".
     `rubric`: the stages' names and weights the pages show; none = scoring/rubric.yaml.
+    `analysis_plots`: draw the analysis page's figures; none = unless AUTOMEDBENCH_ANALYSIS_PLOTS=0.
     """
     rubric = rubric or load_rubric()
     reports = reports if isinstance(reports, list) else list(reports)   # a ReportList keeps its warnings
