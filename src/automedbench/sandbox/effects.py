@@ -23,7 +23,6 @@ call has ended, so the record cannot be forged from inside.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import select
 import stat
@@ -50,8 +49,8 @@ from .inotify import (
     WatchLimit,
 )
 from .base import SandboxError
-from .effects_record import (MAX_ENTRIES, _Call, _Effects, _PathState,
-                             build_order)
+from .effects_record import (MAX_ENTRIES, _Call, _Effects, _lstat, _PathState, _size,
+                             build_order, sha256_in)
 from .fanotify import OpenerLog
 
 # Caps (docs/sandbox.md "Observed effects"): entries per list; beyond, `truncated` is set.
@@ -488,7 +487,7 @@ class EffectsRecorder:
             else:
                 digest = None
                 if st.st_size <= HASH_MAX_BYTES and st.st_size <= fx.hash_budget:
-                    digest = self._sha256(path)
+                    digest = sha256_in(path, self.roots[0][0])
                     fx.hash_budget -= st.st_size
                 fx.written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
             # read back: a read-only open after the write, and (with attribution) the sandbox's
@@ -573,25 +572,6 @@ class EffectsRecorder:
                 return f"{inside}/{rel}" if inside != "/" else f"/{rel}"
         return None
 
-    def _sha256(self, path: str) -> str | None:
-        """Content hash of a written file, opened without following a symlink; a path whose
-        directories lead outside the workspace (a symlinked parent) is not hashed."""
-        if not os.path.realpath(path).startswith(self.roots[0][0] + os.sep):
-            return None
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-        except OSError:
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            h = hashlib.sha256()
-            while chunk := os.read(fd, 1 << 20):
-                h.update(chunk)
-            return h.hexdigest()
-        finally:
-            os.close(fd)
-
     def close(self) -> None:
         self._stop_pump()
         if self.openers is not None:
@@ -602,18 +582,3 @@ class EffectsRecorder:
                 os.close(fd)
         self._stop_r = self._stop_w = -1
 
-
-def _size(folder: str | None, name: str) -> int | None:
-    if folder is None:
-        return None
-    try:
-        return os.stat(os.path.join(folder, name)).st_size
-    except OSError:
-        return None
-
-
-def _lstat(path: str) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except OSError:
-        return None

@@ -1,9 +1,12 @@
 """The records one call's effects are built from (effects.py): what the call did to each path,
 its events in order, the lists of the record, and the record's `order` (docs/sandbox.md
-"Observed effects", "Order inside a call")."""
+"Observed effects", "Order inside a call"); and the host-side file reads the recorder makes
+(a written file's hash, a size, an lstat that may find nothing)."""
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,3 +159,39 @@ def netdev_counters(pid: int, iface: str) -> tuple[int, int] | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+def sha256_in(path: str, workspace: str) -> str | None:
+    """Content hash of a written file, opened without following a symlink; a path whose
+    directories lead outside the host `workspace` (a symlinked parent) is not hashed."""
+    if not os.path.realpath(path).startswith(workspace + os.sep):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def _size(folder: str | None, name: str) -> int | None:
+    if folder is None:
+        return None
+    try:
+        return os.stat(os.path.join(folder, name)).st_size
+    except OSError:
+        return None
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
