@@ -1,9 +1,8 @@
 """Small builders shared by tests: tiny NIfTI datasets laid out like the real ones, and the
-CLI run as a user runs it (a real subprocess)."""
+CLI run as a user runs it (a process of its own: tests/cli_forkserver.py)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,14 +10,14 @@ import nibabel as nib
 import numpy as np
 
 from automedbench.data import DatasetPaths, write_manifest
+from tests.cli_forkserver import run_cli
 
 # `python -m automedbench.cli` with the interpreter running the tests
 CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
-def amb(*args, env=None, check=True):
-    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          timeout=300)
+def amb(*args, env=None, check=True, cwd=None):
+    proc = run_cli(args, env={**os.environ, **(env or {})}, cwd=cwd, timeout=300)
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\nstdout:{proc.stdout}\nstderr:{proc.stderr}")
     return proc

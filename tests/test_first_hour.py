@@ -2,7 +2,7 @@
 docs/llm.md, docs/sweeps.md): their model behind an OpenAI-compatible server (the loopback
 fake, scripted), an agent entry, `agents check`, their own data staged from plain folders,
 a 2-agent x 2-task x 2-repeat sweep in the bwrap sandbox, an edited agent YAML refused, the
-site and the export. Every step goes through the CLI as a subprocess; each message a newcomer
+site and the export. Every step goes through the CLI, a process of its own; each message a newcomer
 should see is asserted."""
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 
 import pytest
 from tests.llm.fake_openai import FakeOpenAI, call, completion
+from tests.cli_forkserver import run_cli
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 SEG_CODE = """# S4 batch: threshold every volume
 import os, numpy as np, nibabel as nib
@@ -59,8 +58,7 @@ def scripted_model(request: dict) -> dict:
 
 
 def amb(*args, cwd, env):
-    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, **env}, timeout=600)
+    proc = run_cli(args, cwd=cwd, env={**os.environ, **env}, timeout=600)
     if os.environ.get("FIRST_HOUR_SHOW"):   # print what a newcomer sees at each step (the issue's closing note)
         sys.__stdout__.write(f"\n$ automedbench {' '.join(map(str, args))}\n{proc.stdout}{proc.stderr}"
                              f"[exit {proc.returncode}]\n")

@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 from tests.llm.fake_openai import FakeOpenAI, call, completion
+from tests.cli_forkserver import run_cli
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 # the researcher's model: one execute_code call writing every case's output, then submit
 CODE = {
@@ -72,8 +70,7 @@ def scripted_model(request: dict) -> dict:
 
 
 def amb(*args, cwd, env):
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, **env}, timeout=600)
+    return run_cli(args, cwd=cwd, env={**os.environ, **env}, timeout=600)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from automedbench import api
 from automedbench.runs.models import DetailReport
 from automedbench.tracks import get_track
+from tests.cli_forkserver import run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 SRC = Path(__file__).resolve().parents[1] / "src" / "automedbench"
@@ -62,8 +62,7 @@ def test_rescore_and_rejudge(runs):
 def test_report_and_cli(runs, tmp_path):
     _, out = runs
     site = tmp_path / "site"
-    res = subprocess.run([sys.executable, "-m", "automedbench.cli", "report", str(out), "--out", str(site)],
-                         capture_output=True, text=True)
+    res = run_cli(["report", str(out), "--out", str(site)])
     assert res.returncode == 0, res.stderr
     html = next(site.rglob("*.html")).read_text()
     assert "toy-threshold" in html
@@ -72,6 +71,5 @@ def test_report_and_cli(runs, tmp_path):
     # the toy's folder first; the rest of PYTHONPATH kept so the process runs the same sources
     toy_path = [str(Path(__file__).parent / "toy_track"), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(toy_path)}
-    listed = subprocess.run([sys.executable, "-m", "automedbench.cli", "tasks", "list", "--json"],
-                            capture_output=True, text=True, env=env)
+    listed = run_cli(["tasks", "list", "--json"], env=env)
     assert '"toy-threshold"' in listed.stdout, listed.stderr

@@ -3,17 +3,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from tests.cli_forkserver import run_cli
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
 def amb(*args, env=None):
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=300)
+    return run_cli(args, env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=300)
 
 
 def test_segmentation_and_classification_folders_become_staged_datasets(my_tasks_dir, seg_folder, cls_folder, tmp_path):

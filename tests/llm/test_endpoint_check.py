@@ -5,22 +5,20 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 
 import pytest
 
 from automedbench.llm.check import EndpointConfigError, check_endpoint, preflight
 from automedbench.llm.client import ChatClient, ProviderError
+from tests.cli_forkserver import run_cli
 
 from .scripted_llm import agent_config
 from .fake_openai import call, completion
 
 
 def amb(*args):
-    """The CLI as a user runs it (a subprocess: stdout and stderr as printed)."""
-    proc = subprocess.run([sys.executable, "-m", "automedbench.cli", *map(str, args)], capture_output=True,
-                          text=True, env=dict(os.environ), timeout=120)
+    """The CLI as a user runs it (a process of its own: stdout and stderr as printed)."""
+    proc = run_cli(args, timeout=120)
     proc.output = proc.stdout + proc.stderr
     proc.exit_code = proc.returncode
     return proc
@@ -135,9 +133,7 @@ def test_cli_run_prints_url_status_and_hint_when_the_endpoint_fails_mid_run(fake
     for args in (["data", "stage", "my-cls-data", "--from-folder", cls_folder, "--task", "my-cls"],
                  ["run", "--task", "my-cls", "--agent", "mine", "--agent-config", cfg, "--sandbox", "local",
                   "--out", tmp_path / "runs"]):
-        proc = subprocess.run([sys.executable, "-m", "automedbench.cli", *map(str, args),
-                               "--tasks-dir", str(my_tasks_dir)], capture_output=True, text=True,
-                              env={**os.environ, **env}, timeout=300)
+        proc = run_cli([*args, "--tasks-dir", str(my_tasks_dir)], env={**os.environ, **env}, timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert f"POST {fake_openai.url}/chat/completions: gave up after 1 attempts; last: HTTP 503" in proc.stderr
     assert "upstream overloaded" in proc.stderr and "the server failed" in proc.stderr

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from automedbench.report.analyze import analyze
+from tests.cli_forkserver import run_cli
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 NO_PILOT = {"code": "NO_PILOT", "category": "verification/recovery", "step": "S3", "evidence": {"call": 4}}
 FORMAT = {"code": "FORMAT_INVALID", "category": "deliverable/submission", "step": "S4",
           "evidence": {"cases": [{"case_id": "c0", "reason": "shape"}]}}
@@ -51,12 +49,11 @@ def test_shares_gap_and_weakest_stage(reports):
 def test_cli_json_tables_and_page(tmp_path, reports, make_run):
     for r in reports:
         make_run(tmp_path / "runs", r)
-    proc = subprocess.run([*CLI, "analyze", str(tmp_path / "runs"), "--json", "-"], capture_output=True, text=True,
-                          timeout=120)
+    proc = run_cli(["analyze", str(tmp_path / "runs"), "--json", "-"], timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["gap"]["runs_with_codes"] == 2
-    proc = subprocess.run([*CLI, "analyze", str(tmp_path / "runs"), "--out", str(tmp_path / "site"),
-                           "--json", str(tmp_path / "a.json")], capture_output=True, text=True, timeout=300)
+    proc = run_cli(["analyze", str(tmp_path / "runs"), "--out", str(tmp_path / "site"),
+                    "--json", str(tmp_path / "a.json")], timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "Fired codes by category" in proc.stdout and "65% lower" in proc.stdout
     html = (tmp_path / "site" / "analysis.html").read_text()
@@ -65,8 +62,7 @@ def test_cli_json_tables_and_page(tmp_path, reports, make_run):
         assert (tmp_path / "site" / "analysis" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert "<svg" in (tmp_path / "site" / "analysis" / f"{name}.svg").read_text()
     assert json.loads((tmp_path / "a.json").read_text())["total_codes"] == 3
-    empty = subprocess.run([*CLI, "analyze", str(tmp_path / "site" / "analysis")], capture_output=True, text=True,
-                           timeout=60)
+    empty = run_cli(["analyze", str(tmp_path / "site" / "analysis")], timeout=60)
     assert empty.returncode == 2 and empty.stderr.startswith("error:")
 
 

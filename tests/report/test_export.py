@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from tests.cli_forkserver import run_cli
 from tests.report.site_fixture import write_trace
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
 def test_inspect_log_reads_back_with_inspect_ai(tmp_path, make_report, make_run):
@@ -18,8 +16,7 @@ def test_inspect_log_reads_back_with_inspect_ai(tmp_path, make_report, make_run)
                              "evidence": {"call": 4}}], tokens_in=1234, tokens_out=56)
     d = make_run(tmp_path, r)
     write_trace(d)
-    proc = subprocess.run([*CLI, "export", str(d), "--format", "inspect", "--out", str(tmp_path / "log.json")],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_cli(["export", str(d), "--format", "inspect", "--out", str(tmp_path / "log.json")], timeout=60)
     assert proc.returncode == 0, proc.stderr
     log = log_mod.read_eval_log(str(tmp_path / "log.json"))
     assert log.status == "success" and log.eval.task == "automedbench/seg-a"
@@ -45,8 +42,7 @@ def test_eval_zip_and_json_both_read_back_with_model_events(tmp_path, make_repor
     d = make_run(tmp_path, r)
     write_trace(d)
     out = tmp_path / name
-    proc = subprocess.run([*CLI, "export", str(d), "--format", "inspect", "--out", str(out)],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_cli(["export", str(d), "--format", "inspect", "--out", str(out)], timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert zipfile.is_zipfile(out) == name.endswith(".eval")          # Inspect reads .eval as a zip
     log = log_mod.read_eval_log(str(out))
@@ -60,10 +56,10 @@ def test_eval_zip_and_json_both_read_back_with_model_events(tmp_path, make_repor
 
 def test_export_user_errors(tmp_path):
     for args in (["export", str(tmp_path)], ["export", str(tmp_path), "--format", "atif"]):
-        proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60)
+        proc = run_cli(args, timeout=60)
         assert proc.returncode == 2 and proc.stderr.startswith("error:"), proc.stderr
     (tmp_path / "detail_report.json").write_text(json.dumps({"run": 1}))
-    proc = subprocess.run([*CLI, "export", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    proc = run_cli(["export", str(tmp_path)], timeout=60)
     assert proc.returncode == 2 and "unreadable report" in proc.stderr
 
 

@@ -2,16 +2,14 @@
 (pooled means over every run, a pooled CI that measured the spread between tasks)."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from automedbench import __version__
 from automedbench.report import aggregate, write_leaderboard
 from automedbench.report.aggregate import stratified_bootstrap
+from tests.cli_forkserver import run_cli
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
 def _agent(board, name):
@@ -102,8 +100,7 @@ def test_report_on_nothing_is_a_user_error(tmp_path, make_target):
         (target / "sub" / "notes.txt").write_text("hello")
     elif make_target == "file":
         target.write_text("not a report")
-    proc = subprocess.run([*CLI, "report", str(target), "--out", str(tmp_path / "site")],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_cli(["report", str(target), "--out", str(tmp_path / "site")], timeout=60)
     assert proc.returncode == 2
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and str(target) in lines[0]

@@ -3,22 +3,19 @@ task scores saved in detail_report.json, `score --profile reference` prints the 
 number, `report --profile reference` switches the board's task column, a bad name is one line."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from tests.cli_forkserver import run_cli
 from tests.helpers import copy_reference, tiny_lesion_dataset
 
 from automedbench import api
 from automedbench.data import DatasetPaths
 from automedbench.tracks.segmentation import SegmentationTrack
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
 def amb(*args, env, check=True):
-    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "250", **env})
+    proc = run_cli(args, timeout=300, env={**os.environ, "COLUMNS": "250", **env})
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\nstdout:{proc.stdout}\nstderr:{proc.stderr}")
     return proc

@@ -7,13 +7,12 @@ import importlib.util
 import json
 import math
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from automedbench.lifecycle import rescore
+from tests.cli_forkserver import run_cli
 
 pytest.importorskip("verifiers", reason="the verifiers adapter needs the [rl] extra: pip install -e '.[rl]'")
 
@@ -36,8 +35,7 @@ def _scored_overall(run_dir: str, cli: bool = True) -> float | None:
     report = Path(run_dir) / "detail_report.json"
     report.unlink()
     if cli:
-        done = subprocess.run([sys.executable, "-m", "automedbench", "score", run_dir],
-                              capture_output=True, text=True, timeout=300)
+        done = run_cli(["score", run_dir], timeout=300)
         assert done.returncode == 0, done.stderr
     else:
         rescore(run_dir)

@@ -3,14 +3,13 @@ exits non-zero and announces no board (docs/sweeps.md "Refused before any cell")
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 from .conftest import tiny_spec as _spec
 
 from automedbench.runs.preflight import ImpossibleCellError
 from automedbench.api import run_sweep
+from tests.cli_forkserver import run_cli
 
 
 def _task_copy(env, new_id: str, edit) -> None:
@@ -53,10 +52,9 @@ def test_requirements_the_offline_sandbox_cannot_install_are_refused(sweep_env):
 
 def test_a_sweep_that_scored_nothing_exits_1_and_announces_no_board(sweep_env):
     env, tmp, cfg = sweep_env
-    proc = subprocess.run([sys.executable, "-m", "automedbench.cli", "sweep", "--task", "tiny-seg", "--agent", "down",
-                           "--agent-config", str(cfg), "--sandbox", "local", "--network", "off", "--retries", "0",
-                           "--out", str(tmp / "root")], capture_output=True, text=True,
-                          env={**os.environ, **env}, timeout=300)
+    proc = run_cli(["sweep", "--task", "tiny-seg", "--agent", "down",
+                    "--agent-config", str(cfg), "--sandbox", "local", "--network", "off", "--retries", "0",
+                    "--out", str(tmp / "root")], env={**os.environ, **env}, timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert "no run of this sweep was scored" in proc.stderr and "Leaderboard:" not in proc.stdout
     assert "1 of 1 cell(s) failed or ended on an infrastructure fault" in proc.stderr

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -13,8 +11,8 @@ from automedbench.runs.sweep import (
 )
 
 from .conftest import end_reason, reports_under, tiny_spec as _spec
+from tests.cli_forkserver import run_cli
 
-CLI = [sys.executable, "-m", "automedbench.cli"]
 
 
 def test_matrix_with_exclude_and_include():
@@ -46,7 +44,7 @@ def test_cli_user_errors_are_one_line_exit_2(tmp_path):
     bad.write_text("agents: [a]\ntasks: [t]\nrepeats: -1\n")
     for args in (["sweep", str(bad)], ["sweep", str(tmp_path / "nope.yaml")], ["sweep"],
                  ["sweep", str(bad), "--task", "x"], ["sweep", "--task", "t", "--agent", "a", "--executor", "dask"]):
-        proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60)
+        proc = run_cli(args, timeout=60)
         assert proc.returncode == 2, (args, proc.stderr)
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         assert len(lines) == 1 and lines[0].startswith("error:"), (args, proc.stderr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NoReturn, Optional, TextIO
+from typing import Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -15,15 +15,31 @@ from ..runs.models import DetailReport
 from ..tasks.model import TIERS
 
 
-# Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
-# $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns).
-def _console(stream: TextIO) -> Console:
-    fixed = stream.isatty() or os.environ.get("COLUMNS", "").isdigit()
-    return Console(file=stream, width=None if fixed else 200)
+class _StreamConsole(Console):
+    """The console of sys.stdout (or sys.stderr), set up when a command first prints, not when
+    this module is imported: a process that imported the CLI before its environment was final
+    (the test suite's fork server, docs/testing.md "CLI processes") still gets the width that
+    $COLUMNS says as the command runs. Until then it holds no attribute of Console's, so the
+    first one asked for runs Console's own __init__.
+
+    Piped output (CI logs, `| tee`) gets wide tables instead of 80 squeezed columns, unless
+    $COLUMNS says how wide; a terminal's own width is always respected (tables fit 80 columns)."""
+
+    def __init__(self, stderr: bool) -> None:    # Console.__init__ runs at first use
+        self.__dict__["_pending"] = stderr
+
+    def __getattr__(self, name: str) -> Any:
+        stderr = self.__dict__.pop("_pending", None)    # set up once; a real miss stays a miss
+        if stderr is None:
+            raise AttributeError(name)
+        stream = sys.stderr if stderr else sys.stdout
+        fixed = stream.isatty() or os.environ.get("COLUMNS", "").isdigit()
+        Console.__init__(self, stderr=stderr, width=None if fixed else 200)
+        return getattr(self, name)
 
 
-out = _console(sys.stdout)
-err = _console(sys.stderr)
+out: Console = _StreamConsole(stderr=False)
+err: Console = _StreamConsole(stderr=True)
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
