@@ -8,9 +8,10 @@ anything, ~250 of the suite's ~1000 CPU-seconds on 2 cores. Here one server per 
 imports those modules once; every CLI call is a fork of it that then takes the caller's
 environment, directory and arguments and runs `automedbench.cli.main()` exactly as
 `python -m automedbench.cli` would. What a fork cannot take over falls back to a plain
-subprocess (`run_cli`): a change to a variable Python reads at start-up (PYTHONPATH, the
-locale) or that a harness module reads when it is imported (IMPORT_TIME_VARIABLES; a test
-checks the list against the source).
+subprocess, or to another server (`run_cli`): a variable Python reads at start-up
+(PYTHONPATH, the locale) or that a harness module reads when it is imported
+(IMPORT_TIME_VARIABLES; a test checks the list against the source). A server is started with
+the environment of its first call, and serves the calls that agree with it on those.
 
 Protocol: one AF_UNIX SOCK_SEQPACKET connection per call. The client sends a JSON request with
 two file descriptors (its stdout and stderr files); the server forks, answers {"pid": ...} and,
@@ -51,13 +52,6 @@ START_UP_PREFIXES = ("PYTHON", "LC_")
 START_UP_VARIABLES = frozenset({"LANG", "LANGUAGE"})
 CLI_MAIN = "automedbench.cli.__main__"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def start_up_differences(a: Mapping[str, str], b: Mapping[str, str]) -> list[str]:
-    """The variables a fork cannot take over on which the two environments differ."""
-    keys = set(a) | set(b)
-    return sorted(k for k in keys if (k.startswith(START_UP_PREFIXES) or k in START_UP_VARIABLES
-                                      or k in IMPORT_TIME_VARIABLES) and a.get(k) != b.get(k))
 
 
 # ------------------------------------------------------------------------------ the server
@@ -174,10 +168,10 @@ def serve(path: str) -> None:
 
 
 class _Server:
-    def __init__(self) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         self.folder = tempfile.mkdtemp(prefix="amb-cli-forkserver-")
         self.path = os.path.join(self.folder, "socket")
-        self.env = dict(os.environ)
+        self.env = dict(env)
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.cli_forkserver", self.path],
                                      cwd=REPO_ROOT, env=self.env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -225,17 +219,31 @@ class _Server:
             os.rmdir(self.folder)
 
 
-_server: _Server | None = None
-_server_lock = threading.Lock()
+# one server per start-up signature (the values of what a fork cannot take over), so a call
+# made while a test had changed one of them neither runs in a server with the wrong values nor
+# leaves later calls falling back; past MAX_SERVERS a new signature runs as a plain subprocess
+MAX_SERVERS = 3
+_servers: dict[tuple[tuple[str, str], ...], _Server] = {}
+_servers_lock = threading.Lock()
 
 
-def _get_server() -> _Server:
-    global _server
-    with _server_lock:
-        if _server is None or _server.proc.poll() is not None:
-            _server = _Server()
-            atexit.register(_server.close)
-        return _server
+def start_up_signature(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in env.items() if k.startswith(START_UP_PREFIXES)
+                        or k in START_UP_VARIABLES or k in IMPORT_TIME_VARIABLES))
+
+
+def _server_for(env: Mapping[str, str]) -> _Server | None:
+    key = start_up_signature(env)
+    with _servers_lock:
+        server = _servers.get(key)
+        if server is not None and server.proc.poll() is not None:
+            server = None                       # it died: start another
+        if server is None:
+            if len([s for s in _servers.values() if s.proc.poll() is None]) >= MAX_SERVERS:
+                return None
+            server = _servers[key] = _Server(env)
+            atexit.register(server.close)
+        return server
 
 
 def run_cli(args: Sequence[object], *, env: Mapping[str, str] | None = None,
@@ -243,17 +251,17 @@ def run_cli(args: Sequence[object], *, env: Mapping[str, str] | None = None,
             forked: bool = True) -> subprocess.CompletedProcess[str]:
     """`subprocess.run([python, -m, automedbench.cli, *args], capture_output=True, text=True)`
     with `env` (default: this process's) and `cwd`: a fork of the server where it can take the
-    call over, else (or with forked=False, or AMB_TEST_CLI_FORKSERVER=0) that subprocess itself.
-    The result's `forked` says which ran."""
+    call over (one started with the call's start-up signature), else (past MAX_SERVERS, with
+    forked=False, or AMB_TEST_CLI_FORKSERVER=0) that subprocess itself. The result's `forked`
+    says which ran."""
     argv = [str(a) for a in args]
     env = dict(os.environ if env is None else env)
     where = os.fspath(cwd) if cwd is not None else os.getcwd()
-    if forked and os.environ.get("AMB_TEST_CLI_FORKSERVER", "1") != "0":
-        server = _get_server()
-        if not start_up_differences(server.env, env):
-            proc = server.run(argv, env, where, timeout)
-            proc.forked = True          # type: ignore[attr-defined]  # tests/test_cli_forkserver.py
-            return proc
+    server = _server_for(env) if forked and os.environ.get("AMB_TEST_CLI_FORKSERVER", "1") != "0" else None
+    if server is not None:
+        proc = server.run(argv, env, where, timeout)
+        proc.forked = True              # type: ignore[attr-defined]  # tests/test_cli_forkserver.py
+        return proc
     proc = subprocess.run([sys.executable, "-m", "automedbench.cli", *argv], capture_output=True,
                           text=True, env=env, cwd=where, timeout=timeout)
     proc.forked = False                 # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """The suite's CLI fork server (tests/cli_forkserver.py, docs/testing.md "CLI processes"): a
 forked CLI call prints, exits and reads its environment and directory exactly as the plain
-subprocess does, and what a fork cannot take over runs as that subprocess."""
+subprocess does, and what a fork cannot take over is the call's own (a server started with it)."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import automedbench
-from tests.cli_forkserver import IMPORT_TIME_VARIABLES, run_cli, start_up_differences
+from tests.cli_forkserver import IMPORT_TIME_VARIABLES, run_cli, start_up_signature
 
 SRC = Path(automedbench.__file__).parent
 
@@ -36,13 +36,15 @@ def test_a_forked_call_takes_the_callers_environment_and_directory(tmp_path):
     assert again.forked and again.returncode == 0 and '"broken"' not in again.stdout
 
 
-def test_what_python_reads_at_start_up_runs_as_a_subprocess(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    assert start_up_differences(os.environ, env) == ["PYTHONPATH"]
-    proc = run_cli(["--version"], env=env)
-    assert not proc.forked and proc.returncode == 0
-    for name in sorted(IMPORT_TIME_VARIABLES):
-        assert not run_cli(["--version"], env={**os.environ, name: "changed"}).forked, name
+def test_what_python_reads_at_start_up_is_the_calls_own(tmp_path):
+    toy = Path(__file__).parent / "toy_track"          # a track registered through PYTHONPATH
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(toy), os.environ.get("PYTHONPATH")]))}
+    plain = run_cli(["tasks", "list", "--json"])
+    other = run_cli(["tasks", "list", "--json"], env=env)
+    assert '"toy-threshold"' not in plain.stdout and '"toy-threshold"' in other.stdout, other.stderr
+    assert start_up_signature(env) != start_up_signature(os.environ)
+    for name in sorted(IMPORT_TIME_VARIABLES):         # each starts a server of its own (or a subprocess)
+        assert start_up_signature({**os.environ, name: "changed"}) != start_up_signature(os.environ), name
 
 
 def _module_level_env_reads(tree: ast.Module) -> set[str]:

@@ -122,6 +122,8 @@ def test_evidence_link_opens_the_right_turn(site, page):
     page.goto((out / "runs" / f"{run_slug(r.run.run_id)}.html").as_uri())
     assert page.locator("details.call[open]").count() == 0
     page.click('#errors-list a[href="#turn-3"]')
+    # the target is marked on hashchange, after the click returns (seen late under load)
+    page.wait_for_selector("details.call.target", timeout=3000)
     call = page.locator("details.call.target")
     assert call.count() == 1 and call.get_attribute("data-turn") == "3"
     assert call.evaluate("d => d.open") and call.is_visible()
