@@ -49,7 +49,7 @@ from .inotify import (
     WatchLimit,
 )
 from .base import SandboxError
-from .effects_record import (MAX_ENTRIES, _Call, _Effects, _lstat, _PathState, _size,
+from .effects_record import (MAX_ENTRIES, _Call, _Effects, lstat_or_none, _PathState, size_or_none,
                              build_order, sha256_in)
 from .fanotify import OpenerLog
 
@@ -146,7 +146,7 @@ class EffectsRecorder:
                 # each known file's identity, so that a read of a file the call then deleted is
                 # still matched against the openers fanotify named (there is nothing to stat then)
                 for f in files[:room]:
-                    s = st if st is not None else _lstat(f)
+                    s = st if st is not None else lstat_or_none(f)
                     if s is not None:
                         self.identity[f] = (s.st_dev, s.st_ino)
 
@@ -161,7 +161,7 @@ class EffectsRecorder:
         # inotify events (what a folder made before its watch misses: its files are found by
         # the walk) rather than its opens, which no walk can find again
         if self.openers is not None and not self.openers.mark(path):
-            st = _lstat(path)
+            st = lstat_or_none(path)
             if st is not None and stat.S_ISDIR(st.st_mode):
                 self.incomplete = True   # there, yet unmarked: reads in it would go unrecorded
             return False                 # gone (renamed or removed): watched under its new name
@@ -255,14 +255,14 @@ class EffectsRecorder:
             wd, mask, _cookie, name = ev
             if mask & IN_CLOSE_WRITE and not mask & IN_ISDIR:
                 # the size a file had when this write closed (the order's cohort rows)
-                self._closed_size[len(self._pumped) - 1] = _size(self.wds.get(wd), name)
+                self._closed_size[len(self._pumped) - 1] = size_or_none(self.wds.get(wd), name)
             if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and not mask & IN_Q_OVERFLOW:
                 base = self.wds.get(wd)
                 if base is not None:
                     # files already in it were made before its watch: their size now is the
                     # size of that unseen write (the order's cohort rows)
                     for f in self._watch_tree(os.path.join(base, name)):
-                        self._found_size[f] = _size(os.path.dirname(f), os.path.basename(f))
+                        self._found_size[f] = size_or_none(os.path.dirname(f), os.path.basename(f))
 
     def _consume(self) -> _Call:
         """Read the queue: directory changes update the watches; file events are grouped
@@ -455,7 +455,7 @@ class EffectsRecorder:
     def _record(self, fx: _Effects, path: str, inside: str, state: _PathState) -> None:
         """One path's events: a write is recorded by _record_write (and nothing else is); a
         path deleted or moved away and absent now is deleted; an opened one is read."""
-        st = _lstat(path)
+        st = lstat_or_none(path)
         if state.mask & _WRITE:
             self._record_write(fx, path, inside, state, st)
             return
@@ -547,7 +547,7 @@ class EffectsRecorder:
                     self._watch(os.path.join(dirpath, d))
                 for f in filenames:
                     p = os.path.join(dirpath, f)
-                    st = _lstat(p)
+                    st = lstat_or_none(p)
                     if st is not None and st.st_mtime_ns >= self._started_ns and p not in call.paths:
                         call.paths[p] = _PathState(existed_before=p in self.known, mask=IN_MODIFY)
         for p in list(self.known):

@@ -181,7 +181,8 @@ def sha256_in(path: str, workspace: str) -> str | None:
         os.close(fd)
 
 
-def _size(folder: str | None, name: str) -> int | None:
+def size_or_none(folder: str | None, name: str) -> int | None:
+    """The size of `name` in `folder` now, or None (no folder, or the file is gone)."""
     if folder is None:
         return None
     try:
@@ -190,7 +191,8 @@ def _size(folder: str | None, name: str) -> int | None:
         return None
 
 
-def _lstat(path: str) -> os.stat_result | None:
+def lstat_or_none(path: str) -> os.stat_result | None:
+    """`os.lstat(path)`, or None where nothing is there (or it cannot be read)."""
     try:
         return os.lstat(path)
     except OSError:
