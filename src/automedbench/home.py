@@ -1,7 +1,7 @@
 """Where automedbench keeps what it builds and caches: `$AUTOMEDBENCH_HOME`, else
 `~/.cache/automedbench`. Every cache lives under it unless its own variable says otherwise
 (README "Environment variables"): data/ ($AUTOMEDBENCH_DATA), judge/ ($AUTOMEDBENCH_JUDGE_CACHE),
-agent-runtime/, docker/."""
+agent-runtime/, docker/, meteor/ (metrics/meteor_words.py)."""
 from __future__ import annotations
 
 import os

@@ -11,6 +11,8 @@ This is nltk's algorithm step for step (the tests compare it with
 `nltk.translate.meteor_score.single_meteor_score` on the same WordNet), with two caches that
 make it fast over a corpus of reports that share a small vocabulary: each word is stemmed
 once and its WordNet synonym set is looked up once. The stemmer IS nltk's `PorterStemmer`.
+The caches can be kept between processes (meteor_words.py), so that a process scoring words
+already seen loads neither nltk nor WordNet.
 
 WordNet must be present offline; we never download it. `load_wordnet()` looks, in order, at
 $AUTOMEDBENCH_WORDNET (a WordNet-3.0 `dict/` folder), nltk's own data (`corpora/wordnet`,
@@ -28,7 +30,10 @@ from collections import defaultdict
 from functools import lru_cache
 from itertools import chain, pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .meteor_words import WordStore
 
 _Enum = list[tuple[int, str]]   # (word position, word or stem), as nltk enumerates them
 
@@ -42,7 +47,7 @@ WORDNET_HINT = ("install WordNet 3.0: `apt-get install wordnet-base` (Debian/Ubu
 # reader for the packaged files (see _reader_class). Third column: syntactic category (1 noun, 2 verb, 3 adj, 4 adv).
 _LEXNAMES = ["adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather", "adj.ppl"]
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
-_REQUIRED = ("index.noun", "index.verb", "index.adj", "index.adv",
+REQUIRED_FILES = ("index.noun", "index.verb", "index.adj", "index.adv",
              "data.noun", "data.verb", "data.adj", "data.adv",
              "noun.exc", "verb.exc", "adj.exc", "adv.exc")
 
@@ -153,7 +158,7 @@ def load_wordnet() -> tuple[Any, str]:
         return None, "nltk is not installed (pip install nltk); " + WORDNET_HINT
     tried = []
     for folder in _candidates():
-        if not all((folder / f).is_file() for f in _REQUIRED):
+        if not all((folder / f).is_file() for f in REQUIRED_FILES):
             tried.append(str(folder))
             continue
         try:
@@ -170,26 +175,44 @@ def load_wordnet() -> tuple[Any, str]:
     return None, f"WordNet not found (looked in {', '.join(tried)}); " + WORDNET_HINT
 
 
+class MeteorUnavailable(RuntimeError):
+    """WordNet could not be loaded when a word first needed it (the message says why)."""
+
+
 class Meteor:
-    """METEOR scorer over pre-tokenised (lower-case) word lists, with per-word caches."""
+    """METEOR scorer over pre-tokenised (lower-case) word lists, with per-word caches.
 
-    def __init__(self, wordnet: Any, stemmer: Any | None = None):
-        if stemmer is None:
-            from nltk.stem.porter import PorterStemmer
+    `wordnet` is an nltk WordNet reader, or a function that returns one (or raises
+    MeteorUnavailable), called at the first word whose synonyms are not known yet. `known`
+    (metrics/meteor_words.py `WordStore`) gives stems and synonym sets looked up earlier, in
+    this or another process, and receives the new ones: with every word of a report known,
+    neither nltk's stemmer nor WordNet is loaded."""
 
-            stemmer = PorterStemmer()
-        self.wordnet = wordnet
-        self._stem_fn = stemmer.stem
-        self._stems: dict[str, str] = {}
-        self._syns: dict[str, frozenset[str]] = {}
+    def __init__(self, wordnet: Any, stemmer: Any | None = None, known: WordStore | None = None):
+        self._wordnet = wordnet
+        self._stemmer = stemmer
+        self.known = known
+        self._stems: dict[str, str] = known.stems if known is not None else {}
+        self._syns: dict[str, frozenset[str]] = known.synonyms if known is not None else {}
         # nltk's WordNet reader seeks and reads shared file handles: not thread-safe, and the
         # core scores cases in threads. Only cache misses take the lock.
         self._lock = threading.Lock()
 
+    @property
+    def wordnet(self) -> Any:
+        if not hasattr(self._wordnet, "synsets"):      # a loader: the first word not known
+            self._wordnet = self._wordnet()
+        return self._wordnet
+
     def _stem(self, word: str) -> str:
         s = self._stems.get(word)
         if s is None:
-            s = self._stems[word] = self._stem_fn(word)
+            with self._lock:
+                if self._stemmer is None:
+                    from nltk.stem.porter import PorterStemmer
+
+                    self._stemmer = PorterStemmer()
+                s = self._stems[word] = self._stemmer.stem(word)
         return s
 
     def _synonyms(self, word: str) -> frozenset[str]:
