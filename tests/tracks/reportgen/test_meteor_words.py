@@ -11,7 +11,7 @@ import pytest
 from nltk.translate.meteor_score import single_meteor_score
 
 from automedbench.metrics.meteor import DEBIAN_WORDNET, REQUIRED_FILES, Meteor, MeteorUnavailable
-from automedbench.metrics.meteor_words import WordStore, fingerprint, nltk_data_path, word_store
+from automedbench.metrics.meteor_words import WordStore, fingerprint, word_store
 
 from .test_text_metrics import _pairs
 
