@@ -55,6 +55,9 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     cells = [root / "tiny-seg" / tier / agent / f"rep{r}"
              for tier, agents in (("lite", ("slow", "quick")), ("pro", ("slow",))) for agent in agents for r in range(2)]
     args = [*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"]
+    systmp = tmp / "systmp"         # the sweep's temp folder: where its sandboxes stage their inputs
+    systmp.mkdir()
+    env = {**env, "TMPDIR": str(systmp)}
     proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     # wait until some cells are finished AND some are mid-run (a cell dir without a report)
@@ -76,6 +79,10 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
         time.sleep(0.1)
     assert not _pids_in_group(proc.pid), "worker processes survived the kill"
 
+    # the runs in flight never closed their sandboxes: their staging folders (a copy of the
+    # inputs each) are left, and the restart's first sandboxes sweep them (sandbox/stage.py)
+    orphans = list(systmp.glob("amb-local-*"))
+    assert orphans, "the kill must leave the in-flight runs' staging folders"
     finished_before = {p.parent: json.loads(p.read_text())["run"]["run_id"] for p in reports_under(root)}
     partial = [c for c in cells if c.is_dir() and c not in finished_before]
     assert finished_before and partial, "the kill must land with finished and half-done cells"
@@ -100,3 +107,4 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     lock = json.loads((root / "sweep.lock.json").read_text())
     assert len(lock["config"]["cells"]) == len(cells)
     assert "Leaderboard:" in rerun.stdout
+    assert not [d for d in orphans if d.exists()], "a killed run's staging folder survived the restart"

@@ -25,7 +25,6 @@ import logging
 import os
 import resource
 import shutil
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Self
@@ -51,6 +50,7 @@ from .privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_fa
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
 from .seccomp import seccomp_program
+from .stage import make_stage
 
 __all__ = ["BwrapSandbox", "find_bwrap", "gpu_bind_args", "gpu_dev_nodes", "seccomp_program", "HOST_UID",
            "SANDBOX_UID"]
@@ -101,7 +101,7 @@ class BwrapSandbox:
         self._helper: StagingHelper | None = None
         self.net: SandboxNetwork | None = None
         pip_env: dict[str, str] = {}
-        self._stage = Path(tempfile.mkdtemp(prefix="amb-sbx-"))
+        self._stage = make_stage("amb-sbx-")   # and sweeps what killed harnesses left (stage.py)
         # a dropped uid must traverse it; a non-root harness keeps other users out
         os.chmod(self._stage, 0o755 if os.geteuid() == 0 else 0o700)
         self.decoy_token = os.urandom(8).hex()

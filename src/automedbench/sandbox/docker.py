@@ -61,6 +61,7 @@ from .isolated import effects_recorder, host_dirs, release, watched_call
 from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import chown_tree
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
+from .stage import make_stage
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +247,7 @@ class DockerSandbox:
         self.net: SandboxNetwork | None = None
         self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
         self.container = f"amb-{uuid.uuid4().hex[:12]}"
-        self._stage = Path(tempfile.mkdtemp(prefix="amb-dkr-"))
+        self._stage = make_stage("amb-dkr-")   # and sweeps what killed harnesses left (stage.py)
         os.chmod(self._stage, 0o755)
         self._lock = threading.Lock()
         self.effects: EffectsRecorder | None = None

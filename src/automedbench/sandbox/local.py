@@ -9,14 +9,13 @@ from __future__ import annotations
 import logging
 import shutil
 import sys
-import tempfile
-from pathlib import Path
 
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
 from .effects import EffectsRecorder, observe
 from .fanotify import CallProcess
 from .inputs import private_inputs
+from .stage import make_stage
 
 LOCAL_LABEL = "local (no isolation)"
 LOCAL_WARNING = ("sandbox backend 'local' isolates nothing: agent code runs with your "
@@ -34,7 +33,7 @@ class LocalSandbox:
         self.spec = spec
         self.workspace_dir = str(spec.workspace.resolve())
         # its own copy of the inputs, so its recorded reads are its own (inputs.py)
-        self._stage = Path(tempfile.mkdtemp(prefix="amb-local-"))
+        self._stage = make_stage("amb-local-")   # and sweeps what killed harnesses left (stage.py)
         self.inputs = private_inputs(spec.public_dir.resolve(), self._stage)
         self.data_dir = str(self.inputs.path)
         self.python = sys.executable
