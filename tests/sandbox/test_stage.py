@@ -15,25 +15,27 @@ MAKE_AND_DIE = ("import os, sys; from automedbench.sandbox.stage import make_sta
                 "print(d, flush=True); os._exit(0) if sys.argv[2] == 'exit' else __import__('time').sleep(600)")
 
 
-def _maker(tmp: Path, mode: str) -> tuple[subprocess.Popen, Path]:
+def _maker(tmp: Path, mode: str, makers: list) -> tuple[subprocess.Popen, Path]:
     proc = subprocess.Popen([sys.executable, "-c", MAKE_AND_DIE, PREFIX, mode], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "TMPDIR": str(tmp)})
+    makers.append(proc)
     return proc, Path(proc.stdout.readline().strip())
 
 
 def test_a_killed_makers_folder_goes_and_a_live_ones_stays(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr("tempfile.tempdir", None)         # read TMPDIR again
-    exited, exited_dir = _maker(tmp_path, "exit")         # ends without closing its sandbox
-    exited.wait(timeout=60)
-    assert exited_dir.name.startswith(f"{PREFIX}{_pid_namespace()}-{exited.pid}-")
-    assert (exited_dir / "public" / "x.nii.gz").is_file()
-    killed, killed_dir = _maker(tmp_path, "sleep")        # the next maker sweeps the first's folder
-    assert not exited_dir.exists() and killed_dir.is_dir()
-    killed.kill()                                          # SIGKILL: nothing of it runs again
-    killed.wait(timeout=60)
-    live, live_dir = _maker(tmp_path, "sleep")
+    makers = []
     try:
+        exited, exited_dir = _maker(tmp_path, "exit", makers)   # ends without closing its sandbox
+        exited.wait(timeout=60)
+        assert exited_dir.name.startswith(f"{PREFIX}{_pid_namespace()}-{exited.pid}-")
+        assert (exited_dir / "public" / "x.nii.gz").is_file()
+        killed, killed_dir = _maker(tmp_path, "sleep", makers)  # the next maker sweeps the first's folder
+        assert not exited_dir.exists() and killed_dir.is_dir()
+        killed.kill()                                            # SIGKILL: nothing of it runs again
+        killed.wait(timeout=60)
+        live, live_dir = _maker(tmp_path, "sleep", makers)
         assert not killed_dir.exists() and live_dir.is_dir()
         other_ns = tmp_path / f"{PREFIX}{int(_pid_namespace()) + 1}-{exited.pid}-abc"   # a pid of another namespace
         unnamed = tmp_path / f"{PREFIX}legacyname"                                        # not ours to judge
@@ -44,10 +46,13 @@ def test_a_killed_makers_folder_goes_and_a_live_ones_stays(tmp_path, monkeypatch
         mine = make_stage(PREFIX)
         assert live_dir.is_dir() and other_ns.is_dir() and unnamed.is_dir() and stray_file.is_file()
         assert sweep_orphans(PREFIX) == [] and mine.is_dir()   # its own folder is never swept
-    finally:
         live.kill()
         live.wait(timeout=60)
-    assert sweep_orphans(PREFIX, tmp_path) == [live_dir] and not live_dir.exists()   # its maker is gone now
+        assert sweep_orphans(PREFIX, tmp_path) == [live_dir] and not live_dir.exists()   # its maker is gone now
+    finally:
+        for proc in makers:                                      # a failed check leaves no sleeper behind
+            proc.kill()
+            proc.wait(timeout=60)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder another user owns")
