@@ -6,7 +6,9 @@ import json
 import os
 import signal
 import subprocess
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,8 +57,9 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     cells = [root / "tiny-seg" / tier / agent / f"rep{r}"
              for tier, agents in (("lite", ("slow", "quick")), ("pro", ("slow",))) for agent in agents for r in range(2)]
     args = [*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"]
-    systmp = tmp / "systmp"         # the sweep's temp folder: where its sandboxes stage their inputs
-    systmp.mkdir()
+    # the sweep's own temp folder, where its sandboxes stage their inputs: short, so that the
+    # fork server's socket path fits (test_a_long_temp_folder_spawns_the_workers covers a long one)
+    systmp = Path(tempfile.mkdtemp(prefix="amb-t-"))
     env = {**env, "TMPDIR": str(systmp)}
     proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -108,3 +111,30 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     assert len(lock["config"]["cells"]) == len(cells)
     assert "Leaderboard:" in rerun.stdout
     assert not [d for d in orphans if d.exists()], "a killed run's staging folder survived the restart"
+    shutil.rmtree(systmp, ignore_errors=True)
+
+
+def test_a_long_temp_folder_spawns_the_workers(sweep_env):
+    """Under a $TMPDIR too long for the fork server's socket (AF_UNIX: 107 bytes), local
+    workers are spawned and the sweep runs (runs/executors.py `_start_method`)."""
+    env, tmp, cfg = sweep_env
+    long_tmp = tmp / ("t" * 60) / ("u" * 60)
+    long_tmp.mkdir(parents=True)
+    assert len(str(long_tmp)) >= 120
+    sweep = tmp / "short.yaml"
+    sweep.write_text(f"""
+agents: [quick]
+tasks: [tiny-seg]
+tiers: [lite]
+repeats: 2
+options:
+  sandbox: local
+  network: false
+  agent_configs: [{cfg}]
+""")
+    root = tmp / "root"
+    done = subprocess.run([*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"],
+                          env={**os.environ, **env, "TMPDIR": str(long_tmp)}, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(reports_under(root)) == 2 and "AF_UNIX" not in done.stderr

@@ -28,6 +28,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,19 @@ def detect_gpus() -> list[str]:
     return [str(i) for i, line in enumerate(out.splitlines()) if line.startswith("GPU ")]
 
 
+# The fork server listens on a Unix socket under $TMPDIR (<tmp>/pymp-XXXXXXXX/listener-XXXXXXXX),
+# and a socket path has at most 107 bytes: under a long $TMPDIR (a cluster job's scratch
+# folder, a test's temp folder) the server cannot start ("AF_UNIX path too long"). Workers
+# are then spawned instead: slower to start, the same runs (docs/sweeps.md "Workers").
+_SOCKET_PATH_MAX = 107
+_FORKSERVER_SOCKET_SUFFIX = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
+
+
+def _start_method() -> str:
+    fits = len(os.fsencode(tempfile.gettempdir())) + _FORKSERVER_SOCKET_SUFFIX <= _SOCKET_PATH_MAX
+    return "forkserver" if fits else "spawn"
+
+
 class LocalPool:
     """Persistent worker processes; a run starts only when its CPU and GPU slots are free."""
 
@@ -148,8 +162,9 @@ class LocalPool:
             # run function once: each worker then starts in ~0.1 s instead of importing the
             # harness again (~1-2 s of CPU each under "spawn"). The server exits when this
             # process does, and its workers die with it (_die_with_parent).
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload([job.run.__module__])
+            ctx = multiprocessing.get_context(_start_method())
+            if ctx.get_start_method() == "forkserver":
+                ctx.set_forkserver_preload([job.run.__module__])
             self._pool = cf.ProcessPoolExecutor(max_workers=int(self.cpu_slots), mp_context=ctx,
                                                 initializer=_die_with_parent)
         return self._pool
