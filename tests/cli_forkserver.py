@@ -169,7 +169,9 @@ def serve(path: str) -> None:
 
 class _Server:
     def __init__(self, env: Mapping[str, str]) -> None:
-        self.folder = tempfile.mkdtemp(prefix="amb-cli-forkserver-")
+        # a Unix socket path has at most 107 bytes: a long $TMPDIR gets /tmp instead
+        short = len(os.fsencode(tempfile.gettempdir())) <= 60
+        self.folder = tempfile.mkdtemp(prefix="amb-cli-forkserver-", dir=None if short else "/tmp")
         self.path = os.path.join(self.folder, "socket")
         self.env = dict(env)
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.cli_forkserver", self.path],
