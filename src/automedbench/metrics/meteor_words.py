@@ -103,8 +103,7 @@ class WordStore:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with open(self.path.with_suffix(".lock"), "a") as lock:
                     fcntl.flock(lock, fcntl.LOCK_EX)
-                    on_disk = WordStore.__new__(WordStore)
-                    WordStore.__init__(on_disk, self.path)
+                    on_disk = WordStore(self.path)      # what other processes saved meanwhile
                     stems = {**on_disk.stems, **stems}
                     synonyms = {**on_disk.synonyms, **synonyms}
                     tmp = self.path.with_suffix(f".tmp{os.getpid()}")
