@@ -129,6 +129,7 @@ bench: setup
 	$(BIN)/python bench/score_enhancement.py
 	$(BIN)/python bench/sandbox_overhead.py
 	$(BIN)/python bench/effects_overhead.py
+	$(BIN)/python bench/held_opens.py
 	$(BIN)/python bench/input_copy.py
 	$(BIN)/python bench/judge_digest.py
 	$(BIN)/python bench/yaml_parse.py

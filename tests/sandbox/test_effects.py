@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import time
 
 import pytest
 
@@ -221,6 +223,56 @@ def test_new_nested_directory_written_in_the_same_call(box, world):
     assert r.effects["deleted"] == [f"{WS}/outputs/case_001/deep/er/mask.bin"]
     r = ok(box, "open('outputs/case_001/moved/er/mask.bin').read()")
     assert r.effects["read"] == [f"{WS}/outputs/case_001/moved/er/mask.bin"]
+
+
+def _late_recorder_thread(box, monkeypatch, seconds: float = 0.4) -> None:
+    """Make the recorder's thread late on purpose for the next call: its lock is held for the
+    call's first `seconds` (what a loaded machine does at random, docs/sandbox.md)."""
+    recorder = box.effects
+    begin = recorder.begin
+
+    def late_begin():
+        begin()
+        held = threading.Event()
+
+        def hold():
+            with recorder._pump_lock:
+                held.set()
+                time.sleep(seconds)
+        threading.Thread(target=hold, daemon=True).start()
+        held.wait(5)
+    monkeypatch.setattr(recorder, "begin", late_begin)
+
+
+PILOT = ("import os\nos.makedirs('outputs/case_000/sub')\nopen('outputs/case_000/sub/p.txt', 'w').write('1')\n"
+         "print(open('outputs/case_000/sub/p.txt').read())\nopen('outputs/case_000/sub/p.txt', 'w').write('22')\n")
+
+
+@needs_bwrap
+@pytest.mark.bwrap
+def test_a_late_recorder_thread_still_sees_the_pilot_read_back(box, monkeypatch):
+    """docs/sandbox.md "Opens held until their folder is watched": a script makes a folder,
+    writes a pilot in it, reads it back and writes it again while the recorder's thread is
+    late; each open in the sandbox's workspace waits until its folder is watched, so all three
+    steps are recorded (a root harness: fanotify)."""
+    if box.effects is None or box.effects.openers is None:
+        pytest.skip("opens are held only by a root harness (fanotify needs CAP_SYS_ADMIN)")
+    pilot = f"{WS}/outputs/case_000/sub/p.txt"
+    _late_recorder_thread(box, monkeypatch)
+    r = ok(box, PILOT)
+    assert box.effects.opens_held is True
+    assert steps(r) == [["w", pilot], ["b", pilot], ["w", pilot]]
+    assert r.effects["read_back"] == [pilot] and written(r)[pilot]["size"] == 2
+    if type(box).__name__ == "BwrapSandbox":
+        # the control: the same late thread without the held opens (each bwrap call marks its
+        # own mount, so the switch takes effect at the next call) loses the write and the read
+        # that came before the folder's watch: one write, no read-back
+        box.execute("bash", "rm -rf outputs/case_000")
+        monkeypatch.setenv("AUTOMEDBENCH_HOLD_OPENS", "0")
+        _late_recorder_thread(box, monkeypatch)
+        r = ok(box, PILOT)
+        assert box.effects.opens_held is False
+        assert steps(r) == [["w", pilot]] and r.effects["read_back"] == []
 
 
 @needs_bwrap

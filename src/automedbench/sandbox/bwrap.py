@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any, Self
 
-from . import seccomp
+from . import mount_gate, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
@@ -45,6 +45,7 @@ from .inside import (
     gpu_dev_nodes,
 )
 from .isolated import effects_recorder, host_dirs, release, watched_call
+from .mount_gate import MountGate
 from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_factory, probe_drop
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
@@ -202,17 +203,31 @@ class BwrapSandbox:
             os.close(wfd)
             argv[1:1] = ["--seccomp", str(rfd)]
             pass_fds = (rfd,)
+        # the call's own workspace mount marked before its command runs (mount_gate.py)
+        gate = (MountGate(str(self.workspace), WORKSPACE_INSIDE, self.effects.hold_opens)
+                if self.effects is not None and self.effects.openers is not None and mount_gate.enabled() else None)
+        if gate is not None:
+            argv[1:1] = gate.args
         try:
             with self._lock:
                 result = watched_call(self.watcher, self.effects, language, code,
-                                      lambda: self._run(argv, pass_fds, timeout_s))
+                                      lambda: self._run(argv, pass_fds + (gate.pass_fds if gate else ()),
+                                                        timeout_s, gate))
         finally:
             for fd in pass_fds:
                 os.close(fd)
+            if gate is not None:
+                gate.close()
         result.warnings.extend(self.notes)
         return result
 
-    def _run(self, argv: list[str], pass_fds: tuple[int, ...], timeout_s: float | None) -> ExecResult:
+    def _run(self, argv: list[str], pass_fds: tuple[int, ...], timeout_s: float | None,
+             gate: MountGate | None = None) -> ExecResult:
+        def started(pid: int) -> None:
+            self._call.started(pid)
+            if gate is not None:
+                gate.open(pid)   # returns once the command may run, marked or not
+
         self._call.begin()
         try:
             return run_process(argv, env={"PATH": "/usr/bin:/bin"}, cwd="/",
@@ -221,7 +236,7 @@ class BwrapSandbox:
                                                        self._helper.fd if self._helper else None,
                                                        self.net.fd if self.net else None,
                                                        self.net.userns_fd if self.net else None),
-                               pass_fds=pass_fds, on_start=self._call.started,
+                               pass_fds=pass_fds, on_start=started,
                                on_output=self.effects.saw_output if self.effects is not None else None)
         finally:
             self._call.end()

@@ -40,7 +40,7 @@ import automedbench
 
 from ..errors import ScoringContainerUnavailable
 from ..run_files import RunFiles
-from . import seccomp
+from . import mount_gate, seccomp
 from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
 from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
 from .docker_engine import PRIVATE_SOCKET, engine_answers
@@ -300,6 +300,7 @@ class DockerSandbox:
             self.effects = effects_recorder(
                 spec, self.workspace, self.inputs, self.net,
                 (lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
+            self._hold_opens(self._container_pid())
         except BaseException:
             self.close()
             raise
@@ -322,6 +323,15 @@ class DockerSandbox:
                                                        is_ours=lambda p: pid_ns(p) == self._pid_ns)
         if old is not None:
             old.close()
+        self._hold_opens(pid)   # a restarted container's workspace is a new mount
+
+    def _hold_opens(self, pid: int) -> None:
+        """Mark the container's workspace mount (one for the container's life): each open there
+        waits until the recorder watches its folder (docs/sandbox.md "Opens held until their
+        folder is watched")."""
+        effects = getattr(self, "effects", None)
+        if effects is not None and mount_gate.enabled():
+            effects.hold_opens(pid, lasting=True)
 
     def env(self) -> dict[str, str]:
         return dict(self._env)

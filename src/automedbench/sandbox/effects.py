@@ -69,6 +69,9 @@ MAX_KNOWN = 200_000
 # beyond, the call is treated like a queue overflow (rescanned, `truncated`), so an agent that
 # makes millions of events costs the harness no memory
 MAX_PUMPED_EVENTS = 16384
+# Longest a held open waits for the recorder's lock before it is let go unwatched (the pump
+# thread holds the lock only to read the queue and watch new folders)
+HOLD_LOCK_S = 2.0
 # Steps of a call's `order` kept; a call with more records no order (the judge then reads the
 # call as one piece: docs/judge.md "Order inside a call")
 
@@ -107,7 +110,12 @@ class EffectsRecorder:
         self.net = net
         self.inotify = Inotify()
         # is_ours(pid): whether a process belongs to this sandbox (asked while it waits in open)
-        self.openers = OpenerLog.start(is_ours) if is_ours is not None else None
+        self.openers = OpenerLog.start(is_ours, on_open=self._held_open) if is_ours is not None else None
+        # the backend had the sandbox's workspace mount marked for this call (hold_opens): every
+        # open there waited for the listener, which watched the opened file's folder first
+        self.opens_held = False
+        self._hold_lasts = False    # the mark outlives one call (docker: one mount per container)
+        self._calling = False       # between _start_pump and _stop_pump (the held opens' hook acts)
         self.wds: dict[int, str] = {}
         self.watched: dict[str, int] = {}
         self.incomplete = False   # some directory could not be watched: every record says truncated
@@ -208,6 +216,41 @@ class EffectsRecorder:
         for found in [f for f in self._found_size if f.startswith(prefix)]:
             self._found_size[new + found[len(old):]] = self._found_size.pop(found)
 
+    def hold_opens(self, pid: int, *, lasting: bool = False) -> bool:
+        """Mark the workspace mount as process `pid` (inside the sandbox) sees it: from now on
+        each open there by the sandbox waits until the recorder watches the file's folder
+        (docs/sandbox.md "Opens held until their folder is watched"). False where it cannot be
+        (no fanotify: a non-root harness), and the call is recorded as before."""
+        held = self.openers is not None and self.openers.mark_mount(f"/proc/{pid}/root{self.roots[0][1]}")
+        self.opens_held, self._hold_lasts = held, held and lasting
+        return held
+
+    def _held_open(self, inside: str) -> None:
+        """An open of ours, held by fanotify until this returns: a folder not yet watched (made
+        by the call, the pump thread behind) is watched now, before the opener goes on, so what
+        the call then does in it has its events. The pump's own watch of it later changes nothing."""
+        folder = self._host(inside)
+        workspace = self.roots[0][0]
+        if folder is None or not folder.startswith(workspace + os.sep):
+            return
+        folder = os.path.dirname(folder)
+        if folder in self.watched:
+            return   # the usual case, without taking the lock
+        if not self._pump_lock.acquire(timeout=HOLD_LOCK_S):
+            return   # the pump holds it that long: the call's events are read as before
+        try:
+            if not self._calling:
+                return
+            top = folder   # the outermost folder not watched yet: its parent's watch saw it made
+            while os.path.dirname(top) not in self.watched and top != workspace:
+                top = os.path.dirname(top)
+            if top == workspace:
+                return   # the workspace lost its own watch: the call is read as before
+            for f in self._watch_tree(top):
+                self._found_size[f] = size_or_none(os.path.dirname(f), os.path.basename(f))
+        finally:
+            self._pump_lock.release()
+
     # -- one call ----------------------------------------------------------------------
     def _start_pump(self) -> None:
         self._stop_pump()
@@ -216,8 +259,11 @@ class EffectsRecorder:
         self._found_size, self._missed_moves = {}, []
         self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
         self._pump.start()
+        self._calling = True
 
     def _stop_pump(self) -> None:
+        with self._pump_lock:
+            self._calling = False   # after this no held open touches the watches
         if self._pump is None or self._stop_w < 0:
             return
         os.write(self._stop_w, b"x")
@@ -396,6 +442,8 @@ class EffectsRecorder:
         self._net_start = self.net() if self.net else None
         if self.openers is not None:
             self.openers.take()   # opens before the call are nobody's
+        if not self._hold_lasts:
+            self.opens_held = False   # a bwrap call's mount is its own: hold_opens marks it anew
         self._start_pump()
 
     def _forget_gone(self, dirs: list[str]) -> list[str]:
@@ -493,7 +541,8 @@ class EffectsRecorder:
             # read back: a read-only open after the write, and (with attribution) the sandbox's
             # processes opened this file at least twice, the write's open and the read's (once
             # when its creation came before its folder was watched: that open was not seen)
-            opens = 2 if (state.mask & IN_CREATE and not state.unseen) or state.existed_before else 1
+            # (with the opens held every open of the call was counted, the write's too)
+            opens = 2 if ((state.mask & IN_CREATE or self.opens_held) and not state.unseen) or state.existed_before else 1
             if state.unseen and not state.existed_before and st.st_atime_ns > st.st_mtime_ns:
                 state.read_back, opens = True, 0
             if state.read_back and (self.openers is None or self.openers.failed is not None

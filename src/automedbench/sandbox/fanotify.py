@@ -25,6 +25,7 @@ _libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ct
 FAN_CLOEXEC, FAN_NONBLOCK, FAN_CLASS_CONTENT, FAN_UNLIMITED_MARKS = 0x1, 0x2, 0x4, 0x20
 FAN_MARK_ADD = 0x1
 FAN_MARK_DONT_FOLLOW = 0x4
+FAN_MARK_MOUNT = 0x10
 FAN_MARK_ONLYDIR = 0x8
 FAN_OPEN_PERM, FAN_EVENT_ON_CHILD, FAN_ONDIR = 0x10000, 0x08000000, 0x40000000
 MAX_OPENERS = 8   # processes kept per call for a violation's proof
@@ -118,8 +119,11 @@ class OpenerLog:
     `keep_openers`, also who opened (`opener()`, every process, the call's or not, at most
     MAX_OPENERS)."""
 
-    def __init__(self, fd: int, is_ours: Callable[[int], bool], keep_openers: bool = False):
+    def __init__(self, fd: int, is_ours: Callable[[int], bool], keep_openers: bool = False,
+                 on_open: Callable[[str], None] | None = None):
         self.fd, self.is_ours, self.keep_openers = fd, is_ours, keep_openers
+        # told the path (as the opener sees it) of each open of ours, before the opener goes on
+        self.on_open = on_open
         self._opened: dict[tuple[int, int], int] = {}
         self._openers: dict[int, dict[str, object]] = {}
         self._lock = threading.Lock()
@@ -132,12 +136,13 @@ class OpenerLog:
         self._thread.start()
 
     @classmethod
-    def start(cls, is_ours: Callable[[int], bool], keep_openers: bool = False) -> OpenerLog | None:
+    def start(cls, is_ours: Callable[[int], bool], keep_openers: bool = False,
+              on_open: Callable[[str], None] | None = None) -> OpenerLog | None:
         """A listener, or None where fanotify is refused (no CAP_SYS_ADMIN, no kernel support)."""
         # unlimited marks: one per watched directory, as many as the recorder watches (MAX_WATCHES)
         fd = _libc.fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_MARKS,
                                  os.O_RDONLY | os.O_CLOEXEC)
-        return cls(fd, is_ours, keep_openers) if fd >= 0 else None
+        return cls(fd, is_ours, keep_openers, on_open) if fd >= 0 else None
 
     def mark(self, directory: str, *, itself: bool = False) -> bool:
         """Opens of files directly in `directory` (and, with `itself`, of the directory: a
@@ -146,6 +151,13 @@ class OpenerLog:
         # a symlink is not followed, a non-directory is refused: the inotify watch's own rules
         flags = FAN_MARK_ADD | FAN_MARK_DONT_FOLLOW | FAN_MARK_ONLYDIR
         return _libc.fanotify_mark(self.fd, flags, mask, AT_FDCWD, os.fsencode(directory)) == 0
+
+    def mark_mount(self, path: str) -> bool:
+        """Every open of a file on the mount `path` is on (a sandbox's own workspace mount,
+        reached through /proc/<pid>/root) waits for this listener's answer, in folders not
+        marked yet too: docs/sandbox.md "Opens held until their folder is watched"."""
+        return _libc.fanotify_mark(self.fd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_PERM, AT_FDCWD,
+                                   os.fsencode(path)) == 0
 
     def take(self) -> dict[tuple[int, int], int]:
         with self._lock:
@@ -193,6 +205,9 @@ class OpenerLog:
                 with self._lock:
                     ident = (st.st_dev, st.st_ino)
                     self._opened[ident] = self._opened.get(ident, 0) + 1
+                if self.on_open is not None:
+                    # the path as the opener sees it (its mount namespace's root is not ours)
+                    self.on_open(os.readlink(f"/proc/self/fd/{fd}"))
             if self.keep_openers and pid not in self._openers and len(self._openers) < MAX_OPENERS:
                 who = opener(pid, ours)
                 with self._lock:
