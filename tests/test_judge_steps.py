@@ -7,6 +7,7 @@ through the real loop, the real sandbox (bwrap) and the recorder's `order`:
   batch ran;
 - a script that runs every case first and checks one afterwards validates nothing either.
 """
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -49,15 +50,19 @@ def one_script(kind: str):
 
 
 PILOT_OUTPUT = "/workspace/outputs/case_000/prediction.json"
-TRIALS = 3
+# a root harness holds each open in the workspace until its folder is watched (fanotify,
+# docs/sandbox.md "Opens held until their folder is watched"): one trial must show the read-back.
+# A non-root harness has no such hold, and its recorder's thread may be behind: a trial that
+# lacks it is run again
+TRIALS = 1 if os.geteuid() == 0 else 3
 
 
 def _pilot_read_back_recorded(out_dir: Path) -> bool:
     """Whether the record holds the script's read-back of the pilot's output. Every kind reads
-    it back; the recorder misses that read when its thread, behind on a loaded machine, watched
-    the folder the pilot made (outputs/case_000) only after the script had read the file and
-    the batch had written it again (docs/sandbox.md "Order inside a call": a folder's events
-    before its watch are lost). Such a record cannot show a pilot inspection at all."""
+    it back; without held opens (a non-root harness) the recorder misses that read when its
+    thread, behind on a loaded machine, watched the folder the pilot made (outputs/case_000)
+    only after the script had read the file and the batch had written it again (docs/sandbox.md
+    "A thread behind"). Such a record cannot show a pilot inspection at all."""
     trace = next(out_dir.rglob("trace.jsonl"))
     steps = [step for event in read_trace(trace) if event.effects for step in event.effects.order or []]
     return any(step.op == "b" and step.path == PILOT_OUTPUT for step in steps)
