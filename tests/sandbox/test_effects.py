@@ -226,8 +226,8 @@ def test_new_nested_directory_written_in_the_same_call(box, world):
 
 
 def _late_recorder_thread(box, monkeypatch, seconds: float = 0.4) -> None:
-    """Make the recorder's thread late on purpose for the next call: its lock is held for the
-    call's first `seconds` (what a loaded machine does at random, docs/sandbox.md)."""
+    """Make the recorder's thread late on purpose for every call from now on: its lock is held
+    for the call's first `seconds` (what a loaded machine does at random, docs/sandbox.md)."""
     recorder = box.effects
     begin = recorder.begin
 
@@ -263,13 +263,20 @@ def test_a_late_recorder_thread_still_sees_the_pilot_read_back(box, monkeypatch)
     assert box.effects.opens_held is True
     assert steps(r) == [["w", pilot], ["b", pilot], ["w", pilot]]
     assert r.effects["read_back"] == [pilot] and written(r)[pilot]["size"] == 2
+    # a pilot in a scratch folder made and removed within the call is written, and gone
+    r = ok(box, "import os, shutil\nos.makedirs('scratch/p')\nopen('scratch/p/pilot.txt', 'w').write('123')\n"
+                "shutil.rmtree('scratch')")
+    scratch = f"{WS}/scratch/p/pilot.txt"
+    assert {k: {**v, "size": None} for k, v in written(r).items()} == {
+        scratch: {"path": scratch, "op": "transient", "size": None, "sha256": None}}
+    # its size is the one the thread saw the write close with, 0 when it was gone by then
+    assert written(r)[scratch]["size"] in (0, 3) and steps(r) == [["w", scratch]]
     if type(box).__name__ == "BwrapSandbox":
         # the control: the same late thread without the held opens (each bwrap call marks its
         # own mount, so the switch takes effect at the next call) loses the write and the read
         # that came before the folder's watch: one write, no read-back
         box.execute("bash", "rm -rf outputs/case_000")
         monkeypatch.setenv("AUTOMEDBENCH_HOLD_OPENS", "0")
-        _late_recorder_thread(box, monkeypatch)
         r = ok(box, PILOT)
         assert box.effects.opens_held is False
         assert steps(r) == [["w", pilot]] and r.effects["read_back"] == []

@@ -552,9 +552,12 @@ class EffectsRecorder:
         elif st is None and (state.existed_before or path in self.known):
             fx.deleted.append(inside)
             self.known.discard(path)
-        elif st is None and state.mask & (IN_CREATE | IN_MOVED_TO) and not state.mask & IN_MOVED_FROM:
+        elif (st is None and (state.mask & (IN_CREATE | IN_MOVED_TO) or path in self._found_size)
+              and not state.mask & IN_MOVED_FROM):
             # made by this call and removed before it ended (a pilot in a folder the script then
-            # cleaned): it was written, though nothing of it is left to hash
+            # cleaned): it was written, though nothing of it is left to hash. Found by the walk
+            # of a folder the call made (its creation came before the folder's watch) counts
+            # as made: every file there was new
             self._record_transient(fx, inside, state.last_size)
 
     def _record_transient(self, fx: _Effects, inside: str, size: int | None) -> None:
