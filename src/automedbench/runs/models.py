@@ -22,7 +22,9 @@ from ..tracks.base import ProfileScore  # noqa: F401  (one definition: a track r
 # happened (docs/judge.md "Order inside a call").
 # 1.8 (additive): a written file's op may be "transient": the call made it and removed it before
 # it ended (a pilot in a folder the script then cleaned), docs/sandbox.md "Observed effects".
-SCHEMA_VERSION = "1.8"
+# 1.9 (additive): trace effects.opens_held, whether every open in the workspace waited until its
+# folder was watched, docs/sandbox.md "Opens held until their folder is watched".
+SCHEMA_VERSION = "1.9"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -261,6 +263,10 @@ class Effects(_Strict):
     reads_attributed: bool | None = Field(None, description="`read` holds only files this sandbox's processes "
                                           "opened (fanotify named the opener); false: any host process's opens "
                                           "too, and the judge credits none of them; null: an older record")
+    opens_held: bool | None = Field(None, description="every open of the call in the workspace waited until "
+                                    "its folder was watched (schema 1.9): a folder the call made has all its "
+                                    "steps; false: what the call did in a new folder before its watch may be "
+                                    "missing; null: an older record")
     recorder: str = Field("inotify", description="how the effects were observed")
 
     @model_serializer(mode="wrap")

@@ -9,7 +9,7 @@ events into the record documented in docs/sandbox.md ("Observed effects"):
 
     {"written": [{"path", "op": created|modified|transient, "size", "sha256"}], "deleted": [...],
      "read": [...], "read_back": [...], "net": {"bytes_in", "bytes_out"} | None, "truncated": bool,
-     "reads_attributed": bool, "recorder": "inotify"}
+     "reads_attributed": bool, "opens_held": bool, "recorder": "inotify"}
 
 `read` holds only files a process of the sandbox opened: with `is_ours` (a root harness)
 every watched directory is also marked for fanotify open-permission events (fanotify.py),
@@ -116,6 +116,7 @@ class EffectsRecorder:
         self.opens_held = False
         self._hold_lasts = False    # the mark outlives one call (docker: one mount per container)
         self._calling = False       # between _start_pump and _stop_pump (the held opens' hook acts)
+        self._hold_missed = False   # a held open of this call went on before its folder was watched
         self.wds: dict[int, str] = {}
         self.watched: dict[str, int] = {}
         self.incomplete = False   # some directory could not be watched: every record says truncated
@@ -237,7 +238,8 @@ class EffectsRecorder:
         if folder in self.watched:
             return   # the usual case, without taking the lock
         if not self._pump_lock.acquire(timeout=HOLD_LOCK_S):
-            return   # the pump holds it that long: the call's events are read as before
+            self._hold_missed = True   # the pump held it that long: this open went on unwatched
+            return
         try:
             if not self._calling:
                 return
@@ -245,9 +247,12 @@ class EffectsRecorder:
             while os.path.dirname(top) not in self.watched and top != workspace:
                 top = os.path.dirname(top)
             if top == workspace:
-                return   # the workspace lost its own watch: the call is read as before
+                self._hold_missed = True   # the workspace lost its own watch
+                return
             for f in self._watch_tree(top):
                 self._found_size[f] = size_or_none(os.path.dirname(f), os.path.basename(f))
+        except Exception:   # noqa: BLE001 -- the open is answered all the same; the record says so
+            self._hold_missed = True
         finally:
             self._pump_lock.release()
 
@@ -444,6 +449,7 @@ class EffectsRecorder:
             self.openers.take()   # opens before the call are nobody's
         if not self._hold_lasts:
             self.opens_held = False   # a bwrap call's mount is its own: hold_opens marks it anew
+        self._hold_missed = False
         self._start_pump()
 
     def _forget_gone(self, dirs: list[str]) -> list[str]:
@@ -485,7 +491,9 @@ class EffectsRecorder:
         # a listener that stopped (fanotify.py: its group closed, the waiting opens let through)
         # attributes nothing more: from then on the reads are any process's, and say so
         attributed = self.openers is not None and self.openers.failed is None
-        return fx.as_dict(self._net_delta(), self.reads_shared, attributed)
+        # held only while the listener answered: one that stopped let the waiting opens through
+        held = self.opens_held and attributed and not self._hold_missed
+        return fx.as_dict(self._net_delta(), self.reads_shared, attributed, held)
 
     def _add_new_dir_files(self, call: _Call) -> None:
         """A directory created (or moved in) during the call had no watch yet: everything in

@@ -64,14 +64,15 @@ class _Effects:
     hash_budget: int = HASH_BUDGET_BYTES
     transient: int = 0            # files listed as made and removed by the call
 
-    def as_dict(self, net: dict[str, int] | None, reads_shared: bool, attributed: bool) -> dict[str, Any]:
+    def as_dict(self, net: dict[str, int] | None, reads_shared: bool, attributed: bool,
+                opens_held: bool = False) -> dict[str, Any]:
         """The record, each list cut at MAX_ENTRIES (and `truncated` set when one was)."""
         lists = (self.written, self.deleted, self.read, self.read_back)
         truncated = self.truncated or any(len(x) > MAX_ENTRIES for x in lists)
         return {"written": self.written[:MAX_ENTRIES], "deleted": self.deleted[:MAX_ENTRIES],
                 "read": self.read[:MAX_ENTRIES], "read_back": self.read_back[:MAX_ENTRIES],
                 "order": self.order, "net": net, "truncated": truncated, "reads_shared": reads_shared,
-                "reads_attributed": attributed, "recorder": RECORDER}
+                "reads_attributed": attributed, "opens_held": opens_held, "recorder": RECORDER}
 
 
 

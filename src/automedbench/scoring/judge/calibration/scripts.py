@@ -68,7 +68,8 @@ def _writes(events: Events, path: str, body: str) -> Effects:
     """Effects of a call that wrote one file, observed as the trace's other calls were."""
     like = next((e.effects for e in events if e.type == "execution" and e.effects is not None), Effects())
     return Effects(written=[WrittenFile(path=path, op="created", size=len(body.encode()), sha256=None)],
-                   reads_attributed=like.reads_attributed, reads_shared=like.reads_shared, recorder=like.recorder)
+                   reads_attributed=like.reads_attributed, reads_shared=like.reads_shared,
+                   opens_held=like.opens_held, recorder=like.recorder)
 
 
 def pytest_look(events: Events, f: WorkflowFacts, workspace: str, *, real: bool) -> Events | None:
@@ -115,7 +116,7 @@ def look_via_report(events: Events, f: WorkflowFacts, workspace: str, *, real: b
         cat = f"cat report_{n}.txt\n"
         index = n * 1000 + 1
         eff = Effects(read=[report], reads_attributed=fx.reads_attributed, reads_shared=fx.reads_shared,
-                      recorder=fx.recorder)
+                      opens_held=fx.opens_held, recorder=fx.recorder)
         out += [TraceEvent(type="tool_call", t=e.t, call_index=index, language="bash", code=cat),
                 TraceEvent(type="execution", t=e.t, call_index=index, language="bash", code=cat, exit_code=0,
                            stdout=shown, stderr="", effects=eff)]
