@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 
@@ -460,3 +461,16 @@ def test_the_judge_drops_shared_reads_the_call_does_not_name():
     reads = {c.index: c.read for c in collect_calls(trace)}
     assert reads[1] == ["/workspace/notes.txt"]
     assert reads[2] == reads[3] == reads[4] == ["/data/public/case_0/img.txt", "/workspace/notes.txt"]
+
+
+def test_doctor_says_whether_opens_are_held(monkeypatch):
+    """`automedbench doctor` tells, before any run, whether records will say `opens_held: true`."""
+    from automedbench.sandbox.doctor import machine_report
+
+    def held_check():
+        return {c["name"]: c for c in machine_report()["checks"]}["opens held until their folder is watched"]
+    monkeypatch.delenv("AUTOMEDBENCH_HOLD_OPENS", raising=False)
+    assert held_check()["ok"] is (os.geteuid() == 0)
+    monkeypatch.setenv("AUTOMEDBENCH_HOLD_OPENS", "0")
+    check = held_check()
+    assert check["ok"] is False and ("AUTOMEDBENCH_HOLD_OPENS=0" in check["detail"] or os.geteuid() != 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from . import mount_gate
 from .bwrap import find_bwrap
 from .docker import check_image, find_engine
 from .docker_image import recorded_image
@@ -103,6 +104,22 @@ def _attribution(root: bool) -> dict[str, Any]:
                   attributed=False)
 
 
+def _held_opens(root: bool) -> dict[str, Any]:
+    """Whether a call's opens in the workspace wait until the recorder watches their folder
+    (docs/sandbox.md "Opens held until their folder is watched")."""
+    name = "opens held until their folder is watched"
+    if not root:
+        return _check(name, False, "a non-root harness has no fanotify: a folder a call makes is watched when "
+                                   "the recorder's thread reaches it, and on a loaded machine what the call did "
+                                   "there first can be missing (effects say opens_held: false)", held=False)
+    if not mount_gate.enabled():
+        return _check(name, False, "turned off by AUTOMEDBENCH_HOLD_OPENS=0 (bwrap); unset it to hold them",
+                      held=False)
+    return _check(name, True, "each open in the sandbox's workspace waits until its folder is watched "
+                              "(bwrap: each call's mount; docker: the container's); effects say opens_held: true",
+                  held=True)
+
+
 def _gpu() -> dict[str, Any]:
     nodes = gpu_dev_nodes()
     if has_nvidia_gpu(nodes):
@@ -115,7 +132,7 @@ def machine_report() -> dict[str, Any]:
     """Every check, in the order `automedbench doctor` prints them."""
     root = os.geteuid() == 0
     checks = [_check("harness user", True, f"uid {os.geteuid()}" + (" (root)" if root else " (non-root)")),
-              _bwrap(root), _attribution(root), *_network(root), _gpu(), *_docker(),
+              _bwrap(root), _attribution(root), _held_opens(root), *_network(root), _gpu(), *_docker(),
               _check("Debian python3 (the interpreter inside the sandbox)", os.access("/usr/bin/python3", os.X_OK),
                      "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK)
                      else "missing: `apt-get install python3`")]
