@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import select
 import time
 from collections.abc import Callable
@@ -25,6 +26,23 @@ def enabled() -> bool:
     """`AUTOMEDBENCH_HOLD_OPENS=0` runs calls without the gate (the recorder's thread may then
     be behind a folder the call makes: docs/sandbox.md "A thread behind")."""
     return os.environ.get("AUTOMEDBENCH_HOLD_OPENS", "1") != "0"
+
+
+# the read(2) syscall's number, for /proc/<pid>/syscall (other machines: the root check alone)
+_READ_NR = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
+
+
+def _waits_on(pid: int, fd: int) -> bool:
+    """Whether `pid` is blocked in read(fd): bwrap's child waiting on its block fd, its setup
+    done. False where /proc/<pid>/syscall cannot tell (not readable here, unknown machine)."""
+    if _READ_NR is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/syscall", "rb") as fh:
+            fields = fh.read(64).split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == str(_READ_NR).encode() and fields[1] == f"0x{fd:x}".encode()
 
 
 def _alive(pid: int) -> bool:
@@ -45,6 +63,7 @@ class MountGate:
         self._inside, self._mark = workspace_inside, mark
         self._info_r, self._info_w = os.pipe()
         self._block_r, self._block_w = os.pipe()
+        self._block_fd_in_child = self._block_r   # pass_fds keeps the number
         self.marked = False
 
     @property
@@ -92,17 +111,21 @@ class MountGate:
         return pid if isinstance(pid, int) and pid > 0 else None
 
     def _set_up(self, child: int, deadline: float) -> bool:
-        """Whether the child has pivoted into its own root (not ours) and that root holds the
-        workspace at its inside path: bwrap does both before it waits on the block fd. Before
-        the pivot a host that has a folder at the inside path must not be taken for it."""
+        """Whether the child finished its setup with the workspace at its inside path. Done
+        means waiting on the block fd (its /proc syscall line, where this harness may read it),
+        else pivoted into a root other than ours; either way the workspace must be there, the
+        same folder as on the host, before anything is marked."""
         ours = os.stat("/")
         root, where = f"/proc/{child}/root", f"/proc/{child}/root{self._inside}"
         while time.monotonic() < deadline:
             try:
+                blocked = _waits_on(child, self._block_fd_in_child)
                 top, st = os.stat(root), os.stat(where)
-                if ((top.st_dev, top.st_ino) != (ours.st_dev, ours.st_ino)
+                if ((blocked or (top.st_dev, top.st_ino) != (ours.st_dev, ours.st_ino))
                         and (st.st_dev, st.st_ino) == (self._workspace.st_dev, self._workspace.st_ino)):
                     return True
+                if blocked:
+                    return False   # set up, and the workspace is not there: nothing to mark
             except FileNotFoundError:
                 if not _alive(child):
                     return False   # bwrap failed before its command: nothing to mark
