@@ -63,12 +63,14 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     env = {**env, "TMPDIR": str(systmp)}
     proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    # wait until some cells are finished AND some are mid-run (a cell dir without a report)
+    # wait until some cells are finished AND some are mid-run (a cell dir without a report) with
+    # a sandbox open (its staging folder there: a cell's dir is made before its sandbox opens
+    # and it is scored after the sandbox closed, and a kill then would leave no folder to sweep)
     deadline = time.monotonic() + 300   # a loaded 2-core machine starts the workers slowly
     while time.monotonic() < deadline:
         done = reports_under(root)
         started = [c for c in cells if c.is_dir()]
-        if len(done) >= 2 and len(started) > len(done):
+        if len(done) >= 2 and len(started) > len(done) and any(systmp.glob("amb-local-*")):
             break
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.05)
