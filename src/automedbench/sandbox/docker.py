@@ -329,9 +329,8 @@ class DockerSandbox:
         """Mark the container's workspace mount (one for the container's life): each open there
         waits until the recorder watches its folder (docs/sandbox.md "Opens held until their
         folder is watched")."""
-        effects = getattr(self, "effects", None)
-        if effects is not None and mount_gate.enabled():
-            effects.hold_opens(pid, lasting=True)
+        if self.effects is not None and mount_gate.enabled():
+            self.effects.hold_opens(pid, lasting=True)
 
     def env(self) -> dict[str, str]:
         return dict(self._env)

@@ -4,8 +4,8 @@ fanotify (docs/sandbox.md "Opens held until their folder is watched").
 Each bwrap call builds a new mount namespace, so its `/workspace` is a new mount that no mark
 placed earlier covers. bwrap writes the pid of its sandboxed child to `--info-fd` right after
 cloning it, and the child, once its root is pivoted and its privileges dropped, waits on
-`--block-fd` before it runs the command. The gate reads the pid, waits until the child's root
-shows the workspace (its setup is done), has `mark(pid)` place the mark through
+`--block-fd` before it runs the command. The gate reads the pid, waits until the child's setup
+is done (it waits on the block fd) with the workspace in its root, has `mark(pid)` place the mark through
 `/proc/<pid>/root`, and only then lets the child go on. Whatever fails, the child is let go
 (never held past `WAIT_S`) and the call runs as before, without the mark.
 """
@@ -118,19 +118,19 @@ class MountGate:
         ours = os.stat("/")
         root, where = f"/proc/{child}/root", f"/proc/{child}/root{self._inside}"
         while time.monotonic() < deadline:
+            blocked = _waits_on(child, self._block_fd_in_child)
             try:
-                blocked = _waits_on(child, self._block_fd_in_child)
                 top, st = os.stat(root), os.stat(where)
                 if ((blocked or (top.st_dev, top.st_ino) != (ours.st_dev, ours.st_ino))
                         and (st.st_dev, st.st_ino) == (self._workspace.st_dev, self._workspace.st_ino)):
                     return True
-                if blocked:
-                    return False   # set up, and the workspace is not there: nothing to mark
             except FileNotFoundError:
                 if not _alive(child):
                     return False   # bwrap failed before its command: nothing to mark
             except OSError:
                 return False   # its root cannot be looked at
+            if blocked:
+                return False   # set up, and the workspace is not at its inside path: nothing to mark
             time.sleep(POLL_S)
         return False
 
