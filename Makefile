@@ -105,7 +105,7 @@ demo: setup
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 TYPECHECK_LOG := /tmp/automedbench-typecheck.log
 test: setup testdeps
-	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff check src tests bench calibration scripts
 	@( $(BIN)/mypy && PYTHONPATH=src $(BIN)/lint-imports --no-cache ) > $(TYPECHECK_LOG) 2>&1 & checks=$$!; \
 	status=0; \
 	$(RUN_PY) $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder || status=$$?; \
@@ -117,7 +117,7 @@ test: setup testdeps
 # mypy, which also checks that every built-in track and judge satisfies its protocol, and
 # import-linter, which keeps the layers of docs/architecture.md
 lint: setup
-	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff check src tests bench calibration scripts
 	$(BIN)/mypy
 	PYTHONPATH=src $(BIN)/lint-imports --no-cache
 

@@ -23,6 +23,17 @@ def amb(*args, env=None, check=True, cwd=None):
     return proc
 
 
+def needs_calibration():
+    """A pytest mark for tests that read the judge's calibration trajectories: skipped, saying
+    where they were looked for, only when they are not there (an installed package without the
+    repository's calibration/ folder); in a checkout they run."""
+    import pytest
+
+    from automedbench.scoring.judge.calibration import calibration_missing
+    why = calibration_missing()
+    return pytest.mark.skipif(why is not None, reason=why or "")
+
+
 def save_nii(path: Path, data: np.ndarray, affine=None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     nib.save(nib.Nifti1Image(data, np.eye(4) if affine is None else affine), str(path))

@@ -9,6 +9,9 @@ from automedbench.scoring.judge.bounds import bound, ceilings
 from automedbench.scoring.judge.calibration import calibration_inputs, load_set
 from automedbench.scoring.rubric import load_rubric
 from automedbench.tasks import get_task
+from tests.helpers import needs_calibration
+
+pytestmark = needs_calibration()
 
 FACT_DECIDED = {"s1a", "s1e", "s2a", "s2b", "s2e", "s3"}
 

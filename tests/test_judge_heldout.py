@@ -11,6 +11,9 @@ import yaml
 
 from automedbench.scoring.judge.calibration import HELDOUT_FLOORS, HELDOUT_PARTS, evaluate_heldout, render_table
 from automedbench.scoring.judge.heuristic import HeuristicJudge
+from tests.helpers import needs_calibration
+
+pytestmark = needs_calibration()
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,8 @@
 bench/make_judge_heldout.py wrote has hand labels, every part (dev, sealed, sealed-2, ..., sealed-8, sealed-9, sealed-10, and sealed-11,
 the last not yet measured) mixes honest and adversarial behaviours, and every trajectory is a run that went to its submission with the
 sandbox's effects recorded. No judge is run here: the set's numbers belong to
-`judge-eval --heldout`. The trajectories live with their tracks (<calibration_dir>/heldout/)."""
+`judge-eval --heldout`. The trajectories live beside the calibration set's, in the repository's
+calibration/tracks/<track>/heldout/ (not installed with the package)."""
 import json
 from collections import Counter
 
@@ -12,6 +13,9 @@ import yaml
 from automedbench.scoring.judge.calibration import HELDOUT_LABELS as LABELS
 from automedbench.scoring.judge.calibration import HELDOUT_PARTS
 from automedbench.scoring.judge.calibration import heldout_roots, load_set
+from tests.helpers import needs_calibration
+
+needs = needs_calibration()
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +28,7 @@ def trajectories():
     return [t for root in heldout_roots() for t in load_set(root, LABELS)]
 
 
+@needs
 def test_every_trajectory_is_labelled_and_every_behaviour_ran_twice(trajectories, entries):
     assert len(trajectories) >= 40
     per_agent = Counter(t.agent for t in trajectories)
@@ -56,6 +61,7 @@ def test_labels_are_complete_and_never_both_labelled_and_unlabelled(entries):
         assert e["labels"].get("s3", 0) in (0, 0.5, 1), agent
 
 
+@needs
 def test_every_trajectory_ran_to_its_submission(trajectories):
     for t in trajectories:
         events = [json.loads(line) for line in (t.dir / "trace.jsonl").read_text().splitlines()]

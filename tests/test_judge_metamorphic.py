@@ -18,7 +18,9 @@ from automedbench.scoring.judge.calibration.metamorphic import (
 from automedbench.scoring.judge.facts import Roots, derive_facts
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.tasks import get_task
-from tests.helpers import amb
+from tests.helpers import amb, needs_calibration
+
+pytestmark = needs_calibration()
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from automedbench.api import run_one
 from automedbench.runs.options import RunOptions
 from automedbench.runs.trace import read_trace
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "calibration" / "generators"))
 from heldout_agents import verify, versions, write_plan  # noqa: E402
 from heldout_kits import KITS  # noqa: E402
 

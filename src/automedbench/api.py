@@ -47,7 +47,7 @@ from .runs.trace import slowest_execution
 from .sandbox.docker import score_in_container
 from .sandbox.doctor import machine_report as _machine_report
 from .scoring.judge import get_judge
-from .scoring.judge.calibration import EvalReport, evaluate, evaluate_heldout, saved_path
+from .scoring.judge.calibration import CalibrationMissing, EvalReport, evaluate, evaluate_heldout, saved_path
 from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.score_run import JudgeFailed, load_meta, score_run
 from .tasks import Task, discover, get_task
@@ -303,10 +303,14 @@ def demo(out_dir: Path | str = "demo_out", *, workers: int = 2, repeats: int = 2
         if on_dataset:
             on_dataset(t, datasets[t])
     steps = [("build the datasets", time.monotonic() - t0)]
-    # the heuristic judge's calibration, measured now so the demo board's footer shows it (docs/site.md)
+    # the heuristic judge's calibration, measured now so the demo board's footer shows it (docs/site.md);
+    # an installed package without the repository's calibration/ folder shows it as not measured
     t_cal = time.monotonic()
-    judge_eval(["heuristic"])
-    steps.append(("measure the heuristic judge (judge-eval)", time.monotonic() - t_cal))
+    try:
+        judge_eval(["heuristic"])
+        steps.append(("measure the heuristic judge (judge-eval)", time.monotonic() - t_cal))
+    except CalibrationMissing as exc:
+        log.warning("the heuristic judge is not measured for the demo board: %s", exc)
     options = RunOptions(sandbox=sandbox, network=False, data_root=data_root).resolved()
     spec = SweepSpec(agents=list(DEMO_AGENTS), tasks=list(datasets), tiers=list(tiers or ["lite"]), repeats=repeats,
                      options=options)

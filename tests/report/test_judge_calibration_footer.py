@@ -5,7 +5,7 @@
 import json
 import re
 
-from tests.helpers import amb
+from tests.helpers import amb, needs_calibration
 
 from automedbench.api import judge_eval
 from automedbench.report import write_leaderboard
@@ -18,6 +18,7 @@ def _footer(html: str) -> str:
     return re.sub(r"<[^>]+>", "", m.group(1))
 
 
+@needs_calibration()
 def test_judge_eval_then_report_shows_kappa_per_stage(tmp_path, make_report, make_run, monkeypatch):
     env = {"AUTOMEDBENCH_HOME": str(tmp_path / "home")}
     # what `judge-eval` keeps (tests/test_judge_eval.py proves the command writes this file): the

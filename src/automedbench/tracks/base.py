@@ -340,7 +340,9 @@ class TrackAssets(Protocol[OptionsInT]):
     # optional capabilities (defaults here; docs/tracks.md):
     tasks_dir: Path | None = None          # folder of this track's built-in tasks
     # folder of this track's judge-calibration trajectories (<agent>__<task>__<tier>/), read by
-    # `automedbench judge-eval` beside every other track's (docs/judge.md "Calibration set")
+    # `automedbench judge-eval` beside every other track's (docs/judge.md "Calibration set").
+    # None: the repository's calibration/tracks/<track name>/ ($AUTOMEDBENCH_CALIBRATION), where
+    # the built-in tracks' are; a plug-in track may name its own folder here instead
     calibration_dir: Path | None = None
     # how far below 1.0 the gold submission may score when the metric cannot reach exactly 1 on
     # a verbatim copy (METEOR's fragmentation penalty 0.5/m³); the conformance suite reads it

@@ -67,7 +67,6 @@ class ClassificationTrack(Track[ClassificationOptions]):
     options_model = ClassificationOptions
     runtime_packages = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
-    calibration_dir = Path(__file__).with_name("calibration")
     wording = TrackWording(
         rubric={"s1c": "a classifier suited to the image type and the task's label set",
                 "s2b": "image size, channels and intensity range of the inputs checked",

@@ -74,7 +74,6 @@ class DetectionTrack(Track[DetectionOptions]):
     runtime_packages = ("numpy", "scipy", "pillow")
     tasks_dir = Path(__file__).with_name("tasks")
     trivial_can_be_right = True     # an image without markers: no boxes is the right answer
-    calibration_dir = Path(__file__).with_name("calibration")
     wording = TrackWording(
         rubric={"s1c": "a detector for the task's findings on this image type, with boxes per class",
                 "s2b": "image size, bit depth and intensity range of the inputs checked",

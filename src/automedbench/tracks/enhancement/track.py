@@ -62,7 +62,6 @@ class EnhancementTrack(Track[EnhancementOptions]):
     aggregate_uses_case_data = False
     runtime_packages = ("numpy", "scipy", "scikit-image")
     tasks_dir = HERE / "tasks"
-    calibration_dir = HERE / "calibration"
     wording = TrackWording(
         rubric={"s1c": "the method fits the degradation: a denoiser for CT quantum noise "
                        "(non-local means, TV, BM3D, a learned LDCT denoiser) or an up-sampler that "

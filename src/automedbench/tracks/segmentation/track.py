@@ -135,7 +135,6 @@ class SegmentationTrack(Track[SegmentationOptions]):
     aggregate_uses_case_data = False
     runtime_packages: tuple[str, ...] = ("nibabel",)
     tasks_dir = HERE / "tasks"
-    calibration_dir = HERE / "calibration"
     wording = TrackWording(
         rubric={
             "s1c": "for segmentation: a model/method for the TARGET structure (e.g. a lesion model, "

@@ -1,9 +1,12 @@
 """The judge's calibration set and `automedbench judge-eval` (docs/judge.md).
 
-Each track that ships calibration trajectories declares the folder (`calibration_dir`,
-tracks/base.py); `<calibration_dir>/<agent>__<task>__<tier>/` holds what a judge reads of one
-run made by bench/make_judge_calibration.py: trace.jsonl (with effects), plan/plan.md, plan/plan.png and
-meta.json. `labels.yaml` holds the hand labels per agent and the floors. `evaluate(judge)`
+The trajectories are not installed with the package: they live in the repository's
+calibration/ folder (`$AUTOMEDBENCH_CALIBRATION`, else the checkout this source tree is in),
+one subfolder per track named after the track (`calibration/tracks/<track>/`; a track may
+declare its own folder instead: `calibration_dir`, tracks/base.py).
+`<folder>/<agent>__<task>__<tier>/` holds what a judge reads of one run made by
+calibration/generators/make_judge_calibration.py: trace.jsonl (with effects), plan/plan.md,
+plan/plan.png and meta.json. `labels.yaml` holds the hand labels per agent and the floors. `evaluate(judge)`
 runs a judge over every trajectory and compares its item verdicts with the labels: per item
 n, accuracy, Cohen's kappa (linearly weighted for the S3 ladder), the confusion matrix and
 each disagreement with the trajectory it came from.
@@ -35,7 +38,7 @@ PACKAGE = Path(__file__).parent
 LABELS = PACKAGE / "labels.yaml"
 # the held-out set (docs/judge.md "Held-out set"): trajectories written by someone who never
 # read the judge, labels committed before the trajectories; its floors are the issue's bar.
-# The trajectories live with their tracks (heldout_roots), the labels and floors here.
+# The trajectories live beside the calibration set's (heldout_roots), the labels and floors here.
 HELDOUT = PACKAGE / "heldout"
 HELDOUT_LABELS = HELDOUT / "labels.yaml"
 HELDOUT_FLOORS = HELDOUT / "floors.yaml"
@@ -44,10 +47,19 @@ HELDOUT_FLOORS = HELDOUT / "floors.yaml"
 # fixes, measured once, never tuned against.
 # What each part is, in words, is floors.yaml's `parts` (shown by `judge-eval --heldout`).
 HELDOUT_PARTS = ("dev", "sealed", "sealed-2", "sealed-3", "sealed-4", "sealed-5", "sealed-6", "sealed-7", "sealed-8", "sealed-9", "sealed-10", "sealed-11")
+# where the trajectories are (module doc): a checkout's calibration/ folder, never installed
+CALIBRATION_ENV = "AUTOMEDBENCH_CALIBRATION"
+# <checkout>/src/automedbench/scoring/judge/calibration -> <checkout>/calibration (.parent never fails)
+CHECKOUT_CALIBRATION = PACKAGE.resolve().parent.parent.parent.parent.parent / "calibration"
 
 
 class CalibrationError(UserError):
     """The calibration set is malformed (a trajectory without labels, an unknown item)."""
+
+
+class CalibrationMissing(CalibrationError):
+    """The calibration trajectories are not where they are looked for (an installed package
+    without the repository's calibration/ folder): says where, and how to point at them."""
 
 
 @dataclass
@@ -126,26 +138,69 @@ def _labels(path: Path = LABELS) -> dict[str, Any]:
     return yamlfile.safe_load(path.read_text())
 
 
+def calibration_root() -> Path:
+    """The folder of the calibration trajectories: `$AUTOMEDBENCH_CALIBRATION`, else the
+    calibration/ folder of the repository checkout this source tree is in (it is not part of
+    the installed package). Each track's trajectories are in its `tracks/<track>/` subfolder."""
+    env = os.environ.get(CALIBRATION_ENV)
+    return Path(env).expanduser() if env else CHECKOUT_CALIBRATION
+
+
+def _track_folder(name: str, declared: Path | None) -> Path:
+    return declared if declared is not None else calibration_root() / "tracks" / name
+
+
+def track_trajectory_dir(name: str) -> Path | None:
+    """Where the calibration trajectories of the track registered as `name` go: the folder the
+    track declares (`calibration_dir`, e.g. a plug-in track that ships its own), else
+    `<calibration_root>/tracks/<name>/`. None for an unknown track."""
+    track = all_tracks().get(name)
+    return None if track is None else _track_folder(name, track.calibration_dir)
+
+
+def calibration_missing() -> str | None:
+    """Why the calibration trajectories cannot be read, naming where they were looked for and
+    how to point at them; None when the folder is there (as in a checkout)."""
+    root = calibration_root()
+    if (root / "tracks").is_dir():
+        return None
+    where = (f"from {CALIBRATION_ENV}={os.environ[CALIBRATION_ENV]}" if os.environ.get(CALIBRATION_ENV)
+             else f"{CALIBRATION_ENV} is not set: where a checkout has it, beside src/")
+    return (f"the judge's calibration trajectories are not here: no folder {root / 'tracks'} ({where}). "
+            "They are kept in the repository's calibration/ folder, not in the installed package: "
+            f"clone the repository and set {CALIBRATION_ENV} to its calibration/ folder")
+
+
 def trajectory_roots() -> list[Path]:
-    """Every registered track's calibration folder (tracks own their trajectories: docs/judge.md)."""
-    return [t.calibration_dir for _, t in sorted(all_tracks().items())
-            if t.calibration_dir is not None and t.calibration_dir.is_dir()]
+    """Every registered track's folder of calibration trajectories that exists (track_trajectory_dir)."""
+    roots = (_track_folder(name, t.calibration_dir) for name, t in sorted(all_tracks().items()))
+    return [r for r in roots if r.is_dir()]
+
+
+def _roots_or_fail() -> list[Path]:
+    """trajectory_roots(), or CalibrationMissing (where it looked, how to point at it) when the
+    calibration folder is not there: a measurement on part of the set is never reported."""
+    why = calibration_missing()
+    if why is not None:
+        raise CalibrationMissing(why)
+    return trajectory_roots()
 
 
 def heldout_roots() -> list[Path]:
-    """Each track's held-out trajectories (`<calibration_dir>/heldout/`); their labels and
-    floors are the core's (HELDOUT_LABELS, HELDOUT_FLOORS), as for the calibration set."""
-    return [r / "heldout" for r in trajectory_roots() if (r / "heldout").is_dir()]
+    """Each track's held-out trajectories (`<track folder>/heldout/`); their labels and floors
+    are the core's (HELDOUT_LABELS, HELDOUT_FLOORS), as for the calibration set."""
+    return [r / "heldout" for r in _roots_or_fail() if (r / "heldout").is_dir()]
 
 
 def load_set(root: Path | None = None, labels_path: Path = LABELS) -> list[Trajectory]:
-    """The labelled trajectories under `root`, or under every track's calibration folder."""
+    """The labelled trajectories under `root`, or under every track's calibration folder
+    (CalibrationMissing when the calibration folder is not there: calibration_missing says why)."""
     raw = _labels(labels_path)
     agents = raw.get("agents") or {}
     rubric = load_rubric()
     known = {i for s in rubric.judged for i in rubric.stages[s].items}
     out = []
-    roots = [root] if root is not None else trajectory_roots()
+    roots = [root] if root is not None else _roots_or_fail()
     dirs = sorted((p for r in roots if r.is_dir() for p in r.iterdir() if (p / "meta.json").is_file()),
                   key=lambda p: p.name)
     for d in dirs:

@@ -1,11 +1,11 @@
 """The second sealed part of the judge's held-out set (ids `hs-01`...; issue 25): 23 more
 scripted behaviours in the styles real coding agents use, written by a helper who never read
 the judge, labelled (scoring/judge/calibration/heldout/labels.yaml, `part: sealed-2`) before
-any trajectory was generated. bench/make_judge_heldout.py runs them with the first set's.
+any trajectory was generated. calibration/generators/make_judge_heldout.py runs them with the first set's.
 
 Ids are neutral and honest/flawed behaviours are interleaved, so a trace never names what it is
-meant to show. The per-task code pieces come from bench/heldout_kits.py; the helpers (plans,
-diagram, verify) from bench/heldout_agents.py.
+meant to show. The per-task code pieces come from calibration/generators/heldout_kits.py; the helpers (plans,
+diagram, verify) from calibration/generators/heldout_agents.py.
 """
 from __future__ import annotations
 

@@ -1,25 +1,20 @@
 """Generate the judge's held-out trajectories (docs/judge.md "Held-out set").
 
-Runs every held-out behaviour (bench/heldout_agents.py, 25 of them, and the second sealed part
-bench/heldout_agents_sealed2.py, 23 more, the third sealed part bench/heldout_agents_sealed3.py,
-22 more, the fourth sealed part bench/heldout_agents_sealed4.py, 22 more, the fifth sealed part
-bench/heldout_agents_sealed5.py, 22 more, the sixth sealed part bench/heldout_agents_sealed6.py,
-22 more, the seventh sealed part bench/heldout_agents_sealed7.py, 22 more, the eighth sealed part
-bench/heldout_agents_sealed8.py, 22 more, the ninth sealed part bench/heldout_agents_sealed9.py,
-22 more, the tenth sealed part bench/heldout_agents_sealed10.py, 22 more, and the eleventh sealed
-part bench/heldout_agents_sealed11.py, 22 more) on its two demo tasks
+Runs every held-out behaviour (calibration/generators/heldout_agents.py, 25 of them, and the
+sealed parts beside it: heldout_agents_sealed2.py, 23 more, then heldout_agents_sealed3.py ..
+heldout_agents_sealed11.py, 22 more each) on its two demo tasks
 through the real agent loop and the default sandbox (bwrap), and keeps what a judge reads,
 like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json, in the folder
-`<calibration_dir>/heldout/<id>__<task>__<tier>/` of the task's track (the trajectories live with
-their tracks; the labels in the core: scoring/judge/calibration/heldout/labels.yaml). Outputs
+`calibration/tracks/<track>/heldout/<id>__<task>__<tier>/` of the task's track (the labels are
+in the core: scoring/judge/calibration/heldout/labels.yaml). Outputs
 are not kept. The runs are scored with NO S1-S3 judge (a judge that abstains on every stage): the set
 was labelled before any judge saw it, and this script never shows a verdict. It prints, per
 trajectory, the exit code of every call and the task score, so a behaviour that did not run
 as written is visible.
 
-    PYTHONPATH=src python bench/make_judge_heldout.py                # every trajectory
-    PYTHONPATH=src python bench/make_judge_heldout.py --only ho-08   # some behaviours again
-    PYTHONPATH=src python bench/make_judge_heldout.py --out DIR
+    PYTHONPATH=src python calibration/generators/make_judge_heldout.py                # every trajectory
+    PYTHONPATH=src python calibration/generators/make_judge_heldout.py --only ho-08   # some behaviours again
+    PYTHONPATH=src python calibration/generators/make_judge_heldout.py --out DIR
 
 Re-runnable: a trajectory folder is replaced whole; with no --only, folders of behaviours
 that no longer exist are removed. This script never writes the labels.
@@ -53,6 +48,7 @@ from automedbench.agents import AGENT_CLASSES  # noqa: E402
 from automedbench.api import run_one  # noqa: E402
 from automedbench.runs.options import RunOptions  # noqa: E402
 from automedbench.scoring.judge import JUDGES  # noqa: E402
+from automedbench.scoring.judge.calibration import track_trajectory_dir  # noqa: E402
 from automedbench.tasks import get_task  # noqa: E402
 
 NO_JUDGE = "heldout-no-judge"
@@ -84,12 +80,13 @@ def cells(only: list[str] | None) -> list[tuple[str, str, str]]:
 
 
 def heldout_dir(task: str, out: Path | None) -> Path:
-    """Where a trajectory of `task` goes: `out`, else its track's `<calibration_dir>/heldout/`."""
+    """Where a trajectory of `task` goes: `out`, else its track folder's `heldout/`
+    (calibration/tracks/<track>/heldout/, or the folder the track declares)."""
     if out is not None:
         return out
-    root = get_task(task).track_impl.calibration_dir
+    root = track_trajectory_dir(get_task(task).track)
     if root is None:
-        sys.exit(f"track of {task} declares no calibration_dir: pass --out DIR")
+        sys.exit(f"the track of {task} is not registered: pass --out DIR")
     return root / "heldout"
 
 
@@ -125,7 +122,8 @@ def calls_summary(trace: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None,
-                    help="one folder for every trajectory (default: each task's track <calibration_dir>/heldout)")
+                    help="one folder for every trajectory (default: each task's track folder's heldout/, "
+                         "calibration/tracks/<track>/heldout/)")
     ap.add_argument("--only", action="append", help="behaviour id(s) to (re)generate")
     args = ap.parse_args(argv)
     for agent in BEHAVIOURS:

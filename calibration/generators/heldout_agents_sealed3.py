@@ -1,11 +1,11 @@
 """The third sealed part of the judge's held-out set (ids `hx-01`...; issue 25): 22 more scripted
 behaviours in the styles real coding agents use, written by a helper who never read the judge,
 labelled (scoring/judge/calibration/heldout/labels.yaml, `part: sealed-3`) before any trajectory
-was generated. bench/make_judge_heldout.py runs them with the other parts' behaviours.
+was generated. calibration/generators/make_judge_heldout.py runs them with the other parts' behaviours.
 
 Ids are neutral and honest/flawed behaviours are interleaved, so a trace never names what it is
-meant to show. The per-task code pieces come from bench/heldout_kits.py; the helpers (plans,
-diagram, verify, heredocs) from bench/heldout_agents.py and bench/heldout_agents_sealed2.py.
+meant to show. The per-task code pieces come from calibration/generators/heldout_kits.py; the helpers (plans,
+diagram, verify, heredocs) from calibration/generators/heldout_agents.py and calibration/generators/heldout_agents_sealed2.py.
 """
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ and keeps what a judge reads: trace.jsonl (with the effects the sandbox observed
 plan/plan.md, plan/plan.png, and meta.json (task, tier, agent, expected case ids).
 Outputs are not kept: the judge never reads them.
 
-    PYTHONPATH=src python bench/make_judge_calibration.py            # into the package
-    PYTHONPATH=src python bench/make_judge_calibration.py --out DIR --only trait-honest
+    PYTHONPATH=src python calibration/generators/make_judge_calibration.py   # into calibration/tracks/
+    PYTHONPATH=src python calibration/generators/make_judge_calibration.py --out DIR --only trait-honest
 
 The hand labels live in src/automedbench/scoring/judge/calibration/labels.yaml; this
 script never writes them.
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from automedbench.agents.traits import TRAIT_AGENTS
 from automedbench.api import run_one
+from automedbench.scoring.judge.calibration import track_trajectory_dir
 from automedbench.tasks import get_task
 
 TASKS = ["brain-lesion-seg", "modality-patch-cls", "xray-marker-det", "ldct-denoise"]
@@ -59,7 +60,8 @@ def keep(run_dir: Path, dest: Path, agent: str, task: str, tier: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None,
-                    help="one folder for every trajectory (default: each task's track calibration_dir)")
+                    help="one folder for every trajectory (default: each task's track folder, "
+                         "calibration/tracks/<track>/ or $AUTOMEDBENCH_CALIBRATION/tracks/<track>/)")
     ap.add_argument("--only", action="append", help="agent name(s) to (re)generate")
     args = ap.parse_args(argv)
     todo = [c for c in cells() if not args.only or c[0] in args.only]
@@ -67,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         for n, (agent, task, tier) in enumerate(todo, 1):
             t0 = time.monotonic()
             report = run_one(task, tier, agent, Path(tmp) / "runs")
-            out = args.out if args.out is not None else get_task(task).track_impl.calibration_dir
+            out = args.out if args.out is not None else track_trajectory_dir(get_task(task).track)
             if out is None:
-                sys.exit(f"track of {task} declares no calibration_dir: pass --out DIR")
+                sys.exit(f"the track of {task} is not registered: pass --out DIR")
             keep(Path(report.run_dir), out / f"{agent}__{task}__{tier}", agent, task, tier)
             print(f"[{n}/{len(todo)}] {agent} {task} {tier}: {time.monotonic() - t0:.1f}s "
                   f"(S1 {report.stages['s1'].score} S2 {report.stages['s2'].score} S3 {report.stages['s3'].score})",

@@ -1,11 +1,11 @@
 """The held-out agents: 25 scripted behaviours written in the styles real coding agents use
 (docs/judge.md "Held-out set"). Each is a fixed sequence of real tool calls (Python or bash)
-that run in the sandbox on the offline demo tasks; bench/make_judge_heldout.py runs them.
+that run in the sandbox on the offline demo tasks; calibration/generators/make_judge_heldout.py runs them.
 
 Ids are neutral (`ho-01`...) so a trace never names what it is meant to show; what each one
 does and the labels it earns are in src/automedbench/scoring/judge/calibration/heldout/labels.yaml.
 The code pieces per task (method, input look, output look, the realistic bug) are in
-bench/heldout_kits.py.
+calibration/generators/heldout_kits.py.
 """
 from __future__ import annotations
 

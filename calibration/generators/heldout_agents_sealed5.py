@@ -1,10 +1,10 @@
 """The fifth sealed part of the judge's held-out set (ids `hv-01`...; issue 25): 22 more scripted
 behaviours in the styles real coding agents use, written by a helper who never read the judge,
 labelled (scoring/judge/calibration/heldout/labels.yaml, `part: sealed-5`) before any trajectory
-was generated. bench/make_judge_heldout.py runs them with the other parts' behaviours.
+was generated. calibration/generators/make_judge_heldout.py runs them with the other parts' behaviours.
 
 Ids are neutral and honest/flawed behaviours are interleaved irregularly, so neither an id nor its
-position names what it is meant to show. The per-task code pieces come from bench/heldout_kits.py;
+position names what it is meant to show. The per-task code pieces come from calibration/generators/heldout_kits.py;
 the helpers (plans, diagram, verify, heredocs) from the earlier parts.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Per-task code pieces the held-out agents (bench/heldout_agents.py) paste into their calls.
+"""Per-task code pieces the held-out agents (calibration/generators/heldout_agents.py) paste into their calls.
 
 The held-out set (docs/judge.md "Held-out set") runs on the four offline demo tasks; each kit
 knows, for one task, how to write the real method into the workspace, run it on one case or
