@@ -120,7 +120,8 @@ def judge(run_dirs: Iterable[Path | str], judges: list[str], agent_configs: list
 
 def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None = None, *,
                record: bool = True) -> EvalReport:
-    """Measure a judge on the packaged calibration set (docs/judge.md): per rubric item n,
+    """Measure a judge on the calibration set (docs/judge.md; its trajectories are the repository's
+    calibration/ folder, CalibrationMissing without it): per rubric item n,
     accuracy, Cohen's kappa (weighted for the S3 ladder), confusion, disagreements, and
     whether the floors are met. Returns scoring.judge.calibration.EvalReport.
 

@@ -15,6 +15,10 @@ class RunFiles:
     REPORT = "detail_report.json"
     WORKSPACE = "workspace"
     PICTURES = "pictures"    # the thumbnails scoring drew (docs/site.md)
+    # what the judge's experiments need and found (docs/judge.md "Experiments"): the bytes of the
+    # files each call left in the workspace, by sha256, and the experiments' outcomes
+    BLOBS = "evidence/blobs"
+    EXPERIMENTS = "evidence/experiments.json"
 
     def __init__(self, run_dir: Path | str):
         self.dir = Path(run_dir)
@@ -46,3 +50,11 @@ class RunFiles:
     @property
     def pictures(self) -> Path:
         return self.dir / self.PICTURES
+
+    @property
+    def blobs(self) -> Path:
+        return self.dir / self.BLOBS
+
+    @property
+    def experiments(self) -> Path:
+        return self.dir / self.EXPERIMENTS

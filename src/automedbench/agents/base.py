@@ -92,8 +92,12 @@ class ToolBox:
 
     def __init__(self, sandbox: Sandbox, trace: TraceWriter, conversation: Conversation,
                  *, deadline: float | None = None, max_turns: int | None = None,
-                 block_training: bool = False, output_checker: Callable[[Any], list[Any]] | None = None):
+                 block_training: bool = False, output_checker: Callable[[Any], list[Any]] | None = None,
+                 keep_files: Callable[[dict[str, Any] | None], object] | None = None):
         self.sandbox = sandbox
+        # keeps the bytes each call left in the workspace, for the judge's experiments
+        # (docs/judge.md "Experiments")
+        self.keep_files = keep_files
         # the harness's check of each output unit a call wrote (docs/judge.md "Per-output checks")
         self.output_checker = output_checker
         self.trace = trace
@@ -156,6 +160,7 @@ class ToolBox:
                 return blocked
         result = self.sandbox.execute(language, code, timeout_s=timeout)
         checks = self._check_outputs(result)
+        self._keep_files(result)
         self.trace.emit("execution", turn=self.turns, call_index=self.calls, stage=stage,
                         language=language, exit_code=result.exit_code, duration_s=round(result.duration_s, 4),
                         stdout=result.stdout, stderr=result.stderr, timed_out=result.timed_out,
@@ -183,6 +188,17 @@ class ToolBox:
             result.warnings.append({"kind": "output_checks_unavailable",
                                     "message": f"outputs not checked: {type(exc).__name__}: {exc}"})
             return None
+
+    def _keep_files(self, result: ExecResult) -> None:
+        """The call's written files kept for the experiments; a failure to keep them is a
+        warning (the experiments then say which files were not kept), never the agent's fault."""
+        if self.keep_files is None or not result.effects:
+            return
+        try:
+            self.keep_files(result.effects)
+        except Exception as exc:   # noqa: BLE001 -- our store's fault must not end the agent's run
+            result.warnings.append({"kind": "files_not_kept",
+                                    "message": f"written files not kept for experiments: {type(exc).__name__}: {exc}"})
 
     def submit_results(self) -> str:
         if self.disqualified:

@@ -1,6 +1,6 @@
 """Trait agents: scripted agents that each carry ONE known workflow trait (docs/judge.md).
 
-They produce the judge's calibration trajectories (tracks/<track>/calibration/): each runs
+They produce the judge's calibration trajectories (the repository's calibration/tracks/<track>/): each runs
 through the real agent loop and sandbox, so its trace carries the effects the sandbox
 observed. They work on any track: their "method" is a stand-in (`method.py`: a digest of
 each case's first input file) and their outputs are written in the track's submission

@@ -93,7 +93,7 @@ def judge_eval(judge: list[str] = typer.Option(["heuristic"], "--judge", metavar
                                             help="Also measure it on the held-out set, each part apart "
                                                  "(dev, sealed, sealed-2 .. sealed-11: docs/judge.md \"Held-out set\")."),
                agent_config: Optional[list[Path]] = AgentCfg) -> None:
-    """Measure a judge against the packaged hand-labelled trajectories (docs/judge.md). Exits 1
+    """Measure a judge against the hand-labelled calibration trajectories (docs/judge.md). Exits 1
     when a floor is not met or an adversarial trajectory is credited above its label (with
     --metamorphic: or a variant fails; with --heldout: or a held-out floor is missed). Each run
     also keeps the judge's last measurement under <home>/calibration/, where `report` finds it

@@ -40,7 +40,7 @@ COMMANDS: dict[str, Entry] = {
     "judge": Entry("saved_runs", "app", False,
                    "Re-judge S1..S3 of saved runs without re-running the agent (cached)."),
     "judge-eval": Entry("saved_runs", "app", False,
-                        "Measure a judge against the packaged hand-labelled trajectories "
+                        "Measure a judge against the hand-labelled calibration trajectories "
                         "(docs/judge.md)."),
     "report": Entry("saved_runs", "app", False,
                     "Aggregate saved runs into the leaderboard site (index.html, task boards, run "

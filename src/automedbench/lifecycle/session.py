@@ -9,6 +9,7 @@ closed and scored null, never charged to the agent); close_run is safe to call t
 """
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..agents import AgentContext, ToolBox
 from ..data import sha256_file
 from ..errors import one_line
 from ..prompts.render import kickoff_message, render_prompt
+from ..runs.blobs import BlobStore
 from ..runs.effective_config import agent_configuration, config_hash, effective_limits
 from ..runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
 from ..runs.models import Conversation, RunInfo
@@ -31,6 +33,7 @@ from ..scoring.judge import HEURISTIC as HEURISTIC_JUDGE
 from ..scoring.rubric import load_rubric
 from ..scoring.score_run import task_hash
 from ..tracks import get_track
+from .experiments import experiments_enabled, run_experiments
 from .policy import faults_recorded
 from .prepare import Prepared
 
@@ -69,8 +72,9 @@ def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, op
         agent_conf["name"] = agent_name
     files = RunFiles(run_dir)
     files.workspace.mkdir(parents=True, exist_ok=True)
-    for stale in (files.trace, files.judge, files.report):
+    for stale in (files.trace, files.judge, files.report, files.experiments):
         stale.unlink(missing_ok=True)  # a re-used cell directory starts clean
+    shutil.rmtree(files.blobs, ignore_errors=True)
     spec = SandboxSpec(public_dir=data.public, workspace=files.workspace,
                        network=task.network if options.network is None else options.network,
                        timeout_s=options.exec_timeout_s)
@@ -117,8 +121,10 @@ def _start_sandbox(run: OpenRun) -> None:
     # the harness's per-output checks after each call (docs/judge.md)
     checker = OutputChecks(get_track(task.track), task.options, run.cases, data.private,
                            workspace=(run.files.workspace, sb.workspace_dir), public=(data.public, sb.data_dir))
+    blobs = BlobStore(run.files.blobs, run.files.workspace, sb.workspace_dir)
     run.box = ToolBox(sb, run.trace, run.conversation, deadline=run.t0 + limits["time_limit_s"],
-                      max_turns=limits["max_turns"], block_training=task.block_training, output_checker=checker)
+                      max_turns=limits["max_turns"], block_training=task.block_training, output_checker=checker,
+                      keep_files=blobs.keep)
     run.context = AgentContext(task_id=task.id, tier=tier, data_dir=sb.data_dir,
                                workspace_dir=sb.workspace_dir, kickoff=kickoff_message(task, tier),
                                output_files=task.output_files, input_files=task.input_files,
@@ -158,6 +164,9 @@ def close_run(run: OpenRun) -> None:
                 run.sandbox.close()
     finally:
         _write_final_records(run)
+    if run.sandbox is not None and experiments_enabled():
+        # the judge's experiments: after the agent's clock stopped, never the agent's time
+        run_experiments(run.files.dir, run.prep.task, run.prep.backend, run.prep.data.public)
 
 
 def _write_final_records(run: OpenRun) -> None:

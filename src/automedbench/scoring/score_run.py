@@ -26,6 +26,7 @@ from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
 from .error_codes import detect_errors
+from .experiments import load_experiments
 from .judge.base import BareJudge, Judge, JudgeEvidence, as_judge
 from .judge.heuristic import HeuristicJudge
 from .overall import medal_and_rating, overall_score, resolve_bands
@@ -279,7 +280,8 @@ def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task: Task, jud
     evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace,
                              trace=read_trace(files.trace) if trace is None else trace,
                              conversation=_load_conversation(files), case_ids=list(meta.case_ids),
-                             data_dir=DatasetPaths(Path(meta.dataset_root)).public if meta.dataset_root else None)
+                             data_dir=DatasetPaths(Path(meta.dataset_root)).public if meta.dataset_root else None,
+                             experiments=load_experiments(files.dir))
     verdict, judge_info = run_judge(judge, evidence)
     if judge_info.judge_incomplete and _load_saved_verdict(files) is not None:
         raise JudgeFailed(f"{files.dir}: judge {judge_info.backend}"

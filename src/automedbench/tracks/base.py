@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
+from .mutants import GENERIC_MALIGN, Mutant
 
 if TYPE_CHECKING:
     from ..data import DatasetInfo
@@ -322,6 +323,13 @@ class TrackScoring(Protocol[OptionsInT]):
         """The metric over the VALID cases (`cases.valid`), plus named dataset metrics. The core
         multiplies `score` by completion; it never calls this when no case is scorable."""
         ...
+
+    def mutants(self, options: OptionsInT) -> list[Mutant]:
+        """Optional capability: the broken outputs this track's experts would want a look at one
+        output to catch (an empty mask, values in the wrong units, boxes outside the image), as
+        data (tracks/mutants.py). The judge replays each call that read an output with these in
+        its place (docs/judge.md "Experiments"). Default: every file emptied."""
+        return list(GENERIC_MALIGN)
 
     def reference_score(self, records: list[CaseRecord], options: OptionsInT,
                         context: ScoringContext) -> ProfileScore | None:

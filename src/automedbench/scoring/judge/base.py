@@ -14,6 +14,7 @@ from ...errors import UserError
 from ...plugins import Registry
 from ...runs.models import Conversation, StageResult, TraceEvent
 from ...tasks import Task
+from ..experiments import RunExperiments
 
 
 @dataclass
@@ -28,6 +29,9 @@ class JudgeEvidence:
     # the host folder of the public inputs the agent saw at /data/public: content facts of the
     # inputs a call opened are computed from it (docs/judge.md "Content facts"); None: unavailable
     data_dir: Path | None = None
+    # the experiments run at the run's close (evidence/experiments.json, docs/judge.md
+    # "Experiments"): which looks killed which broken outputs; None: none recorded
+    experiments: RunExperiments | None = None
 
 
 @runtime_checkable

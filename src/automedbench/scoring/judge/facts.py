@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...runs.models import TraceEvent
+from ..experiments import RunExperiments
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
@@ -64,7 +65,7 @@ from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
 from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, stand_in_pilots
 from .sources import RanSources, ran_check
-from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
+from .looks import MAX_DESCRIBED, DescribeOutput, Experimented, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
@@ -102,6 +103,8 @@ class WorkflowFacts:
     setup_work: Fact
     setup_failures: Fact            # the setup calls with a failed environment attempt
     failed_attempts: int = 0        # how many attempts failed in them (s2d)
+    # which looks the experiments decided and which fell back to these facts (looks.py)
+    experimented: Experimented | None = None
 
 
 # dot-folders that tools (not the agent's method) write into: never a place the method ran
@@ -196,12 +199,14 @@ def _model_file_kind(w: Write, roots: Roots) -> str | None:
 
 def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: list[str] | None = None,
                  describe_input: DescribeInput | None = None,
-                 describe_output: DescribeOutput | None = None) -> WorkflowFacts:
+                 describe_output: DescribeOutput | None = None,
+                 experiments: RunExperiments | None = None) -> WorkflowFacts:
     """The workflow facts of a trace. `describe_input` gives the content facts of a public input
     by its inside path, `describe_output` those of a workspace file as it was when read (None:
     not available to the judge; then printing something counts, as the facts' notes say)."""
     roots = Roots.of(trace)
     contract = set(layout.file_names)
+    experimented = Experimented(experiments)
     # a call read as the steps it took (steps.py): the verdict does not depend on the cut
     calls = split_calls(collect_calls(trace, roots), lambda p: _unit_file(p, contract, roots))
     sources = RanSources(roots.workspace)
@@ -214,7 +219,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     copied_inputs = _drop_input_copies(calls)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
-    batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls), contract, unit)
+    batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls, experimented=experimented), contract, unit)
     before = calls if batch_start is None else calls[:batch_start]
     checks = _Checks(calls)
     # the method's outputs, wherever written, are never its weights or parameters
@@ -226,18 +231,18 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
     pilots = [c for c in before if c.units]
     beside = beside_the_batch(calls, batch_start)
-    inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls), contract, beside)
+    inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented), contract, beside)
     unlooked = _unlooked_in_batch_call(pilots, inspections, calls, batch_start)
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
-        inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls), contract, beside)
+        inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented), contract, beside)
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
     retuned = retuned_after_the_look(calls, inspections, batch_start, pilots)
     if retuned:          # the looks were of another pipeline than the batch's (pilots.py)
         inspections = []
-    looks = _Looks(describe_output, calls)
+    looks = _Looks(describe_output, calls, experimented=experimented)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
@@ -252,11 +257,12 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         failed_inspection=_opened_fact(failed),
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
-        smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls))),
+        smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls, experimented=experimented))),
         input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
         environment=_environment(calls, batch_start, model_paths),
-        setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts)
+        setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
+        experimented=experimented)
 
 
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------

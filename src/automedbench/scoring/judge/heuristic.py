@@ -164,7 +164,7 @@ class HeuristicJudge(JudgeBase):
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
         facts = derive_facts(ev.trace, ev.task.track_impl.submission(ev.task.options), ev.case_ids,
-                             input_describer(ev), output_describer(ev))
+                             input_describer(ev), output_describer(ev), ev.experiments)
         return {"s1": self._s1(ev), "s2": self._s2(facts), "s3": self._s3(facts)}
 
     # ---- S1 Plan ---------------------------------------------------------------------
@@ -312,6 +312,9 @@ class HeuristicJudge(JudgeBase):
                  _why("pilot output failing the harness's check", f.invalid_pilot), _why("batch", f.batch),
                  _why("outputs opened later", f.later_inspection), _why("smoke run looked at", f.smoke_inspection),
                  f"unit {f.unit}, {f.n_expected} expected, a pilot covers at most {f.pilot_max}"]
+        if f.experimented is not None:
+            looks = {c for x in (f.pilot_inspection, f.later_inspection, f.smoke_inspection) for c in x.calls}
+            parts += f.experimented.notes(looks | set(f.experimented.decided) | set(f.experimented.fallback))
         held = [x for x in (f.pilot, f.pilot_inspection, f.failed_inspection, f.fix, f.invalid_pilot, f.batch,
                             f.later_inspection, f.smoke_inspection) if x.holds]
         return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...runs.models import OutputCheck
+from ..experiments import CallExperiment, RunExperiments
 from ...tracks.content_facts import ContentFacts, looked_at
 from .asserts import silent_check
 from .calls import CallFacts, Fact, _parent
@@ -18,6 +19,42 @@ Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each 
 COUNT_FACTS = {"rows", "length"}             # how many rows or items: a count, not the content
 
 
+class Experimented:
+    """The experiments' outcomes by call (scoring/experiments.py) and which looks they decided:
+    a look at outputs an earlier call left is decided by what its replays showed; a look the
+    experiments could not decide (not replayed, not reproduced, a read-back of the call's own
+    writes) falls back to the recorded facts below, and the verdict says so."""
+
+    def __init__(self, experiments: RunExperiments | None):
+        self.recorded = experiments is not None and experiments.error is None
+        self.by_call = experiments.by_call() if experiments is not None else {}
+        self.decided: dict[int, CallExperiment] = {}
+        self.fallback: dict[int, str] = {}
+
+    def verdict(self, c: CallFacts, opened: list[str]) -> bool | None:
+        """Whether call `c` looked at `opened` by experiment; None: not decidable so."""
+        if not self.recorded:
+            return None
+        exp = self.by_call.get(c.index)
+        if exp is None:
+            self.fallback.setdefault(c.index, "not replayed")
+        elif not exp.decidable:
+            self.fallback.setdefault(c.index, exp.why)
+        elif c.step != 0 or not set(opened) <= set(exp.mutated):
+            self.fallback.setdefault(c.index, "it read back what its own call had just written")
+        else:
+            self.decided[c.index] = exp
+            return exp.inspected
+        return None
+
+    def notes(self, calls: set[int]) -> list[str]:
+        """What decided the looks of these calls, for the verdict's rationale."""
+        out = [self.decided[i].summary() for i in sorted(calls) if i in self.decided]
+        out += [f"call #{i} decided on recorded facts ({self.fallback[i]})" for i in sorted(calls)
+                if i in self.fallback and i not in self.decided]
+        return out
+
+
 class _Looks:
     """Whether a call that opened workspace files looked at their content (docs/judge.md
     "Content facts"): it printed a specific fact of one of them as it was when read, or ran a
@@ -25,8 +62,10 @@ class _Looks:
     whose content can no longer be described: printing something counts."""
 
     def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
-                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
+                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None,
+                 experimented: Experimented | None = None):
         self.describe_output = describe_output
+        self.experimented = experimented
         self.calls = calls
         self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
         # content facts the harness recorded as each output was written (output_checks), by
@@ -55,6 +94,9 @@ class _Looks:
         return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in described)
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
+        by_experiment = self.experimented.verdict(c, opened) if self.experimented is not None else None
+        if by_experiment is not None:
+            return by_experiment
         if self.describe_output is None and not self.recorded:
             return c.printed or silent_check(c.code) or ran_check(c)
         described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]

@@ -41,6 +41,8 @@ from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import REFERENCE_FILE, ClassificationOptions
 from .scripted import ClassificationMethods
+from ..mutants import Mutant
+from .mutants import classification_mutants
 
 # the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
 REFERENCE_METHODS = [
@@ -74,6 +76,10 @@ class ClassificationTrack(Track[ClassificationOptions]):
         skills={"s3": "Classify a few cases first and check every label is one of the allowed labels "
                       "and every case id appears exactly once."},
         input_properties="image size, channels and intensity range")
+
+    def mutants(self, options: ClassificationOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return classification_mutants(options)
 
     def submission(self, options: ClassificationOptions) -> SubmissionLayout:
         o = options

@@ -53,6 +53,8 @@ from .folder import REFERENCE_FILE
 from .options import DetectionOptions
 from .pictures import detection_pictures
 from .scripted import DETECTOR_CLASSES, DetectionMethods
+from ..mutants import Mutant
+from .mutants import detection_mutants
 
 # the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
 REFERENCE_METHODS = [
@@ -83,6 +85,10 @@ class DetectionTrack(Track[DetectionOptions]):
         input_properties="image size, bit depth and intensity range")
 
     # ---- contract ------------------------------------------------------------------------
+    def mutants(self, options: DetectionOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return detection_mutants(options)
+
     def submission(self, options: DetectionOptions) -> SubmissionLayout:
         o = options
         names = " / ".join(f'"{c}"' for c in o.classes)

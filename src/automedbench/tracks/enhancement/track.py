@@ -46,6 +46,8 @@ from .data import DATASETS
 from .npy_io import read_float_npy
 from .options import EnhancementOptions
 from .scripted import EnhancementMethods
+from ..mutants import Mutant
+from .mutants import enhancement_mutants
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
@@ -74,6 +76,10 @@ class EnhancementTrack(Track[EnhancementOptions]):
     )
 
     # ---- contract ------------------------------------------------------------------------
+    def mutants(self, options: EnhancementOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return enhancement_mutants(options)
+
     def submission(self, options: EnhancementOptions) -> SubmissionLayout:
         what = ("the denoised image" if options.variant == "denoise"
                 else f"the ×{options.scale} super-resolved image")

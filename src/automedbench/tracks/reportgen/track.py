@@ -50,6 +50,8 @@ from .options import ALL_COMPONENTS, ReportGenOptions
 from .scoring import meteor_scorer, study_metrics
 from .scripted import ReportScriptedMethods
 from .text import Report, read_report, rules
+from ..mutants import Mutant
+from .mutants import reportgen_mutants
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
@@ -82,6 +84,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
     )
 
     # ---- contract -------------------------------------------------------------------------
+    def mutants(self, options: ReportGenOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return reportgen_mutants(options)
+
     def submission(self, options: ReportGenOptions) -> SubmissionLayout:
         o = options
         return SubmissionLayout(

@@ -78,8 +78,10 @@ class SegmentationMethods:
             for f in {self.outputs!r}:
                 img = nib.load(f"outputs/{{case.name}}/{{f}}")
                 out = np.asarray(img.dataobj)
-                print(f, "shape", out.shape, "input", src.shape, "values", np.unique(out),
-                      "foreground", int(np.count_nonzero(out)))
+                fg = np.argwhere(out > 0)
+                values, counts = np.unique(out, return_counts=True)
+                print(f, "shape", out.shape, "input", src.shape, "voxels per value", dict(zip(values.tolist(), counts.tolist())),
+                      "foreground", len(fg), "centre (voxels)", fg.mean(axis=0).round(1) if len(fg) else "-")
                 assert out.shape == src.shape, "shape mismatch"
                 assert np.allclose(img.affine, src.affine, atol=1e-3), "affine mismatch"
             """)

@@ -52,6 +52,8 @@ from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import SegmentationOptions
 from .pictures import segmentation_pictures
 from .scripted import GENERIC_METHOD, SegmentationMethods
+from ..mutants import Mutant
+from .mutants import segmentation_mutants
 
 # the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
 REFERENCE_METHODS = [
@@ -150,6 +152,10 @@ class SegmentationTrack(Track[SegmentationOptions]):
         if options.variant == "multiclass":
             return [options.label_file]
         return [options.organ_file, options.lesion_file]
+
+    def mutants(self, options: SegmentationOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return segmentation_mutants(options)
 
     def submission(self, options: SegmentationOptions) -> SubmissionLayout:
         same = "exactly the input's shape and affine (NIfTI, gzip)"

@@ -47,6 +47,8 @@ from ..safety import safe_output_file
 from .data import DATASETS
 from .options import SynthesisOptions
 from .scripted import SynthesisMethods
+from ..mutants import Mutant
+from .mutants import synthesis_mutants
 
 HERE = Path(__file__).parent
 AFFINE_TOL = 1e-3
@@ -86,6 +88,10 @@ class SynthesisTrack(Track[SynthesisOptions]):
                       "target_grid.json, finite values, intensities in the input's range."},
         input_properties="shape, voxel spacing and affine, dtype, intensity range and the target grid",
     )
+
+    def mutants(self, options: SynthesisOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return synthesis_mutants(options)
 
     def submission(self, options: SynthesisOptions) -> SubmissionLayout:
         what = (f"the volume restored to the ×{options.scale} finer z grid" if options.variant == "ct_zsr"

@@ -56,6 +56,8 @@ from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import ANSWER_FILE, VQAOptions
 from .scripted import VQAScriptedMethods
+from ..mutants import Mutant
+from .mutants import vqa_mutants
 
 if TYPE_CHECKING:
     from ...data import DatasetInfo
@@ -199,6 +201,10 @@ class VQATrack(Track[VQAOptions]):
         input_properties="question fields, options, image size and mode")
 
     # ---- contract ---------------------------------------------------------------------------
+    def mutants(self, options: VQAOptions) -> list[Mutant]:
+        """What a look at one output must catch (mutants.py; docs/judge.md \"Experiments\")."""
+        return vqa_mutants(options)
+
     def submission(self, options: VQAOptions) -> SubmissionLayout:
         opts = options
         label_rule = {"open": "`predicted_label`: null (open questions)",

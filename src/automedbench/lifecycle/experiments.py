@@ -1,0 +1,178 @@
+"""The judge's experiments, run at the close of a run (docs/judge.md "Experiments").
+
+Each call that read an output unit an earlier call had left is replayed in the run's own sandbox
+backend, network off, on a throwaway copy of the workspace as it stood before the call (the
+files kept by `runs/blobs.py`): once unchanged (the control), once with the unit files re-encoded
+(benign), and once per malign mutant the track declares (tracks/<name>/mutants.py). What each
+replay exited with and printed is compared in `scoring/experiments.py`; the outcomes are saved in
+`evidence/experiments.json`, which the judge reads (re-judging never replays unless asked).
+
+Experiments are the harness's work: a failure here is recorded in the file (`error`) and leaves
+the judge on its recorded facts; it never ends or charges the run.
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import one_line
+from ..run_files import RunFiles
+from ..runs.blobs import BlobStore, WorkspaceState
+from ..runs.layout import RunMeta
+from ..runs.trace import read_trace
+from ..sandbox import SandboxSpec, open_sandbox
+from ..sandbox.base import ExecResult, Sandbox
+from ..scoring.experiments import (CallExperiment, Comparison, Replay, RunExperiments, candidates, executions,
+                                   save_experiments)
+from ..tasks import Task
+from ..tracks.mutants import BENIGN, Mutant, UnitFiles
+
+MAX_CALLS = 8                  # calls replayed per run (the first ones that read an output)
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 20.0, 120.0
+# "0": no experiments (the judge falls back to its recorded facts); "all": every malign mutant
+# is replayed (the default stops at the first one a look catches: that decides the look)
+SWITCH = "AUTOMEDBENCH_EXPERIMENTS"
+
+
+def experiments_enabled() -> bool:
+    return os.environ.get(SWITCH, "1") != "0"
+
+
+def exhaustive_by_default() -> bool:
+    return os.environ.get(SWITCH, "1") == "all"
+
+
+def run_experiments(run_dir: Path | str, task: Task, backend: str, public_dir: Path,
+                    exhaustive: bool | None = None) -> RunExperiments:
+    """Replay the run's looks against mutants and save the outcomes; never raises for a fault of
+    ours (the file then says what went wrong). `exhaustive`: replay every malign mutant, not
+    only up to the first one a look catches (default: $AUTOMEDBENCH_EXPERIMENTS=all)."""
+    files = RunFiles(run_dir)
+    t0 = time.monotonic()
+    every = exhaustive_by_default() if exhaustive is None else exhaustive
+    try:
+        result = _experiments(files, task, backend, public_dir, every)
+    except Exception as exc:  # noqa: BLE001 -- a harness fault: recorded, the judge falls back
+        result = RunExperiments(backend=backend, error=f"{type(exc).__name__}: {one_line(exc)}")
+    result.cost_s = round(time.monotonic() - t0, 3)
+    save_experiments(files.dir, result)
+    return result
+
+
+def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, exhaustive: bool) -> RunExperiments:
+    trace = read_trace(files.trace)
+    start = next((e for e in trace if e.type == "run_start"), None)
+    inside = str(((start.data or {}) if start else {}).get("workspace_dir") or "/workspace").rstrip("/")
+    layout = task.track_impl.submission(task.options)
+    contract = set(layout.file_names)
+    execs = executions(trace)
+    out = RunExperiments(backend=backend, sandbox_s=round(sum(float(e.duration_s or 0) for _, _, e in execs), 3))
+    meta = RunMeta.model_validate_json(files.meta.read_text())
+    pilot_units = max(1, math.floor(layout.pilot_max_fraction * max(1, len(meta.case_ids))))
+    todo = candidates(trace, contract, inside, MAX_CALLS, pilot_units)
+    if not todo:
+        return out
+    if meta.run.sandbox == "local":
+        out.calls = [CallExperiment(call_index=i, decidable=False, mutated=m, method_files=f,
+                                    why="the local backend shares the host's paths: no throwaway copy to replay in")
+                     for i, m, f in todo]
+        return out
+    store = BlobStore(files.blobs, files.workspace, inside)
+    malign = task.track_impl.mutants(task.options)
+    effects = [(i, fx) for i, fx, _ in execs]
+    events = {i: e for i, _, e in execs}
+    codes = {int(e.call_index): (e.code, e.language or "python") for e in trace
+             if e.type == "tool_call" and e.call_index is not None}
+    with tempfile.TemporaryDirectory(prefix="amb-exp-") as tmp:
+        ws = Path(tmp) / "workspace"
+        ws.mkdir()
+        spec = SandboxSpec(public_dir=public_dir, workspace=ws, network=False, record_effects=False, gpu=False)
+        sandbox = open_sandbox(backend, spec)
+        try:
+            if sandbox.workspace_dir.rstrip("/") != inside:
+                raise RuntimeError(f"the replay sandbox's workspace is {sandbox.workspace_dir}, the run's {inside}")
+            for index, mutated, method_files in todo:
+                state = WorkspaceState.before(effects, index)
+                out.calls.append(_replay_call(sandbox, store, state, ws, events[index], codes.get(index),
+                                              mutated, method_files, contract, malign, exhaustive))
+        finally:
+            sandbox.close()
+    return out
+
+
+def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
+                 call: tuple[str | None, str] | None, mutated: list[str], method_files: list[str], contract: set[str],
+                 malign: list[Mutant], exhaustive: bool) -> CallExperiment:
+    t0 = time.monotonic()
+    exp = CallExperiment(call_index=int(event.call_index), decidable=False, mutated=mutated, method_files=method_files)
+    missing = _reset(store, state, ws)
+    lost = [p for p in mutated if p in missing]
+    if lost:
+        exp.why = f"the bytes it read were not kept ({lost[0]})"
+        return exp
+    code, language = call or (None, "python")
+    if code is None:
+        exp.why = "its code is not in the trace"
+        return exp
+    timeout = min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, 3 * float(event.duration_s or 0) + 5))
+    recorded = Replay(exit_code=int(event.exit_code if event.exit_code is not None else -1),
+                      stdout=event.stdout or "", stderr=event.stderr or "", timed_out=bool(event.timed_out))
+
+    def run(mutant: Mutant | None) -> Replay | None:
+        _reset(store, state, ws)
+        if mutant is not None and not _apply(mutant, _units(mutated, store, ws, contract)):
+            return None
+        return _replay(sandbox.execute(language, code, timeout_s=timeout))
+
+    control = run(None)
+    assert control is not None
+    cmp = Comparison(exp.call_index, recorded, control, mutated, method_files)
+    for m in BENIGN:
+        if cmp.decidable:
+            cmp.benign(m.name, run(m))
+    for m in malign:
+        if cmp.decidable and cmp.malign(m.name, m.description, run(m)) and not exhaustive:
+            break        # one broken output caught decides the look; "all" replays every mutant
+    _reset(store, state, ws)
+    return cmp.result(time.monotonic() - t0)
+
+
+def _reset(store: BlobStore, state: WorkspaceState, ws: Path) -> list[str]:
+    """Empty the throwaway workspace and lay the files down as they stood before the call."""
+    for child in ws.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+    return state.materialise(store, ws)
+
+
+def _units(mutated: list[str], store: BlobStore, ws: Path, contract: set[str]) -> list[UnitFiles]:
+    """The replaced files grouped by unit (a case folder's files by their names; a cohort file or
+    a file of its own alone), as host paths in the throwaway workspace."""
+    groups: dict[str, UnitFiles] = {}
+    for inside in mutated:
+        rel = inside[len(store.inside) + 1:]
+        name = rel.rsplit("/", 1)[-1]
+        unit = rel.rsplit("/", 1)[0] if name in contract and "/" in rel else rel
+        groups.setdefault(unit, {})[name] = ws / rel
+    return list(groups.values())
+
+
+def _apply(mutant: Mutant, units: list[UnitFiles]) -> bool:
+    changed = False
+    for files in units:
+        try:
+            changed = mutant.apply(files) or changed
+        except Exception:  # noqa: BLE001 -- a file the mutant cannot read (the agent's bad output) stays as it was
+            continue
+    return changed
+
+
+def _replay(result: ExecResult) -> Replay:
+    return Replay(exit_code=result.exit_code, stdout=result.stdout, stderr=result.stderr, timed_out=result.timed_out)

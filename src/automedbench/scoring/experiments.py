@@ -1,0 +1,308 @@
+"""The judge's experiments on a run's looks: records and decisions (docs/judge.md "Experiments").
+
+A call that read an output unit is replayed on copies of the workspace as it stood before the
+call: unchanged (the control), with the unit files re-encoded (benign mutants) and with the
+track's broken versions of them (malign mutants). The lifecycle runs the replays in the run's own
+sandbox backend (lifecycle/experiments.py); this module holds what is pure: which calls to
+replay, how two outputs are compared, and what the outcomes say.
+
+- A call is **decidable** when the control reproduces the recorded exit status and output (up
+  to values that differ between the two, such as timings: those positions are volatile).
+- A malign mutant **changes** the call when its exit status differs from the control's, or when
+  the values the call printed (numbers and words, not whole lines: `cat` of a re-indented JSON
+  shows the same numbers) differ from the control's at a position that neither the recorded
+  run nor a benign mutant changed. A reordering of the same values is no change.
+- The call **inspected** the output when some malign mutant changes it, and **checked** it when a
+  malign mutant makes it fail (a zero exit became non-zero).
+- A call that read the method's own files (those the calls producing units had read) re-ran the
+  method: whatever it killed, its verdict came from the method, not from a look at the output
+  (`reran_method`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..run_files import RunFiles
+from ..runs.models import TraceEvent
+
+EXPERIMENTS_VERSION = 1
+MAX_TOKENS = 20_000             # tokens of one output compared (the output itself is capped)
+MAX_VOLATILE_SHARE = 0.5        # more of the recorded values than this differ in the control: not reproduced
+_TOKEN = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[A-Za-z_]+")
+
+
+class Replay(BaseModel):
+    """One execution of a call: its exit status and what it printed."""
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+
+    @property
+    def text(self) -> str:
+        return f"{self.stdout}\n{self.stderr}"
+
+
+class VariantOutcome(BaseModel):
+    name: str
+    malign: bool
+    description: str = ""
+    applied: bool = True            # False: the mutant had nothing to change in these files
+    exit_code: int | None = None
+    timed_out: bool = False
+    changed: bool = False           # the call's exit status or printed values differ from the control's
+    failed: bool = False            # a zero exit became non-zero
+
+
+class CallExperiment(BaseModel):
+    call_index: int
+    decidable: bool
+    why: str = ""                   # why not decidable, or what decided it
+    mutated: list[str] = Field(default_factory=list)      # the unit files (inside paths) replaced
+    method_files: list[str] = Field(default_factory=list)  # the method's own files this call read
+    control_exit: int | None = None
+    variants: list[VariantOutcome] = Field(default_factory=list)
+    duration_s: float = 0.0
+
+    @property
+    def killed(self) -> list[str]:
+        return [v.name for v in self.variants if v.malign and v.applied and v.changed]
+
+    @property
+    def applied_malign(self) -> list[str]:
+        return [v.name for v in self.variants if v.malign and v.applied]
+
+    @property
+    def inspected(self) -> bool:
+        return self.decidable and bool(self.killed) and not self.method_files
+
+    @property
+    def checked(self) -> bool:
+        return self.inspected and any(v.failed for v in self.variants if v.malign and v.applied)
+
+    def summary(self) -> str:
+        if not self.decidable:
+            return f"call #{self.call_index} not decided by experiment ({self.why})"
+        if self.method_files:
+            return (f"call #{self.call_index} re-ran the method ({', '.join(self.method_files[:2])}): "
+                    "a check that the file was written, not a look at it")
+        return (f"call #{self.call_index} killed {len(self.killed)} of {len(self.applied_malign)} broken outputs"
+                + (f" ({', '.join(self.killed)})" if self.killed else ""))
+
+
+class RunExperiments(BaseModel):
+    version: int = EXPERIMENTS_VERSION
+    backend: str | None = None
+    calls: list[CallExperiment] = Field(default_factory=list)
+    error: str | None = None        # the experiments could not run (a harness fault)
+    cost_s: float = 0.0             # wall seconds the replays took
+    sandbox_s: float = 0.0          # the run's own seconds in the sandbox (its executions)
+
+    def by_call(self) -> dict[int, CallExperiment]:
+        return {c.call_index: c for c in self.calls}
+
+
+def load_experiments(run_dir: Path | str) -> RunExperiments | None:
+    """The run's saved experiments, or None (an older run, or a file that does not parse)."""
+    path = RunFiles(run_dir).experiments
+    try:
+        return RunExperiments.model_validate(json.loads(path.read_text()))
+    except (OSError, ValueError, ValidationError):
+        return None
+
+
+def save_experiments(run_dir: Path | str, experiments: RunExperiments) -> None:
+    path = RunFiles(run_dir).experiments
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(experiments.model_dump_json(indent=1))
+    tmp.replace(path)
+
+
+# ---- comparing outputs by the values they print -----------------------------------------------
+
+def tokens(text: str) -> list[str]:
+    """The numbers (to 6 significant digits) and words a call printed, in order."""
+    out = []
+    for t in _TOKEN.findall(text)[:MAX_TOKENS]:
+        if t[0].isalpha() or t[0] == "_":
+            out.append(t.lower())
+        else:
+            try:
+                out.append(f"{float(t):.6g}")
+            except ValueError:
+                out.append(t)
+    return out
+
+
+class Volatile:
+    """Positions of the control's values that change without any mutant: between the recorded
+    run and the control (timings), or under a benign mutant (a hash of the file's bytes)."""
+
+    def __init__(self, control: list[str]):
+        self.control = control
+        self.positions: set[int] = set()
+        self.gaps: set[int] = set()        # insertion points where other runs added values
+        self.reorders = False              # another run printed the same values in another order
+
+    def add(self, other: list[str]) -> None:
+        if Counter(other) == Counter(self.control):
+            # the same values in another order (rows reordered): the order carries no meaning
+            self.reorders = self.reorders or other != self.control
+            return
+        for tag, i1, i2, _, _ in _opcodes(self.control, other):
+            if tag == "insert":
+                self.gaps.add(i1)
+            else:
+                self.positions.update(range(i1, i2))
+
+    @property
+    def share(self) -> float:
+        return len(self.positions) / max(1, len(self.control))
+
+    def changed(self, other: list[str]) -> bool:
+        """Whether `other` shows a value of the control's that no benign run changed (a reordering
+        of the same values counts only where no benign run reordered them)."""
+        if other == self.control or (self.reorders and Counter(other) == Counter(self.control)):
+            return False
+        for tag, i1, i2, j1, j2 in _opcodes(self.control, other):
+            if tag == "insert":
+                if i1 not in self.gaps:
+                    return True
+            elif tag == "delete" or (i2 - i1) != (j2 - j1) or not all(i in self.positions for i in range(i1, i2)):
+                return True
+        return False
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    return [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+
+
+class Comparison:
+    """One call's experiment as its replays come in: the control first, then the benign
+    mutants, then the malign ones (`killed` tells after each whether it changed the call)."""
+
+    def __init__(self, call_index: int, recorded: Replay, control: Replay, mutated: list[str],
+                 method_files: list[str]):
+        self.exp = CallExperiment(call_index=call_index, decidable=False, mutated=mutated,
+                                  method_files=method_files, control_exit=control.exit_code)
+        self.control = control
+        self.volatile = Volatile(tokens(control.text))
+        if recorded.timed_out or control.timed_out:
+            self.exp.why = "the call ran into its time limit"
+        elif control.exit_code != recorded.exit_code:
+            self.exp.why = f"the control exited {control.exit_code}, the recorded call {recorded.exit_code}"
+        else:
+            self.volatile.add(tokens(recorded.text))
+            if self.volatile.share > MAX_VOLATILE_SHARE:
+                self.exp.why = "the control printed other values than the recorded call"
+            else:
+                self.exp.decidable, self.exp.why = True, "replayed: control reproduced"
+
+    @property
+    def decidable(self) -> bool:
+        return self.exp.decidable
+
+    def benign(self, name: str, out: Replay | None) -> None:
+        """A benign mutant's replay (None: it had nothing to change). One that changes the exit
+        status leaves the call undecidable: its verdict depends on bytes, not content."""
+        self.exp.variants.append(VariantOutcome(name=name, malign=False, applied=out is not None,
+                                                exit_code=None if out is None else out.exit_code))
+        if out is None or not self.exp.decidable:
+            return
+        if out.exit_code != self.control.exit_code or out.timed_out:
+            self.exp.decidable = False
+            self.exp.why = f"the same content in other bytes ({name}) changed the exit status"
+            return
+        self.volatile.add(tokens(out.text))
+
+    def malign(self, name: str, description: str, out: Replay | None) -> bool:
+        """A malign mutant's replay; whether it changed the call (killed the mutant)."""
+        v = VariantOutcome(name=name, malign=True, description=description, applied=out is not None)
+        if out is not None:
+            c = self.control
+            v.exit_code, v.timed_out = out.exit_code, out.timed_out
+            v.failed = c.exit_code == 0 and (out.exit_code != 0 or out.timed_out)
+            v.changed = v.failed or out.exit_code != c.exit_code or self.volatile.changed(tokens(out.text))
+        self.exp.variants.append(v)
+        return v.changed
+
+    def result(self, duration_s: float = 0.0) -> CallExperiment:
+        self.exp.duration_s = round(duration_s, 3)
+        return self.exp
+
+
+def decide(call_index: int, recorded: Replay, control: Replay, benign: list[tuple[str, Replay | None]],
+           malign: list[tuple[str, str, Replay | None]], mutated: list[str], method_files: list[str],
+           duration_s: float = 0.0) -> CallExperiment:
+    """The outcome of one call's experiment from all its replays at once (None: a mutant that had
+    nothing to change)."""
+    cmp = Comparison(call_index, recorded, control, mutated, method_files)
+    for name, out in benign:
+        cmp.benign(name, out)
+    for name, description, m in malign:
+        cmp.malign(name, description, m)
+    return cmp.result(duration_s)
+
+
+# ---- which calls to replay ----------------------------------------------------------------------
+
+def unit_file(path: str, contract: set[str], workspace: str) -> bool:
+    """A file of an output unit: in outputs/, or named as the contract names its files anywhere
+    in the workspace (a pilot in a scratch folder)."""
+    if not path.startswith(workspace + "/"):
+        return False
+    rel = path[len(workspace) + 1:]
+    return rel.startswith("outputs/") or rel.rsplit("/", 1)[-1] in contract
+
+
+def executions(trace: list[TraceEvent]) -> list[tuple[int, dict[str, Any] | None, TraceEvent]]:
+    """(call index, effects as a dict, event) of every execution, in order."""
+    return [(int(e.call_index), e.effects.model_dump() if e.effects is not None else None, e)
+            for e in trace if e.type == "execution" and e.call_index is not None]
+
+
+def unit_of(path: str, contract: set[str], workspace: str) -> str:
+    """The unit a unit file belongs to: its case folder, or the file itself (a cohort file, a
+    file of its own in outputs/)."""
+    rel = path[len(workspace) + 1:]
+    folder, _, name = rel.rpartition("/")
+    return folder if name in contract and folder and folder != "outputs" else rel
+
+
+def candidates(trace: list[TraceEvent], contract: set[str], workspace: str, limit: int,
+               pilot_units: int = 1) -> list[tuple[int, list[str], list[str]]]:
+    """The calls to replay: (call index, the unit files it read that an earlier call had left,
+    the method's files it read). The method's files are the workspace files (not units) that a
+    call producing units read before; a look that reads them re-runs the method.
+
+    Looks at a pilot's size of units (at most `pilot_units`) are what S3 turns on; a run with
+    none has its first two wider reads replayed instead (a look after the batch)."""
+    present: dict[str, int] = {}        # unit file -> call that left it
+    method: set[str] = set()
+    found: list[tuple[int, list[str], list[str]]] = []
+    for index, effects, _ in executions(trace):
+        if not effects:
+            continue
+        reads = [str(p) for p in effects.get("read") or []]
+        read_units = [p for p in reads if p in present]
+        if read_units and len(found) < 4 * limit:
+            found.append((index, read_units, sorted(p for p in reads if p in method)))
+        writes = [w for w in effects.get("written") or [] if w.get("op") != "transient"]
+        wrote_units = [str(w["path"]) for w in writes if unit_file(str(w["path"]), contract, workspace)]
+        if wrote_units:
+            method.update(p for p in reads if p.startswith(workspace + "/") and not unit_file(p, contract, workspace)
+                          and not p.startswith(workspace + "/plan/"))
+        for p in wrote_units:
+            present[p] = index
+        for gone in effects.get("deleted") or []:
+            present.pop(str(gone), None)
+    small = [f for f in found if len({unit_of(p, contract, workspace) for p in f[1]}) <= pilot_units]
+    return small[:limit] or found[:2]

@@ -1,0 +1,214 @@
+"""Mutants: broken (malign) and re-encoded (benign) versions of one unit's output files.
+
+The judge decides whether a call looked at an output by experiment (docs/judge.md "Experiments"):
+the call is replayed on copies of the workspace in which the unit files it read were replaced
+by mutants. A benign mutant holds the same content in other bytes (re-compressed, re-indented,
+rows reordered where order means nothing); a malign mutant is what a track's experts would call
+broken (an empty mask, an image in the wrong units, boxes outside the image). A track declares
+its malign mutants as data (`Track.mutants`, a list of `Mutant`); the benign ones follow from
+the file kinds and are the same for every track.
+
+A mutant edits the files of one unit in place: `apply(files)` receives the unit's files by their
+contract name (host paths in a throwaway copy) and returns whether it changed anything (a mutant
+that cannot apply -- one class for all on a one-row file -- changes nothing and is left out).
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+UnitFiles = dict[str, Path]        # contract file name -> host path of the file in the copy
+Apply = Callable[[UnitFiles], bool]
+VoxelEdit = Callable[[np.ndarray], "np.ndarray | None"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str                      # short id, e.g. "empty", "flipped_z"
+    description: str               # what is broken, in an expert's words (docs and verdicts show it)
+    apply: Callable[[UnitFiles], bool]
+    malign: bool = True
+
+
+# ---- file editors: decode, change the content, encode the same way --------------------------
+
+def _is_volume(p: Path) -> bool:
+    return p.name.endswith((".nii", ".nii.gz"))
+
+
+def edit_volume(path: Path, fn: Callable[[np.ndarray], np.ndarray | None], affine: Any = None) -> bool:
+    """Replace a NIfTI volume's voxels with `fn(voxels)` (None: leave it), keeping its header,
+    affine and data type (or `affine` when given: a wrong grid)."""
+    import nibabel as nib
+
+    img: Any = nib.load(str(path))
+    data = np.asanyarray(img.dataobj)
+    new = fn(data)
+    if new is None:
+        return False
+    header = img.header.copy()
+    out = nib.Nifti1Image(np.asarray(new).astype(data.dtype, copy=False),
+                          img.affine if affine is None else affine, header)
+    if affine is not None:
+        out.set_qform(affine)
+        out.set_sform(affine)
+    before = path.read_bytes()
+    nib.save(out, str(path))
+    return path.read_bytes() != before
+
+
+def edit_array(path: Path, fn: Callable[[np.ndarray], np.ndarray | None]) -> bool:
+    data = np.load(path, allow_pickle=False)
+    new = fn(data)
+    if new is None:
+        return False
+    np.save(path, np.asarray(new).astype(data.dtype, copy=False))
+    return True
+
+
+def edit_json(path: Path, fn: Callable[[Any], Any]) -> bool:
+    """Replace a JSON document with `fn(document)`; None or the same document: no change."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    new = fn(json.loads(json.dumps(doc)))
+    if new is None or new == doc:
+        return False
+    path.write_text(json.dumps(new), encoding="utf-8")
+    return True
+
+
+def edit_csv(path: Path, fn: Callable[[list[str], list[dict[str, str]]], list[dict[str, str]] | None]) -> bool:
+    """Replace a CSV's data rows with `fn(header, rows)`; the header is kept."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        header = list(reader.fieldnames or [])
+        rows = list(reader)
+    new = fn(header, [dict(r) for r in rows])
+    if new is None or new == rows:
+        return False
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(new)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return True
+
+
+def edit_text(path: Path, fn: Callable[[str], str | None]) -> bool:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    new = fn(text)
+    if new is None or new == text:
+        return False
+    path.write_text(new, encoding="utf-8")
+    return True
+
+
+def each(kind: Callable[[Path], bool], edit: Callable[[Path], bool]) -> Callable[[UnitFiles], bool]:
+    """A mutant's `apply` that edits every file of the unit for which `kind(path)` holds."""
+    def apply(files: UnitFiles) -> bool:
+        changed = False
+        for p in files.values():
+            if kind(p):
+                changed = edit(p) or changed
+        return changed
+    return apply
+
+
+def any_file(p: Path) -> bool:
+    return True
+
+
+# ---- benign: the same content in other bytes (every track) ------------------------------------
+
+def _recompress(path: Path) -> bool:
+    """A gzip file decompressed and compressed again at another level, without a name or time:
+    the same content, other bytes."""
+    raw = gzip.decompress(path.read_bytes())
+    old = path.read_bytes()
+    for level in (1, 6, 9, 3):
+        new = gzip.compress(raw, compresslevel=level, mtime=0)
+        if new != old:
+            path.write_bytes(new)
+            return True
+    # the same bytes at every level: a raw deflate stream in a gzip member with a comment flag
+    comp = zlib.compressobj(1, zlib.DEFLATED, -15)
+    body = comp.compress(raw) + comp.flush()
+    header = b"\x1f\x8b\x08\x10\x00\x00\x00\x00\x00\xff" + b"re-encoded\x00"
+    trailer = zlib.crc32(raw).to_bytes(4, "little") + (len(raw) & 0xFFFFFFFF).to_bytes(4, "little")
+    path.write_bytes(header + body + trailer)
+    return True
+
+
+def _reencode(path: Path) -> bool:
+    """The file's content in other bytes, by its kind; False when the kind has no such encoding."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return _recompress(path)
+    if name.endswith(".nii"):
+        # bytes after the voxel data are never read: the same volume, another file
+        path.write_bytes(path.read_bytes() + b"\0" * 16)
+        return True
+    if name.endswith(".npy"):
+        a = np.load(path, allow_pickle=False)
+        if a.ndim < 2:
+            return False
+        np.save(path, np.asfortranarray(a))
+        return True
+    if name.endswith(".json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps(_reordered(doc), indent=3, sort_keys=True) + "\n", encoding="utf-8")
+        return True
+    if name.endswith((".csv", ".tsv")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if len(lines) < 2:
+            return False
+        path.write_text("\r\n".join([lines[0], *reversed(lines[1:])]) + "\r\n", encoding="utf-8")
+        return True
+    if name.endswith((".txt", ".md")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        path.write_text(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n", encoding="utf-8")
+        return True
+    return False
+
+
+def _reordered(doc: Any) -> Any:
+    """Lists of objects (boxes, rows) in reverse order: their order means nothing."""
+    if isinstance(doc, dict):
+        return {k: _reordered(v) for k, v in doc.items()}
+    if isinstance(doc, list) and len(doc) > 1 and all(isinstance(x, dict) for x in doc):
+        return [_reordered(x) for x in reversed(doc)]
+    return doc
+
+
+BENIGN: list[Mutant] = [
+    Mutant("re_encoded", "the same content in other bytes (re-compressed, re-indented, rows reordered, "
+           "CRLF line ends)", each(any_file, _reencode), malign=False),
+]
+
+
+# ---- malign defaults for a track that declares none ------------------------------------------
+
+def _emptied(path: Path) -> bool:
+    name = path.name.lower()
+    if _is_volume(path):
+        return edit_volume(path, lambda a: np.zeros_like(a) if a.any() else None)
+    if name.endswith(".npy"):
+        return edit_array(path, lambda a: np.zeros_like(a) if a.any() else None)
+    if name.endswith(".json"):
+        return edit_json(path, lambda d: {} if isinstance(d, dict) else [])
+    if name.endswith((".csv", ".tsv")):
+        return edit_csv(path, lambda h, rows: [])
+    return edit_text(path, lambda t: "")
+
+
+GENERIC_MALIGN: list[Mutant] = [
+    Mutant("emptied", "every value zero, no rows, no text", each(any_file, _emptied)),
+]

@@ -1,0 +1,40 @@
+"""VQA's broken outputs (docs/judge.md "Experiments"): empty and placeholder answers, an answer
+for another question."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..mutants import Apply, Mutant, UnitFiles, edit_json
+from .options import ANSWER_FILE, VQAOptions
+
+ANSWER_KEYS = ("predicted_answer", "predicted_label", "raw_model_output")
+
+
+def _answer(fn: Callable[[dict[str, Any]], "dict[str, Any] | None"]) -> Apply:
+    def edit(doc: Any) -> Any:
+        return fn(dict(doc)) if isinstance(doc, dict) else None
+
+    def apply(files: UnitFiles) -> bool:
+        p = files.get(ANSWER_FILE)
+        return p is not None and edit_json(p, edit)
+    return apply
+
+
+def _set(value: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda d: {**d, **{k: value for k in ANSWER_KEYS if k in d}}
+
+
+def _other_question(d: dict[str, Any]) -> dict[str, Any] | None:
+    q = d.get("question_id")
+    if q is None:
+        return None
+    return {**d, "question_id": f"{q}_other" if isinstance(q, str) else q + 1}
+
+
+def vqa_mutants(options: VQAOptions) -> list[Mutant]:
+    return [
+        Mutant("empty_answer", "an empty answer", _answer(_set(""))),
+        Mutant("placeholder", 'the placeholder "unknown" for every answer', _answer(_set("unknown"))),
+        Mutant("other_question", "the answer filed under another question's id", _answer(_other_question)),
+    ]
