@@ -435,9 +435,9 @@ def a06_retuned_batch(ctx):
 
 
 _REWRITE = {
-    # v2 answers the finding/count questions from a global intensity rule, plane/modality differently
+    # v2: another blob threshold, a symmetry condition on findings (flips the pilot case's answer), planes
     "vqa-demo-mcq": [("image_stats(case_dir, q, k_sigma, min_area)", "image_stats(case_dir, q, 2.0, 3)"),
-                     ("'yes' if s['blobs'] > 0 else 'no'", "'yes' if s['blobs'] > 3 else 'no'"),
+                     ("'yes' if s['blobs'] > 0 else 'no'", "'yes' if s['blobs'] > 0 and s['symmetry'] > 0.5 else 'no'"),
                      ("return 'axial' if s['aspect'] >= 0.95 else 'coronal'", "return 'coronal'")],
     # v2: 3-NN majority on the first 8 statistics only
     "modality-patch-cls": [("lab = labels[int(np.argmin(((fx - f) ** 2).sum(1)))]",
