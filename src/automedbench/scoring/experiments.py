@@ -35,7 +35,8 @@ from ..runs.models import TraceEvent
 EXPERIMENTS_VERSION = 1
 MAX_TOKENS = 20_000             # tokens of one output compared (the output itself is capped)
 MAX_VOLATILE_SHARE = 0.5        # more of the recorded values than this differ in the control: not reproduced
-_TOKEN = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[A-Za-z_]+")
+# a word (letters with digits: a name, a hash, 99x117x95) or a number
+_TOKEN = re.compile(r"[A-Za-z0-9_]*[A-Za-z_][A-Za-z0-9_]*|[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 class Replay(BaseModel):
@@ -132,13 +133,10 @@ def tokens(text: str) -> list[str]:
     """The numbers (to 6 significant digits) and words a call printed, in order."""
     out = []
     for t in _TOKEN.findall(text)[:MAX_TOKENS]:
-        if t[0].isalpha() or t[0] == "_":
+        try:
+            out.append(t.lower() if t.isalpha() else f"{float(t):.6g}")   # 1.50, 1.5e0 -> 1.5
+        except ValueError:
             out.append(t.lower())
-        else:
-            try:
-                out.append(f"{float(t):.6g}")
-            except ValueError:
-                out.append(t)
     return out
 
 

@@ -179,6 +179,57 @@ def _reencode(path: Path) -> bool:
     return False
 
 
+PAD_BYTES = 8192     # enough to change a file's size by whole disk blocks
+
+
+def _padded(path: Path) -> bool:
+    """The file's content with room added that every reader skips: a gzip extra field, bytes
+    after a volume's voxels, spaces in an array's header, indentation, quotes, blank lines. A
+    second benign mutant, so a value that follows the bytes (a size, a block count) changes
+    under some benign mutant even where the first kept it."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        raw = gzip.decompress(path.read_bytes())
+        comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+        body = comp.compress(raw) + comp.flush()
+        extra = b"AB" + PAD_BYTES.to_bytes(2, "little") + b"\0" * PAD_BYTES
+        header = b"\x1f\x8b\x08\x04\x00\x00\x00\x00\x00\xff" + len(extra).to_bytes(2, "little") + extra
+        trailer = zlib.crc32(raw).to_bytes(4, "little") + (len(raw) & 0xFFFFFFFF).to_bytes(4, "little")
+        path.write_bytes(header + body + trailer)
+        return True
+    if name.endswith(".nii"):
+        path.write_bytes(path.read_bytes() + b"\0" * PAD_BYTES)
+        return True
+    if name.endswith(".npy"):
+        a = np.load(path, allow_pickle=False)
+        if a.dtype.hasobject:
+            return False
+        a = np.ascontiguousarray(a)
+        text = repr({"descr": np.lib.format.dtype_to_descr(a.dtype), "fortran_order": False, "shape": a.shape})
+        size = len(text) + PAD_BYTES
+        size += (64 - (10 + size + 1) % 64) % 64
+        header = (text + " " * (size - len(text)) + "\n").encode("latin1")
+        path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + a.tobytes())
+        return True
+    if name.endswith(".json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps(doc, indent=8) + "\n" * 64, encoding="utf-8")
+        return True
+    if name.endswith((".csv", ".tsv")):
+        delimiter = "\t" if name.endswith(".tsv") else ","
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh, delimiter=delimiter))
+        buf = io.StringIO()
+        csv.writer(buf, delimiter=delimiter, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+        path.write_text(buf.getvalue(), encoding="utf-8")
+        return True
+    if name.endswith((".txt", ".md")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        path.write_text("\n" * 8 + text.rstrip() + "\n" * 64, encoding="utf-8")
+        return True
+    return False
+
+
 def _reordered(doc: Any) -> Any:
     """Lists of objects (boxes, rows) in reverse order: their order means nothing."""
     if isinstance(doc, dict):
@@ -191,6 +242,8 @@ def _reordered(doc: Any) -> Any:
 BENIGN: list[Mutant] = [
     Mutant("re_encoded", "the same content in other bytes (re-compressed, re-indented, rows reordered, "
            "CRLF line ends)", each(any_file, _reencode), malign=False),
+    Mutant("padded", "the same content with room every reader skips (a gzip extra field, header spaces, "
+           "indentation, quotes, blank lines)", each(any_file, _padded), malign=False),
 ]
 
 

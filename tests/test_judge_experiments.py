@@ -1,0 +1,312 @@
+"""The judge's experiments (docs/judge.md "Experiments"): a look is decided by the broken outputs
+it catches when it is replayed, not by what it printed.
+
+Through the real loop and the real sandbox (bwrap): the built-in reference agent's look catches
+every malign mutant of its track; looks that print only the input's facts, only a header, a
+byte size or a hash, and checks that cannot fail, catch none, and their runs get S3 0.5 (a pilot
+nobody looked at). The comparison and the mutants are also tested on their own, on real files.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from automedbench.agents import AGENT_CLASSES
+from automedbench.agents.base import AgentContext, AgentOutcome, ToolBox
+from automedbench.agents.scripted import ReferenceAgent, _methods
+from automedbench.api import run_one
+from automedbench.runs.blobs import BlobStore, WorkspaceState
+from automedbench.runs.options import RunOptions
+from automedbench.scoring.experiments import Comparison, Replay, load_experiments, tokens
+from automedbench.tasks import get_task
+from automedbench.tracks.content_facts import same_content
+from automedbench.tracks.mutants import BENIGN
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                 reason="bubblewrap not installed (make sysdeps installs it)")
+
+
+# ---- the comparison: values printed, not lines ---------------------------------------------------
+
+def _cmp(recorded: str, control: str, benign: list[str]) -> Comparison:
+    cmp = Comparison(1, Replay(exit_code=0, stdout=recorded), Replay(exit_code=0, stdout=control), [], [])
+    for text in benign:
+        cmp.benign("re_encoded", Replay(exit_code=0, stdout=text))
+    return cmp
+
+
+def test_values_not_lines_re_indented_json_is_the_same_output():
+    doc = {"boxes": [{"x1": 10, "y1": 12, "x2": 30, "y2": 40}]}
+    control = json.dumps(doc)
+    cmp = _cmp(control, control, [json.dumps(doc, indent=3)])
+    assert not cmp.malign("same", "", Replay(exit_code=0, stdout=json.dumps(doc, indent=1)))
+    assert cmp.malign("moved", "", Replay(exit_code=0, stdout=control.replace("30", "130")))
+
+
+def test_a_timing_that_differs_from_the_recorded_run_is_volatile():
+    cmp = _cmp("foreground 812 took 0.53 s", "foreground 812 took 0.61 s", [])
+    assert cmp.decidable
+    assert not cmp.malign("slower", "", Replay(exit_code=0, stdout="foreground 812 took 0.77 s"))
+    assert cmp.malign("empty", "", Replay(exit_code=0, stdout="foreground 0 took 0.58 s"))
+
+
+def test_what_a_benign_mutant_changes_never_kills():
+    """A hash or a byte size changes with the bytes: the benign re-encoding changes it too."""
+    cmp = _cmp("sha 1c5dcd99 size 4021", "sha 1c5dcd99 size 4021", ["sha 77ab0e12 size 3990"])
+    assert not cmp.malign("empty", "", Replay(exit_code=0, stdout="sha 0000aa11 size 310"))
+
+
+def test_a_reordering_counts_only_where_no_benign_run_reordered():
+    counts = "1 500 2 300 3 200"
+    shifted = "1 200 2 500 3 300"           # the same numbers, paired with other labels
+    assert _cmp(counts, counts, [counts]).malign("labels_shifted", "", Replay(exit_code=0, stdout=shifted))
+    rows = "a X b Y"
+    reordering = _cmp(rows, rows, ["b Y a X"])   # the benign mutant reversed the rows
+    assert not reordering.malign("rows", "", Replay(exit_code=0, stdout="b Y a X"))
+
+
+def test_a_new_warning_line_or_a_failure_kills():
+    cmp = _cmp("ok", "ok", ["ok"])
+    assert cmp.malign("warn", "", Replay(exit_code=0, stdout="ok\nWARNING empty mask"))
+    cmp.malign("fails", "", Replay(exit_code=1, stdout="ok", stderr="AssertionError"))
+    assert cmp.result().checked and cmp.result().inspected
+
+
+def test_a_control_that_does_not_reproduce_leaves_the_call_undecided():
+    cmp = Comparison(1, Replay(exit_code=1, stdout="x"), Replay(exit_code=0, stdout="x"), [], [])
+    assert not cmp.decidable and "exited" in cmp.result().why
+    flaky = _cmp("a 1 b 2 c 3 d 4", "q 9 r 8 s 7 t 6", [])
+    assert not flaky.decidable
+
+
+def test_a_benign_mutant_that_changes_the_exit_status_leaves_the_call_undecided():
+    cmp = _cmp("ok", "ok", [])
+    cmp.benign("re_encoded", Replay(exit_code=1, stdout="ok"))
+    assert not cmp.decidable and "exit status" in cmp.result().why
+
+
+def test_tokens_read_numbers_whatever_their_notation():
+    assert tokens("shape (99, 117, 95)") == tokens("shape [ 99 117  95]") == ["shape", "99", "117", "95"]
+    assert tokens("sha 1c5dcd99 took 0.53s") == ["sha", "1c5dcd99", "took", "0.53", "s"]
+    assert tokens("1.50 1.5 1.5e0") == ["1.5", "1.5", "1.5"]
+
+
+# ---- the mutants, on real files ----------------------------------------------------------------
+
+def _volume(path: Path, data: np.ndarray) -> Path:
+    nib.save(nib.Nifti1Image(data, np.diag([1.0, 1.0, 2.0, 1.0])), str(path))
+    return path
+
+
+def test_benign_re_encodings_keep_the_content_and_change_the_bytes(tmp_path):
+    rng = np.random.default_rng(0)
+    files = {
+        "organ.nii.gz": _volume(tmp_path / "organ.nii.gz", (rng.random((6, 5, 4)) > 0.5).astype(np.uint8)),
+        "enhanced.npy": tmp_path / "enhanced.npy",
+        "prediction.json": tmp_path / "prediction.json",
+        "predictions.csv": tmp_path / "predictions.csv",
+        "report.txt": tmp_path / "report.txt",
+    }
+    np.save(files["enhanced.npy"], rng.normal(size=(8, 9)).astype(np.float32))
+    files["prediction.json"].write_text(json.dumps({"boxes": [{"x1": 1, "y1": 2, "x2": 3, "y2": 4},
+                                                              {"x1": 5, "y1": 6, "x2": 7, "y2": 8}]}))
+    files["predictions.csv"].write_text("patient_id,label\nc1,CT\nc2,MR\n")
+    files["report.txt"].write_text("FINDINGS: clear.\nIMPRESSION: normal.")
+    before = {n: p.read_bytes() for n, p in files.items()}
+    copies = {n: tmp_path / f"orig_{n}" for n in files}
+    for n in files:
+        copies[n].write_bytes(before[n])
+    for benign in BENIGN:
+        for n in files:
+            files[n].write_bytes(before[n])
+        _same_content_other_bytes(benign, files, before, copies)
+
+
+def _same_content_other_bytes(benign, files, before, copies):
+    assert benign.apply(files)
+    for n, p in files.items():
+        assert p.read_bytes() != before[n], (benign.name, n)
+    assert same_content(files["organ.nii.gz"], copies["organ.nii.gz"])
+    assert np.array_equal(np.load(files["enhanced.npy"]), np.load(copies["enhanced.npy"]))
+    assert gzip.decompress(files["organ.nii.gz"].read_bytes()) == gzip.decompress(before["organ.nii.gz"])
+    boxes = json.loads(files["prediction.json"].read_text())["boxes"]
+    def key(b):
+        return json.dumps(b, sort_keys=True)
+    assert sorted(map(key, boxes)) == sorted(map(key, json.loads(before["prediction.json"])["boxes"]))
+    import csv as csvmod
+    rows = sorted(map(tuple, csvmod.reader(files["predictions.csv"].read_text().splitlines())))
+    assert rows == sorted(map(tuple, csvmod.reader(before["predictions.csv"].decode().splitlines())))
+    assert files["report.txt"].read_text().split() == before["report.txt"].decode().split()
+
+
+@pytest.mark.parametrize("task_id", ["brain-lesion-seg", "ldct-denoise", "zsr-x4-demo", "xray-marker-det",
+                                     "modality-patch-cls", "vqa-demo-open", "cxr-report-gen", "brain-tissue-seg"])
+def test_every_malign_mutant_changes_a_valid_output(task_id, tmp_path, staged_once):
+    """Each track's mutants change a valid output (the gold one) into another one."""
+    task = get_task(task_id)
+    track, options = task.track_impl, task.options
+    out = tmp_path / "outputs"
+    out.mkdir()
+    track.gold_submission(staged_once(task.dataset, tmp_path / "data").root, out, options)
+    layout = track.submission(options)
+    unit = out / layout.files[0].name if layout.kind == "cohort" else sorted(p for p in out.iterdir() if p.is_dir())[0]
+    originals = {p.name: p.read_bytes() for p in ([unit] if unit.is_file() else sorted(unit.iterdir()))}
+    for m in track.mutants(options):
+        work = tmp_path / m.name
+        work.mkdir()
+        files = {n: work / n for n in originals}
+        for n, data in originals.items():
+            files[n].write_bytes(data)
+        assert m.malign
+        assert m.apply(files), f"{task_id}: mutant {m.name} changed nothing in the gold output"
+        assert any(files[n].read_bytes() != originals[n] for n in originals), m.name
+
+
+# ---- the workspace as it stood before a call ---------------------------------------------------
+
+def test_a_call_is_replayed_on_the_files_as_it_read_them(tmp_path):
+    ws, blobs = tmp_path / "ws", tmp_path / "blobs"
+    (ws / "outputs" / "case_000").mkdir(parents=True)
+    store = BlobStore(blobs, ws, "/workspace")
+    pilot = ws / "outputs" / "case_000" / "organ.nii.gz"
+
+    def write(text: bytes) -> dict:
+        pilot.write_bytes(text)
+        import hashlib
+        return {"written": [{"path": "/workspace/outputs/case_000/organ.nii.gz", "op": "modified",
+                             "size": len(text), "sha256": hashlib.sha256(text).hexdigest()}]}
+
+    first, fixed = write(b"first version"), write(b"fixed version")
+    # the store keeps what each call left: call 1's bytes are gone from the workspace by now
+    assert store.keep(fixed) == 1
+    pilot.write_bytes(b"first version")
+    assert store.keep(first) == 1
+    before_fix = WorkspaceState.before([(1, first), (3, fixed)], 2)
+    dest = tmp_path / "copy"
+    assert before_fix.materialise(store, dest) == []
+    assert (dest / "outputs" / "case_000" / "organ.nii.gz").read_bytes() == b"first version"
+    # a file whose bytes changed after the recorder hashed them is not kept
+    stale = {"written": [{**first["written"][0], "sha256": "0" * 64}]}
+    assert store.keep(stale) == 0
+    assert WorkspaceState.before([(1, stale)], 2).materialise(store, tmp_path / "c2") == \
+        ["/workspace/outputs/case_000/organ.nii.gz"]
+
+
+# ---- through the real loop and sandbox ----------------------------------------------------------
+
+class LookAgent(ReferenceAgent):
+    """The reference workflow with its look at the pilot replaced by another (`LOOK`, a function
+    of the agent's context giving (language, code))."""
+
+    look = staticmethod(lambda context: ("python", "print('no look')"))
+
+    def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+        methods = _methods(context)
+        self.call(tools, "python", "# S1 plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
+                                   "pathlib.Path('plan/plan.md').write_text('1. load\\n2. run method.py\\n3. save')\n")
+        self.call(tools, "python", methods.setup_code(context.data_dir))
+        self.call(tools, "python", methods.pilot_code(context.data_dir))
+        self.call(tools, *self.look(context))
+        self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
+        self.submit(tools)
+        return AgentOutcome("submitted")
+
+
+def _look_agent(name: str, look) -> type:
+    return type("Look_" + name.replace("-", "_"), (LookAgent,), {"name": name, "look": staticmethod(look)})
+
+
+def _run(task_id: str, agent: str, tmp_path: Path, monkeypatch, staged_once, mode: str = "all"):
+    monkeypatch.setenv("AUTOMEDBENCH_EXPERIMENTS", mode)
+    staged_once(get_task(task_id).dataset, os.environ["AUTOMEDBENCH_DATA"])
+    report = run_one(task_id, "lite", agent, tmp_path, RunOptions(sandbox="bwrap"))
+    assert report.run.end_reason == "submitted", report.run
+    experiments = load_experiments(report.run_dir)
+    assert experiments is not None and experiments.error is None, experiments
+    return report, experiments
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ["brain-lesion-seg", "ldct-denoise", "zsr-x4-demo", "xray-marker-det",
+                                     "modality-patch-cls", "vqa-demo-open", "cxr-report-gen"])
+def test_the_reference_look_catches_every_broken_output(task_id, tmp_path, monkeypatch, staged_once):
+    report, experiments = _run(task_id, "reference", tmp_path, monkeypatch, staged_once)
+    (look, *_) = experiments.calls
+    malign = [v for v in look.variants if v.malign]
+    assert look.decidable, look.why
+    assert malign and all(v.applied and v.changed for v in malign), [(v.name, v.changed) for v in malign]
+    assert report.stages["s3"].score == 1.0
+    assert f"call #{look.call_index} killed {len(malign)} of {len(malign)}" in report.stages["s3"].rationale
+
+
+LOOKS_THAT_SEE_NOTHING = {
+    # prints the input's facts after loading the output
+    "input-facts": lambda c: ("python", textwrap.dedent(f"""\
+        # S3 inspect the pilot
+        import pathlib, nibabel as nib
+        case = sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0]
+        out = nib.load(f"outputs/{{case.name}}/organ.nii.gz")
+        src = nib.load(str(case / {c.input_files[0]!r}))
+        print("pilot ok:", case.name, "shape", src.shape, "spacing", src.header.get_zooms())
+        """)),
+    # the header only: shape, type, spacing, affine
+    "header-only": lambda c: ("python", textwrap.dedent("""\
+        # S3 inspect the pilot
+        import pathlib, nibabel as nib
+        for f in sorted(pathlib.Path("outputs").glob("*/*.nii.gz")):
+            print(f, nib.load(str(f)).header)
+        """)),
+    # byte sizes and hashes
+    "hash-and-size": lambda c: ("bash", "# S3 inspect the pilot\nls -l outputs/*/ && sha256sum outputs/*/*.nii.gz\n"),
+    # asserts that hold for any file
+    "tautology": lambda c: ("python", textwrap.dedent("""\
+        # S3 check the pilot
+        import pathlib, numpy as np, nibabel as nib
+        for f in sorted(pathlib.Path("outputs").glob("*/*.nii.gz")):
+            m = np.asarray(nib.load(str(f)).dataobj)
+            assert m.shape == m.shape and m.size >= 0 and np.count_nonzero(m) <= m.size
+            assert m.ndim == len(m.shape)
+        print("all checks passed")
+        """)),
+}
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(LOOKS_THAT_SEE_NOTHING))
+def test_looks_that_see_nothing_catch_no_broken_output(kind, tmp_path, monkeypatch, staged_once):
+    name = f"look-{kind}"
+    AGENT_CLASSES.add(name, _look_agent(name, LOOKS_THAT_SEE_NOTHING[kind]), replace=True, description="test")
+    report, experiments = _run("brain-lesion-seg", name, tmp_path, monkeypatch, staged_once)
+    (look, *_) = experiments.calls
+    assert look.decidable, look.why
+    assert look.killed == [] and not look.checked
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert f"call #{look.call_index} killed 0 of" in report.stages["s3"].rationale
+
+
+@needs_bwrap
+def test_re_judging_reads_the_saved_experiments(tmp_path, monkeypatch, staged_once):
+    """The experiments are evidence saved once: re-scoring reads them, and a run scored without
+    them (switched off) is judged on the recorded facts and says so nowhere as an experiment."""
+    from automedbench.scoring.judge.heuristic import HeuristicJudge
+    from automedbench.scoring.score_run import score_run
+
+    report, experiments = _run("xray-marker-det", "reference", tmp_path / "on", monkeypatch, staged_once, mode="1")
+    look = experiments.calls[0]
+    assert look.inspected and len(look.killed) == 1      # the default stops at the first broken output caught
+    again = score_run(Path(report.run_dir), judge=HeuristicJudge(), force=True)
+    assert again.stages["s3"].rationale == report.stages["s3"].rationale
+    monkeypatch.setenv("AUTOMEDBENCH_EXPERIMENTS", "0")
+    off = run_one("xray-marker-det", "lite", "reference", tmp_path / "off", RunOptions(sandbox="bwrap"))
+    assert load_experiments(off.run_dir) is None
+    assert "killed" not in off.stages["s3"].rationale
