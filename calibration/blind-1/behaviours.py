@@ -39,7 +39,7 @@ def good_plan(ctx, method_file="method.py") -> str:
              "intensity range (and the expected output shape).",
              f"Write the method to {method_file} with predict()/write()/run(out, ids) and the lite parameters.",
              f"Pilot: run {method_file} on {first} only, into outputs/.",
-             f"Load the pilot's output and print its values next to the input's (range, foreground/boxes/answer, "
+             "Load the pilot's output and print its values next to the input's (range, foreground/boxes/answer, "
              "plausibility for this case).",
              "If anything is wrong, fix the method, re-run the pilot and look again.",
              f"Run every case with the same {method_file} and parameters.",
@@ -168,7 +168,7 @@ def h04_scratch_pilot(ctx):
     """Pilot written into a scratch folder under another file name; the look reads that file."""
     run_it, look = _SCRATCH[ctx.task_id]
     head = ("import sys, json, pathlib\nimport numpy as np\nsys.path.insert(0, '.')\nimport method\n"
-            f"C = method.cases()[0]\n")
+            "C = method.cases()[0]\n")
     return [("python", good_plan(ctx)), ("python", kit.input_check(ctx)), ("python", std_method(ctx)),
             ("python", "# S3 pilot into scratch/\n" + head + run_it + "print('pilot', C.name, 'done')\n"),
             ("python", "# S3 look at the scratch pilot\n" + head + look),
