@@ -310,3 +310,76 @@ def test_re_judging_reads_the_saved_experiments(tmp_path, monkeypatch, staged_on
     off = run_one("xray-marker-det", "lite", "reference", tmp_path / "off", RunOptions(sandbox="bwrap"))
     assert load_experiments(off.run_dir) is None
     assert "killed" not in off.stages["s3"].rationale
+
+
+# ---- outcome consistency and plausibility (docs/judge.md "Outcome consistency", "Plausibility") ----
+
+def _steps_agent(name: str, steps) -> type:
+    """A scripted agent whose calls are `steps(context, methods)`: (language, code) pairs."""
+
+    class StepsAgent(ReferenceAgent):
+        def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+            for language, code in steps(context, _methods(context)):
+                self.call(tools, language, code)
+            self.submit(tools)
+            return AgentOutcome("submitted")
+
+    return type("Steps_" + name.replace("-", "_"), (StepsAgent,), {"name": name})
+
+
+PLAN = ("python", "# S1 plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
+                  "pathlib.Path('plan/plan.md').write_text('1. load\\n2. run method.py\\n3. save')\n")
+DILATE_LESIONS = textwrap.dedent("""\
+    # S4 post-processing: grow every lesion mask by one voxel
+    import pathlib, numpy as np, nibabel as nib
+    from scipy import ndimage
+    for f in sorted(pathlib.Path("outputs").glob("*/lesion.nii.gz")):
+        img = nib.load(str(f)); m = np.asarray(img.dataobj) > 0
+        nib.save(nib.Nifti1Image(ndimage.binary_dilation(m, iterations=2).astype(np.uint8), img.affine), str(f))
+    """)
+LESION_IS_ORGAN = textwrap.dedent("""\
+    # (bug) the lesion file written from the organ mask
+    import pathlib, shutil
+    for case in sorted(pathlib.Path("outputs").iterdir()):
+        shutil.copyfile(case / "organ.nii.gz", case / "lesion.nii.gz")
+    """)
+
+
+def _retuned(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", m.inspect_code(c.data_dir)), ("python", m.batch_code(c.data_dir, careless=False)),
+            ("python", DILATE_LESIONS)]
+
+
+def _problem_left(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", LESION_IS_ORGAN), ("python", m.inspect_code(c.data_dir)),
+            ("python", m.batch_code(c.data_dir, careless=False)), ("python", LESION_IS_ORGAN)]
+
+
+def _problem_fixed(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", LESION_IS_ORGAN), ("python", m.inspect_code(c.data_dir)),
+            ("python", m.pilot_code(c.data_dir)), ("python", m.inspect_code(c.data_dir)),
+            ("python", m.batch_code(c.data_dir, careless=False))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, steps, s3, why", [
+    ("retuned", _retuned, 0.5, "is not what was submitted"),
+    ("problem-left", _problem_left, 0.5, "failed the harness's own check"),
+    ("problem-fixed", _problem_fixed, 1.0, "a failed inspection was followed by a fix"),
+])
+def test_the_batch_must_submit_what_was_inspected_and_fixed(kind, steps, s3, why, tmp_path, monkeypatch, staged_once):
+    """A batch that submits another answer for the piloted case than the one inspected ran another
+    method (S3 0.5); a plausibility problem the look showed and the batch kept caps S3 at 0.5; the
+    same problem fixed and looked at again before the batch earns 1."""
+    name = f"steps-{kind}"
+    AGENT_CLASSES.add(name, _steps_agent(name, steps), replace=True, description="test")
+    report, experiments = _run("brain-lesion-seg", name, tmp_path, monkeypatch, staged_once, mode="1")
+    assert any(c.inspected for c in experiments.calls), [c.summary() for c in experiments.calls]
+    assert report.stages["s3"].score == s3, report.stages["s3"].rationale
+    assert why in report.stages["s3"].rationale
+    last_look = max(c.call_index for c in experiments.calls if c.inspected)
+    assert bool(experiments.batch_differs(last_look)) == (kind == "retuned"), experiments.consistency

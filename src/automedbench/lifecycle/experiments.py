@@ -27,10 +27,11 @@ from ..runs.layout import RunMeta
 from ..runs.trace import read_trace
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
-from ..scoring.experiments import (CallExperiment, Comparison, Replay, RunExperiments, candidates, executions,
-                                   save_experiments)
+from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
+                                   executions, save_experiments, submitted_counterpart)
 from ..tasks import Task
 from ..tracks.mutants import BENIGN, Mutant, UnitFiles
+from ..tracks.same_output import same_output
 
 MAX_CALLS = 8                  # calls replayed per run (the first ones that read an output)
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 20.0, 120.0
@@ -102,6 +103,32 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
                                               mutated, method_files, contract, malign, exhaustive))
         finally:
             sandbox.close()
+    out.consistency = _consistency(out.calls, effects, store, contract, inside, layout.kind == "cohort")
+    return out
+
+
+def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str, Any] | None]], store: BlobStore,
+                 contract: set[str], inside: str, cohort: bool) -> list[Consistency]:
+    """For every file an inspecting look read: does the submitted file of the same case hold
+    what it saw (tracks/same_output.py)?"""
+    final = WorkspaceState.before(effects, 1 << 62)
+    looked_final = {(p, sha) for c in calls if c.inspected
+                    for p in c.mutated if (sha := WorkspaceState.before(effects, c.call_index).files.get(p))}
+    out = []
+    for c in calls:
+        if not c.inspected:
+            continue
+        seen = WorkspaceState.before(effects, c.call_index).files
+        for p in c.mutated:
+            sub = submitted_counterpart(p, contract, inside, cohort)
+            read, last = seen.get(p), final.files.get(sub)
+            entry = Consistency(call_index=c.call_index, inspected=p, final=sub if last else None,
+                                final_inspected=(sub, last) in looked_final)
+            if last and read:
+                entry.same = True if read == last else (
+                    same_output(store.path(read), store.path(last), p.rsplit("/", 1)[-1])
+                    if store.has(read) and store.has(last) else None)
+            out.append(entry)
     return out
 
 

@@ -98,16 +98,41 @@ class CallExperiment(BaseModel):
                 + (f" ({', '.join(self.killed)})" if self.killed else ""))
 
 
+class Consistency(BaseModel):
+    """Whether the submitted output of a case whose pilot output a call inspected holds what was
+    inspected (decoded, within a small tolerance: tracks/same_output.py)."""
+    call_index: int                 # the look
+    inspected: str                  # the unit file it read (inside path)
+    final: str | None = None        # the submitted file of the same case
+    same: bool | None = None        # None: not comparable (no submitted file, bytes not kept)
+    final_inspected: bool = False   # a look (decided by experiment) read the submitted file itself
+
+
 class RunExperiments(BaseModel):
     version: int = EXPERIMENTS_VERSION
     backend: str | None = None
     calls: list[CallExperiment] = Field(default_factory=list)
+    consistency: list[Consistency] = Field(default_factory=list)
     error: str | None = None        # the experiments could not run (a harness fault)
     cost_s: float = 0.0             # wall seconds the replays took
     sandbox_s: float = 0.0          # the run's own seconds in the sandbox (its executions)
 
     def by_call(self) -> dict[int, CallExperiment]:
         return {c.call_index: c for c in self.calls}
+
+    def batch_differs(self, call_index: int) -> list[Consistency]:
+        """The files a look inspected whose submitted version holds another answer that no look
+        inspected, when that is so of every case (unit) it inspected that has a submitted
+        version: the look was of another method or other settings than the batch's. A case
+        differs when any of its files does. [] otherwise."""
+        by_unit: dict[str, list[Consistency]] = {}
+        for c in self.consistency:
+            if c.call_index == call_index and c.same is not None:
+                by_unit.setdefault(c.inspected.rpartition("/")[0], []).append(c)
+        differing = [[c for c in cs if c.same is False and not c.final_inspected] for cs in by_unit.values()]
+        if differing and all(differing):
+            return [c for cs in differing for c in cs]
+        return []
 
 
 def load_experiments(run_dir: Path | str) -> RunExperiments | None:
@@ -265,6 +290,16 @@ def executions(trace: list[TraceEvent]) -> list[tuple[int, dict[str, Any] | None
     """(call index, effects as a dict, event) of every execution, in order."""
     return [(int(e.call_index), e.effects.model_dump() if e.effects is not None else None, e)
             for e in trace if e.type == "execution" and e.call_index is not None]
+
+
+def submitted_counterpart(path: str, contract: set[str], workspace: str, cohort: bool) -> str:
+    """The submitted file (outputs/...) standing for the same case as unit file `path`: its case
+    folder's file in outputs/, or the cohort file."""
+    rel = path[len(workspace) + 1:]
+    folder, _, name = rel.rpartition("/")
+    if cohort or not folder:
+        return f"{workspace}/outputs/{name}"
+    return f"{workspace}/outputs/{folder.rsplit('/', 1)[-1]}/{name}"
 
 
 def unit_of(path: str, contract: set[str], workspace: str) -> str:

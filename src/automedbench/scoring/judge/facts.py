@@ -239,9 +239,12 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
-    retuned = retuned_after_the_look(calls, inspections, batch_start, pilots)
-    if retuned:          # the looks were of another pipeline than the batch's (pilots.py)
-        inspections = []
+    if experimented.decided_any(inspections):
+        # by experiment: a look counts for the batch when the batch submitted what it inspected
+        other = experimented.of_another_method(inspections)
+        inspections = [(c, ps) for c, ps in inspections if c.index not in other]
+    elif retuned_after_the_look(calls, inspections, batch_start, pilots):
+        inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
     looks = _Looks(describe_output, calls, experimented=experimented)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)

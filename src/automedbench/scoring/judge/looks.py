@@ -27,7 +27,9 @@ class Experimented:
 
     def __init__(self, experiments: RunExperiments | None):
         self.recorded = experiments is not None and experiments.error is None
+        self.experiments = experiments
         self.by_call = experiments.by_call() if experiments is not None else {}
+        self.not_batch: dict[int, str] = {}     # looks of an output the batch did not reproduce
         self.decided: dict[int, CallExperiment] = {}
         self.fallback: dict[int, str] = {}
 
@@ -47,9 +49,26 @@ class Experimented:
             return exp.inspected
         return None
 
+    def of_another_method(self, looks: list[tuple[CallFacts, list[str]]]) -> set[int]:
+        """Looks decided by experiment whose inspected outputs the batch did not reproduce (the
+        submitted output of each such case holds another answer): they were of another method
+        or other settings than the batch ran (docs/judge.md "Outcome consistency")."""
+        out = set()
+        for c, _ in looks:
+            differs = self.experiments.batch_differs(c.index) if c.index in self.decided and self.experiments else []
+            if differs:
+                out.add(c.index)
+                self.not_batch[c.index] = (f"call #{c.index}'s inspected output is not what was submitted for "
+                                           f"that case ({differs[0].final}): the batch ran another method or settings")
+        return out
+
+    def decided_any(self, looks: list[tuple[CallFacts, list[str]]]) -> bool:
+        return any(c.index in self.decided for c, _ in looks)
+
     def notes(self, calls: set[int]) -> list[str]:
         """What decided the looks of these calls, for the verdict's rationale."""
         out = [self.decided[i].summary() for i in sorted(calls) if i in self.decided]
+        out += [self.not_batch[i] for i in sorted(self.not_batch)]
         out += [f"call #{i} decided on recorded facts ({self.fallback[i]})" for i in sorted(calls)
                 if i in self.fallback and i not in self.decided]
         return out

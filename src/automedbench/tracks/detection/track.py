@@ -137,6 +137,17 @@ class DetectionTrack(Track[DetectionOptions]):
     # (LOGIC_SUSPECT: flipped or mis-scaled boxes on some images)
     logic_metric = "found50"
 
+    def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: DetectionOptions) -> str:
+        """What a look at one image's boxes shows without the reference (docs/judge.md
+        "Plausibility"): the same box given more than once (a loop that kept its first result)."""
+        rows = np.asarray(prediction)
+        if rows.ndim != 2 or len(rows) < 2:
+            return ""
+        _, counts = np.unique(np.round(rows[:, :5], 3), axis=0, return_counts=True)
+        if counts.max() > 1:
+            return f"{int(counts.max())} identical boxes (same class and corners)"
+        return ""
+
     def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: DetectionOptions,
                    context: ScoringContext) -> CaseScore:
         """Per-image diagnostics (the task metric is dataset-level, in aggregate).

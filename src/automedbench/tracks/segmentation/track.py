@@ -130,6 +130,12 @@ def lesion_dice_brats(reference: np.ndarray, prediction: np.ndarray) -> float:
     return binary_dice(reference, prediction)
 
 
+# plausibility (docs/judge.md "Plausibility"): an organ mask above this share of the volume, a
+# lesion mask with more than this share of its voxels outside the organ
+ORGAN_MAX_SHARE = 0.9
+LESION_OUTSIDE_SHARE = 0.5
+
+
 class SegmentationTrack(Track[SegmentationOptions]):
     name = "segmentation"
     options_model = SegmentationOptions
@@ -207,6 +213,29 @@ class SegmentationTrack(Track[SegmentationOptions]):
         return CaseCheck(True, "", pred, non_trivial=non_trivial)
 
     # ---- pure scoring ----------------------------------------------------------------------
+    def plausibility(self, prediction: dict[str, np.ndarray], input_case_dir: Path,
+                     options: SegmentationOptions) -> str:
+        """What a look at one case's masks shows without the reference (docs/judge.md
+        "Plausibility"): a lesion mask as large as the organ's, or mostly outside it, or an organ
+        mask covering nearly the whole volume."""
+        if options.variant == "multiclass":
+            return ""
+        try:
+            organ = _as_bool(prediction[options.organ_file])
+            lesion = _as_bool(prediction[options.lesion_file])
+        except (KeyError, TypeError, ValueError):
+            return ""
+        n_organ, n_lesion = int(organ.sum()), int(lesion.sum())
+        if organ.size and n_organ > ORGAN_MAX_SHARE * organ.size:
+            return f"the {options.organ_name} mask covers {n_organ / organ.size:.0%} of the volume"
+        if n_lesion and n_lesion >= n_organ:
+            return (f"the {options.lesion_name} mask ({n_lesion} voxels) is as large as the "
+                    f"{options.organ_name} mask ({n_organ})")
+        outside = int((lesion & ~organ).sum()) if lesion.shape == organ.shape else 0
+        if n_lesion and outside > LESION_OUTSIDE_SHARE * n_lesion:
+            return f"{outside / n_lesion:.0%} of the {options.lesion_name} mask lies outside the {options.organ_name} mask"
+        return ""
+
     def score_case(self, prediction: dict[str, np.ndarray], reference: dict[str, np.ndarray],
                    options: SegmentationOptions, context: ScoringContext) -> CaseScore:
         if options.variant == "multiclass":
