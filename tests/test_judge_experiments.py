@@ -383,3 +383,45 @@ def test_the_batch_must_submit_what_was_inspected_and_fixed(kind, steps, s3, why
     assert why in report.stages["s3"].rationale
     last_look = max(c.call_index for c in experiments.calls if c.inspected)
     assert bool(experiments.batch_differs(last_look)) == (kind == "retuned"), experiments.consistency
+
+
+# ---- S1 and S2 from the task's own words and from what ran (issue 41, item 4) -------------------
+
+def _inline(c, m):
+    """The reference method of ldct-denoise, run as code inline in each call, never from a file;
+    its plan quotes the task's own method in other spelling ("total variation", no hyphen)."""
+    from importlib import resources
+    source = resources.files("automedbench.tracks.enhancement.methods").joinpath("enhance_classical.py").read_text()
+    run = textwrap.dedent("""\
+        import pathlib
+        ns = {{"__name__": "inline_method"}}
+        exec(compile(SOURCE, "<inline>", "exec"), ns)
+        cases = sorted(p for p in pathlib.Path({data!r}).iterdir() if p.is_dir()){sel}
+        for case in cases:
+            out = pathlib.Path("outputs") / case.name
+            out.mkdir(parents=True, exist_ok=True)
+            ns["main"](["inline", str(case), str(out)])
+        print(len(cases), "case(s) done")
+        """)
+    plan = ("# Plan\n\n1. Load input.npy and info.json of one case; print shape and HU percentiles.\n"
+            "2. Total variation denoising (Chambolle) of every slice, weight 0.05, back to HU.\n"
+            "3. Pilot case_000, look at its output, then run every case into outputs/.\n")
+    return [("python", f"import pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
+                       f"pathlib.Path('plan/plan.md').write_text({plan!r})\n"),
+            ("python", m.setup_code(c.data_dir)),
+            ("python", f"SOURCE = {source!r}\n" + run.format(data=c.data_dir, sel="[:1]")),
+            ("python", m.inspect_code(c.data_dir)),
+            ("python", f"SOURCE = {source!r}\n" + run.format(data=c.data_dir, sel=""))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_method_run_inline_earns_what_the_same_method_from_a_file_earns(tmp_path, monkeypatch, staged_once):
+    AGENT_CLASSES.add("steps-inline", _steps_agent("steps-inline", _inline), replace=True, description="test")
+    inline, _ = _run("ldct-denoise", "steps-inline", tmp_path / "inline", monkeypatch, staged_once, mode="1")
+    from_file, _ = _run("ldct-denoise", "reference", tmp_path / "file", monkeypatch, staged_once, mode="1")
+    for item in ("s2a", "s2e"):
+        assert inline.stages["s2"].items[item] == from_file.stages["s2"].items[item] == 1.0, \
+            inline.stages["s2"].rationale
+    assert inline.stages["s1"].items["s1b"] == 1.0, inline.stages["s1"].rationale
+    assert inline.stages["s3"].score == 1.0, inline.stages["s3"].rationale

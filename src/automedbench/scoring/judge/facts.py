@@ -99,6 +99,7 @@ class WorkflowFacts:
     weights: Fact
     method_files: Fact
     runtime_confirmed: Fact
+    method_ran: Fact                # the method (a file, a module or inline code) worked on a case before the batch
     environment: Fact
     setup_work: Fact
     setup_failures: Fact            # the setup calls with a failed environment attempt
@@ -263,6 +264,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls, experimented=experimented))),
         input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
+        method_ran=_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins),
         environment=_environment(calls, batch_start, model_paths),
         setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
         experimented=experimented)
@@ -481,22 +483,27 @@ def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) ->
     return fact, used_methods
 
 
-def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str],
+def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str] | None,
                        skip: list[CallFacts]) -> Fact:
     """Before the batch, a call that loaded the model and produced a unit of work with it (a pilot
     or a smoke test into scratch, on a case or on a crop of one) that worked: printing after an import or loading proves nothing.
     It worked when a unit it wrote passed the harness's own check (output_checks), else (no
     check recorded) when it exited 0 or failed only in looking at what it had produced (it read
     back a unit it wrote). A step of the batch's own call that nothing looked at (`skip`) is the
-    batch at work, not a smoke test (steps.py)."""
+    batch at work, not a smoke test (steps.py). `model_paths` None: whatever the method was (a
+    file, a module or code inline in the call), it ran on the task's data before the batch."""
     horizon = [c for c in (calls if batch_start is None else calls[: batch_start]) if c not in skip]
 
     def worked(c: CallFacts) -> bool:
         if c.checks:
             return any(ch.passed for ch in c.checks)
         return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
-    confirmers = [c for c in horizon if any(p in model_paths for p in (*c.read, *c.held))
+    confirmers = [c for c in horizon if (model_paths is None or any(p in model_paths for p in (*c.read, *c.held)))
                   and ((c.units and worked(c)) or (c.smoke_writes and c.ok))]
+    if model_paths is None:
+        return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
+                    sorted({w.path for c in confirmers for w in c.unit_writes + c.smoke_writes})[:4],
+                    "the method ran on a case (or part of one) before the batch and its output passed")
     return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
                 sorted({p for c in confirmers for p in (*c.read, *c.held) if p in model_paths}))
 

@@ -24,7 +24,7 @@ from ...tasks import Task
 from ..rubric import load_rubric
 from .base import JUDGES, JudgeBase, JudgeEvidence
 from ...tracks.content_facts import ContentFacts, describe
-from .plan_facts import (COPIED_SHARE, MIN_JUDGED, MIN_METHODS, another_tasks_outputs, copied_share, executable,
+from .plan_facts import (model_method_names, COPIED_SHARE, MIN_JUDGED, MIN_METHODS, another_tasks_outputs, copied_share, executable,
                          methods_judged, methods_named, prompt_shingles, step_lines, stem_words, task_texts)
 from .asserts import parse_python
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
@@ -173,7 +173,11 @@ class HeuristicJudge(JudgeBase):
         plan_md = ev.workspace / "plan" / "plan.md"
         text = plan_md.read_text(errors="replace") if plan_md.is_file() else ""
         has_plan = bool(text.strip())
-        mentioned = methods_named(text, list(ev.task.tiers.standard.candidates))
+        # the methods the task itself names: the candidates, and in Lite the tier's own model
+        candidates = list(ev.task.tiers.standard.candidates)
+        if ev.tier == "lite" and ev.task.tiers.lite.model:
+            candidates += model_method_names(ev.task.tiers.lite.model)
+        mentioned = methods_named(text, candidates)
         lines = step_lines(text, _rubric_words(), mentioned)
         steps = len(lines) if executable(lines, mentioned) else 0
         prompt = [ev.conversation.system_prompt] if ev.conversation is not None else []
@@ -241,7 +245,9 @@ class HeuristicJudge(JudgeBase):
             return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f),
                                evidence={i: absent for i in items})
         n_fail = f.failed_attempts
-        obtained = f.weights.holds or f.method_files.holds
+        # the method's parameters are obtained when it ran: weights or a method file loaded, or a
+        # method written inline that produced a case's output before the batch (docs/judge.md)
+        obtained = f.weights.holds or f.method_files.holds or f.method_ran.holds
         items = {
             "s2a": float(obtained),
             "s2b": float(f.input_check.holds),
@@ -249,7 +255,7 @@ class HeuristicJudge(JudgeBase):
             # the wording, literally: "at most 5 failed environment attempts" (none tried is none
             # failed; the held-out set's independent labels read it so, docs/judge.md)
             "s2d": float(n_fail <= MAX_SETUP_FAILURES),
-            "s2e": float(f.runtime_confirmed.holds),
+            "s2e": float(f.runtime_confirmed.holds or f.method_ran.holds),
         }
         why = "; ".join([
             _why("s2a weights/checkpoint obtained", f.weights) + " / " + _why("method file written and loaded", f.method_files),
@@ -257,13 +263,16 @@ class HeuristicJudge(JudgeBase):
             _why("s2c a call before the batch read the inputs or the model and succeeded", f.environment),
             f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in {len(f.setup_work.calls)} setup "
             "call(s) before the first output",
-            _why("s2e model/method file loaded and confirmed working before the batch", f.runtime_confirmed),
+            _why("s2e model/method file loaded and confirmed working before the batch", f.runtime_confirmed)
+            + " / " + _why("the method ran on a case before the batch", f.method_ran),
         ])
         if f.calls_without_effects:
             why += f"; calls without effects (not counted): {f.calls_without_effects[:8]}"
         evidence = {
             "s2a": _evidence(_why("weights/checkpoint obtained", f.weights) + "; "
-                             + _why("method file written and loaded", f.method_files), f.weights, f.method_files),
+                             + _why("method file written and loaded", f.method_files) + "; "
+                             + _why("the method ran on a case before the batch", f.method_ran),
+                             f.weights, f.method_files, f.method_ran),
             "s2b": _evidence(_why("input opened and its content looked at before the batch", f.input_check),
                              f.input_check),
             "s2c": _evidence(_why("a call before the batch read the inputs or the model and succeeded",
@@ -273,7 +282,9 @@ class HeuristicJudge(JudgeBase):
                              + ("" if f.environment.holds else "; no environment was set up"),
                              f.setup_failures if f.setup_failures.calls else f.environment),
             "s2e": _evidence(_why("model/method file loaded and confirmed working before the batch",
-                                  f.runtime_confirmed), f.runtime_confirmed),
+                                  f.runtime_confirmed) + "; " + _why("the method ran on a case before the batch",
+                                                                     f.method_ran),
+                             f.runtime_confirmed, f.method_ran),
         }
         return StageResult(score=rubric.score(items), items=items, rationale=why, evidence=evidence)
 

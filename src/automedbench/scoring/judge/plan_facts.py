@@ -86,6 +86,24 @@ def task_texts(value: Any) -> list[str]:
     return []
 
 
+# well-known method names (docs/judge.md "S1 Plan"): a part of a tier's model description that
+# holds one of them names a method; its other parts ("in numpy", "per study") name none
+WELL_KNOWN = re.compile(
+    r"threshold|otsu|connected component|morpholog|k-means|kmeans|total.variation|non-local means|bm3d|"
+    r"gaussian|median filter|bilateral|anisotropic diffusion|top-hat|watershed|region growing|spline|"
+    r"interpolation|back-projection|nearest.neighbou?r|svm|random forest|logistic regression|u-?net|yolo|"
+    r"resnet|densenet|efficientnet|\bvit\b|\bclip\b|llava|qwen|plip|difference-of-gaussians|z-score|wiener|"
+    r"chambolle|hole filling|canny|hough|template matching|rule-based|bias correction|bulk assignment|"
+    r"denois|up-sampling|classifier|detector|segment", re.IGNORECASE)
+
+
+def model_method_names(model: str) -> list[str]:
+    """The method names in a tier's model description: its first part (the method's own name)
+    and the parts that hold a well-known method name."""
+    names = candidate_names(model)
+    return names[:1] + [n for n in names[1:] if WELL_KNOWN.search(n)]
+
+
 def candidate_names(candidate: str) -> list[str]:
     """The method names in one candidate string, lower-cased."""
     names = []
@@ -118,8 +136,19 @@ def _described(candidate: str, lines: list[set[str]]) -> bool:
     return need > 0 and any(len(words & line) >= need for line in lines)
 
 
+def _normalised(text: str) -> str:
+    """Lower-cased, hyphens as spaces, one space between words: "Total-variation" and "total
+    variation" are one name."""
+    return " ".join(text.lower().replace("-", " ").split())
+
+
 def _present(name: str, low: str) -> bool:
-    return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w])", low) is not None
+    """`name` in the normalised plan `low`, its last word also in the plural ("connected
+    component" / "components")."""
+    name = _normalised(name)
+    if len(name) > 4 and name.endswith("s") and not name.endswith("ss"):
+        name = name.removesuffix("es" if name.endswith(("ches", "shes", "xes", "ses")) else "s")
+    return re.search(r"(?<![\w-])" + re.escape(name) + r"(?:e?s)?(?![\w])", low) is not None
 
 
 # a cell or phrase that only marks the pick (a "chosen" column), judging nothing by itself
@@ -200,7 +229,7 @@ _MARK_WORDS = re.compile(r"[✓✗✔✘☑☐]|\b(?:chosen|selected|picked)\b",
 def methods_named(plan: str, candidates: list[str]) -> list[str]:
     """The distinct methods the plan names: task candidates (by any of their names) and other
     method-shaped names."""
-    low = plan.lower()
+    low = _normalised(plan)
     lines = [_content_words(line) for line in plan.splitlines()]
     found: list[str] = []
     covered: set[str] = set()
