@@ -209,67 +209,88 @@ def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]
 
 
 class Comparison:
-    """One call's experiment as its replays come in: the control first, then the benign
-    mutants, then the malign ones (`killed` tells after each whether it changed the call)."""
+    """One call's experiment as its replays come in. The baseline is the recorded call itself;
+    replays with the same content (a plain control, or the benign mutants: the same content in
+    other bytes) show that the call reproduces and which printed values move without any
+    mutant; malign replays are judged against that, and judged again when another same-content
+    replay arrives (`killed`)."""
 
-    def __init__(self, call_index: int, recorded: Replay, control: Replay, mutated: list[str],
-                 method_files: list[str]):
+    def __init__(self, call_index: int, recorded: Replay, mutated: list[str], method_files: list[str]):
         self.exp = CallExperiment(call_index=call_index, decidable=False, mutated=mutated,
-                                  method_files=method_files, control_exit=control.exit_code)
-        self.control = control
-        self.volatile = Volatile(tokens(control.text))
-        if recorded.timed_out or control.timed_out:
-            self.exp.why = "the call ran into its time limit"
-        elif control.exit_code != recorded.exit_code:
-            self.exp.why = f"the control exited {control.exit_code}, the recorded call {recorded.exit_code}"
-        else:
-            self.volatile.add(tokens(recorded.text))
-            if self.volatile.share > MAX_VOLATILE_SHARE:
-                self.exp.why = "the control printed other values than the recorded call"
-            else:
-                self.exp.decidable, self.exp.why = True, "replayed: control reproduced"
+                                  method_files=method_files, control_exit=recorded.exit_code)
+        self.recorded = recorded
+        self.volatile = Volatile(tokens(recorded.text))
+        self.broken: list[tuple[VariantOutcome, list[str]]] = []   # malign outcomes with what they printed
+        # pending (no same-content replay yet) -> decidable, or undecidable with the reason
+        self.state = "undecidable" if recorded.timed_out else "pending"
+        self.exp.why = "the call ran into its time limit" if recorded.timed_out else "no replay on the same content ran"
 
     @property
     def decidable(self) -> bool:
-        return self.exp.decidable
+        return self.state == "decidable"
 
-    def benign(self, name: str, out: Replay | None) -> None:
-        """A benign mutant's replay (None: it had nothing to change). One that changes the exit
-        status leaves the call undecidable: its verdict depends on bytes, not content."""
-        self.exp.variants.append(VariantOutcome(name=name, malign=False, applied=out is not None,
-                                                exit_code=None if out is None else out.exit_code))
-        if out is None or not self.exp.decidable:
+    def _undecidable(self, why: str) -> None:
+        self.state, self.exp.decidable, self.exp.why = "undecidable", False, why
+
+    def same_content(self, name: str, out: Replay | None, benign: bool = True) -> None:
+        """A replay on the same content: the plain control (`benign` False) or a benign mutant
+        (None: it had nothing to change). One that exits otherwise than the recorded call leaves
+        the call undecidable (its verdict depends on bytes, or it does not reproduce)."""
+        if benign:
+            self.exp.variants.append(VariantOutcome(name=name, malign=False, applied=out is not None,
+                                                    exit_code=None if out is None else out.exit_code))
+        if out is None or self.state == "undecidable":
             return
-        if out.exit_code != self.control.exit_code or out.timed_out:
-            self.exp.decidable = False
-            self.exp.why = f"the same content in other bytes ({name}) changed the exit status"
-            return
-        self.volatile.add(tokens(out.text))
+        if out.timed_out or out.exit_code != self.recorded.exit_code:
+            self._undecidable(f"replayed on the same content{' in other bytes (' + name + ')' if benign else ''}, "
+                              f"it exited {'by the time limit' if out.timed_out else out.exit_code}, "
+                              f"the recorded call {self.recorded.exit_code}")
+        else:
+            self.volatile.add(tokens(out.text))
+            if self.volatile.share > MAX_VOLATILE_SHARE:
+                self._undecidable("replayed on the same content, it printed other values than the recorded call")
+            else:
+                self.state, self.exp.decidable = "decidable", True
+                self.exp.why = "replayed: the same content reproduced the recorded call"
+        self._judge_broken()
 
     def malign(self, name: str, description: str, out: Replay | None) -> bool:
-        """A malign mutant's replay; whether it changed the call (killed the mutant)."""
+        """A malign mutant's replay; whether it changed the call (killed the mutant), as far as
+        the same-content replays so far tell."""
         v = VariantOutcome(name=name, malign=True, description=description, applied=out is not None)
-        if out is not None:
-            c = self.control
-            v.exit_code, v.timed_out = out.exit_code, out.timed_out
-            v.failed = c.exit_code == 0 and (out.exit_code != 0 or out.timed_out)
-            v.changed = v.failed or out.exit_code != c.exit_code or self.volatile.changed(tokens(out.text))
         self.exp.variants.append(v)
+        if out is not None:
+            v.exit_code, v.timed_out = out.exit_code, out.timed_out
+            self.broken.append((v, tokens(out.text)))
+            self._judge_broken()
         return v.changed
 
+    def _judge_broken(self) -> None:
+        base = self.recorded.exit_code
+        for v, printed in self.broken:
+            v.failed = base == 0 and (v.exit_code != 0 or v.timed_out)
+            v.changed = self.decidable and (v.failed or v.exit_code != base or self.volatile.changed(printed))
+
+    @property
+    def killed_any(self) -> bool:
+        return any(v.changed for v, _ in self.broken)
+
     def result(self, duration_s: float = 0.0) -> CallExperiment:
+        self._judge_broken()
         self.exp.duration_s = round(duration_s, 3)
         return self.exp
 
 
-def decide(call_index: int, recorded: Replay, control: Replay, benign: list[tuple[str, Replay | None]],
+def decide(call_index: int, recorded: Replay, control: Replay | None, benign: list[tuple[str, Replay | None]],
            malign: list[tuple[str, str, Replay | None]], mutated: list[str], method_files: list[str],
            duration_s: float = 0.0) -> CallExperiment:
     """The outcome of one call's experiment from all its replays at once (None: a mutant that had
     nothing to change)."""
-    cmp = Comparison(call_index, recorded, control, mutated, method_files)
+    cmp = Comparison(call_index, recorded, mutated, method_files)
+    if control is not None:
+        cmp.same_content("control", control, benign=False)
     for name, out in benign:
-        cmp.benign(name, out)
+        cmp.same_content(name, out)
     for name, description, m in malign:
         cmp.malign(name, description, m)
     return cmp.result(duration_s)
