@@ -60,6 +60,26 @@ REPEATS = {
         "run.json validated when the lifecycle writes it and when score_run reads it back",
     "automedbench.data:DatasetPaths.load_manifest":
         "the lifecycle records the expected case ids in run.json; score_run reads the cases' entries",
+    # the judge's experiments at close (docs/judge.md "Experiments"): one replay per variant of a look
+    "automedbench.runs.trace:read_trace":
+        "the experiments read the recorded trace from disk at close, as score_run does after them",
+    "automedbench.sandbox:open_sandbox": "the run's sandbox, then one throwaway sandbox for the replays",
+    "automedbench.sandbox.bwrap:BwrapSandbox.close": "each sandbox opened is closed",
+    "automedbench.sandbox.bwrap:BwrapSandbox.execute": "one execution per replay of a look",
+    "automedbench.runs.blobs:BlobStore.__init__":
+        "the lifecycle keeps each call's files as the run goes; the experiments read them at close",
+    "automedbench.runs.blobs:WorkspaceState.before":
+        "the workspace as it stood before each replayed look, and at the end (outcome consistency)",
+    "automedbench.runs.blobs:WorkspaceState.materialise": "the throwaway workspace laid down before each replay",
+    "automedbench.lifecycle.experiments:_reset": "the throwaway workspace emptied and laid down before each replay",
+    "automedbench.lifecycle.experiments:_replay_call.<locals>.run": "one replay per variant of a look",
+    "automedbench.lifecycle.experiments:_units": "the replaced files grouped by unit for each mutant",
+    "automedbench.lifecycle.experiments:_apply": "each mutant applied to the look's unit files",
+    "automedbench.lifecycle.experiments:_replay": "each replay's result recorded",
+    "automedbench.tracks.mutants:each.<locals>.apply": "a mutant edits each file of a unit it applies to",
+    "automedbench.scoring.experiments:Comparison.same_content": "the benign replays, each compared as it comes",
+    "automedbench.scoring.experiments:Comparison.malign": "the malign replays, each compared as it comes",
+    "automedbench.scoring.experiments:Comparison._judge_broken": "the malign replays judged again as replays come",
 }
 
 

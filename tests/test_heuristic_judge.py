@@ -249,20 +249,27 @@ def test_s2_weights_and_failures(tmp_path):
 
 def test_s2a_weights_count_only_when_loaded_to_produce_outputs(tmp_path):
     """Issue 25 class 5: any .npz is not "weights"; a weights file counts when a later call
-    loaded it and produced a unit of work, and a method file likewise."""
+    loaded it and produced a unit of work, and a method file likewise. Since issue 41 (item 4)
+    s2a also passes when the method ran on a case before the batch wherever its code lived
+    (inline here): the weights and method-file facts are checked on their own."""
     weights = {"written": [w("/workspace/models/unet.npz", "w", size=4096)], "stdout": "saved"}
     check = {"read": [f"{PUB}/case_000/t1.nii.gz"], "stdout": "shape (64, 64, 64) float32"}
     inline_pilot = {**PILOT, "read": [f"{PUB}/case_000/t1.nii.gz"]}
     inline_batch = {**BATCH, "read": []}
     never_loaded = _judge(tmp_path, tr=trace(weights, check, inline_pilot, INSPECT, inline_batch))["s2"]
-    assert never_loaded.items["s2a"] == 0, never_loaded.rationale
+    assert "weights/checkpoint obtained: no" in never_loaded.rationale, never_loaded.rationale
+    assert "the method ran on a case before the batch: yes (calls #3" in never_loaded.rationale
+    assert never_loaded.items["s2a"] == 1 and never_loaded.evidence["s2a"].calls == [3], never_loaded.rationale
     loaded = {**inline_pilot, "read": ["/workspace/models/unet.npz", f"{PUB}/case_000/t1.nii.gz"]}
     v = _judge(tmp_path, tr=trace(weights, check, loaded, INSPECT, inline_batch))["s2"]
-    assert v.items["s2a"] == 1 and v.evidence["s2a"].calls == [1], v.rationale
+    assert v.items["s2a"] == 1 and "weights/checkpoint obtained: yes (calls #1" in v.rationale, v.rationale
     # a method file opened later by a call that produced nothing (printed it, say) is not loaded to produce
     cat_method = {"read": ["/workspace/method.py"], "stdout": "def main(): ..."}
     v = _judge(tmp_path, tr=trace(SETUP, cat_method, inline_pilot, INSPECT, inline_batch))["s2"]
-    assert v.items["s2a"] == 0, v.rationale
+    assert "method file written and loaded: no" in v.rationale, v.rationale
+    # and a run whose only output is the batch's has no method that ran before it: s2a 0
+    v = _judge(tmp_path, tr=trace(weights, check, inline_batch))["s2"]
+    assert v.items["s2a"] == 0 and v.items["s2e"] == 0, v.rationale
 
 
 def test_local_backend_paths_from_run_start(tmp_path):

@@ -152,6 +152,62 @@ def save_experiments(run_dir: Path | str, experiments: RunExperiments) -> None:
     tmp.replace(path)
 
 
+class Experimented:
+    """The experiments' outcomes by call (scoring/experiments.py) and which looks they decided:
+    a look at outputs an earlier call left is decided by what its replays showed; a look the
+    experiments could not decide (not replayed, not reproduced, a read-back of the call's own
+    writes) falls back to the recorded facts below, and the verdict says so."""
+
+    def __init__(self, experiments: RunExperiments | None):
+        self.recorded = experiments is not None and experiments.error is None
+        self.experiments = experiments
+        self.by_call = experiments.by_call() if experiments is not None else {}
+        self.not_batch: dict[int, str] = {}     # looks of an output the batch did not reproduce
+        self.decided: dict[int, CallExperiment] = {}
+        self.fallback: dict[int, str] = {}
+
+    def verdict(self, index: int, step: int, opened: list[str]) -> bool | None:
+        """Whether call `index` (its step `step`, docs/judge.md "Order inside a call") looked at
+        `opened` by experiment; None: not decidable so."""
+        if not self.recorded:
+            return None
+        exp = self.by_call.get(index)
+        if exp is None:
+            self.fallback.setdefault(index, "not replayed")
+        elif not exp.decidable:
+            self.fallback.setdefault(index, exp.why)
+        elif step != 0 or not set(opened) <= set(exp.mutated):
+            self.fallback.setdefault(index, "it read back what its own call had just written")
+        else:
+            self.decided[index] = exp
+            return exp.inspected
+        return None
+
+    def of_another_method(self, looks: list[int]) -> set[int]:
+        """Looks (call indices) decided by experiment whose inspected outputs the batch did not
+        reproduce (the submitted output of each such case holds another answer): they were of
+        another method or other settings than the batch ran (docs/judge.md "Outcome consistency")."""
+        out = set()
+        for index in looks:
+            differs = self.experiments.batch_differs(index) if index in self.decided and self.experiments else []
+            if differs:
+                out.add(index)
+                self.not_batch[index] = (f"call #{index}'s inspected output is not what was submitted for "
+                                         f"that case ({differs[0].final}): the batch ran another method or settings")
+        return out
+
+    def decided_any(self, looks: list[int]) -> bool:
+        return any(index in self.decided for index in looks)
+
+    def notes(self, calls: set[int]) -> list[str]:
+        """What decided the looks of these calls, for the verdict's rationale."""
+        out = [self.decided[i].summary() for i in sorted(calls) if i in self.decided]
+        out += [self.not_batch[i] for i in sorted(self.not_batch)]
+        out += [f"call #{i} decided on recorded facts ({self.fallback[i]})" for i in sorted(calls)
+                if i in self.fallback and i not in self.decided]
+        return out
+
+
 # ---- comparing outputs by the values they print -----------------------------------------------
 
 def tokens(text: str) -> list[str]:

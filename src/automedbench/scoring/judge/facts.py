@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...runs.models import TraceEvent
-from ..experiments import RunExperiments
+from ..experiments import Experimented, RunExperiments
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
@@ -65,7 +65,7 @@ from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
 from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, stand_in_pilots
 from .sources import RanSources, ran_check
-from .looks import MAX_DESCRIBED, DescribeOutput, Experimented, Opened, _Checks, _Looks
+from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
@@ -240,9 +240,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
-    if experimented.decided_any(inspections):
+    if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
-        other = experimented.of_another_method(inspections)
+        other = experimented.of_another_method([c.index for c, _ in inspections])
         inspections = [(c, ps) for c, ps in inspections if c.index not in other]
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)

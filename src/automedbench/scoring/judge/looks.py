@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...runs.models import OutputCheck
-from ..experiments import CallExperiment, RunExperiments
+from ..experiments import Experimented
 from ...tracks.content_facts import ContentFacts, looked_at
 from .asserts import silent_check
 from .calls import CallFacts, Fact, _parent
@@ -17,61 +17,6 @@ MAX_DESCRIBED = 8                   # files per call whose content facts are com
 DescribeOutput = Callable[[str, "str | None"], "ContentFacts | None"]
 Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each opened
 COUNT_FACTS = {"rows", "length"}             # how many rows or items: a count, not the content
-
-
-class Experimented:
-    """The experiments' outcomes by call (scoring/experiments.py) and which looks they decided:
-    a look at outputs an earlier call left is decided by what its replays showed; a look the
-    experiments could not decide (not replayed, not reproduced, a read-back of the call's own
-    writes) falls back to the recorded facts below, and the verdict says so."""
-
-    def __init__(self, experiments: RunExperiments | None):
-        self.recorded = experiments is not None and experiments.error is None
-        self.experiments = experiments
-        self.by_call = experiments.by_call() if experiments is not None else {}
-        self.not_batch: dict[int, str] = {}     # looks of an output the batch did not reproduce
-        self.decided: dict[int, CallExperiment] = {}
-        self.fallback: dict[int, str] = {}
-
-    def verdict(self, c: CallFacts, opened: list[str]) -> bool | None:
-        """Whether call `c` looked at `opened` by experiment; None: not decidable so."""
-        if not self.recorded:
-            return None
-        exp = self.by_call.get(c.index)
-        if exp is None:
-            self.fallback.setdefault(c.index, "not replayed")
-        elif not exp.decidable:
-            self.fallback.setdefault(c.index, exp.why)
-        elif c.step != 0 or not set(opened) <= set(exp.mutated):
-            self.fallback.setdefault(c.index, "it read back what its own call had just written")
-        else:
-            self.decided[c.index] = exp
-            return exp.inspected
-        return None
-
-    def of_another_method(self, looks: list[tuple[CallFacts, list[str]]]) -> set[int]:
-        """Looks decided by experiment whose inspected outputs the batch did not reproduce (the
-        submitted output of each such case holds another answer): they were of another method
-        or other settings than the batch ran (docs/judge.md "Outcome consistency")."""
-        out = set()
-        for c, _ in looks:
-            differs = self.experiments.batch_differs(c.index) if c.index in self.decided and self.experiments else []
-            if differs:
-                out.add(c.index)
-                self.not_batch[c.index] = (f"call #{c.index}'s inspected output is not what was submitted for "
-                                           f"that case ({differs[0].final}): the batch ran another method or settings")
-        return out
-
-    def decided_any(self, looks: list[tuple[CallFacts, list[str]]]) -> bool:
-        return any(c.index in self.decided for c, _ in looks)
-
-    def notes(self, calls: set[int]) -> list[str]:
-        """What decided the looks of these calls, for the verdict's rationale."""
-        out = [self.decided[i].summary() for i in sorted(calls) if i in self.decided]
-        out += [self.not_batch[i] for i in sorted(self.not_batch)]
-        out += [f"call #{i} decided on recorded facts ({self.fallback[i]})" for i in sorted(calls)
-                if i in self.fallback and i not in self.decided]
-        return out
 
 
 class _Looks:
@@ -113,7 +58,7 @@ class _Looks:
         return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in described)
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
-        by_experiment = self.experimented.verdict(c, opened) if self.experimented is not None else None
+        by_experiment = self.experimented.verdict(c.index, c.step, opened) if self.experimented is not None else None
         if by_experiment is not None:
             return by_experiment
         if self.describe_output is None and not self.recorded:
