@@ -528,3 +528,26 @@ def test_a_copy_of_the_input_beside_the_methods_output_leaves_the_pilot(tmp_path
                     copy_of_input=True, files={w["path"]: w["sha256"] for w in pilot["written"][2:]})]
     v = _judge(tmp_path, tr=ev)
     assert v["s2"].items["s2e"] == 1 and "pilot: yes" in v["s3"].rationale, v["s3"].rationale
+
+
+def test_cohort_rows_are_counted_by_parsing_not_by_bytes(tmp_path):
+    """Issue 41 item 3: a cohort pilot of 2 rows whose rows are long (a notes column) is 2 rows,
+    as the harness's check parsed it; by its size against the final file it would be 93 of 100
+    rows, a batch, and the run would have no pilot."""
+    csv = f"{OUT}/predictions.csv"
+    cases = [f"c{i}" for i in range(100)]
+    pilot = {"written": [w(csv, "pilot", size=1400)], "read": ["/workspace/method.py", f"{PUB}/c0.png", f"{PUB}/c1.png"]}
+    look = {"read": [csv], "stdout": "2 rows c0 CT c1 MR"}
+    batch = {"written": [w(csv, "all", size=1500)], "read": ["/workspace/method.py", *(f"{PUB}/{c}.png" for c in cases)]}
+
+    def judged(rows: int | None):
+        ev = trace(SETUP, pilot, look, batch)
+        if rows is not None:
+            ev[3].output_checks = [OutputCheck(path=csv, valid=True, non_trivial=True, files={csv: sha("pilot")},
+                                               facts={csv: {"kind": "table", "facts": {"rows": rows}}})]
+        return _judge(tmp_path, tr=ev, task=COHORT, cases=cases)["s3"]
+
+    assert judged(2).items == {"s3": 1.0}, judged(2).rationale
+    assert "2 unit(s) before the batch" in judged(2).rationale
+    by_size = judged(None)           # no parsed rows recorded (an old trace): the estimate from bytes
+    assert by_size.items["s3"] < 1.0 and "pilot: no" in by_size.rationale, by_size.rationale

@@ -123,7 +123,7 @@ def _scratch(path: str, roots: Roots) -> bool:
 
 
 def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[str],
-                 rows_of: dict[str, int], n_expected: int) -> tuple[str, list[str]]:
+                 rows_of: dict[str, int], n_expected: int, parsed_rows: int | None = None) -> tuple[str, list[str]]:
     """(the copy key's unit part, the units this write covers) -- ([]: not a unit file)."""
     name = _name(w.path)
     names = set(layout.file_names)
@@ -139,13 +139,30 @@ def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[st
         case = _name(_parent(w.path))
         # a folder no case names, when the cases are known: a smoke run if an input fed it
         return (case, [case]) if case in cases else ("smoke" if cases else "", [])
-    # a cohort file (in outputs/ or elsewhere): rows estimated from its size against the largest
-    # size a cohort file of that name reaches anywhere in the run (a pilot file in scratch is
-    # measured against the final cohort file, not against itself)
+    # a cohort file (in outputs/ or elsewhere): its rows as the harness's check parsed them when
+    # it was written (`parsed_rows`); else estimated from its size against the largest size a
+    # cohort file of that name reaches anywhere in the run (a pilot file in scratch is measured
+    # against the final cohort file, not against itself)
+    if parsed_rows is not None:
+        if parsed_rows <= 0:
+            return "", []
+        k = min(parsed_rows, max(1, n_expected))
+        return "cohort", [f"{name}#row{i}" for i in range(1, k + 1)]
     if not w.size or not rows_of.get(name):
         return "", []
     k = max(1, round(n_expected * w.size / rows_of[name]))
     return "cohort", [f"{name}#row{i}" for i in range(1, k + 1)]
+
+
+def _parsed_rows(c: CallFacts, w: Write) -> int | None:
+    """A cohort table's data rows as the harness's check of the call parsed them (its content
+    facts of these very bytes), or None: not checked, or not a table."""
+    for ch in c.checks:
+        cf = ch.facts.get(w.path)
+        if cf and w.sha256 and ch.files.get(w.path) == w.sha256 and cf.get("kind") == "table":
+            rows = cf.get("facts", {}).get("rows")
+            return int(rows) if isinstance(rows, int) else None
+    return None
 
 
 def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: int, roots: Roots,
@@ -168,7 +185,7 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
         made_data |= {w.path for w in c.written if not w.path.lower().endswith(SOURCE_SUFFIXES)
                       and _scratch(w.path, roots) and _name(w.path) not in layout.file_names}
         for w in c.written:
-            key, units = _write_units(w, layout, roots, cases, biggest, n_expected)
+            key, units = _write_units(w, layout, roots, cases, biggest, n_expected, _parsed_rows(c, w))
             if key == "smoke" and (on_made or made_from.run_of(key, *fed_at(w.path), cohort=True)):
                 c.smoke_writes.append(w)
             if not units:
