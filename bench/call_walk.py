@@ -80,6 +80,9 @@ REPEATS = {
     "automedbench.scoring.experiments:Comparison.same_content": "the benign replays, each compared as it comes",
     "automedbench.scoring.experiments:Comparison.malign": "the malign replays, each compared as it comes",
     "automedbench.scoring.experiments:Comparison._judge_broken": "the malign replays judged again as replays come",
+    "automedbench.runs.blobs:BlobStore.has": "each written file's kept bytes looked up (units by content, replays)",
+    "automedbench.lifecycle.experiments:_kind_suffix": "each written file's kind compared with the outputs' (units by content)",
+    "automedbench.scoring.experiments:unit_file": "each written and read file asked whether it is a unit file",
 }
 
 

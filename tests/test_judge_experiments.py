@@ -436,3 +436,43 @@ def test_a_method_run_inline_earns_what_the_same_method_from_a_file_earns(tmp_pa
             inline.stages["s2"].rationale
     assert inline.stages["s1"].items["s1b"] == 1.0, inline.stages["s1"].rationale
     assert inline.stages["s3"].score == 1.0, inline.stages["s3"].rationale
+
+
+def _scratch_pilot(c, m):
+    """ldct-denoise's method piloted into a scratch file of another name, looked at there, then
+    every case run into outputs/ (the pilot case's output the same array)."""
+    pilot = textwrap.dedent(f"""\
+        # S3 pilot one case into scratch/, under a name of my own
+        import pathlib, shutil, subprocess, sys, tempfile
+        case = sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0]
+        tmp = tempfile.mkdtemp()
+        subprocess.run([sys.executable, "enhance_classical.py", str(case), tmp], check=True)
+        pathlib.Path("scratch").mkdir(exist_ok=True)
+        shutil.move(f"{{tmp}}/enhanced.npy", "scratch/first_case_denoised.npy")
+        """)
+    look = textwrap.dedent(f"""\
+        # S3 look at the pilot against its input
+        import json, pathlib, numpy as np
+        case = sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0]
+        y = np.load("scratch/first_case_denoised.npy"); x = np.load(case / "input.npy")
+        print("pilot", y.shape, "p1/p99", np.percentile(y, [1, 99]).round(1), "input p1/p99", np.percentile(x, [1, 99]).round(1))
+        """)
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", pilot), ("python", look),
+            ("python", m.batch_code(c.data_dir, careless=False))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_pilot_under_another_name_is_a_unit_by_its_content(tmp_path, monkeypatch, staged_once):
+    """Issue 41 item 3: a file written before the batch whose decoded content is what was submitted
+    for a case is a pilot of that case wherever it lies and whatever its name; its look is decided
+    by experiment with the track's mutants applied to it."""
+    AGENT_CLASSES.add("steps-scratch-pilot", _steps_agent("steps-scratch-pilot", _scratch_pilot), replace=True,
+                      description="test")
+    report, experiments = _run("ldct-denoise", "steps-scratch-pilot", tmp_path, monkeypatch, staged_once, mode="1")
+    assert experiments.renamed == {"/workspace/scratch/first_case_denoised.npy":
+                                   "/workspace/scratch/first_case_denoised.npy.as/case_000/enhanced.npy"}
+    look = experiments.calls[0]
+    assert look.mutated == ["/workspace/scratch/first_case_denoised.npy"] and look.inspected, look.summary()
+    assert report.stages["s3"].score == 1.0, report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale

@@ -28,7 +28,7 @@ from ..runs.trace import read_trace
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
-                                   executions, save_experiments, submitted_counterpart)
+                                   content_alias, executions, save_experiments, submitted_counterpart, unit_file)
 from ..tasks import Task
 from ..tracks.mutants import BENIGN, Mutant, UnitFiles
 from ..tracks.same_output import same_output
@@ -75,7 +75,10 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
     out = RunExperiments(backend=backend, sandbox_s=round(sum(float(e.duration_s or 0) for _, _, e in execs), 3))
     meta = RunMeta.model_validate_json(files.meta.read_text())
     pilot_units = max(1, math.floor(layout.pilot_max_fraction * max(1, len(meta.case_ids))))
-    todo = candidates(trace, contract, inside, MAX_CALLS, pilot_units)
+    store = BlobStore(files.blobs, files.workspace, inside)
+    effects = [(i, fx) for i, fx, _ in execs]
+    out.renamed = renamed_units(effects, store, contract, inside, layout.kind == "cohort")
+    todo = candidates(trace, contract, inside, MAX_CALLS, pilot_units, out.renamed)
     if not todo:
         return out
     if meta.run.sandbox == "local":
@@ -83,9 +86,7 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
                                     why="the local backend shares the host's paths: no throwaway copy to replay in")
                      for i, m, f in todo]
         return out
-    store = BlobStore(files.blobs, files.workspace, inside)
     malign = task.track_impl.mutants(task.options)
-    effects = [(i, fx) for i, fx, _ in execs]
     events = {i: e for i, _, e in execs}
     codes = {int(e.call_index): (e.code, e.language or "python") for e in trace
              if e.type == "tool_call" and e.call_index is not None}
@@ -100,15 +101,53 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
             for index, mutated, method_files in todo:
                 state = WorkspaceState.before(effects, index)
                 out.calls.append(_replay_call(sandbox, store, state, ws, events[index], codes.get(index),
-                                              mutated, method_files, contract, malign, exhaustive))
+                                              mutated, method_files, contract, malign, exhaustive, out.renamed))
         finally:
             sandbox.close()
-    out.consistency = _consistency(out.calls, effects, store, contract, inside, layout.kind == "cohort")
+    out.consistency = _consistency(out.calls, effects, store, contract, inside, layout.kind == "cohort", out.renamed)
     return out
 
 
+MAX_CONTENT_COMPARISONS = 400     # decoded comparisons per run when looking for renamed unit files
+
+
+def renamed_units(effects: list[tuple[int, dict[str, Any] | None]], store: BlobStore, contract: set[str],
+                  inside: str, cohort: bool) -> dict[str, str]:
+    """Units by content (docs/judge.md "Experiments"): a workspace file the contract does not name
+    whose decoded content is what was submitted for a case (its file in outputs/, or the cohort
+    file's rows) stands for that case's file, wherever it lies and whatever its name. Returns
+    path -> alias (scoring/experiments.py `content_alias`)."""
+    final = WorkspaceState.before(effects, 1 << 62).files
+    submitted = {p: sha for p, sha in final.items() if p.startswith(f"{inside}/outputs/") and sha and store.has(sha)
+                 and p.rsplit("/", 1)[-1] in contract}
+    suffix = {name: _kind_suffix(name) for name in contract}
+    found: dict[str, str] = {}
+    budget = MAX_CONTENT_COMPARISONS
+    for _, fx in effects:
+        for w in (fx or {}).get("written") or []:
+            path, sha = str(w.get("path", "")), w.get("sha256")
+            if (not sha or path in found or unit_file(path, contract, inside) or w.get("op") == "transient"
+                    or not store.has(sha) or path.startswith(f"{inside}/plan/")):
+                continue
+            for sub, sub_sha in submitted.items():
+                name = sub.rsplit("/", 1)[-1]
+                if _kind_suffix(path) != suffix[name] or budget <= 0:
+                    continue
+                budget -= 1
+                if sha == sub_sha or same_output(store.path(sha), store.path(sub_sha), name):
+                    case = None if cohort else sub[len(f"{inside}/outputs/"):].split("/", 1)[0]
+                    found[path] = content_alias(path, case, name)
+                    break
+    return found
+
+
+def _kind_suffix(name: str) -> str:
+    low = name.lower()
+    return ".nii.gz" if low.endswith(".nii.gz") else Path(low).suffix
+
+
 def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str, Any] | None]], store: BlobStore,
-                 contract: set[str], inside: str, cohort: bool) -> list[Consistency]:
+                 contract: set[str], inside: str, cohort: bool, renamed: dict[str, str]) -> list[Consistency]:
     """For every file an inspecting look read: does the submitted file of the same case hold
     what it saw (tracks/same_output.py)?"""
     final = WorkspaceState.before(effects, 1 << 62)
@@ -120,13 +159,13 @@ def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str,
             continue
         seen = WorkspaceState.before(effects, c.call_index).files
         for p in c.mutated:
-            sub = submitted_counterpart(p, contract, inside, cohort)
+            sub = submitted_counterpart(renamed.get(p, p), contract, inside, cohort)
             read, last = seen.get(p), final.files.get(sub)
             entry = Consistency(call_index=c.call_index, inspected=p, final=sub if last else None,
                                 final_inspected=(sub, last) in looked_final)
             if last and read:
                 entry.same = True if read == last else (
-                    same_output(store.path(read), store.path(last), p.rsplit("/", 1)[-1])
+                    same_output(store.path(read), store.path(last), renamed.get(p, p).rsplit("/", 1)[-1])
                     if store.has(read) and store.has(last) else None)
             out.append(entry)
     return out
@@ -134,7 +173,7 @@ def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str,
 
 def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                  call: tuple[str | None, str] | None, mutated: list[str], method_files: list[str], contract: set[str],
-                 malign: list[Mutant], exhaustive: bool) -> CallExperiment:
+                 malign: list[Mutant], exhaustive: bool, renamed: dict[str, str]) -> CallExperiment:
     t0 = time.monotonic()
     exp = CallExperiment(call_index=int(event.call_index), decidable=False, mutated=mutated, method_files=method_files)
     missing = _reset(store, state, ws)
@@ -152,7 +191,7 @@ def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: 
 
     def run(mutant: Mutant | None) -> Replay | None:
         _reset(store, state, ws)
-        if mutant is not None and not _apply(mutant, _units(mutated, store, ws, contract)):
+        if mutant is not None and not _apply(mutant, _units(mutated, store, ws, contract, renamed)):
             return None
         return _replay(sandbox.execute(language, code, timeout_s=timeout))
 
@@ -193,14 +232,17 @@ def _reset(store: BlobStore, state: WorkspaceState, ws: Path) -> list[str]:
     return state.materialise(store, ws)
 
 
-def _units(mutated: list[str], store: BlobStore, ws: Path, contract: set[str]) -> list[UnitFiles]:
+def _units(mutated: list[str], store: BlobStore, ws: Path, contract: set[str],
+           renamed: dict[str, str]) -> list[UnitFiles]:
     """The replaced files grouped by unit (a case folder's files by their names; a cohort file or
-    a file of its own alone), as host paths in the throwaway workspace."""
+    a file of its own alone; a renamed unit file under the contract's name it stands for), as
+    host paths in the throwaway workspace."""
     groups: dict[str, UnitFiles] = {}
     for inside in mutated:
         rel = inside[len(store.inside) + 1:]
-        name = rel.rsplit("/", 1)[-1]
-        unit = rel.rsplit("/", 1)[0] if name in contract and "/" in rel else rel
+        alias = renamed.get(inside, inside)[len(store.inside) + 1:]
+        name = alias.rsplit("/", 1)[-1]
+        unit = alias.rsplit("/", 1)[0] if name in contract and "/" in alias else alias
         groups.setdefault(unit, {})[name] = ws / rel
     return list(groups.values())
 

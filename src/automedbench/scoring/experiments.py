@@ -113,6 +113,9 @@ class RunExperiments(BaseModel):
     backend: str | None = None
     calls: list[CallExperiment] = Field(default_factory=list)
     consistency: list[Consistency] = Field(default_factory=list)
+    # units by content: a workspace file under another name whose decoded content is a submitted
+    # output -> the alias the judge reads it under (`content_alias`: "<path>.as/<case>/<file>")
+    renamed: dict[str, str] = Field(default_factory=dict)
     error: str | None = None        # the experiments could not run (a harness fault)
     cost_s: float = 0.0             # wall seconds the replays took
     sandbox_s: float = 0.0          # the run's own seconds in the sandbox (its executions)
@@ -176,7 +179,7 @@ class Experimented:
             self.fallback.setdefault(index, "not replayed")
         elif not exp.decidable:
             self.fallback.setdefault(index, exp.why)
-        elif step != 0 or not set(opened) <= set(exp.mutated):
+        elif step != 0 or not {real_path(p) for p in opened} <= set(exp.mutated):
             self.fallback.setdefault(index, "it read back what its own call had just written")
         else:
             self.decided[index] = exp
@@ -206,6 +209,42 @@ class Experimented:
         out += [f"call #{i} decided on recorded facts ({self.fallback[i]})" for i in sorted(calls)
                 if i in self.fallback and i not in self.decided]
         return out
+
+
+# ---- units by content ----------------------------------------------------------------------------
+
+ALIAS = ".as/"
+
+
+def content_alias(path: str, case: str | None, name: str) -> str:
+    """The path the judge reads a renamed unit file under: the real path, then the case folder and
+    the contract's file name it stands for (`scratch/pilot.npy.as/case_000/enhanced.npy`), so every
+    rule that finds units by folder and name finds it, and a citation still names the real file."""
+    return f"{path}{ALIAS}{case}/{name}" if case else f"{path}{ALIAS}{name}"
+
+
+def real_path(path: str) -> str:
+    return path.split(ALIAS, 1)[0]
+
+
+def with_aliases(trace: list[TraceEvent], renamed: dict[str, str]) -> list[TraceEvent]:
+    """The trace with every effect on a renamed unit file recorded under its alias."""
+    if not renamed:
+        return trace
+    out = []
+    for e in trace:
+        if e.type != "execution" or e.effects is None:
+            out.append(e)
+            continue
+        fx = e.effects.model_dump()
+        for w in fx.get("written") or []:
+            w["path"] = renamed.get(w["path"], w["path"])
+        for key in ("read", "read_back", "deleted"):
+            fx[key] = [renamed.get(p, p) for p in fx.get(key) or []]
+        for step in fx.get("order") or []:
+            step["path"] = renamed.get(step["path"], step["path"])
+        out.append(e.model_copy(update={"effects": type(e.effects).model_validate(fx)}))
+    return out
 
 
 # ---- comparing outputs by the values they print -----------------------------------------------
@@ -388,7 +427,7 @@ def unit_of(path: str, contract: set[str], workspace: str) -> str:
 
 
 def candidates(trace: list[TraceEvent], contract: set[str], workspace: str, limit: int,
-               pilot_units: int = 1) -> list[tuple[int, list[str], list[str]]]:
+               pilot_units: int = 1, renamed: dict[str, str] | None = None) -> list[tuple[int, list[str], list[str]]]:
     """The calls to replay: (call index, the unit files it read that an earlier call had left,
     the method's files it read). The method's files are the workspace files (not units) that a
     call producing units read before; a look that reads them re-runs the method.
@@ -406,13 +445,15 @@ def candidates(trace: list[TraceEvent], contract: set[str], workspace: str, limi
         if read_units and len(found) < 4 * limit:
             found.append((index, read_units, sorted(p for p in reads if p in method)))
         writes = [w for w in effects.get("written") or [] if w.get("op") != "transient"]
-        wrote_units = [str(w["path"]) for w in writes if unit_file(str(w["path"]), contract, workspace)]
+        wrote_units = [str(w["path"]) for w in writes
+                       if unit_file(str(w["path"]), contract, workspace) or str(w["path"]) in (renamed or {})]
         if wrote_units:
             method.update(p for p in reads if p.startswith(workspace + "/") and not unit_file(p, contract, workspace)
-                          and not p.startswith(workspace + "/plan/"))
+                          and p not in (renamed or {}) and not p.startswith(workspace + "/plan/"))
         for p in wrote_units:
             present[p] = index
         for gone in effects.get("deleted") or []:
             present.pop(str(gone), None)
-    small = [f for f in found if len({unit_of(p, contract, workspace) for p in f[1]}) <= pilot_units]
+    small = [f for f in found if len({unit_of((renamed or {}).get(p, p), contract, workspace) for p in f[1]})
+             <= pilot_units]
     return small[:limit] or found[:2]

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...runs.models import TraceEvent
-from ..experiments import Experimented, RunExperiments
+from ..experiments import Experimented, RunExperiments, with_aliases
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
@@ -225,6 +225,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     roots = Roots.of(trace)
     contract = set(layout.file_names)
     experimented = Experimented(experiments)
+    if experiments is not None:      # units by content: renamed unit files read under their alias
+        trace = with_aliases(trace, experiments.renamed)
     # a call read as the steps it took (steps.py): the verdict does not depend on the cut
     calls = split_calls(collect_calls(trace, roots), lambda p: _unit_file(p, contract, roots))
     sources = RanSources(roots.workspace)
