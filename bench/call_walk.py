@@ -83,6 +83,12 @@ REPEATS = {
     "automedbench.runs.blobs:BlobStore.has": "each written file's kept bytes looked up (units by content, replays)",
     "automedbench.lifecycle.experiments:_kind_suffix": "each written file's kind compared with the outputs' (units by content)",
     "automedbench.scoring.experiments:unit_file": "each written and read file asked whether it is a unit file",
+    "automedbench.lifecycle.experiments:_compare": "the looks at outputs, then the input checks, each decided alike",
+    "automedbench.lifecycle.experiments:_link_tree.<locals>.link": "one hard link per input file of the replays' copy",
+    "automedbench.lifecycle.experiments:_replay_input_call.<locals>.run": "one replay per variant of an input check",
+    "automedbench.lifecycle.experiments:_restore": "the copy's inputs restored before each replay of an input check",
+    "automedbench.scoring.experiments:Comparison.__init__": "one comparison per replayed call",
+    "automedbench.scoring.experiments:Comparison.result": "one outcome per replayed call",
 }
 
 

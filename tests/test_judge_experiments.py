@@ -257,6 +257,11 @@ def test_the_reference_look_catches_every_broken_output(task_id, tmp_path, monke
     assert malign and all(v.applied and v.changed for v in malign), [(v.name, v.changed) for v in malign]
     assert report.stages["s3"].score == 1.0
     assert f"call #{look.call_index} killed {len(malign)} of {len(malign)}" in report.stages["s3"].rationale
+    # its input check (the setup's print of one input's facts) catches an input on another grid
+    # (the image tracks' setups print size and mode, not intensities: an inverted image passes)
+    (check,) = experiments.inputs
+    assert check.decidable and "input_resliced" in check.killed, check.summary("altered inputs")
+    assert report.stages["s2"].items["s2b"] == 1.0 and "altered inputs" in report.stages["s2"].rationale
 
 
 LOOKS_THAT_SEE_NOTHING = {
@@ -476,3 +481,42 @@ def test_a_pilot_under_another_name_is_a_unit_by_its_content(tmp_path, monkeypat
     assert look.mutated == ["/workspace/scratch/first_case_denoised.npy"] and look.inspected, look.summary()
     assert report.stages["s3"].score == 1.0, report.stages["s3"].rationale
     assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+
+
+# ---- input checks (s2b) by experiment ---------------------------------------------------------------
+
+def _input_look(kind: str):
+    def steps(c, m):
+        setup = m.setup_code(c.data_dir)             # writes the method, prints the input's facts
+        if kind == "hash-and-size":                   # the method written, the input only hashed
+            setup = setup.split("print(\"numpy\"")[0] + textwrap.dedent(f"""\
+                import hashlib
+                first = sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0] / {c.input_files[0]!r}
+                print("input", first.name, first.stat().st_size, "bytes", hashlib.sha256(first.read_bytes()).hexdigest())
+                """)
+        look = textwrap.dedent("""\
+            # S3 look at the pilot's masks (reads no input)
+            import pathlib, numpy as np, nibabel as nib
+            for f in sorted(pathlib.Path("outputs").glob("*/*.nii.gz")):
+                m = np.asarray(nib.load(str(f)).dataobj)
+                print(f, "voxels", int((m > 0).sum()), "centre", np.argwhere(m > 0).mean(axis=0).round(1))
+            """)
+        return [PLAN, ("python", setup), ("python", m.pilot_code(c.data_dir)), ("python", look),
+                ("python", m.batch_code(c.data_dir, careless=False))]
+    return steps
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, s2b", [("facts", 1.0), ("hash-and-size", 0.0)])
+def test_an_input_check_is_decided_by_the_altered_inputs_it_catches(kind, s2b, tmp_path, monkeypatch, staged_once):
+    """s2b by experiment: the setup call is replayed with the input it read on another grid and in
+    other units; printing its shape, spacing and percentiles catches that, its size and hash do not
+    (a re-compressed input moves them too)."""
+    name = f"steps-input-{kind}"
+    AGENT_CLASSES.add(name, _steps_agent(name, _input_look(kind)), replace=True, description="test")
+    report, experiments = _run("brain-lesion-seg", name, tmp_path, monkeypatch, staged_once)
+    (check,) = experiments.inputs
+    assert check.decidable, check.why
+    assert bool(check.killed) == (s2b == 1.0), check.summary("altered inputs")
+    assert report.stages["s2"].items["s2b"] == s2b, report.stages["s2"].rationale

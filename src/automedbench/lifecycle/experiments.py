@@ -12,11 +12,13 @@ the judge on its recorded facts; it never ends or charges the run.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +30,10 @@ from ..runs.trace import read_trace
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
-                                   content_alias, executions, save_experiments, submitted_counterpart, unit_file)
+                                   content_alias, executions, input_candidates, save_experiments, submitted_counterpart,
+                                   unit_file)
 from ..tasks import Task
-from ..tracks.mutants import BENIGN, Mutant, UnitFiles
+from ..tracks.mutants import BENIGN, INPUT_MUTANTS, Mutant, UnitFiles
 from ..tracks.same_output import same_output
 
 MAX_CALLS = 8                  # calls replayed per run (the first ones that read an output)
@@ -79,12 +82,14 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
     effects = [(i, fx) for i, fx, _ in execs]
     out.renamed = renamed_units(effects, store, contract, inside, layout.kind == "cohort")
     todo = candidates(trace, contract, inside, MAX_CALLS, pilot_units, out.renamed)
-    if not todo:
+    data_inside = str(((start.data or {}) if start else {}).get("data_dir") or "/data/public").rstrip("/")
+    input_todo = input_candidates(trace, contract, inside, data_inside, out.renamed)
+    if not todo and not input_todo:
         return out
     if meta.run.sandbox == "local":
-        out.calls = [CallExperiment(call_index=i, decidable=False, mutated=m, method_files=f,
-                                    why="the local backend shares the host's paths: no throwaway copy to replay in")
-                     for i, m, f in todo]
+        why = "the local backend shares the host's paths: no throwaway copy to replay in"
+        out.calls = [CallExperiment(call_index=i, decidable=False, mutated=m, method_files=f, why=why) for i, m, f in todo]
+        out.inputs = [CallExperiment(call_index=i, decidable=False, mutated=m, why=why) for i, m in input_todo]
         return out
     malign = task.track_impl.mutants(task.options)
     events = {i: e for i, _, e in execs}
@@ -93,15 +98,21 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
     with tempfile.TemporaryDirectory(prefix="amb-exp-") as tmp:
         ws = Path(tmp) / "workspace"
         ws.mkdir()
-        spec = SandboxSpec(public_dir=public_dir, workspace=ws, network=False, record_effects=False, gpu=False)
-        sandbox = open_sandbox(backend, spec)
+        # one sandbox for every replay; with input checks to replay it reads a copy of the inputs
+        # (hard links, the checked files copied) that the input mutants may edit
+        public, too_large = _replay_inputs(public_dir, Path(tmp), data_inside, input_todo)
+        sandbox = _open_replay_sandbox(backend, public, ws, inside)
         try:
-            if sandbox.workspace_dir.rstrip("/") != inside:
-                raise RuntimeError(f"the replay sandbox's workspace is {sandbox.workspace_dir}, the run's {inside}")
             for index, mutated, method_files in todo:
                 state = WorkspaceState.before(effects, index)
                 out.calls.append(_replay_call(sandbox, store, state, ws, events[index], codes.get(index),
                                               mutated, method_files, contract, malign, exhaustive, out.renamed))
+            out.inputs = [CallExperiment(call_index=i, decidable=False, mutated=m, why=too_large)
+                          for i, m in input_todo] if too_large else [
+                _replay_input_call(sandbox, store, WorkspaceState.before(effects, i), ws, events[i], codes.get(i), m,
+                                   {p: public / p[len(data_inside) + 1:] for p in m},
+                                   functools.partial(_restore, public_dir, public, data_inside, m), exhaustive)
+                for i, m in input_todo]
         finally:
             sandbox.close()
     out.consistency = _consistency(out.calls, effects, store, contract, inside, layout.kind == "cohort", out.renamed)
@@ -171,6 +182,111 @@ def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str,
     return out
 
 
+def _open_replay_sandbox(backend: str, public_dir: Path, ws: Path, inside: str) -> Sandbox:
+    spec = SandboxSpec(public_dir=public_dir, workspace=ws, network=False, record_effects=False, gpu=False)
+    sandbox = open_sandbox(backend, spec)
+    if sandbox.workspace_dir.rstrip("/") != inside:
+        sandbox.close()
+        raise RuntimeError(f"the replay sandbox's workspace is {sandbox.workspace_dir}, the run's {inside}")
+    return sandbox
+
+
+MAX_PUBLIC_COPY_BYTES = 512 * 1024 * 1024
+
+
+def _replay_inputs(public_dir: Path, tmp: Path, data_inside: str, todo: list[tuple[int, list[str]]]) -> tuple[Path, str]:
+    """The inputs the replays read: the dataset itself (read-only) when no input check is to be
+    replayed, else a copy under `tmp` the input mutants may edit; with the reason when the data is
+    too large to copy (the input checks are then left to the recorded facts)."""
+    if not todo:
+        return public_dir, ""
+    size = sum(p.stat().st_size for p in public_dir.rglob("*") if p.is_file())
+    if size > MAX_PUBLIC_COPY_BYTES:
+        return public_dir, f"the public data ({size / 1e6:.0f} MB) is too large to copy for a replay"
+    public = tmp / "public"
+    _link_tree(public_dir, public, {p[len(data_inside) + 1:] for _, inputs in todo for p in inputs})
+    return public, ""
+
+
+def _link_tree(src: Path, dest: Path, own: set[str]) -> None:
+    """`src` laid down at `dest`: hard links where the filesystem allows (nothing copied), but a
+    file of its own for each path in `own` (relative), which the mutants edit in place and which
+    must never be a link to the dataset itself."""
+    def link(a: str, b: str) -> None:
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+    shutil.copytree(src, dest, symlinks=False, copy_function=link)
+    for rel in own:
+        target = dest / rel
+        if target.is_file():
+            target.unlink()
+            shutil.copyfile(src / rel, target)
+
+
+def _restore(public_dir: Path, public: Path, data_inside: str, inputs: list[str]) -> None:
+    """The copy's inputs back as the dataset has them."""
+    for p in inputs:
+        src = public_dir / p[len(data_inside) + 1:]
+        if src.is_file():
+            shutil.copyfile(src, public / p[len(data_inside) + 1:])
+
+
+def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
+                       call: tuple[str | None, str] | None, inputs: list[str], copies: dict[str, Path],
+                       restore: Callable[[], None], exhaustive: bool) -> CallExperiment:
+    t0 = time.monotonic()
+    code, language = call or (None, "python")
+    exp = CallExperiment(call_index=int(event.call_index), decidable=False, mutated=inputs)
+    if code is None:
+        exp.why = "its code is not in the trace"
+        return exp
+    timeout = min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, 3 * float(event.duration_s or 0) + 5))
+    recorded = Replay(exit_code=int(event.exit_code if event.exit_code is not None else -1),
+                      stdout=event.stdout or "", stderr=event.stderr or "", timed_out=bool(event.timed_out))
+    files = {p: copies[p] for p in inputs}     # input mutants edit each file whatever its name
+
+    def run(mutant: Mutant | None) -> Replay | None:
+        restore()
+        _reset(store, state, ws)
+        if mutant is not None and not _apply(mutant, [files]):
+            return None
+        return _replay(sandbox.execute(language, code, timeout_s=timeout))
+
+    return _compare(cmp=Comparison(exp.call_index, recorded, inputs, []), run=run, malign=INPUT_MUTANTS,
+                    exhaustive=exhaustive, t0=t0)
+
+
+def _compare(cmp: Comparison, run: Callable[[Mutant | None], Replay | None], malign: list[Mutant],
+             exhaustive: bool, t0: float) -> CallExperiment:
+    """The replays of one call, in the order that decides it soonest: the first benign mutant (or
+    a plain control where it has nothing to change) shows the call reproduces; the malign ones
+    follow; the other benign mutants run once a malign one seems caught, to tell a value that
+    follows the bytes (a size, a hash) from one that follows the content, and the kill is judged
+    again. The default stops at the first malign mutant caught; `exhaustive` replays them all."""
+    first, *later = BENIGN
+    out = run(first)
+    cmp.same_content(first.name, out)
+    if out is None:
+        cmp.same_content("control", run(None), benign=False)
+    if exhaustive:
+        for b in later:
+            cmp.same_content(b.name, run(b))
+        later = []
+    for m in malign:
+        if not cmp.decidable:
+            break
+        cmp.malign(m.name, m.description, run(m))
+        if cmp.killed_any and later:
+            for b in later:
+                cmp.same_content(b.name, run(b))
+            later = []
+        if cmp.killed_any and not exhaustive:
+            break
+    return cmp.result(time.monotonic() - t0)
+
+
 def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                  call: tuple[str | None, str] | None, mutated: list[str], method_files: list[str], contract: set[str],
                  malign: list[Mutant], exhaustive: bool, renamed: dict[str, str]) -> CallExperiment:
@@ -195,31 +311,10 @@ def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: 
             return None
         return _replay(sandbox.execute(language, code, timeout_s=timeout))
 
-    # the recorded call is the baseline; the first benign mutant (or a plain control where it has
-    # nothing to change) shows the call reproduces; the other benign mutants run when a broken
-    # output seems caught, to tell a value that follows the bytes from one that follows content
-    cmp = Comparison(exp.call_index, recorded, mutated, method_files)
-    first, *later = BENIGN
-    out = run(first)
-    cmp.same_content(first.name, out)
-    if out is None:
-        cmp.same_content("control", run(None), benign=False)
-    if exhaustive:
-        for m in later:
-            cmp.same_content(m.name, run(m))
-        later = []
-    for m in malign:
-        if not cmp.decidable:
-            break
-        cmp.malign(m.name, m.description, run(m))
-        if cmp.killed_any and later:
-            for b in later:
-                cmp.same_content(b.name, run(b))
-            later = []
-        if cmp.killed_any and not exhaustive:
-            break        # one broken output caught decides the look; "all" replays every mutant
+    # the recorded call is the baseline (scoring/experiments.py Comparison)
+    result = _compare(Comparison(exp.call_index, recorded, mutated, method_files), run, malign, exhaustive, t0)
     _reset(store, state, ws)
-    return cmp.result(time.monotonic() - t0)
+    return result
 
 
 def _reset(store: BlobStore, state: WorkspaceState, ws: Path) -> list[str]:

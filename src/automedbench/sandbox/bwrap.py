@@ -34,7 +34,7 @@ from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_proces
 from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
 from .fanotify import CallProcess
-from .inputs import private_inputs
+from .inputs import InputView, private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
@@ -108,8 +108,10 @@ class BwrapSandbox:
         self.decoy_token = os.urandom(8).hex()
         self._private_dir = private_dir if private_dir is not None else self.public.parent / "private"
         (self._stage / "decoy").mkdir()   # a mount point (root harness) or the decoy itself
-        # its own copy of the inputs, so its recorded reads are its own (inputs.py)
-        self.inputs = private_inputs(self.public, self._stage)
+        # its own copy of the inputs, so its recorded reads are its own (inputs.py); a sandbox
+        # that records nothing (the judge's replays) reads them where they are
+        self.inputs = (private_inputs(self.public, self._stage) if spec.record_effects
+                       else InputView(self.public, private=False))
         self.public = self.inputs.path
         nodes = gpu_dev_nodes() if gpu_nodes is None else gpu_nodes
         self.gpu_args, self.gpu_env = gpu_bind_args(nodes) if spec.gpu else ([], {})

@@ -47,7 +47,7 @@ from .docker_engine import PRIVATE_SOCKET, engine_answers
 from .docker_image import recorded_image
 from .effects import EffectsRecorder
 from .fanotify import pid_ns
-from .inputs import private_inputs
+from .inputs import InputView, private_inputs
 from .inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
@@ -263,8 +263,10 @@ class DockerSandbox:
             if not self._decoy_in_container:
                 build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
                 self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE, attributed=False)
-            # its own copy of the inputs, so its recorded reads are its own (inputs.py)
-            self.inputs = private_inputs(self.public, self._stage)
+            # its own copy of the inputs, so its recorded reads are its own (inputs.py); a sandbox
+            # that records nothing (the judge's replays) reads them where they are
+            self.inputs = (private_inputs(self.public, self._stage) if spec.record_effects
+                           else InputView(self.public, private=False))
             self.public = self.inputs.path
             # uid 1000 in the container is uid 1000 on the host (no user-namespace remapping)
             self.workspace_uid = SANDBOX_UID if os.geteuid() == 0 else None

@@ -88,13 +88,13 @@ class CallExperiment(BaseModel):
     def checked(self) -> bool:
         return self.inspected and any(v.failed for v in self.variants if v.malign and v.applied)
 
-    def summary(self) -> str:
+    def summary(self, what: str = "broken outputs") -> str:
         if not self.decidable:
             return f"call #{self.call_index} not decided by experiment ({self.why})"
         if self.method_files:
             return (f"call #{self.call_index} re-ran the method ({', '.join(self.method_files[:2])}): "
                     "a check that the file was written, not a look at it")
-        return (f"call #{self.call_index} killed {len(self.killed)} of {len(self.applied_malign)} broken outputs"
+        return (f"call #{self.call_index} killed {len(self.killed)} of {len(self.applied_malign)} {what}"
                 + (f" ({', '.join(self.killed)})" if self.killed else ""))
 
 
@@ -116,6 +116,8 @@ class RunExperiments(BaseModel):
     # units by content: a workspace file under another name whose decoded content is a submitted
     # output -> the alias the judge reads it under (`content_alias`: "<path>.as/<case>/<file>")
     renamed: dict[str, str] = Field(default_factory=dict)
+    # the input checks replayed with the public inputs they read re-gridded and re-scaled (s2b)
+    inputs: list[CallExperiment] = Field(default_factory=list)
     error: str | None = None        # the experiments could not run (a harness fault)
     cost_s: float = 0.0             # wall seconds the replays took
     sandbox_s: float = 0.0          # the run's own seconds in the sandbox (its executions)
@@ -168,6 +170,13 @@ class Experimented:
         self.not_batch: dict[int, str] = {}     # looks of an output the batch did not reproduce
         self.decided: dict[int, CallExperiment] = {}
         self.fallback: dict[int, str] = {}
+        self.inputs = {c.call_index: c for c in experiments.inputs} if experiments is not None else {}
+
+    def input_verdict(self, index: int, step: int) -> CallExperiment | None:
+        """Call `index`'s input experiment when it decided whether the call looked at the inputs it
+        read (s2b); None: not decided so (the recorded facts decide)."""
+        exp = self.inputs.get(index)
+        return exp if self.recorded and exp is not None and exp.decidable and step == 0 else None
 
     def verdict(self, index: int, step: int, opened: list[str]) -> bool | None:
         """Whether call `index` (its step `step`, docs/judge.md "Order inside a call") looked at
@@ -416,6 +425,23 @@ def submitted_counterpart(path: str, contract: set[str], workspace: str, cohort:
     if cohort or not folder:
         return f"{workspace}/outputs/{name}"
     return f"{workspace}/outputs/{folder.rsplit('/', 1)[-1]}/{name}"
+
+
+def input_candidates(trace: list[TraceEvent], contract: set[str], workspace: str, data_dir: str,
+                     renamed: dict[str, str], limit: int = 3) -> list[tuple[int, list[str]]]:
+    """The calls to replay against input mutants (s2b): before the first call that wrote a unit
+    file, the first `limit` that read public inputs and wrote no unit file, with the inputs read."""
+    found: list[tuple[int, list[str]]] = []
+    for index, effects, _ in executions(trace):
+        if not effects:
+            continue
+        writes = [str(w["path"]) for w in effects.get("written") or [] if w.get("op") != "transient"]
+        if any(unit_file(p, contract, workspace) or p in renamed for p in writes):
+            break
+        inputs = [str(p) for p in effects.get("read") or [] if str(p).startswith(data_dir.rstrip("/") + "/")]
+        if inputs and len(found) < limit:
+            found.append((index, inputs[:8]))
+    return found
 
 
 def unit_of(path: str, contract: set[str], workspace: str) -> str:

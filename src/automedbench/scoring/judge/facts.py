@@ -281,7 +281,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
         smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls, experimented=experimented))),
-        input_check=_input_check(before, describe_input, contract), weights=weights, method_files=method_files,
+        input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
         method_ran=_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins),
         environment=_environment(calls, batch_start, model_paths),
@@ -424,13 +424,21 @@ def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
     return first is None or found[0] < first
 
 
-def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str]) -> Fact:
+def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str],
+                 experimented: Experimented | None = None) -> Fact:
     """Calls before the batch that opened inputs, produced nothing, exited 0 and looked at the
-    content: a specific content fact printed, or a silent check run (see the module doc)."""
+    content: decided by experiment where the call was replayed with its inputs re-gridded and
+    re-scaled (docs/judge.md "Experiments"), else a specific content fact printed, or a silent
+    check run (see the module doc)."""
     checks: list[tuple[CallFacts, list[str], str]] = []
     seen: dict[str, ContentFacts | None] = {}
     for c in before:
         if not (c.public_reads and not c.produced and c.ok):
+            continue
+        exp = experimented.input_verdict(c.index, c.step) if experimented is not None else None
+        if exp is not None:
+            if exp.inspected:
+                checks.append((c, c.public_reads[:8], exp.summary("altered inputs")))
             continue
         if describe_input is None:
             if c.printed:
