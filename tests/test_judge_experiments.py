@@ -283,6 +283,26 @@ LOOKS_THAT_SEE_NOTHING = {
         """)),
     # byte sizes and hashes
     "hash-and-size": lambda c: ("bash", "# S3 inspect the pilot\nls -l outputs/*/ && sha256sum outputs/*/*.nii.gz\n"),
+    # a check that never runs: its asserts sit in a function nobody calls
+    "never-runs": lambda c: ("python", textwrap.dedent("""\
+        # S3 check the pilot
+        import pathlib, numpy as np, nibabel as nib
+        def check(f):
+            m = np.asarray(nib.load(str(f)).dataobj)
+            assert m.any() and m.shape == (99, 117, 95), f
+        files = sorted(pathlib.Path("outputs").glob("*/*.nii.gz"))
+        print(len(files), "files to check")
+        """)),
+    # the look iterates a generator already exhausted: it prints nothing of any file
+    "exhausted-generator": lambda c: ("python", textwrap.dedent("""\
+        # S3 inspect the pilot
+        import pathlib, numpy as np, nibabel as nib
+        files = (f for f in pathlib.Path("outputs").glob("*/*.nii.gz"))
+        names = [f.name for f in files]
+        for f in files:
+            print(f, np.asarray(nib.load(str(f)).dataobj).sum())
+        print("inspected", len(names), "files")
+        """)),
     # asserts that hold for any file
     "tautology": lambda c: ("python", textwrap.dedent("""\
         # S3 check the pilot
@@ -303,10 +323,13 @@ def test_looks_that_see_nothing_catch_no_broken_output(kind, tmp_path, monkeypat
     name = f"look-{kind}"
     AGENT_CLASSES.add(name, _look_agent(name, LOOKS_THAT_SEE_NOTHING[kind]), replace=True, description="test")
     report, experiments = _run("brain-lesion-seg", name, tmp_path, monkeypatch, staged_once)
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    if kind in ("never-runs", "exhausted-generator"):
+        assert experiments.calls == []       # it opened no output: nothing to replay, no look
+        return
     (look, *_) = experiments.calls
     assert look.decidable, look.why
     assert look.killed == [] and not look.checked
-    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert f"call #{look.call_index} killed 0 of" in report.stages["s3"].rationale
 
 
@@ -520,3 +543,32 @@ def test_an_input_check_is_decided_by_the_altered_inputs_it_catches(kind, s2b, t
     assert check.decidable, check.why
     assert bool(check.killed) == (s2b == 1.0), check.summary("altered inputs")
     assert report.stages["s2"].items["s2b"] == s2b, report.stages["s2"].rationale
+
+
+RERUN_AND_COMPARE = textwrap.dedent("""\
+    # S3 verify the pilot: run the method again and compare
+    import pathlib, subprocess, sys, tempfile, numpy as np, nibabel as nib
+    case = sorted(p for p in pathlib.Path("/data/public").iterdir() if p.is_dir())[0]
+    tmp = tempfile.mkdtemp()
+    subprocess.run([sys.executable, "method.py", str(case / "image.nii.gz"), tmp], check=True, capture_output=True)
+    for name in ("organ.nii.gz", "lesion.nii.gz"):
+        a = np.asarray(nib.load(f"outputs/{case.name}/{name}").dataobj)
+        b = np.asarray(nib.load(f"{tmp}/{name}").dataobj)
+        assert np.array_equal(a, b), name
+    print("pilot reproduced")
+    """)
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_look_that_re_runs_the_method_and_compares_is_no_inspection(tmp_path, monkeypatch, staged_once):
+    """It catches every broken output (any change differs from a re-run), yet judges nothing about
+    plausibility: the effects show it read the method's own files, so it is no look (S3 0.5)."""
+    AGENT_CLASSES.add("look-rerun", _look_agent("look-rerun", lambda c: ("python", RERUN_AND_COMPARE)), replace=True,
+                      description="test")
+    report, experiments = _run("brain-lesion-seg", "look-rerun", tmp_path, monkeypatch, staged_once)
+    (look, *_) = experiments.calls
+    assert look.decidable and look.killed and "/workspace/method.py" in look.method_files, look.summary()
+    assert not look.inspected
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert "re-ran the method" in report.stages["s3"].rationale
