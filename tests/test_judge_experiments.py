@@ -572,3 +572,20 @@ def test_a_look_that_re_runs_the_method_and_compares_is_no_inspection(tmp_path, 
     assert not look.inspected
     assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert "re-ran the method" in report.stages["s3"].rationale
+
+
+@needs_bwrap
+def test_experiments_out_of_time_leave_the_looks_to_the_recorded_facts(tmp_path, monkeypatch, staged_once):
+    """The replays of a run have a time budget; a call they could not finish in it is undecided and
+    the judge falls back to its recorded facts for it, saying so."""
+    from automedbench.lifecycle.experiments import run_experiments
+    from automedbench.scoring.judge.heuristic import HeuristicJudge
+    from automedbench.scoring.score_run import score_run
+
+    report, _ = _run("xray-marker-det", "reference", tmp_path, monkeypatch, staged_once, mode="1")
+    task = get_task("xray-marker-det")
+    late = run_experiments(report.run_dir, task, "bwrap", Path(os.environ["AUTOMEDBENCH_DATA"]) / task.dataset / "public",
+                           budget_s=0)
+    assert late.error is None and late.calls and all(not c.decidable and "time budget" in c.why for c in late.calls)
+    rescored = score_run(Path(report.run_dir), judge=HeuristicJudge(), force=True)
+    assert "decided on recorded facts (the experiments' time budget ran out" in rescored.stages["s3"].rationale

@@ -37,6 +37,10 @@ from ..tracks.mutants import BENIGN, INPUT_MUTANTS, Mutant, UnitFiles
 from ..tracks.same_output import same_output
 
 MAX_CALLS = 8                  # calls replayed per run (the first ones that read an output)
+# the replays of one run stop after this many seconds, or the run's own seconds in the sandbox if
+# more: a run of slow looks cannot hold a sweep for hours (the rest fall back to recorded facts)
+MIN_BUDGET_S = 60.0
+OUT_OF_TIME = "the experiments' time budget ran out before this call was decided"
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 20.0, 120.0
 # "0": no experiments (the judge falls back to its recorded facts); "all": every malign mutant
 # is replayed (the default stops at the first one a look catches: that decides the look)
@@ -52,15 +56,16 @@ def exhaustive_by_default() -> bool:
 
 
 def run_experiments(run_dir: Path | str, task: Task, backend: str, public_dir: Path,
-                    exhaustive: bool | None = None) -> RunExperiments:
+                    exhaustive: bool | None = None, budget_s: float | None = None) -> RunExperiments:
     """Replay the run's looks against mutants and save the outcomes; never raises for a fault of
     ours (the file then says what went wrong). `exhaustive`: replay every malign mutant, not
-    only up to the first one a look catches (default: $AUTOMEDBENCH_EXPERIMENTS=all)."""
+    only up to the first one a look catches (default: $AUTOMEDBENCH_EXPERIMENTS=all); `budget_s`:
+    the replays' time budget (default: MIN_BUDGET_S, or the run's own sandbox seconds if more)."""
     files = RunFiles(run_dir)
     t0 = time.monotonic()
     every = exhaustive_by_default() if exhaustive is None else exhaustive
     try:
-        result = _experiments(files, task, backend, public_dir, every)
+        result = _experiments(files, task, backend, public_dir, every, budget_s)
     except Exception as exc:  # noqa: BLE001 -- a harness fault: recorded, the judge falls back
         result = RunExperiments(backend=backend, error=f"{type(exc).__name__}: {one_line(exc)}")
     result.cost_s = round(time.monotonic() - t0, 3)
@@ -68,7 +73,8 @@ def run_experiments(run_dir: Path | str, task: Task, backend: str, public_dir: P
     return result
 
 
-def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, exhaustive: bool) -> RunExperiments:
+def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, exhaustive: bool,
+                 budget_s: float | None) -> RunExperiments:
     trace = read_trace(files.trace)
     start = next((e for e in trace if e.type == "run_start"), None)
     inside = str(((start.data or {}) if start else {}).get("workspace_dir") or "/workspace").rstrip("/")
@@ -76,6 +82,7 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
     contract = set(layout.file_names)
     execs = executions(trace)
     out = RunExperiments(backend=backend, sandbox_s=round(sum(float(e.duration_s or 0) for _, _, e in execs), 3))
+    deadline = time.monotonic() + (max(MIN_BUDGET_S, out.sandbox_s) if budget_s is None else budget_s)
     meta = RunMeta.model_validate_json(files.meta.read_text())
     pilot_units = max(1, math.floor(layout.pilot_max_fraction * max(1, len(meta.case_ids))))
     store = BlobStore(files.blobs, files.workspace, inside)
@@ -106,12 +113,14 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
             for index, mutated, method_files in todo:
                 state = WorkspaceState.before(effects, index)
                 out.calls.append(_replay_call(sandbox, store, state, ws, events[index], codes.get(index),
-                                              mutated, method_files, contract, malign, exhaustive, out.renamed))
+                                              mutated, method_files, contract, malign, exhaustive, out.renamed,
+                                              deadline))
             out.inputs = [CallExperiment(call_index=i, decidable=False, mutated=m, why=too_large)
                           for i, m in input_todo] if too_large else [
                 _replay_input_call(sandbox, store, WorkspaceState.before(effects, i), ws, events[i], codes.get(i), m,
                                    {p: public / p[len(data_inside) + 1:] for p in m},
-                                   functools.partial(_restore, public_dir, public, data_inside, m), exhaustive)
+                                   functools.partial(_restore, public_dir, public, data_inside, m), exhaustive,
+                                   deadline)
                 for i, m in input_todo]
         finally:
             sandbox.close()
@@ -235,7 +244,7 @@ def _restore(public_dir: Path, public: Path, data_inside: str, inputs: list[str]
 
 def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                        call: tuple[str | None, str] | None, inputs: list[str], copies: dict[str, Path],
-                       restore: Callable[[], None], exhaustive: bool) -> CallExperiment:
+                       restore: Callable[[], None], exhaustive: bool, deadline: float) -> CallExperiment:
     t0 = time.monotonic()
     code, language = call or (None, "python")
     exp = CallExperiment(call_index=int(event.call_index), decidable=False, mutated=inputs)
@@ -255,16 +264,30 @@ def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState
         return _replay(sandbox.execute(language, code, timeout_s=timeout))
 
     return _compare(cmp=Comparison(exp.call_index, recorded, inputs, []), run=run, malign=INPUT_MUTANTS,
-                    exhaustive=exhaustive, t0=t0)
+                    exhaustive=exhaustive, t0=t0, deadline=deadline)
 
 
 def _compare(cmp: Comparison, run: Callable[[Mutant | None], Replay | None], malign: list[Mutant],
-             exhaustive: bool, t0: float) -> CallExperiment:
+             exhaustive: bool, t0: float, deadline: float) -> CallExperiment:
     """The replays of one call, in the order that decides it soonest: the first benign mutant (or
     a plain control where it has nothing to change) shows the call reproduces; the malign ones
     follow; the other benign mutants run once a malign one seems caught, to tell a value that
     follows the bytes (a size, a hash) from one that follows the content, and the kill is judged
-    again. The default stops at the first malign mutant caught; `exhaustive` replays them all."""
+    again. The default stops at the first malign mutant caught; `exhaustive` replays them all.
+    Past `deadline` no replay starts: the call is left undecided."""
+    def timed(mutant: Mutant | None) -> Replay | None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(OUT_OF_TIME)
+        return run(mutant)
+    try:
+        return _compare_in_order(cmp, timed, malign, exhaustive, t0)
+    except TimeoutError as exc:
+        cmp.give_up(str(exc))
+        return cmp.result(time.monotonic() - t0)
+
+
+def _compare_in_order(cmp: Comparison, run: Callable[[Mutant | None], Replay | None], malign: list[Mutant],
+                      exhaustive: bool, t0: float) -> CallExperiment:
     first, *later = BENIGN
     out = run(first)
     cmp.same_content(first.name, out)
@@ -289,7 +312,7 @@ def _compare(cmp: Comparison, run: Callable[[Mutant | None], Replay | None], mal
 
 def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                  call: tuple[str | None, str] | None, mutated: list[str], method_files: list[str], contract: set[str],
-                 malign: list[Mutant], exhaustive: bool, renamed: dict[str, str]) -> CallExperiment:
+                 malign: list[Mutant], exhaustive: bool, renamed: dict[str, str], deadline: float) -> CallExperiment:
     t0 = time.monotonic()
     exp = CallExperiment(call_index=int(event.call_index), decidable=False, mutated=mutated, method_files=method_files)
     missing = _reset(store, state, ws)
@@ -312,7 +335,8 @@ def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: 
         return _replay(sandbox.execute(language, code, timeout_s=timeout))
 
     # the recorded call is the baseline (scoring/experiments.py Comparison)
-    result = _compare(Comparison(exp.call_index, recorded, mutated, method_files), run, malign, exhaustive, t0)
+    result = _compare(Comparison(exp.call_index, recorded, mutated, method_files), run, malign, exhaustive, t0,
+                      deadline)
     _reset(store, state, ws)
     return result
 

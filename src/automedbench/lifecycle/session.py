@@ -23,7 +23,7 @@ from ..prompts.render import kickoff_message, render_prompt
 from ..runs.blobs import BlobStore
 from ..runs.effective_config import agent_configuration, config_hash, effective_limits
 from ..runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
-from ..runs.models import Conversation, RunInfo
+from ..runs.models import UNSCORED_END_REASONS, Conversation, RunInfo
 from ..runs.options import RunOptions
 from ..runs.trace import TraceWriter
 from ..sandbox import SandboxError, SandboxSpec, open_sandbox
@@ -164,7 +164,10 @@ def close_run(run: OpenRun) -> None:
                 run.sandbox.close()
     finally:
         _write_final_records(run)
-    if run.sandbox is not None and experiments_enabled():
+    # an unscored run (ours or the provider's fault, interrupted) or a disqualified one has no
+    # workflow to judge: no replays
+    if run.sandbox is not None and experiments_enabled() and not run.meta.disqualified \
+            and run.info.end_reason not in UNSCORED_END_REASONS:
         # the judge's experiments: after the agent's clock stopped, never the agent's time
         run_experiments(run.files.dir, run.prep.task, run.prep.backend, run.prep.data.public)
 

@@ -336,6 +336,10 @@ class Comparison:
     def _undecidable(self, why: str) -> None:
         self.state, self.exp.decidable, self.exp.why = "undecidable", False, why
 
+    def give_up(self, why: str) -> None:
+        """Stop here, undecided (the experiments' time budget ran out)."""
+        self._undecidable(why)
+
     def same_content(self, name: str, out: Replay | None, benign: bool = True) -> None:
         """A replay on the same content: the plain control (`benign` False) or a benign mutant
         (None: it had nothing to change). One that exits otherwise than the recorded call leaves
