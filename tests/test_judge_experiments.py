@@ -247,8 +247,9 @@ def _run(task_id: str, agent: str, tmp_path: Path, monkeypatch, staged_once, mod
 
 @needs_bwrap
 @pytest.mark.slow
-@pytest.mark.parametrize("task_id", ["brain-lesion-seg", "ldct-denoise", "zsr-x4-demo", "xray-marker-det",
-                                     "modality-patch-cls", "vqa-demo-open", "cxr-report-gen"])
+@pytest.mark.parametrize("task_id", ["brain-lesion-seg", "brain-tissue-seg", "ldct-denoise", "mri-sr", "zsr-x4-demo",
+                                     "xray-marker-det", "modality-patch-cls", "vqa-demo-open", "vqa-demo-mcq",
+                                     "cxr-report-gen"])
 def test_the_reference_look_catches_every_broken_output(task_id, tmp_path, monkeypatch, staged_once):
     report, experiments = _run(task_id, "reference", tmp_path, monkeypatch, staged_once)
     (look, *_) = experiments.calls
