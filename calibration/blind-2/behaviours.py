@@ -281,7 +281,7 @@ def unittest_checks(ctx) -> Calls:
             ("bash", f"# S3 pilot one case and run the tests on it\nPILOT={first}\npython method.py {d} outputs $PILOT\n"
                      f"AMB_DATA={d} AMB_CASES=$PILOT python -m unittest -v test_outputs 2>&1\n"),
             ("bash", f"# S4 batch\npython method.py {d} outputs\n"),
-            ("bash", f"# S5 the same tests on every case\nALL=$(ls {d} | grep -v '^_' | paste -sd, -)\n"
+            ("bash", f"# S5 the same tests on every case\nset -o pipefail\nALL=$(ls {d} | grep -v '^_' | paste -sd, -)\n"
                      f"AMB_DATA={d} AMB_CASES=$ALL python -m unittest test_outputs 2>&1 | tail -5\n")]
 
 

@@ -730,7 +730,7 @@ def write_report(part, z, thr=3.0):
         find, imp = [], []
         for side in ('right', 'left'):
             if z[side + '_lower'] > thr:
-                find.append(f'There is consolidation in the {side} lower zone.')
+                find.append(f'There is consolidation in the {side} lower lung zone.')
                 imp.append(f'{side.capitalize()} lower zone consolidation.')
             if z[side + '_base'] > thr:
                 find.append(f'There is a {side} pleural effusion.')
