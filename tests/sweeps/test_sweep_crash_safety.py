@@ -140,3 +140,40 @@ options:
                           timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(reports_under(root)) == 2 and "AF_UNIX" not in done.stderr
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_leader_alone_leaves_no_process_of_the_sweep(sweep_env):
+    """`kill -9` of the sweep's leader only (not its process group): its fork server, resource
+    tracker and workers die with it (runs/forkserver_guard.py, PR_SET_PDEATHSIG) instead of
+    living on under init; 5 s later no process of the sweep is left."""
+    env, tmp, cfg = sweep_env
+    # `slow` sleeps 30 s here: the kill lands while both workers are inside a run
+    cfg.write_text(cfg.read_text().replace("model: sleep-2\n", "model: sleep-30\n"))
+    sweep = _sweep_file(tmp, cfg, repeats=3)
+    root = tmp / "root"
+    systmp = Path(tempfile.mkdtemp(prefix="amb-t-"))    # short: the fork server's socket fits
+    proc = subprocess.Popen([*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"],
+                            env={**os.environ, **env, "TMPDIR": str(systmp)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:       # the fork server and two workers are up
+        if len(_pids_in_group(proc.pid)) >= 4 and any(root.rglob("trace.jsonl")):
+            break
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the sweep never started its workers")
+    os.kill(proc.pid, signal.SIGKILL)        # the leader alone
+    proc.communicate(timeout=30)
+    time.sleep(5)
+    left = _pids_in_group(proc.pid)
+    try:
+        assert not left, [Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in left if Path(f"/proc/{p}").exists()]
+    finally:
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        shutil.rmtree(systmp, ignore_errors=True)
