@@ -84,6 +84,8 @@ REPEATS = {
     "automedbench.lifecycle.experiments:_kind_suffix": "each written file's kind compared with the outputs' (units by content)",
     "automedbench.scoring.experiments:unit_file": "each written and read file asked whether it is a unit file",
     "automedbench.lifecycle.experiments:_compare": "the looks at outputs, then the input checks, each decided alike",
+    "automedbench.lifecycle.experiments:_compare_in_order": "the replays of each call in the order that decides it",
+    "automedbench.lifecycle.experiments:_compare.<locals>.timed": "each replay checked against the time budget",
     "automedbench.lifecycle.experiments:_link_tree.<locals>.link": "one hard link per input file of the replays' copy",
     "automedbench.lifecycle.experiments:_replay_input_call.<locals>.run": "one replay per variant of an input check",
     "automedbench.lifecycle.experiments:_restore": "the copy's inputs restored before each replay of an input check",
