@@ -153,19 +153,20 @@ def test_sigkill_of_the_leader_alone_leaves_no_process_of_the_sweep(sweep_env):
     sweep = _sweep_file(tmp, cfg, repeats=3)
     root = tmp / "root"
     systmp = Path(tempfile.mkdtemp(prefix="amb-t-"))    # short: the fork server's socket fits
+    # no pipes: a survivor holding the leader's stdout must not hang the test, only fail it
     proc = subprocess.Popen([*CLI, "sweep", str(sweep), "--out", str(root), "--workers", "2"],
-                            env={**os.environ, **env, "TMPDIR": str(systmp)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            env={**os.environ, **env, "TMPDIR": str(systmp)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:       # the fork server and two workers are up
         if len(_pids_in_group(proc.pid)) >= 4 and any(root.rglob("trace.jsonl")):
             break
-        assert proc.poll() is None, proc.communicate()
+        assert proc.poll() is None, "the sweep ended before its workers were up"
         time.sleep(0.05)
     else:
         raise AssertionError("the sweep never started its workers")
     os.kill(proc.pid, signal.SIGKILL)        # the leader alone
-    proc.communicate(timeout=30)
+    proc.wait(timeout=30)
     time.sleep(5)
     left = _pids_in_group(proc.pid)
     try:

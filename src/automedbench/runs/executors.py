@@ -36,6 +36,7 @@ from typing import Any, Callable, Protocol
 
 from ..errors import UserError
 from ..plugins import Registry
+from .forkserver_guard import LEADER_ENV
 from .options import RunOptions
 
 
@@ -141,6 +142,9 @@ def _start_method() -> str:
     return "forkserver" if fits else "spawn"
 
 
+GUARD_MODULE = "automedbench.runs.forkserver_guard"
+
+
 class LocalPool:
     """Persistent worker processes; a run starts only when its CPU and GPU slots are free."""
 
@@ -160,11 +164,14 @@ class LocalPool:
             # Workers are forked from a fresh single-threaded server process, never from this
             # threaded one (rich's refresh thread), and that server imports the module of the
             # run function once: each worker then starts in ~0.1 s instead of importing the
-            # harness again (~1-2 s of CPU each under "spawn"). The server exits when this
-            # process does, and its workers die with it (_die_with_parent).
+            # harness again (~1-2 s of CPU each under "spawn"). The server is killed when this
+            # process dies, even by SIGKILL (forkserver_guard.py), and its workers die with it
+            # (_die_with_parent).
             ctx = multiprocessing.get_context(_start_method())
             if ctx.get_start_method() == "forkserver":
-                ctx.set_forkserver_preload([job.run.__module__])
+                # the server dies with this process, even by SIGKILL (forkserver_guard.py)
+                os.environ[LEADER_ENV] = str(os.getpid())
+                ctx.set_forkserver_preload([GUARD_MODULE, job.run.__module__])
             self._pool = cf.ProcessPoolExecutor(max_workers=int(self.cpu_slots), mp_context=ctx,
                                                 initializer=_die_with_parent)
         return self._pool
@@ -184,6 +191,9 @@ class LocalPool:
         gpu_ids = [self.free_gpus.pop(0) for _ in range(job.resources.gpus)]
         self.cpu_used += cpus
         fut = self._executor(job).submit(execute_job, job, gpu_ids if self.gpus else None)
+        # the fork server has started (submit starts it): no later child of this process may take
+        # the leader's mark for its own (forkserver_guard.py)
+        os.environ.pop(LEADER_ENV, None)
         self._held[fut] = (cpus, gpu_ids)
         self._jobs[fut] = job
         return fut
