@@ -16,7 +16,6 @@ import functools
 import math
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..runs.layout import RunMeta
 from ..runs.trace import read_trace
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
+from ..sandbox.stage import make_stage
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
                                    content_alias, executions, input_candidates, save_experiments, submitted_counterpart,
                                    unit_file)
@@ -102,12 +102,15 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
     events = {i: e for i, _, e in execs}
     codes = {int(e.call_index): (e.code, e.language or "python") for e in trace
              if e.type == "tool_call" and e.call_index is not None}
-    with tempfile.TemporaryDirectory(prefix="amb-exp-") as tmp:
-        ws = Path(tmp) / "workspace"
+    # named after this process, and swept by the next run's experiments if a killed harness left
+    # it (sandbox/stage.py): it holds a copy of the workspace and, for input checks, of the inputs
+    tmp = make_stage("amb-exp-")
+    try:
+        ws = tmp / "workspace"
         ws.mkdir()
         # one sandbox for every replay; with input checks to replay it reads a copy of the inputs
         # (hard links, the checked files copied) that the input mutants may edit
-        public, too_large = _replay_inputs(public_dir, Path(tmp), data_inside, input_todo)
+        public, too_large = _replay_inputs(public_dir, tmp, data_inside, input_todo)
         sandbox = _open_replay_sandbox(backend, public, ws, inside)
         try:
             for index, mutated, method_files in todo:
@@ -124,6 +127,8 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
                 for i, m in input_todo]
         finally:
             sandbox.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     out.consistency = _consistency(out.calls, effects, store, contract, inside, layout.kind == "cohort", out.renamed)
     return out
 
