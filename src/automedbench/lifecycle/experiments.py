@@ -34,6 +34,7 @@ from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Repl
                                    unit_file)
 from ..tasks import Task
 from ..tracks.mutants import BENIGN, INPUT_MUTANTS, Mutant, UnitFiles
+from ..tracks.content_facts import suffix_of
 from ..tracks.same_output import same_output
 
 MAX_CALLS = 8                  # calls replayed per run (the first ones that read an output)
@@ -145,7 +146,7 @@ def renamed_units(effects: list[tuple[int, dict[str, Any] | None]], store: BlobS
     final = WorkspaceState.before(effects, 1 << 62).files
     submitted = {p: sha for p, sha in final.items() if p.startswith(f"{inside}/outputs/") and sha and store.has(sha)
                  and p.rsplit("/", 1)[-1] in contract}
-    suffix = {name: _kind_suffix(name) for name in contract}
+    suffix = {name: suffix_of(Path(name)) for name in contract}
     found: dict[str, str] = {}
     budget = MAX_CONTENT_COMPARISONS
     for _, fx in effects:
@@ -156,7 +157,7 @@ def renamed_units(effects: list[tuple[int, dict[str, Any] | None]], store: BlobS
                 continue
             for sub, sub_sha in submitted.items():
                 name = sub.rsplit("/", 1)[-1]
-                if _kind_suffix(path) != suffix[name] or budget <= 0:
+                if suffix_of(Path(path)) != suffix[name] or budget <= 0:
                     continue
                 budget -= 1
                 if sha == sub_sha or same_output(store.path(sha), store.path(sub_sha), name):
@@ -166,23 +167,17 @@ def renamed_units(effects: list[tuple[int, dict[str, Any] | None]], store: BlobS
     return found
 
 
-def _kind_suffix(name: str) -> str:
-    low = name.lower()
-    return ".nii.gz" if low.endswith(".nii.gz") else Path(low).suffix
-
-
 def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str, Any] | None]], store: BlobStore,
                  contract: set[str], inside: str, cohort: bool, renamed: dict[str, str]) -> list[Consistency]:
     """For every file an inspecting look read: does the submitted file of the same case hold
     what it saw (tracks/same_output.py)?"""
     final = WorkspaceState.before(effects, 1 << 62)
-    looked_final = {(p, sha) for c in calls if c.inspected
-                    for p in c.mutated if (sha := WorkspaceState.before(effects, c.call_index).files.get(p))}
+    inspecting = [c for c in calls if c.inspected]
+    seen_by = {c.call_index: WorkspaceState.before(effects, c.call_index).files for c in inspecting}
+    looked_final = {(p, sha) for c in inspecting for p in c.mutated if (sha := seen_by[c.call_index].get(p))}
     out = []
-    for c in calls:
-        if not c.inspected:
-            continue
-        seen = WorkspaceState.before(effects, c.call_index).files
+    for c in inspecting:
+        seen = seen_by[c.call_index]
         for p in c.mutated:
             sub = submitted_counterpart(renamed.get(p, p), contract, inside, cohort)
             read, last = seen.get(p), final.files.get(sub)
@@ -247,6 +242,13 @@ def _restore(public_dir: Path, public: Path, data_inside: str, inputs: list[str]
             shutil.copyfile(src, public / p[len(data_inside) + 1:])
 
 
+def _recorded(event: Any) -> tuple[Replay, float]:
+    """The recorded execution (the replays' baseline) and the time limit of each replay of it."""
+    timeout = min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, 3 * float(event.duration_s or 0) + 5))
+    return Replay(exit_code=int(event.exit_code if event.exit_code is not None else -1), stdout=event.stdout or "",
+                  stderr=event.stderr or "", timed_out=bool(event.timed_out)), timeout
+
+
 def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                        call: tuple[str | None, str] | None, inputs: list[str], copies: dict[str, Path],
                        restore: Callable[[], None], exhaustive: bool, deadline: float) -> CallExperiment:
@@ -256,9 +258,7 @@ def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState
     if code is None:
         exp.why = "its code is not in the trace"
         return exp
-    timeout = min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, 3 * float(event.duration_s or 0) + 5))
-    recorded = Replay(exit_code=int(event.exit_code if event.exit_code is not None else -1),
-                      stdout=event.stdout or "", stderr=event.stderr or "", timed_out=bool(event.timed_out))
+    recorded, timeout = _recorded(event)
     files = {p: copies[p] for p in inputs}     # input mutants edit each file whatever its name
 
     def run(mutant: Mutant | None) -> Replay | None:
@@ -329,9 +329,7 @@ def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: 
     if code is None:
         exp.why = "its code is not in the trace"
         return exp
-    timeout = min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, 3 * float(event.duration_s or 0) + 5))
-    recorded = Replay(exit_code=int(event.exit_code if event.exit_code is not None else -1),
-                      stdout=event.stdout or "", stderr=event.stderr or "", timed_out=bool(event.timed_out))
+    recorded, timeout = _recorded(event)
 
     def run(mutant: Mutant | None) -> Replay | None:
         _reset(store, state, ws)

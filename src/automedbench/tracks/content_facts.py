@@ -42,7 +42,8 @@ class ContentFacts:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-def _suffix(path: Path) -> str:
+def suffix_of(path: Path) -> str:
+    """A file's kind as its suffix, lower-cased; `.nii.gz` whole."""
     name = path.name.lower()
     return ".nii.gz" if name.endswith(".nii.gz") else path.suffix.lower()
 
@@ -51,7 +52,7 @@ def describe(path: Path) -> ContentFacts | None:
     """The content facts of the file at `path` (a host path), or None when its kind has no
     describer or it cannot be read."""
     try:
-        return _describe(path, _suffix(path))
+        return _describe(path, suffix_of(path))
     except Exception:   # unreadable, truncated, not what its suffix says: nothing to compare with
         return None
 
@@ -98,7 +99,7 @@ def _array(path: Path, suffix: str) -> np.ndarray | None:
 def same_kind(a: Path, b: Path) -> bool:
     """Whether two files are of one kind by their suffixes (a compressed and a plain volume
     count as one)."""
-    ka, kb = _suffix(a), _suffix(b)
+    ka, kb = suffix_of(a), suffix_of(b)
     return ka == kb or {ka, kb} <= {".nii", ".nii.gz"}
 
 
@@ -117,7 +118,7 @@ def same_content(a: Path, b: Path) -> bool:
     either cannot be read or their kinds differ."""
     if not same_kind(a, b):
         return False
-    kind_a, kind_b = _suffix(a), _suffix(b)
+    kind_a, kind_b = suffix_of(a), suffix_of(b)
     try:
         x, y = _array(a, kind_a), _array(b, kind_b)
     except Exception:   # unreadable: not the same content as far as anyone can tell

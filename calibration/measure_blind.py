@@ -1,8 +1,8 @@
-"""Measure a judge on the blind-2 set, ONCE (README.md): judge every generated run folder and
-compare each item's verdict with its label.
+"""Measure a judge on a blind held-out set (calibration/blind-N/), ONCE (its README.md): judge
+every generated run folder and compare each item's verdict with its label.
 
-    PYTHONPATH=src .venv/bin/python calibration/blind-2/generate.py --out /tmp/blind-2-runs
-    PYTHONPATH=src .venv/bin/python calibration/blind-2/measure.py /tmp/blind-2-runs [--json OUT]
+    PYTHONPATH=src .venv/bin/python calibration/blind-1/generate.py --out /tmp/blind-1-runs
+    PYTHONPATH=src .venv/bin/python calibration/measure_blind.py calibration/blind-1 /tmp/blind-1-runs [--json OUT]
 
 Reads `index.json` that generate.py wrote, re-scores every run with the heuristic judge (its
 experiments, recorded at the run's close, are read from the run folder), and prints per item
@@ -22,15 +22,14 @@ import yaml
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.score_run import score_run
 
-HERE = Path(__file__).resolve().parent
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", type=Path, help="the --out folder of generate.py")
+    ap.add_argument("set", type=Path, help="the set's folder (calibration/blind-N), holding labels.yaml")
+    ap.add_argument("runs", type=Path, help="the --out folder of its generate.py")
     ap.add_argument("--json", type=Path, help="write every verdict and label here")
     args = ap.parse_args(argv)
-    labels = yaml.safe_load((HERE / "labels.yaml").read_text())
+    labels = yaml.safe_load((args.set / "labels.yaml").read_text())
     items, wanted = labels["items"], labels["trajectories"]
     index = json.loads((args.runs / "index.json").read_text())
     hits: dict[str, list[bool]] = defaultdict(list)
@@ -56,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             s3_confusion[(float(label["s3"]), float(verdict["s3"]))] += 1
         rows.append({"id": t["id"], "adversarial": bool(label.get("adversarial")), "label": {i: label.get(i) for i in items},
                      "verdict": verdict, "s3_rationale": report.stages["s3"].rationale if report.stages.get("s3") else None})
-    print(f"blind-2: {len(rows)} trajectories judged ({len(missing)} labelled but not generated: {missing[:4]})")
+    print(f"{args.set.name}: {len(rows)} trajectories judged ({len(missing)} labelled but not generated: {missing[:4]})")
     print(f"{'item':6s} {'n':>4s} {'accuracy':>9s}")
     for item in items:
         if hits[item]:
