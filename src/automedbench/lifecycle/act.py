@@ -5,7 +5,11 @@ lifecycle").
   loop through the run's ToolBox.
 - `OutsideDriver(run)`: a caller (a test, an RL environment) holds the model. It reads
   `driver.messages` (system prompt and kickoff), then hands one assistant message at a time
-  to `driver.step(message)` and gets the tool results back, until `done`.
+  to `driver.step(message)` and gets the tool results back, until `done`. What the caller
+  hands over is the caller's model's work, so a malformed message is the agent's fault
+  (docs/rl.md "Malformed messages"): one that is not a message at all (a string, None) ends
+  the run `agent_finished` (detail `malformed_message`) and is scored; `tool_calls` that is
+  not a list of call objects is refused, with a message saying why, and the run goes on.
 
 Both act through the same ToolBox (trace, limits, violation policy, conversation) and the
 same reply handling (agents/replies.py), so a trajectory leaves the same run folder whichever
@@ -18,9 +22,11 @@ from typing import Any
 
 from ..agents.replies import (
     TOOLS,
+    ParsedReply,
     ReplyInfo,
     ReplySettings,
     answer_calls,
+    excerpt,
     note_text_reply,
     parse_reply,
     record_assistant,
@@ -66,6 +72,42 @@ class StepResult:
         return self.end_reason is not None
 
 
+# run.json's end_detail of a run whose outside policy handed over something that is not a message
+MALFORMED_MESSAGE = "malformed_message"
+REFUSED = ("Your message was refused and nothing in it was executed: {why}. Send an assistant message whose "
+           "'tool_calls' is a list of objects, each {{\"id\": ..., \"type\": \"function\", \"function\": "
+           "{{\"name\": ..., \"arguments\": \"<JSON object as a string>\"}}}}, or no 'tool_calls' at all.")
+
+
+def _what(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:80] + '...' if len(text) > 80 else text}"
+
+
+def not_a_message(message: object) -> str | None:
+    """Why `message` is not an assistant message at all (None: it is a JSON object)."""
+    if isinstance(message, dict):
+        return None
+    return (f"the policy's message is a {_what(message)}, not an assistant message "
+            "(a JSON object with 'content' and/or 'tool_calls')")
+
+
+def tool_calls_problem(message: dict[str, Any]) -> str | None:
+    """Why the message's `tool_calls` cannot be read as calls (None: absent, null or a list of
+    call objects). A call's own name and arguments are checked where it is dispatched."""
+    calls = message.get("tool_calls")
+    if calls is None:
+        return None
+    if not isinstance(calls, list):
+        return f"'tool_calls' is a {_what(calls)}, not a list of tool calls"
+    for i, call in enumerate(calls):
+        if not isinstance(call, dict):
+            return f"'tool_calls' item {i} is a {_what(call)}, not a tool call object"
+        if not isinstance(call.get("function"), dict):
+            return f"'tool_calls' item {i} has 'function' = {_what(call.get('function'))}, not an object"
+    return None
+
+
 class OutsideDriver:
     """Drive an open run one assistant message at a time (module doc)."""
 
@@ -84,10 +126,12 @@ class OutsideDriver:
     def done(self) -> bool:
         return self.run.ended
 
-    def step(self, message: dict[str, Any], usage: Usage | None = None) -> StepResult:
+    def step(self, message: object, usage: Usage | None = None) -> StepResult:
         """One assistant message (OpenAI chat format: content and/or tool_calls): its calls run in
         the sandbox; returns their result messages (none for a text-only reply, which the caller
-        may answer or end on) and the end reason once the run has ended."""
+        may answer or end on) and the end reason once the run has ended. A malformed message
+        counts as a turn and is the agent's fault (module doc): not a dict ends the run; bad
+        `tool_calls` is answered by one user message saying why, and nothing runs."""
         run, box = self.run, self.run.box
         if run.ended or box is None:
             raise RunEndedError(f"run {run.info.run_id} has ended ({run.info.end_reason}); open a new one")
@@ -98,6 +142,12 @@ class OutsideDriver:
             box.record_model_call(tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, cost_usd=usage.cost_usd,
                                   duration_s=usage.duration_s, tokens_cached=usage.tokens_cached,
                                   finish_reason=usage.finish_reason)
+            if not isinstance(message, dict):
+                self._end_malformed(message)
+                return StepResult([], run.info.end_reason)
+            why = tool_calls_problem(message)
+            if why is not None:
+                return StepResult(self._refuse(message, why), run.info.end_reason)
             parsed = parse_reply(message, box)
             self.messages.append(record_assistant(parsed, box, message.get("reasoning_content")))
             if not parsed.calls:
@@ -109,6 +159,32 @@ class OutsideDriver:
                 if end is not None:
                     agent_end(run.info, end)
         return StepResult(results, run.info.end_reason)
+
+    def _end_malformed(self, message: object) -> None:
+        """Not a message at all: recorded as a rejected tool call (TOOL_CALL_REJECTED, the
+        agent's) and the run ends as the agent's own (scored), never as infrastructure."""
+        box = self.run.box
+        assert box is not None
+        why = not_a_message(message)
+        box.trace.emit("warning", turn=box.turns, stage=box.stage, kind="tool_call_rejected",
+                       message=f"{why}; the run ends (the policy's fault)",
+                       data={"form": "message", "tool": None, "excerpt": excerpt(repr(message))})
+        self.run.info.end_reason, self.run.info.end_detail = "agent_finished", MALFORMED_MESSAGE
+
+    def _refuse(self, message: dict[str, Any], why: str) -> list[dict[str, Any]]:
+        """Unreadable `tool_calls`: the text is kept, nothing runs, and the model is told why
+        (TOOL_CALL_REJECTED); the answer is a user message, as there is no call id to answer."""
+        box = self.run.box
+        assert box is not None
+        raw = message.get("content")
+        content = raw if raw is None or isinstance(raw, str) else str(raw)
+        self.messages.append(record_assistant(ParsedReply([], content), box, message.get("reasoning_content")))
+        box.trace.emit("warning", turn=box.turns, stage=box.stage, kind="tool_call_rejected", message=why,
+                       data={"form": "tool_calls", "tool": None, "excerpt": excerpt(repr(message.get("tool_calls")))})
+        answer = {"role": "user", "content": REFUSED.format(why=why)}
+        box.add_message(answer)
+        self.messages.append(answer)
+        return [answer]
 
     def finish(self) -> None:
         """The caller ends the run without submitting (recorded `agent_finished`)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -56,11 +57,22 @@ _PLACEHOLDER = "empty"
 
 class ExternalPolicy:
     """The agent of an episode: the caller's model, acting through `MedEnv.step`. The harness
-    never runs it from inside."""
+    never runs it from inside. Its configuration (kind `external`, its name, its model and any
+    settings the caller states, such as an endpoint's sampling settings) is what run.json
+    records as the agent's and what the run's config hash is taken over (docs/rl.md "Which
+    policy"): two policies that differ in any of these are two rows of a board."""
 
-    def __init__(self, name: str = EXTERNAL_AGENT, model: str | None = None):
+    def __init__(self, name: str = EXTERNAL_AGENT, model: str | None = None,
+                 settings: Mapping[str, Any] | None = None):
         self.name = name
         self.model = model
+        self.settings = dict(settings or {})
+
+    def configuration(self) -> dict[str, Any]:
+        conf: dict[str, Any] = {"kind": "external", "name": self.name, "model": self.model}
+        if self.settings:
+            conf["settings"] = dict(self.settings)
+        return conf
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
         raise UserError("an RL episode's agent acts through MedEnv.step, not from inside a run")
@@ -100,14 +112,17 @@ class MedEnv:
     """One episode at a time of (task, tier) as an RL environment (module doc; docs/rl.md).
 
     `options`: sandbox, network, judges, data root... as for `run` (runs/options.py).
-    `agent_name` / `model` are recorded in run.json as the run's agent and model.
+    `agent_name` / `model` are recorded in run.json as the run's agent and model, and with
+    `policy_settings` (what else tells this policy from another: an endpoint, sampling settings)
+    as its agent configuration, whose hash tells board rows apart (ExternalPolicy).
     `max_turns`: a tighter turn limit than the task's (recorded in run.json's limits).
     User errors (unknown task or tier, unstaged data, unknown judge or backend) raise here,
     before any episode."""
 
     def __init__(self, task_id: str, tier: str = "lite", *, reward: RewardSpec | dict[str, Any] | str | Path | None = None,
                  out_dir: Path | str = "episodes", options: RunOptions | None = None,
-                 agent_name: str = EXTERNAL_AGENT, model: str | None = None, max_turns: int | None = None):
+                 agent_name: str = EXTERNAL_AGENT, model: str | None = None, max_turns: int | None = None,
+                 policy_settings: Mapping[str, Any] | None = None):
         self.options = options or RunOptions()
         self.reward_spec = RewardSpec.load(reward)
         self.out_dir = Path(out_dir)
@@ -117,7 +132,7 @@ class MedEnv:
         if max_turns is not None and max_turns < 1:
             raise UserError(f"max_turns must be >= 1, got {max_turns}")
         prep = prepare_run(task_id, tier, _PLACEHOLDER, self.options)
-        agent = ExternalPolicy(agent_name, model)
+        agent = ExternalPolicy(agent_name, model, policy_settings)
         check_self_judge(model, prep.judge, self.options.allow_self_judge)
         self.prep: Prepared = dataclasses.replace(prep, agent=agent)
         self.task_id = self.prep.task.id
@@ -184,10 +199,13 @@ class MedEnv:
         if run.box is not None:
             run.box.max_turns = limit
 
-    def step(self, message: dict[str, Any], usage: Usage | None = None) -> Step:
+    def step(self, message: object, usage: Usage | None = None) -> Step:
         """One assistant message (OpenAI chat format: content and/or tool_calls): its calls run in
         the episode's sandbox. Returns the tool messages; once the episode ended, also `done`,
-        the reward and its components. Raises RunEndedError after the end (reset first)."""
+        the reward and its components. Raises RunEndedError after the end (reset first).
+        A malformed message is the policy's fault (docs/rl.md "Malformed messages"): one that is
+        not a dict (a string, None) ends the episode, scored, with TOOL_CALL_REJECTED; `tool_calls`
+        that is not a list of call objects is refused with a user message saying why."""
         run, driver = self._run, self._driver
         if run is None or driver is None:
             raise RunEndedError("no episode: call reset() first")
@@ -246,7 +264,7 @@ class MedEnv:
                      episode: dict[str, Any] | None = None) -> Observation:
         return await asyncio.to_thread(self.reset, seed, run_dir=run_dir, episode=episode)
 
-    async def astep(self, message: dict[str, Any], usage: Usage | None = None) -> Step:
+    async def astep(self, message: object, usage: Usage | None = None) -> Step:
         return await asyncio.to_thread(self.step, message, usage)
 
     async def aclose(self, reason: str | None = None, message: str = "") -> Step | None:
@@ -285,7 +303,7 @@ class AsyncMedEnv:
                     episode: dict[str, Any] | None = None) -> Observation:
         return await self.env.areset(seed, run_dir=run_dir, episode=episode)
 
-    async def step(self, message: dict[str, Any], usage: Usage | None = None) -> Step:
+    async def step(self, message: object, usage: Usage | None = None) -> Step:
         return await self.env.astep(message, usage)
 
     async def close(self, reason: str | None = None, message: str = "") -> Step | None:

@@ -14,11 +14,16 @@ mean and standard deviation.
 A policy is a callable (messages, tools) -> assistant message (or (message, Usage)), or an
 `OpenAIPolicy` for any OpenAI-compatible endpoint (the harness's one LLM client). A policy with
 a `for_seed(seed)` method is asked for the episode's policy first (OpenAIPolicy sends the seed
-as the request's sampling seed).
+as the request's sampling seed). A policy's `name`, `model` and `settings()`, where it has them,
+are what run.json records as the episode's agent (docs/rl.md "Which policy").
+
+`group_statistics(rewards)` is the one computation of a group's mean, standard deviation and
+advantages with infra episodes (None) left out, for groups collected here or by a framework.
 """
 from __future__ import annotations
 
 import copy
+import math
 import secrets
 import statistics
 from collections.abc import Callable, Sequence
@@ -57,6 +62,13 @@ class OpenAIPolicy:
         self.timeout_s, self.max_retries, self.extra_body = timeout_s, max_retries, extra_body
         self.retry = dict(retry or {})   # more of the endpoint entry's `retry` (llm/registry.py Retry)
         self._client: ChatClient | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """What tells this policy from another besides its model (run.json's agent_config,
+        hashed): the endpoint and the sampling settings, not the per-episode seed, the key's
+        variable or the client's retry and timeout settings."""
+        return {"base_url": self.base_url, "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "extra_body": self.extra_body}
 
     def config(self) -> AgentConfig:
         body = dict(self.extra_body or {})
@@ -118,6 +130,26 @@ def play(env: MedEnv, policy: Policy | Callable[..., PolicyOutput], seed: int | 
     return final.components if final else None
 
 
+@dataclass(frozen=True)
+class PolicyIdentity:
+    """What run.json records as an episode's agent: a name, a model, and any other settings
+    that tell this policy from another (all of it hashed into run.json's config_hash)."""
+    name: str = EXTERNAL_AGENT
+    model: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def policy_identity(policy: object, agent_name: str | None = None, model: str | None = None) -> PolicyIdentity:
+    """The identity of `policy`: `agent_name` and `model` where given, else the policy's own
+    `name` and `model` attributes (an OpenAIPolicy's model), else "external" and none; its
+    `settings()` where it has that method."""
+    own_name, own_model = getattr(policy, "name", None), getattr(policy, "model", None)
+    name = agent_name or (own_name if isinstance(own_name, str) and own_name else EXTERNAL_AGENT)
+    model = model or (own_model if isinstance(own_model, str) else None)
+    settings = getattr(policy, "settings", None)
+    return PolicyIdentity(name, model, dict(settings()) if callable(settings) else {})
+
+
 @dataclass
 class EpisodeRunner:
     """An executor job's run function (runs/executors.py RunFunction): plays one episode of the
@@ -130,11 +162,12 @@ class EpisodeRunner:
     model: str | None = None
     max_turns: int | None = None
     agent_name: str = EXTERNAL_AGENT
+    policy_settings: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self, task_id: str, tier: str, agent_name: str, out_dir: Path | str = "episodes",
                  options: RunOptions | None = None, *, run_dir: Path | str | None = None) -> object:
         env = MedEnv(task_id, tier, reward=self.reward, out_dir=out_dir, options=options, agent_name=agent_name,
-                     model=self.model, max_turns=self.max_turns)
+                     model=self.model, max_turns=self.max_turns, policy_settings=self.policy_settings)
         for_seed = getattr(self.policy, "for_seed", None)
         policy = for_seed(self.seed) if callable(for_seed) else self.policy
         return play(env, policy, self.seed, run_dir=run_dir, episode=self.episode)
@@ -158,6 +191,29 @@ class Episode:
         return self.components is None or self.components.infra
 
 
+@dataclass(frozen=True)
+class GroupStats:
+    """A group's statistics over its scored episodes: `mean`, population `std` (None when no
+    episode was scored), `advantages` per episode in order (None for a dropped one), and how
+    many episodes were `dropped` (infra: reward None, or NaN as verifiers reports one)."""
+    mean: float | None
+    std: float | None
+    advantages: list[float | None]
+    dropped: int
+
+
+def group_statistics(rewards: Sequence[float | None], eps: float = 1e-6) -> GroupStats:
+    """GRPO's group statistics with infra episodes left out (docs/rl.md "Groups"): a reward of
+    None or NaN is dropped, never counted as 0; each kept episode's advantage is
+    (r - mean) / (std + eps) over the kept ones."""
+    kept = [r for r in rewards if r is not None and not math.isnan(r)]
+    if not kept:
+        return GroupStats(None, None, [None for _ in rewards], len(rewards))
+    mean, std = statistics.fmean(kept), statistics.pstdev(kept)
+    return GroupStats(mean, std, [None if r is None or math.isnan(r) else (r - mean) / (std + eps) for r in rewards],
+                      len(rewards) - len(kept))
+
+
 @dataclass
 class GroupResult:
     group_id: str
@@ -179,10 +235,7 @@ class GroupResult:
 
     def advantages(self, eps: float = 1e-6) -> list[float | None]:
         """GRPO's group-normalised advantage per episode, (r - mean) / (std + eps); None for infra."""
-        if self.mean is None or self.std is None:
-            return [None for _ in self.episodes]
-        mean, std = self.mean, self.std
-        return [None if e.reward is None else (e.reward - mean) / (std + eps) for e in self.episodes]
+        return group_statistics([e.reward for e in self.episodes], eps).advantages
 
 
 def _episode(index: int, seed: int | None, res: JobResult | None, run_dir: Path, spec: RewardSpec) -> Episode:
@@ -199,30 +252,34 @@ def run_group(task: str, tier: str, n: int, policy: Policy | Callable[..., Polic
               seeds: Sequence[int] | None = None, workers: int = 1, executor: str = "local",
               address: str | None = None, reward: RewardSpec | dict[str, Any] | str | Path | None = None,
               out_dir: Path | str = "episodes", options: RunOptions | None = None,
-              model: str | None = None, max_turns: int | None = None, agent_name: str = EXTERNAL_AGENT,
+              model: str | None = None, max_turns: int | None = None, agent_name: str | None = None,
               cpus_per_episode: float = 1.0, gpus_per_episode: int = 0, group_id: str | None = None) -> GroupResult:
     """n episodes of (task, tier) with `seeds` (default 0..n-1), `workers` at a time on the
     executor (`local`: this process for one worker, a process pool for more; `ray`: one Ray task
-    per episode, `address` joins a cluster whose nodes share `out_dir`). User errors raise
-    before any episode runs (module doc)."""
+    per episode, `address` joins a cluster whose nodes share `out_dir`). The episodes' agent is
+    `policy_identity(policy, agent_name, model)`. User errors raise before any episode runs
+    (module doc)."""
     seeds = list(range(n)) if seeds is None else list(seeds)
     if len(seeds) != n:
         raise UserError(f"run_group: {n} episodes but {len(seeds)} seeds")
     spec = RewardSpec.load(reward)
     options = (options or RunOptions()).resolved()
-    MedEnv(task, tier, reward=spec, options=options, agent_name=agent_name, model=model, max_turns=max_turns)
+    who = policy_identity(policy, agent_name, model)
+    MedEnv(task, tier, reward=spec, options=options, agent_name=who.name, model=who.model, max_turns=max_turns,
+           policy_settings=who.settings)
     gid = group_id or f"group_{secrets.token_hex(4)}"
     root = Path(out_dir).resolve() / gid
-    jobs = [RunJob(key=f"{gid}#{i}", task=task, tier=tier, agent=agent_name,
+    jobs = [RunJob(key=f"{gid}#{i}", task=task, tier=tier, agent=who.name,
                    run_dir=str(root / f"ep{i:03d}_seed{seed}"), options=options,
-                   run=EpisodeRunner(policy, seed, spec, {"group_id": gid, "index": i}, model, max_turns, agent_name),
+                   run=EpisodeRunner(policy, seed, spec, {"group_id": gid, "index": i}, who.model, max_turns, who.name,
+                                     who.settings),
                    resources=Resources(cpus=cpus_per_episode, gpus=gpus_per_episode))
             for i, seed in enumerate(seeds)]
     results = _execute(jobs, executor, workers, address)
     episodes = [_episode(i, seeds[i], results.get(j.key), Path(j.run_dir), spec) for i, j in enumerate(jobs)]
-    rewards = [e.reward for e in episodes if e.reward is not None]
-    return GroupResult(gid, task, tier, episodes, rewards, statistics.fmean(rewards) if rewards else None,
-                       statistics.pstdev(rewards) if rewards else None)
+    stats = group_statistics([e.reward for e in episodes])
+    return GroupResult(gid, task, tier, episodes, [e.reward for e in episodes if e.reward is not None],
+                       stats.mean, stats.std)
 
 
 def _execute(jobs: list[RunJob], executor: str, workers: int, address: str | None) -> dict[str, JobResult]:

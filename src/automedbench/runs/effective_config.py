@@ -8,6 +8,8 @@ rules this module implements:
   pricing, ...), minus what does not change what runs: the file it came from and its prose
   description. The API key never appears; only the NAME of its environment variable does;
 - a scripted agent's effective configuration is its name and kind;
+- an agent that states its own configuration (`configuration()`: an RL episode's outside
+  policy, docs/rl.md "Which policy") is recorded and hashed as it states it;
 - the limits a run ran under are the tighter of the task's and the agent entry's
   (`max_turns`, time limit), plus the agent-only ones (tokens, cost);
 - `config_hash` is a short sha256 of the canonical JSON of a configuration: the same
@@ -37,7 +39,11 @@ def config_hash(config: Any) -> str:
 
 
 def agent_configuration(agent: object) -> dict[str, Any]:
-    """The effective configuration of an agent object (an LLM agent, or a scripted one)."""
+    """The effective configuration of an agent object (an LLM agent, a scripted one, or one
+    that states its own with a `configuration()` method)."""
+    own = getattr(agent, "configuration", None)
+    if callable(own):
+        return dict(own())
     config = getattr(agent, "config", None)
     if config is not None and hasattr(config, "model_dump"):
         data = config.model_dump(mode="json", exclude=set(_NOT_CONFIGURATION))
