@@ -1,5 +1,6 @@
 """Collect episodes of a task through NeMo Gym's own servers and rollout collection (docs/rl.md
-"Frameworks"). Needs Python >= 3.12 with nemo-gym 0.4.0 and automedbench installed (`make rl-nemo-gym`).
+"Frameworks"). Needs Python >= 3.12 with nemo-gym 0.4.0 and automedbench installed: `make test-rl-nemo-gym`
+builds such an environment (.venv-nemo-gym) and runs this file's test in it.
 
     python examples/rl/nemo_gym_collect.py --out /tmp/ng-episodes
         # 4 groups of 4 episodes of brain-lesion-seg (lite) on a tiny synthetic dataset; the model
@@ -39,7 +40,7 @@ def _free_port() -> int:
 
 
 def write_config(work: Path, *, base_url: str, model: str, task: str, tier: str, out_dir: Path,
-                 data_root: Path | None) -> Path:
+                 data_root: Path | None, network: bool | None = None) -> Path:
     """NeMo Gym's config: the three servers, each run by this interpreter (no per-server venv)."""
     app_dir = work / "resources_servers" / "automedbench"
     app_dir.mkdir(parents=True, exist_ok=True)
@@ -55,7 +56,9 @@ def write_config(work: Path, *, base_url: str, model: str, task: str, tier: str,
     cfg = {
         "automedbench_resources": {"resources_servers": {"automedbench": {
             "entrypoint": "app.py", "domain": "agent", "task_id": task, "tier": tier, "out_dir": str(out_dir),
-            "data_root": str(data_root) if data_root else None, "exec_timeout_s": 60}}},
+            "data_root": str(data_root) if data_root else None, "exec_timeout_s": 60,
+            # the policy as run.json records it; the sandbox's network as the task says (network: null)
+            "model": model, "network": network}}},
         "automedbench_agent": {"responses_api_agents": {"simple_agent": {
             "entrypoint": "app.py", "max_steps": 60,
             "resources_server": {"type": "resources_servers", "name": "automedbench_resources"},
@@ -74,9 +77,11 @@ def write_config(work: Path, *, base_url: str, model: str, task: str, tier: str,
 
 
 def collect(base_url: str, model: str, out: Path, *, task: str, tier: str, options: Any, groups: int = 4,
-            per_group: int = 4, timeout_s: float = 900, server_env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+            per_group: int = 4, timeout_s: float = 900, server_env: dict[str, str] | None = None,
+            network: bool | None = None) -> list[dict[str, Any]]:
     """`groups` x `per_group` rollouts through NeMo Gym's servers and collection; one row per rollout
-    (`failed`: NeMo Gym put it in the failures sidecar). `server_env`: extra environment of the servers."""
+    (`failed`: NeMo Gym put it in the failures sidecar). `server_env`: extra environment of the servers.
+    `network`: the sandbox's network (None: as the task says)."""
     from automedbench.rl.adapters.nemo_gym import dataset_rows
 
     work = out / "nemo_gym"
@@ -85,7 +90,7 @@ def collect(base_url: str, model: str, out: Path, *, task: str, tier: str, optio
     rows = dataset_rows(task, tier, groups, options=options, out_dir=work / "probe")
     (work / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     config = write_config(work, base_url=base_url, model=model, task=task, tier=tier, out_dir=episodes,
-                          data_root=getattr(options, "data_root", None))
+                          data_root=getattr(options, "data_root", None), network=network)
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     log = (work / "ng_run.log").open("w")
@@ -150,6 +155,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--tier", default="lite")
     ap.add_argument("--groups", type=int, default=4)
     ap.add_argument("--per-group", type=int, default=4)
+    ap.add_argument("--network", choices=("task", "on", "off"), default="task",
+                    help="the sandbox's network (default: as the task says)")
     args = ap.parse_args(argv)
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -162,7 +169,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         base_url = server.url
     try:
         rows = collect(base_url, args.model, args.out, task=args.task, tier=args.tier, options=options,
-                       groups=args.groups, per_group=args.per_group)
+                       groups=args.groups, per_group=args.per_group,
+                       network=None if args.network == "task" else args.network == "on")
     finally:
         if server is not None:
             server.stop()

@@ -9,7 +9,9 @@
 
 verifiers loads the environment by module (`vf.load_environment`), `env.evaluate` asks the model
 and steps each rollout's MedEnv episode; each rollout leaves a normal run folder under --out.
-Prints one line per episode and writes <out>/rollouts.json (group, run_dir, reward, error).
+Prints one line per episode and writes <out>/rollouts.json (group, run_dir, reward, error, and the
+advantage of each rollout in its group with the infra rollouts dropped, beside verifiers' own:
+`group_stats`, docs/rl.md "Group statistics over verifiers rollouts").
 tests/rl/test_adapter_verifiers.py runs this file.
 """
 from __future__ import annotations
@@ -34,18 +36,36 @@ def collect(base_url: str, model: str, out_dir: Path, *, task: str, tier: str, o
                               out_dir=out_dir, options=options, num_examples=groups)
     client = vf.OpenAIChatCompletionsClient(AsyncOpenAI(base_url=base_url, api_key="unused", max_retries=0))
     results = env.evaluate_sync(client, model, num_examples=groups, rollouts_per_example=per_group,
-                                state_columns=["automedbench"])
+                                state_columns=["automedbench", "advantage"])
+    outputs = results["outputs"]
+    stats = group_stats(outputs)
     rows = []
-    for out in results["outputs"]:
+    for out in outputs:
         facts = out["automedbench"]
+        place = sum(1 for r in rows if r["group"] == out["example_id"])   # the rollout's place in its group
         rows.append({"group": out["example_id"], "seed": facts["seed"], "run_dir": facts["run_dir"],
                      "reward": None if math.isnan(out["reward"]) else out["reward"],
                      "infra": facts["infra"], "end_reason": facts["end_reason"],
                      "error": (out.get("error") or {}).get("error") if isinstance(out.get("error"), dict)
                      else (str(out["error"]) if out.get("error") else None),
                      "metrics": {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                                 for k, v in out["metrics"].items()}})
+                                 for k, v in out["metrics"].items()},
+                     "advantage": stats[out["example_id"]].advantages[place],
+                     "verifiers_advantage": out.get("advantage"),
+                     "verifiers_avg_reward": None if math.isnan(results["metadata"]["avg_reward"])
+                     else results["metadata"]["avg_reward"]})
     return rows
+
+
+def group_stats(outputs: list[dict[str, Any]]) -> dict[int, Any]:
+    """Each group's (example_id's) mean, std and advantages with its infra rollouts dropped:
+    verifiers' own `advantage` is 0 and its `avg_reward` NaN once a group holds one."""
+    from automedbench.rl import group_statistics
+
+    rewards: dict[int, list[float | None]] = {}
+    for out in outputs:   # in verifiers' order; a rollout with an error is dropped, never counted as 0
+        rewards.setdefault(out["example_id"], []).append(None if out.get("error") else out["reward"])
+    return {group: group_statistics(rs) for group, rs in rewards.items()}
 
 
 def scripted_setup(out: Path, order: tuple[str, ...] | None = None) -> tuple[Any, Any]:

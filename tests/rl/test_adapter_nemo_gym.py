@@ -83,6 +83,24 @@ def test_an_infra_episode_is_nemo_gyms_failure_row_not_a_reward(tmp_path):
         assert report["overall"] is None and report["run"]["end_detail"] == "sandbox_start_failed"
 
 
+def test_the_network_option_reaches_the_episodes_sandbox(tmp_path):
+    """The resources server's `network`: unset, the task decides (brain-lesion-seg says on);
+    false, the episode's sandbox has none (run.json's limits record what ran)."""
+    from automedbench.rl import MedEnv
+    from automedbench.rl.adapters.nemo_gym import AutoMedBenchResourcesServerConfig, run_options
+    from tests.helpers import tiny_lesion_dataset
+
+    tiny_lesion_dataset(tmp_path / "data" / "mni-brain-lesion", n_cases=3)
+    fields = {"task_id": "brain-lesion-seg", "data_root": str(tmp_path / "data"), "sandbox": "bwrap"}
+    assert run_options(AutoMedBenchResourcesServerConfig.model_construct(**fields)).network is None
+    off = run_options(AutoMedBenchResourcesServerConfig.model_construct(**fields, network=False))
+    assert off.network is False
+    env = MedEnv("brain-lesion-seg", "lite", out_dir=tmp_path / "eps", options=off)
+    obs = env.reset(seed=0)
+    env.close()
+    assert json.loads(Path(obs.run_dir, "run.json").read_text())["limits"]["network"] is False
+
+
 def _example_scripted(out: Path):
     spec = importlib.util.spec_from_file_location("verifiers_collect", REPO / "examples" / "rl" / "verifiers_collect.py")
     module = importlib.util.module_from_spec(spec)

@@ -48,6 +48,7 @@ def test_sixteen_episodes_through_verifiers_evaluate_equal_the_run_folders_score
     assert len({r["run_dir"] for r in rows}) == 16 and len({r["seed"] for r in rows}) == 16
     assert all(Path(r["run_dir"], "run.json").is_file() for r in rows)
     assert not any(r["infra"] or r["error"] for r in rows)
+    hashes = set()
     for i, r in enumerate(rows):
         scored = _scored_overall(r["run_dir"], cli=i % 4 == 0)   # the CLI for one a group (each starts a process)
         assert scored is not None and r["reward"] == scored, r
@@ -55,6 +56,10 @@ def test_sixteen_episodes_through_verifiers_evaluate_equal_the_run_folders_score
         rec = json.loads(Path(r["run_dir"], "run.json").read_text())
         assert rec["run"]["agent"] == "external" and rec["episode"]["group"] == f"verifiers-{r['group']}"
         assert rec["episode"]["seed"] == r["seed"]
+        # the policy is the model verifiers asked (docs/rl.md "Which policy"): one configuration for all 16
+        assert rec["agent_config"]["kind"] == "external" and rec["agent_config"]["model"] == "fake-model"
+        hashes.add(rec["run"]["config_hash"])
+    assert len(hashes) == 1
     # the scripted variants (each played by 4 of the 16 conversations, in the order they start) differ
     # in quality: the rewards are not one number
     assert len({r["reward"] for r in rows}) >= 3, [r["reward"] for r in rows]
@@ -62,10 +67,11 @@ def test_sixteen_episodes_through_verifiers_evaluate_equal_the_run_folders_score
 
 
 def test_a_provider_failure_is_verifiers_infra_error_not_reward_zero(tmp_path):
-    rows = _example().main(["--out", str(tmp_path), "--groups", "1", "--per-group", "2", "--order", "fail,full"])
+    rows = _example().main(["--out", str(tmp_path), "--groups", "1", "--per-group", "3",
+                            "--order", "fail,full,submit_only"])
     failed = [r for r in rows if r["infra"]]
     ok = [r for r in rows if not r["infra"]]
-    assert len(failed) == 1 and len(ok) == 1
+    assert len(failed) == 1 and len(ok) == 2
     bad = failed[0]
     assert bad["reward"] is None and bad["end_reason"] == "infra_error"
     assert "InfraError" in json.dumps(bad["error"]) or "infrastructure" in json.dumps(bad["error"])
@@ -74,6 +80,13 @@ def test_a_provider_failure_is_verifiers_infra_error_not_reward_zero(tmp_path):
     assert report["overall"] is None
     assert (report["run"]["end_reason"], report["run"]["end_detail"]) == ("infra_error", "provider_error")
     assert ok[0]["reward"] == _scored_overall(ok[0]["run_dir"]) and not math.isnan(ok[0]["reward"])
+    # the group's statistics (docs/rl.md "Group statistics over verifiers rollouts"): verifiers' own
+    # are lost to the infra rollout (avg_reward NaN, every advantage 0); the example's group_stats
+    # drops it and normalises over the two scored rollouts, whose rewards differ
+    assert rows[0]["verifiers_avg_reward"] is None and all(r["verifiers_advantage"] == 0 for r in rows)
+    assert ok[0]["reward"] != ok[1]["reward"] and bad["advantage"] is None
+    best, worst = sorted(ok, key=lambda r: r["reward"], reverse=True)
+    assert best["advantage"] == pytest.approx(1.0, abs=1e-4) and worst["advantage"] == pytest.approx(-1.0, abs=1e-4)
 
 
 def test_unknown_task_is_a_clear_error_before_any_rollout(tmp_path):

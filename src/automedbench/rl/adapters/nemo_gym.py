@@ -47,7 +47,7 @@ except ImportError as exc:   # the optional extra (pyproject `[rl]`, Python >= 3
                       f"pip install 'automedbench[rl-nemo-gym]' in a Python 3.12 environment (make test-rl-nemo-gym); {exc}") from exc
 
 from ...runs.options import RunOptions
-from ..env import MedEnv, Step
+from ..env import EXTERNAL_AGENT, MedEnv, Step
 from ..rewards import RewardSpec
 
 FAILURE_CLASS_KEY = "_ng_failure_class"     # nemo_gym/rollout_collection.py: rows so marked go to the sidecar
@@ -62,9 +62,12 @@ class AutoMedBenchResourcesServerConfig(BaseResourcesServerConfig):  # type: ign
     out_dir: str = "episodes"
     data_root: str | None = None
     sandbox: str | None = None
+    network: bool | None = None       # the sandbox's network; None: as the task says (docs/rl.md "NeMo Gym")
     exec_timeout_s: float = 60.0
     reward: dict[str, Any] | None = None
     max_turns: int | None = None
+    agent_name: str = EXTERNAL_AGENT  # the policy as run.json records it (docs/rl.md "Which policy")
+    model: str | None = None
 
 
 class SeedSessionRequest(BaseSeedSessionRequest):  # type: ignore[misc]
@@ -91,6 +94,8 @@ def run_options(cfg: AutoMedBenchResourcesServerConfig) -> RunOptions:
         kw["data_root"] = Path(cfg.data_root)
     if cfg.sandbox:
         kw["sandbox"] = cfg.sandbox
+    if cfg.network is not None:
+        kw["network"] = cfg.network
     return RunOptions(**kw)
 
 
@@ -144,7 +149,9 @@ class AutoMedBenchResourcesServer(SimpleResourcesServer):  # type: ignore[misc]
         group = facts.get("group", extra.get(TASK_INDEX_KEY))
         seed = None if group is None else int(group) * SEED_STRIDE + int(extra.get(ROLLOUT_INDEX_KEY) or 0)
         env = await asyncio.to_thread(MedEnv, cfg.task_id, cfg.tier, reward=RewardSpec.load(cfg.reward),
-                                      out_dir=cfg.out_dir, options=run_options(cfg), max_turns=cfg.max_turns)
+                                      out_dir=cfg.out_dir, options=run_options(cfg), max_turns=cfg.max_turns,
+                                      agent_name=cfg.agent_name, model=cfg.model,
+                                      policy_settings={"framework": "nemo_gym"})
         obs = await env.areset(seed, episode={"group": f"nemo-gym-{group}", "framework": "nemo_gym"})
         self._episodes[self._session(request)] = env
         return SeedSessionResponse(episode_id=obs.episode_id, run_dir=obs.run_dir, seed=seed)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ except ImportError as exc:   # the optional extra (pyproject `[rl]`)
 
 from ...lifecycle import Usage
 from ...runs.options import RunOptions
-from ..env import MedEnv, Step
+from ..env import EXTERNAL_AGENT, MedEnv, Step
 from ..rewards import STAGES, RewardSpec
 
 STATE_KEY = "automedbench"     # the rollout's facts in verifiers' state (and its output with state_columns)
@@ -78,8 +79,8 @@ class MedVerifiersEnv(vf.MultiTurnEnv):  # type: ignore[misc]
 
     def __init__(self, task_id: str, tier: str = "lite", *, reward: RewardSpec | dict[str, Any] | str | None = None,
                  out_dir: Path | str = "episodes", options: RunOptions | None = None, num_examples: int = 1,
-                 max_turns: int | None = None, **kwargs: Any):
-        self.task_id, self.tier = task_id, tier
+                 max_turns: int | None = None, agent_name: str = EXTERNAL_AGENT, **kwargs: Any):
+        self.task_id, self.tier, self.agent_name = task_id, tier, agent_name
         self.reward_spec = RewardSpec.load(reward)
         self.out_dir = Path(out_dir)
         self.run_options = options or RunOptions()
@@ -106,8 +107,16 @@ class MedVerifiersEnv(vf.MultiTurnEnv):  # type: ignore[misc]
         the tools the model sees are the episode's."""
         group = int(state["info"].get("group", state["example_id"]))
         seed = self._seed(group)
+        # the policy is the model verifiers asks, with its sampling arguments (run.json's agent
+        # configuration and config hash: docs/rl.md "Which policy")
+        model = state.get("model")
+        sampling = state.get("sampling_args")
         env = await asyncio.to_thread(MedEnv, self.task_id, self.tier, reward=self.reward_spec, out_dir=self.out_dir,
-                                      options=self.run_options, max_turns=self.episode_max_turns)
+                                      options=self.run_options, max_turns=self.episode_max_turns,
+                                      agent_name=self.agent_name, model=model if isinstance(model, str) else None,
+                                      policy_settings={"framework": "verifiers",
+                                                       **({"sampling_args": json.loads(json.dumps(sampling, default=str))}
+                                                          if sampling else {})})
         obs = await env.areset(seed, episode={"group": f"verifiers-{group}", "framework": "verifiers"})
         self._episodes[state["trajectory_id"]] = env
         state["prompt"] = normalize_messages(obs.messages, field_name="automedbench.prompt")
@@ -175,7 +184,8 @@ class MedVerifiersEnv(vf.MultiTurnEnv):  # type: ignore[misc]
 
 def load_environment(task_id: str, tier: str = "lite", *, out_dir: str | Path = "episodes",
                      reward: RewardSpec | dict[str, Any] | str | None = None, options: RunOptions | None = None,
-                     num_examples: int = 1, max_turns: int | None = None, **kwargs: Any) -> MedVerifiersEnv:
+                     num_examples: int = 1, max_turns: int | None = None, agent_name: str = EXTERNAL_AGENT,
+                     **kwargs: Any) -> MedVerifiersEnv:
     """verifiers' entry point (`vf.load_environment("automedbench.rl.adapters.verifiers_env", ...)`)."""
     return MedVerifiersEnv(task_id, tier, reward=reward, out_dir=out_dir, options=options,
-                           num_examples=num_examples, max_turns=max_turns, **kwargs)
+                           num_examples=num_examples, max_turns=max_turns, agent_name=agent_name, **kwargs)
