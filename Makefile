@@ -134,6 +134,7 @@ bench: setup
 	$(BIN)/python bench/judge_digest.py
 	$(BIN)/python bench/yaml_parse.py
 	$(BIN)/python bench/runtime_build.py
+	$(BIN)/python bench/cli_help.py
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache

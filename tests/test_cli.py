@@ -164,6 +164,58 @@ def test_version_and_help_import_no_command_module():
         assert "typer" not in out
 
 
+@pytest.mark.parametrize("args", [["run", "--help"], ["tasks", "list", "--help"], ["sweep", "--help"]])
+def test_a_commands_help_imports_neither_typer_nor_the_command(args):
+    """`automedbench run --help` answers from cli/help_pages.py (docs/cli.md "Start-up")."""
+    import os
+    import subprocess
+    import sys
+    probe = (f"import sys; sys.argv = ['automedbench', *{args!r}]\n"
+             "from automedbench.cli import main\nmain()\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('automedbench', 'typer', 'click', 'pydantic'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True,
+                         env={**os.environ, "COLUMNS": "100"}).stdout
+    loaded = eval(out.strip().splitlines()[-1])
+    assert set(loaded) <= {"automedbench", "automedbench.cli", "automedbench.cli.table",
+                           "automedbench.cli.help_pages"}, loaded
+    assert out.startswith(f"Usage: automedbench {' '.join(args[:-1])} [OPTIONS]")
+
+
+def test_the_help_pages_are_what_typer_prints():
+    """cli/help_pages.py holds every command's page (a group's and each subcommand's) exactly as
+    typer lays it out at 80 columns or more; a changed option help fails here until
+    `python scripts/cli_help_pages.py` is run again."""
+    from automedbench.cli.help_pages import PAGES
+    from automedbench.cli.root import command_paths, render_help
+    paths = command_paths()
+    assert sorted(PAGES) == sorted(" ".join(p) for p in paths), "run: python scripts/cli_help_pages.py"
+    stale = [" ".join(p) for p in paths if PAGES[" ".join(p)] != render_help(p)]
+    assert not stale, f"help pages out of date for {stale}: run python scripts/cli_help_pages.py"
+
+
+def test_the_tier_metavar_names_the_tiers():
+    from automedbench.cli.common import TIERS_METAVAR
+    from automedbench.tasks.model import TIERS
+    assert TIERS_METAVAR == "|".join(TIERS)
+
+
+@pytest.mark.parametrize("columns", ["60", "100"])
+def test_a_commands_fast_help_is_the_typer_help(columns):
+    """Printed from the page (100 columns) or by typer (60: narrower than click's 78), `run
+    --help` of the console script is what the typer app prints, character for character."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "COLUMNS": columns}
+    script = Path(sys.executable).with_name("automedbench")   # the console script: its usage names it
+    fast = subprocess.run([str(script), "run", "--help"], capture_output=True, text=True, env=env, timeout=60,
+                          check=True).stdout
+    typer_run = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['automedbench', 'run', '--help']\n"
+                                "from automedbench.cli.root import app; app(prog_name='automedbench')"],
+                               capture_output=True, text=True, env=env, timeout=60).stdout
+    assert fast == typer_run and "--allow-self-judge" in fast
+
+
 @pytest.mark.parametrize("columns", ["60", "80", "200"])
 def test_fast_root_help_is_the_typer_root_help(columns):
     """`automedbench --help` printed from the table (cli/table.py) is exactly what the typer root

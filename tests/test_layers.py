@@ -44,6 +44,8 @@ LAZY_IMPORTS = {
     "rich": "progress bars and tables, only on a terminal",
     "PIL": "builders and stagers that write PNGs, the heuristic judge's look at plan.png, content facts of an image",
     "jinja2": "the leaderboard site's templates (report/leaderboard.py), only when pages are written",
+    # the standard library, kept off the path of `automedbench CMD --help` (docs/cli.md "Start-up")
+    "textwrap": "the root help's layout only (cli/table.py): a command's help needs none (bench/cli_help.py)",
 }
 
 
@@ -51,6 +53,10 @@ LAZY_IMPORTS = {
 IN_PACKAGE_LAZY = {
     "cli/__init__.py": "`automedbench --version` answers before typer and the command table are imported "
                        "(docs/cli.md \"Start-up\"); cli/root.py imports each command's module by name, when it runs",
+    "cli/running.py": "`automedbench run --help` and a flag error need typer alone: the API, the report, the "
+                      "sweep and the progress bar are imported by the command as it runs (docs/cli.md \"Start-up\")",
+    "cli/common.py": "the scoring profiles, only for the commands that check or print one (docs/cli.md \"Start-up\")",
+    "cli/table.py": "the help pages (cli/help_pages.py), only for a command's own --help (docs/cli.md \"Start-up\")",
     "sandbox/runtime.py": "the sandbox package imports with the standard library alone (a non-root "
                           "harness drives it from the system python); the track registry needs pydantic",
 }

@@ -5,7 +5,8 @@ prompt, agents), doctor.py, sandbox.py and lists.py (`<kind> list`), sharing com
 
 The root knows its commands only by the table below: a command's module (and with it the API
 and everything under it) is imported when that command runs, so `--version` and `--help`
-start in a fraction of a second (docs/cli.md "Start-up"; bench/cli_startup.py measures it).
+start in a fraction of a second, and a command's `--help` is printed from cli/help_pages.py
+(docs/cli.md "Start-up"; bench/cli_startup.py and bench/cli_help.py measure them).
 
 User errors (unknown task/tier/agent, unstaged data, not a run directory) print one clear
 line and exit 2. Agent failures never make the CLI fail: they are scored and recorded.
@@ -14,21 +15,24 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any
 
 from .. import __version__
-from .table import root_help
+from .table import command_help, root_help
 
 
 def main() -> None:
-    """The `automedbench` console script. `--version` and the root's help answer before typer
-    is imported (cli/table.py)."""
+    """The `automedbench` console script. `--version`, the root's help and a command's help
+    (`automedbench run --help`) answer before typer is imported (cli/table.py)."""
     warnings.simplefilter("default", RuntimeWarning)
-    if sys.argv[1:] == ["--version"]:
+    args = sys.argv[1:]
+    if args == ["--version"]:
         print(f"automedbench {__version__}")
         return
-    if sys.argv[1:] in ([], ["--help"]):
+    if args in ([], ["--help"]):
         print(root_help())
+        return
+    if len(args) in (2, 3) and args[-1] == "--help" and (page := command_help(args[:-1])) is not None:
+        print(page)
         return
     from .root import app   # typer and the command table: every other invocation needs them
     try:
@@ -38,7 +42,7 @@ def main() -> None:
         sys.exit(130)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:   # not typing.Any: typing is not imported at start-up
     """`automedbench.cli.app`, the root typer app (tests drive it in-process), loaded on first use."""
     if name == "app":
         from .root import app

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
 
 from ..errors import UserError, one_line
-from ..report.profiles import check_profile, profile_table
-from ..runs.models import DetailReport
-from ..tasks.model import TIERS
+
+if TYPE_CHECKING:   # a command's help needs none of these (docs/cli.md "Start-up")
+    from ..runs.models import DetailReport
 
 
 class _StreamConsole(Console):
@@ -62,6 +62,7 @@ def parse_network(value: Optional[str]) -> Optional[bool]:
 
 
 def check_profile_or_fail(profile: str) -> None:
+    from ..report.profiles import check_profile
     try:
         check_profile(profile)
     except ValueError as exc:
@@ -71,10 +72,13 @@ def check_profile_or_fail(profile: str) -> None:
 def print_profile(reports: list[DetailReport], profile: str, console: Console) -> None:
     """The runs' task score under a non-default scoring profile (docs/scoring-profiles.md)."""
     if profile != "ours" and reports:
+        from ..report.profiles import profile_table
         console.print(profile_table(reports, profile))
 
 
-TIERS_METAVAR = "|".join(TIERS)   # --tier shows its choices
+# --tier shows its choices: tasks/model.py's TIERS (tests/test_cli.py checks they agree; that
+# module is not imported for a metavar, docs/cli.md "Start-up")
+TIERS_METAVAR = "lite|standard|pro"
 
 # Every option names what it takes (metavar) instead of a Python type, and says what it does.
 TasksDir = typer.Option(None, "--tasks-dir", metavar="DIR", help="Extra folder of task folders (repeatable).")

@@ -2,8 +2,11 @@
 it runs, and the root options (--version, -v). cli/__init__.py's `main` runs it."""
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import logging
+import os
 from typing import Any
 
 import typer
@@ -70,3 +73,34 @@ def _main(version: bool = typer.Option(False, "--version", callback=_print_versi
                                        help=VERSION_HELP),
           verbose: bool = typer.Option(False, "-v", "--verbose", help=VERBOSE_HELP)) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+
+
+def command_paths() -> list[tuple[str, ...]]:
+    """Every command of the table and, of a group, each of its subcommands, in table order."""
+    paths: list[tuple[str, ...]] = []
+    for name, entry in COMMANDS.items():
+        paths.append((name,))
+        if entry.group:
+            paths += [(name, sub) for sub in load_command(name).commands]
+    return paths
+
+
+def render_help(path: tuple[str, ...]) -> str:
+    """What typer prints for `automedbench PATH --help` on a terminal 80 or more columns wide
+    (click's help is never wider), without its final newline: cli/help_pages.py holds these,
+    written by scripts/cli_help_pages.py and checked by tests/test_cli.py."""
+    # not typer's CliRunner: it lays help out 80 wide, where a terminal gets click's 78
+    buf = io.StringIO()
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        with contextlib.redirect_stdout(buf):
+            code = app([*path, "--help"], prog_name="automedbench", standalone_mode=False)
+    finally:
+        if columns is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = columns
+    if code not in (0, None):
+        raise RuntimeError(f"automedbench {' '.join(path)} --help exited {code}: {buf.getvalue()}")
+    return buf.getvalue().rstrip("\n")

@@ -1,20 +1,15 @@
-"""`run`, `sweep` and `demo`: run cells and print what they gave (docs/cli.md)."""
+"""`run`, `sweep` and `demo`: run cells and print what they gave (docs/cli.md).
+
+The API and what it runs on (the lifecycle, the report, the sweep) are imported by the command
+as it runs, not with this module: `automedbench run --help` and a flag error need only typer
+(docs/cli.md "Start-up")."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from .. import api
-from ..errors import RunInterrupted
-from ..progress import SweepProgress
-from ..report import aggregate, runs_table
-from ..report.table import agents_table
-from ..runs.executors import executor_names
-from ..runs.options import RunOptions
-from ..runs.sweep import SweepConfigError, SweepSpec
-from ..runs.trace import infra_error_message
 from .common import (
     ANSWER_JUDGE_HELP,
     JUDGE_HELP,
@@ -35,6 +30,10 @@ from .common import (
     user_errors,
 )
 
+if TYPE_CHECKING:
+    from ..runs.options import RunOptions
+    from ..runs.sweep import SweepSpec
+
 app = typer.Typer()
 
 
@@ -52,6 +51,10 @@ def run(task: str = typer.Option(..., "--task", metavar="TASK", help="Task id (s
         allow_self_judge: bool = typer.Option(False, "--allow-self-judge",
                                               help="Let a judge share the agent's model (refused by default).")) -> None:
     """Run one (task, tier, agent) cell and print its run directory."""
+    from .. import api
+    from ..errors import RunInterrupted
+    from ..report import runs_table
+    from ..runs.trace import infra_error_message
     check_profile_or_fail(profile)
     options = _run_options(sandbox, network, judge, answer_judge, data_root, tasks_dir, agent_config, allow_self_judge)
     try:
@@ -79,6 +82,7 @@ def _run_options(sandbox: str | None, network: str | None, judge: list[str] | No
                  data_root: Path | None, tasks_dir: list[Path] | None, agent_config: list[Path] | None,
                  allow_self_judge: bool = False) -> RunOptions:
     """The run options the flags of `run` and `sweep` give (an unset flag leaves its default)."""
+    from ..runs.options import RunOptions
     return RunOptions(sandbox=sandbox, network=parse_network(network), judges=judge or None, answer_judge=answer_judge,
                       data_root=data_root, tasks_dirs=tasks_dir or None, agent_configs=agent_config or None,
                       allow_self_judge=allow_self_judge)
@@ -88,6 +92,9 @@ def _sweep_and_print(spec: SweepSpec, out_dir: Path, *, workers: int | None = No
                      address: str | None = None, force: bool = False, resume: bool = True,
                      profile: str = "ours") -> None:
     """Print around api.sweep_and_report: the progress bar, a table, failures, where things are."""
+    from .. import api
+    from ..progress import SweepProgress
+    from ..report import runs_table
     try:
         api.validate_sweep(spec)   # a user error is one line, before the progress bar
     except user_errors() as exc:   # SweepConfigError and ExecutorError are UserErrors
@@ -144,6 +151,9 @@ def sweep(config: Optional[Path] = typer.Argument(None, metavar="SWEEP.yaml", he
           data_root: Optional[Path] = DataRoot, tasks_dir: Optional[list[Path]] = TasksDir,
           agent_config: Optional[list[Path]] = AgentCfg, profile: str = ProfileOpt) -> None:
     """Run every agent × task × tier × repeat (crash-safe, resumable), then write the leaderboard."""
+    from .. import api
+    from ..runs.executors import executor_names
+    from ..runs.sweep import SweepConfigError
     if executor is not None and executor not in executor_names():
         fail(f"--executor must be one of {', '.join(executor_names())} (`automedbench executors list`), not {executor!r}")
     try:
@@ -167,6 +177,10 @@ def demo(out_dir: Path = typer.Option(Path("demo_out"), "--out", metavar="DIR", 
          data_root: Optional[Path] = DataRoot) -> None:
     """Build the embedded datasets, sweep the built-in agents over the demo tasks (repeats),
     build the leaderboard site, and print its path, a compact table and the slowest step."""
+    from .. import api
+    from ..progress import SweepProgress
+    from ..report import aggregate
+    from ..report.table import agents_table
     with SweepProgress(err) as progress:
         try:
             result = api.demo(out_dir, workers=workers, repeats=repeats, tiers=tier, sandbox=sandbox,

@@ -1,12 +1,31 @@
 """The root command's table and its help, without typer: `automedbench --help` and a bare
 `automedbench` print `root_help()` before typer or any command module is imported (docs/cli.md
 "Start-up"). cli/root.py builds the typer root from the same table and texts, and
-tests/test_cli.py checks the two print the same help at several widths."""
+tests/test_cli.py checks the two print the same help at several widths. A command's own help
+(`automedbench run --help`, `automedbench tasks list --help`) is `command_help()`: the page
+typer prints, kept in cli/help_pages.py, on a terminal at least 80 columns wide."""
 from __future__ import annotations
 
-import shutil
-import textwrap
-from typing import NamedTuple
+import os
+import sys
+
+# Nothing here imports typing, shutil or textwrap at start-up: with them `automedbench run
+# --help` took 2.6-3.0x a bare interpreter, without them ~1.7x (bench/cli_help.py).
+
+
+def terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, as click reads it, without importing shutil (which
+    imports bz2 and lzma): $COLUMNS if a positive number, else the terminal of stdout, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
 
 APP_HELP = ("AutoMedBench: run LLM coding agents on medical-AI research tasks and score "
             "the artifact and the workflow (S1 Plan .. S5 Submit).")
@@ -15,11 +34,15 @@ VERBOSE_HELP = "Log progress (INFO level)."
 OPTIONS = [("--version", VERSION_HELP), ("-v, --verbose", VERBOSE_HELP), ("--help", "Show this message and exit.")]
 
 
-class Entry(NamedTuple):
-    module: str     # a module of this package
-    app: str        # its typer app
-    group: bool     # the app is the command (a group); else the app holds the command by name
-    help: str       # the line `automedbench --help` shows (the command's own first sentence)
+class Entry:
+    """One command of the table (a plain class: a NamedTuple would import typing)."""
+    __slots__ = ("module", "app", "group", "help")
+
+    def __init__(self, module: str, app: str, group: bool, help: str) -> None:
+        self.module = module    # a module of this package
+        self.app = app          # its typer app
+        self.group = group      # the app is the command (a group); else the app holds the command by name
+        self.help = help        # the line `automedbench --help` shows (the command's own first sentence)
 
 
 # the command table, in the order `--help` lists them (tests/test_cli.py checks each help line
@@ -91,6 +114,7 @@ def short_help(text: str, limit: int) -> str:
 def _rows(rows: list[tuple[str, str]], width: int, indent: int = 2) -> list[str]:
     """A definition list as click writes one: first column at most 30 wide, two spaces, the
     second wrapped to the rest of the width."""
+    import textwrap
     first_col = min(max(len(a) for a, _ in rows), 30) + 2
     out = []
     for first, second in rows:
@@ -105,10 +129,21 @@ def _rows(rows: list[tuple[str, str]], width: int, indent: int = 2) -> list[str]
 
 def root_help() -> str:
     """`automedbench --help`, laid out as click lays out the typer root's."""
-    width = max(min(shutil.get_terminal_size().columns, 80) - 2, 50)
+    import textwrap
+    width = max(min(terminal_columns(), 80) - 2, 50)
     limit = width - 6 - max(len(n) for n in COMMANDS)
     lines = ["Usage: automedbench [OPTIONS] COMMAND [ARGS]...", ""]
     lines += textwrap.wrap(APP_HELP, width, initial_indent="  ", subsequent_indent="  ")
     lines += ["", "Options:", *_rows(OPTIONS, width), "", "Commands:"]
     lines += _rows([(n, short_help(e.help, limit)) for n, e in COMMANDS.items()], width)
     return "\n".join(lines)
+
+
+def command_help(path: list[str]) -> str | None:
+    """`automedbench PATH --help` as typer prints it, from cli/help_pages.py without importing
+    typer or the command (docs/cli.md "Start-up"); None where typer must lay it out: a terminal
+    narrower than 80 columns (click's help is 78 wide on any wider one), or no such page."""
+    if terminal_columns() < 80:
+        return None
+    from .help_pages import PAGES
+    return PAGES.get(" ".join(path))
