@@ -1,4 +1,4 @@
-# Two commands (README quick start):  make demo  |  make test
+# Two commands (README quick start):  make demo  |  make test   (the inner loop: make test-quick)
 # Both create .venv, install the package, and install the system packages they need
 # (bubblewrap for the sandbox, Debian's python3 as the interpreter inside it) when running
 # as root with apt-get; otherwise they say what to install and continue where possible.
@@ -12,11 +12,12 @@ STAMP  := $(VENV)/.installed
 # write bytecode (__pycache__/ is git-ignored) whatever the caller's environment says.
 RUN_PY := env -u PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test lint setup sysdeps testdeps bench clean help test-rl-nemo-gym
+.PHONY: demo test test-quick lint setup sysdeps testdeps bench clean help test-rl-nemo-gym
 
 help:
 	@echo "make demo   - set up, build the embedded datasets, run the built-in agents, print results + leaderboard"
 	@echo "make test   - set up and run the whole test suite"
+	@echo "make test-quick - the suite without its slow tests (the inner loop; docs/testing.md)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make test-rl-nemo-gym - the NeMo Gym adapter's test, in its own Python 3.12 venv (docs/rl.md)"
 
@@ -112,6 +113,16 @@ test: setup testdeps
 	if wait $$checks; then tail -n 3 $(TYPECHECK_LOG); echo "mypy + import-linter: passed"; \
 	else cat $(TYPECHECK_LOG); echo "mypy + import-linter: FAILED (above)"; status=1; fi; \
 	exit $$status
+
+# The inner loop (README, docs/testing.md "How to run"): ruff, then the suite without the tests
+# marked `slow` (whole runs of every track, the judge's held-out and metamorphic sets, the RL
+# adapters' episodes, the crash-safety sweep, the real-library cross-checks), in parallel as
+# `make test` runs it: 201 s warm on 2 cores (docs/testing.md). mypy and import-linter are
+# `make lint`; `make test` runs everything.
+test-quick: setup testdeps
+	$(BIN)/ruff check src tests bench calibration scripts
+	$(RUN_PY) $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  -m "not slow"
 
 # static checks, part of `make test` (so CI fails on them): ruff (pyflakes, pycodestyle, bugbear),
 # mypy, which also checks that every built-in track and judge satisfies its protocol, and

@@ -121,6 +121,7 @@ def test_runs_table_fits_the_terminal(tiny):
     assert report["stages"]["s1"]["score"] == 0 and set(report["stages"]["s1"]["items"]) == {"s1a", "s1b", "s1c"}
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_first_runs_wall_time_excludes_the_one_time_runtime_build(tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOMEDBENCH_HOME", str(tmp_path / "home"))   # no agent runtime built here yet

@@ -13,7 +13,7 @@ from automedbench.scoring.judge.calibration import HELDOUT_FLOORS, HELDOUT_PARTS
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from tests.helpers import needs_calibration
 
-pytestmark = needs_calibration()
+pytestmark = [needs_calibration(), pytest.mark.slow]   # the held-out set judged whole: ~30 s (docs/testing.md)
 
 
 @pytest.fixture(scope="module")

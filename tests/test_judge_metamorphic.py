@@ -20,7 +20,7 @@ from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.tasks import get_task
 from tests.helpers import amb, needs_calibration
 
-pytestmark = needs_calibration()
+pytestmark = [needs_calibration(), pytest.mark.slow]   # every variant of the calibration set: ~40 s (docs/testing.md)
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "calibration" / "ge
 from heldout_agents import verify, versions, write_plan  # noqa: E402
 from heldout_kits import KITS  # noqa: E402
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed (make sysdeps installs it)")
+pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed (make sysdeps installs it)"),
+              pytest.mark.slow]   # whole bwrap runs of the held-out kits (docs/testing.md)
 TASK = "xray-marker-det"
 
 

@@ -5,6 +5,8 @@
 import json
 import re
 
+import pytest
+
 from tests.helpers import amb, needs_calibration
 
 from automedbench.api import judge_eval
@@ -18,6 +20,7 @@ def _footer(html: str) -> str:
     return re.sub(r"<[^>]+>", "", m.group(1))
 
 
+@pytest.mark.slow
 @needs_calibration()
 def test_judge_eval_then_report_shows_kappa_per_stage(tmp_path, make_report, make_run, monkeypatch):
     env = {"AUTOMEDBENCH_HOME": str(tmp_path / "home")}

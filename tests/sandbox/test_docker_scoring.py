@@ -15,6 +15,7 @@ from automedbench.runs.models import DetailReport
 from automedbench.scoring.score_run import score_run
 
 WHERE = ("scoring_container", "scoring_netns", "scoring_interfaces", "scored_outside_container")
+pytestmark = pytest.mark.slow   # a whole docker run and its scoring container (~15 s, docs/testing.md)
 
 
 def _scores(report: DetailReport) -> dict:

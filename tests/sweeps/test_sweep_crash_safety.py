@@ -116,6 +116,7 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     shutil.rmtree(systmp, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_a_long_temp_folder_spawns_the_workers(sweep_env):
     """Under a $TMPDIR too long for the fork server's socket (AF_UNIX: 107 bytes), local
     workers are spawned and the sweep runs (runs/executors.py `_start_method`)."""

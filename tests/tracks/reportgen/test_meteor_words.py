@@ -43,6 +43,7 @@ def test_nltk_data_path_is_the_list_nltk_builds(tmp_path):
     assert ours == theirs and str(tmp_path / "a") in ours
 
 
+@pytest.mark.slow
 def test_a_second_process_scores_the_same_without_importing_nltk(tmp_path, wordnet):
     reports = [("FINDINGS: The lungs are clear. No pleural effusions. Heart size is normal.",
                 "FINDINGS: Lungs clear. There is no effusion; the heart is not enlarged."),

@@ -112,6 +112,7 @@ def _run(code: str, cwd: Path) -> str:
     return r.stdout
 
 
+@pytest.mark.slow
 def test_scripted_reference_solves_the_demo_and_careless_scores_lower(demo, tmp_path):
     paths, _manifest = demo
     methods = TRACK.scripted_methods(TRACK.parse_options({}))

@@ -87,6 +87,7 @@ def _sha(paths: DatasetPaths) -> dict[str, str]:
     return {k: v for c in paths.load_manifest()["cases"] for k, v in c["files"].items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("builder", [build_mni_brain_lesion, build_mni_brain_tissue])
 def test_reproducible_same_seed_identical_bytes(tmp_path, builder):
     a = DatasetPaths(tmp_path / "a")
