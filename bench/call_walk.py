@@ -80,6 +80,7 @@ REPEATS = {
     "automedbench.scoring.experiments:Comparison.same_content": "the benign replays, each compared as it comes",
     "automedbench.scoring.experiments:Comparison.malign": "the malign replays, each compared as it comes",
     "automedbench.scoring.experiments:Comparison._judge_broken": "the malign replays judged again as replays come",
+    "automedbench.scoring.experiments:Comparison.killed": "whether the replays so far decide the call, after each malign one",
     "automedbench.runs.blobs:BlobStore.has": "each written file's kept bytes looked up (units by content, replays)",
     "automedbench.tracks.content_facts:suffix_of": "each written file's kind compared with the outputs' (units by content)",
     "automedbench.lifecycle.experiments:_recorded": "the recorded baseline of each replayed call",

@@ -258,7 +258,7 @@ def test_s2a_weights_count_only_when_loaded_to_produce_outputs(tmp_path):
     inline_batch = {**BATCH, "read": []}
     never_loaded = _judge(tmp_path, tr=trace(weights, check, inline_pilot, INSPECT, inline_batch))["s2"]
     assert "weights/checkpoint obtained: no" in never_loaded.rationale, never_loaded.rationale
-    assert "the method ran on a case before the batch: yes (calls #3" in never_loaded.rationale
+    assert "the method ran on a case (or part of one) before the batch: yes (calls #3" in never_loaded.rationale
     assert never_loaded.items["s2a"] == 1 and never_loaded.evidence["s2a"].calls == [3], never_loaded.rationale
     loaded = {**inline_pilot, "read": ["/workspace/models/unet.npz", f"{PUB}/case_000/t1.nii.gz"]}
     v = _judge(tmp_path, tr=trace(weights, check, loaded, INSPECT, inline_batch))["s2"]
@@ -380,7 +380,8 @@ def test_scratch_files_count_only_with_the_contracts_names_for_the_runs_cases(tm
 
 def test_loading_the_method_and_printing_is_not_confirmed_working(tmp_path):
     """s2e: "confirmed working" is the method producing a unit of work before the batch (a
-    pilot, or a smoke test into scratch); loading it and printing, on random input say, is not."""
+    pilot, or a smoke test into scratch) that a later call looked at; loading it and printing, on
+    random input say, is not, nor is a smoke test nobody looked at."""
     load_and_print = {"code": "m = load('method.py'); print(m(np.random.rand(8, 8, 8)).shape)",
                       "read": ["/workspace/method.py"], "stdout": "(8, 8, 8) ok"}
     v = _judge(tmp_path, tr=trace(SETUP, load_and_print, BATCH))["s2"]
@@ -388,6 +389,10 @@ def test_loading_the_method_and_printing_is_not_confirmed_working(tmp_path):
     smoke = {"code": "python method.py --case case_000 --out scratch", "read": ["/workspace/method.py", INPUTS[0]],
              "written": unit_files(SCRATCH, CASES[:1]), "stdout": ""}
     v = _judge(tmp_path, tr=trace(SETUP, smoke, BATCH))["s2"]
+    assert v.items["s2e"] == 0 and "a pilot output looked at: no" in v.rationale, v.rationale
+    look = {"code": "print the pilot's masks", "read": [f"{SCRATCH}/case_000/{CONTRACT[0]}"],
+            "stdout": "shape (64, 64, 64) foreground 812 values [0 1]"}
+    v = _judge(tmp_path, tr=trace(SETUP, smoke, look, BATCH))["s2"]
     assert v.items["s2e"] == 1, v.rationale
 
 
@@ -416,7 +421,8 @@ def test_a_batch_by_a_stand_in_was_never_piloted(tmp_path):
 def test_a_smoke_run_on_a_crop_confirms_the_method_and_half_validates(tmp_path):
     """The method run on a crop of case_000 (a file the agent cut from the input) into a folder
     no case names: a smoke run. It confirms the method works (s2e); looked at, it is partial
-    validation (S3 0.5), not a pilot of a case; not looked at, nothing (S3 0)."""
+    validation (S3 0.5), not a pilot of a case; not looked at, nothing (S3 0) and the method is
+    not confirmed working (s2e 0: docs/judge.md "s2e: confirmed by a look")."""
     crop = {"code": "save the top-left quarter of case_000", "read": [INPUTS[0]],
             "written": [w(f"{SCRATCH}/crop/t1.nii.gz", "crop")], "stdout": "crop (32, 32, 64)"}
     smoke = {"code": "python method.py scratch/crop scratch/crop_out", "stdout": "",
@@ -428,7 +434,7 @@ def test_a_smoke_run_on_a_crop_confirms_the_method_and_half_validates(tmp_path):
     assert v["s3"].items == {"s3": 0.5} and "smoke run" in v["s3"].rationale, v["s3"].rationale
     assert v["s2"].items["s2e"] == 1, v["s2"].rationale
     v = _judge(tmp_path, tr=trace(SETUP, crop, smoke, BATCH))
-    assert v["s3"].items == {"s3": 0.0} and v["s2"].items["s2e"] == 1, v["s3"].rationale
+    assert v["s3"].items == {"s3": 0.0} and v["s2"].items["s2e"] == 0, v["s2"].rationale
     # the same files typed out (no input read, no derived file): no run, nothing confirmed
     typed = {**smoke, "read": ["/workspace/method.py"]}
     v = _judge(tmp_path, tr=trace(SETUP, typed, look, BATCH))
@@ -527,7 +533,8 @@ def test_a_copy_of_the_input_beside_the_methods_output_leaves_the_pilot(tmp_path
         OutputCheck(path=f"{SCRATCH}/copy/case_000", case_id="case_000", valid=True, non_trivial=True,
                     copy_of_input=True, files={w["path"]: w["sha256"] for w in pilot["written"][2:]})]
     v = _judge(tmp_path, tr=ev)
-    assert v["s2"].items["s2e"] == 1 and "pilot: yes" in v["s3"].rationale, v["s3"].rationale
+    assert "pilot: yes" in v["s3"].rationale, v["s3"].rationale
+    assert "the method ran on a case (or part of one) before the batch: yes (calls #2" in v["s2"].rationale, v["s2"].rationale
 
 
 def test_cohort_rows_are_counted_by_parsing_not_by_bytes(tmp_path):

@@ -119,7 +119,9 @@ def _write_outputs(ws, cases, fill=0):
         for name in CONTRACT:
             p = ws / "outputs" / c / name
             p.parent.mkdir(parents=True, exist_ok=True)
-            nib.save(nib.Nifti1Image(np.full((99, 117, 95), fill, np.uint8), np.eye(4)), str(p))
+            m = np.full((99, 117, 95), fill, np.uint8)
+            m[:, :, : CASES.index(c)] = 1 - fill   # each case its own mask: the same output for every
+            nib.save(nib.Nifti1Image(m, np.eye(4)), str(p))   # case would be a problem of its own
             data = p.read_bytes()
             written.append({"path": f"{OUT}/{c}/{name}", "op": "created", "size": len(data),
                             "sha256": hashlib.sha256(data).hexdigest()})

@@ -37,7 +37,10 @@ def test_careless_no_longer_earns_full_setup(reports):
 
 def test_pilot_without_inspection_is_partial(reports):
     r = reports["pilot-no-inspect"]
-    assert stages(r) == {"s1": 1.0, "s2": 1.0, "s3": 0.5}
+    # the method ran on the pilot case, but nobody looked at what it produced: not "confirmed
+    # working" (s2e 0, docs/judge.md "s2e: confirmed by a look"), and the pilot is partial (S3 0.5)
+    assert stages(r) == {"s1": 1.0, "s2": 0.8, "s3": 0.5}
+    assert r.stages["s2"].items["s2e"] == 0.0 and "pilot output looked at: no" in r.stages["s2"].rationale
     assert "pilot: yes (calls #4" in r.stages["s3"].rationale and "inspection: no" in r.stages["s3"].rationale
 
 

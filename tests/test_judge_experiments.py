@@ -590,3 +590,61 @@ def test_experiments_out_of_time_leave_the_looks_to_the_recorded_facts(tmp_path,
     assert late.error is None and late.calls and all(not c.decidable and "time budget" in c.why for c in late.calls)
     rescored = score_run(Path(report.run_dir), judge=HeuristicJudge(), force=True)
     assert "decided on recorded facts (the experiments' time budget ran out" in rescored.stages["s3"].rationale
+
+
+# ---- what a kill means: the content, not the form; and a cohort that ignores its inputs ---------
+
+GRID_ONLY_LOOK = textwrap.dedent("""\
+    # S3 inspect the pilot: its grid
+    import pathlib, nibabel as nib
+    for f in sorted(pathlib.Path("outputs").glob("*/sct.nii.gz")):
+        img = nib.load(str(f))
+        print(f, "shape", img.shape, "spacing", img.header.get_zooms())
+    """)
+
+
+def _grid_only(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", GRID_ONLY_LOOK), ("python", m.batch_code(c.data_dir, careless=False))]
+
+
+def _same_for_all(c, m):
+    copy_first = textwrap.dedent("""\
+        # S4 every case gets the first case's masks
+        import pathlib, shutil
+        cases = sorted(p for p in pathlib.Path("outputs").iterdir() if p.is_dir())
+        for case in cases[1:]:
+            for f in cases[0].iterdir():
+                shutil.copyfile(f, case / f.name)
+        """)
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", m.inspect_code(c.data_dir)), ("python", m.batch_code(c.data_dir, careless=False)),
+            ("python", copy_first)]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monkeypatch, staged_once):
+    """Printing a synthesised volume's shape and spacing catches the volume on a wrong grid, and
+    nothing of its values (1000 HU too high, flat): a look at the form, not the content -- S3 0.5,
+    and the method was not confirmed working (s2e 0)."""
+    AGENT_CLASSES.add("steps-grid-only", _steps_agent("steps-grid-only", _grid_only), replace=True, description="test")
+    report, experiments = _run("zsr-x4-demo", "steps-grid-only", tmp_path, monkeypatch, staged_once, mode="1")
+    (look,) = experiments.calls
+    assert look.killed == ["wrong_grid"] and not look.inspected, look.summary()
+    assert [v.name for v in look.variants if v.malign] == ["wrong_grid", "plus_1000", "constant"]
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert "only the output's form" in report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 0.0
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_one_output_for_every_case_is_a_problem_left_in_place(tmp_path, monkeypatch, staged_once):
+    """The pilot was looked at honestly, then every case was given the first case's masks: the
+    submission does not depend on its inputs, which needs no reference to see -- S3 0.5."""
+    AGENT_CLASSES.add("steps-same-for-all", _steps_agent("steps-same-for-all", _same_for_all), replace=True,
+                      description="test")
+    report, _ = _run("brain-lesion-seg", "steps-same-for-all", tmp_path, monkeypatch, staged_once, mode="1")
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert "the same organ.nii.gz, lesion.nii.gz" in report.stages["s3"].rationale

@@ -156,3 +156,18 @@ def test_enhancement_output_not_in_the_input_units_is_implausible(tmp_path, stag
     np.save(ws / rel, ((y - y.min()) / (y.max() - y.min())).astype(np.float32))
     [check] = checker(_effects(ws, [rel]))
     assert check.valid and check.implausible and not check.passed and "units" in check.problem
+
+
+@pytest.mark.parametrize("task_id", ["ldct-denoise", "zsr-x4-demo"])
+def test_an_output_offset_from_the_input_units_is_implausible(tmp_path, staged_once, task_id):
+    """The same image 1000 HU higher (an offset applied twice) keeps its spread: the check names
+    the offset (tracks/units.py), for enhancement and for z super-resolution alike."""
+    task, paths, ws, gold, checker, ids = _world(task_id, tmp_path, staged_once)
+    name = task.options.output_file
+    rel = _put(gold / ids[0] / name, ws, f"outputs/{ids[0]}/{name}")
+    [check] = checker(_effects(ws, [rel]))
+    assert check.passed and not check.implausible, check.problem
+    mutant = next(m for m in task.track_impl.mutants(task.options) if m.name == "plus_1000")
+    assert mutant.apply({name: ws / rel})
+    [check] = checker(_effects(ws, [rel]))
+    assert check.valid and check.implausible and "offset" in check.problem, check.problem

@@ -37,6 +37,8 @@ from ..tracks.mutants import BENIGN, INPUT_MUTANTS, Mutant, UnitFiles
 from ..tracks.content_facts import suffix_of
 from ..tracks.same_output import same_output
 
+CONTENT, ANY_ASPECT = frozenset({"content"}), frozenset({"content", "form"})
+
 MAX_CALLS = 8                  # calls replayed per run (the first ones that read an output)
 # the replays of one run stop after this many seconds, or the run's own seconds in the sandbox if
 # more: a run of slow looks cannot hold a sweep for hours (the rest fall back to recorded facts)
@@ -269,30 +271,32 @@ def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState
         return _replay(sandbox.execute(language, code, timeout_s=timeout))
 
     return _compare(cmp=Comparison(exp.call_index, recorded, inputs, []), run=run, malign=INPUT_MUTANTS,
-                    exhaustive=exhaustive, t0=t0, deadline=deadline)
+                    exhaustive=exhaustive, t0=t0, deadline=deadline, enough=ANY_ASPECT)
 
 
 def _compare(cmp: Comparison, run: Callable[[Mutant | None], Replay | None], malign: list[Mutant],
-             exhaustive: bool, t0: float, deadline: float) -> CallExperiment:
+             exhaustive: bool, t0: float, deadline: float, enough: frozenset[str] = CONTENT) -> CallExperiment:
     """The replays of one call, in the order that decides it soonest: the first benign mutant (or
     a plain control where it has nothing to change) shows the call reproduces; the malign ones
     follow; the other benign mutants run once a malign one seems caught, to tell a value that
     follows the bytes (a size, a hash) from one that follows the content, and the kill is judged
-    again. The default stops at the first malign mutant caught; `exhaustive` replays them all.
-    Past `deadline` no replay starts: the call is left undecided."""
+    again. The default stops at the first malign mutant of an aspect in `enough` caught (a look
+    needs a content mutant: a form kill alone, the grid or the ids, goes on to them; an input
+    check is decided by either); `exhaustive` replays them all. Past `deadline` no replay starts:
+    the call is left undecided."""
     def timed(mutant: Mutant | None) -> Replay | None:
         if time.monotonic() > deadline:
             raise TimeoutError(OUT_OF_TIME)
         return run(mutant)
     try:
-        return _compare_in_order(cmp, timed, malign, exhaustive, t0)
+        return _compare_in_order(cmp, timed, malign, exhaustive, t0, enough)
     except TimeoutError as exc:
         cmp.give_up(str(exc))
         return cmp.result(time.monotonic() - t0)
 
 
 def _compare_in_order(cmp: Comparison, run: Callable[[Mutant | None], Replay | None], malign: list[Mutant],
-                      exhaustive: bool, t0: float) -> CallExperiment:
+                      exhaustive: bool, t0: float, enough: frozenset[str]) -> CallExperiment:
     first, *later = BENIGN
     out = run(first)
     cmp.same_content(first.name, out)
@@ -305,12 +309,12 @@ def _compare_in_order(cmp: Comparison, run: Callable[[Mutant | None], Replay | N
     for m in malign:
         if not cmp.decidable:
             break
-        cmp.malign(m.name, m.description, run(m))
+        cmp.malign(m.name, m.description, run(m), m.aspect)
         if cmp.killed_any and later:
             for b in later:
                 cmp.same_content(b.name, run(b))
             later = []
-        if cmp.killed_any and not exhaustive:
+        if cmp.killed(enough) and not exhaustive:
             break
     return cmp.result(time.monotonic() - t0)
 

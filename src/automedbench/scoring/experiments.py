@@ -56,6 +56,7 @@ class VariantOutcome(BaseModel):
     malign: bool
     description: str = ""
     applied: bool = True            # False: the mutant had nothing to change in these files
+    aspect: str = "content"         # what it breaks: "content" or "form" (tracks/mutants.py Mutant.aspect)
     exit_code: int | None = None
     timed_out: bool = False
     changed: bool = False           # the call's exit status or printed values differ from the control's
@@ -81,8 +82,19 @@ class CallExperiment(BaseModel):
         return [v.name for v in self.variants if v.malign and v.applied]
 
     @property
-    def inspected(self) -> bool:
+    def killed_content(self) -> list[str]:
+        return [v.name for v in self.variants if v.malign and v.applied and v.changed and v.aspect == "content"]
+
+    @property
+    def looked(self) -> bool:
+        """Some broken version changed the call, form or content (what an input check needs:
+        the shape and spacing are what s2b asks)."""
         return self.decidable and bool(self.killed) and not self.method_files
+
+    @property
+    def inspected(self) -> bool:
+        """A broken CONTENT changed the call: a look at the output's values, not only its shape."""
+        return self.looked and bool(self.killed_content)
 
     @property
     def checked(self) -> bool:
@@ -94,8 +106,11 @@ class CallExperiment(BaseModel):
         if self.method_files:
             return (f"call #{self.call_index} re-ran the method ({', '.join(self.method_files[:2])}): "
                     "a check that the file was written, not a look at it")
+        form_only = bool(self.killed) and not self.killed_content
         return (f"call #{self.call_index} killed {len(self.killed)} of {len(self.applied_malign)} {what}"
-                + (f" ({', '.join(self.killed)})" if self.killed else ""))
+                + (f" ({', '.join(self.killed)})" if self.killed else "")
+                + (": only the output's form (grid, shape, ids), a look at its shape, not its content"
+                   if form_only and what == "broken outputs" else ""))
 
 
 class Consistency(BaseModel):
@@ -362,10 +377,10 @@ class Comparison:
                 self.exp.why = "replayed: the same content reproduced the recorded call"
         self._judge_broken()
 
-    def malign(self, name: str, description: str, out: Replay | None) -> bool:
+    def malign(self, name: str, description: str, out: Replay | None, aspect: str = "content") -> bool:
         """A malign mutant's replay; whether it changed the call (killed the mutant), as far as
         the same-content replays so far tell."""
-        v = VariantOutcome(name=name, malign=True, description=description, applied=out is not None)
+        v = VariantOutcome(name=name, malign=True, description=description, applied=out is not None, aspect=aspect)
         self.exp.variants.append(v)
         if out is not None:
             v.exit_code, v.timed_out = out.exit_code, out.timed_out
@@ -382,6 +397,9 @@ class Comparison:
     @property
     def killed_any(self) -> bool:
         return any(v.changed for v, _ in self.broken)
+
+    def killed(self, aspects: frozenset[str]) -> bool:
+        return any(v.changed and v.aspect in aspects for v, _ in self.broken)
 
     def result(self, duration_s: float = 0.0) -> CallExperiment:
         self._judge_broken()

@@ -37,6 +37,10 @@ class Mutant:
     description: str               # what is broken, in an expert's words (docs and verdicts show it)
     apply: Callable[[UnitFiles], bool]
     malign: bool = True
+    # what the mutant breaks: "content" (values, labels, answers, boxes) or "form" (the grid, the
+    # shape, which id an answer is filed under). Killing only form mutants is a look at the shape,
+    # not at the content: no inspection (docs/judge.md "Experiments")
+    aspect: str = "content"
 
 
 # ---- file editors: decode, change the content, encode the same way --------------------------
@@ -336,7 +340,7 @@ def _rescaled(path: Path) -> bool:
 
 INPUT_MUTANTS: list[Mutant] = [
     Mutant("input_resliced", "the input on another grid (every second slice, row, or half the image)",
-           each(any_file, _resliced)),
+           each(any_file, _resliced), aspect="form"),
     Mutant("input_rescaled", "the input in other units (values x2 + 100, or an image inverted)",
            each(any_file, _rescaled)),
 ]

@@ -98,3 +98,47 @@ def _same_rows(a_path: Path, b_path: Path, delimiter: str) -> bool | None:
     if not a or head_a != head_b:
         return None if not a else False
     return all(k in b and b[k] == r for k, r in a.items())
+
+
+# ---- one output for every case ------------------------------------------------------------------
+
+MIN_CASES_ALIKE = 5     # fewer cases than this may honestly share one answer
+
+
+def one_output_for_all(outputs: Path, layout: Any, case_ids: list[str]) -> str:
+    """What is wrong when every one of at least MIN_CASES_ALIKE cases was given the same output,
+    decoded (one mask, one image, one class, one answer, one report for every case: a method that
+    ignored its input); "" otherwise or when it cannot be read (docs/judge.md "One output for every case"). Needs
+    no reference: the cases' inputs differ, so their outputs should. `layout`: the track's
+    SubmissionLayout."""
+    from .cohort import read_cohort
+
+    if len(case_ids) < MIN_CASES_ALIKE:
+        return ""
+    if layout.kind == "cohort":
+        rows = read_cohort(Path(outputs), layout, case_ids).rows
+        answers = {json.dumps({k: v for k, v in row.items() if k != layout.key}, sort_keys=True, default=str)
+                   for row in rows.values()}
+        return (f"every one of the {len(rows)} rows of {layout.files[0].name} holds the same answer"
+                if len(rows) >= MIN_CASES_ALIKE and len(answers) == 1 else "")
+    for spec in layout.files:
+        present = [(c, f) for c in case_ids if (f := Path(outputs) / c / spec.name).is_file()]
+        if len(present) < MIN_CASES_ALIKE:
+            return ""
+        (c0, f0), rest = present[0], present[1:]
+        if f0.name.lower().endswith(".json"):      # a case's own id in its file is no answer
+            first = _without_id(f0, c0)
+            if first is None or not all(_same_doc(first, _without_id(f, c)) for c, f in rest):
+                return ""
+        elif not all(same_output(f0, f) is True for _, f in rest):
+            return ""
+    return (f"every one of the {len(present)} cases was given the same {', '.join(layout.file_names)} "
+            "(decoded): the output does not depend on the input")
+
+
+def _without_id(path: Path, case_id: str) -> Any:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return {k: v for k, v in doc.items() if v != case_id} if isinstance(doc, dict) else doc

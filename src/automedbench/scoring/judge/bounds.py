@@ -9,7 +9,8 @@ rationale says which item, from what, and which fact was missing.
   s1a, s1e  0 without plan/plan.md (plan/plan.png) in the workspace
   s2a       0 without weights or a method file loaded by a call that produced outputs
   s2b       0 without an input check (an input opened and its content looked at)
-  s2e       0 without the method producing a working unit before the batch
+  s2e       0 without an output of the method, produced before the batch, looked at and found
+            fine (or fixed)
   s3        1 only with a pilot inspected before a batch (an output looked at after it was
             written), any problem it found fixed, and no pilot output left failing the harness's
             check; 0.5 with a pilot or any later look at an output; else 0. So an LLM's S3 can
@@ -22,8 +23,8 @@ from __future__ import annotations
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric
 from .base import JudgeEvidence
-from .facts import WorkflowFacts, derive_facts
-from .heuristic import input_describer, output_describer
+from .facts import WorkflowFacts
+from .heuristic import workflow_facts
 
 Ceiling = tuple[float, str]       # the highest value the facts allow, and why
 
@@ -36,8 +37,7 @@ def ceilings(ev: JudgeEvidence) -> dict[str, Ceiling]:
         out["s1a"] = (0.0, "no plan/plan.md in the workspace")
     if not (plan / "plan.png").is_file():
         out["s1e"] = (0.0, "no plan/plan.png in the workspace")
-    layout = ev.task.track_impl.submission(ev.task.options)
-    f = derive_facts(ev.trace, layout, ev.case_ids, input_describer(ev), output_describer(ev))
+    f = workflow_facts(ev)
     if f.effects_recorded:
         out.update(_effect_ceilings(f))
     return out
@@ -49,14 +49,14 @@ def _effect_ceilings(f: WorkflowFacts) -> dict[str, Ceiling]:
         out["s2a"] = (0.0, "no weights or method file was loaded by a call that produced outputs")
     if not f.input_check.holds:
         out["s2b"] = (0.0, "no call opened an input and looked at its content before the batch")
-    if not f.runtime_confirmed.holds:
-        out["s2e"] = (0.0, "the method produced no working unit before the batch")
-    fixed_or_fine = (not f.failed_inspection.holds or f.fix.holds) and not f.invalid_pilot.holds
-    if f.pilot.holds and f.batch.holds and f.pilot_inspection.holds and fixed_or_fine:
+    if not f.method_confirmed:
+        out["s2e"] = (0.0, "no output the method produced before the batch was looked at and found fine (or fixed)")
+    fixed_or_fine = f.fixed_or_fine
+    if f.pilot.holds and f.batch.holds and f.pilot_inspection.holds and fixed_or_fine and not f.one_for_all:
         return out
     if f.pilot.holds or f.later_inspection.holds:
         why = ("a pilot output failed the harness's check and went into the batch: " + f.invalid_pilot.note
-               if f.invalid_pilot.holds else
+               if f.invalid_pilot.holds else f"a problem left in the submission: {f.one_for_all}" if f.one_for_all else
                "a problem the inspection found was not fixed (re-written to pass and looked at again)"
                if f.pilot_inspection.holds and f.batch.holds else
                "no batch after the pilot" if f.pilot_inspection.holds else

@@ -50,7 +50,7 @@ Setup work: the calls before the first output write (all calls when none wrote o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ...runs.models import TraceEvent
@@ -106,6 +106,24 @@ class WorkflowFacts:
     failed_attempts: int = 0        # how many attempts failed in them (s2d)
     # which looks the experiments decided and which fell back to these facts (looks.py)
     experimented: Experimented | None = None
+    method_looked: Fact = field(default_factory=lambda: Fact(False))   # looks at pilot outputs before the batch, of any settings (s2e)
+    # the submission gives one output for every case (tracks/same_output.py): what is wrong, or ""
+    one_for_all: str = ""
+
+    @property
+    def fixed_or_fine(self) -> bool:
+        """What the looks before the batch showed was fine, or fixed, and no pilot output went into
+        the batch failing the harness's check."""
+        return (not self.failed_inspection.holds or self.fix.holds) and not self.invalid_pilot.holds
+
+    @property
+    def method_confirmed(self) -> bool:
+        """s2e, "confirmed working": the method ran before the batch and a later call looked at what
+        it produced -- a pilot or a smoke output -- and what the look showed was fine or was fixed
+        (docs/judge.md "s2e: confirmed by a look"; a later step that broke it is S3's matter)."""
+        ran = self.runtime_confirmed.holds or self.method_ran.holds
+        looked = self.method_looked.holds or self.smoke_inspection.holds
+        return ran and looked and (not self.failed_inspection.holds or self.fix.holds)
 
 
 # dot-folders that tools (not the agent's method) write into: never a place the method ran
@@ -259,6 +277,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
+    # looks at the method's own pilot outputs, whatever the batch then ran: they confirm the
+    # method worked (s2e), even where the batch ran other settings than the look saw (S3)
+    method_looked = _opened_fact(inspections)
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
         other = experimented.of_another_method([c.index for c, _ in inspections])
@@ -281,6 +302,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
         smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls, experimented=experimented))),
+        method_looked=method_looked,
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
         method_ran=_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins),
@@ -437,7 +459,7 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, 
             continue
         exp = experimented.input_verdict(c.index, c.step) if experimented is not None else None
         if exp is not None:
-            if exp.inspected:
+            if exp.looked:
                 checks.append((c, c.public_reads[:8], exp.summary("altered inputs")))
             continue
         if describe_input is None:

@@ -29,6 +29,7 @@ from .plan_facts import (model_method_names, COPIED_SHARE, MIN_JUDGED, MIN_METHO
 from .asserts import parse_python
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
 from .pilots import clear_settings
+from ...tracks.same_output import one_output_for_all
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
 BLANK_PLOT_COLOURS = 2
 MIN_PLOT_WH = (200, 100)
@@ -154,6 +155,17 @@ def _why(label: str, fact: Fact) -> str:
     return f"{label}: {'yes' if fact.holds else 'no'} ({fact.cite()}{'; ' + fact.note if fact.note else ''})"
 
 
+def workflow_facts(ev: JudgeEvidence) -> WorkflowFacts:
+    """The facts every judge reads (the heuristic's verdicts, the LLM judge's ceilings): the
+    trace's, decided by the run's experiments where they were recorded, and whether the
+    submission gives one output for every case (tracks/same_output.py)."""
+    layout = ev.task.track_impl.submission(ev.task.options)
+    facts = derive_facts(ev.trace, layout, ev.case_ids, input_describer(ev), output_describer(ev), ev.experiments)
+    if facts.batch.holds and ev.case_ids:
+        facts.one_for_all = one_output_for_all(ev.workspace / "outputs", layout, ev.case_ids)
+    return facts
+
+
 @JUDGES.register("heuristic")
 class HeuristicJudge(JudgeBase):
     """Offline and deterministic: S1 from the plan files, S2 and S3 from the observed workflow facts."""
@@ -163,8 +175,7 @@ class HeuristicJudge(JudgeBase):
     version = "3"
 
     def judge(self, ev: JudgeEvidence) -> dict[str, StageResult | None]:
-        facts = derive_facts(ev.trace, ev.task.track_impl.submission(ev.task.options), ev.case_ids,
-                             input_describer(ev), output_describer(ev), ev.experiments)
+        facts = workflow_facts(ev)
         return {"s1": self._s1(ev), "s2": self._s2(facts), "s3": self._s3(facts)}
 
     # ---- S1 Plan ---------------------------------------------------------------------
@@ -255,7 +266,9 @@ class HeuristicJudge(JudgeBase):
             # the wording, literally: "at most 5 failed environment attempts" (none tried is none
             # failed; the held-out set's independent labels read it so, docs/judge.md)
             "s2d": float(n_fail <= MAX_SETUP_FAILURES),
-            "s2e": float(f.runtime_confirmed.holds or f.method_ran.holds),
+            # confirmed working: the method ran before the batch AND a later call looked at what it
+            # produced and left nothing broken in it (docs/judge.md "s2e: confirmed by a look")
+            "s2e": float(f.method_confirmed),
         }
         why = "; ".join([
             _why("s2a weights/checkpoint obtained", f.weights) + " / " + _why("method file written and loaded", f.method_files),
@@ -263,8 +276,7 @@ class HeuristicJudge(JudgeBase):
             _why("s2c a call before the batch read the inputs or the model and succeeded", f.environment),
             f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in {len(f.setup_work.calls)} setup "
             "call(s) before the first output",
-            _why("s2e model/method file loaded and confirmed working before the batch", f.runtime_confirmed)
-            + " / " + _why("the method ran on a case before the batch", f.method_ran),
+            _s2e_why(f),
         ])
         if f.calls_without_effects:
             why += f"; calls without effects (not counted): {f.calls_without_effects[:8]}"
@@ -281,10 +293,8 @@ class HeuristicJudge(JudgeBase):
                              "before the first output"
                              + ("" if f.environment.holds else "; no environment was set up"),
                              f.setup_failures if f.setup_failures.calls else f.environment),
-            "s2e": _evidence(_why("model/method file loaded and confirmed working before the batch",
-                                  f.runtime_confirmed) + "; " + _why("the method ran on a case before the batch",
-                                                                     f.method_ran),
-                             f.runtime_confirmed, f.method_ran),
+            "s2e": _evidence(_s2e_why(f), f.runtime_confirmed, f.method_ran, f.method_looked,
+                             f.smoke_inspection),
         }
         return StageResult(score=rubric.score(items), items=items, rationale=why, evidence=evidence)
 
@@ -295,8 +305,10 @@ class HeuristicJudge(JudgeBase):
             return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + _no_effects_note(f),
                                evidence={"s3": ItemEvidence(why=_no_effects_note(f))})
         inspected = f.pilot_inspection.holds
-        fixed_or_fine = (not f.failed_inspection.holds or f.fix.holds) and not f.invalid_pilot.holds
-        if f.pilot.holds and f.batch.holds and inspected and fixed_or_fine:
+        fixed_or_fine = f.fixed_or_fine
+        if f.pilot.holds and f.batch.holds and inspected and fixed_or_fine and f.one_for_all:
+            value, why = 0.5, f"a pilot was inspected, but the submission shows a problem left in place: {f.one_for_all}"
+        elif f.pilot.holds and f.batch.holds and inspected and fixed_or_fine:
             value, why = 1.0, "a pilot ran before the batch, its output was opened and printed"
             if f.failed_inspection.holds:
                 why += ", a failed inspection was followed by a fix"
@@ -330,3 +342,12 @@ class HeuristicJudge(JudgeBase):
                             f.later_inspection, f.smoke_inspection) if x.holds]
         return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts),
                            evidence={"s3": _evidence(why, *held)})
+
+
+def _s2e_why(f: WorkflowFacts) -> str:
+    ran = _why("the method ran on a case (or part of one) before the batch", f.method_ran)
+    looked = _why("a pilot output looked at", f.method_looked) + " / " + _why("a smoke output looked at",
+                                                                               f.smoke_inspection)
+    broken = ("; what the look showed was broken and not fixed" if f.failed_inspection.holds and not f.fix.holds
+              else "")
+    return f"s2e {ran}; {looked}{broken}"

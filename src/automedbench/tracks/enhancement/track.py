@@ -48,13 +48,10 @@ from .options import EnhancementOptions
 from .scripted import EnhancementMethods
 from ..mutants import Mutant
 from .mutants import enhancement_mutants
+from ..units import not_in_input_units
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
-
-
-# an output's 1st-99th percentile spread outside this fraction of the input's: not its units
-UNITS_SPREAD = (0.05, 20.0)
 
 
 class EnhancementTrack(Track[EnhancementOptions]):
@@ -130,19 +127,13 @@ class EnhancementTrack(Track[EnhancementOptions]):
         return CaseCheck(True, "", arr, non_trivial=bool(np.ptp(arr) > 0))
 
     def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: EnhancementOptions) -> str:
-        """An enhanced image keeps the input's units (HU for CT): an output whose value spread is
-        a tiny or a huge fraction of the input's (a [0, 1] normalisation kept) is implausible."""
+        """An enhanced image keeps the input's units (HU for CT): its spread and middle stay near
+        the input's (tracks/units.py)."""
         try:
-            src = np.load(Path(input_case_dir) / options.input_file, allow_pickle=False).astype(np.float64)
-            lo_in, hi_in = np.percentile(src, [1, 99])
-            lo_out, hi_out = np.percentile(np.asarray(prediction, dtype=np.float64), [1, 99])
+            src = np.load(Path(input_case_dir) / options.input_file, allow_pickle=False)
+            return not_in_input_units(prediction, src)
         except (OSError, ValueError):
             return ""
-        spread_in, spread_out = hi_in - lo_in, hi_out - lo_out
-        if spread_in > 0 and not (UNITS_SPREAD[0] * spread_in <= spread_out <= UNITS_SPREAD[1] * spread_in):
-            return (f"values span {lo_out:.3g}..{hi_out:.3g} (1st-99th percentile), the input spans "
-                    f"{lo_in:.3g}..{hi_in:.3g}: not in the input's units")
-        return ""
 
     def score_case(self, prediction: np.ndarray, reference: np.ndarray, options: EnhancementOptions,
                    context: ScoringContext) -> CaseScore:

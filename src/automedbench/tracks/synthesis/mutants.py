@@ -29,7 +29,7 @@ def _edit(options: SynthesisOptions, fn: VoxelEdit | None, grid: bool = False) -
 def synthesis_mutants(options: SynthesisOptions) -> list[Mutant]:
     return [
         Mutant("wrong_grid", "every second slice only, z spacing doubled: not the target grid",
-               _edit(options, None, grid=True)),
+               _edit(options, None, grid=True), aspect="form"),
         Mutant("plus_1000", "every value 1000 HU higher", _edit(options, lambda a: a + 1000)),
         Mutant("constant", "a flat volume (every voxel the mean)",
                _edit(options, lambda a: None if float(np.ptp(a)) == 0 else np.full_like(a, np.mean(a)))),

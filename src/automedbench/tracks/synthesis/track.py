@@ -46,6 +46,7 @@ from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
 from .data import DATASETS
 from .options import SynthesisOptions
+from ..units import not_in_input_units
 from .scripted import SynthesisMethods
 from ..mutants import Mutant
 from .mutants import synthesis_mutants
@@ -113,6 +114,17 @@ class SynthesisTrack(Track[SynthesisOptions]):
     def _prepare(self, arr: np.ndarray, options: SynthesisOptions) -> np.ndarray:
         arr = np.asarray(arr, dtype=np.float64)
         return np.clip(arr, *options.hu_clip) if options.hu_clip else arr
+
+    def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: SynthesisOptions) -> str:
+        """A z super-resolved CT keeps the low-resolution input's units (tracks/units.py); MRI to CT
+        changes them, so nothing is said there."""
+        if options.variant != "ct_zsr":
+            return ""
+        try:
+            arr, _ = read_nifti(Path(input_case_dir) / options.input_file)
+            return not_in_input_units(prediction, self._prepare(arr, options))
+        except Exception:  # noqa: BLE001 -- an unreadable input: nothing to compare with
+            return ""
 
     def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
                        options: SynthesisOptions) -> tuple[np.ndarray, dict[str, Any]]:

@@ -36,5 +36,6 @@ def vqa_mutants(options: VQAOptions) -> list[Mutant]:
     return [
         Mutant("empty_answer", "an empty answer", _answer(_set(""))),
         Mutant("placeholder", 'the placeholder "unknown" for every answer', _answer(_set("unknown"))),
-        Mutant("other_question", "the answer filed under another question's id", _answer(_other_question)),
+        Mutant("other_question", "the answer filed under another question's id", _answer(_other_question),
+               aspect="form"),
     ]
