@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from .base import SubmissionLayout
+from .cohort import read_cohort
+
 RTOL, ATOL = 1e-4, 1e-4
 
 
@@ -105,14 +108,11 @@ def _same_rows(a_path: Path, b_path: Path, delimiter: str) -> bool | None:
 MIN_CASES_ALIKE = 5     # fewer cases than this may honestly share one answer
 
 
-def one_output_for_all(outputs: Path, layout: Any, case_ids: list[str]) -> str:
+def one_output_for_all(outputs: Path, layout: SubmissionLayout, case_ids: list[str]) -> str:
     """What is wrong when every one of at least MIN_CASES_ALIKE cases was given the same output,
     decoded (one mask, one image, one class, one answer, one report for every case: a method that
     ignored its input); "" otherwise or when it cannot be read (docs/judge.md "One output for every case"). Needs
-    no reference: the cases' inputs differ, so their outputs should. `layout`: the track's
-    SubmissionLayout."""
-    from .cohort import read_cohort
-
+    no reference: the cases' inputs differ, so their outputs should."""
     if len(case_ids) < MIN_CASES_ALIKE:
         return ""
     if layout.kind == "cohort":
