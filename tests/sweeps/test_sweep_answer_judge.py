@@ -42,7 +42,7 @@ def test_a_sweep_scores_with_the_answer_judge(tmp_path, grader, monkeypatch):
     assert [r.status for r in results] == ["done"], results
     (report_file,) = reports_under(tmp_path / "runs")
     task = json.loads(report_file.read_text())["task"]
-    assert "llm_answer_judge" in task["components"], task
+    assert task["components"] == ["deterministic"], task   # the judge is beside the score, no component
     assert task["aggregate_metrics"]["judge_coverage"] == 1.0
     assert task["aggregate_metrics"]["judged_score"] == 1.0
     run_json = json.loads((report_file.parent / "run.json").read_text())

@@ -189,7 +189,8 @@ def test_the_cores_llm_answer_judge_is_reported_beside_the_score(demo_open, tmp_
         assert agg.metrics["judged_score"] == pytest.approx((judged_n - len(num_q)) / judged_n)
         assert agg.metrics["judge_coverage"] == pytest.approx(judged_n / n)
         assert agg.metrics["judge_agreement"] == pytest.approx((judged_n - len(num_q)) / judged_n)
-        assert "llm_answer_judge" in agg.components and "could not be judged" in agg.notes["judged_score"]
+        # beside the score, never one of its components (docs/scoring.md#task-score)
+        assert agg.components == ["deterministic"] and "could not be judged" in agg.notes["judged_score"]
         # re-scoring: cached verdicts are not asked again; the unjudged ones are
         before, phase["first"] = len(srv.requests), False
         agg2, records2 = score_outputs(demo_open, out, context=context)

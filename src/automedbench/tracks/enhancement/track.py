@@ -161,18 +161,17 @@ class EnhancementTrack(Track[EnhancementOptions]):
         lpips_mean = mean_of_present(lp) if valid and len(lp) == len(valid) else None
         notes = {"data_range": "per case: reference max - min (SSIM and PSNR)",
                  "psnr": f"mean over valid cases only; capped at {PSNR_CAP_DB:g} dB"}
-        components = ["ssim", "psnr"]
         if lpips_mean is None:
             notes["lpips"] = (lpips_status() or "not computed for every case") if options.lpips else "disabled by the task"
-        else:
-            components.append("lpips")
         return AggregateResult(
             score=mean_over_cases(valid, "ssim") or 0.0,
             metrics={"ssim": mean_over_cases(cases.expected, "ssim"),
                      "psnr_valid_mean": mean_of_present(present_values(valid, "psnr")),
                      "lpips_valid_mean": lpips_mean, "completion": cases.completion,
                      "ssim_valid_mean": mean_of_present(ssims)},
-            components=components, notes=notes)
+            # the score is SSIM alone: PSNR and LPIPS are reported beside it, never as its components
+            # (docs/scoring.md#task-score)
+            components=["ssim"], notes=notes)
 
     # ---- data, agents, conformance -----------------------------------------------------
     def datasets(self) -> list:

@@ -281,7 +281,7 @@ class SegmentationTrack(Track[SegmentationOptions]):
             macro = mean_over_cases(expected, "macro_dice")
             per_class = {f"dice_{v}": mean_over_present_cases(valid, f"dice_{v}") for v in options.labels.values()}
             return AggregateResult(score=mean_over_cases(valid, "macro_dice") or 0.0,
-                                   metrics={"macro_dice": macro, **per_class})
+                                   metrics={"macro_dice": macro, **per_class}, components=["macro_dice"])
         organ, lesion = mean_over_cases(expected, "organ_dice"), mean_over_cases(expected, "lesion_dice")
         # lesion-positive cases come from the manifest, so a missing case still counts (docs/scoring.md#segmentation-rules)
         positive = [r for r in expected if r.meta.get("lesion_positive")]
@@ -292,7 +292,8 @@ class SegmentationTrack(Track[SegmentationOptions]):
             metrics={"organ_dice": organ, "lesion_dice": lesion,
                      "lesion_dice_positive": mean_over_cases(positive, "lesion_dice"),
                      "negative_cases_clean": mean_over_cases(negative, "lesion_dice"),
-                     "n_lesion_positive": float(len(positive)), "n_lesion_negative": float(len(negative))})
+                     "n_lesion_positive": float(len(positive)), "n_lesion_negative": float(len(negative))},
+            components=["lesion_dice", "organ_dice"])
 
     # ---- plug-in assets ---------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:

@@ -333,6 +333,8 @@ class VQATrack(Track[VQAOptions]):
         for t in sorted({qtype(r) for r in scorable}):
             metrics[f"by_type.{t}"] = mean_over_cases([r for r in scorable if qtype(r) == t], "score")
         notes: dict[str, str] = {}
+        # the score is the deterministic answer score alone; the LLM answer judge's verdicts are
+        # reported beside it and never change it, so they are no component (docs/scoring.md#task-score)
         components = ["deterministic"]
         # the LLM answer judge, beside the deterministic score (open questions only). Questions
         # without an answer (missing / invalid / placeholder) count 0 in the judged score, as in
@@ -342,7 +344,6 @@ class VQATrack(Track[VQAOptions]):
         verdicts = [(r, r.score.metrics.get("judged")) for r in asked if r.score is not None]
         verdicts = [(r, v) for r, v in verdicts if v is not None]
         if verdicts:
-            components.append("llm_answer_judge")
             asked_ids = {id(r) for r in asked}
             unanswered = [0.0 for r in open_recs if id(r) not in asked_ids]
             metrics["judged_score"] = mean_of_present([float(v) for _, v in verdicts if v is not None] + unanswered)
