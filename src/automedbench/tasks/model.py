@@ -90,7 +90,8 @@ class Task(BaseModel):
         except TrackError as exc:
             raise TaskError(f"{source}: field 'track': {exc}") from None
         try:
-            self._options = track.parse_options(self.track_options)   # unknown keys refused (docs/tracks.md)
+            # unknown keys refused; options may follow input_files (docs/tracks.md)
+            self._options = track.parse_options(self.track_options, {"input_files": list(self.input_files)})
         except ValidationError as exc:
             raise TaskError(f"{source}: {first_field_error(exc, under='track_options')}") from None
         if self.medal_bands is not None:

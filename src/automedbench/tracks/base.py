@@ -252,13 +252,16 @@ class TrackContract(Protocol[OptionsT]):
     options_model: type[OptionsT]
     wording: TrackWording
 
-    def parse_options(self, raw: OptionsT | Mapping[str, Any] | None) -> OptionsT:
+    def parse_options(self, raw: OptionsT | Mapping[str, Any] | None,
+                      context: Mapping[str, Any] | None = None) -> OptionsT:
         """The one way to get a track's typed options: a model passes through, a mapping is
         validated by `options_model` (whose `extra="forbid"` refuses unknown keys), None gives
-        the defaults. Inherited by every track subclassing `Track`."""
+        the defaults. `context` is the pydantic validation context: a task passes the fields an
+        option may follow (`input_files`: docs/tracks.md "Options that follow the task").
+        Inherited by every track subclassing `Track`."""
         if isinstance(raw, self.options_model):
             return raw
-        return self.options_model.model_validate(dict(raw or {}))
+        return self.options_model.model_validate(dict(raw or {}), context=dict(context or {}))
 
     def submission(self, options: OptionsT) -> SubmissionLayout: ...
 

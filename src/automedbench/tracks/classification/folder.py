@@ -3,7 +3,8 @@
 folders      DIR/images/<case_id>.<ext> + DIR/labels.csv (header `case_id,label`)
 imagefolder  DIR/<label>/<case_id>.<ext>, one folder per label (torchvision's ImageFolder)
 
-ext = that of track_options.image_file (png by default); each image -> public/<case_id>/<image_file>,
+ext = that of track_options.image_file (which follows the task's input_files: image.jpg -> *.jpg;
+docs/your-task.md section 3); each image -> public/<case_id>/<image_file>,
 its label -> private/<case_id>/label.txt. With `examples_per_class: N` in track_options the first
 N images of each label (by name) become labelled examples instead of cases:
 public/_examples/<file> + public/_examples/labels.csv (file,label) — what the few-shot
@@ -21,6 +22,7 @@ from typing import Any
 
 from ...data import DatasetError
 from ...data.from_folder import GENERIC_LAYOUT, FolderCases, FolderLayout, StagingFolder, read_case_table
+from ..option_checks import IMAGE_SUFFIXES, wrong_image_type
 from .options import REFERENCE_FILE
 
 EXAMPLES = "_examples"
@@ -61,6 +63,9 @@ def _folders(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     images = {p.name[: -len(ext)]: p for p in sorted((src / "images").glob(f"*{ext}"))} \
         if (src / "images").is_dir() else {}
     if not images:
+        others = _other_images((src / "images").glob("*") if (src / "images").is_dir() else [], ext)
+        if others:
+            raise DatasetError("layout 'folders': " + wrong_image_type(others, options, f"{src}/images/"))
         raise DatasetError(f"layout 'folders': {src}/images/ holds no <case_id>{ext} file; fix: put the images "
                            f"there (or use one folder per label: --layout imagefolder)")
     if not (src / "labels.csv").is_file():
@@ -80,6 +85,11 @@ def _folders(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     return _write(found, skipped, dest, options)
 
 
+def _other_images(files: Any, ext: str) -> list[Path]:
+    """Images of another type than the task's (`ext`): what a folder holds instead."""
+    return [f for f in files if f.suffix.lower() in IMAGE_SUFFIXES and f.suffix.lower() != ext.lower()]
+
+
 def _class_folders(src: Path, ext: str) -> dict[str, list[Path]]:
     return {d.name: sorted(d.glob(f"*{ext}")) for d in sorted(src.iterdir())
             if d.is_dir() and not d.name.startswith((".", "_")) and any(d.glob(f"*{ext}"))}
@@ -89,6 +99,9 @@ def _imagefolder(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     ext = _ext(options)
     classes = _class_folders(src, ext)
     if not classes:
+        others = _other_images((f for d in src.iterdir() if d.is_dir() for f in d.iterdir()), ext)
+        if others:
+            raise DatasetError("layout 'imagefolder': " + wrong_image_type(others, options, f"{src}"))
         raise DatasetError(f"layout 'imagefolder': no folder of {src} holds a *{ext} image; fix: one folder per "
                            f"label ({', '.join(options.labels)}) with the images inside")
     strangers = sorted(set(classes) - set(options.labels))

@@ -47,7 +47,7 @@ class ClassificationMethods:
             sys.path.insert(0, ".")
             import {self.module} as method
             cases = {case_dirs(data_dir)}[:5]
-            labels = method.classify({data_dir!r}, cases)
+            labels = method.classify({data_dir!r}, cases, {self.o.image_file!r})
             pathlib.Path("outputs").mkdir(exist_ok=True)
             with open("outputs/{self.o.output_file}", "w", newline="") as fh:
                 csv.writer(fh).writerows([({self.o.key!r}, {self.o.label_column!r}), *zip([c.name for c in cases], labels)])
@@ -76,7 +76,7 @@ class ClassificationMethods:
             "sys.path.insert(0, '.')",
             f"import {self.module} as method",
             f"cases = {case_dirs(data_dir)}",
-            f"preds = method.classify({data_dir!r}, cases)",
+            f"preds = method.classify({data_dir!r}, cases, {self.o.image_file!r})",
             "classes = sorted(set(preds))",
             write,
             "pathlib.Path('outputs').mkdir(exist_ok=True)",

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...data import DatasetError
 from ...data.from_folder import GENERIC_LAYOUT, FolderCases, FolderLayout, StagingFolder
+from ..option_checks import IMAGE_SUFFIXES, wrong_image_type
 
 REFERENCE_FILE = "boxes.json"   # as track.py reads it
 COCO_FILES = ("annotations.json", "_annotations.coco.json", "instances.json")
@@ -46,8 +47,7 @@ def _write_case(dest: StagingFolder, cid: str, image: Path, width: int, height: 
 
 def _same_format(image: Path, options: Any, layout: str) -> None:
     if image.suffix.lower() != Path(options.image_file).suffix.lower():
-        raise DatasetError(f"layout {layout!r}: {image.name} is {image.suffix}, the task's image_file is "
-                           f"{options.image_file}; fix: set `image_file: image{image.suffix.lower()}` in track_options")
+        raise DatasetError(f"layout {layout!r}: " + wrong_image_type([image], options, image.name))
 
 
 def _coco(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
@@ -89,6 +89,10 @@ def _yolo(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     ext = Path(options.image_file).suffix
     images = sorted((src / "images").glob(f"*{ext}")) if (src / "images").is_dir() else []
     if not images:
+        others = [f for f in (src / "images").glob("*") if f.suffix.lower() in IMAGE_SUFFIXES] \
+            if (src / "images").is_dir() else []
+        if others:
+            raise DatasetError("layout 'yolo': " + wrong_image_type(others, options, f"{src}/images/"))
         raise DatasetError(f"layout 'yolo': {src}/images/ holds no *{ext} image; fix: put the images there, "
                            "their labels in labels/<case>.txt")
     names = ((src / "classes.txt").read_text(encoding="utf-8").split("\n") if (src / "classes.txt").is_file()

@@ -7,7 +7,8 @@ public images (cases + examples — no labels involved), and a case gets the lab
 nearest labelled example (1-NN, Euclidean) among those the task publishes in
 `_examples/labels.csv`. (1-NN beats class-mean prototypes here: a class's examples come from
 different source images that look different.) Needs numpy, scipy and pillow.
-Usage: python patch_classifier.py DATA_DIR OUT_CSV
+Usage: python patch_classifier.py DATA_DIR OUT_CSV [IMAGE_FILE]
+(IMAGE_FILE: the image each case folder holds, the task's declared file; default image.png)
 """
 from __future__ import annotations
 
@@ -59,10 +60,10 @@ def prototypes(data_dir: Path) -> tuple[list[str], np.ndarray, list[str]]:
     return labels, feats, [r["label"] for r in rows]
 
 
-def classify(data_dir: Path, cases: list[Path]) -> list[str]:
-    """Predicted label per case directory."""
+def classify(data_dir: Path, cases: list[Path], image_file: str = "image.png") -> list[str]:
+    """Predicted label per case directory, from each case's `image_file`."""
     _, ex_feats, ex_labels = prototypes(data_dir)
-    feats = np.stack([features(load(c / "image.png")) for c in cases])
+    feats = np.stack([features(load(c / image_file)) for c in cases])
     both = np.vstack([feats, ex_feats])
     mu, sd = both.mean(axis=0), both.std(axis=0) + 1e-9
     z, ez = (feats - mu) / sd, (ex_feats - mu) / sd
@@ -73,7 +74,7 @@ def classify(data_dir: Path, cases: list[Path]) -> list[str]:
 def main(argv: list[str]) -> int:
     data_dir, out_csv = Path(argv[1]), Path(argv[2])
     cases = case_dirs(data_dir)
-    preds = classify(data_dir, cases)
+    preds = classify(data_dir, cases, *argv[3:4])
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with open(out_csv, "w", newline="") as fh:
         w = csv.writer(fh)
