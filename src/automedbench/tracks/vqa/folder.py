@@ -11,6 +11,8 @@ Each case gets public/<qid>/question.json {question_id, question, images, option
 question_type?} + its images, and private/<qid>/answer.json {question_id, question, answer,
 alternatives: [], answer_type, question_type, options + label (MCQ)} as the track reads them.
 A row without an answer is skipped ("no answer"), one whose image is missing too ("no image").
+Question ids are kept as given (0 is "0"); a row without one is named q<row number>, and the
+staging summary says which.
 """
 from __future__ import annotations
 
@@ -66,8 +68,11 @@ def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
         raise DatasetError(f"layout 'table': {path.name} has no {' or '.join(missing)} column; fix: name the "
                            f"columns {', '.join(COLUMNS[missing[0]][:3])} (any of them)")
     out = FolderCases()
+    numbered: list[str] = []
     for n, row in enumerate(rows, 1):
-        qid = str(_get(row, "question_id") or f"q{n:05d}")
+        qid = _question_id(row, n, path.name)
+        if _get(row, "question_id") is None:
+            numbered.append(qid)
         answer = _get(row, "answer")
         names = image_names(_get(row, "image"))
         files = [next((p for p in (src / "images" / nm, src / nm) if p.is_file()), None) for nm in names]
@@ -103,7 +108,23 @@ def _table_layout(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
         out.cases.append({"case_id": qid, "answer_type": private["answer_type"],
                           "question_type": private.get("question_type", "unknown")})
     out.facts = {"table": path.name}
+    if numbered:   # said, never silent (docs/your-task.md section 2, "VQA")
+        out.notes.append(f"{len(numbered)} question(s) without a question_id were named by their row in "
+                         f"{path.name}: {', '.join(numbered[:5])}{' …' if len(numbered) > 5 else ''}")
     return out
+
+
+def _question_id(row: dict[str, Any], n: int, table: str) -> str:
+    """The row's question id as given (0 stays "0"; a JSON 12 and a CSV "12" are both "12"),
+    or q<row number> for a row without one. An id that cannot be a case folder is refused."""
+    raw = _get(row, "question_id")
+    if raw is None:
+        return f"q{n:05d}"
+    qid = str(raw).strip()
+    if not qid or "/" in qid or "\\" in qid or qid.startswith((".", "_")):
+        raise DatasetError(f"layout 'table': {table} row {n}: question id {raw!r} cannot name a case folder "
+                           "(empty, a path, or starting with '.' or '_'); fix: that row's question_id")
+    return qid
 
 
 LAYOUTS = [

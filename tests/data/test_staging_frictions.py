@@ -1,0 +1,38 @@
+"""Small frictions of staging your own data (issue 44, item 4; docs/your-task.md section 2):
+question ids kept as given, and case ids that show the agent a label said at staging."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from PIL import Image
+
+from automedbench.data import DatasetError
+from automedbench.data.from_folder import stage_from_folder
+from automedbench.tasks import get_task
+from tests.conftest import spot_image
+
+
+def vqa_json(root, rows):
+    root.mkdir(parents=True)
+    Image.fromarray(spot_image(32, [(10, 10, 4)])).save(root / "a.png")
+    (root / "questions.json").write_text(json.dumps(rows))
+    return root
+
+
+def test_question_ids_are_kept_as_given_and_a_row_without_one_is_named_aloud(my_tasks_dir, tmp_path):
+    rows = [{"qid": i, "img_name": "a.png", "question": f"Question {i}?", "answer": "yes"} for i in range(8)]
+    rows.append({"img_name": "a.png", "question": "No id?", "answer": "no"})
+    result = stage_from_folder("my-vqa-data", vqa_json(tmp_path / "vqa", rows),
+                               get_task("my-vqa", [my_tasks_dir]), tmp_path / "data")
+    assert sorted(result.staged) == ["0", "1", "2", "3", "4", "5", "6", "7", "q00009"]
+    assert json.loads((result.paths.public / "0" / "question.json").read_text())["question_id"] == "0"
+    assert "1 question(s) without a question_id were named by their row in questions.json: q00009" in result.notes
+    assert any("q00009" in line for line in result.disk_lines(link=False))   # what the CLI prints
+
+
+def test_a_question_id_that_cannot_name_a_folder_is_refused(my_tasks_dir, tmp_path):
+    rows = [{"qid": "a/b", "img_name": "a.png", "question": "Q?", "answer": "yes"}]
+    with pytest.raises(DatasetError, match=r"row 1: question id 'a/b' cannot name a case folder"):
+        stage_from_folder("my-vqa-data", vqa_json(tmp_path / "vqa", rows),
+                          get_task("my-vqa", [my_tasks_dir]), tmp_path / "data")
