@@ -36,3 +36,22 @@ def test_a_question_id_that_cannot_name_a_folder_is_refused(my_tasks_dir, tmp_pa
     with pytest.raises(DatasetError, match=r"row 1: question id 'a/b' cannot name a case folder"):
         stage_from_folder("my-vqa-data", vqa_json(tmp_path / "vqa", rows),
                           get_task("my-vqa", [my_tasks_dir]), tmp_path / "data")
+
+
+def test_the_layout_table_in_the_docs_is_each_tracks_own_list():
+    """docs/your-task.md section 2's table names every built-in track's layouts in detection order."""
+    import re
+    from pathlib import Path
+
+    from automedbench.tracks import get_track
+    from automedbench.tracks.registry import all_tracks
+    text = (Path(__file__).parents[2] / "docs" / "your-task.md").read_text()
+    table = text.split("| track | layouts (detection order) |")[1].split("\n\n")[0]
+    documented = {}
+    for names, layouts in re.findall(r"^\| ([^|]+) \| ([^|]+) \|$", table, re.MULTILINE):
+        for name in re.sub(r"\(.*?\)", "", names).split(","):
+            documented[name.strip()] = re.findall(r"`([^`]+)`", layouts)
+    built_in = {n for n, t in all_tracks().items() if type(t).__module__.startswith("automedbench.tracks.")}
+    assert len(built_in) >= 7
+    assert {n: documented.get(n) for n in built_in} == \
+        {n: [lay.name for lay in get_track(n).folder_layouts()] for n in built_in}
