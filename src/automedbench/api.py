@@ -269,7 +269,8 @@ def sweep_and_report(spec: SweepSpec, out_dir: Path | str, *, site_dir: Path | s
     everything = collect_reports([Path(out_dir)])   # read once: the site's input, and this sweep's rows
     site = write_leaderboard(everything, Path(site_dir) if site_dir else Path(out_dir) / "leaderboard",
                              judge_calibration=default_calibration_files() if judge_calibration is None
-                             else judge_calibration)
+                             else judge_calibration,
+                             tasks_dirs=spec.options.tasks_dir_paths)   # the boards' task.yaml, as the runs read it
     site_s = time.monotonic() - t_site
     by_dir = {d.resolve(): rep for rep in everything if (d := everything.run_dirs.get(rep.run.run_id))}
     mine = [rep for r in results if r.status != "failed" and (rep := by_dir.get(Path(r.run_dir).resolve()))]
@@ -381,12 +382,17 @@ def collect(paths: list[Path]) -> ReportList:
 
 
 def report(reports: ReportList, out_dir: Path | str = "leaderboard", *, profile: str = "ours",
-           judge_calibration: list[Path] | None = None) -> Path:
+           judge_calibration: list[Path] | None = None, tasks_dirs: list[Path] | None = None) -> Path:
     """The leaderboard site of `reports` (api.collect) in `out_dir`; returns its index.html.
     `judge_calibration`: `judge-eval --save` files for the footer (default: every file under
-    <home>/calibration/, docs/site.md); a missing one is a UserError."""
+    <home>/calibration/, docs/site.md); a missing one is a UserError. `tasks_dirs`: folders of
+    your own tasks, so their boards show each task's title and dataset (docs/your-task.md)."""
     for f in judge_calibration or []:
         if not f.is_file():
             raise UserError(f"--judge-calibration {f}: no such file")
+    for d in tasks_dirs or []:
+        if not Path(d).is_dir():
+            raise UserError(f"--tasks-dir {d}: no such folder")
     return write_leaderboard(reports, out_dir, profile=profile,
-                             judge_calibration=judge_calibration or default_calibration_files())
+                             judge_calibration=judge_calibration or default_calibration_files(),
+                             tasks_dirs=[Path(d) for d in tasks_dirs] if tasks_dirs else None)

@@ -25,6 +25,7 @@ from .common import (
     JUDGE_HELP,
     AgentCfg,
     ProfileOpt,
+    TasksDir,
     check_profile_or_fail,
     err,
     fail,
@@ -134,7 +135,8 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH", help="Run dir
            judge_calibration: Optional[list[Path]] = typer.Option(
                None, "--judge-calibration", metavar="FILE",
                help="A `judge-eval --save` result for the footer (repeatable); default: every file under "
-                    "<home>/calibration/ (docs/site.md).")) -> None:
+                    "<home>/calibration/ (docs/site.md)."),
+           tasks_dir: Optional[list[Path]] = TasksDir) -> None:
     """Aggregate saved runs into the leaderboard site (index.html, task boards, run pages,
     comparison, error analysis) plus leaderboard.json and .csv."""
     check_profile_or_fail(profile)
@@ -142,7 +144,8 @@ def report(paths: list[Path] = typer.Argument(..., metavar="PATH", help="Run dir
     if reports.warnings:
         err.print(f"[yellow]{len(reports.warnings)} path(s)/report(s) skipped; listed on the page[/]")
     try:
-        site = api.report(reports, out_dir, profile=profile, judge_calibration=judge_calibration)
+        site = api.report(reports, out_dir, profile=profile, judge_calibration=judge_calibration,
+                          tasks_dirs=tasks_dir)
     except user_errors() as exc:
         fail(str(exc))
     out.print(f"{len(reports)} runs -> {site.resolve()}")

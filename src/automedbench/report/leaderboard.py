@@ -179,7 +179,7 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
                       title: str = "AutoMedBench leaderboard",
                       generated_at: str | None = None, analysis_plots: bool | None = None,
                       profile: str = "ours", judge_calibration: Iterable[Path] | None = None,
-                      rubric: Rubric | None = None) -> Path:
+                      rubric: Rubric | None = None, tasks_dirs: list[Path] | None = None) -> Path:
     """Aggregate `reports` and write the site into `out_dir`; returns the index.html path.
 
     `warnings` (e.g. reports skipped while collecting) are shown on the page; when omitted
@@ -187,6 +187,8 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     `judge-eval --save` files for the footer (report/calibration.py); none = "not measured".
     `rubric`: the stages' names and weights the pages show; none = scoring/rubric.yaml.
     `analysis_plots`: draw the analysis page's figures; none = unless AUTOMEDBENCH_ANALYSIS_PLOTS=0.
+    `tasks_dirs`: folders of task definitions besides the installed ones and $AUTOMEDBENCH_TASKS
+    (a task board's title, description and dataset come from its task.yaml).
     """
     rubric = rubric or load_rubric()
     reports = reports if isinstance(reports, list) else list(reports)   # a ReportList keeps its warnings
@@ -220,7 +222,8 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
     common = {"generated_at": stamp, "prov": board,
               "nav_tasks": [{"id": t, "slug": site.task_slug(t)} for t in board.tasks]}
     env = _env(rubric)
-    extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs, rubric=rubric)
+    extra = site.write_site(reports, out, env=env, board=board, common=common, run_dirs=run_dirs, rubric=rubric,
+                           tasks_dirs=tasks_dirs)
     write_analysis_page(reports, out, env=env, common=common, plots=analysis_plots)
     views = site.filter_views(reports, board)
     agent_rows = {a.agent: a for a in board.agents}

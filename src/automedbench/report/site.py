@@ -607,10 +607,11 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
     return page
 
 
-def installed_tasks() -> dict[str, Any]:
-    """The task definitions this installation knows (discovered once per site build)."""
+def installed_tasks(tasks_dirs: list[Path] | None = None) -> dict[str, Any]:
+    """The task definitions this installation knows, with those in `tasks_dirs` (`report
+    --tasks-dir`: a researcher's own tasks, docs/your-task.md), discovered once per site build."""
     try:
-        return dict(discover())
+        return dict(discover(tasks_dirs))
     except Exception:  # noqa: BLE001 - boards then describe tasks from their runs only
         return {}
 
@@ -661,9 +662,11 @@ def write_reference_pages(env: Environment, out: Path, common: dict, rubric: Rub
 
 
 def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, board: Leaderboard, common: dict,
-               run_dirs: dict[str, Path] | None = None, rubric: Rubric | None = None) -> dict[str, Any]:
+               run_dirs: dict[str, Path] | None = None, rubric: Rubric | None = None,
+               tasks_dirs: list[Path] | None = None) -> dict[str, Any]:
     """Pages other than index.html (which leaderboard.py renders with the same `common`);
-    `rubric` (default scoring/rubric.yaml) names the stages and their items."""
+    `rubric` (default scoring/rubric.yaml) names the stages and their items; `tasks_dirs`:
+    folders of task definitions besides the installed ones (the task boards' title and dataset)."""
     rubric = rubric or load_rubric()
     _copy_static(out, rubric)
     for sub in ("runs", "tasks"):
@@ -672,7 +675,7 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, 
         (out / sub).mkdir(parents=True)
     rubric_items, code_texts = _rubric_items(rubric), error_code_texts()
     write_reference_pages(env, out, common, rubric)
-    known_tasks = installed_tasks()
+    known_tasks = installed_tasks(tasks_dirs)
     for r in reports:
         write_run_page(env, r, (run_dirs or {}).get(r.run.run_id), out, common, rubric_items, code_texts, rubric)
     for t in board.tasks:
