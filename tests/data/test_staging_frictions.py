@@ -55,3 +55,28 @@ def test_the_layout_table_in_the_docs_is_each_tracks_own_list():
     assert len(built_in) >= 7
     assert {n: documented.get(n) for n in built_in} == \
         {n: [lay.name for lay in get_track(n).folder_layouts()] for n in built_in}
+
+
+def test_case_ids_that_show_a_label_are_warned_about_at_staging(my_tasks_dir, tmp_path):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    root = tmp_path / "named"
+    for label, names in (("normal", ["test_normal_00", "test_Normal_01", "x2"]), ("abnormal", ["abnormal3", "y1"])):
+        (root / label).mkdir(parents=True)
+        for name in names:
+            Image.fromarray(rng.integers(0, 255, (8, 8, 3), dtype=np.uint8)).save(root / label / f"{name}.png")
+    task = get_task("my-cls", [my_tasks_dir])
+    result = stage_from_folder("my-cls-data", root, task, tmp_path / "data")
+    warning = result.notes[0]
+    assert warning.startswith("warning: 3 of 5 case id(s) contain a label name: "), warning
+    assert "abnormal3 (abnormal)" in warning and "test_normal_00 (normal)" in warning and "test_Normal_01" in warning
+    assert "x2" not in warning and "the agent sees case ids" in warning
+    assert f"   {warning}" in [f"   {line}" for line in result.disk_lines(link=False)]   # printed by the CLI
+    prov = json.loads((result.paths.root / "manifest.json").read_text())["provenance"]
+    assert prov["notes"][0] == warning
+
+
+def test_case_ids_without_a_label_name_stage_without_a_warning(imagefolder, my_tasks_dir, tmp_path):
+    result = stage_from_folder("my-cls-data", imagefolder, get_task("my-cls", [my_tasks_dir]), tmp_path / "data")
+    assert sorted(result.staged)[:2] == ["abn_0", "abn_1"]   # "abn", "nor": no label as a whole word
+    assert not any(n.startswith("warning:") for n in result.notes)

@@ -24,6 +24,7 @@ hashes every file either way (docs/your-task.md "Large data: --link").
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -183,6 +184,31 @@ GENERIC_LAYOUT = FolderLayout(
     "generic", "<case_id>/public/ + <case_id>/private/ (+ cases.csv)", _looks_generic, generic_from_folder)
 
 
+def _words(text: str) -> list[str]:
+    """Lower-case runs of letters and of digits: "test_Normal2-x" -> [test, normal, 2, x]."""
+    return re.findall(r"[a-z]+|[0-9]+", text.casefold())
+
+
+def label_giveaway(case_ids: list[str], labels: list[str]) -> str:
+    """A warning when case ids contain a label name as whole words (`test_normal_00` holds
+    `normal`, `abnormal_3` does not): the agent sees the case ids, so it could read the answer
+    from them (docs/your-task.md section 2); "" when none does."""
+    hits: dict[str, str] = {}
+    for cid in case_ids:
+        words = _words(cid)
+        for label in labels:
+            lw = _words(label)
+            if lw and any(words[i:i + len(lw)] == lw for i in range(len(words) - len(lw) + 1)):
+                hits.setdefault(cid, label)
+                break
+    if not hits:
+        return ""
+    shown = ", ".join(f"{cid} ({label})" for cid, label in list(hits.items())[:5])
+    return (f"warning: {len(hits)} of {len(case_ids)} case id(s) contain a label name: {shown}"
+            f"{' …' if len(hits) > 5 else ''}; the agent sees case ids (folder names), so it can read the "
+            "answer from them; fix: rename the files before staging (e.g. to a hash or a number)")
+
+
 def choose_layout(src: Path, layouts: list[FolderLayout], track: str, forced: str | None) -> FolderLayout:
     """The layout `--layout` names, else the first that recognises `src`; else a refusal saying
     what each layout expects."""
@@ -242,6 +268,9 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
             raise DatasetError(f"--from-folder {src}: no usable case in layout {chosen.name!r} ({chosen.expects})"
                                + (f": {why}" if why else "") + "; see docs/your-task.md section 2")
         _validate(task, built, found.cases)
+        warning = label_giveaway([c["case_id"] for c in found.cases], task.track_impl.label_names(task.options))
+        if warning:
+            found.notes.insert(0, warning)
         write_manifest(built, dataset=name, description=f"{task.title} (staged from a folder)", cases=found.cases,
                        provenance={"source": PROVENANCE_SOURCE, "folder": str(src.resolve()), "task": task.id,
                                    "track": task.track, "layout": chosen.name, "link": link,

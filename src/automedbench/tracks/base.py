@@ -384,6 +384,12 @@ class TrackAssets(Protocol[OptionsInT]):
         DIR/<case_id>/{public,private}/ (+ cases.csv)."""
         return [GENERIC_LAYOUT]
 
+    def label_names(self, options: OptionsInT) -> list[str]:
+        """Optional: the names a case's reference answer is one of (classification's labels,
+        detection's classes). `data stage --from-folder` warns when a case id contains one: the
+        agent sees the case ids (docs/your-task.md section 2). Default: none."""
+        return []
+
     # optional capability (default: none): small pictures of one valid, scored case for the run
     # page — drawn in memory; the core picks the cases and places the files (docs/site.md)
     def case_pictures(self, case: PictureCase, options: OptionsInT) -> list[CasePicture]:

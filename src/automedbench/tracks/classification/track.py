@@ -180,6 +180,9 @@ class ClassificationTrack(Track[ClassificationOptions]):
         """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
         return list(FOLDER_LAYOUTS)
 
+    def label_names(self, options: ClassificationOptions) -> list[str]:
+        return list(options.labels)
+
     def case_pictures(self, case: PictureCase, options: ClassificationOptions) -> list[CasePicture]:
         """The image with the predicted and the reference label."""
         gray = read_png_gray(case.public_dir / options.image_file)

@@ -217,6 +217,9 @@ class DetectionTrack(Track[DetectionOptions]):
         """The folders `data stage --from-folder` stages (folder.py; trees in docs/your-task.md)."""
         return list(FOLDER_LAYOUTS)
 
+    def label_names(self, options: DetectionOptions) -> list[str]:
+        return list(options.classes)
+
     def case_pictures(self, case: PictureCase, options: DetectionOptions) -> list[CasePicture]:
         """Reference (green) and predicted boxes (magenta) on the image, also for a case whose
         prediction failed its check (its boxes as written, the reason in the caption)."""
