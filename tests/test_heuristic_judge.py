@@ -227,8 +227,10 @@ def test_s2_words_without_work(tmp_path):
     ready = {"code": "# S2 setup\nprint('ready: weights downloaded, model on GPU')", "tag": "s2",
              "stdout": "ready: weights downloaded, model on GPU"}
     v = _judge(tmp_path, tr=trace(ready))["s2"]
-    # the words earn nothing; only "at most 5 failed attempts" holds, as its wording says
-    assert v.items == {"s2a": 0, "s2b": 0, "s2c": 0, "s2d": 1, "s2e": 0} and v.score == 0.2, v.rationale
+    # the words earn nothing, not even "at most 5 failed attempts": nothing was set up and no
+    # call produced an output, so nothing was attempted (docs/judge.md "s2d")
+    assert v.items == {"s2a": 0, "s2b": 0, "s2c": 0, "s2d": 0, "s2e": 0} and v.score == 0.0, v.rationale
+    assert "nothing was attempted" in v.evidence["s2d"].why
 
 
 def test_s2_careless_batch_without_check(tmp_path):

@@ -38,4 +38,6 @@ def check_careless_bug_is_named_and_costs_the_medal(r: DetailReport, code: str) 
 
 def check_empty_agent_scores_nothing(r: DetailReport) -> None:
     assert r.task.score == 0 and r.rating == "F" and r.medal == "none"
+    # doing nothing earns nothing in any stage (docs/judge.md "s2d"; issue 45)
+    assert {s: r.stages[s].score for s in r.stages} == {s: 0.0 for s in r.stages}, r.stages
     assert "SUBMITTED_NOTHING" in {e.code for e in r.errors}

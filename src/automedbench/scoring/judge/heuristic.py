@@ -256,6 +256,7 @@ class HeuristicJudge(JudgeBase):
             return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f),
                                evidence={i: absent for i in items})
         n_fail = f.failed_attempts
+        did_work = f.environment.holds or any(c.produced for c in f.calls)
         # the method's parameters are obtained when it ran: weights or a method file loaded, or a
         # method written inline that produced a case's output before the batch (docs/judge.md)
         obtained = f.weights.holds or f.method_files.holds or f.method_ran.holds
@@ -264,8 +265,10 @@ class HeuristicJudge(JudgeBase):
             "s2b": float(f.input_check.holds),
             "s2c": float(f.environment.holds),
             # the wording, literally: "at most 5 failed environment attempts" (none tried is none
-            # failed; the held-out set's independent labels read it so, docs/judge.md)
-            "s2d": float(n_fail <= MAX_SETUP_FAILURES),
+            # failed; the held-out set's independent labels read it so, docs/judge.md), for a run
+            # that did some work: one that set nothing up and produced nothing earns nothing here
+            # (docs/judge.md "s2d", doing nothing earns nothing)
+            "s2d": float(n_fail <= MAX_SETUP_FAILURES and did_work),
             # confirmed working: the method ran before the batch AND a later call looked at what it
             # produced and left nothing broken in it (docs/judge.md "s2e: confirmed by a look")
             "s2e": float(f.method_confirmed),
@@ -291,7 +294,8 @@ class HeuristicJudge(JudgeBase):
                                   f.environment), f.environment),
             "s2d": _evidence(f"{n_fail} failed environment attempt(s) in {len(f.setup_work.calls)} setup call(s) "
                              "before the first output"
-                             + ("" if f.environment.holds else "; no environment was set up"),
+                             + ("" if f.environment.holds else "; no environment was set up")
+                             + ("" if did_work else " and no call produced an output: nothing was attempted"),
                              f.setup_failures if f.setup_failures.calls else f.environment),
             "s2e": _evidence(_s2e_why(f), f.runtime_confirmed, f.method_ran, f.method_looked,
                              f.smoke_inspection),
