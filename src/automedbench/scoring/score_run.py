@@ -29,7 +29,7 @@ from .error_codes import detect_errors
 from .experiments import load_experiments
 from .judge.base import BareJudge, Judge, JudgeEvidence, as_judge
 from .judge.heuristic import HeuristicJudge
-from .overall import medal_and_rating, overall_score, resolve_bands
+from .overall import bands_above_chance, medal_and_rating, overall_score, resolve_bands
 from .rubric import load_rubric
 from .stages import agentic_score, s4_inference, s5_submit
 from .pictures import write_pictures
@@ -224,8 +224,9 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     agentic, active = agentic_score(stages, rubric)
     disqualified = meta.disqualified
     any_valid = any(c.valid for c in task_result.per_case)
-    bands = resolve_bands(task, data.root)
-    task_result.medal_bands = bands.model_dump()
+    bands, shown = bands_above_chance(resolve_bands(task, data.root), task_result.aggregate_metrics)
+    basis = task_result.component_notes.get(f"chance_level.{bands.metric}", "")
+    task_result.medal_bands = {**bands.model_dump(), **shown, **({"chance_basis": basis} if shown else {})}
     medal, rating = medal_and_rating(bands, {"score": task_result.score, **task_result.aggregate_metrics},
                                      any_valid, disqualified)
     errors = detect_errors(trace, stages, task_result, submitted=meta.run.submitted,

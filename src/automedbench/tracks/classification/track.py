@@ -161,9 +161,14 @@ class ClassificationTrack(Track[ClassificationOptions]):
             if rec is not None:
                 recalls.append(rec)
         metrics["balanced_accuracy"] = mean_of_present(recalls)
+        # naming the most frequent reference class for every case: medal bands start above it
+        # (docs/scoring.md "Medals start above chance")
+        metrics["chance_level.score"] = max(truths.count(i) for i in set(truths)) / n if n else None
         for (t, p), c in counts.items():
             metrics[f"confusion/{t}/{p}"] = float(c)
         return AggregateResult(correct / answered if answered else 0.0, metrics, components=["accuracy"],
+                               notes={"chance_level.score": "the majority class's share of the reference labels (every case "
+                                                      "given the most frequent class); the medal bands are read from it up"},
                                flags=_label_shift_flags(scored, truths, counts, o))
 
     def datasets(self) -> list[DatasetInfo]:

@@ -292,8 +292,13 @@ class SegmentationTrack(Track[SegmentationOptions]):
             metrics={"organ_dice": organ, "lesion_dice": lesion,
                      "lesion_dice_positive": mean_over_cases(positive, "lesion_dice"),
                      "negative_cases_clean": mean_over_cases(negative, "lesion_dice"),
-                     "n_lesion_positive": float(len(positive)), "n_lesion_negative": float(len(negative))},
-            components=["lesion_dice", "organ_dice"])
+                     "n_lesion_positive": float(len(positive)), "n_lesion_negative": float(len(negative)),
+                     # empty masks everywhere score lesion Dice 1 on every lesion-free case: the
+                     # medal bands start above that (docs/scoring.md "Medals start above chance")
+                     "chance_level.lesion_dice": len(negative) / len(expected) if expected else None},
+            components=["lesion_dice", "organ_dice"],
+            notes={"chance_level.lesion_dice": "empty lesion masks on every case (lesion Dice 1 on each lesion-free "
+                                                "case, 0 elsewhere); the medal bands are read from it up"})
 
     # ---- plug-in assets ---------------------------------------------------------------------
     def datasets(self) -> list[DatasetInfo]:

@@ -333,6 +333,11 @@ class VQATrack(Track[VQAOptions]):
         for t in sorted({qtype(r) for r in scorable}):
             metrics[f"by_type.{t}"] = mean_over_cases([r for r in scorable if qtype(r) == t], "score")
         notes: dict[str, str] = {}
+        # the score a guess earns: 1/options per multiple-choice question, 1/2 per yes/no
+        # question, 0 per open one; medal bands start above it (docs/scoring.md "Medals start above chance")
+        metrics["chance_level.score"] = sum(_chance(r.reference) for r in scorable) / len(scorable)
+        notes["chance_level.score"] = ("a guess per question: 1/options for multiple choice, 1/2 for yes/no, "
+                                 "0 for open answers; the medal bands are read from it up")
         # the score is the deterministic answer score alone; the LLM answer judge's verdicts are
         # reported beside it and never change it, so they are no component (docs/scoring.md#task-score)
         components = ["deterministic"]
@@ -416,3 +421,13 @@ class VQATrack(Track[VQAOptions]):
             (out / ANSWER_FILE).write_text(json.dumps({
                 "question_id": qid, "predicted_label": ref.get("label"), "predicted_answer": answer,
                 "raw_model_output": f"gold: {answer}", "model_name": "gold-reference"}))
+
+
+def _chance(reference: dict[str, Any] | None) -> float:
+    """What a uniform guess scores on one question (docs/scoring.md "Medals start above chance")."""
+    if not reference:
+        return 0.0
+    if reference.get("label"):
+        return 1.0 / max(1, len(reference.get("options") or {}))
+    answers = {str(a).strip().lower() for a in [reference.get("answer"), *(reference.get("alternatives") or [])]}
+    return 0.5 if answers and answers <= {"yes", "no"} else 0.0
