@@ -648,3 +648,32 @@ def test_one_output_for_every_case_is_a_problem_left_in_place(tmp_path, monkeypa
     report, _ = _run("brain-lesion-seg", "steps-same-for-all", tmp_path, monkeypatch, staged_once, mode="1")
     assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert "the same organ.nii.gz, lesion.nii.gz" in report.stages["s3"].rationale
+
+
+def _question_look(kind: str):
+    def steps(c, m):
+        first = f"sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0] / 'question.json'"
+        show = ("q = json.loads(f.read_text())\nprint(q['question_id'], q['question'], sorted(q), q.get('options'))"
+                if kind == "fields" else "print(f.name, len(f.read_bytes()), 'bytes')")
+        setup = f"# S2 look at one question\nimport json, pathlib\nf = {first}\n{show}\n"
+        return [PLAN, ("python", m.setup_code(c.data_dir).split("\n# ")[0]), ("python", setup),
+                ("python", m.pilot_code(c.data_dir)), ("python", m.inspect_code(c.data_dir)),
+                ("python", m.batch_code(c.data_dir, careless=False))]
+    return steps
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, caught", [("fields", True), ("size", False)])
+def test_a_look_at_a_json_input_is_decided_by_the_altered_documents_it_catches(kind, caught, tmp_path, monkeypatch,
+                                                                              staged_once):
+    """A JSON input (a VQA question) is altered too: halved (its options, its images) and its
+    values changed (numbers x2 + 100, strings reversed). Printing the question's fields catches
+    that; printing the file's size catches nothing."""
+    name = f"steps-question-{kind}"
+    AGENT_CLASSES.add(name, _steps_agent(name, _question_look(kind)), replace=True, description="test")
+    report, experiments = _run("vqa-demo-mcq", name, tmp_path, monkeypatch, staged_once)
+    looks = [e for e in experiments.inputs if any(p.endswith("question.json") for p in e.mutated)
+             and not any(p.endswith(".png") for p in e.mutated)]
+    assert looks and all(e.decidable for e in looks), [e.summary("altered inputs") for e in experiments.inputs]
+    assert any(e.looked for e in looks) == caught, [e.summary("altered inputs") for e in looks]

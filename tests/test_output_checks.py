@@ -171,3 +171,29 @@ def test_an_output_offset_from_the_input_units_is_implausible(tmp_path, staged_o
     assert mutant.apply({name: ws / rel})
     [check] = checker(_effects(ws, [rel]))
     assert check.valid and check.implausible and "offset" in check.problem, check.problem
+
+
+@pytest.mark.parametrize("task_id", ["vqa-demo-open", "vqa-demo-mcq"])
+def test_an_answer_that_does_not_fit_its_question_is_implausible(tmp_path, staged_once, task_id):
+    """Every gold answer fits its question; a yes/no question answered otherwise, or a
+    multiple-choice answer that is none of the options, is a problem a look at the answer beside
+    its question shows (tracks/vqa/plausible.py), without the reference."""
+    task, paths, ws, gold, checker, ids = _world(task_id, tmp_path, staged_once)
+    name = task.options.output_file if hasattr(task.options, "output_file") else "answer.json"
+    for cid in ids:
+        rel = _put(gold / cid / name, ws, f"outputs/{cid}/{name}")
+        [check] = checker(_effects(ws, [rel]))
+        assert check.passed, (cid, check.problem)
+    questions = {cid: json.loads((paths.public / cid / "question.json").read_text()) for cid in ids}
+    if task_id == "vqa-demo-mcq":
+        cid = ids[0]
+        broken = {**json.loads((gold / cid / name).read_text()), "predicted_label": "the lesion"}
+    else:
+        cid = next(c for c, q in questions.items() if q["question"].split()[0].lower() in ("is", "does", "are")
+                   and " or " not in q["question"])
+        broken = {**json.loads((gold / cid / name).read_text()), "predicted_answer": "axial"}
+    rel = f"outputs/{cid}/{name}"
+    (ws / rel).write_text(json.dumps(broken))
+    [check] = checker(_effects(ws, [rel]))
+    assert check.valid and check.implausible and not check.passed, check.problem
+    assert ("none of the options" if task_id == "vqa-demo-mcq" else "a yes/no question answered") in check.problem

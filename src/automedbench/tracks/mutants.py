@@ -283,10 +283,37 @@ GENERIC_MALIGN: list[Mutant] = [
 
 # ---- inputs: what a compatibility check should notice (docs/judge.md "Experiments": s2b) ------------
 
+def _halved(doc: Any) -> Any:
+    """A JSON document with every list and every object of more than one entry cut to its first
+    half: the same kind of document, another structure (its `options`, its `images`)."""
+    if isinstance(doc, list):
+        return [_halved(x) for x in doc[: max(1, len(doc) // 2)]]
+    if isinstance(doc, dict):
+        keys = list(doc)[: max(1, len(doc) // 2)] if len(doc) > 1 else list(doc)
+        return {k: _halved(doc[k]) for k in keys}
+    return doc
+
+
+def _altered(doc: Any) -> Any:
+    """A JSON document with every number x2 + 100 and every string reversed: its values, not its
+    structure, changed."""
+    if isinstance(doc, list):
+        return [_altered(x) for x in doc]
+    if isinstance(doc, dict):
+        return {k: _altered(v) for k, v in doc.items()}
+    if isinstance(doc, bool) or doc is None:
+        return doc
+    if isinstance(doc, (int, float)):
+        return doc * 2 + 100
+    return doc[::-1] if isinstance(doc, str) else doc
+
+
 def _resliced(path: Path) -> bool:
     """The input on another grid: every second slice (volumes; z spacing doubled), every second
-    row (arrays), the left half (images)."""
+    row (arrays), the left half (images), half of each list and object (a JSON document)."""
     name = path.name.lower()
+    if name.endswith(".json"):
+        return edit_json(path, _halved)
     if _is_volume(path):
         import nibabel as nib
         img: Any = nib.load(str(path))
@@ -309,8 +336,11 @@ def _resliced(path: Path) -> bool:
 
 
 def _rescaled(path: Path) -> bool:
-    """The input in other units: values x2 + 100 (volumes, arrays), inverted (images)."""
+    """The input in other units: values x2 + 100 (volumes, arrays, a JSON document's numbers, its
+    strings reversed), inverted (images)."""
     name = path.name.lower()
+    if name.endswith(".json"):
+        return edit_json(path, _altered)
     if _is_volume(path):
         import nibabel as nib
         img: Any = nib.load(str(path))
@@ -339,8 +369,10 @@ def _rescaled(path: Path) -> bool:
 
 
 INPUT_MUTANTS: list[Mutant] = [
-    Mutant("input_resliced", "the input on another grid (every second slice, row, or half the image)",
+    Mutant("input_resliced", "the input on another grid (every second slice, row, or half the image; half of "
+           "each list and object of a JSON document)",
            each(any_file, _resliced), aspect="form"),
-    Mutant("input_rescaled", "the input in other units (values x2 + 100, or an image inverted)",
+    Mutant("input_rescaled", "the input in other units (values x2 + 100, or an image inverted; a JSON "
+           "document's numbers x2 + 100 and strings reversed)",
            each(any_file, _rescaled)),
 ]
