@@ -239,8 +239,13 @@ def test_sandbox_exec_function(world):
 
 @pytest.fixture
 def fake_task(monkeypatch, world):
+    import automedbench.cli.sandbox as cli_sandbox
     import automedbench.tasks as tasks
-    monkeypatch.setattr(tasks, "get_task", lambda tid: types.SimpleNamespace(id=tid, dataset="demo_ds"))
+    fake = lambda tid: types.SimpleNamespace(id=tid, dataset="demo_ds")  # noqa: E731
+    # where the command looks it up: cli/sandbox.py binds get_task when first imported, which
+    # another test of the same worker may have done already (the CLI help pages test does)
+    monkeypatch.setattr(tasks, "get_task", fake)
+    monkeypatch.setattr(cli_sandbox, "get_task", fake)
     return world.dataset.parent
 
 
