@@ -207,7 +207,8 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     task_result, outcomes = score_workspace(
         track, files.workspace, data.private, expected, task.options,
         # an infra-ended run is not scored: no paid answer-judge calls for it either
-        scoring_context(out, None if infra_end else (answer_judge or meta.answer_judge), agent_configs))
+        scoring_context(out, None if infra_end else (answer_judge or meta.answer_judge), agent_configs),
+        public=data.public)
     any_non_trivial = any(o.non_trivial for o in outcomes)
     if not infra_end:  # thumbnails for the run page, beside the report; the judge never reads them
         write_pictures(track, task_result.per_case, expected, files.workspace, data.public,

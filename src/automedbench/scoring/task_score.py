@@ -38,19 +38,22 @@ class CaseOutcome:
     non_trivial: bool     # valid and not a trivial (all-zero / empty) prediction
 
 
-def _outcome(record: CaseRecord, non_trivial: bool = False) -> CaseOutcome:
+def _outcome(record: CaseRecord, non_trivial: bool = False, finding: str = "") -> CaseOutcome:
     metrics = dict(record.score.metrics) if record.score is not None else {}
     flags = [str(f) for f in record.score.extra.get("flags", [])] if record.score is not None else []
-    # a scored case's reason is the track's `extra["why"]`: why a clear failure failed (docs/tracks.md)
+    # a scored case's reason is what the track's plausibility check found in the output (the
+    # words the per-call check printed), else its `extra["why"]`: why a clear failure failed
+    # (docs/site.md "One source for every statement", docs/tracks.md)
     why = str(record.score.extra.get("why") or "") if record.score is not None else ""
     result = CaseResult(case_id=record.case_id, status=record.status.value, flags=flags,
-                        valid=record.status is CaseStatus.OK, reason=record.reason or why, metrics=metrics)
+                        valid=record.status is CaseStatus.OK, reason=record.reason or finding or why,
+                        metrics=metrics)
     return CaseOutcome(record, result, non_trivial)
 
 
 def _score_one(track: Track[Any], submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
-               private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
-    outcome = _check_and_score(track, submitted, missing_reason, meta, private, options, context)
+               private: Path, options: Any, context: ScoringContext, public: Path | None = None) -> CaseOutcome:
+    outcome = _check_and_score(track, submitted, missing_reason, meta, private, options, context, public)
     if not track.aggregate_uses_case_data:
         # volumes are large: keep a case's arrays only while it is scored, not for the whole
         # dataset (memory stays at a few cases). Tracks whose aggregate reads them keep them.
@@ -58,8 +61,20 @@ def _score_one(track: Track[Any], submitted: SubmittedCase | None, missing_reaso
     return outcome
 
 
+def _plausibility(track: Track[Any], prediction: Any, public: Path | None, case_id: str, options: Any) -> str:
+    """What the track's plausibility check finds in a valid output, seen without the reference:
+    the same check, and so the same words, as the per-call check of the output (scoring/
+    output_checks.py). "" without the public inputs, or when the check itself fails."""
+    if public is None:
+        return ""
+    try:
+        return str(track.plausibility(prediction, public / case_id, options) or "")
+    except Exception:   # noqa: BLE001 - a checker must not raise; the case keeps the track's own reason
+        return ""
+
+
 def _check_and_score(track: Track[Any], submitted: SubmittedCase | None, missing_reason: str, meta: dict[str, Any],
-                     private: Path, options: Any, context: ScoringContext) -> CaseOutcome:
+                     private: Path, options: Any, context: ScoringContext, public: Path | None = None) -> CaseOutcome:
     cid = str(meta["case_id"])
     try:
         reference, ref_meta = track.load_reference(private / cid, meta, options)
@@ -81,7 +96,7 @@ def _check_and_score(track: Track[Any], submitted: SubmittedCase | None, missing
         return _outcome(CaseRecord(cid, meta, CaseStatus.INVALID, reference=reference,
                                    reason=f"could not be scored: {type(exc).__name__}: {exc}"))
     record = CaseRecord(cid, meta, CaseStatus.OK, score=score, prediction=check.prediction, reference=reference)
-    return _outcome(record, check.non_trivial)
+    return _outcome(record, check.non_trivial, _plausibility(track, check.prediction, public, cid, options))
 
 
 def scored_cases(records: list[CaseRecord]) -> ScoredCases:
@@ -109,8 +124,10 @@ def aggregate_cases(track: Track[Any], records: list[CaseRecord], options: Any,
 
 def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: list[dict[str, Any]],
                     options: Any, context: ScoringContext | None = None,
-                    workers: int = MAX_WORKERS) -> tuple[TaskResult, list[CaseOutcome]]:
-    """Score every expected case (`cases` = the manifest's case entries, in order)."""
+                    workers: int = MAX_WORKERS, public: Path | None = None) -> tuple[TaskResult, list[CaseOutcome]]:
+    """Score every expected case (`cases` = the manifest's case entries, in order). With the
+    dataset's `public` folder, a valid output's reason is first what the track's plausibility
+    check finds in it (the per-call check's words)."""
     context = context or ScoringContext()
     outputs = workspace / "outputs"
     layout = track.submission(options)
@@ -148,12 +165,12 @@ def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: li
         if layout.kind == "cohort" and (file_level_error or (sub is not None and sub.row is None)):
             # the file exists but is unusable, or this case's row was refused: invalid, not missing
             reason = file_level_error or missing_reason[cid]
-            outcome = _score_one(track, None, reason, meta, private, options, context)
+            outcome = _score_one(track, None, reason, meta, private, options, context, public)
             if outcome.record.status is CaseStatus.MISSING:
                 outcome.record.status = CaseStatus.INVALID
                 outcome.result.status = CaseStatus.INVALID.value
             return outcome
-        return _score_one(track, sub, missing_reason.get(cid, "no output"), meta, private, options, context)
+        return _score_one(track, sub, missing_reason.get(cid, "no output"), meta, private, options, context, public)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         outcomes = list(pool.map(one, cases))

@@ -192,13 +192,18 @@ def metric_note(metrics: dict[str, float | None]) -> str:
 
 def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.ndarray,
                        metrics: dict[str, float | None], where: str = "",
-                       windows: list[tuple[str, float, float]] | None = None, reason: str = "") -> list[CasePicture]:
+                       windows: list[tuple[str, float, float]] | None = None, reason: str = "",
+                       finding: str = "") -> list[CasePicture]:
     """Input, output, reference and output − reference, one picture per grey window.
 
     `windows` are the task's display windows, (name, level, width) in the images' units (e.g.
     Hounsfield units: a CT's soft-tissue or brain window); without them one window, the
-    reference's 1st-99th percentile. The same window is used for every panel of a picture. An
-    output that was not scored (`out` None, `reason` set) is left out: input and reference only."""
+    reference's 1st-99th percentile. The same window is used for every panel of a picture,
+    except an output the track's plausibility check found wrong (`finding`, e.g. not in the
+    input's units): it is drawn in its own 1st-99th percentile window, named with its range
+    beside the input's, so what it holds is seen instead of one flat grey (docs/site.md "One
+    source for every statement"). An output that was not scored (`out` None, `reason` set) is
+    left out: input and reference only."""
     r = np.asarray(ref, dtype=np.float64)
     finite = r[np.isfinite(r)]
     if windows:
@@ -213,13 +218,17 @@ def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.n
         tiles: list[tuple[np.ndarray, str]] = []
         if inp is not None:
             tiles.append((window(inp, lo, hi), "input"))
-        if out is not None:
+        if out is not None and finding:
+            olo, ohi = _percentiles(out)
+            tiles.append((window(out, olo, ohi), f"output in its own window {olo:.3g}..{ohi:.3g} "
+                                                 f"(input and reference {lo:.3g}..{hi:.3g})"))
+        elif out is not None:
             tiles.append((window(out, lo, hi), "output"))
         tiles.append((window(r, lo, hi), "reference"))
         if diff is not None:
             scale = float(np.percentile(np.abs(diff), 99)) or (hi - lo) or 1.0
             tiles.append((diverging(diff, scale), f"output-reference +-{scale:.3g}"))
-        note = " · ".join(x for x in (f"not scored: {reason}" if reason else "", where, wname,
+        note = " · ".join(x for x in (f"not scored: {reason}" if reason else "", finding, where, wname,
                                       metric_note(metrics)) if x)
         what = ("input and reference (the output was not scored)" if out is None else
                 "input, output, reference and the difference map (red: output above the reference, blue: below)")
@@ -229,3 +238,10 @@ def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.n
 
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9]+")
+
+
+def _percentiles(arr: np.ndarray) -> tuple[float, float]:
+    """An array's 1st and 99th percentile over its finite values ((0, 1) when it has none)."""
+    a = np.asarray(arr, dtype=np.float64)
+    finite = a[np.isfinite(a)]
+    return (float(np.percentile(finite, 1)), float(np.percentile(finite, 99))) if finite.size else (0.0, 1.0)

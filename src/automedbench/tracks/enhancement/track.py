@@ -192,8 +192,11 @@ class EnhancementTrack(Track[EnhancementOptions]):
         except (OSError, ValueError):
             inp = None
         windows = [(w.name, w.level, w.width) for w in options.display_windows]
+        # the plausibility check's finding, as the case's reason and the per-call check say it
+        finding = "" if case.prediction is None else self.plausibility(case.prediction, case.public_dir, options)
         return restoration_panels(inp if inp is not None and inp.ndim == 2 else None, case.prediction,
-                                  case.reference, case.metrics, windows=windows, reason=case.reason)
+                                  case.reference, case.metrics, windows=windows, reason=case.reason,
+                                  finding=finding)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: EnhancementOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

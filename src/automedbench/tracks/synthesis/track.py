@@ -219,8 +219,10 @@ class SynthesisTrack(Track[SynthesisOptions]):
         except Exception:  # noqa: BLE001 - drawn without the input
             inp2 = None
         out = None if case.prediction is None else np.rot90(case.prediction[..., k])
+        # the plausibility check's finding, as the case's reason and the per-call check say it
+        finding = "" if case.prediction is None else self.plausibility(case.prediction, case.public_dir, options)
         return restoration_panels(inp2, out, np.rot90(case.reference[..., k]), case.metrics, f"slice z={k}",
-                                  reason=case.reason)
+                                  reason=case.reason, finding=finding)
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: SynthesisOptions) -> None:
         per_case.gold_submission(dataset_root, outputs, options.reference_file, options.output_file)

@@ -1,0 +1,116 @@
+"""Pages that never misstate (issue 45, items 1, 6 and 7; docs/site.md "One source for every
+statement", "Totals and groups", "One number format").
+
+Reason: the low-dose CT task is scored on real files where half the outputs keep the careless
+denoiser's [0, 1] normalisation; the per-call check (the harness's OutputChecks, as the agent
+loop runs it), the per-case Why and "where the points went" on the run page written by the
+site's own code must all say the same thing, and the picture must show the output in its own
+range beside the input's."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from automedbench.report import collect_reports, write_leaderboard
+from automedbench.report.site import run_slug
+from automedbench.scoring.output_checks import OutputChecks
+from automedbench.scoring.pictures import write_pictures
+from automedbench.scoring.task_score import score_workspace
+from automedbench.tasks import get_task
+from tests.report.factories import build_report, write_run
+
+WS = "/workspace"
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def _text(html: str) -> str:
+    """The page's visible words, roughly: tags dropped, entities of quotes undone."""
+    return re.sub(r"<[^>]+>", " ", html).replace("&#39;", "'").replace("&quot;", '"').replace("&amp;", "&")
+
+
+def _careless_ldct_run(tmp_path: Path, staged_once) -> tuple[Path, list[str], str]:
+    """A scored ldct-denoise run on disk whose even cases hold the input normalised to [0, 1];
+    returns the site's run page text, the careless case ids and the per-call check's words."""
+    task = get_task("ldct-denoise")
+    track, options = task.track_impl, task.options
+    data = staged_once(task.dataset, tmp_path / "data")
+    cases = json.loads(data.manifest.read_text())["cases"]
+    rep = build_report("ldct_careless", task=task.id)
+    run_dir = write_run(tmp_path / "runs", rep)
+    ws = run_dir / "workspace"
+    track.gold_submission(data.root, ws / "outputs", options)
+    careless = []
+    for i, c in enumerate(cases):
+        if i % 2 == 0:   # the careless demo agent's bug: the [0, 1] image it processed, kept
+            x = np.load(data.public / c["case_id"] / options.input_file).astype(np.float64)
+            np.save(ws / "outputs" / c["case_id"] / options.output_file,
+                    ((x - x.min()) / (x.max() - x.min())).astype(np.float32))
+            careless.append(c["case_id"])
+    result, _ = score_workspace(track, ws, data.private, cases, options, public=data.public)
+    write_pictures(track, result.per_case, cases, ws, data.public, data.private, options, run_dir)
+    rep.run.track, rep.task = track.name, result
+    (run_dir / "detail_report.json").write_text(rep.model_dump_json(indent=2), encoding="utf-8")
+    # the call that wrote the first careless output, with the harness's check of it
+    checker = OutputChecks(track, options, [{k: v for k, v in c.items() if k != "files"} for c in cases],
+                           data.private, workspace=(ws, WS), public=(data.public, "/data/public"))
+    rel = f"outputs/{careless[0]}/{options.output_file}"
+    effects = {"written": [{"path": f"{WS}/{rel}", "op": "created", "size": (ws / rel).stat().st_size,
+                            "sha256": _sha(ws / rel)}], "deleted": [], "read": [], "read_back": []}
+    [check] = checker(effects)
+    events = [{"type": "run_start", "t": 0.0, "data": {}},
+              {"type": "tool_call", "t": 0.1, "turn": 1, "call_index": 1, "stage": "s4", "language": "python",
+               "code": "batch()", "kind": "execute_code"},
+              {"type": "execution", "t": 1.0, "turn": 1, "call_index": 1, "stage": "s4", "duration_s": 0.9,
+               "language": "python", "exit_code": 0, "stdout": "", "stderr": "", "timed_out": False,
+               "effects": effects, "output_checks": [check.model_dump()]},
+              {"type": "run_end", "t": 1.1, "kind": "submitted"}]
+    (run_dir / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    write_leaderboard(collect_reports([tmp_path / "runs"]), tmp_path / "site")
+    html = (tmp_path / "site" / "runs" / f"{run_slug(rep.run.run_id)}.html").read_text(encoding="utf-8")
+    return html, careless, check.problem
+
+
+def test_the_why_the_points_and_the_per_call_check_say_one_thing(tmp_path, staged_once):
+    html, careless, problem = _careless_ldct_run(tmp_path, staged_once)
+    assert "not in the input's units" in problem, problem
+    said = re.sub(r"\s+", " ", _text(html))
+    # the per-call check, as the transcript prints it
+    assert f"fails {problem}" in said
+    # the per-case Why of every careless case is the same finding (its numbers are the case's own)
+    for cid in careless:
+        row = re.search(rf'<tr id="case-{re.escape(cid)}".*?</tr>', html, re.DOTALL)
+        assert row, cid
+        assert "not in the input's units" in _text(row.group(0)), (cid, _text(row.group(0)))
+        assert "flat output" not in _text(row.group(0)), cid
+    # "where the points went" names that finding, never another
+    points = re.search(r'id="points".*?</table>', html, re.DOTALL)
+    assert points
+    lost = _text(points.group(0))
+    assert "not in the input's units" in lost and "flat output" not in lost, lost
+
+
+def test_an_output_in_other_units_is_drawn_in_its_own_window(tmp_path, staged_once):
+    html, careless, _ = _careless_ldct_run(tmp_path, staged_once)
+    index = json.loads((tmp_path / "runs" / "ldct_careless" / "pictures" / "index.json").read_text())
+    drawn = {e["case_id"]: e for e in index}
+    shown = [cid for cid in careless if cid in drawn]
+    assert shown, "no careless case was pictured"
+    for cid in shown:
+        for f in drawn[cid]["files"]:
+            cap = f["caption"]
+            m = re.search(r"output in its own window (\S+)\.\.(\S+) \(input and reference (\S+)\.\.(\S+)\)", cap)
+            assert m, cap
+            own, shared = [float(x) for x in m.group(1, 2)], [float(x) for x in m.group(3, 4)]
+            assert 0 <= own[0] < own[1] <= 1 and shared[1] - shared[0] > 50, cap
+            assert "not in the input's units" in cap, cap
+    # a good output keeps the shared window
+    good = [e for e in index if e["case_id"] not in careless and e["valid"]]
+    assert good and all("own window" not in f["caption"] for e in good for f in e["files"])
