@@ -46,6 +46,7 @@ from . import radiology, reference_profile
 from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .literature import literature_values
+from .matching import CONTRADICTS, compare
 from .options import ALL_COMPONENTS, ReportGenOptions
 from .scoring import meteor_scorer, study_metrics
 from .scripted import ReportScriptedMethods
@@ -141,6 +142,15 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
             extra["reason"] = "the findings section is empty"
         if "reason" in extra:
             extra["flags"] = [extra["reason"]]       # shown per case in the detail report
+            extra["why"] = extra["reason"]
+        else:
+            # the findings compared sentence by sentence, knowing negation, side, zone and size
+            # (matching.py; docs/tracks/report-generation.md "Findings that agree"): the Why of
+            # every scored study, and a contradiction is flagged
+            agreement = compare(prediction.section, reference.section)
+            extra["why"] = agreement.why()
+            if agreement.conflicts:
+                extra["flags"] = [CONTRADICTS]
         # the per-study task score (first, and named by logic_metric for LOGIC_SUSPECT)
         score = mean_of_present([metrics.get(c) for c in options.components if c in metrics])
         return CaseScore({"score": score, **metrics}, extra)
