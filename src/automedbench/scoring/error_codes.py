@@ -4,6 +4,7 @@ Each rule below is a small function of the run's evidence (RunEvidence: trace, s
 listed in RULES; the table of codes, steps and categories is data. Evidence names the turn/call and an excerpt."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -121,8 +122,26 @@ def _pilot(run: RunEvidence) -> list[ErrorCode]:
                            batch=("no batch ran" if first_batch is None
                                   else f"the batch started at call {first_batch} without a checked pilot"))]
     if s3.score == 0.5:
-        return [make_error("PILOT_NOT_INSPECTED", rationale=s3.rationale)]
+        return [make_error(_partial_pilot_code(s3.rationale), rationale=s3.rationale)]
     return []
+
+
+# the offline judge's S3 rationale states its facts as "pilot: yes (...)" and "inspection: no (...)"
+# (judge/heuristic.py `_why`)
+_SAID = re.compile(r"(?:^|; )(pilot|inspection): (yes|no) \(")
+
+
+def _partial_pilot_code(rationale: str) -> str:
+    """The code naming what an S3 of 0.5 lacked, so it never contradicts the verdict beside it
+    (docs/faults.md "S3's codes"): no pilot at all (outputs were only looked at after the
+    batch), a pilot nobody looked at, or a look whose finding was not carried through. A
+    judge whose rationale does not state these facts gets PILOT_NOT_INSPECTED."""
+    said = dict(_SAID.findall(rationale))
+    if said.get("pilot") == "no":
+        return "NO_PILOT"
+    if said.get("pilot") == "yes" and said.get("inspection") == "yes":
+        return "PILOT_UNRESOLVED"
+    return "PILOT_NOT_INSPECTED"
 
 
 def _unrecovered(run: RunEvidence) -> list[ErrorCode]:

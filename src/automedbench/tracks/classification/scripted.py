@@ -1,8 +1,9 @@
 """Code the built-in scripted agents send through execute_code on classification tasks.
 
 reference: installs the few-shot nearest-neighbour classifier (methods/patch_classifier.py),
-           checks one input and the published labelled examples, pilots it on a few cases,
-           inspects the labels, classifies every case into outputs/predictions.csv, verifies
+           checks one input and the published labelled examples, pilots it on ONE case (a pilot
+           of a few cases is a batch on a small set: docs/judge.md "Units, pilot, batch"),
+           inspects its label, classifies every case into outputs/predictions.csv, verifies
            one row per case with allowed labels.
 careless:  the same classifier, but it writes class ids through an off-by-one label map
            (ids treated as 1-based), so every label is shifted to the next class — the
@@ -27,7 +28,7 @@ class ClassificationMethods:
                 "Features: 18 image statistics (colour saturation, intensity percentiles, edges, "
                 "texture/speckle, entropy, smoothness), standardised over all public images.",
                 "Label = the label of the nearest labelled example (1-NN); no case label is used.",
-                "Pilot on a few cases; check the labels come from the allowed set.",
+                "Pilot ONE case; check its label comes from the allowed set.",
                 f"Classify every case into outputs/{self.o.output_file} ({self.o.key},{self.o.label_column}).",
                 "Verify one row per case, then submit."]
 
@@ -42,11 +43,11 @@ class ClassificationMethods:
 
     def pilot_code(self, data_dir: str) -> str:
         return textwrap.dedent(f"""\
-            # S3 pilot: classify the first few cases into outputs/{self.o.output_file}
+            # S3 pilot: classify ONE case into outputs/{self.o.output_file}
             import csv, pathlib, sys
             sys.path.insert(0, ".")
             import {self.module} as method
-            cases = {case_dirs(data_dir)}[:5]
+            cases = {case_dirs(data_dir)}[:1]
             labels = method.classify({data_dir!r}, cases, {self.o.image_file!r})
             pathlib.Path("outputs").mkdir(exist_ok=True)
             with open("outputs/{self.o.output_file}", "w", newline="") as fh:

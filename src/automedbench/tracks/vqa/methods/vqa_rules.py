@@ -4,12 +4,18 @@ and the image(s) of each question, answers with hand-set rules on image statisti
 Question kinds are recognised from the question TEXT by keywords (not from any label file):
   count    "how many" / "count"        -> bright connected components (> 0.86 of full scale,
                                            >= 4 px) = focal hyperintense lesions
-  finding  "is there" / "are there" / "does ... show" + lesion/spot words -> count > 0
   plane    "plane"                      -> foreground mask: left-right mirror overlap < 0.85
                                            -> sagittal, else bounding-box height/width > 1.04
                                            -> axial, else coronal
-  modality "modality" / "type of imaging" / "kind of ... image" -> colour/darkness/shape rules
-  region   "region" / "part of the body" -> modality + shape rules
+  modality "modality" / "type of imaging" / "kind of ... image" / "what scan" -> colour/darkness/shape rules
+  region   "region" / "part of the body" / "organ" -> modality + shape rules
+A yes/no question (opening with is/are/does/..., no "... or ..."):
+  finding  lesion/spot words            -> count > 0
+  modality names one ("Is this a CT?")  -> yes when the modality rule finds it, else no
+  plane    names one ("... axial ...")  -> yes when the plane rule finds it, else no
+  organ    asks one is there ("... contain lung?") -> yes when the region rule's region holds it, else no
+  other                                 -> "no", the rule's prior (said in raw_model_output)
+"unknown" is answered only to an open question no rule covers.
 Multiple choice: the open answer is matched to the option texts (own small synonym list);
 if nothing matches, the first option is chosen and the output says it was a guess.
 
@@ -108,28 +114,79 @@ def region(g: np.ndarray, spread: float) -> tuple[str, str]:
     return ("abdomen" if mirror > 0.7 else "shoulder"), why + f", mirror {mirror:.2f}"
 
 
+# words naming what a yes/no question asks about: modality, plane, and organ -> the region holding it
+MODALITY_WORDS = {"ct": SYNONYMS["ct"], "mri": SYNONYMS["mri"] + ["t1", "t2", "flair"],
+                  "x-ray": SYNONYMS["x-ray"], "ultrasound": SYNONYMS["ultrasound"],
+                  "nuclear medicine": SYNONYMS["nuclear medicine"], "fundus photography": SYNONYMS["fundus photography"],
+                  "microscopy": SYNONYMS["microscopy"]}
+PLANE_WORDS = {"axial": ["axial", "transverse", "transaxial", "horizontal"], "coronal": ["coronal", "frontal"],
+               "sagittal": ["sagittal"]}
+ORGAN_REGION = {"head": ["brain", "head", "skull", "eye", "eyes", "orbit", "cerebrum", "cerebellum", "ventricle"],
+                "chest": ["lung", "lungs", "heart", "chest", "thorax", "rib", "ribs", "trachea", "mediastinum"],
+                "abdomen": ["liver", "kidney", "kidneys", "spleen", "abdomen", "bowel", "stomach", "pancreas",
+                            "colon", "intestine", "gallbladder", "bladder", "pelvis", "rectum"],
+                "lower limb": ["leg", "knee", "femur", "tibia", "ankle", "foot"]}
+YES_NO_OPENERS = r"^(is|are|does|do|did|can|could|was|were|has|have|will|should|would)\b"
+
+
+def _named(q: str, table: dict[str, list[str]]) -> str | None:
+    """The first key of `table` one of whose words the question names as a whole word."""
+    return next((k for k, words in table.items() if any(re.search(rf"\b{re.escape(w)}\b", q) for w in words)), None)
+
+
 def kind_of(question: str) -> str:
     q = question.lower()
     if re.search(r"\bhow many\b|\bcount\b|\bnumber of\b", q):
         return "count"
-    if "plane" in q:
+    if re.search(YES_NO_OPENERS, q) and not re.search(r"\bor\b", q):
+        if re.search(r"lesion|spot|abnormal|hyperintens", q):
+            return "finding"
+        for kind, table in (("is_modality", MODALITY_WORDS), ("is_plane", PLANE_WORDS)):
+            if _named(q, table):
+                return kind
+        # an organ's presence ("Does the picture contain lung?", "Is this a brain image?"), not its state
+        if _named(q, ORGAN_REGION) and re.search(r"contain|show|include|visible|seen|\bsee\b|\bthere\b|present|exist|"
+                                                 r"^(is|are) (this|these|it) (a|an)?\b", q):
+            return "has_organ"
+        return "yes_no"
+    if "plane" in q or _named(q, PLANE_WORDS) and re.search(r"\bor\b", q):
         return "plane"
-    if re.search(r"modality|type of imaging|kind of (medical )?image|imaging technique", q):
+    if re.search(r"modality|type of imaging|kind of (medical )?image|imaging technique|type of (scan|image)|"
+                 r"kind of scan|what scan|imaging method|how was (this|the) image", q) or \
+            (_named(q, MODALITY_WORDS) and re.search(r"\bor\b", q)):
         return "modality"
-    if re.search(r"region|part of the body|body part|anatomical", q):
+    if re.search(r"region|part of the body|body part|anatomical|\borgan", q) or \
+            (_named(q, ORGAN_REGION) and re.search(r"\bor\b", q)):
         return "region"
-    if re.search(r"^(is|are|does|do)\b", q) and re.search(r"lesion|spot|abnormal|hyperintens", q):
-        return "finding"
     return "unknown"
 
 
 def answer_open(question: str, image: Path) -> tuple[str, str]:
     g, spread = load_grey(image)
     kind = kind_of(question)
+    q = question.lower()
     if kind in ("count", "finding"):
         n = count_bright_spots(g)
         ans = str(n) if kind == "count" else ("yes" if n else "no")
         return ans, f"{kind}: {n} bright component(s) above 0.86 -> {ans}"
+    if kind == "is_modality":
+        asked = _named(q, MODALITY_WORDS)
+        found, why = modality(g, spread)
+        ans = "yes" if found == asked else "no"
+        return ans, f"{kind}: asked {asked}, the modality rule finds {found} ({why}) -> {ans}"
+    if kind == "is_plane":
+        asked = _named(q, PLANE_WORDS)
+        found, why = plane(g)
+        ans = "yes" if found == asked else "no"
+        return ans, f"{kind}: asked {asked}, the plane rule finds {found} ({why}) -> {ans}"
+    if kind == "has_organ":
+        asked = _named(q, ORGAN_REGION)
+        found, why = region(g, spread)
+        found = {"eye": "head"}.get(found, found)     # the region rule names the eye apart
+        ans = "yes" if found == asked else "no"
+        return ans, f"{kind}: the organ asked lies in the {asked}, the region rule finds {found} ({why}) -> {ans}"
+    if kind == "yes_no":
+        return "no", "yes_no: no rule reads this from the image; the rule's prior answer -> no"
     if kind == "plane":
         ans, why = plane(g)
     elif kind == "modality":
@@ -137,7 +194,7 @@ def answer_open(question: str, image: Path) -> tuple[str, str]:
     elif kind == "region":
         ans, why = region(g, spread)
     else:
-        return "", "no rule for this question"
+        return "unknown", "no rule covers this open question -> unknown"
     return ans, f"{kind}: {why} -> {ans}"
 
 
