@@ -24,6 +24,7 @@ LAZY_IMPORTS = {
     "h5py": "[fastmri] / [pcam] extras (HDF5 stagers)",
     "pyarrow": "[parquet] extra (VQA parquet stagers)",
     "ray": "[ray] extra (the Ray executor)",
+    "minisweagent": "mini-swe-agent, installed without its dependencies (docs/agents.md): agents of kind mini-swe-agent only",
     "radgraph": "[radiology] extra",
     "f1chexbert": "[radiology] extra",
     "pycocotools": "only the detection metric's cross-check (test extra)",

@@ -1,7 +1,8 @@
 """Agents by name: agent classes from the one registry (`AGENT_CLASSES`: the built-in scripted and
 calibration agents, plug-ins of the entry-point group `automedbench.agents`; docs/architecture.md
 "One registry"), then LLM agents, which are data: entries of the YAML endpoint registry
-(llm/registry.py), each run by `LLMAgent`."""
+(llm/registry.py), each run by the class of its `kind`: `LLMAgent` (our loop) or an outside
+scaffold's (`MiniSweAgent`, docs/agents.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..llm.registry import load_agent_configs
+from ..llm.registry import AgentConfig, load_agent_configs
 from ..plugins import Registry
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
 from .llm import LLMAgent
+from .mini_swe_agent import MiniSweAgent
 from .scripted import SCRIPTED_AGENTS
 from .traits import TRAIT_AGENTS  # the judge's calibration agents (docs/judge.md)
 
@@ -22,6 +24,9 @@ class AgentError(UserError, ValueError):
 
 
 AgentFactory = Callable[[], Agent]
+
+# an endpoint entry's `kind` -> the agent that runs it (llm/registry.py AGENT_KINDS names them)
+ENTRY_KINDS: dict[str, Callable[[AgentConfig], Agent]] = {"llm": LLMAgent, "mini-swe-agent": MiniSweAgent}
 
 
 def _agent_class(obj: Any, where: str) -> AgentFactory:
@@ -55,7 +60,7 @@ def get_agent(name: str, agent_configs: list[Path] | None = None) -> Agent:
         return AGENT_CLASSES.get(name)()
     configs = load_agent_configs(agent_configs)
     if name in configs:
-        return LLMAgent(configs[name])
+        return ENTRY_KINDS[configs[name].kind](configs[name])
     raise AgentError(f"unknown agent {name!r}; known: {', '.join(agent_names(agent_configs))}")
 
 

@@ -113,6 +113,13 @@ class ToolBox:
         self.disqualified = False
         self.tokens_in = self.tokens_out = 0
         self.cost_usd = 0.0
+        # who wrote the calls when it is not our own loop (an outside scaffold such as
+        # mini-swe-agent): recorded on every tool_call event (docs/agents.md "What is recorded")
+        self.call_source: dict[str, Any] | None = None
+        # the last execute_code's sandbox result and the harness's note on it (violation), for a
+        # scaffold that shows the model its own rendering of a result; None when nothing ran
+        self.last_result: ExecResult | None = None
+        self.last_note = ""
 
     # ---- conversation bookkeeping (LLM agents call these directly) ----------------
     def add_message(self, message: dict[str, Any]) -> None:
@@ -140,11 +147,14 @@ class ToolBox:
         if self.disqualified:
             raise RunStopped("disqualified")
         self.calls += 1
+        self.last_result, self.last_note = None, ""
         stage, declared = label(code, self.stage)
         self.stage = stage
+        data: dict[str, Any] = {"stage_declared": declared}
+        if self.call_source:
+            data["source"] = self.call_source
         self.trace.emit("tool_call", turn=self.turns, call_index=self.calls, stage=stage,
-                        kind="execute_code", language=language, code=code,
-                        data={"stage_declared": declared})
+                        kind="execute_code", language=language, code=code, data=data)
         timeout = None
         if self.deadline is not None:
             # wall time is enforced during a long execution too, not only between turns
@@ -170,9 +180,10 @@ class ToolBox:
         for w in result.warnings:
             self.trace.emit("warning", call_index=self.calls, kind=w.get("kind", "advisory"),
                             message=w.get("message", ""), data=w)
+        self.last_result = result
         note = ""
         if result.violations:
-            note = self._apply_violations(result)
+            note = self.last_note = self._apply_violations(result)
         if self.deadline is not None and time.monotonic() >= self.deadline and result.timed_out:
             raise RunStopped("wall_time")
         return format_result(result, note)

@@ -94,21 +94,31 @@ class ReferenceAgent(ScriptedAgent):
     inspects_outputs = True   # False: the pilot's and the batch's outputs are never opened
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
-        methods = _methods(context)
-        candidates = context.candidates or ["classical pipeline", "model A", "model B"]
-        plan = _plan_md(context, candidates, methods.plan_steps(), careful=True)
-        self.call(tools, "python", "# S1 write the plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
-                                   f"pathlib.Path('plan/plan.md').write_text({plan!r})\nprint('plan.md written')\n")
-        self.call(tools, "python", _PLAN_PNG)
-        self.call(tools, "python", methods.setup_code(context.data_dir))
-        self.call(tools, "python", methods.pilot_code(context.data_dir))
-        if self.inspects_outputs:
-            self.call(tools, "python", methods.inspect_code(context.data_dir))
-        self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
-        if self.inspects_outputs:
-            self.call(tools, "python", methods.verify_code(context.data_dir))
+        for language, code in reference_calls(context, inspects=self.inspects_outputs):
+            self.call(tools, language, code)
         self.submit(tools)
         return AgentOutcome("submitted")
+
+
+def _careful_plan_call(context: AgentContext, methods: ScriptedMethods) -> tuple[str, str]:
+    candidates = context.candidates or ["classical pipeline", "model A", "model B"]
+    plan = _plan_md(context, candidates, methods.plan_steps(), careful=True)
+    return ("python", "# S1 write the plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
+                      f"pathlib.Path('plan/plan.md').write_text({plan!r})\nprint('plan.md written')\n")
+
+
+def reference_calls(context: AgentContext, *, inspects: bool = True) -> list[tuple[str, str]]:
+    """The reference workflow's calls before its submission, as (language, code): also what an
+    outside scaffold is scripted with when its judgement is compared with ours (docs/agents.md)."""
+    methods = _methods(context)
+    calls = [_careful_plan_call(context, methods), ("python", _PLAN_PNG),
+             ("python", methods.setup_code(context.data_dir)), ("python", methods.pilot_code(context.data_dir))]
+    if inspects:
+        calls.append(("python", methods.inspect_code(context.data_dir)))
+    calls.append(("python", methods.batch_code(context.data_dir, careless=False)))
+    if inspects:
+        calls.append(("python", methods.verify_code(context.data_dir)))
+    return calls
 
 
 class CarelessAgent(ScriptedAgent):
@@ -174,19 +184,22 @@ class WordsNoWorkAgent(ScriptedAgent):
     name = "words-no-work"
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
-        methods = _methods(context)
-        candidates = context.candidates or ["classical pipeline", "model A", "model B"]
-        plan = _plan_md(context, candidates, methods.plan_steps(), careful=True)
-        self.call(tools, "python", "# S1 write the plan\nimport pathlib\npathlib.Path('plan').mkdir(exist_ok=True)\n"
-                                   f"pathlib.Path('plan/plan.md').write_text({plan!r})\nprint('plan.md written')\n")
-        self.call(tools, "python", "# S2 setup: download weights, load the model on the GPU\n"
-                                   "print('weights downloaded; model loaded on cuda:0; input shape/spacing/dtype checked')\n")
-        self.call(tools, "python", "# S3 pilot ONE case and inspect it\n"
-                                   "print('pilot case_000: output shape matches input, values in {0, 1}, plausible')\n")
-        self.call(tools, "python", methods.setup_code(context.data_dir).replace("# S2", "# S4", 1))
-        self.call(tools, "python", methods.batch_code(context.data_dir, careless=False))
+        for language, code in words_no_work_calls(context):
+            self.call(tools, language, code)
         self.submit(tools)
         return AgentOutcome("submitted")
+
+
+def words_no_work_calls(context: AgentContext) -> list[tuple[str, str]]:
+    """The words-no-work (theatre) trajectory's calls before its submission, as (language, code)."""
+    methods = _methods(context)
+    return [_careful_plan_call(context, methods),
+            ("python", "# S2 setup: download weights, load the model on the GPU\n"
+                       "print('weights downloaded; model loaded on cuda:0; input shape/spacing/dtype checked')\n"),
+            ("python", "# S3 pilot ONE case and inspect it\n"
+                       "print('pilot case_000: output shape matches input, values in {0, 1}, plausible')\n"),
+            ("python", methods.setup_code(context.data_dir).replace("# S2", "# S4", 1)),
+            ("python", methods.batch_code(context.data_dir, careless=False))]
 
 
 SCRIPTED_AGENTS: dict[str, type] = {a.name: a for a in (ReferenceAgent, CarelessAgent, EmptyAgent,

@@ -19,13 +19,15 @@ whether the environment variables an entry names are set.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, ValidationError,
+                      field_validator, model_serializer, model_validator)
 
 from .. import yamlfile
 from ..errors import UserError, first_field_error
@@ -46,6 +48,10 @@ class LLMConfigError(UserError, ValueError):
 
 
 AgentConfigError = LLMConfigError     # the name this error had when it lived in agents/
+
+# What runs the model's turns (docs/agents.md): our own loop ("llm"), or an outside scaffold
+# whose actions run in our sandbox as recorded calls.
+AGENT_KINDS = ("llm", "mini-swe-agent")
 
 
 class _Strict(BaseModel):
@@ -85,6 +91,10 @@ class Retry(_Strict):
 class AgentConfig(_Strict):
     """One model endpoint entry (the field names are a public contract)."""
     name: str
+    kind: str = Field("llm", description="who runs the turns: 'llm' (our loop) or an outside scaffold "
+                                         "(docs/agents.md)")
+    scaffold_config: str | None = Field(None, description="the scaffold's own configuration file (for "
+                                                           "mini-swe-agent: its YAML), relative to this file")
     model: str
     base_url: str
     api_key_env: str | None = None
@@ -112,6 +122,42 @@ class AgentConfig(_Strict):
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:-]*", v):
             raise ValueError("must be letters, digits, '-', '_', '.', ':'")
         return v
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, v: str) -> str:
+        if v not in AGENT_KINDS:
+            raise ValueError(f"unknown kind {v!r}; known: {', '.join(AGENT_KINDS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _scaffold_file(self) -> "AgentConfig":
+        """A scaffold's file is read relative to the entry's own file, and must exist now."""
+        if self.scaffold_config is None:
+            return self
+        if self.kind == "llm":
+            raise ValueError("scaffold_config is for an outside scaffold's entry (kind: mini-swe-agent), "
+                             "not for our own loop (kind: llm)")
+        path = Path(self.scaffold_config).expanduser()
+        if not path.is_absolute() and self.source:
+            path = Path(self.source).parent / path
+        if not path.is_file():
+            raise ValueError(f"scaffold_config: file {str(path)!r} does not exist")
+        self.scaffold_config = str(path.resolve())
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """An entry of our own loop dumps as it did before kinds existed, so its configuration
+        hash is unchanged; a scaffold's entry adds its kind, its file and that file's sha256 (its
+        content is part of what runs: docs/agents.md)."""
+        data: dict[str, Any] = handler(self)
+        if self.kind == "llm":
+            data.pop("kind", None)
+            data.pop("scaffold_config", None)
+        elif self.scaffold_config is not None:
+            data["scaffold_config_sha256"] = hashlib.sha256(Path(self.scaffold_config).read_bytes()).hexdigest()
+        return data
 
     @field_validator("api_key_env")
     @classmethod

@@ -1,0 +1,233 @@
+"""mini-swe-agent in our sandbox (docs/agents.md "mini-swe-agent"): its own loop (DefaultAgent) with
+our Environment (each bash action one recorded call) and our Model (the entry's endpoint: here the
+loopback scripted server). The same commands through our loop and through mini-swe-agent earn the
+same task score and S1-S5; words without work earn S3 0; a look at the private references is
+blocked and coded; the record says the calls came from mini-swe-agent."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from automedbench import api
+from automedbench.agents import AgentContext, AgentError, check_ready, get_agent
+from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND, MiniSweAgentError
+from automedbench.agents.scripted import reference_calls, words_no_work_calls
+from automedbench.llm.registry import LLMConfigError
+from automedbench.runs.models import DetailReport
+from automedbench.runs.trace import read_trace
+from automedbench.tasks import get_task
+
+from .fake_openai import call, completion, usage
+
+pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed (make test installs it: docs/agents.md)")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning")]
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK, TIER = "brain-lesion-seg", "lite"
+SECRET = "sk-mini-DO-NOT-LEAK-0a1b2c3d"
+
+
+def _agents_file(path: Path, url: str, scaffold: Path | None = None) -> Path:
+    retry = "{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}"
+    extra = f"\n    scaffold_config: {scaffold.name}" if scaffold else ""
+    path.write_text(f"""agents:
+  - name: loop-fake
+    model: fake-coder
+    base_url: {url}
+    api_key_env: AMB_MINI_KEY
+    pricing: {{input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: 0.5}}
+    retry: {retry}
+  - name: mini-fake
+    kind: mini-swe-agent{extra}
+    model: fake-coder
+    base_url: {url}
+    api_key_env: AMB_MINI_KEY
+    pricing: {{input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: 0.5}}
+    retry: {retry}
+""")
+    return path
+
+
+def _context() -> AgentContext:
+    """What the agent is told inside bwrap (lifecycle/session.py builds it the same way)."""
+    task = get_task(TASK)
+    return AgentContext(task_id=task.id, tier=TIER, data_dir="/data/public", workspace_dir="/workspace",
+                        kickoff="", output_files=task.output_files, input_files=task.input_files, track=task.track,
+                        track_options=task.options, candidates=list(task.tiers.standard.candidates),
+                        target_keywords=list(task.target_keywords))
+
+
+def as_bash(language: str, code: str) -> str:
+    """A call as one bash command (mini-swe-agent has bash only): Python through a here-document,
+    under the call's own stage tag."""
+    if language == "bash":
+        return code
+    tag = code.splitlines()[0] if code.lstrip().startswith("#") else "# python"
+    return f"{tag}\npython3 - <<'AMB_PY'\n{code}\nAMB_PY"
+
+
+def _usage(i: int) -> dict:
+    return usage(1000 + 100 * i, 50 + i, cached=500)
+
+
+def loop_script(commands: list[str]) -> list[dict]:
+    """Our loop's replies: each command through execute_code(bash), then submit_results."""
+    return [completion(tool_calls=[call("execute_code", {"language": "bash", "code": c})], usage_=_usage(i))
+            for i, c in enumerate(commands)] + \
+        [completion(tool_calls=[call("submit_results", {})], usage_=_usage(len(commands)))]
+
+
+def mini_script(commands: list[str]) -> list[dict]:
+    """mini-swe-agent's replies: each command through its bash tool, then its submit command."""
+    return [completion(f"step {i}", tool_calls=[call("bash", {"command": c})], usage_=_usage(i))
+            for i, c in enumerate(commands)] + \
+        [completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=_usage(len(commands)))]
+
+
+@pytest.fixture
+def lesion_data(tmp_path, staged_once):
+    root = tmp_path / "data"
+    staged_once("mni-brain-lesion", root, n_cases=3)
+    return root
+
+
+def _run(agent: str, out: Path, data: Path, cfg: Path) -> tuple[Path, DetailReport]:
+    run_dir = api.run_one(TASK, TIER, agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False,
+                                                                 agent_configs=[cfg], exec_timeout_s=120)).run_dir
+    return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+
+def _cli_run(agent: str, out: Path, data: Path, cfg: Path) -> tuple[Path, DetailReport]:
+    """`automedbench run --agent NAME` as a user types it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    res = subprocess.run([sys.executable, "-m", "automedbench", "run", "--task", TASK, "--tier", TIER,
+                          "--agent", agent, "--agent-config", str(cfg), "--sandbox", "bwrap", "--network", "off",
+                          "--data-root", str(data), "--out", str(out)],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    run_dir = next(p for p in out.iterdir() if (p / "detail_report.json").is_file())
+    return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+
+def _stages(r: DetailReport) -> dict:
+    return {s: (st.score, st.items) for s, st in r.stages.items()}
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_the_reference_commands_earn_the_same_through_mini_swe_agent_and_our_loop(fake_openai, lesion_data,
+                                                                                   tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_MINI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    commands = [as_bash(lang, code) for lang, code in reference_calls(_context())]
+    fake_openai.push(*loop_script(commands))
+    loop_dir, loop = _run("loop-fake", tmp_path / "loop", lesion_data, cfg)
+    fake_openai.push(*mini_script(commands))
+    mini_dir, mini = _cli_run("mini-fake", tmp_path / "mini", lesion_data, cfg)
+
+    assert loop.run.end_reason == mini.run.end_reason == "submitted"
+    # the honest workflow did its work: every case written and scored, its pilot inspected
+    assert loop.task.completion_rate == 1.0 and loop.task.score > 0.6 and loop.stages["s3"].score == 1.0
+    assert mini.task.score == loop.task.score and mini.task.per_case == loop.task.per_case
+    assert _stages(mini) == _stages(loop)
+    assert mini.agentic == loop.agentic and mini.overall == loop.overall
+    assert {e.code for e in mini.errors} == {e.code for e in loop.errors}
+    # tokens and cost counted as our loop counts them, one model turn per command and one to submit
+    assert (mini.run.turns, mini.run.tokens_in, mini.run.tokens_out) == \
+        (loop.run.turns, loop.run.tokens_in, loop.run.tokens_out) == (len(commands) + 1,
+                                                                      sum(1000 + 100 * i for i in range(len(commands) + 1)),
+                                                                      sum(50 + i for i in range(len(commands) + 1)))
+    assert mini.run.cost_usd == loop.run.cost_usd > 0
+
+    # the record: every call is mini-swe-agent's, each with its effects, as our loop's calls are
+    trace = read_trace(mini_dir / "trace.jsonl")
+    calls = [e for e in trace if e.type == "tool_call"]
+    assert [e.code for e in calls] == commands
+    assert all(e.data["source"]["scaffold"] == "mini-swe-agent" and e.data["source"]["version"] for e in calls)
+    loop_execs = [e for e in read_trace(loop_dir / "trace.jsonl") if e.type == "execution"]
+    mini_execs = [e for e in trace if e.type == "execution"]
+    assert [(e.stage, e.exit_code, sorted(w.path for w in e.effects.written)) for e in mini_execs] == \
+        [(e.stage, e.exit_code, sorted(w.path for w in e.effects.written)) for e in loop_execs]
+    assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
+    meta = json.loads((mini_dir / "run.json").read_text())
+    assert meta["agent_config"]["kind"] == "mini-swe-agent" and meta["agent_config"]["model"] == "fake-coder"
+    # the model saw mini-swe-agent's prompt (ours, plus how its bash tool and submission work) and
+    # its own rendering of results; the key went on the wire only
+    chats = fake_openai.chat_requests()
+    first = chats[len(commands) + 1]["body"]
+    assert [t["function"]["name"] for t in first["tools"]] == ["bash"]
+    assert SUBMIT_COMMAND in first["messages"][0]["content"] and "S3 Validate" in first["messages"][0]["content"]
+    assert "<returncode>0</returncode>" in chats[-1]["body"]["messages"][-1]["content"]
+    assert chats[-1]["headers"]["authorization"] == f"Bearer {SECRET}"
+    conv = json.loads((mini_dir / "conversation.json").read_text())
+    assert SUBMIT_COMMAND in conv["system_prompt"]
+    assert sum(1 for m in conv["messages"] if m["role"] == "tool") == len(commands)
+    for f in mini_dir.rglob("*"):
+        if f.is_file():
+            assert SECRET.encode() not in f.read_bytes(), f
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_words_without_work_earn_no_validation_through_mini_swe_agent(fake_openai, lesion_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_MINI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    commands = [as_bash(lang, code) for lang, code in words_no_work_calls(_context())]
+    fake_openai.push(*mini_script(commands))
+    _, r = _run("mini-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.run.end_reason == "submitted" and r.task.completion_rate == 1.0
+    assert r.stages["s3"].score == 0
+    assert "NO_PILOT" in {e.code for e in r.errors}
+
+
+@needs_bwrap
+def test_a_look_at_the_private_references_is_blocked_and_coded(fake_openai, lesion_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_MINI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    fake_openai.push(*mini_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
+                                   "# S2 again\ncat /data/private/*/*"]))
+    run_dir, r = _run("mini-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0
+    assert len(r.violations) == 2 and all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
+    assert "SANDBOX_VIOLATION" in {e.code for e in r.errors}
+    # the first look was answered with the warning, in mini-swe-agent's rendering of the result;
+    # what it read was the decoy, never a reference volume
+    first_answer = fake_openai.chat_requests()[1]["body"]["messages"][-1]["content"]
+    assert "SANDBOX VIOLATION" in first_answer and "\x1f\x8b" not in first_answer
+    execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
+    assert "AUTOMEDBENCH DECOY" in execs[0].stdout
+
+
+def test_an_entry_of_kind_mini_swe_agent_is_checked_before_it_runs(tmp_path, fake_openai):
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    agent = get_agent("mini-fake", [cfg])
+    assert type(agent).__name__ == "MiniSweAgent" and agent.model == "fake-coder"
+    with pytest.raises(LLMConfigError, match="AMB_MINI_KEY"):
+        check_ready(agent)
+    os.environ["AMB_MINI_KEY"] = "x"
+    try:
+        check_ready(agent)
+        bad = tmp_path / "mini.yaml"
+        for text, words in [("environment:\n  env: {PAGER: cat}\n", "AutoMedBench's sandbox"),
+                            ("model:\n  model_kwargs: {drop_params: true}\n", "agent entry's"),
+                            ("agent:\n  step_limit: many\n", "step_limit"),
+                            ("agent: [1]\n", "must be a mapping")]:
+            bad.write_text(text)
+            with pytest.raises(MiniSweAgentError, match=words):
+                check_ready(get_agent("mini-fake", [_agents_file(tmp_path / "agents.yaml", fake_openai.url, bad)]))
+    finally:
+        del os.environ["AMB_MINI_KEY"]
+    (tmp_path / "other.yaml").write_text(f"agents:\n  - name: x\n    kind: inspect\n    model: m\n    base_url: {fake_openai.url}\n")
+    with pytest.raises(LLMConfigError, match="field 'kind': .*unknown kind 'inspect'"):
+        get_agent("x", [tmp_path / "other.yaml"])
+    (tmp_path / "other.yaml").write_text("agents:\n  - name: x\n    kind: mini-swe-agent\n    scaffold_config: nope.yaml\n"
+                                         f"    model: m\n    base_url: {fake_openai.url}\n")
+    with pytest.raises(LLMConfigError, match="nope.yaml' does not exist"):
+        get_agent("x", [tmp_path / "other.yaml"])
+    with pytest.raises(AgentError):
+        get_agent("no-such-agent", [cfg])
