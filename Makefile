@@ -36,6 +36,9 @@ $(STAMP): pyproject.toml Makefile scripts/install.py
 	@# (resources/ct_brain_atlas_1mm.nii.gz). Never imported, so none of its dependencies
 	@# (torch, nnU-Net) are needed: --no-deps keeps the venv small.
 	$(BIN)/python scripts/install.py --no-deps 'totalsegmentator==2.18.0'
+	@# mini-swe-agent (agents of kind mini-swe-agent, docs/agents.md) without its dependencies: they
+	@# would pull litellm (~100 packages; not used here). What it imports is in the test extra.
+	$(BIN)/python scripts/install.py --no-deps 'mini-swe-agent==2.4.6'
 	@touch $@
 
 # System packages: bubblewrap (the sandbox), slirp4netns + iproute2 (network on: the
