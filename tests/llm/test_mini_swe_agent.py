@@ -21,7 +21,7 @@ from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
 from automedbench.tasks import get_task
 
-from .fake_openai import call, completion, usage
+from .fake_openai import call, completion, error, usage
 
 pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed (make test installs it: docs/agents.md)")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -231,3 +231,48 @@ def test_an_entry_of_kind_mini_swe_agent_is_checked_before_it_runs(tmp_path, fak
         get_agent("x", [tmp_path / "other.yaml"])
     with pytest.raises(AgentError):
         get_agent("no-such-agent", [cfg])
+
+
+def _limited_file(path: Path, url: str) -> Path:
+    path.write_text(f"""agents:
+  - name: mini-limited
+    kind: mini-swe-agent
+    model: fake-coder
+    base_url: {url}
+    limits: {{max_total_tokens: 2500}}
+    retry: {{max_retries: 0}}
+""")
+    return path
+
+
+def test_a_reply_it_cannot_act_on_is_refused_and_the_entrys_limits_end_the_run(fake_openai, lesion_data, tmp_path):
+    """Local backend: what is tested here is mini-swe-agent's loop around our ToolBox, not isolation."""
+    cfg = _limited_file(tmp_path / "agents.yaml", fake_openai.url)
+    fake_openai.push(completion("wrong tool", tool_calls=[call("python", {"code": "print(1)"})], usage_=usage(1000, 50)),
+                     completion(tool_calls=[call("bash", {"command": "# S1\necho one"})], usage_=usage(1000, 50)),
+                     completion(tool_calls=[call("bash", {"command": "echo two >&2; exit 3"})], usage_=usage(1000, 50)))
+    run_dir = api.run_one(TASK, TIER, "mini-limited", tmp_path / "runs", api.RunOptions(
+        sandbox="local", data_root=lesion_data, agent_configs=[cfg])).run_dir
+    meta = json.loads((run_dir / "run.json").read_text())["run"]
+    # the third reply crossed 2500 tokens: the run ends before a fourth request, as our loop's
+    assert meta["end_reason"] == "max_tokens" and meta["turns"] == 3 and meta["tokens_in"] == 3000
+    trace = read_trace(run_dir / "trace.jsonl")
+    assert [e.code for e in trace if e.type == "tool_call"] == ["# S1\necho one", "echo two >&2; exit 3"]
+    rejected = [e for e in trace if e.type == "warning" and e.kind == "tool_call_rejected"]
+    assert len(rejected) == 1 and "Unknown tool 'python'" in rejected[0].message
+    chats = fake_openai.chat_requests()
+    assert len(chats) == 3 and "Unknown tool 'python'" in chats[1]["body"]["messages"][-1]["content"]
+    # a failed command's result as mini-swe-agent renders it (kept in the conversation; the run
+    # ended before it was sent): its exit code and both streams
+    last = json.loads((run_dir / "conversation.json").read_text())["messages"][-1]
+    assert last["role"] == "tool" and "<returncode>3</returncode>" in last["content"] and "two" in last["content"]
+
+
+def test_a_provider_that_refuses_the_request_is_an_infrastructure_end(fake_openai, lesion_data, tmp_path):
+    cfg = _limited_file(tmp_path / "agents.yaml", fake_openai.url)
+    fake_openai.push(error(400, "bad request: no such parameter"))
+    run_dir = api.run_one(TASK, TIER, "mini-limited", tmp_path / "runs", api.RunOptions(
+        sandbox="local", data_root=lesion_data, agent_configs=[cfg])).run_dir
+    meta = json.loads((run_dir / "run.json").read_text())["run"]
+    assert (meta["end_reason"], meta["end_detail"]) == ("infra_error", "provider_error")
+    assert any(e.type == "error" and e.kind == "infrastructure" for e in read_trace(run_dir / "trace.jsonl"))
