@@ -114,3 +114,71 @@ def test_an_output_in_other_units_is_drawn_in_its_own_window(tmp_path, staged_on
     # a good output keeps the shared window
     good = [e for e in index if e["case_id"] not in careless and e["valid"]]
     assert good and all("own window" not in f["caption"] for e in good for f in e["files"])
+
+
+# ---- one number format (item 7) -----------------------------------------------------------
+
+# the demo's careless agent: S4 0.79948 (79.9, the index said 80.0: rounded to 4 decimals for
+# the page, then to 1) and S5 0.8125 (a tie: the CLI's round-half-even said 81.2, the browser 81.3)
+AWKWARD = {"s1": 1.0, "s2": 1.0, "s3": 0.5, "s4": 0.7994791666666667, "s5": 0.8125}
+
+
+def _cli_agent_row(board, agent: str) -> list[str]:
+    from rich.console import Console
+
+    from automedbench.report.table import agents_table
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(agents_table(board))
+    line = next(ln for ln in console.export_text().splitlines() if f" {agent} " in f" {ln} ")
+    return [c.strip() for c in line.split("│")[1:-1]] if "│" in line else line.split()
+
+
+def test_the_cli_and_the_index_print_a_score_alike(tmp_path, browser):
+    from automedbench.report.aggregate import aggregate
+    from tests.report.browser import new_page
+    rep = build_report("fmt_careless", agent="careless", stages=AWKWARD)
+    write_run(tmp_path / "runs", rep)
+    reports = collect_reports([tmp_path / "runs"])
+    write_leaderboard(reports, tmp_path / "site")
+    cli = _cli_agent_row(aggregate(reports), "careless")
+    # agent, overall, 95% CI, agentic, task, S1..S5, runs
+    s4_cli, s5_cli = cli[-3], cli[-2]
+    assert (s4_cli, s5_cli) == ("79.9", "81.3"), cli
+    pg = new_page(browser)
+    try:
+        pg.goto((tmp_path / "site" / "index.html").as_uri())
+        cells = pg.locator('#agents-table tbody tr[data-agent="careless"] td.score').all_inner_texts()
+    finally:
+        pg.close()
+    # overall, agentic, task, S1..S5
+    assert [c.strip() for c in cells[-2:]] == [s4_cli, s5_cli], cells
+    # and the run page's score cards, written in Python, print the same digits
+    run_page = (tmp_path / "site" / "runs" / f"{run_slug(rep.run.run_id)}.html").read_text()
+    assert ">79.9<" in run_page and ">81.3<" in run_page and ">80.0<" not in run_page and ">81.2<" not in run_page
+
+
+def test_counts_flags_and_values_print_one_way_in_tables_and_captions(tmp_path):
+    from automedbench.runs.models import CaseResult
+    rep = build_report("fmt_cases", agent="a")
+    rep.task.per_case = [
+        CaseResult(case_id="q1", valid=True, metrics={"score": 0.0, "placeholder": 1.0, "n_boxes": 0.0}),
+        CaseResult(case_id="q2", valid=True, metrics={"score": 0.6667, "placeholder": 0.0, "n_boxes": 3.0}),
+    ]
+    write_run(tmp_path / "runs", rep)
+    write_leaderboard(collect_reports([tmp_path / "runs"]), tmp_path / "site")
+    html = (tmp_path / "site" / "runs" / f"{run_slug(rep.run.run_id)}.html").read_text()
+    def cells(cid: str) -> list[str]:
+        row = re.search(rf'<tr id="case-{cid}".*?</tr>', html, re.DOTALL).group(0)
+        return [_text(c).strip() for c in re.findall(r'<td class="num"[^>]*>(.*?)</td>', row, re.DOTALL)]
+    # a value with 3 decimals, a flag as yes/no, a count as an integer: never 0.000 / 1.000
+    assert cells("q1") == ["0.000", "yes", "0"]
+    assert cells("q2") == ["0.667", "no", "3"]
+    from automedbench.number_format import COUNT_NAMES, FLAG_NAMES, fixed, metric_text
+    from automedbench.tracks.pictures import metric_note
+    # a picture's caption prints a case's metrics as its table row does (no 4 significant figures)
+    assert metric_note({"score": 0.0, "placeholder": 1.0, "n_boxes": 0.0}) == "score 0.000, placeholder yes, n_boxes 0"
+    assert metric_note({"ssim": 0.07937}) == "ssim 0.079"
+    assert metric_text("ssim", 0.0005) == "0.001" and fixed(81.25, 1) == "81.3" and fixed(-0.0, 1) == "0.0"
+    # site.js applies the same name patterns (the compare page prints per-case metrics in JS)
+    js = (tmp_path / "site" / "assets" / "site.js").read_text()
+    assert f"var COUNT_NAMES = /{COUNT_NAMES.pattern}/;" in js and f"var FLAG_NAMES = /{FLAG_NAMES.pattern}/;" in js

@@ -21,9 +21,7 @@ from ..runs.models import DetailReport, StageResult
 from ..scoring.overall import overall_score
 from ..scoring.rubric import Rubric
 from ..scoring.stages import agentic_score
-from ..tracks.base import COUNT_METRIC_NAMES
-
-COUNT_NAMES = COUNT_METRIC_NAMES   # names that say "a count" (tracks/base.py)
+from ..number_format import COUNT, VALUE_DIGITS, fixed, metric_kind, metric_text
 NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 WORST_VALID = 5      # lowest valid cases listed
 INVALID_GROUPS = 4   # reasons listed for invalid cases (the rest summed)
@@ -104,12 +102,12 @@ def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list
 
 def is_count(name: str, values: list[float]) -> bool:
     """A count, printed as an integer: every value whole, and some above 1 or a count's name
-    (docs/site.md "Run page": never "1.000" for one box)."""
-    return bool(values) and all(float(v).is_integer() for v in values) and (max(values) > 1 or bool(COUNT_NAMES.search(name)))
+    (docs/site.md "Run page": never "1.000" for one box; number_format.metric_kind)."""
+    return metric_kind(name, values) == COUNT
 
 
 def _num(v: float | None, whole: bool) -> str:
-    return "—" if v is None else (f"{int(v):d}" if whole else f"{v:.3f}")
+    return "—" if v is None else (f"{int(v):d}" if whole else fixed(v, VALUE_DIGITS))
 
 
 def task_diagnostics(r: DetailReport) -> dict[str, Any]:
@@ -127,7 +125,7 @@ def task_diagnostics(r: DetailReport) -> dict[str, Any]:
         elif len(parts) == 2:
             per_class.setdefault(parts[0], {})[parts[1]] = v
         else:
-            flat.append((name, _num(v, v is not None and is_count(name, [v]))))
+            flat.append((name, metric_text(name, v)))
     matrices = []
     for name, m in cells.items():
         rows = list(dict.fromkeys(k[0] for k in m))

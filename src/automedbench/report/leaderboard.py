@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from ..number_format import fixed, score_text
 from ..runs.models import DetailReport
 from ..scoring.rubric import Rubric, load_rubric
 from . import site
@@ -46,7 +47,8 @@ CSV_COLUMNS: list[str] = (
 # ---- display helpers (scores are x100 here and only here) -------------------------------
 
 def fmt_score(v: float | None) -> str:
-    return "—" if v is None else f"{v * 100:.1f}"
+    """A score x100, rounded as the CLI and site.js round it (number_format.py)."""
+    return score_text(v)
 
 
 def fmt_ci(s: Stat) -> str:
@@ -55,8 +57,8 @@ def fmt_ci(s: Stat) -> str:
     if s.n1:
         return "n=1"
     if round(s.ci_low, 4) == round(s.ci_high, 4):   # every repeat the same: no spread was measured
-        return f"{s.ci_low * 100:.1f} (identical repeats)"
-    return f"{s.ci_low * 100:.1f}–{s.ci_high * 100:.1f}"
+        return f"{score_text(s.ci_low)} (identical repeats)"
+    return f"{score_text(s.ci_low)}–{score_text(s.ci_high)}"
 
 
 def fmt_duration(sec: float) -> str:
@@ -97,7 +99,7 @@ def stat_title(s: Stat, label: str) -> str:
         return f"{label}: no scored runs"
     parts = [f"{label}: mean {fmt_score(s.mean)} over n={s.n}"]
     if s.std is not None:
-        parts.append(f"sd {s.std * 100:.1f}")
+        parts.append(f"sd {score_text(s.std)}")
     parts.append("95% CI " + fmt_ci(s) if not s.n1 else "single run, no spread")
     return "; ".join(parts)
 
@@ -111,7 +113,7 @@ def _env(rubric: Rubric) -> Environment:
                       autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
-                       cost=fmt_cost, pct=fmt_pct, heat=heat,
+                       cost=fmt_cost, pct=fmt_pct, heat=heat, fixed=fixed,
                        tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
     env.globals.update(stat_title=stat_title, STAGES=STAGES,
                        STAGE_NAMES={s: r.name for s, r in rubric.stages.items()}, STAGE_WEIGHTS=rubric.weights(),

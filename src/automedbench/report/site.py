@@ -40,7 +40,8 @@ from ..scoring.error_codes import code_texts as error_code_texts
 from ..scoring.error_codes import error_table
 from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
-from .diagnosis import case_writers, is_count, points_lost, task_diagnostics, uncharged_accesses
+from ..number_format import metric_kind, metric_text
+from .diagnosis import case_writers, points_lost, task_diagnostics, uncharged_accesses
 from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
@@ -349,9 +350,10 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str],
     return rows
 
 
-def _integer_columns(r: DetailReport, names: list[str]) -> set[str]:
-    """Metrics that are counts in this run: printed as integers."""
-    return {m for m in names if is_count(m, [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None])}
+def _metric_kinds(r: DetailReport, names: list[str]) -> dict[str, str]:
+    """What each metric's numbers are in this run (number_format.metric_kind): a count prints
+    as an integer, a flag as yes/no, a value with 3 decimals (docs/site.md "One number format")."""
+    return {m: metric_kind(m, [v for c in r.task.per_case if (v := c.metrics.get(m)) is not None]) for m in names}
 
 
 def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None,
@@ -367,7 +369,7 @@ def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None,
         for m in c.metrics:
             if m not in names:
                 names.append(m)
-    ints = _integer_columns(r, names)
+    kinds = _metric_kinds(r, names)
     rows = []
     for c in r.task.per_case:
         status = str(c.status)
@@ -379,7 +381,7 @@ def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None,
         else:
             why = c.reason
         flags = [f for f in c.flags if f and f != why]
-        shown = {m: (None if v is None else (f"{int(v):d}" if m in ints else f"{v:.3f}")) for m, v in c.metrics.items()}
+        shown = {m: (None if v is None else metric_text(m, v, kinds.get(m))) for m, v in c.metrics.items()}
         rows.append({"case_id": c.case_id, "status": status, "valid": c.valid, "metrics": c.metrics, "shown": shown,
                      "why": why, "flags": flags, "zero": head is not None and c.metrics.get(head) == 0,
                      "head": head, "writer": (writers or {}).get(c.case_id),
@@ -491,9 +493,10 @@ def _r(v: float | None) -> float | None:
 def _compact(a: AgentStats) -> dict[str, Any]:
     """What the index's agent table shows, rounded: keeps the page small with many views."""
     def st(s: Stat, full: bool = False) -> dict[str, Any]:
-        d: dict[str, Any] = {"mean": _r(s.mean), "n": s.n}
+        # scores unrounded: the page rounds once, as the CLI does (docs/site.md "One number format")
+        d: dict[str, Any] = {"mean": s.mean, "n": s.n}
         if full:
-            d.update(ci_low=_r(s.ci_low), ci_high=_r(s.ci_high), n1=s.n1)
+            d.update(ci_low=s.ci_low, ci_high=s.ci_high, n1=s.n1)
         return d
     return {"agent": a.agent, "models": a.models, "overall": st(a.overall, True), "agentic": st(a.agentic),
             "task_score": st(a.task_score), "stages": {k: st(v) for k, v in a.stages.items()},

@@ -9,15 +9,17 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from ..number_format import score_text
 from ..runs.models import DetailReport
 from .aggregate import STAGES, Leaderboard, is_unisolated
 
 
 def _score(v: float | None, *, bold: bool = False, digits: int = 1) -> Text:
+    """A score x100, rounded as every page rounds it (number_format.py: the CLI and the index agree)."""
     if v is None:
         return Text("—", style="dim")
     style = "green" if v >= 0.7 else "yellow" if v >= 0.3 else "red"
-    return Text(f"{v * 100:.{digits}f}", style=f"bold {style}" if bold else style)
+    return Text(score_text(v, digits), style=f"bold {style}" if bold else style)
 
 
 _MEDAL_STYLE = {"good": "bold green", "okay": "yellow", "none": "dim"}
@@ -100,7 +102,8 @@ def agents_table(board: Leaderboard, *, title: str | None = "AutoMedBench leader
     table.add_column("runs", justify="right")
     for a in board.agents:
         o = a.overall
-        ci = "—" if o.ci_low is None or o.ci_high is None else ("n=1" if o.n1 else f"{o.ci_low * 100:.0f}–{o.ci_high * 100:.0f}")
+        ci = "—" if o.ci_low is None or o.ci_high is None else \
+            ("n=1" if o.n1 else f"{score_text(o.ci_low, 0)}–{score_text(o.ci_high, 0)}")
         runs = f"{a.n_complete}" + (f" +{a.infra_runs} infra" if a.infra_runs else "") \
             + (f" +{a.judge_incomplete} judge" if a.judge_incomplete else "")
         table.add_row(Text(a.agent), _score(o.mean, bold=True), Text(ci), _score(a.agentic.mean),

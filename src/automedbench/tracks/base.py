@@ -22,7 +22,6 @@ Shared reducers for `aggregate` (mean over cases, macro over classes): tracks/re
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
@@ -32,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
+from ..number_format import COUNT_NAMES
 from .mutants import GENERIC_MALIGN, Mutant
 
 if TYPE_CHECKING:
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from .pictures import CasePicture, PictureCase
 
 
-# metric names that say "a count" (printed as integers on the site): the tracks name theirs so
-COUNT_METRIC_NAMES = re.compile(r"^n_|_(voxels|count|boxes|pixels)$")
+# metric names that say "a count" (printed as integers on the site and the CLI: number_format.py):
+# the tracks name theirs so
+COUNT_METRIC_NAMES = COUNT_NAMES
 
 
 

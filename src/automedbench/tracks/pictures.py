@@ -28,6 +28,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..number_format import metric_text
+
 log = logging.getLogger(__name__)
 
 PANEL_PX = 256          # the longer side of one panel: large enough to read, small enough to list
@@ -187,7 +189,8 @@ def text_as_written(out_dir: Path | None, name: str, limit: int = 600) -> str | 
 
 
 def metric_note(metrics: dict[str, float | None]) -> str:
-    return ", ".join(f"{k} {v:.4g}" for k, v in metrics.items() if v is not None)
+    """A case's metrics for a caption, printed as the run page's table prints them (number_format.py)."""
+    return ", ".join(f"{k} {metric_text(k, v)}" for k, v in metrics.items() if v is not None)
 
 
 def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.ndarray,

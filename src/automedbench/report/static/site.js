@@ -42,10 +42,14 @@
     return Math.floor(sec / 3600) + "h " + String(Math.floor((sec % 3600) / 60)).padStart(2, "0") + "m";
   }
   function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(2) + "M" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(Math.round(n)); }
-  // a count prints as an integer, never "1.000" (docs/site.md "Run page"; report/diagnosis.py is_count)
+  // one number format (docs/site.md "One number format"; number_format.py, whose patterns these
+  // are: tests/report/test_site_statements.py): a count as an integer, a flag as yes/no, else 3
+  // decimals; toFixed rounds half away from zero, as number_format.fixed does
   var COUNT_NAMES = /^n_|_(voxels|count|boxes|pixels)$/;
+  var FLAG_NAMES = /^(correct|placeholder)$|^is_|_flag$/;
   function metricText(k, v) {
     if (v == null) return "—";
+    if (FLAG_NAMES.test(k) && (v === 0 || v === 1)) return v ? "yes" : "no";
     return Number.isInteger(v) && (Math.abs(v) > 1 || COUNT_NAMES.test(k)) ? String(v) : v.toFixed(3);
   }
   function cost(c) { return c >= 0.01 || c === 0 ? "$" + c.toFixed(2) : "$" + c.toFixed(4); }
