@@ -182,3 +182,52 @@ def test_counts_flags_and_values_print_one_way_in_tables_and_captions(tmp_path):
     # site.js applies the same name patterns (the compare page prints per-case metrics in JS)
     js = (tmp_path / "site" / "assets" / "site.js").read_text()
     assert f"var COUNT_NAMES = /{COUNT_NAMES.pattern}/;" in js and f"var FLAG_NAMES = /{FLAG_NAMES.pattern}/;" in js
+
+
+# ---- totals and groups (item 6) -----------------------------------------------------------
+
+def test_samples_say_k_of_n_and_identical_failures_are_one_group(tmp_path):
+    from automedbench.runs.models import CaseResult
+    rep = build_report("totals", agent="careless", task="vqa-demo-mcq")
+    placeholder = "placeholder answer 'unknown'"
+    rep.task.per_case = (
+        [CaseResult(case_id=f"q{i:03d}", valid=True, reason=placeholder, metrics={"score": 0.0, "placeholder": 1.0})
+         for i in range(76)]
+        + [CaseResult(case_id=f"r{i:03d}", valid=True, metrics={"score": 1.0, "placeholder": 0.0}) for i in range(27)]
+        + [CaseResult(case_id="w000", valid=True, reason="chose A ('Sagittal'), reference C ('Axial')",
+                      metrics={"score": 0.0, "placeholder": 0.0})]
+        + [CaseResult(case_id=f"x{i:03d}", valid=False, status="invalid", reason=f"answer.json: {i} bytes, not JSON")
+           for i in range(17)])
+    d = write_run(tmp_path / "runs", rep)
+    # one call wrote 24 answers; the harness checked 4 of them
+    unit = "/workspace/outputs"
+    written = [{"path": f"{unit}/x{i:03d}/answer.json", "op": "created", "size": 3, "sha256": f"{i:02x}"} for i in range(17)]
+    written += [{"path": f"{unit}/r{i:03d}/answer.json", "op": "created", "size": 30, "sha256": "ff"} for i in range(7)]
+    written += [{"path": "/workspace/notes.txt", "op": "created", "size": 3, "sha256": "ee"}]
+    checks = [{"path": f"{unit}/x{i:03d}", "case_id": f"x{i:03d}", "files": {f"{unit}/x{i:03d}/answer.json": f"{i:02x}"},
+               "valid": False, "problem": "answer.json: not JSON", "facts": {}} for i in range(4)]
+    events = [{"type": "run_start", "t": 0.0, "data": {}},
+              {"type": "tool_call", "t": 0.1, "turn": 1, "call_index": 1, "stage": "s4", "language": "python",
+               "code": "batch()", "kind": "execute_code"},
+              {"type": "execution", "t": 1.0, "turn": 1, "call_index": 1, "stage": "s4", "duration_s": 0.9,
+               "language": "python", "exit_code": 0, "stdout": "", "stderr": "", "timed_out": False,
+               "effects": {"written": written, "deleted": [], "read": [], "read_back": []},
+               "output_checks": checks},
+              {"type": "run_end", "t": 1.1, "kind": "submitted"}]
+    (d / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    write_leaderboard(collect_reports([tmp_path / "runs"]), tmp_path / "site")
+    html = (tmp_path / "site" / "runs" / f"{run_slug(rep.run.run_id)}.html").read_text(encoding="utf-8")
+    said = re.sub(r"\s+", " ", _text(html))
+    # the per-call checks say how many outputs they are of
+    assert "4 of 24 checked" in said
+    points = re.sub(r"\s+", " ", _text(re.search(r'id="points".*?</table>', html, re.DOTALL).group(0)))
+    # 76 identical failures are one row with their count, not five rows of one reason
+    assert points.count(placeholder) == 1 and "76 × " + placeholder in points, points
+    assert "17 of 121 cases not scored" in points, points
+    assert "1 of the 77 valid cases below 1" in points and "w000" in points, points
+    # "+N more" opens every other id, each a link to its row
+    more = re.search(r'<details class="more-ids"><summary>\+70 more</summary>(.*?)</details>', html, re.DOTALL)
+    assert more, "the placeholder group's +70 more is not a list of all"
+    assert re.findall(r'href="#case-(q\d+)"', more.group(1)) == [f"q{i:03d}" for i in range(6, 76)]
+    more = re.search(r'<details class="more-ids"><summary>\+11 more</summary>(.*?)</details>', html, re.DOTALL)
+    assert more and len(re.findall(r'href="#case-x\d+"', more.group(1))) == 11

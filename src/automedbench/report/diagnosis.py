@@ -57,23 +57,36 @@ def case_writers(calls: Sequence[dict]) -> dict[str, int]:
     return where
 
 
-def _worst(cases: list[dict]) -> dict[str, Any]:
-    invalid: dict[str, list[str]] = {}
-    example: dict[str, str] = {}
+def _grouped(cases: list[dict]) -> list[dict]:
+    """Cases with one reason (numbers aside: whatever coordinates or counts it quotes) as one
+    group, largest first: its reason, its first IDS_SHOWN ids, all of them and its count
+    (docs/site.md "Totals and groups")."""
+    groups: dict[str, list[dict]] = {}
     for c in cases:
-        if not c["valid"]:
-            why = c["why"] or c["status"]
-            key = NUMBERS.sub("#", why)   # one reason, whatever coordinates or counts it quotes
-            invalid.setdefault(key, []).append(c["case_id"])
-            example.setdefault(key, why)
-    groups = sorted(invalid.items(), key=lambda kv: -len(kv[1]))
-    shown = [{"why": example[key] + (" (numbers differ per case)" if len(ids) > 1 and key != example[key] else ""),
-              "ids": ids[:IDS_SHOWN], "n": len(ids)} for key, ids in groups[:INVALID_GROUPS]]
-    rest = sum(len(ids) for _, ids in groups[INVALID_GROUPS:])
+        groups.setdefault(NUMBERS.sub("#", c["why"] or c["status"]), []).append(c)
+    out = []
+    for key, members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        first = members[0]
+        why = first["why"] or first["status"]
+        ids = [c["case_id"] for c in members]
+        out.append({"why": why + (" (numbers differ per case)" if len(ids) > 1 and key != why else ""),
+                    "ids": ids[:IDS_SHOWN], "all": ids, "n": len(ids), "metric": first["head"],
+                    "value": first["shown"].get(first["head"]) if first["head"] else None})
+    return out
+
+
+def _worst(cases: list[dict]) -> dict[str, Any]:
+    invalid = _grouped([c for c in cases if not c["valid"]])
     valid = [c for c in cases if c["valid"] and c["head"] is not None and c["metrics"].get(c["head"]) is not None]
     valid.sort(key=lambda c: c["metrics"][c["head"]])
-    low = [c for c in valid if c["metrics"][c["head"]] < 1][:WORST_VALID]
-    return {"invalid": shown, "invalid_rest": rest, "n_invalid": sum(len(v) for v in invalid.values()),
+    below = [c for c in valid if c["metrics"][c["head"]] < 1]
+    # identical failures are one row with their count (76 placeholder answers, not 5 rows of one)
+    same = [g for g in _grouped([c for c in below if c["why"]]) if g["n"] > 1][:INVALID_GROUPS]
+    grouped = {cid for g in same for cid in g["all"]}
+    low = [c for c in below if c["case_id"] not in grouped][:WORST_VALID]
+    return {"invalid": invalid[:INVALID_GROUPS], "invalid_rest": sum(g["n"] for g in invalid[INVALID_GROUPS:]),
+            "n_invalid": sum(g["n"] for g in invalid), "n_cases": len(cases), "valid_groups": same,
+            "n_grouped": len(grouped), "n_valid_below": len(below),
             "valid": [{"case_id": c["case_id"], "metric": c["head"], "value": c["shown"][c["head"]],
                        "why": c["why"] or "", "flags": c["flags"], "writer": c.get("writer")} for c in low]}
 

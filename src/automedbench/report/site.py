@@ -26,7 +26,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -163,7 +163,8 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
             c = calls[idx]
             c.update(duration=float(ev.get("duration_s") or 0), exit_code=ev.get("exit_code"),
                      stdout=_clip(ev.get("stdout")), stderr=_clip(ev.get("stderr")), timed_out=bool(ev.get("timed_out")),
-                     effects=effects_view(ev.get("effects")), checks=checks_view(ev.get("output_checks")))
+                     effects=effects_view(ev.get("effects")), checks=checks_view(ev.get("output_checks")),
+                     units_written=units_written(ev.get("output_checks"), ev.get("effects")))
             if ev.get("stage") and not c["stage"]:
                 c["stage"] = ev.get("stage")
         elif kind == "submit" and idx is not None:
@@ -183,6 +184,7 @@ def calls_from_trace(events: list[dict], texts: dict[str, str] | None = None,
     for c in rows:
         c.setdefault("effects", None)
         c.setdefault("checks", [])
+        c.setdefault("units_written", len(c["checks"]))
         c["flags"] = flagged.get(c["index"], [])
         c["failed"] = c["exit_code"] not in (None, 0) or c["timed_out"]
         c["left"] = 100.0 * c["t"] / last_t
@@ -223,6 +225,22 @@ def checks_view(checks: Any) -> list[dict]:
         out.append({"path": str(ch.get("path", "")), "passed": passed, "problem": str(ch.get("problem") or ""),
                     "facts": "; ".join(dict.fromkeys(facts))})
     return out
+
+
+def units_written(checks: Any, eff: Any) -> int:
+    """How many output units the call wrote, of which the harness checked a few (it checks at
+    most MAX_UNITS_PER_CALL per call): the folders (per-case layouts) or files (a cohort file)
+    of the written files named like those it checked. The page says "k of n checked"
+    (docs/site.md "Totals and groups")."""
+    rows = [ch for ch in checks if isinstance(ch, dict)] if isinstance(checks, list) else []
+    files = [str(f) for ch in rows for f in (ch.get("files") or {})]
+    names = {PurePosixPath(f).name for f in files}
+    cohort = any(str(ch.get("path")) in (ch.get("files") or {}) for ch in rows)
+    written = (eff.get("written") or []) if isinstance(eff, dict) else []
+    units = {p if cohort else str(PurePosixPath(p).parent)
+             for w in written if isinstance(w, dict) and w.get("op") != "transient"
+             and PurePosixPath(p := str(w.get("path", ""))).name in names}
+    return max(len(units), len(rows))
 
 
 NOTE_LABELS = {"nudge": "nudge", "text_reply": "text reply (no tool call)", "bad_tool_arguments": "rejected call",
