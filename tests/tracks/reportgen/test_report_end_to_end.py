@@ -42,8 +42,10 @@ def test_careless_is_caught_on_the_studies_it_got_wrong(runs):
     codes = {e.code for e in r.errors}
     assert r.stages["s3"].score == 0.0 and "NO_PILOT" in codes
     suspect = next(e for e in r.errors if e.code == "LOGIC_SUSPECT")
-    assert legs and legs <= set(suspect.evidence["cases"])     # chest reports written for leg films
-    assert suspect.evidence["metric"] == "score"              # named: no segmentation guess on a report task
+    assert legs and set(suspect.evidence["cases"]) == legs    # chest reports written for leg films, only those
+    # the track's own check names it (docs/tracks/report-generation.md "Logic check")
+    why = {c.case_id: c.reason for c in r.task.per_case}
+    assert all(why[s].startswith("a chest report for a lower limb study") for s in legs), why
     assert r.task.score < ref.task.score and r.overall < ref.overall
 
 

@@ -53,8 +53,11 @@ from .folder import REFERENCE_FILE
 from .options import DetectionOptions
 from .pictures import detection_pictures
 from .scripted import DETECTOR_CLASSES, DetectionMethods
+from .slips import slip_explaining_misses
 from ..mutants import Mutant
 from .mutants import detection_mutants
+
+LOGIC_FLAG = "logic_suspect"   # scoring/error_codes.yaml case_flag_codes -> LOGIC_SUSPECT
 
 # the classical methods (docs/your-task.md section 5), tried in this order on a task naming none
 REFERENCE_METHODS = [
@@ -133,9 +136,10 @@ class DetectionTrack(Track[DetectionOptions]):
         return CaseCheck(True, "", rows, non_trivial=len(rows) > 0)
 
     # ---- scoring ---------------------------------------------------------------------------
-    # the per-case metric the core compares across cases to flag cases far below the others
-    # (LOGIC_SUSPECT: flipped or mis-scaled boxes on some images)
-    logic_metric = "found50"
+    # LOGIC_SUSPECT comes from the track's own check (slips.py: mirrored, swapped or mis-scaled
+    # boxes on an image), not from comparing images: one small object an honest detector missed
+    # on a set of five images would stand out there (docs/tracks/detection.md "Logic check")
+    logic_metric = None
 
     def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: DetectionOptions) -> str:
         """What a look at one image's boxes shows without the reference (docs/judge.md
@@ -152,10 +156,10 @@ class DetectionTrack(Track[DetectionOptions]):
                    context: ScoringContext) -> CaseScore:
         """Per-image diagnostics (the task metric is dataset-level, in aggregate).
 
-        `found50` (the track's `logic_metric`) is the share of the image's reference boxes
-        found at the task's IoU among the top `max_dets` per class, 1.0 for an image without
-        reference boxes. Low-score false positives are not held against an image here (AP
-        tolerates them)."""
+        `found50` is the share of the image's reference boxes found at the task's IoU among the
+        top `max_dets` per class, 1.0 for an image without reference boxes. Low-score false
+        positives are not held against an image here (AP tolerates them). An image whose misses
+        a geometric slip explains is flagged `logic_suspect` (slips.py)."""
         o = options
         gt = reference["boxes"]
         tp = 0
@@ -164,11 +168,13 @@ class DetectionTrack(Track[DetectionOptions]):
             d = d[np.argsort(-d[:, 1], kind="mergesort")[:o.max_dets]]
             tp += int(match_detections(d[:, 2:], gt[gt[:, 0] == c, 1:], o.iou_threshold).sum())
         n_gt, n_pred = len(gt), len(prediction)
+        slip = slip_explaining_misses(prediction, reference, o.iou_threshold, o.max_dets)
+        why = slip or (none_found_why(gt, prediction, o.iou_threshold) if n_gt and not tp else "")
         return CaseScore({"found50": tp / n_gt if n_gt else 1.0,
                           "recall50": tp / n_gt if n_gt else None,
                           "n_gt": float(n_gt), "n_pred": float(n_pred), "tp50": float(tp),
                           "fp50": float(n_pred - tp)},
-                         extra={"why": none_found_why(gt, prediction, o.iou_threshold) if n_gt and not tp else ""})
+                         extra={"why": why, **({"flags": [LOGIC_FLAG]} if slip else {})})
 
     def reference_score(self, records: list[CaseRecord], options: DetectionOptions,
                         context: ScoringContext | None = None) -> ProfileScore:

@@ -45,6 +45,7 @@ from ..reducers import mean_of_present
 from . import radiology, reference_profile
 from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
+from .body_parts import wrong_body_part
 from .literature import literature_values
 from .matching import CONTRADICTS, compare
 from .options import ALL_COMPONENTS, ReportGenOptions
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from ...data import DatasetInfo
     from ...data.from_folder import FolderLayout
 
+LOGIC_FLAG = "logic_suspect"   # scoring/error_codes.yaml case_flag_codes -> LOGIC_SUSPECT
+
 class ReportGenerationTrack(Track[ReportGenOptions]):
     name = "report-generation"
     options_model = ReportGenOptions
@@ -68,9 +71,9 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
     # score is 1 - 0.5/(3·m³) on average; the demo's sections have >= 20 words (< 2.1e-5)
     gold_tolerance = 1e-4
     # honest reports vary a lot per study on text metrics (0.4-0.75 for the reference writer on
-    # the demo): LOGIC_SUSPECT only for studies below half the best one
-    logic_drop = 0.5
-    logic_metric = "score"      # LOGIC_SUSPECT compares studies on their per-study task score
+    # the demo, more on a handful of studies): LOGIC_SUSPECT comes from the track's own check, a
+    # report about another body part (body_parts.py), not from comparing studies' scores
+    logic_metric = None
     wording = TrackWording(
         rubric={
             "s1c": "for report generation: a method that reads the images and describes the "
@@ -151,7 +154,10 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
             extra["why"] = agreement.why()
             if agreement.conflicts:
                 extra["flags"] = [CONTRADICTS]
-        # the per-study task score (first, and named by logic_metric for LOGIC_SUSPECT)
+            if slip := wrong_body_part(prediction.tokens, reference.tokens):
+                extra["why"] = f"{slip}; {extra['why']}"
+                extra["flags"] = [*extra.get("flags", []), LOGIC_FLAG]
+        # the per-study task score (first)
         score = mean_of_present([metrics.get(c) for c in options.components if c in metrics])
         return CaseScore({"score": score, **metrics}, extra)
 
