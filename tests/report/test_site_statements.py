@@ -94,6 +94,8 @@ def test_the_why_the_points_and_the_per_call_check_say_one_thing(tmp_path, stage
     assert points
     lost = _text(points.group(0))
     assert "not in the input's units" in lost and "flat output" not in lost, lost
+    # the pictured cases are a sample, said as one ("Totals and groups")
+    assert re.search(r"Pictures of \d+ of the \d+ cases", said), said
 
 
 def test_an_output_in_other_units_is_drawn_in_its_own_window(tmp_path, staged_once):
