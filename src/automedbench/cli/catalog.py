@@ -91,6 +91,10 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                                                          "(docs/your-task.md section 2; default: detected)."),
                link: bool = typer.Option(False, "--link", help="With --from-folder: hard-link your files instead of "
                                                                "copying them (no second copy; hashes still kept)."),
+               split: Optional[str] = typer.Option(None, "--split", metavar="NAME",
+                                                   help="Which split of a release to stage (COCO's instances_NAME, "
+                                                        "an ImageFolder's val/ or test/, SLAKE's NAME.json, ...; "
+                                                        "default: the layout's, docs/your-task.md section 2)."),
                tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset, stage an official one, or stage your own folder (--from-folder)
@@ -101,7 +105,7 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                   "(docs/your-task.md)")
         try:
             result = stage_from_folder(name, from_folder, get_task(task, tasks_dir), data_root, force=force,
-                                       layout=layout, link=link)
+                                       layout=layout, link=link, split=split)
         except user_errors() as exc:
             fail(str(exc))
         err.print(f"{name}: {result.summary()}", highlight=False, soft_wrap=True)
@@ -109,7 +113,8 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
             err.print(f"   {line}", highlight=False, soft_wrap=True)
         print(result.paths.root)
         return
-    options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None}.items() if v}
+    options: dict[str, Any] = {k: v for k, v in {"source": source, "limit": limit, "download": download or None,
+                                                 "split": split}.items() if v}
     try:
         paths = stage(name, data_root, force=force, **options)
     except (UserError, FileNotFoundError, TypeError) as exc:   # TypeError: an option the builder does not take

@@ -62,6 +62,7 @@ class StagingFolder(DatasetPaths):
     """The temporary dataset folder a layout writes into, and how it places the user's files."""
     link: bool = False
     tally: dict[str, int] = field(default_factory=dict)   # "hardlink"/"copy" -> files, "bytes:<how>" -> bytes
+    split: str | None = None   # --split: which of a release's splits to stage (layouts with `splits`)
 
     def place(self, src: Path, dst: Path) -> None:
         """Put the user's file `src` at `dst`: a hard link with --link (a copy where the file
@@ -82,6 +83,7 @@ class FolderLayout:
     expects: str                       # the tree in one line, e.g. "images/<case> + labels/<case>"
     detect: Callable[[Path], bool]     # does this folder look like it? (cheap: names only)
     stage: LayoutStager
+    splits: str = ""                   # what --split chooses in this layout, with its default; "" = takes none
 
 
 def _megabytes(n: int) -> str:
@@ -243,7 +245,8 @@ def _validate(task: Any, paths: DatasetPaths, cases: list[dict[str, Any]]) -> No
 
 
 def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | None = None, *,
-                      force: bool = False, layout: str | None = None, link: bool = False) -> FolderStageResult:
+                      force: bool = False, layout: str | None = None, link: bool = False,
+                      split: str | None = None) -> FolderStageResult:
     """Build dataset `name` under the data root from the folder `src` for `task` (module doc)."""
     src = Path(src).expanduser()
     if not src.is_dir():
@@ -252,6 +255,9 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
         raise DatasetError(f"task {task.id!r} uses dataset {task.dataset!r}, not {name!r}: stage it as "
                            f"{task.dataset!r} or change the task's `dataset:`")
     chosen = choose_layout(src, task.track_impl.folder_layouts(), task.track, layout)
+    if split is not None and not chosen.splits:
+        raise DatasetError(f"--split {split}: layout {chosen.name!r} has no splits to choose from "
+                           f"({chosen.expects}); drop --split (docs/your-task.md section 2)")
     paths = dataset_paths(name, root)
     if paths.root.exists() and not force:
         raise DatasetError(f"{name} already exists at {paths.root}; pass --force to rebuild it")
@@ -259,7 +265,7 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
     paths.root.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=paths.root.parent))
     try:
-        built = StagingFolder(tmp, link=link)
+        built = StagingFolder(tmp, link=link, split=split)
         built.public.mkdir()
         built.private.mkdir()
         found = chosen.stage(src, built, task.options)   # the track's layout (tracks/base.py folder_layouts)
@@ -274,7 +280,8 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
         write_manifest(built, dataset=name, description=f"{task.title} (staged from a folder)", cases=found.cases,
                        provenance={"source": PROVENANCE_SOURCE, "folder": str(src.resolve()), "task": task.id,
                                    "track": task.track, "layout": chosen.name, "link": link,
-                                   "skipped": found.skipped, "notes": found.notes, **found.facts})
+                                   "skipped": found.skipped, "notes": found.notes,
+                                   **({"split": split} if split else {}), **found.facts})
         total = sum(f.stat().st_size for f in tmp.rglob("*") if f.is_file())
         swap_into_place(tmp, paths.root)
     except BaseException:

@@ -1,7 +1,9 @@
 """Detection's folder layouts (docs/your-task.md section 2, "Detection"), in detection order:
 
 coco  DIR/annotations.json (COCO: images, annotations with bbox [x, y, w, h], categories)
-      + the images at DIR/images/<file_name> or DIR/<file_name>
+      + the images at DIR/images/<file_name> or DIR/<file_name>; or, as COCO and its exporters
+      ship splits, DIR/annotations/instances_<split>.json + DIR/images/<split>/, DIR/<split>/
+      (val2017/) or DIR/images/; --split picks the file (default: the only one, else val)
 yolo  DIR/images/<case>.png + DIR/labels/<case>.txt (rows `class cx cy w h`, 0-1 of the image),
       class ids indexing DIR/classes.txt (one name a line) or else the task's `classes`
 
@@ -28,6 +30,37 @@ def _coco_file(src: Path) -> Path | None:
     return next((src / n for n in COCO_FILES if (src / n).is_file()), None)
 
 
+def _instances(src: Path) -> dict[str, Path]:
+    """split -> annotations/instances_<split>.json, as COCO and its exporters write them."""
+    folder = src / "annotations"
+    return {p.name[len("instances_"):-len(".json")]: p for p in sorted(folder.glob("instances_*.json"))} \
+        if folder.is_dir() else {}
+
+
+def _pick_coco(src: Path, split: str | None) -> tuple[Path, str | None]:
+    """The COCO file to stage and its split: a top-level one (no split), else the
+    annotations/instances_<split>.json --split names (val finds val2017), the only one, or val's."""
+    top, files = _coco_file(src), _instances(src)
+    if top is not None and split is None:
+        return top, None
+    names = ", ".join(f"instances_{n}.json" for n in files)
+    if split is not None:
+        hits = [split] if split in files else [n for n in files if n.startswith(split)]
+        if len(hits) == 1:
+            return files[hits[0]], hits[0]
+        raise DatasetError(f"layout 'coco': {src}/annotations/instances_{split}.json is missing"
+                           + (f" (it has {names}); fix: --split with one of them" if files else
+                              "; fix: put the COCO JSON there, or drop --split for a top-level annotations.json"))
+    if not files:
+        raise DatasetError(f"layout 'coco': {src} has none of {', '.join(COCO_FILES)}, "
+                           "annotations/instances_<split>.json; fix: put the COCO JSON there as annotations.json")
+    chosen = next(iter(files)) if len(files) == 1 else next((n for n in files if n.startswith("val")), None)
+    if chosen is None:
+        raise DatasetError(f"layout 'coco': {src}/annotations/ holds {names} and none is val; fix: --split NAME "
+                           "for the one to stage")
+    return files[chosen], chosen
+
+
 def _check_classes(names: set[str], options: Any, layout: str) -> None:
     known = {c.casefold() for c in options.classes}
     strangers = sorted(n for n in names if n.casefold() not in known)
@@ -51,10 +84,8 @@ def _same_format(image: Path, options: Any, layout: str) -> None:
 
 
 def _coco(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
-    path = _coco_file(src)
-    if path is None:
-        raise DatasetError(f"layout 'coco': {src} has none of {', '.join(COCO_FILES)}; fix: put the COCO JSON "
-                           "there as annotations.json")
+    path, split = _pick_coco(src, dest.split)
+    folders = [src / "images" / split, src / split] if split else []
     try:
         coco = json.loads(path.read_text(encoding="utf-8"))
         cats = {int(c["id"]): str(c["name"]) for c in coco["categories"]}
@@ -72,7 +103,7 @@ def _coco(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
     out = FolderCases()
     for iid, info in sorted(images.items(), key=lambda kv: str(kv[1]["file_name"])):
         rel = str(info["file_name"])
-        image = next((p for p in (src / "images" / rel, src / rel) if p.is_file()), None)
+        image = next((p for p in (*(f / rel for f in folders), src / "images" / rel, src / rel) if p.is_file()), None)
         cid = Path(rel).stem
         if image is None:
             out.skipped[cid] = "no image file"
@@ -80,7 +111,11 @@ def _coco(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
         _same_format(image, options, "coco")
         out.cases.append(_write_case(dest, cid, image, int(info["width"]), int(info["height"]),
                                      boxes.get(iid, []), options))
-    out.facts = {"annotations": path.name, "categories": sorted(cats.values())}
+    out.facts = {"annotations": str(path.relative_to(src)), "categories": sorted(cats.values()),
+                 **({"split": split} if split else {})}
+    others = [f"annotations/{p.name}" for n, p in _instances(src).items() if n != split]
+    if others:
+        out.notes.append(f"{', '.join(others)}: not staged (--split NAME stages instances_NAME.json instead)")
     return out
 
 
@@ -125,7 +160,9 @@ def _yolo(src: Path, dest: StagingFolder, options: Any) -> FolderCases:
 
 
 LAYOUTS = [
-    FolderLayout("coco", "annotations.json (COCO) + images/<file_name>", lambda src: _coco_file(src) is not None, _coco),
+    FolderLayout("coco", "annotations.json or annotations/instances_<split>.json (COCO) + images/<file_name>",
+                 lambda src: _coco_file(src) is not None or bool(_instances(src)), _coco,
+                 splits="instances_<split>.json: the only one (default), else val; val finds val2017"),
     FolderLayout("yolo", "images/<case>.png + labels/<case>.txt (class cx cy w h) (+ classes.txt)",
                  lambda src: (src / "images").is_dir() and (src / "labels").is_dir(), _yolo),
     GENERIC_LAYOUT,

@@ -54,7 +54,8 @@ class QARecord:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _safe_id(text: str) -> str:
+def safe_id(text: str) -> str:
+    """A question id that can name a case folder (others' characters become _)."""
     return re.sub(r"[^A-Za-z0-9_.-]", "_", str(text)).strip("._") or "q"
 
 
@@ -71,7 +72,7 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
     for rec in records:
         if limit is not None and len(cases) >= limit:
             break
-        qid = _safe_id(rec.qid)
+        qid = safe_id(rec.qid)
         if qid in seen:
             raise DatasetError(f"{dataset}: duplicate question id {qid!r} in the source")
         missing = [str(p) for p in rec.images if not isinstance(p, bytes) and not Path(p).is_file()]
@@ -82,28 +83,7 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
         public, private = paths.public / qid, paths.private / qid
         public.mkdir(parents=True)
         private.mkdir(parents=True)
-        names = []
-        for i, img in enumerate(rec.images):
-            if isinstance(img, bytes):
-                name = f"image_{i}{_image_suffix(img)}"
-                (public / name).write_bytes(img)
-            else:
-                name = f"image_{i}{Path(img).suffix.lower() or '.img'}"
-                link_or_copy(Path(img), public / name, link)
-            names.append(name)
-        q: dict[str, Any] = {"question_id": qid, "question": rec.question, "images": names,
-                             "question_type": rec.question_type}
-        ref: dict[str, Any] = {"question_id": qid, "question": rec.question, "answer": rec.answer,
-                               "alternatives": rec.alternatives, "question_type": rec.question_type,
-                               "answer_type": rec.answer_type}
-        if rec.options:
-            q["options"] = rec.options
-            ref.update(options=rec.options, label=rec.label, answer_type="mcq",
-                       answer=rec.answer or rec.options.get(rec.label or "", ""))
-        (public / "question.json").write_text(json.dumps(q, indent=1, ensure_ascii=False) + "\n")
-        (private / "answer.json").write_text(json.dumps(ref, indent=1, ensure_ascii=False) + "\n")
-        cases.append({"case_id": qid, "question_type": rec.question_type,
-                      "answer_type": ref["answer_type"], **rec.meta})
+        cases.append(write_record(rec, qid, public, private, lambda src, dst: link_or_copy(src, dst, link)))
         if progress:
             progress(len(cases), total, qid)
     if not cases:
@@ -112,6 +92,36 @@ def stage_records(paths: DatasetPaths, dataset: str, records: Iterable[QARecord]
     return write_manifest(paths, dataset=dataset, description=description, cases=cases,
                           provenance={**provenance, "n_skipped": len(skipped),
                                       "skipped_examples": skipped[:20]})
+
+
+def write_record(rec: QARecord, qid: str, public: Path, private: Path,
+                 place: Callable[[Path, Path], object]) -> dict[str, Any]:
+    """One question's files: public/<qid>/question.json + its images (image_0.jpg, ...; `place`
+    puts a file of the release there) and private/<qid>/answer.json; returns its manifest entry.
+    The folder layouts of these releases write through it too (vqa/folder.py)."""
+    public.mkdir(parents=True, exist_ok=True)
+    private.mkdir(parents=True, exist_ok=True)
+    names = []
+    for i, img in enumerate(rec.images):
+        if isinstance(img, bytes):
+            name = f"image_{i}{_image_suffix(img)}"
+            (public / name).write_bytes(img)
+        else:
+            name = f"image_{i}{Path(img).suffix.lower() or '.img'}"
+            place(Path(img), public / name)
+        names.append(name)
+    q: dict[str, Any] = {"question_id": qid, "question": rec.question, "images": names,
+                         "question_type": rec.question_type}
+    ref: dict[str, Any] = {"question_id": qid, "question": rec.question, "answer": rec.answer,
+                           "alternatives": rec.alternatives, "question_type": rec.question_type,
+                           "answer_type": rec.answer_type}
+    if rec.options:
+        q["options"] = rec.options
+        ref.update(options=rec.options, label=rec.label, answer_type="mcq",
+                   answer=rec.answer or rec.options.get(rec.label or "", ""))
+    (public / "question.json").write_text(json.dumps(q, indent=1, ensure_ascii=False) + "\n")
+    (private / "answer.json").write_text(json.dumps(ref, indent=1, ensure_ascii=False) + "\n")
+    return {"case_id": qid, "question_type": rec.question_type, "answer_type": ref["answer_type"], **rec.meta}
 
 
 def _image_suffix(data: bytes) -> str:
