@@ -14,6 +14,7 @@ import pytest
 
 from automedbench import api
 from automedbench.agents import AgentContext, AgentError, check_ready, get_agent
+from automedbench.agents.listing import list_agents
 from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND, MiniSweAgentError
 from automedbench.agents.scripted import reference_calls, words_no_work_calls
 from automedbench.llm.registry import LLMConfigError
@@ -207,6 +208,8 @@ def test_an_entry_of_kind_mini_swe_agent_is_checked_before_it_runs(tmp_path, fak
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
     agent = get_agent("mini-fake", [cfg])
     assert type(agent).__name__ == "MiniSweAgent" and agent.model == "fake-coder"
+    kinds = {r["name"]: r["kind"] for r in list_agents([cfg])}   # `automedbench agents list`
+    assert kinds["mini-fake"] == "mini-swe-agent" and kinds["loop-fake"] == "llm" and kinds["reference"] == "scripted"
     with pytest.raises(LLMConfigError, match="AMB_MINI_KEY"):
         check_ready(agent)
     os.environ["AMB_MINI_KEY"] = "x"

@@ -20,7 +20,7 @@ def list_agents(extra_files: list[Path] | None = None) -> list[dict[str, Any]]:
                      "output_per_mtok": None, "vision": False, "source": entry.origin,
                      "description": entry.description})
     for cfg in load_agent_configs(extra_files).values():
-        rows.append({"name": cfg.name, "kind": "llm", "model": cfg.model, "base_url": cfg.base_url,
+        rows.append({"name": cfg.name, "kind": cfg.kind, "model": cfg.model, "base_url": cfg.base_url,
                      "api_key_env": cfg.api_key_env,
                      "key_set": (bool(os.environ.get(cfg.api_key_env)) if cfg.api_key_env else None),
                      "input_per_mtok": cfg.pricing.input_per_mtok, "output_per_mtok": cfg.pricing.output_per_mtok,
