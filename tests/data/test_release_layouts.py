@@ -312,3 +312,16 @@ def test_each_release_layout_stages_with_one_command_and_the_baseline_scores(lay
     assert "Traceback" not in (report.run_dir / "trace.jsonl").read_text()
     assert report.run.end_reason == "submitted", report.run
     assert report.task.completion_rate == 1.0 and report.task.score > 0, report.task
+
+
+def test_split_reaches_the_official_stagers_too(tmp_path):
+    """`data stage slake-en --source DIR --split train`: the same option for an official stager."""
+    folder = slake(tmp_path / "release")
+    env = {**os.environ, "AUTOMEDBENCH_DATA": str(tmp_path / "data"), "COLUMNS": "200"}
+    st = run_cli(["data", "stage", "slake-en", "--source", folder, "--split", "train"], cwd=tmp_path, env=env,
+                 timeout=300)
+    assert st.returncode == 0, st.stderr
+    manifest = json.loads((tmp_path / "data" / "slake-en" / "manifest.json").read_text())
+    assert manifest["stage_options"]["split"] == "train" and [c["case_id"] for c in manifest["cases"]] == ["slake_0"]
+    bad = run_cli(["data", "stage", "vqa-demo-open", "--split", "train"], cwd=tmp_path, env=env, timeout=300)
+    assert bad.returncode != 0 and "unknown option(s) ['split']" in bad.stderr, bad.stderr

@@ -6,7 +6,9 @@ The task (its track and track_options) says what a case must hold. How the folde
 `public/<case_id>/` and `private/<case_id>/` is one of the track's folder layouts (its
 `folder_layouts` capability, tracks/base.py; each track's in docs/your-task.md section 2). The
 first layout whose `detect` recognises the folder stages it, unless `layout=` names one; a
-folder no layout recognises is refused with what each layout expects and its one-line fix.
+folder no layout recognises is refused with what each layout expects and its one-line fix. A
+layout of a release that ships splits (its `splits` says which) stages the one `split=` names
+(`--split`, read as `StagingFolder.split`), else its default; any other layout refuses `split=`.
 Every track accepts the generic layout:
 
     DIR/<case_id>/public/...     what the agent sees (the task's input_files)
