@@ -9,7 +9,8 @@ Each part of the score (the task, each stage) is shown with the points of Overal
 were it perfect (computed with the scoring's own formulas, so the parts add up to 100 − Overall
 when the formula is linear), the rubric items it lost with the calls and files the judge cited,
 and the error codes of its step, each linked to its call. The worst cases come with their
-reason: invalid ones grouped by reason, then the lowest valid ones on the headline metric.
+reason: invalid ones grouped by reason, then the valid ones that cost the task score most
+(case_ranking.py), each with every component of the score.
 """
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..runs.models import DetailReport, StageResult
+from ..runs.models import DetailReport, StageResult, TaskResult
 from ..scoring.overall import overall_score
 from ..scoring.rubric import Rubric
 from ..scoring.stages import agentic_score
+from .case_ranking import worst_valid
 from ..number_format import COUNT, VALUE_DIGITS, fixed, metric_kind, metric_text
 NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 WORST_VALID = 5      # lowest valid cases listed
@@ -75,20 +77,21 @@ def _grouped(cases: list[dict]) -> list[dict]:
     return out
 
 
-def _worst(cases: list[dict]) -> dict[str, Any]:
+def _worst(cases: list[dict], task: TaskResult) -> dict[str, Any]:
     invalid = _grouped([c for c in cases if not c["valid"]])
-    valid = [c for c in cases if c["valid"] and c["head"] is not None and c["metrics"].get(c["head"]) is not None]
-    valid.sort(key=lambda c: c["metrics"][c["head"]])
-    below = [c for c in valid if c["metrics"][c["head"]] < 1]
+    # ranked by what each costs the task score, every component shown (case_ranking.py)
+    ranked = worst_valid(task, cases, len(cases))
+    by_id = {c["case_id"]: c for c in cases}
+    below = [by_id[w["case_id"]] for w in ranked["cases"]]
     # identical failures are one row with their count (76 placeholder answers, not 5 rows of one)
     same = [g for g in _grouped([c for c in below if c["why"]]) if g["n"] > 1][:INVALID_GROUPS]
     grouped = {cid for g in same for cid in g["all"]}
-    low = [c for c in below if c["case_id"] not in grouped][:WORST_VALID]
+    low = [w for w in ranked["cases"] if w["case_id"] not in grouped][:WORST_VALID]
     return {"invalid": invalid[:INVALID_GROUPS], "invalid_rest": sum(g["n"] for g in invalid[INVALID_GROUPS:]),
             "n_invalid": sum(g["n"] for g in invalid), "n_cases": len(cases), "valid_groups": same,
             "n_grouped": len(grouped), "n_valid_below": len(below),
-            "valid": [{"case_id": c["case_id"], "metric": c["head"], "value": c["shown"][c["head"]],
-                       "why": c["why"] or "", "flags": c["flags"], "writer": c.get("writer")} for c in low]}
+            "by_cost": ranked["by_cost"], "components": ranked["components"], "n_scored": ranked["n_scored"],
+            "valid": low}
 
 
 def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list[dict], cases: list[dict]) -> dict:
@@ -110,7 +113,7 @@ def points_lost(r: DetailReport, rubric: Rubric, judge: list[dict], errors: list
                       "rationale": (st.rationale if st else "") if not items else "",
                       "codes": by_step.pop(sid, [])})
     other = [e for k, es in by_step.items() if k != "infra" for e in es]
-    return {"parts": parts, "other_codes": other, "infra_codes": by_step.get("infra", []), "worst": _worst(cases)}
+    return {"parts": parts, "other_codes": other, "infra_codes": by_step.get("infra", []), "worst": _worst(cases, r.task)}
 
 
 def is_count(name: str, values: list[float]) -> bool:

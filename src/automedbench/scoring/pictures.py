@@ -1,7 +1,8 @@
 """Place the tracks' per-case pictures beside a run's report (docs/site.md "Pictures of outputs").
 
 After scoring, the core picks at most MAX_CASES valid cases of a run — half the worst, half the
-best by the track's headline per-case metric — and at most MAX_INVALID cases whose output failed
+best: by what each costs the task score where its components are per-case metrics, else by
+the track's headline per-case metric (case_cost.py) — and at most MAX_INVALID cases whose output failed
 its check (one per distinct reason first), reads each one's prediction and reference again
 (image tracks free them once scored, so memory stays at one case), asks the track for its
 pictures (tracks/pictures.py, optional) and writes
@@ -21,6 +22,7 @@ import json
 import logging
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from ..runs.models import CaseResult
 from ..tracks.base import SubmittedCase, Track, draws_pictures, pictures_of
 from ..tracks.cohort import read_cohort
 from ..tracks.pictures import PictureCase
+from .case_cost import valid_by_cost
 
 log = logging.getLogger(__name__)
 
@@ -39,27 +42,15 @@ PICTURES_DIR = RunFiles.PICTURES
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def headline(case: CaseResult, metric: str) -> float | None:
-    """The value cases are ranked by: the track's named per-case metric, else the first one."""
-    named = case.metrics.get(metric)
-    if named is not None:
-        return float(named)
-    for v in case.metrics.values():
-        if v is not None:
-            return float(v)
-    return None
-
-
-def pick_cases(per_case: list[CaseResult], metric: str, limit: int = MAX_CASES) -> list[tuple[str, float | None]]:
-    """At most `limit` valid cases: the worst half and the best half (ties by case order)."""
-    ranked = sorted(((headline(c, metric), i, c.case_id) for i, c in enumerate(per_case) if c.valid),
-                    key=lambda t: (float("inf") if t[0] is None else t[0], t[1]))
+def pick_cases(per_case: list[CaseResult], metric: str, limit: int = MAX_CASES,
+               components: Sequence[str] = ()) -> list[tuple[str, float | None]]:
+    """At most `limit` valid cases: the worst half and the best half (ties by case order),
+    ranked by what each costs the task score when its components are per-case metrics, else
+    by the headline metric `metric` (case_cost.py; docs/site.md "Worst cases by cost")."""
+    ranked = [(c.case_id, c.value) for c in valid_by_cost(per_case, components, metric).cases]
     if len(ranked) <= limit:
-        chosen = ranked
-    else:
-        worst = ranked[: limit - limit // 2]
-        chosen = worst + ranked[len(ranked) - limit // 2:]
-    return [(cid, v) for v, _, cid in chosen]
+        return ranked
+    return ranked[: limit - limit // 2] + ranked[len(ranked) - limit // 2:]
 
 
 def pick_invalid(per_case: list[CaseResult], limit: int = MAX_INVALID) -> list[str]:
@@ -82,8 +73,10 @@ def safe_name(name: str) -> str:
 
 
 def write_pictures(track: Track, per_case: list[CaseResult], cases: list[dict[str, Any]], workspace: Path,
-                   public: Path, private: Path, options: Any, out_dir: Path) -> list[dict[str, Any]]:
-    """Draw and place the pictures; returns the index written to pictures/index.json."""
+                   public: Path, private: Path, options: Any, out_dir: Path,
+                   components: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Draw and place the pictures; returns the index written to pictures/index.json.
+    `components`: the task score's (TaskResult.components), to pick the costliest cases."""
     root = Path(out_dir) / PICTURES_DIR
     if root.exists():
         shutil.rmtree(root)  # a re-score replaces the old pictures
@@ -91,7 +84,7 @@ def write_pictures(track: Track, per_case: list[CaseResult], cases: list[dict[st
         return []
     metric = track.logic_metric or ""
     by_id = {c.case_id: c for c in per_case}
-    chosen: list[tuple[str, float | None, bool]] = [(cid, v, True) for cid, v in pick_cases(per_case, metric)]
+    chosen: list[tuple[str, float | None, bool]] = [(cid, v, True) for cid, v in pick_cases(per_case, metric, components=components)]
     chosen += [(cid, None, False) for cid in pick_invalid(per_case)]
     metas = {str(c["case_id"]): c for c in cases}
     layout = track.submission(options)

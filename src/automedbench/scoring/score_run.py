@@ -212,7 +212,7 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
     any_non_trivial = any(o.non_trivial for o in outcomes)
     if not infra_end:  # thumbnails for the run page, beside the report; the judge never reads them
         write_pictures(track, task_result.per_case, expected, files.workspace, data.public,
-                       data.private, task.options, out.dir)
+                       data.private, task.options, out.dir, components=task_result.components)
     stages: dict[str, StageResult | None] = {
         "s4": s4_inference(task_result),
         "s5": s5_submit(task_result, meta.run.submitted, any_non_trivial),
