@@ -64,13 +64,13 @@ def test_raw_record_is_inside_the_site_and_served(served):
     slug = run_slug("seg-a_lite_beta_0")
     refs = parse(out / "runs" / f"{slug}.html").refs
     raw = [r for r in refs if "/raw/" in r]
-    assert {r.rsplit("/", 1)[-1] for r in raw} >= {"trace.jsonl", "conversation.json", "report.json", "index.html"}
+    assert {r.rsplit("/", 1)[-1] for r in raw} >= {"trace.jsonl.txt", "conversation.json", "report.json", "index.html"}
     # the report's copy is not named detail_report.json: a site inside a sweep root adds no runs
     assert not list(out.rglob("detail_report.json"))
     status, body = _get(urljoin(base, f"runs/{slug}/raw/report.json"))
     assert status == 200 and b'"run_id"' in body
     assert all(not r.startswith("..") for r in raw)                     # inside the site folder
-    status, body = _get(urljoin(base, f"runs/{slug}/raw/trace.jsonl"))
+    status, body = _get(urljoin(base, f"runs/{slug}/raw/trace.jsonl.txt"))
     assert status == 200 and b'"tool_call"' in body
     status, body = _get(urljoin(base, f"runs/{slug}/raw/workspace/index.html"))
     assert status == 200 and b"plan/plan.md" in body

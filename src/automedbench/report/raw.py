@@ -23,9 +23,12 @@ from ..run_files import RunFiles
 # the run's record files, named once in run_files.py (docs/architecture.md "One owner per fact"),
 # as (name in the run folder, name of the copy in the site, link label). The report's copy has
 # another name: a site built inside a sweep root must not look like more runs to anything that
-# finds runs by their detail_report.json (collect, export, a user's `find`)
+# finds runs by their detail_report.json (collect, export, a user's `find`). The trace's copy ends
+# in .txt: no browser knows .jsonl, so over HTTP (application/octet-stream) and from file:// it
+# would download; as text it shows in the browser (docs/site.md "Raw record")
 SITE_REPORT_COPY = "report.json"
-RECORD = ((RunFiles.TRACE, RunFiles.TRACE, RunFiles.TRACE),
+SITE_TRACE_COPY = RunFiles.TRACE + ".txt"
+RECORD = ((RunFiles.TRACE, SITE_TRACE_COPY, RunFiles.TRACE),
           (RunFiles.CONVERSATION, RunFiles.CONVERSATION, RunFiles.CONVERSATION),
           (RunFiles.REPORT, SITE_REPORT_COPY, RunFiles.REPORT),
           (RunFiles.META, RunFiles.META, RunFiles.META))

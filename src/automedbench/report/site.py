@@ -42,6 +42,7 @@ from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from ..number_format import metric_kind, metric_text
 from .diagnosis import case_writers, points_lost, task_diagnostics, uncharged_accesses
+from .cards import INLINE_LIMIT, card_page
 from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
 
@@ -473,12 +474,18 @@ def read_pictures(run_dir: Path | None, out: Path, slug: str) -> dict[str, list[
                 if src.is_symlink() or not src.is_file() or src.stat().st_size > 2_000_000:
                     continue
                 (out / "runs" / slug / "pics" / d).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, out / "runs" / slug / "pics" / d / name)
+                card = None
+                if f.get("media_type") == "text/html":   # a page of its own: titled (cards.py)
+                    card = card_page(src.read_text(encoding="utf-8", errors="replace"),
+                                     f"{entry.get('case_id')}: {f.get('caption', '')}")
+                    (out / "runs" / slug / "pics" / d / name).write_text(card, encoding="utf-8")
+                else:
+                    shutil.copyfile(src, out / "runs" / slug / "pics" / d / name)
             except OSError:
                 continue
             found.setdefault(str(entry.get("case_id")), []).append(
-                {"src": f"{slug}/pics/{d}/{name}", "caption": str(f.get("caption", "")),
-                 "html": f.get("media_type") == "text/html"})
+                {"src": f"{slug}/pics/{d}/{name}", "caption": str(f.get("caption", "")), "html": card is not None,
+                 "doc": card if card is not None and len(card.encode()) <= INLINE_LIMIT else None})
     return found
 
 

@@ -388,7 +388,7 @@
     html += '<div class="scroll"><table id="compare-cases"><thead><tr><th scope="col">case</th><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody>';
     function pics(run, id) {
       return ((run.pictures || {})[id] || []).map(function (p) {
-        return p.html ? '<figure class="pic-html"><iframe sandbox src="' + esc(p.src) + '" title="' + esc(id + ": " + p.caption) + '" loading="lazy"></iframe><figcaption>' + esc(p.caption) + "</figcaption></figure>"
+        return p.html ? '<figure class="pic-html">' + cardFrame(p, id) + '<figcaption>' + esc(p.caption) + "</figcaption></figure>"
           : '<figure class="pic-png"><a href="' + esc(p.src) + '" class="pic" title="enlarge"><img src="' + esc(p.src) + '" alt="' + esc(id + ": " + p.caption) + '" loading="lazy"></a><figcaption>' + esc(p.caption) + "</figcaption></figure>";
       }).join("");
     }
@@ -504,6 +504,26 @@
       apply(scale * (e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP));
     }, { passive: false });
   }
+
+  /* ---- HTML cards (docs/site.md "Phone width and card pages"): each frame as tall as its card.
+     The card is inline (srcdoc) and the frame same-origin but without scripts, so this script can
+     read its height from file:// too; a card framed from its file keeps the CSS height. ---- */
+  function cardFrame(p, id) {
+    return '<iframe sandbox="allow-same-origin" ' + (p.doc ? 'srcdoc="' + esc(p.doc) + '"' : 'src="' + esc(p.src) + '"') +
+      ' title="' + esc(id + ": " + p.caption) + '" class="card-frame"></iframe>';
+  }
+  function fitFrame(f) {
+    var d;
+    try { d = f.contentDocument; } catch (e) { d = null; }
+    if (!d || !d.documentElement || !d.body) return;
+    f.style.height = "0px";                          // measure the card, not the frame's old height
+    f.style.height = Math.ceil(d.documentElement.scrollHeight) + 2 + "px";
+  }
+  function fitFrames() { $$("iframe.card-frame").forEach(fitFrame); }
+  document.addEventListener("load", function (e) {  // load events do not bubble: caught on the way down
+    if (e.target && e.target.matches && e.target.matches("iframe.card-frame")) fitFrame(e.target);
+  }, true);
+  window.addEventListener("resize", fitFrames);
 
   function focusableScrollers() {
     $$(".scroll, table").forEach(function (el) {
