@@ -6,6 +6,9 @@
 Per task: the page top at 1440 px (1440 x 1500) and 390 px (390 x 1600) — section menu, scores,
 "Where the points went", the first cases — and its first picture row (the per-case table's first
 row with a picture, at 1440 px), each as <OUT>/run-careless-<task>-{1440,390,pictures}.png.
+At 390 px, the wide tables as cards (docs/site.md "Phone width and card pages"): the index's
+runs table (<OUT>/index-runs-390.png) and the first careless run's fired error codes
+(<OUT>/run-careless-errors-390.png).
 Page tops are saved with an adaptive palette of 256 colours, so that each stays small. Needs
 Playwright and a chromium (Debian's, as the browser tests use: tests/report/browser.py).
 """
@@ -34,6 +37,22 @@ def save_small(png: bytes, path: Path, palette: bool = True) -> None:
         (rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT) if palette else rgb).save(path, optimize=True)
 
 
+def phone_cards(browser, page_file: Path, table: str, path: Path, height: int = 1200) -> None:
+    """The top of a table that is cards at 390 px, up to `height` px of it."""
+    pg = browser.new_page(viewport={"width": 390, "height": height})
+    pg.goto(page_file.as_uri())
+    pg.wait_for_load_state("load")
+    el = pg.locator(table)
+    if el.count():
+        el.scroll_into_view_if_needed()
+        box = el.bounding_box()
+        top = pg.evaluate("window.scrollY") + box["y"] - 40
+        pg.evaluate(f"window.scrollTo(0, {top})")
+        save_small(pg.screenshot(), path)
+        print(table, "->", path)
+    pg.close()
+
+
 def main(site: Path, out: Path) -> int:
     site = site.resolve()
     pages = sorted((m.group("task"), p) for p in (site / "runs").glob("*.html") if (m := PAGE.match(p.name)))
@@ -60,6 +79,8 @@ def main(site: Path, out: Path) -> int:
                         save_small(row.screenshot(), out / f"run-careless-{task}-pictures.png", palette=False)
                 pg.close()
             print(task, "->", out)
+        phone_cards(browser, site / "index.html", "#runs-table", out / "index-runs-390.png")
+        phone_cards(browser, pages[0][1], "#errors-list", out / "run-careless-errors-390.png")
         browser.close()
     return 0
 
