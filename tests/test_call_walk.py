@@ -36,7 +36,7 @@ def test_each_function_on_the_run_path_is_entered_once(walks):
     entries = run_walk.entries
     for step in ("automedbench.lifecycle.run:run_one", "automedbench.lifecycle.prepare:prepare_run",
                  "automedbench.tasks:get_task", "automedbench.lifecycle.session:open_run",
-                 "automedbench.lifecycle.act:act_inside", "automedbench.lifecycle.session:close_run",
+                 "automedbench.lifecycle.act:act", "automedbench.lifecycle.session:close_run",
                  "automedbench.scoring.score_run:score_run"):
         assert entries[step] == 1, (step, entries[step])
     assert run_walk.unexplained() == {}, call_walk.describe("run", run_walk, layers)

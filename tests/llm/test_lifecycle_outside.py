@@ -9,7 +9,7 @@ import pytest
 
 from automedbench import api
 from automedbench.lifecycle import (
-    OutsideDriver,
+    RunDriver,
     RunEndedError,
     Usage,
     close_run,
@@ -40,7 +40,7 @@ def _drive_outside(options, run_dir: Path, replies: list[dict]):
     """The replies' assistant messages, handed over one at a time with their usage."""
     prep = prepare_run(TASK, TIER, AGENT, options)
     run = open_run(prep, TIER, AGENT, run_dir, options)
-    driver = OutsideDriver(run)
+    driver = RunDriver(run)
     assert [m["role"] for m in driver.messages] == ["system", "user"]
     assert "execute_code" in json.dumps(driver.tools)
     steps = []
@@ -110,28 +110,31 @@ def test_outside_driven_run_leaves_the_same_run_folder_as_inside(fake_openai, se
 
 
 def test_outside_driver_keeps_the_task_limits_and_text_replies(setup, tmp_path):
-    """A text-only reply runs nothing and the run goes on; the task's turn limit ends the run
-    from outside as it does from inside; a run the caller stops is recorded agent_finished."""
+    """A text-only reply runs nothing and is nudged, as our loop nudges its model; the task's
+    turn limit ends the run after the turn that reaches it, from outside as from inside; a run
+    the caller stops is recorded agent_finished."""
     options, _, _ = setup
     prep = prepare_run(TASK, TIER, AGENT, options)
     run = open_run(prep, TIER, AGENT, tmp_path / "limits", options)
     run.box.max_turns = 2   # the ToolBox's limit, which the task sets (docs/llm.md)
-    driver = OutsideDriver(run)
+    driver = RunDriver(run)
     first = driver.step({"role": "assistant", "content": "Let me think about the plan first."})
-    assert first.tool_messages == [] and not first.done
+    (nudge,) = first.tool_messages
+    assert nudge["role"] == "user" and "without calling a tool" in nudge["content"] and not first.done
     second = driver.step({"role": "assistant", "content": "",
                           "tool_calls": [call("execute_code", {"language": "bash", "code": "# S1\necho hi"})]})
-    assert "hi" in second.tool_messages[0]["content"] and not second.done
-    third = driver.step({"role": "assistant", "content": "", "tool_calls": [call("submit_results", {})]})
-    assert third.done and third.end_reason == "max_turns" and third.tool_messages == []
+    assert "hi" in second.tool_messages[0]["content"]
+    assert second.done and second.end_reason == "max_turns"     # no third model call is asked for
+    with pytest.raises(RunEndedError):
+        driver.step({"role": "assistant", "content": "", "tool_calls": [call("submit_results", {})]})
     close_run(run)
     rec = json.loads((tmp_path / "limits" / "run.json").read_text())["run"]
     assert rec["end_reason"] == "max_turns" and rec["turns"] == 2 and not rec["submitted"]
     kinds = [k for t, k, *_ in _trace(tmp_path / "limits") if t == "warning"]
-    assert "text_reply" in kinds
+    assert "text_reply" in kinds and "nudge" in kinds and "limit" in kinds
 
     run2 = open_run(prep, TIER, AGENT, tmp_path / "stopped", options)
-    d2 = OutsideDriver(run2)
+    d2 = RunDriver(run2)
     d2.finish()
     close_run(run2)
     report = score(run2)

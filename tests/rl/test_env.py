@@ -37,14 +37,16 @@ def test_reset_and_step_return_the_documented_shapes(options, tmp_path):
     assert meta["run"]["agent"] == "external" and obs.info["seed"] == 7 and obs.info["data_dir"] == DATA
 
     text = env.step({"role": "assistant", "content": "Let me look first."})
-    assert text.tool_messages == [] and not text.done and text.reward is None and text.components is None
+    assert not text.done and text.reward is None and text.components is None
+    (nudge,) = text.tool_messages     # nudged, as `run` nudges its model (the one loop)
+    assert nudge["role"] == "user" and "without calling a tool" in nudge["content"]
     c = call("execute_code", {"language": "bash", "code": "# S1\necho hello-from-sandbox; ls /data/public"})
     step = env.step({"role": "assistant", "content": "", "tool_calls": [c]}, Usage(tokens_in=10, tokens_out=5))
     assert not step.done and step.info["turn"] == 2 and step.info["stage"] == "s1"
     (msg,) = step.tool_messages
     assert msg["role"] == "tool" and msg["tool_call_id"] == c["id"] and "hello-from-sandbox" in msg["content"]
     assert "case_001" in msg["content"]
-    assert [m["role"] for m in env.messages] == ["system", "user", "assistant", "assistant", "tool"]
+    assert [m["role"] for m in env.messages] == ["system", "user", "assistant", "user", "assistant", "tool"]
 
     final = env.close()
     assert final is not None and final.done and final.info["end_reason"] == "agent_finished"
@@ -98,9 +100,11 @@ def test_the_turn_limit_ends_the_episode_truncated(options, tmp_path):
     obs = env.reset()
     assert obs.info["limits"]["max_turns"] == 2
     ls = {"role": "assistant", "content": "", "tool_calls": [call("execute_code", {"language": "bash", "code": "ls"})]}
-    assert not env.step(ls).done and not env.step(ls).done
-    last = env.step({"role": "assistant", "content": "", "tool_calls": [call("submit_results", {})]})
+    assert not env.step(ls).done
+    last = env.step(ls)     # the second turn reaches the limit: the episode ends after it
     assert last.done and last.truncated and last.info["end_reason"] == "max_turns"
+    with pytest.raises(RunEndedError):
+        env.step({"role": "assistant", "content": "", "tool_calls": [call("submit_results", {})]})
     assert last.reward is not None and "BUDGET_EXHAUSTED" in last.components.error_codes
     assert json.loads(RunFiles(obs.run_dir).meta.read_text())["limits"]["max_turns"] == 2
 

@@ -1,9 +1,14 @@
-"""The LLM agent: a chat-completions tool loop over the two harness tools.
+"""The LLM agent: a policy that asks a chat-completions endpoint for each turn.
 
+    agent = LLMAgent(config)
+    message, usage = agent(messages, tools)                      # one turn: the model's reply
     LLMAgent(config).run(system_prompt, context, tools) -> AgentOutcome
 
-Messages: system prompt, then `context.kickoff` as the first user message; every
-assistant message and tool result is recorded through `tools.add_message`.
+It is driven like every policy, through the one loop (agents/turns.py: nudges, length
+continuations, limits, the provider-failure path): a run or a sweep cell by the lifecycle,
+an RL episode by the environment, and `run` here drives it on a ToolBox of its own.
+Its entry states the loop's rules (`rules()`: nudges, continuations, how tool results are
+sent, its turn, token and cost limits).
 
 End reasons (AgentOutcome.end_reason):
   submitted             the model called submit_results
@@ -25,24 +30,13 @@ import random
 import time
 from typing import Any, Callable
 
-from ..llm.client import ChatClient, ChatReply, ProviderError
+from ..llm.client import ChatClient
 from ..llm.registry import AgentConfig
-from .base import AgentContext, AgentOutcome, RunStopped, ToolBox
-from .replies import (
-    REJECTED,
-    TOOLS,
-    ReplyInfo,
-    ReplySettings,
-    answer_calls,
-    note_text_reply,
-    parse_reply,
-    record_assistant,
-)
+from .base import AgentContext, AgentOutcome, ToolBox
+from .replies import ReplySettings
+from .turns import CONTINUE, NUDGE, TurnRules, Turns, Usage, drive
 
-NUDGE = ("You replied without calling a tool. Continue the task by calling execute_code, or call "
-         "submit_results if all outputs are written and verified.")
-CONTINUE = ("Your reply was cut off at the output token limit. Continue exactly where you stopped; "
-            "if you were writing a tool call, send it again, shorter.")
+__all__ = ["CONTINUE", "NUDGE", "LLMAgent"]
 
 
 class LLMAgent:
@@ -53,116 +47,58 @@ class LLMAgent:
         self.model = config.model
         self._sleep = sleep
         self._rng = rng
+        self._client: ChatClient | None = None
+        self._turns: Turns | None = None
 
     def check_ready(self) -> None:
         """Raise LLMConfigError naming any env var the entry needs that is unset (before any turn)."""
         self.config.check_ready(role="agent")
 
-    # ---- the loop -----------------------------------------------------------------------
+    def rules(self) -> TurnRules:
+        """The loop's rules as the entry states them (docs/llm.md, the registry's fields)."""
+        cfg = self.config
+        return TurnRules(nudges=cfg.nudges, max_continuations=cfg.max_continuations,
+                         reply=ReplySettings(max_tokens=cfg.max_tokens, tool_result_chars=cfg.tool_result_chars,
+                                             tool_results_as=cfg.tool_results_as),
+                         max_turns=cfg.limits.max_turns, max_total_tokens=cfg.limits.max_total_tokens,
+                         max_cost_usd=cfg.limits.max_cost_usd)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_client": None, "_turns": None}   # an open HTTP client stays home
+
+    # ---- a policy --------------------------------------------------------------------------
+    def start(self, turns: Turns) -> None:
+        """The run it plays: waits are bounded by its wall time, retries are recorded in its trace."""
+        self.close()
+        self._turns = turns
+
+        def on_retry(info: dict[str, Any]) -> None:
+            turns.warn("provider_retry", f"model request failed ({info['problem'][:200]}); retry "
+                                         f"{info['attempt']} in {info['delay_s']:.2f} s", info)
+        self._client = ChatClient(self.config, sleep=self._sleep, rng=self._rng, on_retry=on_retry)
+
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> tuple[dict[str, Any], Usage]:
+        """The model's reply to the conversation so far, and what it cost. Raises ProviderError."""
+        if self._client is None:
+            self._client = ChatClient(self.config, sleep=self._sleep, rng=self._rng)
+        deadline = self._turns.deadline if self._turns is not None else None
+        reply = self._client.complete(messages, tools=tools, deadline=deadline)
+        cost = self.config.pricing.cost(reply.tokens_in, reply.tokens_out, reply.tokens_cached)
+        return reply.message, Usage(tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
+                                    tokens_cached=reply.tokens_cached, cost_usd=cost, duration_s=reply.duration_s,
+                                    finish_reason=reply.finish_reason, attempts=reply.attempts,
+                                    usage_estimated=reply.usage_estimated)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        self._client, self._turns = None, None
+
+    # ---- the Agent interface: driven on a ToolBox of its own --------------------------------
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
         cfg = self.config
         if cfg.limits.wall_time_s:
             own = time.monotonic() + cfg.limits.wall_time_s
             tools.deadline = own if tools.deadline is None else min(tools.deadline, own)
-
-        def on_retry(info: dict[str, Any]) -> None:
-            tools.trace.emit("warning", turn=tools.turns, kind="provider_retry",
-                             message=f"model request failed ({info['problem'][:200]}); retry "
-                                     f"{info['attempt']} in {info['delay_s']:.2f} s", data=info)
-
-        client = ChatClient(cfg, sleep=self._sleep, rng=self._rng, on_retry=on_retry)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt},
-                                          {"role": "user", "content": context.kickoff}]
-        tools.add_message(messages[1])
-        try:
-            reason = self._loop(client, messages, tools)
-        finally:
-            client.close()
-        return AgentOutcome(end_reason=reason, model=cfg.model)
-
-    def _limit_reached(self, tools: ToolBox) -> str | None:
-        lim = self.config.limits
-        if lim.max_turns is not None and tools.turns >= lim.max_turns:
-            return "max_turns"
-        if lim.max_total_tokens is not None and tools.tokens_in + tools.tokens_out >= lim.max_total_tokens:
-            return "max_tokens"
-        if lim.max_cost_usd is not None and tools.cost_usd >= lim.max_cost_usd:
-            return "max_cost"
-        return None
-
-    def _say(self, messages: list, tools: ToolBox, text: str) -> None:
-        msg = {"role": "user", "content": text}
-        messages.append(msg)
-        tools.add_message(msg)
-
-    def _loop(self, client: ChatClient, messages: list[dict[str, Any]], tools: ToolBox) -> str:
-        cfg = self.config
-        settings = ReplySettings(max_tokens=cfg.max_tokens, tool_result_chars=cfg.tool_result_chars,
-                                 tool_results_as=cfg.tool_results_as)
-        nudges_left = cfg.nudges
-        continuations = 0
-        while True:
-            reply, ended = self._ask(client, messages, tools)
-            if reply is None:
-                return ended or "agent_finished"
-            parsed = parse_reply(reply.message, tools)
-            reasoning = reply.message.get("reasoning_content") or reply.message.get("reasoning")
-            messages.append(record_assistant(parsed, tools, reasoning))
-            if not parsed.calls:
-                note_text_reply(parsed, tools, reply.finish_reason)
-                if reply.finish_reason == "length" and not parsed.rejected and continuations < cfg.max_continuations:
-                    continuations += 1
-                    self._prompt(messages, tools, CONTINUE, "continue_prompt")
-                    continue
-                if nudges_left > 0:
-                    nudges_left -= 1
-                    if parsed.rejected:
-                        self._prompt(messages, tools, REJECTED.format(why="; ".join(parsed.rejected)), "nudge",
-                                     data={"rejected": parsed.rejected})
-                    else:
-                        self._prompt(messages, tools, NUDGE, "nudge")
-                    continue
-                return "agent_finished"
-            continuations = 0
-            nudges_left = cfg.nudges
-            info = ReplyInfo(reply.finish_reason, reply.tokens_out, reply.usage_estimated)
-            results, end = answer_calls(parsed, tools, settings, info)
-            messages.extend(results)
-            if end is not None:
-                return end
-
-    def _ask(self, client: ChatClient, messages: list[dict[str, Any]],
-             tools: ToolBox) -> tuple[ChatReply | None, str | None]:
-        """One model turn: (the reply, None), or (None, why the run ends) when a limit is
-        reached first or the provider fails (recorded as an infrastructure error)."""
-        cfg = self.config
-        reason = self._limit_reached(tools)
-        if reason:
-            tools.trace.emit("warning", turn=tools.turns, kind="limit", message=f"run limit reached: {reason}",
-                             data={"tokens": tools.tokens_in + tools.tokens_out, "cost_usd": tools.cost_usd})
-            return None, reason
-        try:
-            tools.begin_turn()
-        except RunStopped as stop:
-            return None, stop.reason
-        try:
-            reply = client.complete(messages, tools=TOOLS, deadline=tools.deadline)
-        except ProviderError as exc:
-            if exc.reason == "wall_time":
-                tools.trace.emit("warning", turn=tools.turns, kind="limit", message=exc.message)
-                return None, "wall_time"
-            tools.trace.emit("error", turn=tools.turns, kind="infrastructure", message=exc.message,
-                             data={"reason": exc.reason, "fault": exc.fault, "status": exc.status,
-                                   "attempts": exc.attempts, "model": cfg.model, "base_url": cfg.base_url})
-            return None, exc.reason
-        cost = cfg.pricing.cost(reply.tokens_in, reply.tokens_out, reply.tokens_cached)
-        tools.record_model_call(tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost_usd=cost,
-                                duration_s=reply.duration_s, tokens_cached=reply.tokens_cached,
-                                finish_reason=reply.finish_reason, attempts=reply.attempts,
-                                usage_estimated=reply.usage_estimated or None)
-        return reply, None
-
-    def _prompt(self, messages: list, tools: ToolBox, text: str, kind: str, data: dict | None = None) -> None:
-        """A harness message to the model (nudge, continue, rejection), recorded as a trace event."""
-        tools.trace.emit("warning", turn=tools.turns, stage=tools.stage, kind=kind, message=text, data=data)
-        self._say(messages, tools, text)
+        end = drive(Turns(tools, system_prompt, context.kickoff, self.rules()), self)
+        return AgentOutcome(end_reason=end, model=cfg.model)

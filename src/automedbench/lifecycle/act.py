@@ -1,65 +1,40 @@
-"""act: the agent's turns, driven from inside or from outside (docs/architecture.md "The run
-lifecycle").
+"""act: the agent's turns (docs/architecture.md "The run lifecycle", docs/rl.md "One loop").
 
-- `act_inside(run)`: our agent (scripted, or the LLM agent that asks the model) runs its own
-  loop through the run's ToolBox.
-- `OutsideDriver(run)`: a caller (a test, an RL environment) holds the model. It reads
-  `driver.messages` (system prompt and kickoff), then hands one assistant message at a time
-  to `driver.step(message)` and gets the tool results back, until `done`. What the caller
-  hands over is the caller's model's work, so a malformed message is the agent's fault
-  (docs/rl.md "Malformed messages"): one that is not a message at all (a string, None) ends
-  the run `agent_finished` (detail `malformed_message`) and is scored; `tool_calls` that is
-  not a list of call objects is refused, with a message saying why, and the run goes on.
+Every policy (a callable answering the conversation with one assistant message: our LLM
+agent, a trainer's model, a test's script) is driven through one driver, `RunDriver`, over the
+one loop of agents/turns.py, so a run, a sweep cell and an RL episode share the nudges, the
+length continuations, the limits (turns, tokens, cost, wall time, as run.json records them)
+and the provider-failure path:
 
-Both act through the same ToolBox (trace, limits, violation policy, conversation) and the
-same reply handling (agents/replies.py), so a trajectory leaves the same run folder whichever
-side drove it.
+- `act(run)`: the run's agent acts until the run ends: a policy is asked turn after turn
+  through the run's driver; a scripted agent (not a policy) acts through the ToolBox itself.
+  `act(run, policy, driver)` does the same for a policy handed in (an RL episode's).
+- `RunDriver(run)`: a caller holds the model. It reads `driver.messages` (system prompt and
+  kickoff), then hands one assistant message at a time to `driver.step(message)` and gets
+  back what answers it, until `done`. What the caller hands over is the caller's model's
+  work, so a malformed message is the agent's fault (docs/rl.md "Malformed messages").
+
+Either way the same ToolBox and the same reply handling (agents/replies.py) record it, so a
+trajectory leaves the same run folder whichever side drove it.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agents.replies import (
-    TOOLS,
-    ParsedReply,
-    ReplyInfo,
-    ReplySettings,
-    answer_calls,
-    excerpt,
-    note_text_reply,
-    parse_reply,
-    record_assistant,
-)
+from ..agents.replies import TOOLS
+from ..agents.turns import MALFORMED_MESSAGE, Policy, TurnRules, Turns, Usage, drive, rules_of
 from ..errors import UserError
+from ..scoring.error_codes import PROVIDER_DETAILS
 from .policy import agent_end, faults_recorded
 from .session import OpenRun
 
-
-def act_inside(run: OpenRun) -> None:
-    """Our agent acts until it ends; its end reason is recorded (provider faults as infra)."""
-    if run.ended or run.box is None or run.context is None or run.conversation is None:
-        return   # the run ended while opening
-    agent = run.prep.agent
-    with faults_recorded(run, "act"):
-        outcome = agent.run(run.conversation.system_prompt, run.context, run.box)
-        agent_end(run.info, outcome.end_reason)
-        run.info.model = outcome.model or run.info.model
+__all__ = ["MALFORMED_MESSAGE", "RunDriver", "RunEndedError", "StepResult", "Usage", "act", "is_policy"]
 
 
 class RunEndedError(UserError):
     """A step handed to a run that has already ended."""
-
-
-@dataclass
-class Usage:
-    """What the caller's model call cost, recorded as our agent loop records its own calls."""
-    tokens_in: int = 0
-    tokens_out: int = 0
-    tokens_cached: int | None = None
-    cost_usd: float = 0.0
-    duration_s: float = 0.0
-    finish_reason: str | None = None
 
 
 @dataclass
@@ -72,121 +47,111 @@ class StepResult:
         return self.end_reason is not None
 
 
-# run.json's end_detail of a run whose outside policy handed over something that is not a message
-MALFORMED_MESSAGE = "malformed_message"
-REFUSED = ("Your message was refused and nothing in it was executed: {why}. Send an assistant message whose "
-           "'tool_calls' is a list of objects, each {{\"id\": ..., \"type\": \"function\", \"function\": "
-           "{{\"name\": ..., \"arguments\": \"<JSON object as a string>\"}}}}, or no 'tool_calls' at all.")
+def is_policy(agent: object) -> bool:
+    """A policy is called with the conversation (module doc); a scripted agent is not callable."""
+    return callable(agent) and not isinstance(agent, type)
 
 
-def _what(value: object) -> str:
-    text = repr(value)
-    return f"{type(value).__name__} {text[:80] + '...' if len(text) > 80 else text}"
+def run_rules(run: OpenRun, rules: TurnRules | None = None) -> TurnRules:
+    """`rules` (a policy's own, or the defaults) under the run's limits as run.json records
+    them: the tighter of the task's, the agent entry's and the caller's (runs/effective_config.py).
+    The task's turn limit and wall time are the ToolBox's."""
+    limits = run.meta.limits
+    return dataclasses.replace(rules or TurnRules(), max_turns=limits.get("max_turns"),
+                               max_total_tokens=limits.get("max_total_tokens"),
+                               max_cost_usd=limits.get("max_cost_usd"))
 
 
-def not_a_message(message: object) -> str | None:
-    """Why `message` is not an assistant message at all (None: it is a JSON object)."""
-    if isinstance(message, dict):
-        return None
-    return (f"the policy's message is a {_what(message)}, not an assistant message "
-            "(a JSON object with 'content' and/or 'tool_calls')")
-
-
-def tool_calls_problem(message: dict[str, Any]) -> str | None:
-    """Why the message's `tool_calls` cannot be read as calls (None: absent, null or a list of
-    call objects). A call's own name and arguments are checked where it is dispatched."""
-    calls = message.get("tool_calls")
-    if calls is None:
-        return None
-    if not isinstance(calls, list):
-        return f"'tool_calls' is a {_what(calls)}, not a list of tool calls"
-    for i, call in enumerate(calls):
-        if not isinstance(call, dict):
-            return f"'tool_calls' item {i} is a {_what(call)}, not a tool call object"
-        if not isinstance(call.get("function"), dict):
-            return f"'tool_calls' item {i} has 'function' = {_what(call.get('function'))}, not an object"
-    return None
-
-
-class OutsideDriver:
+class RunDriver:
     """Drive an open run one assistant message at a time (module doc)."""
 
     tools = TOOLS    # the tool schemas to offer the caller's model
 
-    def __init__(self, run: OpenRun, settings: ReplySettings | None = None):
+    def __init__(self, run: OpenRun, rules: TurnRules | None = None):
         self.run = run
-        self.settings = settings or ReplySettings()
-        self.messages: list[dict[str, Any]] = []
+        self.turns: Turns | None = None
         if run.box is not None and run.context is not None and run.conversation is not None:
-            kickoff = {"role": "user", "content": run.context.kickoff}
-            run.box.add_message(kickoff)
-            self.messages = [{"role": "system", "content": run.conversation.system_prompt}, kickoff]
+            self.turns = Turns(run.box, run.conversation.system_prompt, run.context.kickoff, run_rules(run, rules))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.turns.messages if self.turns is not None else []
 
     @property
     def done(self) -> bool:
         return self.run.ended
 
+    def adopt(self, policy: object) -> None:
+        """Answer as `policy` asks (its nudges, continuations, reply settings), under the run's
+        limits; only before the first turn."""
+        if self.turns is not None and self.turns.taken == 0:
+            self.turns.rules = run_rules(self.run, rules_of(policy))
+
+    def _live(self) -> Turns:
+        run = self.run
+        if run.ended or self.turns is None:
+            raise RunEndedError(f"run {run.info.run_id} has ended ({run.info.end_reason}); open a new one")
+        return self.turns
+
+    def _record_end(self) -> None:
+        turns, info = self.turns, self.run.info
+        if turns is not None and turns.end is not None and info.end_reason is None:
+            agent_end(info, turns.end)
+            if turns.end_detail:
+                info.end_detail = turns.end_detail
+
     def step(self, message: object, usage: Usage | None = None) -> StepResult:
         """One assistant message (OpenAI chat format: content and/or tool_calls): its calls run in
-        the sandbox; returns their result messages (none for a text-only reply, which the caller
-        may answer or end on) and the end reason once the run has ended. A malformed message
-        counts as a turn and is the agent's fault (module doc): not a dict ends the run; bad
-        `tool_calls` is answered by one user message saying why, and nothing runs."""
-        run, box = self.run, self.run.box
-        if run.ended or box is None:
-            raise RunEndedError(f"run {run.info.run_id} has ended ({run.info.end_reason}); open a new one")
-        usage = usage or Usage()
-        results: list[dict[str, Any]] = []
-        with faults_recorded(run, "act_outside"):
-            box.begin_turn()   # the task's turn and wall-time limits
-            box.record_model_call(tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, cost_usd=usage.cost_usd,
-                                  duration_s=usage.duration_s, tokens_cached=usage.tokens_cached,
-                                  finish_reason=usage.finish_reason)
-            if not isinstance(message, dict):
-                self._end_malformed(message)
-                return StepResult([], run.info.end_reason)
-            why = tool_calls_problem(message)
-            if why is not None:
-                return StepResult(self._refuse(message, why), run.info.end_reason)
-            parsed = parse_reply(message, box)
-            self.messages.append(record_assistant(parsed, box, message.get("reasoning_content")))
-            if not parsed.calls:
-                note_text_reply(parsed, box, usage.finish_reason)
+        the sandbox; returns what answers it (tool results; a nudge or continue prompt after a
+        text-only reply; a refusal of unreadable tool_calls) and the end reason once the run has
+        ended. Not a dict ends the run as the agent's own (module doc)."""
+        turns = self._live()
+        answers: list[dict[str, Any]] = []
+        with faults_recorded(self.run, "act_outside"):
+            answers = turns.take(message, usage)
+        self._record_end()
+        return StepResult(answers, self.run.info.end_reason)
+
+    def end(self, reason: str | None = None, message: str = "") -> None:
+        """The caller ends the run: `None`/`agent_finished` (it stopped), a provider end reason
+        (its model's provider failed: infrastructure), `agent_crash` (its policy raised), or
+        another end reason the run records."""
+        if self.run.ended:
+            return
+        turns = self.turns
+        if turns is not None:
+            if reason in PROVIDER_DETAILS:
+                turns.provider_failed(str(reason), message or f"the caller's model provider failed ({reason})",
+                                      {"fault": "outage" if reason == "provider_unavailable" else None})
+            elif reason == "agent_crash":
+                turns.crashed(message or "the caller's policy crashed")
             else:
-                results, end = answer_calls(parsed, box, self.settings,
-                                            ReplyInfo(usage.finish_reason, usage.tokens_out))
-                self.messages.extend(results)
-                if end is not None:
-                    agent_end(run.info, end)
-        return StepResult(results, run.info.end_reason)
-
-    def _end_malformed(self, message: object) -> None:
-        """Not a message at all: recorded as a rejected tool call (TOOL_CALL_REJECTED, the
-        agent's) and the run ends as the agent's own (scored), never as infrastructure."""
-        box = self.run.box
-        assert box is not None
-        why = not_a_message(message)
-        box.trace.emit("warning", turn=box.turns, stage=box.stage, kind="tool_call_rejected",
-                       message=f"{why}; the run ends (the policy's fault)",
-                       data={"form": "message", "tool": None, "excerpt": excerpt(repr(message))})
-        self.run.info.end_reason, self.run.info.end_detail = "agent_finished", MALFORMED_MESSAGE
-
-    def _refuse(self, message: dict[str, Any], why: str) -> list[dict[str, Any]]:
-        """Unreadable `tool_calls`: the text is kept, nothing runs, and the model is told why
-        (TOOL_CALL_REJECTED); the answer is a user message, as there is no call id to answer."""
-        box = self.run.box
-        assert box is not None
-        raw = message.get("content")
-        content = raw if raw is None or isinstance(raw, str) else str(raw)
-        self.messages.append(record_assistant(ParsedReply([], content), box, message.get("reasoning_content")))
-        box.trace.emit("warning", turn=box.turns, stage=box.stage, kind="tool_call_rejected", message=why,
-                       data={"form": "tool_calls", "tool": None, "excerpt": excerpt(repr(message.get("tool_calls")))})
-        answer = {"role": "user", "content": REFUSED.format(why=why)}
-        box.add_message(answer)
-        self.messages.append(answer)
-        return [answer]
+                turns.end = reason or "agent_finished"
+            self._record_end()
+        if not self.run.ended:
+            agent_end(self.run.info, reason or "agent_finished")
 
     def finish(self) -> None:
         """The caller ends the run without submitting (recorded `agent_finished`)."""
-        if not self.run.ended:
-            agent_end(self.run.info, "agent_finished")
+        self.end()
+
+
+
+def act(run: OpenRun, policy: Policy | None = None, driver: RunDriver | None = None) -> None:
+    """The agent (or `policy`) acts until the run ends; its end reason is recorded (provider
+    faults as infrastructure, an exception of the policy as its crash)."""
+    if run.ended or run.box is None or run.context is None or run.conversation is None:
+        return   # the run ended while opening
+    agent: Any = policy if policy is not None else run.prep.agent
+    with faults_recorded(run, "act"):
+        if is_policy(agent):
+            driver = driver or RunDriver(run)
+            driver.adopt(agent)
+            assert driver.turns is not None
+            drive(driver.turns, agent)
+            driver._record_end()
+        else:   # a scripted agent acts through the ToolBox itself
+            outcome = agent.run(run.conversation.system_prompt, run.context, run.box)
+            agent_end(run.info, outcome.end_reason)
+            run.info.model = outcome.model or run.info.model
+

@@ -58,18 +58,22 @@ def ensure_dataset(task: Task, data_root: Path | str | None = None) -> DatasetPa
     return stage(task.dataset, data_root)
 
 
-def prepare_run(task_id: str, tier: str, agent_name: str, options: RunOptions | None = None, *,
+def prepare_run(task_id: str, tier: str, agent: str | Agent, options: RunOptions | None = None, *,
                 command: str = "run") -> Prepared:
-    """Check a run can start. Raises UserError before any agent turn or paid call."""
+    """Check a run can start. Raises UserError before any agent turn or paid call. `agent`: an
+    agent's name (a scripted agent or an entry of the endpoint registry), or an agent object of
+    the caller's (an RL episode's policy, with its own `name` and `model`: docs/rl.md "Which
+    policy")."""
     options = options or RunOptions()
     agent_configs = options.agent_config_paths
     task = get_task(task_id, options.tasks_dir_paths)
     check_tier(tier)
-    agent = get_agent(agent_name, agent_configs)
+    if isinstance(agent, str):
+        agent_name, agent = agent, get_agent(agent, agent_configs)
+        # a scripted agent with no method here would only crash (runs/preflight.py)
+        # `command` ("run" or "sweep") words a refusal as the command that was run would (runs/preflight.py)
+        check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command=command)
     check_agent_ready(agent)    # an LLM agent whose key/header variables are unset: a user error
-    # a scripted agent with no method here would only crash (runs/preflight.py)
-    # `command` ("run" or "sweep") words a refusal as the command that was run would (runs/preflight.py)
-    check_scripted_methods([Cell(task.id, tier, agent_name, 0)], {task.id: task}, command=command)
     judge = get_judge(options.judges, agent_configs)
     check_judge_ready(judge)
     check_self_judge(agent.model, judge, options.allow_self_judge)

@@ -9,7 +9,7 @@ from ..runs.models import DetailReport
 from ..runs.options import RunOptions
 from ..sandbox.docker import score_in_container
 from ..scoring.score_run import score_run
-from .act import act_inside
+from .act import act
 from .policy import interrupts_as_exceptions
 from .prepare import prepare_run
 from .session import OpenRun, close_run, open_run
@@ -35,7 +35,7 @@ def run_one(task_id: str, tier: str, agent_name: str, out_dir: Path | str = "run
         try:
             run = open_run(prep, tier, agent_name, where, options, run_id)
             try:
-                act_inside(run)
+                act(run)
             finally:
                 close_run(run)
         except KeyboardInterrupt as exc:   # recorded as `interrupted` by the phase it hit

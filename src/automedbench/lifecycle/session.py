@@ -19,6 +19,7 @@ from .. import __version__
 from ..agents import AgentContext, ToolBox
 from ..data import sha256_file
 from ..errors import one_line
+from ..llm.registry import Limits
 from ..prompts.render import kickoff_message, render_prompt
 from ..runs.blobs import BlobStore
 from ..runs.effective_config import agent_configuration, config_hash, effective_limits
@@ -64,7 +65,7 @@ class OpenRun:
 
 
 def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, options: RunOptions,
-                   run_id: str) -> OpenRun:
+                   run_id: str, limits: Limits | None = None, episode: dict[str, Any] | None = None) -> OpenRun:
     """run.json (what will run, with its effective limits) and an empty trace, before the sandbox."""
     task, agent, data = prep.task, prep.agent, prep.data
     agent_conf = agent_configuration(agent)
@@ -78,8 +79,10 @@ def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, op
     spec = SandboxSpec(public_dir=data.public, workspace=files.workspace,
                        network=task.network if options.network is None else options.network,
                        timeout_s=options.exec_timeout_s)
-    # what actually runs: the tighter of the task's and the agent entry's limits (docs/llm.md)
-    limits = effective_limits(task, agent, exec_timeout_s=options.exec_timeout_s, network=spec.network)
+    # what actually runs: the tighter of the task's, the agent entry's and the caller's limits
+    # (docs/llm.md "What run.json records", docs/rl.md "Limits")
+    applied = effective_limits(task, agent, exec_timeout_s=options.exec_timeout_s, network=spec.network,
+                               caller=limits)
     info = RunInfo(run_id=run_id, agent=agent_name, model=agent.model, task=task.id,
                    track=task.track, tier=tier, started_at=now_iso(), sandbox=prep.backend,
                    config_hash=config_hash(agent_conf))
@@ -92,7 +95,8 @@ def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, op
                    manifest_sha256=sha256_file(data.manifest), harness_version=__version__,
                    rubric_version=str(load_rubric().version), judges=list(options.judges or []) or [HEURISTIC_JUDGE],
                    answer_judge=options.answer_judge,
-                   limits=limits, agent_config=agent_conf, agent_config_hash=info.config_hash)
+                   limits=applied, agent_config=agent_conf, agent_config_hash=info.config_hash,
+                   episode=episode)
     write_json_atomic(files.meta, meta)
     t_setup = time.monotonic()
     return OpenRun(prep, tier, agent_name, files, info, meta, TraceWriter(files.trace, t_setup), spec, options,
@@ -137,11 +141,15 @@ def _start_sandbox(run: OpenRun) -> None:
 
 
 def open_run(prep: Prepared, tier: str, agent_name: str, run_dir: Path | str, options: RunOptions,
-             run_id: str | None = None) -> OpenRun:
+             run_id: str | None = None, *, limits: Limits | None = None,
+             episode: dict[str, Any] | None = None) -> OpenRun:
     """Begin the records in `run_dir` and start the sandbox. A fault while opening ends the
-    run (recorded); an interrupt closes it and propagates. `run_id`: a new one when None."""
+    run (recorded); an interrupt closes it and propagates. `run_id`: a new one when None.
+    `limits`: the caller's, tightening the task's and the agent's (recorded in run.json's
+    `limits`, applied by the ToolBox and the loop); `episode`: what run.json records of an RL
+    episode (docs/rl.md)."""
     run_id = run_id or new_run_id(agent_name, prep.task.id, tier)
-    run = _begin_records(prep, tier, agent_name, Path(run_dir), options, run_id)
+    run = _begin_records(prep, tier, agent_name, Path(run_dir), options, run_id, limits, episode)
     try:
         with faults_recorded(run, "open"):
             _start_sandbox(run)

@@ -8,6 +8,7 @@
 
 Framework adapters (NeMo Gym, verifiers) are built on this API.
 """
+from ..agents.turns import Policy, PolicyOutput
 from ..lifecycle import RunEndedError, Usage
 from .env import EXTERNAL_AGENT, AsyncMedEnv, ExternalPolicy, MedEnv, Observation, Step
 from .groups import (
@@ -16,9 +17,7 @@ from .groups import (
     GroupResult,
     GroupStats,
     OpenAIPolicy,
-    Policy,
     PolicyIdentity,
-    PolicyOutput,
     group_statistics,
     play,
     policy_identity,

@@ -7,9 +7,10 @@ driven from outside.
         step = env.step(policy(obs.messages + history, obs.tools))   # one assistant message
         if step.done: break                   # step.reward, step.components (None: infra, drop it)
 
-`reset` prepares and opens a run (prepare_run, open_run); `step` hands the message to the
-lifecycle's OutsideDriver (the same ToolBox as `automedbench run`: limits, violation policy,
-records); when the run ends (submit, a limit, a disqualification, an infrastructure fault) the
+`reset` opens a run (open_run) prepared for the caller's policy (prepare_run); `step` hands
+the message to the lifecycle's RunDriver, the driver `automedbench run` drives its own agent
+through (the same loop: nudges, continuations, limits, violation policy, records); `play`
+(rl/groups.py) has the lifecycle ask a policy turn after turn through it; when the run ends (submit, a limit, a disqualification, an infrastructure fault) the
 run is closed and scored by the same scoring and judge as `run`, and the reward is read from its
 detail_report.json (rl/rewards.py). Every episode leaves a normal run folder.
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
@@ -31,28 +31,25 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents import AgentContext, AgentOutcome, ToolBox
 from ..agents.replies import TOOLS
 from ..errors import UserError
+from ..agents.turns import Policy
 from ..lifecycle import (
     OpenRun,
-    OutsideDriver,
     Prepared,
+    RunDriver,
     RunEndedError,
     Usage,
-    check_self_judge,
+    act,
     close_run,
     open_run,
     prepare_run,
     score,
 )
-from ..lifecycle.policy import agent_end
-from ..runs.layout import new_run_id, write_json_atomic
+from ..llm.registry import Limits
+from ..runs.layout import new_run_id
 from ..runs.options import RunOptions
-from ..scoring.error_codes import PROVIDER_DETAILS
 from .rewards import RewardComponents, RewardSpec, StageReward
 
 EXTERNAL_AGENT = "external"
-# a built-in agent that needs no endpoint and no track method: prepare_run's checks of the task,
-# tier, judge, sandbox and data are run with it, then the caller's policy takes its place
-_PLACEHOLDER = "empty"
 
 
 class ExternalPolicy:
@@ -76,6 +73,20 @@ class ExternalPolicy:
 
     def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
         raise UserError("an RL episode's agent acts through MedEnv.step, not from inside a run")
+
+
+def episode_limits(limits: Limits | Mapping[str, Any] | None, max_turns: int | None = None) -> Limits | None:
+    """The caller's limits of an episode (a mapping is read as an agent entry's `limits`; a
+    bad value is a user error), `max_turns` tightening them."""
+    if max_turns is not None and max_turns < 1:
+        raise UserError(f"max_turns must be >= 1, got {max_turns}")
+    try:
+        out = limits if isinstance(limits, Limits) else Limits.model_validate(dict(limits or {}))
+    except ValueError as exc:
+        raise UserError(f"episode limits: {exc}") from None
+    if max_turns is not None:
+        out = out.model_copy(update={"max_turns": max_turns if out.max_turns is None else min(out.max_turns, max_turns)})
+    return out if out.model_dump(exclude_none=True) else None
 
 
 class Observation(BaseModel):
@@ -115,29 +126,28 @@ class MedEnv:
     `agent_name` / `model` are recorded in run.json as the run's agent and model, and with
     `policy_settings` (what else tells this policy from another: an endpoint, sampling settings)
     as its agent configuration, whose hash tells board rows apart (ExternalPolicy).
-    `max_turns`: a tighter turn limit than the task's (recorded in run.json's limits).
+    `max_turns`, `limits` (max_turns, wall_time_s, max_total_tokens, max_cost_usd): tighter
+    limits than the task's, applied as a run applies its agent entry's (recorded in run.json's
+    limits; docs/rl.md "Limits").
     User errors (unknown task or tier, unstaged data, unknown judge or backend) raise here,
     before any episode."""
 
     def __init__(self, task_id: str, tier: str = "lite", *, reward: RewardSpec | dict[str, Any] | str | Path | None = None,
                  out_dir: Path | str = "episodes", options: RunOptions | None = None,
                  agent_name: str = EXTERNAL_AGENT, model: str | None = None, max_turns: int | None = None,
-                 policy_settings: Mapping[str, Any] | None = None):
+                 policy_settings: Mapping[str, Any] | None = None,
+                 limits: Limits | Mapping[str, Any] | None = None):
         self.options = options or RunOptions()
         self.reward_spec = RewardSpec.load(reward)
         self.out_dir = Path(out_dir)
         self.tier = tier
         self.agent_name = agent_name
-        self.max_turns = max_turns
-        if max_turns is not None and max_turns < 1:
-            raise UserError(f"max_turns must be >= 1, got {max_turns}")
-        prep = prepare_run(task_id, tier, _PLACEHOLDER, self.options)
-        agent = ExternalPolicy(agent_name, model, policy_settings)
-        check_self_judge(model, prep.judge, self.options.allow_self_judge)
-        self.prep: Prepared = dataclasses.replace(prep, agent=agent)
+        self.limits = episode_limits(limits, max_turns)
+        self.prep: Prepared = prepare_run(task_id, tier, ExternalPolicy(agent_name, model, policy_settings),
+                                          self.options)
         self.task_id = self.prep.task.id
         self._run: OpenRun | None = None
-        self._driver: OutsideDriver | None = None
+        self._driver: RunDriver | None = None
         self._final: Step | None = None
         self.seed: int | None = None
 
@@ -172,13 +182,12 @@ class MedEnv:
         self.seed = seed
         run_id = new_run_id(self.agent_name, self.task_id, self.tier)
         where = Path(run_dir) if run_dir is not None else self.out_dir / run_id
-        run = open_run(self.prep, self.tier, self.agent_name, where, self.options, run_id)
+        facts = {"episode_id": run_id, "seed": seed, "reward": self.reward_spec.model_dump(mode="json"),
+                 **(episode or {})}
+        run = open_run(self.prep, self.tier, self.agent_name, where, self.options, run_id, limits=self.limits,
+                       episode=facts)
         self._run, self._final = run, None
-        run.meta.episode = {"episode_id": run_id, "seed": seed, "reward": self.reward_spec.model_dump(mode="json"),
-                            **(episode or {})}
-        self._tighten_limits(run)
-        write_json_atomic(run.files.meta, run.meta)
-        self._driver = OutsideDriver(run)
+        self._driver = RunDriver(run)
         info = {"task": self.task_id, "tier": self.tier, "seed": seed, "limits": dict(run.meta.limits),
                 "data_dir": run.context.data_dir if run.context else None,
                 "workspace_dir": run.context.workspace_dir if run.context else None}
@@ -189,15 +198,6 @@ class MedEnv:
             obs.done = True
             obs.info["end_reason"] = run.info.end_reason
         return obs
-
-    def _tighten_limits(self, run: OpenRun) -> None:
-        if self.max_turns is None:
-            return
-        current = run.meta.limits.get("max_turns")
-        limit = self.max_turns if current is None else min(int(current), self.max_turns)
-        run.meta.limits["max_turns"] = limit
-        if run.box is not None:
-            run.box.max_turns = limit
 
     def step(self, message: object, usage: Usage | None = None) -> Step:
         """One assistant message (OpenAI chat format: content and/or tool_calls): its calls run in
@@ -227,20 +227,30 @@ class MedEnv:
         one). `reason`: None or "agent_finished" (the caller stopped: still scored), a provider
         end reason ("provider_unavailable", "provider_error": an infrastructure end, reward None),
         or another end reason the run records ("agent_crash", "wall_time", ...)."""
-        run = self._run
-        if run is None:
+        run, driver = self._run, self._driver
+        if run is None or driver is None:
             return None
         if self.done:
             return self._final
-        if not run.ended:
-            if reason in PROVIDER_DETAILS:
-                run.trace.emit("error", turn=run.box.turns if run.box else None, kind="infrastructure",
-                               message=message or f"the caller's model provider failed ({reason})",
-                               data={"reason": reason, "fault": "outage" if reason == "provider_unavailable" else None})
-            elif reason == "agent_crash":
-                run.trace.emit("error", kind="agent_crash", message=message or "the caller's policy crashed")
-            agent_end(run.info, reason or "agent_finished")
+        driver.end(reason, message)
         return self._finish()
+
+    def play(self, policy: Policy) -> Step:
+        """The current episode played to its end by `policy`, asked turn after turn by the
+        lifecycle (the loop `run` drives its agent through: a provider failure is an
+        infrastructure end, any other exception of the policy its crash); its final step."""
+        run, driver = self._run, self._driver
+        if run is None or driver is None:
+            raise RunEndedError("no episode: call reset() first")
+        if not self.done:
+            try:
+                act(run, policy, driver)
+            except KeyboardInterrupt:
+                close_run(run)
+                raise
+            self._final = self._finish()
+        assert self._final is not None
+        return self._final
 
     def _finish(self) -> Step:
         """Close the run, score it (the same scoring and judge as `run`), read the reward."""

@@ -29,27 +29,22 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Union
+from typing import Any
 
+from ..agents.llm import LLMAgent
+from ..agents.turns import Policy, PolicyOutput, TurnRules, Turns
 from ..errors import UserError
-from ..lifecycle import Usage
-from ..llm.client import ChatClient, ProviderError
-from ..llm.registry import AgentConfig
+from ..llm.registry import AgentConfig, Limits
 from ..runs.executors import JobResult, Resources, RunJob, make_executor
 from ..runs.options import RunOptions
-from .env import EXTERNAL_AGENT, MedEnv
+from .env import EXTERNAL_AGENT, MedEnv, episode_limits
 from .rewards import RewardComponents, RewardSpec
-
-PolicyOutput = Union[dict[str, Any], tuple[dict[str, Any], Usage]]
-
-
-class Policy(Protocol):
-    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PolicyOutput: ...
 
 
 class OpenAIPolicy:
     """A policy served by an OpenAI-compatible endpoint (vLLM, SGLang, a trainer's server...),
-    asked through the harness's LLM client (retries, backoff; llm/client.py). The key is read
+    asked as `run` asks an agent entry's endpoint: by the LLM agent (agents/llm.py; the LLM
+    client's retries and backoff, the entry's nudges and continuations). The key is read
     from the environment variable `api_key_env` in the harness process, never the sandbox's.
     A provider failure after retries ends the episode as infrastructure (reward None)."""
 
@@ -61,7 +56,7 @@ class OpenAIPolicy:
         self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
         self.timeout_s, self.max_retries, self.extra_body = timeout_s, max_retries, extra_body
         self.retry = dict(retry or {})   # more of the endpoint entry's `retry` (llm/registry.py Retry)
-        self._client: ChatClient | None = None
+        self._agent: LLMAgent | None = None   # the LLM agent that asks the endpoint for it
 
     def settings(self) -> dict[str, Any]:
         """What tells this policy from another besides its model (run.json's agent_config,
@@ -82,51 +77,41 @@ class OpenAIPolicy:
 
     def for_seed(self, seed: int | None) -> OpenAIPolicy:
         other = copy.copy(self)
-        other.seed, other._client = seed, None
+        other.seed, other._agent = seed, None
         return other
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_client": None}   # an open HTTP client does not travel to workers
+        return {**self.__dict__, "_agent": None}   # an open HTTP client does not travel to workers
+
+    def _asker(self) -> LLMAgent:
+        if self._agent is None:
+            self._agent = LLMAgent(self.config())
+        return self._agent
+
+    def rules(self) -> TurnRules:
+        """The loop's rules of an agent entry with these settings (agents/turns.py)."""
+        return self._asker().rules()
+
+    def start(self, turns: Turns) -> None:
+        """The episode it plays (agents/turns.py drive): waits bounded by its wall time, retries recorded."""
+        self._asker().start(turns)
 
     def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PolicyOutput:
-        if self._client is None:
-            self._client = ChatClient(self.config())
-        reply = self._client.complete(messages, tools=tools)
-        return reply.message, Usage(tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
-                                    tokens_cached=reply.tokens_cached, duration_s=reply.duration_s,
-                                    finish_reason=reply.finish_reason)
+        return self._asker()(messages, tools)
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        if self._agent is not None:
+            self._agent.close()
 
 
 def play(env: MedEnv, policy: Policy | Callable[..., PolicyOutput], seed: int | None = None, *,
          run_dir: Path | str | None = None, episode: dict[str, Any] | None = None) -> RewardComponents | None:
-    """One episode of `policy` through `env` until it ends; returns its components. A provider
-    failure of the policy ends it as infrastructure; any other exception of the policy is the
-    agent's crash (both recorded and scored as `run` would)."""
+    """One episode of `policy` through `env` until it ends; returns its components. The
+    lifecycle asks the policy turn after turn (MedEnv.play), as `run` asks its LLM agent: a
+    provider failure of the policy ends it as infrastructure; any other exception of the
+    policy is the agent's crash (both recorded and scored as `run` would)."""
     obs = env.reset(seed, run_dir=run_dir, episode=episode)
-    if obs.done:
-        return obs.final.components if obs.final else None
-    while True:
-        try:
-            out = policy(env.messages, obs.tools)
-        except ProviderError as exc:
-            final = env.close(exc.reason, exc.message)
-            break
-        except Exception as exc:  # noqa: BLE001 -- the policy is the agent: its crash ends the episode
-            final = env.close("agent_crash", f"{type(exc).__name__}: {exc}")
-            break
-        message, usage = out if isinstance(out, tuple) else (out, None)
-        step = env.step(message, usage)
-        if step.done:
-            final = step
-            break
-    close = getattr(policy, "close", None)
-    if callable(close):
-        close()
+    final = obs.final if obs.done else env.play(policy)
     return final.components if final else None
 
 
@@ -163,11 +148,13 @@ class EpisodeRunner:
     max_turns: int | None = None
     agent_name: str = EXTERNAL_AGENT
     policy_settings: dict[str, Any] = field(default_factory=dict)
+    limits: Limits | None = None
 
     def __call__(self, task_id: str, tier: str, agent_name: str, out_dir: Path | str = "episodes",
                  options: RunOptions | None = None, *, run_dir: Path | str | None = None) -> object:
         env = MedEnv(task_id, tier, reward=self.reward, out_dir=out_dir, options=options, agent_name=agent_name,
-                     model=self.model, max_turns=self.max_turns, policy_settings=self.policy_settings)
+                     model=self.model, max_turns=self.max_turns, policy_settings=self.policy_settings,
+                     limits=self.limits)
         for_seed = getattr(self.policy, "for_seed", None)
         policy = for_seed(self.seed) if callable(for_seed) else self.policy
         return play(env, policy, self.seed, run_dir=run_dir, episode=self.episode)
@@ -253,11 +240,11 @@ def run_group(task: str, tier: str, n: int, policy: Policy | Callable[..., Polic
               address: str | None = None, reward: RewardSpec | dict[str, Any] | str | Path | None = None,
               out_dir: Path | str = "episodes", options: RunOptions | None = None,
               model: str | None = None, max_turns: int | None = None, agent_name: str | None = None,
-              cpus_per_episode: float = 1.0, gpus_per_episode: int = 0, group_id: str | None = None) -> GroupResult:
+              limits: Limits | dict[str, Any] | None = None, cpus_per_episode: float = 1.0, gpus_per_episode: int = 0, group_id: str | None = None) -> GroupResult:
     """n episodes of (task, tier) with `seeds` (default 0..n-1), `workers` at a time on the
     executor (`local`: this process for one worker, a process pool for more; `ray`: one Ray task
     per episode, `address` joins a cluster whose nodes share `out_dir`). The episodes' agent is
-    `policy_identity(policy, agent_name, model)`. User errors raise before any episode runs
+    `policy_identity(policy, agent_name, model)`; `limits` tighten the task's (MedEnv). User errors raise before any episode runs
     (module doc)."""
     seeds = list(range(n)) if seeds is None else list(seeds)
     if len(seeds) != n:
@@ -265,14 +252,15 @@ def run_group(task: str, tier: str, n: int, policy: Policy | Callable[..., Polic
     spec = RewardSpec.load(reward)
     options = (options or RunOptions()).resolved()
     who = policy_identity(policy, agent_name, model)
+    caps = episode_limits(limits)
     MedEnv(task, tier, reward=spec, options=options, agent_name=who.name, model=who.model, max_turns=max_turns,
-           policy_settings=who.settings)
+           policy_settings=who.settings, limits=caps)
     gid = group_id or f"group_{secrets.token_hex(4)}"
     root = Path(out_dir).resolve() / gid
     jobs = [RunJob(key=f"{gid}#{i}", task=task, tier=tier, agent=who.name,
                    run_dir=str(root / f"ep{i:03d}_seed{seed}"), options=options,
                    run=EpisodeRunner(policy, seed, spec, {"group_id": gid, "index": i}, who.model, max_turns, who.name,
-                                     who.settings),
+                                     who.settings, caps),
                    resources=Resources(cpus=cpus_per_episode, gpus=gpus_per_episode))
             for i, seed in enumerate(seeds)]
     results = _execute(jobs, executor, workers, address)

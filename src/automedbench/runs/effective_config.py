@@ -10,8 +10,8 @@ rules this module implements:
 - a scripted agent's effective configuration is its name and kind;
 - an agent that states its own configuration (`configuration()`: an RL episode's outside
   policy, docs/rl.md "Which policy") is recorded and hashed as it states it;
-- the limits a run ran under are the tighter of the task's and the agent entry's
-  (`max_turns`, time limit), plus the agent-only ones (tokens, cost);
+- the limits a run ran under are the tighter of the task's, the agent entry's and the
+  caller's (`max_turns`, time limit), plus the ones a task does not set (tokens, cost);
 - `config_hash` is a short sha256 of the canonical JSON of a configuration: the same
   configuration reached another way (a flag or a file, an env var or an option) hashes the
   same, any changed value hashes differently.
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data import data_root
-from ..llm.registry import load_agent_configs
+from ..llm.registry import Limits, load_agent_configs
 from ..tasks import get_task
 
 # fields of an agent entry that do not change what runs (where it came from, its prose)
@@ -81,23 +81,30 @@ def judge_configuration(judges: list[str] | None, agent_configs: list[Path] | No
     return out
 
 
-def effective_limits(task: Any, agent: object, *, exec_timeout_s: float, network: bool) -> dict[str, Any]:
-    """The limits a run runs under: the tighter of the task's and the agent entry's."""
-    limits = getattr(getattr(agent, "config", None), "limits", None)
-    max_turns = task.max_turns
-    time_limit_s: float = task.time_limit_s
+def _tighter(a: Any, b: Any) -> Any:
+    return a if b is None else b if a is None else min(a, b)
+
+
+def effective_limits(task: Any, agent: object, *, exec_timeout_s: float, network: bool,
+                     caller: Limits | None = None) -> dict[str, Any]:
+    """The limits a run runs under: the tighter of the task's, the agent entry's and the
+    caller's (`caller`: open_run's overrides, an RL episode's, docs/rl.md "Limits");
+    `set_by` says which one set the turn and time limits."""
+    sources = [("agent", getattr(getattr(agent, "config", None), "limits", None)), ("caller", caller)]
+    max_turns, time_limit_s = task.max_turns, task.time_limit_s
+    set_by = {"max_turns": "task", "time_limit_s": "task"}
     out: dict[str, Any] = {}
-    if limits is not None:
-        if limits.max_turns is not None:
-            max_turns = min(max_turns, limits.max_turns)
-        if limits.wall_time_s is not None:
-            time_limit_s = min(time_limit_s, limits.wall_time_s)
-        out["max_total_tokens"] = limits.max_total_tokens
-        out["max_cost_usd"] = limits.max_cost_usd
+    for who, limits in sources:
+        if limits is None:
+            continue
+        if limits.max_turns is not None and limits.max_turns < max_turns:
+            max_turns, set_by["max_turns"] = limits.max_turns, who
+        if limits.wall_time_s is not None and limits.wall_time_s < time_limit_s:
+            time_limit_s, set_by["time_limit_s"] = limits.wall_time_s, who
+        out["max_total_tokens"] = _tighter(out.get("max_total_tokens"), limits.max_total_tokens)
+        out["max_cost_usd"] = _tighter(out.get("max_cost_usd"), limits.max_cost_usd)
     out.update({"time_limit_s": time_limit_s, "max_turns": max_turns, "exec_timeout_s": exec_timeout_s,
-                "network": network,
-                "set_by": {"max_turns": "agent" if max_turns != task.max_turns else "task",
-                           "time_limit_s": "agent" if time_limit_s != task.time_limit_s else "task"}})
+                "network": network, "set_by": set_by})
     return out
 
 
