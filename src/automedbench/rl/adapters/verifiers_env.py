@@ -132,8 +132,9 @@ class MedVerifiersEnv(vf.MultiTurnEnv):  # type: ignore[misc]
         episode ends they are verifiers' final env response (which stops the rollout)."""
         env = self._episodes[state["trajectory_id"]]
         step = await env.astep(to_openai_message(messages[-1]), _usage(state))
-        tool_messages = [vf.ToolMessage(tool_call_id=m["tool_call_id"], content=m["content"])
-                         for m in step.tool_messages]
+        # a nudge, a continue prompt or a refusal is a user message (no call to answer)
+        tool_messages = [vf.ToolMessage(tool_call_id=m["tool_call_id"], content=m["content"]) if m["role"] == "tool"
+                         else vf.UserMessage(content=m["content"]) for m in step.tool_messages]
         if step.done:
             self._record(state, step)
             state["final_env_response"] = tool_messages
