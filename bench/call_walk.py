@@ -93,6 +93,9 @@ REPEATS = {
     "automedbench.lifecycle.experiments:_restore": "the copy's inputs restored before each replay of an input check",
     "automedbench.scoring.experiments:Comparison.__init__": "one comparison per replayed call",
     "automedbench.scoring.experiments:Comparison.result": "one outcome per replayed call",
+    "automedbench.lifecycle.experiments:_Runner.decided": "each replayed call decided through the runner",
+    "automedbench.lifecycle.experiments:_Runner.execute": "one execution per replay of a look",
+    "automedbench.sandbox.warm:WarmPython.run": "one warm execution per python replay of a look",
 }
 
 

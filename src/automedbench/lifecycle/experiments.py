@@ -29,6 +29,7 @@ from ..runs.trace import read_trace
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
 from ..sandbox.stage import make_stage
+from ..sandbox.warm import WarmCapable, WarmPython, warm_enabled, warm_imports
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
                                    content_alias, executions, input_candidates, save_experiments, submitted_counterpart,
                                    unit_file)
@@ -115,20 +116,26 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
         # (hard links, the checked files copied) that the input mutants may edit
         public, too_large = _replay_inputs(public_dir, tmp, data_inside, input_todo)
         sandbox = _open_replay_sandbox(backend, public, ws, inside)
+        runner = _Runner(sandbox, [codes.get(i, (None, ""))[0] or "" for i in
+                                   [*(t[0] for t in todo), *(t[0] for t in input_todo)]
+                                   if codes.get(i, (None, ""))[1] == "python"])
         try:
             for index, mutated, method_files in todo:
-                state = WorkspaceState.before(effects, index)
-                out.calls.append(_replay_call(sandbox, store, state, ws, events[index], codes.get(index),
-                                              mutated, method_files, contract, malign, exhaustive, out.renamed,
-                                              deadline))
+                out.calls.append(runner.decided(functools.partial(
+                    _replay_call, store=store, state=WorkspaceState.before(effects, index), ws=ws,
+                    event=events[index], call=codes.get(index), mutated=mutated, method_files=method_files,
+                    contract=contract, malign=malign, exhaustive=exhaustive, renamed=out.renamed,
+                    deadline=deadline)))
             out.inputs = [CallExperiment(call_index=i, decidable=False, mutated=m, why=too_large)
                           for i, m in input_todo] if too_large else [
-                _replay_input_call(sandbox, store, WorkspaceState.before(effects, i), ws, events[i], codes.get(i), m,
-                                   {p: public / p[len(data_inside) + 1:] for p in m},
-                                   functools.partial(_restore, public_dir, public, data_inside, m), exhaustive,
-                                   deadline)
+                runner.decided(functools.partial(
+                    _replay_input_call, store=store, state=WorkspaceState.before(effects, i), ws=ws, event=events[i],
+                    call=codes.get(i), inputs=m, copies={p: public / p[len(data_inside) + 1:] for p in m},
+                    restore=functools.partial(_restore, public_dir, public, data_inside, m), exhaustive=exhaustive,
+                    deadline=deadline))
                 for i, m in input_todo]
         finally:
+            runner.close()
             sandbox.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -193,6 +200,49 @@ def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str,
     return out
 
 
+class _Runner:
+    """Runs the replays' code: python in forks of a prewarmed interpreter where the backend has
+    one (sandbox/warm.py), else (and for bash) a fresh process per replay as the run had. A call
+    replayed warm that its control does not reproduce is replayed again fresh, so the warm
+    interpreter never changes what is decided, only what it costs (docs/judge.md "What replays
+    cost")."""
+
+    def __init__(self, sandbox: Sandbox, python_codes: list[str]):
+        self.sandbox = sandbox
+        self.warm: WarmPython | None = (sandbox.warm_python(warm_imports(python_codes))
+                                        if python_codes and isinstance(sandbox, WarmCapable) and warm_enabled()
+                                        else None)
+        self._use_warm = False
+        if self.warm is not None:
+            self.warm.start()
+
+    def execute(self, language: str, code: str, timeout_s: float) -> ExecResult:
+        if self._use_warm and language == "python" and self.warm is not None:
+            result = self.warm.run(code, timeout_s)
+            if result is not None:
+                return result
+        return self.sandbox.execute(language, code, timeout_s=timeout_s)
+
+    def decided(self, replay: Callable[[_Runner], CallExperiment]) -> CallExperiment:
+        if self.warm is None or self.warm.broken:
+            return replay(self)
+        self._use_warm, runs = True, self.warm.runs
+        try:
+            result = replay(self)
+        finally:
+            self._use_warm = False
+        if self.warm.runs == runs:      # nothing ran warm (a bash call, nothing to replay)
+            return result
+        if result.decidable or result.why == OUT_OF_TIME:
+            result.interpreter = "warm"
+            return result
+        return replay(self)
+
+    def close(self) -> None:
+        if self.warm is not None:
+            self.warm.close()
+
+
 def _open_replay_sandbox(backend: str, public_dir: Path, ws: Path, inside: str) -> Sandbox:
     spec = SandboxSpec(public_dir=public_dir, workspace=ws, network=False, record_effects=False, gpu=False)
     sandbox = open_sandbox(backend, spec)
@@ -251,7 +301,7 @@ def _recorded(event: Any) -> tuple[Replay, float]:
                   stderr=event.stderr or "", timed_out=bool(event.timed_out)), timeout
 
 
-def _replay_input_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
+def _replay_input_call(sandbox: _Runner, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                        call: tuple[str | None, str] | None, inputs: list[str], copies: dict[str, Path],
                        restore: Callable[[], None], exhaustive: bool, deadline: float) -> CallExperiment:
     t0 = time.monotonic()
@@ -319,7 +369,7 @@ def _compare_in_order(cmp: Comparison, run: Callable[[Mutant | None], Replay | N
     return cmp.result(time.monotonic() - t0)
 
 
-def _replay_call(sandbox: Sandbox, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
+def _replay_call(sandbox: _Runner, store: BlobStore, state: WorkspaceState, ws: Path, event: Any,
                  call: tuple[str | None, str] | None, mutated: list[str], method_files: list[str], contract: set[str],
                  malign: list[Mutant], exhaustive: bool, renamed: dict[str, str], deadline: float) -> CallExperiment:
     t0 = time.monotonic()

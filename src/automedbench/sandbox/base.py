@@ -236,6 +236,15 @@ def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> bool:
         sel.close()
 
 
+def bounded_text(data: bytes, total: int, cap: int) -> str:
+    """The text run_process would keep of a stream of `total` bytes whose first and last
+    bytes are `data` (at least cap // 2 of each end where the stream was longer)."""
+    kept = _Bounded(cap)
+    kept.add(data)
+    kept.total = max(total, len(data))
+    return kept.text()
+
+
 class _Bounded:
     """Keeps the first and last `cap // 2` bytes of a stream and counts the rest."""
 

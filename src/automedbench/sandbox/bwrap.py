@@ -25,6 +25,7 @@ import logging
 import os
 import resource
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any, Self
@@ -52,6 +53,7 @@ from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
 from .seccomp import seccomp_program
 from .stage import make_stage
+from .warm import WarmPython
 
 __all__ = ["BwrapSandbox", "find_bwrap", "gpu_bind_args", "gpu_dev_nodes", "seccomp_program", "HOST_UID",
            "SANDBOX_UID"]
@@ -222,6 +224,33 @@ class BwrapSandbox:
                 gate.close()
         result.warnings.extend(self.notes)
         return result
+
+    def warm_python(self, modules: list[str]) -> WarmPython:
+        """A prewarmed interpreter in this sandbox for the judge's replays (warm.py): its server
+        runs under the same namespaces, seccomp filter, limits and environment as any call."""
+        def start(tail: list[str]) -> subprocess.Popen[bytes]:
+            if self._closed:
+                raise OSError("sandbox is closed")
+            argv = [*self.argv("python", "")[:-2], *tail]   # the python argv without `-c code`
+            pass_fds: tuple[int, ...] = ()
+            if self._seccomp:
+                rfd, wfd = os.pipe()
+                os.write(wfd, self._seccomp)
+                os.close(wfd)
+                argv[1:1] = ["--seccomp", str(rfd)]
+                pass_fds = (rfd,)
+            try:
+                return subprocess.Popen(
+                    argv, env={"PATH": "/usr/bin:/bin"}, cwd="/", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=pass_fds,
+                    preexec_fn=preexec_factory(self._binds, self.rlimits(), self.drop_to,
+                                               self._helper.fd if self._helper else None,
+                                               self.net.fd if self.net else None,
+                                               self.net.userns_fd if self.net else None))
+            finally:
+                for fd in pass_fds:
+                    os.close(fd)
+        return WarmPython(start, modules, self.spec.output_cap)
 
     def _run(self, argv: list[str], pass_fds: tuple[int, ...], timeout_s: float | None,
              gate: MountGate | None = None) -> ExecResult:

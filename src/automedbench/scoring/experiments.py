@@ -72,6 +72,9 @@ class CallExperiment(BaseModel):
     control_exit: int | None = None
     variants: list[VariantOutcome] = Field(default_factory=list)
     duration_s: float = 0.0
+    # "warm": replayed in forks of a prewarmed interpreter; "fresh": a new interpreter per replay
+    # (docs/judge.md "What replays cost")
+    interpreter: str = "fresh"
 
     @property
     def killed(self) -> list[str]:
