@@ -3,7 +3,9 @@ with train/ val/ test/ splits, COCO's annotations/instances_<split>.json, SLAKE,
 PathVQA as released, MIMIC-CXR's folders of .txt reports. Each tree is written here in its
 release's shape (synthetic pixels); each is detected, or forced with --layout, and a file it
 lacks is named in the refusal. The slow test stages each with ONE command and runs the
-`reference` agent on it through bwrap."""
+`reference` agent on it through bwrap: task > 0 and S3 = 100 on each (imagefolder-splits is a
+6-case set), no S3 or logic code, and every VQA answer a word (yes/no questions yes or no, the
+modality question a modality)."""
 from __future__ import annotations
 
 import json
@@ -90,7 +92,8 @@ def coco_splits(root):
     return root
 
 
-QUESTIONS = [("Are there lesions in this image?", "yes", True), ("How many lesions are there?", "1", True),
+QUESTIONS = [("Are there lesions in this image?", "yes", True), ("Is this an MRI?", "yes", True),
+             ("What modality is used to take this image?", "MRI", True), ("How many lesions are there?", "1", True),
              ("Is there a lesion?", "no", False), ("Which organ is shown?", "brain", True)]
 
 
@@ -242,9 +245,9 @@ def test_coco_instances_per_split_default_val_and_the_missing_file_named(my_task
 
 def test_slake_vqa_rad_and_pathvqa_as_released(my_tasks_dir, tmp_path):
     tasks = _tasks(my_tasks_dir)
-    for name, build, ids in (("slake", slake, ["slake_0", "slake_1", "slake_2", "slake_3"]),
+    for name, build, ids in (("slake", slake, [f"slake_{i}" for i in range(6)]),
                              ("vqa-rad", vqa_rad, ["vqarad_0", "vqarad_1", "vqarad_2"]),
-                             ("pathvqa", pathvqa, [f"pathvqa_test_0000{i}" for i in range(4)])):
+                             ("pathvqa", pathvqa, [f"pathvqa_test_0000{i}" for i in range(6)])):
         result = stage(build(tmp_path / name), "my-vqa", tasks, tmp_path / "data", force=True)
         assert result.layout == name and result.staged == ids, (name, result.staged)
         q = json.loads((result.paths.public / ids[0] / "question.json").read_text())
@@ -312,6 +315,21 @@ def test_each_release_layout_stages_with_one_command_and_the_baseline_scores(lay
     assert "Traceback" not in (report.run_dir / "trace.jsonl").read_text()
     assert report.run.end_reason == "submitted", report.run
     assert report.task.completion_rate == 1.0 and report.task.score > 0, report.task
+    s3 = report.stages["s3"]
+    assert s3 is not None and s3.score == 1.0, (layout, s3)     # one case piloted and looked at
+    codes = {e.code for e in report.errors}
+    assert not codes & {"NO_PILOT", "PILOT_NOT_INSPECTED", "PILOT_UNRESOLVED", "LOGIC_SUSPECT"}, report.errors
+    if task_id == "my-vqa":   # every question answered, yes/no and modality ones with a word, not ""
+        answers = {p.parent.name: json.loads(p.read_text())["predicted_answer"]
+                   for p in (report.run_dir / "workspace" / "outputs").glob("*/answer.json")}
+        asked = {p.parent.name: json.loads(p.read_text())["question"]
+                 for p in (data / dataset / "public").glob("*/question.json")}
+        assert answers.keys() == asked.keys() and all(a.strip() for a in answers.values()), answers
+        for case, question in asked.items():
+            if question.startswith(("Is ", "Are ", "Does ")):
+                assert answers[case] in ("yes", "no"), (question, answers[case])
+            if "modality" in question:
+                assert answers[case] not in ("", "unknown"), (question, answers[case])
 
 
 def test_split_reaches_the_official_stagers_too(tmp_path):
