@@ -5,7 +5,9 @@ sequence is given as the queue left it, so every one is checked every time
 (docs/sandbox.md "Order inside a call")."""
 from __future__ import annotations
 
-from automedbench.sandbox.effects_record import _Call, _Effects, build_order
+from automedbench.sandbox.effects_record import Call as _Call
+from automedbench.sandbox.effects_record import Effects as _Effects
+from automedbench.sandbox.effects_record import build_order
 
 HOST = "/host/ws"
 WS = "/workspace"

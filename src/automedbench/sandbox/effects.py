@@ -23,12 +23,14 @@ call has ended, so the record cannot be forged from inside.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import select
 import stat
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .inotify import (
@@ -49,22 +51,34 @@ from .inotify import (
     WatchLimit,
 )
 from .base import SandboxError
-from .effects_record import (MAX_ENTRIES, _Call, _Effects, lstat_or_none, _PathState, size_or_none,
-                             build_order, sha256_in)
+from .effects_record import (
+    GONE,
+    WRITE,
+    Accumulator,
+    After,
+    Changed,
+    DirGone,
+    DirMade,
+    DirMoved,
+    FileEvent,
+    Found,
+    Missing,
+    MovedUnseen,
+    Overflow,
+    Roots,
+    MAX_KNOWN,
+    Stat,
+    build_record,
+)
 from .fanotify import OpenerLog
 
-# Caps (docs/sandbox.md "Observed effects"): entries per list; beyond, `truncated` is set.
-MAX_TRANSIENT = 200          # files made and removed in one call that are listed (the rest: a build's)
-# A written file larger than this gets `sha256: null` (its size is still recorded) ...
-HASH_MAX_BYTES = 256 * 1024 * 1024
-# ... and so does every file once a call's hashing has read this many bytes.
+# Caps (docs/sandbox.md "Observed effects"; the record's own caps are effects_record.py's).
 # Directories watched per sandbox (each costs the kernel ~1 KiB); beyond, `truncated`.
 MAX_WATCHES = 65536
 # Lost events (queue overflow): files whose mtime is at most this much before the call
 # began still count as written by it (docs/sandbox.md "Observed effects").
 MTIME_MARGIN_NS = 20_000_000
 # Files remembered as existing (to tell "modified" from "created" after a rename-over).
-MAX_KNOWN = 200_000
 # Events kept in memory during one call (the kernel's default queue, fs.inotify.max_queued_events):
 # beyond, the call is treated like a queue overflow (rescanned, `truncated`), so an agent that
 # makes millions of events costs the harness no memory
@@ -72,13 +86,9 @@ MAX_PUMPED_EVENTS = 16384
 # Longest a held open waits for the recorder's lock before it is let go unwatched (the pump
 # thread holds the lock only to read the queue and watch new folders)
 HOLD_LOCK_S = 2.0
-# Steps of a call's `order` kept; a call with more records no order (the judge then reads the
-# call as one piece: docs/judge.md "Order inside a call")
 
 _WATCH_MASK = (IN_OPEN | IN_MODIFY | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
                | IN_ONLYDIR | IN_DONT_FOLLOW)
-_WRITE = IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE
-_GONE = IN_DELETE | IN_MOVED_FROM
 
 NetCounter = Callable[[], "tuple[int, int] | None"]
 
@@ -107,6 +117,7 @@ class EffectsRecorder:
         self.openers: OpenerLog | None = None
         self._opened: dict[tuple[int, int], int] = {}
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
+        self._roots = Roots(tuple(self.roots))
         self.net = net
         self.inotify = Inotify()
         # is_ours(pid): whether a process belongs to this sandbox (asked while it waits in open)
@@ -147,7 +158,7 @@ class EffectsRecorder:
             self.close()
             raise
 
-    def _remember(self, files: list[str], st: os.stat_result | None = None) -> None:
+    def _remember(self, files: list[str], st: Stat | None = None) -> None:
         room = MAX_KNOWN - len(self.known)
         if room > 0:
             self.known.update(files[:room])
@@ -155,8 +166,9 @@ class EffectsRecorder:
                 # each known file's identity, so that a read of a file the call then deleted is
                 # still matched against the openers fanotify named (there is nothing to stat then)
                 for f in files[:room]:
-                    s = st if st is not None else lstat_or_none(f)
-                    if s is not None:
+                    if st is not None:
+                        self.identity[f] = st.ident
+                    elif (s := lstat_or_none(f)) is not None:
                         self.identity[f] = (s.st_dev, s.st_ino)
 
     # -- watches -----------------------------------------------------------------------
@@ -315,20 +327,21 @@ class EffectsRecorder:
                     for f in self._watch_tree(os.path.join(base, name)):
                         self._found_size[f] = size_or_none(os.path.dirname(f), os.path.basename(f))
 
-    def _consume(self) -> _Call:
-        """Read the queue: directory changes update the watches; file events are grouped
-        per path."""
-        call = _Call()
+    def _consume(self) -> Accumulator:
+        """Read the queue: directory changes update the watches; every event, resolved to its
+        path, is folded into the call (effects_record.py)."""
+        acc = Accumulator(self.known, self.roots[1][0])
         moved_from: dict[int, str] = {}
         late = list(self.inotify.read())
         events, self._pumped = self._pumped + late, []
         at = self._pumped_at + [self._output_seen] * len(late)
         sizes, self._closed_size, self._pumped_at = self._closed_size, {}, []
         if self._pump_error is not None:
-            call.overflow, self._pump_error = True, None
+            acc.add(Overflow())
+            self._pump_error = None
         for i, (wd, mask, cookie, name) in enumerate(events):
             if mask & IN_Q_OVERFLOW:
-                call.overflow = True
+                acc.add(Overflow())
                 continue
             base = self.wds.get(wd)
             if base is None:
@@ -339,37 +352,30 @@ class EffectsRecorder:
                     self.watched.pop(base, None)
                 continue
             path = os.path.join(base, name) if name else base
-            if mask & IN_ISDIR:
-                if mask & (IN_CREATE | IN_MOVED_TO):
-                    call.order.append(("d", path))   # where files made before its watch go
-                    call.output_at.append(at[i] if i < len(at) else self._output_seen)
-                if mask & IN_CREATE:
-                    call.new_dirs.append(path)
-                elif mask & IN_MOVED_FROM:
-                    moved_from[cookie] = path
-                elif mask & IN_MOVED_TO:
-                    old = moved_from.pop(cookie, None)
-                    if old is not None:
-                        self._moved_dir(old, path)
-                        call.gone_dirs.append(old)
-                        call.moved_dirs.append((old, path))
-                    call.new_dirs.append(path)
-                elif mask & IN_DELETE:
-                    call.gone_dirs.append(path)
-                continue
-            self._file_event(call, path, mask, sizes.get(i), at[i] if i < len(at) else self._output_seen)
-        self._take_missed_moves(call)
+            if not mask & IN_ISDIR:
+                acc.add(FileEvent(path, mask, sizes.get(i), at[i]))
+            elif mask & IN_CREATE:
+                acc.add(DirMade(path, at[i]))
+            elif mask & IN_MOVED_FROM:
+                moved_from[cookie] = path
+            elif mask & IN_MOVED_TO:
+                old = moved_from.pop(cookie, None)
+                if old is not None:
+                    self._moved_dir(old, path)
+                acc.add(DirMoved(old, path, at[i]))
+            elif mask & IN_DELETE:
+                acc.add(DirGone(path))
+        self._take_missed_moves(acc)
         # a directory moved away out of the roots: its paths are gone, its watches too
         for old in moved_from.values():
-            call.gone_dirs.append(old)
+            acc.add(DirGone(old))
             self._unwatch_under(old)
-        return call
+        return acc
 
-    def _take_missed_moves(self, call: _Call) -> None:
+    def _take_missed_moves(self, acc: Accumulator) -> None:
         """The renames the watches told (a MOVED_TO unseen, or read after the watch moved)."""
-        for move in self._missed_moves:
-            if move not in call.moved_dirs:
-                call.moved_dirs.append(move)
+        for old, new in self._missed_moves:
+            acc.add(MovedUnseen(old, new))
         self._missed_moves = []
 
     def saw_output(self, stdout_bytes: int, stderr_bytes: int) -> None:
@@ -387,33 +393,6 @@ class EffectsRecorder:
         else:
             self._output_seen = (stdout_bytes, stderr_bytes)
 
-    def _file_event(self, call: _Call, path: str, mask: int, size: int | None = None,
-                    output: tuple[int, int] = (0, 0)) -> None:
-        state = call.paths.get(path)
-        if state is None:
-            # a file the recorder did not know existed was made by this call, even when its
-            # creation came before its folder's watch (the pump's race)
-            state = call.paths[path] = _PathState(existed_before=not mask & (IN_CREATE | IN_MOVED_TO)
-                                                  and path in self.known)
-        op = ""
-        if mask & _WRITE:
-            op = "w"
-        elif mask & IN_CLOSE_NOWRITE:
-            # a public input is never written: an unknown one is simply read
-            made_here = not state.existed_before and not path.startswith(self.roots[1][0] + os.sep)
-            op = "b" if state.mask & _WRITE or made_here else "r"
-            if state.mask & _WRITE or not state.existed_before:
-                state.read_back = True
-        if op and op != state.last_op:
-            state.last_op = op
-            call.order.append((op, path))
-            call.output_at.append(output)
-            state.last_step = len(call.order) - 1
-        if size is not None and op == "w":
-            call.sizes[state.last_step] = size      # the latest close of this write
-            state.last_size = size
-        state.mask |= mask
-
     def _unwatch_under(self, top: str) -> None:
         prefix = top + os.sep
         for wd, path in list(self.wds.items()):
@@ -426,7 +405,7 @@ class EffectsRecorder:
         """Start of a call: forget every event so far (the harness's own reads, writes
         between calls) but keep the watches in step with the directories."""
         self._stop_pump()
-        call = self._consume()
+        call = self._consume().call
         if call.overflow:
             # events were lost while idle: re-walk the workspace so that every directory
             # is watched and the known files are true again
@@ -436,7 +415,7 @@ class EffectsRecorder:
             self._remember(self._watch_tree(d))
         self._forget_gone(call.gone_dirs)
         for path, state in call.paths.items():
-            if state.mask & (_WRITE | _GONE):
+            if state.mask & (WRITE | GONE):
                 if os.path.lexists(path):
                     self._remember([path])
                 else:
@@ -462,132 +441,46 @@ class EffectsRecorder:
         return gone
 
     def end(self) -> dict[str, Any]:
-        """The call's effects (call after the sandboxed processes have exited)."""
+        """The call's effects (call after the sandboxed processes have exited): the events
+        folded into the call, what the disk shows now read as values, the record built from
+        both (effects_record.build_record)."""
         self._stop_pump()
-        call = self._consume()
+        acc = self._consume()
         # every open of the call has been answered (the opener waited for it), so this is whole
         self._opened = self.openers.take() if self.openers is not None else {}
-        self._add_new_dir_files(call)
-        self._take_missed_moves(call)   # the walk of a new folder may find one more
+        for d in acc.call.new_dirs:
+            # made (or moved in) during the call with no watch yet: what is in it now is the call's
+            for f in self._watch_tree(d):
+                acc.add(Found(f))
+        self._take_missed_moves(acc)   # the walk of a new folder may find one more
+        call = acc.call
         if call.overflow:
             # events were lost: fall back to what the tree shows (written = changed since the
             # call began; deleted = known files that no longer exist); reads are unknown
-            self._rescan(call)
-        fx = _Effects(truncated=self.incomplete or call.overflow)
+            self._rescan(acc)
         gone = self._forget_gone(call.gone_dirs)
-        for path, state in call.paths.items():
-            inside = self._inside(path)
-            if inside is not None:
-                self._record(fx, path, inside, state)
-        for path, size in self._found_size.items():
-            # made before its new folder's watch (no event of its own), and gone by the end
-            if path not in call.paths and path not in self.known and not os.path.lexists(path):
-                inside = self._inside(path)
-                if inside is not None:
-                    self._record_transient(fx, inside, size)
-        self._record_gone_dirs(fx, gone)
-        fx.order = None if call.overflow or fx.truncated else build_order(call, fx, self._inside, self._host,
-                                                                           self._found_size)
+        paths = [*call.paths, *(p for p in self._found_size if p not in call.paths)]
+        stats = {p: Stat.of(s) if (s := lstat_or_none(p)) is not None else None for p in paths}
         # a listener that stopped (fanotify.py: its group closed, the waiting opens let through)
         # attributes nothing more: from then on the reads are any process's, and say so
         attributed = self.openers is not None and self.openers.failed is None
+        after = After(known=self.known, stats=stats, found_size=self._found_size, gone=gone,
+                      identity=self.identity, opened=self._opened if attributed else None,
+                      opens_held=self.opens_held, incomplete=self.incomplete)
+        out = build_record(call, after, self._roots)
+        if out.hash_wanted:   # hashed on the host, after the call: the record cannot be forged inside
+            workspace = self.roots[0][0]
+            digests = {p: sha256_in(p, workspace) for p in out.hash_wanted}
+            out = build_record(call, replace(after, digests=digests), self._roots)
+        for path, change in out.known_changes:
+            if change is None:
+                self.known.discard(path)
+                self.identity.pop(path, None)
+            else:
+                self._remember([path], change)
         # held only while the listener answered: one that stopped let the waiting opens through
         held = self.opens_held and attributed and not self._hold_missed
-        return fx.as_dict(self._net_delta(), self.reads_shared, attributed, held)
-
-    def _add_new_dir_files(self, call: _Call) -> None:
-        """A directory created (or moved in) during the call had no watch yet: everything in
-        it now was put there by this call."""
-        for d in call.new_dirs:
-            for f in self._watch_tree(d):
-                state = call.paths.get(f)
-                if state is None:
-                    call.paths[f] = _PathState(existed_before=f in self.known, mask=IN_CREATE, unseen=True)
-                elif not state.mask & _WRITE and f not in self.known:
-                    # made before its folder's watch, then read (its read was seen, its write not)
-                    state.mask |= IN_CREATE
-                    state.unseen = True
-
-    def _record(self, fx: _Effects, path: str, inside: str, state: _PathState) -> None:
-        """One path's events: a write is recorded by _record_write (and nothing else is); a
-        path deleted or moved away and absent now is deleted; an opened one is read."""
-        st = lstat_or_none(path)
-        if state.mask & _WRITE:
-            self._record_write(fx, path, inside, state, st)
-            return
-        ident = (st.st_dev, st.st_ino) if st is not None else self.identity.get(path)
-        if state.mask & _GONE and st is None:
-            if (path not in self.known and len(self.known) < MAX_KNOWN and not state.mask & IN_MOVED_FROM
-                    and (path in self._found_size or not state.existed_before)):
-                # not there when the call began (every file then is known, below the cap), gone
-                # now: made (its creation unseen, before its folder's watch) and removed by the call
-                self._record_transient(fx, inside, self._found_size.get(path))
-            else:
-                fx.deleted.append(inside)
-            self.known.discard(path)
-            self.identity.pop(path, None)
-        if state.mask & IN_OPEN and (self.openers is None or self.openers.failed is not None
-                                     or (ident is not None and ident in self._opened)):
-            fx.read.append(inside)
-
-    def _record_write(self, fx: _Effects, path: str, inside: str, state: _PathState,
-                      st: os.stat_result | None) -> None:
-        """A written path that is a regular file now is written — "modified" when it existed
-        before the call, else "created" — with its size and, within the hashing caps, its
-        sha256; beyond MAX_ENTRIES it is remembered, not listed. A written path that is gone
-        now and existed before is deleted (a symlink or directory written is not listed)."""
-        if st is not None and stat.S_ISREG(st.st_mode):
-            op = "modified" if state.existed_before or path in self.known else "created"
-            if len(fx.written) >= MAX_ENTRIES:
-                fx.truncated = True
-            else:
-                digest = None
-                if st.st_size <= HASH_MAX_BYTES and st.st_size <= fx.hash_budget:
-                    digest = sha256_in(path, self.roots[0][0])
-                    fx.hash_budget -= st.st_size
-                fx.written.append({"path": inside, "op": op, "size": st.st_size, "sha256": digest})
-            # read back: a read-only open after the write, and (with attribution) the sandbox's
-            # processes opened this file at least twice, the write's open and the read's (once
-            # when its creation came before its folder was watched: that open was not seen)
-            # (with the opens held every open of the call was counted, the write's too)
-            opens = 2 if ((state.mask & IN_CREATE or self.opens_held) and not state.unseen) or state.existed_before else 1
-            if state.unseen and not state.existed_before and st.st_atime_ns > st.st_mtime_ns:
-                state.read_back, opens = True, 0
-            if state.read_back and (self.openers is None or self.openers.failed is not None
-                                    or self._opened.get((st.st_dev, st.st_ino), 0) >= opens):
-                fx.read_back.append(inside)
-            self._remember([path], st)
-        elif st is None and (state.existed_before or path in self.known):
-            fx.deleted.append(inside)
-            self.known.discard(path)
-        elif (st is None and (state.mask & (IN_CREATE | IN_MOVED_TO) or path in self._found_size)
-              and not state.mask & IN_MOVED_FROM):
-            # made by this call and removed before it ended (a pilot in a folder the script then
-            # cleaned): it was written, though nothing of it is left to hash. Found by the walk
-            # of a folder the call made (its creation came before the folder's watch) counts
-            # as made: every file there was new
-            self._record_transient(fx, inside, state.last_size)
-
-    def _record_transient(self, fx: _Effects, inside: str, size: int | None) -> None:
-        """A file the call made and removed: listed (op "transient"), unless it is a tool's
-        (a dot-folder, __pycache__) or the call already listed MAX_TRANSIENT of them: an
-        installer's or a build's temporary files are not the agent's work, and never crowd
-        out its real writes (no truncation for them)."""
-        parts = inside.split("/")
-        if any(part.startswith(".") or part == "__pycache__" for part in parts[:-1]):
-            return
-        if fx.transient < MAX_TRANSIENT and len(fx.written) < MAX_ENTRIES:
-            fx.transient += 1
-            fx.written.append({"path": inside, "op": "transient", "size": size or 0, "sha256": None})
-
-    def _record_gone_dirs(self, fx: _Effects, gone: list[str]) -> None:
-        """Known files under a directory that went away are deleted, each listed once."""
-        listed = set(fx.deleted)
-        for f in gone:
-            inside = self._inside(f)
-            if inside is not None and inside not in listed:
-                fx.deleted.append(inside)
-                listed.add(inside)
+        return out.effects.as_dict(self._net_delta(), self.reads_shared, attributed, held)
 
     def _net_delta(self) -> dict[str, int] | None:
         """Bytes in and out of the sandbox's network namespace during the call (never
@@ -600,37 +493,27 @@ class EffectsRecorder:
         return {"bytes_in": max(0, after[0] - self._net_start[0]),
                 "bytes_out": max(0, after[1] - self._net_start[1])}
 
-    def _rescan(self, call: _Call) -> None:
-        for host in (self.roots[0][0],):   # the public data is read-only
-            for dirpath, dirnames, filenames in os.walk(host):
-                for d in dirnames:
-                    self._watch(os.path.join(dirpath, d))
-                for f in filenames:
-                    p = os.path.join(dirpath, f)
-                    st = lstat_or_none(p)
-                    if st is not None and st.st_mtime_ns >= self._started_ns and p not in call.paths:
-                        call.paths[p] = _PathState(existed_before=p in self.known, mask=IN_MODIFY)
+    def _rescan(self, acc: Accumulator) -> None:
+        """Events were lost: every folder of the workspace watched again, and the files changed
+        since the call began and the known files gone told to the accumulator."""
+        for dirpath, dirnames, filenames in os.walk(self.roots[0][0]):   # the public data is read-only
+            for d in dirnames:
+                self._watch(os.path.join(dirpath, d))
+            for f in filenames:
+                p = os.path.join(dirpath, f)
+                st = lstat_or_none(p)
+                if st is not None and st.st_mtime_ns >= self._started_ns:
+                    acc.add(Changed(p))
         for p in list(self.known):
-            if p not in call.paths and not os.path.lexists(p):
-                call.paths[p] = _PathState(existed_before=True, mask=IN_DELETE)
+            if not os.path.lexists(p):
+                acc.add(Missing(p))
 
     def _host(self, inside: str) -> str | None:
         """The host path of an inside path of the roots."""
-        for host, root in self.roots:
-            if root == "/":
-                return host + inside
-            if inside == root or inside.startswith(root + "/"):
-                return host + inside[len(root):]
-        return None
+        return self._roots.host(inside)
 
     def _inside(self, host_path: str) -> str | None:
-        for host, inside in self.roots:
-            if host_path == host:
-                return inside
-            if host_path.startswith(host + os.sep):
-                rel = host_path[len(host) + 1:]
-                return f"{inside}/{rel}" if inside != "/" else f"/{rel}"
-        return None
+        return self._roots.inside(host_path)
 
     def close(self) -> None:
         self._stop_pump()
@@ -642,3 +525,56 @@ class EffectsRecorder:
                 os.close(fd)
         self._stop_r = self._stop_w = -1
 
+
+
+def netdev_counters(pid: int, iface: str) -> tuple[int, int] | None:
+    """(rx bytes, tx bytes) of `iface` in the network namespace of `pid`, from
+    /proc/<pid>/net/dev, or None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/net/dev") as fh:
+            for line in fh:
+                name, _, rest = line.partition(":")
+                if name.strip() == iface:
+                    cols = rest.split()
+                    return int(cols[0]), int(cols[8])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def sha256_in(path: str, workspace: str) -> str | None:
+    """Content hash of a written file, opened without following a symlink; a path whose
+    directories lead outside the host `workspace` (a symlinked parent) is not hashed."""
+    if not os.path.realpath(path).startswith(workspace + os.sep):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def size_or_none(folder: str | None, name: str) -> int | None:
+    """The size of `name` in `folder` now, or None (no folder, or the file is gone)."""
+    if folder is None:
+        return None
+    try:
+        return os.stat(os.path.join(folder, name)).st_size
+    except OSError:
+        return None
+
+
+def lstat_or_none(path: str) -> os.stat_result | None:
+    """`os.lstat(path)`, or None where nothing is there (or it cannot be read)."""
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None

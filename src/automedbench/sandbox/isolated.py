@@ -11,8 +11,7 @@ from pathlib import Path
 from . import advisory
 from .base import ExecResult, SandboxError, SandboxSpec
 from .decoy import DecoyWatcher, charge
-from .effects import EffectsRecorder, observe
-from .effects_record import netdev_counters
+from .effects import EffectsRecorder, netdev_counters, observe
 from .inputs import InputView
 from .inside import DATA_INSIDE, WORKSPACE_INSIDE
 from .netns import TAP, SandboxNetwork
