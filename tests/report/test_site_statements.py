@@ -226,9 +226,11 @@ def test_samples_say_k_of_n_and_identical_failures_are_one_group(tmp_path):
     assert points.count(placeholder) == 1 and "76 × " + placeholder in points, points
     assert "17 of 121 cases not scored" in points, points
     assert "1 of the 77 valid cases below 1" in points and "w000" in points, points
-    # "+N more" opens every other id, each a link to its row
-    more = re.search(r'<details class="more-ids"><summary>\+70 more</summary>(.*?)</details>', html, re.DOTALL)
-    assert more, "the placeholder group's +70 more is not a list of all"
-    assert re.findall(r'href="#case-(q\d+)"', more.group(1)) == [f"q{i:03d}" for i in range(6, 76)]
-    more = re.search(r'<details class="more-ids"><summary>\+11 more</summary>(.*?)</details>', html, re.DOTALL)
-    assert more and len(re.findall(r'href="#case-x\d+"', more.group(1))) == 11
+    # "+N more" links to the whole group, each id a link to its row (every "+N more" of the
+    # site: test_site_more_links.py)
+    assert '<a class="more" href="#all-same-1">+70 more</a>' in html, "the placeholder group's +70 more"
+    whole = re.search(r'<p id="all-same-1">(.*?)</p>', html, re.DOTALL)
+    assert whole and re.findall(r'href="#case-(q\d+)"', whole.group(1)) == [f"q{i:03d}" for i in range(76)]
+    assert '<a class="more" href="#all-invalid-1">+11 more</a>' in html
+    whole = re.search(r'<p id="all-invalid-1">(.*?)</p>', html, re.DOTALL)
+    assert whole and len(re.findall(r'href="#case-x\d+"', whole.group(1))) == 17

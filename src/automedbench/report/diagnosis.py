@@ -87,7 +87,9 @@ def _worst(cases: list[dict], task: TaskResult) -> dict[str, Any]:
     same = [g for g in _grouped([c for c in below if c["why"]]) if g["n"] > 1][:INVALID_GROUPS]
     grouped = {cid for g in same for cid in g["all"]}
     low = [w for w in ranked["cases"] if w["case_id"] not in grouped][:WORST_VALID]
+    # the groups past INVALID_GROUPS are summed in the row and listed whole under "+N more"
     return {"invalid": invalid[:INVALID_GROUPS], "invalid_rest": sum(g["n"] for g in invalid[INVALID_GROUPS:]),
+            "invalid_more": invalid[INVALID_GROUPS:],
             "n_invalid": sum(g["n"] for g in invalid), "n_cases": len(cases), "valid_groups": same,
             "n_grouped": len(grouped), "n_valid_below": len(below),
             "by_cost": ranked["by_cost"], "components": ranked["components"], "n_scored": ranked["n_scored"],

@@ -206,7 +206,9 @@ def effects_view(eff: Any) -> dict | None:
            "deleted": [str(x) for x in (eff.get("deleted") or [])[:200]],
            "read": [str(x) for x in (eff.get("read") or [])[:200]],
            "read_back": [str(x) for x in (eff.get("read_back") or [])[:200]],
-           "truncated": bool(eff.get("truncated")) or any(len(eff.get(k) or []) > 200 for k in ("written", "deleted", "read")),
+           # how many each list holds in the trace: the page shows the first 200 and says "+N more"
+           "n": {k: len(eff.get(k) or []) for k in ("written", "deleted", "read", "read_back")},
+           "truncated": bool(eff.get("truncated")),   # the recorder itself kept only part of a list
            "recorder": str(eff.get("recorder") or "")}
     return out if out["written"] or out["deleted"] or out["read"] else None
 
@@ -300,8 +302,29 @@ def evidence_value(v: Any) -> dict:
     return {"short": text[:cut].rstrip() + " …", "full": text}
 
 
-def _case_list(ev: dict, key: str, r: DetailReport) -> dict | None:
-    """A list of cases in the evidence, with "+N more" when the scorer capped it."""
+# the cases a code's capped evidence list stands for, read back from the per-case results by the
+# rule the scorer fired it on (scoring/error_codes.py _cases, _case_flags)
+_STATUS_OF_CODE = {"MISSING_CASES": "missing", "FORMAT_INVALID": "invalid", "INFRA_REFERENCE": "reference_error"}
+
+
+def _all_cases_of(code: str, shown: list[str], total: int, r: DetailReport) -> list[str] | None:
+    """Every case behind a code whose evidence names only the first of them, so "+N more" can
+    link to all (docs/site.md "Totals and groups"); None when the per-case results do not give
+    back exactly `total` cases including the ones shown (then no list is claimed)."""
+    per_case = r.task.per_case
+    if code in _STATUS_OF_CODE:
+        found = [c.case_id for c in per_case if c.status == _STATUS_OF_CODE[code]]
+    else:
+        flags = {f for f, c in (error_table().get("case_flag_codes") or {}).items() if c == code}
+        found = sorted({c.case_id for c in per_case if flags & set(c.flags)})
+        if code == "PLACEHOLDER_OUTPUT" and len(found) != total:   # every valid output trivial
+            found = sorted(c.case_id for c in per_case if c.valid)
+    return found if len(found) == total and set(shown) <= set(found) else None
+
+
+def _case_list(ev: dict, key: str, r: DetailReport, code: str = "") -> dict | None:
+    """A list of cases in the evidence, with "+N more" when the scorer capped it, and then all
+    of them (`all`) when the per-case results give them back."""
     items = ev.get(key)
     if not isinstance(items, list) or not items:
         return None
@@ -309,7 +332,10 @@ def _case_list(ev: dict, key: str, r: DetailReport) -> dict | None:
     reasons = {c.get("case_id"): c.get("reason") for c in items if isinstance(c, dict) and c.get("reason")}
     total = max([len(ids)] + [int(v) for k, v in ev.items() if k.startswith("n_") and isinstance(v, (int, float))
                               and not isinstance(v, bool)])
-    return {"ids": [str(i) for i in ids if i is not None], "reasons": reasons, "more": max(0, total - len(ids))}
+    shown = [str(i) for i in ids if i is not None]
+    more = max(0, total - len(ids))
+    return {"ids": shown, "reasons": reasons, "more": more,
+            "all": _all_cases_of(code, shown, total, r) if more else None}
 
 
 _CALL_REF = re.compile(r"\bcalls? \[?([\d, ]+)\]?")
@@ -353,7 +379,7 @@ def error_rows(r: DetailReport, calls: list[dict], code_texts: dict[str, str],
     rows = []
     for e in r.errors:
         ev = dict(e.evidence or {})
-        cases = _case_list(ev, "cases", r)
+        cases = _case_list(ev, "cases", r, e.code)
         shown = [(k, evidence_value(v)) for k, v in ev.items()
                  if k != "what" and not (k == "cases" and cases) and not (cases and k.startswith("n_"))]
         links = [link for link in evidence_links(ev, e.step, known_calls, turns)
