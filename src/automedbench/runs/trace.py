@@ -2,13 +2,12 @@
 crashed run still leaves its trace."""
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
-from .layout import RunFiles, RunMeta
 from .models import EventType, TraceEvent
+from .record import RunFileError, RunRecord, parse_trace_lines, validate_trace
 
 
 class TraceWriter:
@@ -31,18 +30,11 @@ class TraceWriter:
 
 
 def read_trace(path: Path) -> list[TraceEvent]:
-    """Events of a saved trace; a torn last line (crash mid-write) is skipped."""
-    events: list[TraceEvent] = []
+    """Events of a saved trace file; a torn last line (crash mid-write) is skipped, as
+    RunRecord.trace reads it (runs/record.py), for a trace that is not in a run folder's place."""
     if not path.is_file():
-        return events
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            events.append(TraceEvent.model_validate(json.loads(line)))
-        except (json.JSONDecodeError, ValueError):
-            continue
-    return events
+        return []
+    return validate_trace(parse_trace_lines(path.read_bytes().decode("utf-8", errors="replace"))[0])[0]
 
 
 def slowest_execution(run_dirs: list[Path]) -> str:
@@ -50,12 +42,16 @@ def slowest_execution(run_dirs: list[Path]) -> str:
     run directory without its run.json or trace is passed over)."""
     best = (0.0, "")
     for d in run_dirs:
-        files = RunFiles(d)
         try:
-            run = RunMeta.model_validate_json(files.meta.read_text()).run
-        except (OSError, ValueError):
+            rec = RunRecord.open(d)
+            meta = rec.meta
+            events = rec.trace
+        except RunFileError:
             continue
-        for ev in read_trace(files.trace):
+        if meta is None:
+            continue
+        run = meta.run
+        for ev in events:
             if ev.type == "execution" and (ev.duration_s or 0) > best[0]:
                 best = (ev.duration_s or 0.0, f"{run.agent} {run.task}/{run.tier} {(ev.stage or '?').upper()} "
                                               f"call {ev.call_index}: {ev.duration_s:.1f} s")
@@ -65,7 +61,11 @@ def slowest_execution(run_dirs: list[Path]) -> str:
 def infra_error_message(run_dir: Path | str) -> str:
     """The message of the infrastructure error that ended a run (URL, status, hint), from its
     trace, or '' when there is none."""
-    for ev in reversed(read_trace(RunFiles(Path(run_dir)).trace)):
+    try:
+        events = RunRecord.open(run_dir).trace
+    except RunFileError:
+        return ""
+    for ev in reversed(events):
         if ev.type == "error" and ev.kind == "infrastructure" and ev.message:
             return str(ev.message)
     return ""
