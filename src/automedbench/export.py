@@ -25,6 +25,7 @@ from typing import Any
 from . import __version__
 from .runs.layout import RunFiles, write_json_atomic
 from .runs.models import UNSCORED_END_REASONS, DetailReport
+from .runs.record import RunFileError, RunRecord
 
 INSPECT_LOG_VERSION = 2
 FORMATS = ("inspect",)
@@ -34,23 +35,31 @@ class ExportError(ValueError):
     """The run directory cannot be exported (no report, unknown format). One line."""
 
 
-def _load(run_dir: Path) -> tuple[DetailReport, dict, dict]:
-    files = RunFiles(run_dir)
-    if not files.report.is_file():
+def _load(run_dir: Path) -> tuple[DetailReport, dict, dict, list[dict]]:
+    """The report (required), conversation, run.json and trace lines, through RunRecord
+    (docs/run_record.md "Reading a run folder"): a bad conversation or run.json is left out."""
+    try:
+        rec = RunRecord.open(run_dir)
+        report = rec.report
+    except RunFileError as exc:
+        raise ExportError(f"{exc.path}: unreadable report ({exc.why})") from None
+    if report is None:
         raise ExportError(f"{run_dir}: not a scored run directory (no detail_report.json)")
     try:
-        report = DetailReport.model_validate_json(files.report.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ExportError(f"{files.report}: unreadable report ({str(exc).splitlines()[0]})") from None
-    try:
-        conv = json.loads(files.conversation.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        c = rec.conversation
+        conv = c.model_dump(mode="json") if c is not None else {"system_prompt": "", "messages": []}
+    except RunFileError:
         conv = {"system_prompt": "", "messages": []}
     try:
-        meta = json.loads(files.meta.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        m = rec.meta
+        meta = m.model_dump(mode="json") if m is not None else {}
+    except RunFileError:
         meta = {}
-    return report, conv, meta
+    try:
+        lines = rec.trace_lines
+    except RunFileError:
+        lines = []
+    return report, conv, meta, lines
 
 
 def _text(content: Any) -> str:
@@ -95,23 +104,15 @@ def _messages(conv: dict, kickoff: str) -> list[dict]:
     return out
 
 
-def _model_events(run_dir: Path, model: str, started: str) -> list[dict]:
+def _model_events(lines: list[dict], model: str, started: str) -> list[dict]:
     """trace.jsonl's model calls as Inspect model events (tokens in/out, latency, cost)."""
     try:
         t0 = datetime.fromisoformat(started.replace("Z", "+00:00"))
     except (ValueError, AttributeError):
         t0 = None
     events: list[dict] = []
-    try:
-        lines = RunFiles(run_dir).trace.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return events
-    for line in lines:
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(ev, dict) or ev.get("type") != "model_call":
+    for ev in lines:
+        if ev.get("type") != "model_call":
             continue
         t = float(ev.get("t") or 0)
         tin, tout = int(ev.get("tokens_in") or 0), int(ev.get("tokens_out") or 0)
@@ -134,7 +135,7 @@ def _score(value: float | None, explanation: str = "") -> dict:
 def inspect_log(run_dir: Path | str) -> dict:
     """The Inspect eval log (as a dict) for one run directory."""
     run_dir = Path(run_dir)
-    r, conv, meta = _load(run_dir)
+    r, conv, meta, lines = _load(run_dir)
     model = r.run.model or f"automedbench/{r.run.agent}"
     scores: dict[str, dict] = {}
     if r.overall is not None:
@@ -165,7 +166,7 @@ def inspect_log(run_dir: Path | str) -> dict:
                      "per_case": [c.model_dump(mode="json") for c in r.task.per_case],
                      "judge": r.judge.model_dump(mode="json"), "flags": r.flags, "disqualified": r.disqualified},
         "total_time": r.run.wall_time_s,
-        "events": _model_events(run_dir, model, started),
+        "events": _model_events(lines, model, started),
     }
     if status == "error":
         sample["error"] = {"message": f"run ended: {r.run.end_reason}", "traceback": "", "traceback_ansi": ""}
@@ -260,7 +261,7 @@ def export_many(paths: list[Path | str], fmt: str, out: Path | str | None = None
     for d in dirs:
         target = None
         if out is not None:
-            run_id = json.loads(RunFiles(d).report.read_text(encoding="utf-8"))["run"]["run_id"]
+            run_id = _load(d)[0].run.run_id
             target = Path(out) / f"{run_id}.json"
         written.append(export(d, fmt, target))
     return written

@@ -11,18 +11,15 @@ a `detail_report.json` that an agent wrote inside its own `workspace/` is never 
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Callable, Iterable
 from typing import SupportsIndex, overload
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from ..errors import first_field_error
 from ..run_files import RunFiles
 from ..runs.models import DetailReport
+from ..runs.record import RunFileError, RunRecord, short_error
 
 log = logging.getLogger(__name__)
 
@@ -73,22 +70,13 @@ def _find_report_files(root: Path, warn: Callable[[str], None] | None = None) ->
     return sorted(found)
 
 
-def _short_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        first = first_field_error(exc)
-        more = f" (+{first.more} more)" if first.more else ""
-        return f"schema error at {first.field}: {first.msg}{more}"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    return f"{type(exc).__name__}: {exc}"
-
-
 def load_report(path: Path) -> DetailReport:
-    """Load one report; raises on any problem (callers that must not crash catch)."""
-    text = Path(path).read_text(encoding="utf-8")
-    return DetailReport.model_validate(json.loads(text))
+    """The report of the run folder `path` is in (through RunRecord, runs/record.py); raises
+    RunFileError on any problem (callers that must not crash catch)."""
+    report = RunRecord.open(Path(path).parent).report
+    if report is None:
+        raise RunFileError(Path(path), "no such file")
+    return report
 
 
 def collect_reports(paths: Iterable[Path | str]) -> ReportList:
@@ -116,7 +104,7 @@ def collect_reports(paths: Iterable[Path | str]) -> ReportList:
                 warn(f"{p}: no such file or directory")
                 candidates = []
         except OSError as exc:  # permission problems while walking
-            warn(f"{p}: cannot read ({_short_error(exc)})")
+            warn(f"{p}: {short_error(exc)}")
             candidates = []
         for f in candidates:
             key = f.resolve()
@@ -129,8 +117,8 @@ def collect_reports(paths: Iterable[Path | str]) -> ReportList:
     for f in files:
         try:
             rep = load_report(f)
-        except Exception as exc:  # noqa: BLE001 - any bad report is skipped, never fatal
-            warn(f"{f}: skipped ({_short_error(exc)})")
+        except RunFileError as exc:  # any bad report is skipped, never fatal
+            warn(f"{f}: skipped ({exc.why})")
             continue
         rid = rep.run.run_id
         if rid in run_dirs:

@@ -24,8 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import UserError, first_field_error
 from ..runs.models import BUDGET_END_REASONS, UNSCORED_END_REASONS, DetailReport, StageId
-from ..runs.trace import read_trace
-from ..run_files import RunFiles
+from ..runs.record import RunRecord
 from ..scoring.error_codes import error_table
 from ..scoring.rubric import load_rubric
 from ..yamlfile import safe_load
@@ -82,11 +81,13 @@ class RewardComponents(BaseModel):
 
     @classmethod
     def from_run_dir(cls, run_dir: Path | str) -> RewardComponents:
-        """The components of a scored run folder (what `automedbench score` wrote)."""
-        path = RunFiles(Path(run_dir)).report
-        if not path.is_file():
+        """The components of a scored run folder (what `automedbench score` wrote), read through
+        RunRecord (docs/run_record.md "Reading a run folder"): a report that does not read is
+        its RunFileError (a UserError), one line naming the file."""
+        report = RunRecord.open(run_dir).report
+        if report is None:
             raise UserError(f"{run_dir}: no detail_report.json (run `automedbench score {run_dir}`)")
-        return cls.from_report(DetailReport.model_validate_json(path.read_text()), run_dir)
+        return cls.from_report(report, run_dir)
 
 
 class StageReward(BaseModel):
@@ -181,7 +182,7 @@ class RewardSpec(BaseModel):
         if c.infra:
             return []
         last: dict[str, int] = {}
-        for event in read_trace(RunFiles(Path(run_dir)).trace):
+        for event in RunRecord(run_dir).trace:   # no trace (or no folder): no turns to place credit on
             if event.type in ("tool_call", "submit") and event.stage and event.turn is not None:
                 last[event.stage] = event.turn
         weights = load_rubric().weights()
