@@ -13,6 +13,7 @@ from automedbench import api
 from automedbench.runs.layout import RunFiles
 from automedbench.runs.models import DetailReport
 from automedbench.runs.record import RunFileError, RunRecord
+from automedbench.runs.sweep import read_end_reason
 from automedbench.runs.trace import infra_error_message, slowest_execution
 from tests.helpers import tiny_lesion_dataset
 
@@ -133,3 +134,15 @@ def test_a_path_that_is_no_folder_is_refused(tmp_path):
         RunRecord.open(tmp_path / "file")
     empty = RunRecord.open(tmp_path)       # a folder with nothing in it: every file absent
     assert (empty.meta, empty.report, empty.judge, empty.conversation, empty.experiments) == (None,) * 5
+
+
+def test_a_sweep_tells_finished_from_partial_cells_through_the_record(copy):
+    assert read_end_reason(copy) == (True, "submitted")
+    report = json.loads(RunFiles(copy).report.read_text())
+    report["from_a_newer_harness"] = 1            # another schema: finished, kept, end from run.json
+    RunFiles(copy).report.write_text(json.dumps(report))
+    assert read_end_reason(copy) == (True, "submitted")
+    RunFiles(copy).report.write_text(json.dumps(report)[:40])    # a torn write: no report
+    assert read_end_reason(copy) == (False, None)
+    RunFiles(copy).report.unlink()
+    assert read_end_reason(copy) == (False, None)

@@ -52,6 +52,7 @@ from ..tasks import Task
 from .effective_config import config_hash, describe_change, sweep_lock_config
 from .executors import EXECUTORS, Resources
 from .layout import RunFiles, now_iso, write_json_atomic
+from .record import RunFileError, RunRecord
 from .models import UNSCORED_END_REASONS
 from .options import RunOptions
 
@@ -303,12 +304,21 @@ class RootLock:
 # ---- cell state ---------------------------------------------------------------------
 
 def read_end_reason(run_dir: Path) -> tuple[bool, str | None]:
-    """(has a complete report, the run's end_reason)."""
+    """(has a complete report, the run's end_reason), through RunRecord (docs/sweeps.md "Crash safety"):
+    a report that is absent, unreadable or not JSON (a torn write) is no complete report; one of
+    another schema (a newer harness's) is complete, kept, its end reason read from run.json."""
+    rec = RunRecord(run_dir)
     try:
-        rep = json.loads(RunFiles(run_dir).report.read_text(encoding="utf-8"))
-        return True, (rep.get("run") or {}).get("end_reason")
-    except (OSError, ValueError, AttributeError):
-        return False, None
+        rep = rec.report
+    except RunFileError as exc:
+        if exc.kind != "schema":
+            return False, None
+        try:
+            meta = rec.meta
+        except RunFileError:
+            return True, None
+        return True, meta.run.end_reason if meta is not None else None
+    return (True, rep.run.end_reason) if rep is not None else (False, None)
 
 
 def past_attempts(cell: Cell, root: Path) -> int:
@@ -334,9 +344,10 @@ def superseded(cell: Cell, root: Path, locked: dict[str, Any]) -> bool:
     the root is locked to is moved to ROOT/.superseded/ (kept, not counted) and run again."""
     want = (locked.get("agents") or {}).get(cell.agent)
     try:
-        have = json.loads(RunFiles(cell.dir(root)).meta.read_text(encoding="utf-8")).get("agent_config_hash")
-    except (OSError, ValueError, AttributeError):
+        meta = RunRecord.open(cell.dir(root)).meta
+    except RunFileError:
         return False
+    have = meta.agent_config_hash if meta is not None else None
     if want is None or have is None or have == config_hash(want):
         return False
     dest = Path(root) / SUPERSEDED_DIR / cell.task / cell.tier / cell.agent / f"rep{cell.repeat}"
