@@ -1,0 +1,223 @@
+"""AutoMedBench tasks inside Inspect AI (docs/agents.md "Inspect AI"): Inspect's own runner
+(`inspect_ai.eval`) with its scripted model (`mockllm/model`, custom outputs: scripted tool calls)
+drives its react() agent, whose bash() and python() tools run in our sandbox through the
+`automedbench` sandbox provider. The same commands through our loop (the loopback scripted
+server) and through Inspect earn the same task score and S1-S5; `automedbench score` of the run
+folder Inspect left beside its log gives the numbers Inspect's scorer returned; words without work
+earn S3 0; a look at the private references or the harness source is blocked and coded."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from automedbench import api
+from automedbench.agents import AgentContext
+from automedbench.agents.scripted import reference_calls, words_no_work_calls
+from automedbench.runs.models import DetailReport
+from automedbench.runs.trace import read_trace
+from automedbench.tasks import get_task
+
+from .fake_openai import call, completion, usage
+
+inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is a test dependency (pyproject.toml)")
+from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai.util._sandbox.registry import registry_find_sandboxenv  # noqa: E402
+
+from automedbench.integrations.inspect_ai import SCORES, AutoMedBenchSandbox, as_call, automedbench  # noqa: E402
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK, TIER = "brain-lesion-seg", "lite"
+
+
+@pytest.fixture(autouse=True)
+def _offline_inspect(tmp_path, monkeypatch):
+    """Inspect writes its settings and caches under the home folder: keep them in tmp_path."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home" / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home" / "cache"))
+    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
+
+
+def _context() -> AgentContext:
+    """What the agent is told inside bwrap (lifecycle/session.py builds it the same way)."""
+    task = get_task(TASK)
+    return AgentContext(task_id=task.id, tier=TIER, data_dir="/data/public", workspace_dir="/workspace",
+                        kickoff="", output_files=task.output_files, input_files=task.input_files, track=task.track,
+                        track_options=task.options, candidates=list(task.tiers.standard.candidates),
+                        target_keywords=list(task.target_keywords))
+
+
+def _tokens(i: int) -> tuple[int, int]:
+    return 1000 + 100 * i, 50 + i
+
+
+def loop_script(calls: list[tuple[str, str]]) -> list[dict]:
+    """Our loop's replies: each call through execute_code, then submit_results."""
+    return [completion(tool_calls=[call("execute_code", {"language": lang, "code": code})],
+                       usage_=usage(*_tokens(i))) for i, (lang, code) in enumerate(calls)] + \
+        [completion(tool_calls=[call("submit_results", {})], usage_=usage(*_tokens(len(calls))))]
+
+
+def inspect_script(calls: list[tuple[str, str]]) -> list[ModelOutput]:
+    """Inspect's scripted model: each call through its python() or bash() tool, then react()'s
+    submit tool; usage given (else mockllm counts tokens with a tokenizer it downloads)."""
+    outs = [ModelOutput.for_tool_call("mockllm/model", "python" if lang == "python" else "bash",
+                                      {"code": code} if lang == "python" else {"command": code})
+            for lang, code in calls]
+    outs.append(ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "done"}))
+    for i, out in enumerate(outs):
+        tin, tout = _tokens(i)
+        out.usage = ModelUsage(input_tokens=tin, output_tokens=tout, total_tokens=tin + tout)
+    return outs
+
+
+@pytest.fixture
+def lesion_data(tmp_path, staged_once):
+    root = tmp_path / "data"
+    staged_once("mni-brain-lesion", root, n_cases=3)
+    return root
+
+
+def _inspect_run(calls: list[tuple[str, str]], logs: Path, data: Path, backend: str = "bwrap"):
+    """inspect_ai.eval of the task with the scripted model: (the eval log, its sample's score,
+    the run folder, our detail report)."""
+    model = get_model("mockllm/model", custom_outputs=inspect_script(calls))
+    t = automedbench(task=TASK, tier=TIER, sandbox=backend, network=False, data_root=str(data), exec_timeout_s=120)
+    (log,) = inspect_ai.eval(t, model=model, log_dir=str(logs), display="none", log_level="warning")
+    assert log.status == "success", log.error
+    (sample,) = log.samples
+    score = sample.scores["automedbench_scorer"]
+    run_dir = Path(score.metadata["run_dir"])
+    return log, score, run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+
+def _stages(r: DetailReport) -> dict:
+    return {s: (st.score, st.items) for s, st in r.stages.items()}
+
+
+def _values(r: DetailReport) -> dict:
+    stages = {str(k): v.score for k, v in r.stages.items()}
+    return {**{s: stages.get(s) for s in SCORES[:5]}, "agentic": r.agentic, "task": r.task.score, "overall": r.overall}
+
+
+def _cli_score(run_dir: Path) -> DetailReport:
+    """`automedbench score RUN_DIR` as a user types it: the report rewritten from the folder."""
+    (run_dir / "detail_report.json").unlink()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    res = subprocess.run([sys.executable, "-m", "automedbench", "score", str(run_dir)], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+
+def test_the_provider_and_the_task_are_registered_through_inspects_entry_point():
+    """`inspect eval` finds the sandbox by name through the entry point pyproject.toml declares."""
+    ours = [ep for ep in entry_points(group="inspect_ai") if ep.name == "automedbench"]
+    assert ours and ours[0].value == "automedbench.integrations.inspect_ai"
+    assert registry_find_sandboxenv("automedbench") is AutoMedBenchSandbox
+
+
+def test_inspects_exec_requests_become_calls_of_ours():
+    """Inspect's bash() and python() tools are recorded as what the model wrote."""
+    assert as_call(["bash", "--login", "-c", "ls -la"]) == ("bash", "ls -la")
+    assert as_call(["bash", "--login", "-c", "python3 -"], input="print(1)\n") == ("python", "print(1)\n")
+    assert as_call(["python3", "-c", "print(2)"]) == ("python", "print(2)")
+    lang, code = as_call(["wc", "-c"], input="abc", cwd="sub", env={"A": "x y"})
+    assert lang == "bash" and code.startswith("export A='x y'; cd sub && base64 -d <<'AMB_IN_")
+    assert "| wc -c\nYWJj\n" in code
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_the_reference_trajectory_earns_the_same_through_inspect_and_our_loop(fake_openai, lesion_data, tmp_path):
+    calls = reference_calls(_context())
+    cfg = tmp_path / "agents.yaml"
+    cfg.write_text(f"agents:\n  - name: loop-fake\n    model: fake-coder\n    base_url: {fake_openai.url}\n"
+                   "    retry: {max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}\n")
+    fake_openai.push(*loop_script(calls))
+    loop = api.run_one(TASK, TIER, "loop-fake", tmp_path / "loop", api.RunOptions(
+        sandbox="bwrap", data_root=lesion_data, network=False, agent_configs=[cfg], exec_timeout_s=120))
+    logs = tmp_path / "logs"
+    log, score, run_dir, ours = _inspect_run(calls, logs, lesion_data)
+
+    assert loop.run.end_reason == ours.run.end_reason == "submitted"
+    # the honest workflow did its work: every case written and scored, its pilot inspected
+    assert loop.task.completion_rate == 1.0 and loop.task.score > 0.6 and loop.stages["s3"].score == 1.0
+    assert ours.task.score == loop.task.score and ours.task.per_case == loop.task.per_case
+    assert _stages(ours) == _stages(loop)
+    assert ours.agentic == loop.agentic and ours.overall == loop.overall
+    assert {e.code for e in ours.errors} == {e.code for e in loop.errors}
+    # one model turn per call and one to submit, tokens as the scripted model reported them
+    assert (ours.run.turns, ours.run.tokens_in, ours.run.tokens_out) == \
+        (loop.run.turns, loop.run.tokens_in, loop.run.tokens_out) == (len(calls) + 1,
+                                                                      sum(_tokens(i)[0] for i in range(len(calls) + 1)),
+                                                                      sum(_tokens(i)[1] for i in range(len(calls) + 1)))
+
+    # Inspect's scores are ours, and the run folder lies beside Inspect's log
+    assert score.value == _values(ours) and set(score.value) == set(SCORES)
+    assert run_dir.parent == logs.resolve() / "automedbench" and Path(log.location).parent == logs.resolve()
+    assert log.results is not None and {s.name for s in log.results.scores} == set(SCORES)
+    assert log.results.headline.score == "overall"
+    assert {s.name: s.metrics["mean"].value for s in log.results.scores} == score.value
+    # `automedbench score RUN_DIR` of that folder gives the same numbers
+    again = _cli_score(run_dir)
+    assert _values(again) == score.value and again.task.per_case == ours.task.per_case
+    assert {e.code for e in again.errors} == {e.code for e in ours.errors}
+
+    # the record: every call Inspect's, each with its effects, as our loop's calls are
+    trace = read_trace(run_dir / "trace.jsonl")
+    tool_calls = [e for e in trace if e.type == "tool_call"]
+    assert [(e.language, e.code) for e in tool_calls] == calls
+    assert all(e.data["source"]["scaffold"] == "inspect-ai" and e.data["source"]["action"] == "exec"
+               for e in tool_calls)
+    loop_execs = [e for e in read_trace(loop.run_dir / "trace.jsonl") if e.type == "execution"]
+    execs = [e for e in trace if e.type == "execution"]
+    assert [(e.stage, e.exit_code, sorted(w.path for w in e.effects.written)) for e in execs] == \
+        [(e.stage, e.exit_code, sorted(w.path for w in e.effects.written)) for e in loop_execs]
+    assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
+    meta = json.loads((run_dir / "run.json").read_text())
+    assert meta["agent_config"]["kind"] == "inspect-ai" and meta["agent_config"]["model"] == "mockllm/model"
+    # the model saw our system prompt, rendered for the sandbox, and our kickoff
+    (sample,) = log.samples
+    conv = json.loads((run_dir / "conversation.json").read_text())
+    assert any(m.role == "system" and m.text == conv["system_prompt"] for m in sample.messages)
+    assert "/data/public" in conv["system_prompt"] and conv["messages"][0]["content"] == sample.messages[2].text
+    assert sum(1 for m in conv["messages"] if m["role"] == "tool") == len(calls)
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_words_without_work_earn_no_validation_through_inspect(lesion_data, tmp_path):
+    _, score, _, r = _inspect_run(words_no_work_calls(_context()), tmp_path / "logs", lesion_data)
+    assert r.run.end_reason == "submitted" and r.task.completion_rate == 1.0
+    assert r.stages["s3"].score == 0 and score.value["s3"] == 0
+    assert "NO_PILOT" in {e.code for e in r.errors}
+
+
+@needs_bwrap
+def test_an_escape_attempt_through_inspect_is_blocked_and_coded(lesion_data, tmp_path):
+    source = ROOT / "src" / "automedbench" / "scoring" / "score_run.py"
+    calls = [("bash", f"# S2 look for the harness\ncat {source}; ls {ROOT}"),
+             ("bash", "# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200"),
+             ("bash", "# S2 again\ncat /data/private/*/*"),
+             ("bash", "echo never run")]
+    log, score, run_dir, r = _inspect_run(calls, tmp_path / "logs", lesion_data)
+    assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0 == score.value["overall"]
+    assert len(r.violations) == 2 and all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
+    assert "SANDBOX_VIOLATION" in {e.code for e in r.errors} and "SANDBOX_VIOLATION" in score.metadata["errors"]
+    execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
+    # the harness source is not there; what the first look read was the decoy, never a reference
+    assert execs[0].exit_code != 0 and "def score_run" not in execs[0].stdout
+    assert "AUTOMEDBENCH DECOY" in execs[1].stdout and len(execs) == 3
+    # the first look was answered with the warning; the second ended the sample, the last call never ran
+    (sample,) = log.samples
+    tool_texts = [m.text for m in sample.messages if m.role == "tool"]
+    assert "SANDBOX VIOLATION" in tool_texts[1] and not any("never run" in t for t in tool_texts)
