@@ -36,6 +36,7 @@ from .. import yamlfile
 from ..export import ExportError, inspect_log
 from ..run_files import RunFiles
 from ..runs.models import DetailReport
+from ..runs.record import RunFileError, RunRecord
 from ..scoring.error_codes import code_texts as error_code_texts
 from ..scoring.error_codes import error_table
 from ..scoring.rubric import Rubric, load_rubric
@@ -77,34 +78,27 @@ def tojson_safe(value: Any) -> str:
 
 
 # ---- reading a run directory (tolerant: every file is optional) -----------------------------
+# through RunRecord (docs/run_record.md "Reading a run folder"): a file that is absent or does
+# not read leaves its part of the page out
 
 def read_trace(run_dir: Path | None) -> list[dict]:
+    """The trace's lines, unvalidated (events of other harness versions are shown too)."""
     if run_dir is None:
         return []
-    path = RunFiles(run_dir).trace
-    events = []
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                try:
-                    ev = json.loads(line)
-                except ValueError:
-                    continue  # a torn last line (the run was killed) is not fatal
-                if isinstance(ev, dict):
-                    events.append(ev)
-    except OSError:
+        return RunRecord(run_dir).trace_lines
+    except RunFileError:
         return []
-    return events
 
 
 def read_conversation(run_dir: Path | None) -> dict:
     if run_dir is None:
         return {}
     try:
-        conv = json.loads(RunFiles(run_dir).conversation.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        conv = RunRecord(run_dir).conversation
+    except RunFileError:
         return {}
-    return conv if isinstance(conv, dict) else {}
+    return conv.model_dump(mode="json") if conv is not None else {}
 
 
 def _content(c: Any) -> str:
