@@ -2,7 +2,7 @@
 calibration agents, plug-ins of the entry-point group `automedbench.agents`; docs/architecture.md
 "One registry"), then LLM agents, which are data: entries of the YAML endpoint registry
 (llm/registry.py), each run by the class of its `kind`: `LLMAgent` (our loop) or an outside
-scaffold's (`MiniSweAgent`, docs/agents.md)."""
+scaffold's (`MiniSweAgent`), or an agent's own CLI behind the model gateway (`CliAgent`, docs/agents.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import UserError
 from ..llm.registry import AgentConfig, load_agent_configs
 from ..plugins import Registry
+from .cli_agent import CliAgent
 from .base import Agent, AgentContext, AgentOutcome, RunStopped, ToolBox
 from .llm import LLMAgent
 from .mini_swe_agent import MiniSweAgent
@@ -26,7 +27,8 @@ class AgentError(UserError, ValueError):
 AgentFactory = Callable[[], Agent]
 
 # an endpoint entry's `kind` -> the agent that runs it (llm/registry.py AGENT_KINDS names them)
-ENTRY_KINDS: dict[str, Callable[[AgentConfig], Agent]] = {"llm": LLMAgent, "mini-swe-agent": MiniSweAgent}
+ENTRY_KINDS: dict[str, Callable[[AgentConfig], Agent]] = {"llm": LLMAgent, "mini-swe-agent": MiniSweAgent,
+                                                           "cli": CliAgent}
 
 
 def _agent_class(obj: Any, where: str) -> AgentFactory:

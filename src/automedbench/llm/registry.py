@@ -50,8 +50,9 @@ class LLMConfigError(UserError, ValueError):
 AgentConfigError = LLMConfigError     # the name this error had when it lived in agents/
 
 # What runs the model's turns (docs/agents.md): our own loop ("llm"), or an outside scaffold
-# whose actions run in our sandbox as recorded calls.
-AGENT_KINDS = ("llm", "mini-swe-agent")
+# whose actions run in our sandbox as recorded calls, or an agent's own CLI in the sandbox behind
+# the model gateway ("cli": docs/agents.md "CLI agents behind the gateway").
+AGENT_KINDS = ("llm", "mini-swe-agent", "cli")
 
 
 class _Strict(BaseModel):

@@ -1,0 +1,320 @@
+"""CLI agents behind the model gateway (docs/agents.md "CLI agents behind the gateway"):
+mini-swe-agent's own CLI (`mini`) runs inside bwrap as one process; its model requests reach the
+gateway through the forwarder on the sandbox's loopback and the Unix socket bound into it; the
+upstream is the loopback scripted server. The same commands through our loop and through the CLI
+earn the same task score and S1-S5; words without work earn S3 0; a look at the private
+references is blocked and coded; the key is nowhere in the sandbox's view; tokens and cost are
+the scripted server's usage priced by the entry."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from automedbench import api
+from automedbench.agents import AgentContext, check_ready, get_agent
+from automedbench.agents.cli_agent import PLACEHOLDER_KEY
+from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND
+from automedbench.agents.scripted import reference_calls, words_no_work_calls
+from automedbench.gateway import ChatMeter, Gateway
+from automedbench.llm.client import ChatClient
+from automedbench.llm.registry import load_agent_configs
+from automedbench.runs.models import DetailReport
+from automedbench.runs.trace import read_trace
+from automedbench.tasks import get_task
+
+from .fake_openai import call, completion, usage
+
+pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed (make test installs it: docs/agents.md)")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"), needs_bwrap]
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK, TIER = "brain-lesion-seg", "lite"
+SECRET = "sk-cli-DO-NOT-LEAK-9f8e7d6c"
+PRICING = "{input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: 0.5}"
+
+
+def _agents_file(path: Path, url: str, limits: str = "") -> Path:
+    retry = "{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}"
+    lim = f"\n    limits: {limits}" if limits else ""
+    path.write_text(f"""agents:
+  - name: loop-fake
+    model: fake-coder
+    base_url: {url}
+    api_key_env: AMB_CLI_KEY
+    pricing: {PRICING}
+    retry: {retry}
+  - name: cli-fake
+    kind: cli
+    model: fake-coder
+    base_url: {url}
+    api_key_env: AMB_CLI_KEY
+    pricing: {PRICING}
+    retry: {retry}{lim}
+""")
+    return path
+
+
+def _context() -> AgentContext:
+    task = get_task(TASK)
+    return AgentContext(task_id=task.id, tier=TIER, data_dir="/data/public", workspace_dir="/workspace",
+                        kickoff="", output_files=task.output_files, input_files=task.input_files, track=task.track,
+                        track_options=task.options, candidates=list(task.tiers.standard.candidates),
+                        target_keywords=list(task.target_keywords))
+
+
+def as_bash(language: str, code: str) -> str:
+    if language == "bash":
+        return code
+    tag = code.splitlines()[0] if code.lstrip().startswith("#") else "# python"
+    return f"{tag}\npython3 - <<'AMB_PY'\n{code}\nAMB_PY"
+
+
+def _usage(i: int) -> dict:
+    return usage(1000 + 100 * i, 50 + i, cached=500)
+
+
+def loop_script(commands: list[str]) -> list[dict]:
+    return [completion(tool_calls=[call("execute_code", {"language": "bash", "code": c})], usage_=_usage(i))
+            for i, c in enumerate(commands)] + \
+        [completion(tool_calls=[call("submit_results", {})], usage_=_usage(len(commands)))]
+
+
+def cli_script(commands: list[str]) -> list[dict]:
+    return [completion(f"step {i}", tool_calls=[call("bash", {"command": c})], usage_=_usage(i))
+            for i, c in enumerate(commands)] + \
+        [completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=_usage(len(commands)))]
+
+
+@pytest.fixture
+def lesion_data(tmp_path, staged_once):
+    root = tmp_path / "data"
+    staged_once("mni-brain-lesion", root, n_cases=3)
+    return root
+
+
+def _run(agent: str, out: Path, data: Path, cfg: Path) -> tuple[Path, DetailReport]:
+    run_dir = api.run_one(TASK, TIER, agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False,
+                                                                 agent_configs=[cfg], exec_timeout_s=300)).run_dir
+    return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+
+def _stages(r: DetailReport) -> dict:
+    return {s: (st.score, st.items) for s, st in r.stages.items()}
+
+
+def _cli_run(agent: str, out: Path, data: Path, cfg: Path) -> tuple[Path, DetailReport]:
+    """`automedbench run --agent NAME` as a user types it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    res = subprocess.run([sys.executable, "-m", "automedbench", "run", "--task", TASK, "--tier", TIER,
+                          "--agent", agent, "--agent-config", str(cfg), "--sandbox", "bwrap", "--network", "off",
+                          "--data-root", str(data), "--out", str(out)],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    run_dir = next(p for p in out.iterdir() if (p / "detail_report.json").is_file())
+    return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+
+def _priced(usages: list[dict]) -> float:
+    """The entry's pricing of the scripted usage (2.0 in, 0.5 cached in, 8.0 out per Mtok)."""
+    return sum(((u["prompt_tokens"] - 500) * 2.0 + 500 * 0.5 + u["completion_tokens"] * 8.0) / 1e6 for u in usages)
+
+
+@pytest.mark.slow
+def test_the_reference_commands_earn_the_same_through_the_cli_and_our_loop(fake_openai, lesion_data, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    commands = [as_bash(lang, code) for lang, code in reference_calls(_context())]
+    fake_openai.push(*loop_script(commands))
+    loop_dir, loop = _run("loop-fake", tmp_path / "loop", lesion_data, cfg)
+    fake_openai.push(*cli_script(commands))
+    cli_dir, cli = _cli_run("cli-fake", tmp_path / "cli", lesion_data, cfg)
+
+    assert loop.run.end_reason == cli.run.end_reason == "submitted"
+    assert loop.task.completion_rate == 1.0 and loop.task.score > 0.6 and loop.stages["s3"].score == 1.0
+    assert cli.task.score == loop.task.score and cli.task.per_case == loop.task.per_case
+    assert _stages(cli) == _stages(loop)
+    assert cli.agentic == loop.agentic and cli.overall == loop.overall
+    assert {e.code for e in cli.errors} == {e.code for e in loop.errors}
+    # tokens and cost: the scripted server's usage, priced by the entry, one turn per command + the submission
+    usages = [_usage(i) for i in range(len(commands) + 1)]
+    assert (cli.run.turns, cli.run.tokens_in, cli.run.tokens_out) == \
+        (loop.run.turns, loop.run.tokens_in, loop.run.tokens_out) == \
+        (len(commands) + 1, sum(u["prompt_tokens"] for u in usages), sum(u["completion_tokens"] for u in usages))
+    assert cli.run.cost_usd == loop.run.cost_usd == pytest.approx(_priced(usages), abs=1e-6)
+
+    # the record: every command the CLI ran is one call with its effects, as our loop's calls
+    trace = read_trace(cli_dir / "trace.jsonl")
+    calls = [e for e in trace if e.type == "tool_call"]
+    assert [e.code for e in calls] == commands
+    assert all(e.data["source"]["path"] == "cli-gateway" and e.data["source"]["calls_from"] == "gateway"
+               and e.data["source"]["scaffold"] == "mini-swe-agent" for e in calls)
+    loop_execs = [e for e in read_trace(loop_dir / "trace.jsonl") if e.type == "execution"]
+    cli_execs = [e for e in trace if e.type == "execution"]
+    assert [(e.stage, e.exit_code, sorted(w.path for w in e.effects.written)) for e in cli_execs] == \
+        [(e.stage, e.exit_code, sorted(w.path for w in e.effects.written)) for e in loop_execs]
+    assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
+    # the agent's own trajectory agreed with the calls recorded
+    assert not [e for e in trace if e.type == "warning" and (e.kind or "").startswith("cli_trajectory")]
+    meta = json.loads((cli_dir / "run.json").read_text())
+    assert meta["agent_config"]["kind"] == "cli"
+    # upstream: the key on the wire only; the agent sent the placeholder to the gateway
+    chats = fake_openai.chat_requests()[len(commands) + 1:]
+    assert len(chats) == len(commands) + 1
+    assert all(c["headers"]["authorization"] == f"Bearer {SECRET}" for c in chats)
+    assert [t["function"]["name"] for t in chats[0]["body"]["tools"]] == ["bash"]
+    assert "S3 Validate" in chats[0]["body"]["messages"][0]["content"]
+    assert "<returncode>0</returncode>" in chats[-1]["body"]["messages"][-1]["content"]
+    for f in cli_dir.rglob("*"):
+        if f.is_file():
+            assert SECRET.encode() not in f.read_bytes(), f
+
+
+@pytest.mark.slow
+def test_words_without_work_earn_no_validation_through_the_cli(fake_openai, lesion_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    commands = [as_bash(lang, code) for lang, code in words_no_work_calls(_context())]
+    fake_openai.push(*cli_script(commands))
+    _, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.run.end_reason == "submitted" and r.task.completion_rate == 1.0
+    assert r.stages["s3"].score == 0
+    assert "NO_PILOT" in {e.code for e in r.errors}
+
+
+def test_a_look_at_the_private_references_is_blocked_and_coded(fake_openai, lesion_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    fake_openai.push(*cli_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
+                                  "# S2 again\ncat /data/private/*/*", "echo never"]))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0
+    assert len(r.violations) == 2 and all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
+    assert "SANDBOX_VIOLATION" in {e.code for e in r.errors}
+    chats = fake_openai.chat_requests()
+    # the first look was answered with the warning in the agent's result; after the second the
+    # gateway refused the run's next request, so the model was asked twice only
+    assert len(chats) == 2
+    assert "SANDBOX VIOLATION" in chats[1]["body"]["messages"][-1]["content"]
+    execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
+    assert "AUTOMEDBENCH DECOY" in execs[0].stdout and "\x1f\x8b" not in execs[0].stdout
+
+
+def test_the_key_is_nowhere_in_the_sandbox_and_the_network_stays_off(fake_openai, lesion_data, tmp_path,
+                                                                      monkeypatch):
+    """The sandbox's view, grepped from inside by a command of the CLI agent: every process's
+    environment, the workspace, /tmp, the gateway's folder and the agent's config; and the upstream
+    cannot be reached but through the gateway."""
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    head, tail = SECRET[:9], SECRET[9:]   # the command never holds the key whole
+    port = fake_openai.url.split(":")[-1].split("/")[0]
+    grep = (f'# S1 look\nK="{head}"; K="$K{tail}"\n'
+            'for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr "\\0" "\\n" < $f 2>/dev/null; done > /tmp/envs.txt\n'
+            f'echo "environs: $(wc -l < /tmp/envs.txt)"; grep -c OPENAI_API_KEY={PLACEHOLDER_KEY} /tmp/envs.txt\n'
+            'echo "key in environs: $(grep -c -- "$K" /tmp/envs.txt)"\n'
+            'echo "key in files: $(grep -rlF -- "$K" /workspace /tmp /opt/amb-gateway /etc $HOME/.config 2>/dev/null'
+            ' | grep -v envs.txt | wc -l)"\n'
+            'ls /opt/amb-gateway\n'
+            f'python3 -c "import urllib.request as u; u.urlopen(\'http://127.0.0.1:{port}/v1/models\', timeout=3)"'
+            ' 2>&1 | tail -1')
+    fake_openai.push(*cli_script([grep]))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.run.end_reason == "submitted"
+    out = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"][0].stdout
+    lines = out.splitlines()
+    assert int(lines[0].split(": ")[1]) > 5 and int(lines[1]) >= 1   # the agent's environment was read
+    assert "key in environs: 0" in lines and "key in files: 0" in lines, out
+    assert {"gateway.sock", "forwarder.py", "mini.yaml"} <= set(lines), out
+    assert "Connection refused" in lines[-1] or "Errno" in lines[-1], out   # the host's loopback is not the sandbox's
+    assert SECRET not in out
+    # tokens and cost equal the scripted server's usage, priced by the entry
+    usages = [_usage(0), _usage(1)]
+    assert (r.run.tokens_in, r.run.tokens_out) == (sum(u["prompt_tokens"] for u in usages),
+                                                   sum(u["completion_tokens"] for u in usages))
+    assert r.run.cost_usd == pytest.approx(_priced(usages), abs=1e-6)
+
+
+def test_the_entrys_limits_end_the_run_at_the_gateway(fake_openai, lesion_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url, limits="{max_total_tokens: 2500}")
+    fake_openai.push(*[completion(tool_calls=[call("bash", {"command": f"# S1\necho {i}"})], usage_=usage(1000, 50))
+                       for i in range(4)])
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    # the third reply crossed 2500 tokens: the gateway refused the fourth request, as our loop ends;
+    # the third reply's command had run, and is recorded from that request
+    assert r.run.end_reason == "max_tokens" and r.run.turns == 3 and r.run.tokens_in == 3000
+    assert len(fake_openai.chat_requests()) == 3
+    trace = read_trace(run_dir / "trace.jsonl")
+    assert [e.code for e in trace if e.type == "tool_call"] == [f"# S1\necho {i}" for i in range(3)]
+    assert [e.stdout for e in trace if e.type == "execution"] == ["0\n", "1\n", "2\n"]
+
+
+def test_an_entry_of_kind_cli_is_checked_before_it_runs(tmp_path, fake_openai):
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    agent = get_agent("cli-fake", [cfg])
+    assert type(agent).__name__ == "CliAgent" and agent.model == "fake-coder"
+    with pytest.raises(Exception, match="AMB_CLI_KEY"):
+        check_ready(agent)
+
+
+def _unix_http(path: Path, method: str, url: str, body: bytes = b"") -> tuple[int, bytes]:
+    """One HTTP request over the gateway's Unix socket, as the forwarder relays it."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(str(path))
+    s.sendall(f"{method} {url} HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+              .encode() + body)
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    s.close()
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), rest
+
+
+def test_the_gateway_answers_streams_and_refuses_once_ended(fake_openai, tmp_path, monkeypatch):
+    """The gateway alone (no sandbox): a request priced and counted, the same reply as server-sent
+    events, the model list, a bad body and an unknown path refused, and every request after the
+    end answered 401 with the reason."""
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = load_agent_configs([_agents_file(tmp_path / "agents.yaml", fake_openai.url)])["cli-fake"]
+    counted: list = []
+    limit: list = [None]
+    meter = ChatMeter(cfg, ChatClient(cfg), at_limit=lambda: limit[0], before=lambda r: None,
+                      begin_turn=lambda: None, record=counted.append, failed=lambda e: None, deadline=lambda: None)
+    sock = tmp_path / "gw.sock"
+    fake_openai.push(completion("hi", tool_calls=[call("bash", {"command": "ls"})], usage_=_usage(0)),
+                     completion("again", usage_=_usage(1)))
+    with Gateway(sock, "fake-coder", meter) as gw:
+        req = {"model": "anything", "messages": [{"role": "user", "content": "go"}],
+               "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}]}
+        status, body = _unix_http(sock, "POST", "/v1/chat/completions", json.dumps(req).encode())
+        reply = json.loads(body)
+        assert status == 200 and reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "bash"
+        assert reply["usage"]["prompt_tokens"] == 1000 and reply["usage"]["cost"] == pytest.approx(_priced([_usage(0)]))
+        assert counted[0].cost_usd == pytest.approx(_priced([_usage(0)])) and counted[0].reply.tokens_out == 50
+        # upstream got the entry's model and the harness's key, not what the agent sent
+        up = fake_openai.chat_requests()[0]
+        assert up["body"]["model"] == "fake-coder" and up["headers"]["authorization"] == f"Bearer {SECRET}"
+        status, body = _unix_http(sock, "POST", "/v1/chat/completions", json.dumps({**req, "stream": True}).encode())
+        events = [line[6:] for line in body.decode().splitlines() if line.startswith("data: ")]
+        assert status == 200 and events[-1] == "[DONE]"
+        assert json.loads(events[0])["choices"][0]["delta"]["content"] == "again"
+        assert json.loads(events[2])["usage"]["prompt_tokens"] == 1100
+        assert _unix_http(sock, "GET", "/v1/models")[0] == 200
+        assert json.loads(_unix_http(sock, "GET", "/v1/models")[1])["data"][0]["id"] == "fake-coder"
+        assert _unix_http(sock, "POST", "/v1/chat/completions", b"{not json")[0] == 400
+        assert _unix_http(sock, "POST", "/v1/embeddings", b"{}")[0] == 404
+        assert _unix_http(sock, "POST", "/amb/upload/trajectory.json", b"xyz")[0] == 200
+        assert gw.uploads["trajectory.json"] == b"xyz"
+        limit[0] = "max_cost"
+        status, body = _unix_http(sock, "POST", "/v1/chat/completions", json.dumps(req).encode())
+        assert status == 401 and "max_cost" in json.loads(body)["error"]["message"]
+        assert len(fake_openai.chat_requests()) == 2 and len(counted) == 2
+    assert not sock.exists()
