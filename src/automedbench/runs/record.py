@@ -54,8 +54,9 @@ class RunFileError(UserError, ValueError):
 
 
 class SavedVerdict(BaseModel):
-    """judge.json: the judge that gave S1..S3 and its verdict per stage (None: not judged)."""
-    model_config = ConfigDict(extra="forbid")
+    """judge.json: the judge that gave S1..S3 and its verdict per stage (None: not judged).
+    Keys beside these two are ignored, as scoring always has."""
+    model_config = ConfigDict(extra="ignore")
     judge: JudgeInfo
     stages: dict[str, StageResult | None]
 

@@ -22,6 +22,7 @@ from ..runs.models import (
     TraceEvent,
     Violation,
 )
+from ..runs.record import RunFileError, RunRecord
 from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
@@ -54,19 +55,23 @@ class JudgeFailed(InfrastructureError):
 
 
 def load_meta(run_dir: Path) -> RunMeta:
-    files = RunFiles(run_dir)
-    if not files.meta.is_file():
-        raise RunDirError(f"{run_dir}: not a run directory (no run.json)")
+    """run.json, through RunRecord (docs/run_record.md "Reading a run folder"); RunDirError when
+    the folder is no run or its run.json does not read."""
     try:
-        return RunMeta.model_validate_json(files.meta.read_text())
-    except ValueError as exc:
-        raise RunDirError(f"{files.meta}: unreadable run metadata: {str(exc).splitlines()[0]}") from None
+        meta = RunRecord.open(run_dir).meta
+    except RunFileError as exc:
+        if exc.kind == "no_run_dir":
+            raise RunDirError(f"{run_dir}: not a run directory (no run.json)") from None
+        raise RunDirError(f"{exc.path}: unreadable run metadata: {exc.why}") from None
+    if meta is None:
+        raise RunDirError(f"{run_dir}: not a run directory (no run.json)")
+    return meta
 
 
 def _load_conversation(files: RunFiles) -> Conversation | None:
     try:
-        return Conversation.model_validate_json(files.conversation.read_text())
-    except (OSError, ValueError):
+        return RunRecord(files.dir).conversation
+    except RunFileError:
         return None
 
 
@@ -392,12 +397,10 @@ def null_for_infrastructure(report: DetailReport) -> DetailReport:
 
 
 def _load_saved_verdict(files: RunFiles) -> tuple[dict[str, StageResult | None], JudgeInfo] | None:
-    if not files.judge.is_file():
-        return None
     try:
-        raw = json.loads(files.judge.read_text())
-        info = JudgeInfo.model_validate(raw["judge"])
-        verdict = {k: (StageResult.model_validate(v) if v else None) for k, v in raw["stages"].items()}
-        return verdict, info
-    except (ValueError, KeyError, TypeError):
+        saved = RunRecord(files.dir).judge   # docs/run_record.md "Reading a run folder"
+    except RunFileError:
+        return None    # a judge.json that does not read is judged again
+    if saved is None:
         return None
+    return {k: v for k, v in saved.stages.items()}, saved.judge
