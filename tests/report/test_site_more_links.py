@@ -157,3 +157,24 @@ def test_every_plus_n_more_on_the_site_links_to_all_of_them(tmp_path):
     assert by_id["all-code-PLACEHOLDER_OUTPUT"].case_links() == [f"q{i:03d}" for i in range(76)]
     assert sorted(by_id["all-code-MISSING_CASES"].case_links()) == [c.case_id for c in per_case if c.status == "missing"]
     assert "250 written" in html
+
+
+def test_the_analysis_lists_every_code_fired_not_a_top_few(tmp_path):
+    """The error analysis's codes table was cut to the 15 most frequent without saying of how
+    many; it lists every agent-attributable code fired, and its heading counts them."""
+    from automedbench.scoring.error_codes import error_table
+    table = error_table()["codes"]
+    named = [c for c, spec in table.items() if not spec.get("infrastructure")][:18]
+    assert len(named) == 18, named
+    for k in range(18):   # run k fires codes k.. : code i fires in i + 1 runs, most frequent last here
+        write_run(tmp_path / "runs", build_report(f"r{k:02d}", agent="a", errors=[
+            {"code": c, "category": table[c]["category"], "step": table[c]["step"], "evidence": {"excerpt": "x"}}
+            for c in named[k:]]))
+    write_leaderboard(collect_reports([tmp_path / "runs"]), tmp_path / "site", analysis_plots=False)
+    tree = Tree((tmp_path / "site" / "analysis.html").read_text(encoding="utf-8"))
+    heading = next(n for n in tree.root.walk() if n.attrs.get("id") == "top-codes")
+    table_node = next(n for n in tree.root.walk() if n.attrs.get("id") == "codes-table")
+    rows = [n for n in table_node.walk() if n.tag == "tr"][1:]
+    shown = [next(b for b in r.walk() if b.tag == "b").text() for r in rows]
+    assert shown == named[::-1], shown
+    assert "(18)" in heading.text(), heading.text()

@@ -36,7 +36,6 @@ if TYPE_CHECKING:   # matplotlib is imported when a figure is drawn
 
 STEPS = ("S1", "S2", "S3", "S4", "S5")
 EXAMPLES_PER_CODE = 3
-TOP_CODES = 15
 
 
 class Share(BaseModel):
@@ -190,7 +189,7 @@ def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None =
     texts = code_texts or {}
     top = [CodeStat(code=c, category=meta[c][0], step=meta[c][1], count=n, runs=len(code_runs[c]),
                     text=texts.get(c, ""), examples=examples[c])
-           for c, n in sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_CODES]]
+           for c, n in sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))]   # every code fired, none cut off
     return Analysis(n_runs=len(runs), n_analyzed=len(done), n_infra_excluded=len(runs) - len(done),
                     total_codes=total, by_category=by_category, by_step=by_step, agents=agents, gap=gap,
                     top_codes=top)
@@ -345,7 +344,7 @@ def print_tables(a: Analysis, console: Any) -> None:
                       f"clean {g.mean_clean * 100:.1f} (n={g.clean_runs}): [bold]{g.relative_gap * 100:.0f}% lower[/]")
     else:
         console.print(f"Overall gap: not computable (runs with codes: {g.runs_with_codes}, clean: {g.clean_runs})")
-    t = Table("code", "step", "category", "fired", "runs", "example", title="Most frequent codes")
+    t = Table("code", "step", "category", "fired", "runs", "example", title=f"Codes fired ({len(a.top_codes)}), most frequent first")
     for stat in a.top_codes:
         ex = stat.examples[0] if stat.examples else None
         t.add_row(stat.code, stat.step, stat.category, str(stat.count), str(stat.runs),
