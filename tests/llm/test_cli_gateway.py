@@ -18,6 +18,7 @@ import pytest
 from automedbench import api
 from automedbench.agents import AgentContext, check_ready, get_agent
 from automedbench.agents.cli_agent import PLACEHOLDER_KEY
+from automedbench.agents.listing import list_agents
 from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND
 from automedbench.agents.scripted import reference_calls, words_no_work_calls
 from automedbench.gateway import ChatMeter, Gateway
@@ -171,6 +172,11 @@ def test_the_reference_commands_earn_the_same_through_the_cli_and_our_loop(fake_
     assert [t["function"]["name"] for t in chats[0]["body"]["tools"]] == ["bash"]
     assert "S3 Validate" in chats[0]["body"]["messages"][0]["content"]
     assert "<returncode>0</returncode>" in chats[-1]["body"]["messages"][-1]["content"]
+    # the conversation as the model saw it: mini's system message, each result, no placeholder key
+    conv = json.loads((cli_dir / "conversation.json").read_text())
+    assert SUBMIT_COMMAND in conv["system_prompt"] and "S3 Validate" in conv["system_prompt"]
+    assert sum(1 for m in conv["messages"] if m["role"] == "tool") == len(commands)
+    assert sum(1 for m in conv["messages"] if m["role"] == "assistant") == len(commands) + 1
     for f in cli_dir.rglob("*"):
         if f.is_file():
             assert SECRET.encode() not in f.read_bytes(), f
@@ -260,6 +266,8 @@ def test_an_entry_of_kind_cli_is_checked_before_it_runs(tmp_path, fake_openai):
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
     agent = get_agent("cli-fake", [cfg])
     assert type(agent).__name__ == "CliAgent" and agent.model == "fake-coder"
+    kinds = {r["name"]: r["kind"] for r in list_agents([cfg])}   # `automedbench agents list`
+    assert kinds["cli-fake"] == "cli" and kinds["loop-fake"] == "llm"
     with pytest.raises(Exception, match="AMB_CLI_KEY"):
         check_ready(agent)
 
