@@ -8,7 +8,8 @@ file), the harness runs the track's own per-case check: the contract and plausib
 scoring (`check_case`: the track's contract and plausibility rules), whether the output is
 trivial (`CaseCheck.non_trivial`), and whether a file
 holds the bytes of one of the case's inputs, and the track's own plausibility test
-(`Track.plausibility`: values not in the input's units, …). No reference values are
+(`Track.plausibility`: the relations the track declares between the output's facts and its
+input's, tracks/relations.py; docs/judge.md "Plausibility"). No reference values are
 compared: nothing here is a score. It also keeps the content facts of each file as written (tracks/content_facts.py), so a
 later look is compared with what the file held then, even if it was rewritten since.
 

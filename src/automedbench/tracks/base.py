@@ -33,6 +33,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from ..data.from_folder import GENERIC_LAYOUT, FolderLayout
 from ..number_format import COUNT_NAMES
 from .mutants import GENERIC_MALIGN, Mutant
+from .relations import Relation, mismatch
 
 if TYPE_CHECKING:
     from ..data import DatasetInfo
@@ -312,13 +313,20 @@ class TrackScoring(Protocol[OptionsInT]):
         """Read and validate one case's submission. Never raises for bad agent output."""
         ...
 
+    def relations(self, prediction: Any, input_case_dir: Path, options: OptionsInT) -> list[Relation]:
+        """Optional capability: how this output's facts relate to its input's (tracks/relations.py:
+        values in the input's units, boxes in its pixel grid, a text about the study its public
+        metadata names, an answer of the kind its question asks), built from `prediction` (what
+        `check_case` returned) and the case's public folder, never the reference. Must not raise
+        for bad output. Default: none declared."""
+        return []
+
     def plausibility(self, prediction: Any, input_case_dir: Path, options: OptionsInT) -> str:
-        """A problem a careful look at one valid output would see without the reference (values
-        not in the input's units, …), or "" — the harness's per-output check reports it
-        (docs/judge.md "Per-output checks"); never a score. `prediction` is what `check_case`
-        returned; `input_case_dir` the case's public folder. Must not raise for bad output.
-        Default: nothing to say."""
-        return ""
+        """A problem a careful look at one valid output would see without the reference, or "" —
+        the harness's per-output check reports it (docs/judge.md "Plausibility"); never a score.
+        Default: the first of `relations` the output breaks (tracks/relations.py `mismatch`); a
+        track with checks of the output alone (a lesion larger than its organ) adds them."""
+        return mismatch(self.relations(prediction, input_case_dir, options))
 
     def score_case(self, prediction: Any, reference: Any, options: OptionsInT,
                    context: ScoringContext) -> CaseScore: ...

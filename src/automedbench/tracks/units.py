@@ -1,8 +1,8 @@
-"""Whether an image output is in its input's units, without the reference (docs/judge.md "Each
-track's mutants and plausibility checks"): a restored or super-resolved image keeps the input's
-intensity scale (HU for CT), so its value spread and its middle both stay near the input's.
-Shared by the tracks whose output has the input's units (enhancement; synthesis's z
-super-resolution)."""
+"""Whether an image output is in its input's units by its percentiles alone, without the
+reference (docs/judge.md "Plausibility"): a restored or super-resolved image keeps the input's
+intensity scale (HU for CT), so its value spread and its middle both stay near the input's. The
+first comparison of the `Values` relation (tracks/relations.py), which then compares the output
+with the input value for value on the input's grid where the task's degradation maps it there."""
 from __future__ import annotations
 
 import numpy as np

@@ -45,6 +45,7 @@ from ..base import (
     with_reference_method,
 )
 from ..profile import ProfileScore
+from ..relations import Geometry, Relation
 from . import reference_profile
 from .boxes import AGNOSTIC_CLASS, class_table, none_found_why, read_prediction, reference_rows
 from .data import DATASETS
@@ -143,14 +144,27 @@ class DetectionTrack(Track[DetectionOptions]):
 
     def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: DetectionOptions) -> str:
         """What a look at one image's boxes shows without the reference (docs/judge.md
-        "Plausibility"): the same box given more than once (a loop that kept its first result)."""
+        "Plausibility"): the same box given more than once (a loop that kept its first result),
+        then the boxes against the image's pixel grid (`relations`)."""
         rows = np.asarray(prediction)
-        if rows.ndim != 2 or len(rows) < 2:
-            return ""
-        _, counts = np.unique(np.round(rows[:, :5], 3), axis=0, return_counts=True)
-        if counts.max() > 1:
-            return f"{int(counts.max())} identical boxes (same class and corners)"
-        return ""
+        if rows.ndim == 2 and len(rows) >= 2 and rows.shape[1] >= 6:
+            _, counts = np.unique(np.round(rows[:, [0, 2, 3, 4, 5]], 3), axis=0, return_counts=True)
+            if counts.max() > 1:
+                return f"{int(counts.max())} identical boxes (same class and corners)"
+        return super().plausibility(prediction, input_case_dir, options)
+
+    def relations(self, prediction: np.ndarray, input_case_dir: Path, options: DetectionOptions) -> list[Relation]:
+        """The boxes are in the input image's pixel grid (tracks/relations.py `Geometry`)."""
+        rows = np.asarray(prediction)
+        if rows.ndim != 2 or not len(rows) or rows.shape[1] < 6:
+            return []
+        from PIL import Image   # lazy: PIL's import is paid only where an image is read
+        try:
+            with Image.open(Path(input_case_dir) / options.image_file) as img:
+                width, height = img.size
+        except (OSError, ValueError):
+            return []
+        return [Geometry(rows[:, 2:6], int(width), int(height))]
 
     def score_case(self, prediction: np.ndarray, reference: dict[str, Any], options: DetectionOptions,
                    context: ScoringContext) -> CaseScore:

@@ -11,6 +11,7 @@ Medal bands come from the dataset's bands.json (computed by baselines.py).
 """
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,8 @@ from .options import EnhancementOptions
 from .scripted import EnhancementMethods
 from ..mutants import Mutant
 from .mutants import enhancement_mutants
-from ..units import not_in_input_units
+from ..relations import Relation, Values
+from . import degrade
 
 PSNR_CAP_DB = 100.0
 HERE = Path(__file__).parent
@@ -126,14 +128,20 @@ class EnhancementTrack(Track[EnhancementOptions]):
             return CaseCheck(False, reason)
         return CaseCheck(True, "", arr, non_trivial=bool(np.ptp(arr) > 0))
 
-    def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: EnhancementOptions) -> str:
-        """An enhanced image keeps the input's units (HU for CT): its spread and middle stay near
-        the input's (tracks/units.py)."""
+    def relations(self, prediction: np.ndarray, input_case_dir: Path, options: EnhancementOptions) -> list[Relation]:
+        """An enhanced image keeps its input's units, whatever they are (HU, an MR slice's own
+        scale): compared on the input's grid through the task's degradation, the identity for
+        denoising and the block mean for super-resolution (degrade.py; docs/judge.md
+        "Plausibility")."""
         try:
             src = np.load(Path(input_case_dir) / options.input_file, allow_pickle=False)
-            return not_in_input_units(prediction, src)
         except (OSError, ValueError):
-            return ""
+            return []
+        if src.ndim != 2:
+            return []
+        to_input = ((lambda a: a) if options.variant == "denoise"
+                    else functools.partial(degrade.block_downsample, factor=options.scale))
+        return [Values(prediction, src, to_input)]
 
     def score_case(self, prediction: np.ndarray, reference: np.ndarray, options: EnhancementOptions,
                    context: ScoringContext) -> CaseScore:

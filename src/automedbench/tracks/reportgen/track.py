@@ -45,7 +45,8 @@ from ..reducers import mean_of_present
 from . import radiology, reference_profile
 from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
-from .body_parts import wrong_body_part
+from .body_parts import subject_relation, wrong_body_part
+from ..relations import Relation
 from .literature import literature_values
 from .matching import CONTRADICTS, compare
 from .options import ALL_COMPONENTS, ReportGenOptions
@@ -132,6 +133,11 @@ class ReportGenerationTrack(Track[ReportGenOptions]):
             return CaseCheck(False, reason)
         report = Report.from_text(text, o.section)
         return CaseCheck(True, "", report, non_trivial=not report.placeholder and bool(report.tokens))
+
+    def relations(self, prediction: Report, input_case_dir: Path, options: ReportGenOptions) -> list[Relation]:
+        """The report is about the body part its study's public manifest names (body_parts.py;
+        docs/judge.md "Plausibility"): a chest report for a leg film is a problem one look shows."""
+        return [subject_relation(prediction, input_case_dir)] if isinstance(prediction, Report) else []
 
     # ---- scoring ------------------------------------------------------------------------------
     def score_case(self, prediction: Report, reference: Report, options: ReportGenOptions,

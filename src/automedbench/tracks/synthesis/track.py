@@ -15,6 +15,7 @@ MRI→CT), else 0 — good ≥ 0.98, okay ≥ 0.95 (bands.yaml); not above the b
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 from pathlib import Path
@@ -46,7 +47,8 @@ from ..reducers import mean_of_present, mean_over_cases, present_values
 from ..safety import safe_output_file
 from .data import DATASETS
 from .options import SynthesisOptions
-from ..units import not_in_input_units
+from .zsr import slab_average
+from ..relations import Relation, Values
 from .scripted import SynthesisMethods
 from ..mutants import Mutant
 from .mutants import synthesis_mutants
@@ -115,16 +117,18 @@ class SynthesisTrack(Track[SynthesisOptions]):
         arr = np.asarray(arr, dtype=np.float64)
         return np.clip(arr, *options.hu_clip) if options.hu_clip else arr
 
-    def plausibility(self, prediction: np.ndarray, input_case_dir: Path, options: SynthesisOptions) -> str:
-        """A z super-resolved CT keeps the low-resolution input's units (tracks/units.py); MRI to CT
-        changes them, so nothing is said there."""
+    def relations(self, prediction: np.ndarray, input_case_dir: Path, options: SynthesisOptions) -> list[Relation]:
+        """A z super-resolved volume keeps its low-resolution input's units: compared on the
+        input's grid through the task's own degradation, the mean of each slab of `scale` slices
+        (zsr.py; docs/judge.md "Plausibility"). MRI to CT changes units: no relation declared."""
         if options.variant != "ct_zsr":
-            return ""
+            return []
         try:
             arr, _ = read_nifti(Path(input_case_dir) / options.input_file)
-            return not_in_input_units(prediction, self._prepare(arr, options))
         except Exception:  # noqa: BLE001 -- an unreadable input: nothing to compare with
-            return ""
+            return []
+        return [Values(self._prepare(prediction, options), self._prepare(arr, options),
+                       functools.partial(slab_average, scale=options.scale))]
 
     def load_reference(self, private_case_dir: Path, case_meta: dict[str, Any],
                        options: SynthesisOptions) -> tuple[np.ndarray, dict[str, Any]]:

@@ -55,7 +55,8 @@ from . import reference_profile
 from .data import DATASETS
 from .folder import LAYOUTS as FOLDER_LAYOUTS
 from .options import ANSWER_FILE, VQAOptions
-from .plausible import misfit_in_case
+from .plausible import relations_in_case
+from ..relations import Relation
 from .scripted import VQAScriptedMethods
 from ..mutants import Mutant
 from .mutants import vqa_mutants
@@ -242,10 +243,10 @@ class VQATrack(Track[VQAOptions]):
             raise ValueError(f"{private_case_dir.name}: reference label {ref['label']!r} is not an option")
         return ref, {"mcq": mcq, "labels": sorted(ref.get("options") or {})}
 
-    def plausibility(self, prediction: dict[str, Any], input_case_dir: Path, options: VQAOptions) -> str:
-        """An answer that does not fit its question: none of its options, or not yes/no to a yes/no
-        question (plausible.py)."""
-        return misfit_in_case(prediction, input_case_dir)
+    def relations(self, prediction: dict[str, Any], input_case_dir: Path, options: VQAOptions) -> list[Relation]:
+        """The answer is of the kind its question asks for: one of its options, yes or no, a
+        count, a plane, a modality, a body region (plausible.py; tracks/relations.py `Answer`)."""
+        return list(relations_in_case(prediction, input_case_dir))
 
     def check_case(self, submitted: SubmittedCase, reference_meta: dict[str, Any], options: VQAOptions) -> CaseCheck:
         try:
