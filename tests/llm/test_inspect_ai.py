@@ -221,3 +221,55 @@ def test_an_escape_attempt_through_inspect_is_blocked_and_coded(lesion_data, tmp
     (sample,) = log.samples
     tool_texts = [m.text for m in sample.messages if m.role == "tool"]
     assert "SANDBOX VIOLATION" in tool_texts[1] and not any("never run" in t for t in tool_texts)
+
+
+def test_inspects_file_api_and_other_commands_are_recorded_calls(lesion_data, tmp_path):
+    """A solver of Inspect's own using the sandbox API directly (local backend: what is tested is
+    the mapping of Inspect's calls onto recorded calls, not isolation): write_file, read_file,
+    an argv with stdin and a working folder; a missing file and a folder are Inspect's errors;
+    another user is refused without a call."""
+    from inspect_ai.solver import solver
+    from inspect_ai.util import SandboxUserUnsupportedError, sandbox
+
+    seen: dict = {}
+
+    @solver
+    def file_work():
+        async def solve(state, generate):
+            sb = sandbox()
+            await sb.write_file("notes/deep/a.txt", "héllo\n")
+            seen["text"] = await sb.read_file("notes/deep/a.txt")
+            await sb.write_file("notes/b.bin", b"\x00\xff\x10")
+            seen["bytes"] = await sb.read_file("notes/b.bin", text=False)
+            res = await sb.exec(["wc", "-c"], input="abcd", cwd="notes")
+            seen["wc"] = (res.success, res.stdout.strip())
+            for bad, exc in (("missing.txt", FileNotFoundError), ("notes", IsADirectoryError)):
+                try:
+                    await sb.read_file(bad)
+                except exc:
+                    seen[bad] = exc.__name__
+            try:
+                await sb.exec(["id"], user="root")
+            except SandboxUserUnsupportedError:
+                seen["root"] = "refused"
+            return state
+        return solve
+
+    t = automedbench(task=TASK, tier=TIER, sandbox="local", data_root=str(lesion_data), exec_timeout_s=60)
+    (log,) = inspect_ai.eval(t, solver=file_work(), model=get_model("mockllm/model"), log_dir=str(tmp_path / "logs"),
+                             display="none", log_level="warning")
+    assert log.status == "success", log.error
+    assert seen == {"text": "héllo\n", "bytes": b"\x00\xff\x10", "wc": (True, "4"),
+                    "missing.txt": "FileNotFoundError", "notes": "IsADirectoryError", "root": "refused"}
+    run_dir = Path(log.samples[0].scores["automedbench_scorer"].metadata["run_dir"])
+    assert (run_dir / "workspace" / "notes" / "deep" / "a.txt").read_text() == "héllo\n"
+    trace = read_trace(run_dir / "trace.jsonl")
+    calls = [e for e in trace if e.type == "tool_call"]
+    assert [e.data["source"]["action"] for e in calls] == ["write_file", "read_file", "write_file", "read_file",
+                                                          "exec", "read_file", "read_file"]
+    execs = [e for e in trace if e.type == "execution"]
+    written = [sorted(Path(w.path).name for w in e.effects.written) for e in execs]
+    assert written[0] == ["a.txt"] and written[2] == ["b.bin"]
+    assert any(Path(r).name == "a.txt" for r in execs[1].effects.read)
+    # nothing was submitted: the run ends as the agent's own stop, and is still scored
+    assert json.loads((run_dir / "run.json").read_text())["run"]["end_reason"] == "agent_finished"
