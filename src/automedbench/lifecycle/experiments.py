@@ -24,8 +24,7 @@ from typing import Any
 from ..errors import one_line
 from ..run_files import RunFiles
 from ..runs.blobs import BlobStore, WorkspaceState
-from ..runs.layout import RunMeta
-from ..runs.trace import read_trace
+from ..runs.record import RunFileError, RunRecord
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
 from ..sandbox.stage import make_stage
@@ -79,7 +78,8 @@ def run_experiments(run_dir: Path | str, task: Task, backend: str, public_dir: P
 
 def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, exhaustive: bool,
                  budget_s: float | None) -> RunExperiments:
-    trace = read_trace(files.trace)
+    record = RunRecord(files.dir)   # docs/run_record.md "Reading a run folder"
+    trace = record.trace
     start = next((e for e in trace if e.type == "run_start"), None)
     inside = str(((start.data or {}) if start else {}).get("workspace_dir") or "/workspace").rstrip("/")
     layout = task.track_impl.submission(task.options)
@@ -87,7 +87,9 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
     execs = executions(trace)
     out = RunExperiments(backend=backend, sandbox_s=round(sum(float(e.duration_s or 0) for _, _, e in execs), 3))
     deadline = time.monotonic() + (max(MIN_BUDGET_S, out.sandbox_s) if budget_s is None else budget_s)
-    meta = RunMeta.model_validate_json(files.meta.read_text())
+    meta = record.meta
+    if meta is None:
+        raise RunFileError(files.meta, "no such file")
     pilot_units = max(1, math.floor(layout.pilot_max_fraction * max(1, len(meta.case_ids))))
     store = BlobStore(files.blobs, files.workspace, inside)
     effects = [(i, fx) for i, fx, _ in execs]

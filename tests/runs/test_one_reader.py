@@ -1,0 +1,72 @@
+"""Done-when of issue 42 item 3: no module parses run.json or detail_report.json but the one
+reader, RunRecord (runs/record.py; docs/run_record.md "Reading a run folder"), and the writers
+listed in WRITERS. The check is a walk of src/'s syntax: every json.loads / json.load /
+model_validate_json / model_validate call whose text names those files or their models."""
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "automedbench"
+READER = "runs/record.py"
+
+# What names run.json or detail_report.json inside a parse call: the models, RunFiles' names
+# and properties, the file names themselves.
+NAMES = ("RunMeta", "DetailReport", "RunFiles.META", "RunFiles.REPORT", "REPORT_NAME", ".meta.", ".report.",
+         ".meta)", ".report)", "run.json", "detail_report.json")
+PARSERS = ("loads", "load", "model_validate_json", "model_validate")
+
+# file -> (the parse it may do, why): a writer that parses what it is about to write
+WRITERS = {
+    "scoring/score_run.py": ("DetailReport.model_validate_json(written.pop(files.report.name))",
+                             "the report a scoring container returned, in memory, before score_run writes it"),
+}
+
+
+def offenders(package: Path) -> list[str]:
+    """'path:line: call' for each parse of run.json / detail_report.json outside the reader."""
+    found: list[tuple[str, int, str]] = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        if rel == READER:
+            continue
+        source = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PARSERS):
+                continue
+            text = ast.get_source_segment(source, node) or ""
+            if not any(name in text for name in NAMES):
+                continue
+            allowed = WRITERS.get(rel)
+            if allowed and allowed[0] in text:
+                continue
+            found.append((rel, node.lineno, f"{rel}:{node.lineno}: {' '.join(text.split())[:120]}"))
+    return [line for _, _, line in sorted(found)]
+
+
+def test_only_the_reader_parses_run_json_and_detail_report():
+    assert offenders(PACKAGE) == []
+
+
+def test_the_check_finds_a_parse_outside_the_reader(tmp_path):
+    # a copy of the package with today's kinds of parse added back in one module: each is named
+    package = Path(shutil.copytree(PACKAGE, tmp_path / "automedbench", ignore=shutil.ignore_patterns("__pycache__")))
+    mod = package / "report" / "sneaky.py"
+    mod.write_text("import json\nfrom ..run_files import RunFiles\nfrom ..runs.layout import RunMeta\n\n\n"
+                   "def end(d):\n"
+                   "    return json.loads(RunFiles(d).report.read_text())['run']['end_reason']\n\n\n"
+                   "def meta(files):\n"
+                   "    return RunMeta.model_validate_json(files.meta.read_text())\n\n\n"
+                   "def other(path):\n"
+                   "    return json.loads(path.read_text())   # not a run folder's file: fine\n")
+    assert offenders(package) == [
+        "report/sneaky.py:7: json.loads(RunFiles(d).report.read_text())",
+        "report/sneaky.py:11: RunMeta.model_validate_json(files.meta.read_text())",
+    ]
+    # the writer's own parse is allowed only as listed: another parse in the same file is not
+    (package / "scoring" / "score_run.py").write_text(
+        (package / "scoring" / "score_run.py").read_text() + "\n\ndef again(files):\n"
+        "    return DetailReport.model_validate_json(files.report.read_text())\n")
+    assert [o.split(":")[0] for o in offenders(package)] == ["report/sneaky.py", "report/sneaky.py",
+                                                             "scoring/score_run.py"]
