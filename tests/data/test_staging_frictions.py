@@ -3,6 +3,7 @@ question ids kept as given, and case ids that show the agent a label said at sta
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from PIL import Image
@@ -80,3 +81,43 @@ def test_case_ids_without_a_label_name_stage_without_a_warning(imagefolder, my_t
     result = stage_from_folder("my-cls-data", imagefolder, get_task("my-cls", [my_tasks_dir]), tmp_path / "data")
     assert sorted(result.staged)[:2] == ["abn_0", "abn_1"]   # "abn", "nor": no label as a whole word
     assert not any(n.startswith("warning:") for n in result.notes)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_rename_cases_hides_the_label_and_the_reference_agent_still_scores(my_tasks_dir, tmp_path, monkeypatch):
+    """`--rename-cases`: every case becomes case_<hash>, no warning is left, the manifest keeps the
+    original ids, the same folder stages to the same names again, and a run scores on it."""
+    import numpy as np
+
+    from automedbench.api import run_one
+    from automedbench.data.from_folder import hashed_case_ids
+    from automedbench.runs.options import RunOptions
+    rng = np.random.default_rng(5)
+    root = tmp_path / "named"
+    cls_yaml = my_tasks_dir / "my-cls" / "task.yaml"      # one labelled example per class, 6 cases
+    cls_yaml.write_text(cls_yaml.read_text().replace("  labels: [normal, abnormal]\n",
+                                                     "  labels: [normal, abnormal]\n  examples_per_class: 1\n"))
+    for label, names in (("normal", ["test_normal_00", "test_normal_01", "test_normal_02", "test_normal_03"]),
+                         ("abnormal", ["test_abnormal_00", "test_abnormal_01", "test_abnormal_02",
+                                       "test_abnormal_03"])):
+        (root / label).mkdir(parents=True)
+        for name in names:
+            Image.fromarray(rng.integers(0, 255, (8, 8, 3), dtype=np.uint8)).save(root / label / f"{name}.png")
+    task = get_task("my-cls", [my_tasks_dir])
+    result = stage_from_folder("my-cls-data", root, task, tmp_path / "data", rename_cases=True)
+    assert len(result.staged) == 6 and all(c.startswith("case_") and len(c) == 15 for c in result.staged)
+    assert not any("normal" in c for c in result.staged)
+    assert not any(n.startswith("warning:") for n in result.notes)
+    # (public/_examples holds the labelled examples: their labels are meant to be seen)
+    assert sorted(p.name for p in result.paths.public.iterdir() if p.name != "_examples") == sorted(result.staged)
+    assert sorted(p.name for p in result.paths.private.iterdir()) == sorted(result.staged)
+    prov = json.loads((result.paths.root / "manifest.json").read_text())["provenance"]
+    assert len(prov["original_case_ids"]) == 6
+    assert all(v.startswith(("test_normal_", "test_abnormal_")) for v in prov["original_case_ids"].values())
+    assert prov["original_case_ids"] == {v: k for k, v in hashed_case_ids(list(prov["original_case_ids"].values())).items()}
+    again = stage_from_folder("my-cls-data", root, task, tmp_path / "data", force=True, rename_cases=True)
+    assert sorted(again.staged) == sorted(result.staged)
+    monkeypatch.setenv("AUTOMEDBENCH_DATA", str(tmp_path / "data"))
+    report = run_one("my-cls", "lite", "reference", tmp_path / "runs",
+                     RunOptions(sandbox="bwrap", data_root=tmp_path / "data", tasks_dirs=[my_tasks_dir]))
+    assert report.run.end_reason == "submitted" and report.task.score is not None and report.task.score > 0

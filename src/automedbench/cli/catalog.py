@@ -95,6 +95,9 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                                                    help="Which split of a release to stage (COCO's instances_NAME, "
                                                         "an ImageFolder's val/ or test/, SLAKE's NAME.json, ...; "
                                                         "default: the layout's, docs/your-task.md section 2)."),
+               rename_cases: bool = typer.Option(False, "--rename-cases",
+                                                 help="With --from-folder: name each case case_<hash> so no "
+                                                      "case id shows a label (the manifest keeps the originals)."),
                tasks_dir: Optional[list[Path]] = TasksDir,
                data_root: Optional[Path] = DataRoot) -> None:
     """Build an embedded dataset, stage an official one, or stage your own folder (--from-folder)
@@ -105,7 +108,7 @@ def data_stage(name: str = typer.Argument(..., metavar="DATASET", help="Dataset 
                   "(docs/your-task.md)")
         try:
             result = stage_from_folder(name, from_folder, get_task(task, tasks_dir), data_root, force=force,
-                                       layout=layout, link=link, split=split)
+                                       layout=layout, link=link, split=split, rename_cases=rename_cases)
         except user_errors() as exc:
             fail(str(exc))
         err.print(f"{name}: {result.summary()}", highlight=False, soft_wrap=True)

@@ -26,6 +26,7 @@ hashes every file either way (docs/your-task.md "Large data: --link").
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
 import shutil
 import tempfile
@@ -213,6 +214,29 @@ def label_giveaway(case_ids: list[str], labels: list[str]) -> str:
             "answer from them; fix: rename the files before staging (e.g. to a hash or a number)")
 
 
+def hashed_case_ids(case_ids: list[str]) -> dict[str, str]:
+    """`--rename-cases`: each case id -> `case_<first 10 hex digits of its SHA-256>`, stable across
+    stagings of the same folder and free of the original name (docs/your-task.md section 2)."""
+    renamed = {cid: "case_" + hashlib.sha256(cid.encode()).hexdigest()[:10] for cid in case_ids}
+    if len(set(renamed.values())) != len(renamed):      # 40 bits: a clash is a refusal, never a merge
+        raise DatasetError("--rename-cases: two case ids hash to the same name; stage without --rename-cases")
+    return renamed
+
+
+def _rename_cases(built: "StagingFolder", found: FolderCases) -> dict[str, str]:
+    """Move each staged case's public and private folders to its hashed id; the manifest keeps
+    the original ids (harness-side: the agent sees only public/) so results can be traced back."""
+    renamed = hashed_case_ids([c["case_id"] for c in found.cases])
+    for case in found.cases:
+        old, new = case["case_id"], renamed[case["case_id"]]
+        for side in (built.public, built.private):
+            if (side / old).exists():
+                (side / old).rename(side / new)
+        case["case_id"] = new
+    found.skipped = {renamed.get(c, c): why for c, why in found.skipped.items()}
+    return {new: old for old, new in renamed.items()}
+
+
 def choose_layout(src: Path, layouts: list[FolderLayout], track: str, forced: str | None) -> FolderLayout:
     """The layout `--layout` names, else the first that recognises `src`; else a refusal saying
     what each layout expects."""
@@ -248,7 +272,7 @@ def _validate(task: Any, paths: DatasetPaths, cases: list[dict[str, Any]]) -> No
 
 def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | None = None, *,
                       force: bool = False, layout: str | None = None, link: bool = False,
-                      split: str | None = None) -> FolderStageResult:
+                      split: str | None = None, rename_cases: bool = False) -> FolderStageResult:
     """Build dataset `name` under the data root from the folder `src` for `task` (module doc)."""
     src = Path(src).expanduser()
     if not src.is_dir():
@@ -275,15 +299,17 @@ def stage_from_folder(name: str, src: Path | str, task: Any, root: Path | str | 
             why = "; ".join(f"{c}: {w}" for c, w in list(found.skipped.items())[:3])
             raise DatasetError(f"--from-folder {src}: no usable case in layout {chosen.name!r} ({chosen.expects})"
                                + (f": {why}" if why else "") + "; see docs/your-task.md section 2")
+        original_ids = _rename_cases(built, found) if rename_cases else {}
         _validate(task, built, found.cases)
         warning = label_giveaway([c["case_id"] for c in found.cases], task.track_impl.label_names(task.options))
         if warning:
-            found.notes.insert(0, warning)
+            found.notes.insert(0, warning + " or stage with --rename-cases")
         write_manifest(built, dataset=name, description=f"{task.title} (staged from a folder)", cases=found.cases,
                        provenance={"source": PROVENANCE_SOURCE, "folder": str(src.resolve()), "task": task.id,
                                    "track": task.track, "layout": chosen.name, "link": link,
                                    "skipped": found.skipped, "notes": found.notes,
-                                   **({"split": split} if split else {}), **found.facts})
+                                   **({"split": split} if split else {}),
+                                   **({"original_case_ids": original_ids} if rename_cases else {}), **found.facts})
         total = sum(f.stat().st_size for f in tmp.rglob("*") if f.is_file())
         swap_into_place(tmp, paths.root)
     except BaseException:
