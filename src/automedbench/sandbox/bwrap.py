@@ -27,6 +27,7 @@ import resource
 import shutil
 import subprocess
 import threading
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Self
 
@@ -45,14 +46,14 @@ from .inside import (
     agent_env,
     gpu_dev_nodes,
 )
-from .isolated import effects_recorder, host_dirs, release, watched_call
+from .isolated import effects_recorder, host_dirs, watched_call
 from .mount_gate import MountGate
 from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_factory, probe_drop
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
 from .runtime import ensure_agent_runtime
 from .seccomp import seccomp_program
-from .stage import make_stage
+from .stage import open_stage
 from .warm import WarmPython
 
 __all__ = ["BwrapSandbox", "find_bwrap", "gpu_bind_args", "gpu_dev_nodes", "seccomp_program", "HOST_UID",
@@ -85,45 +86,64 @@ class BwrapSandbox:
         checked_extra_binds(spec)  # fail before anything is created
         self.runtime = Path(runtime_dir) if runtime_dir else ensure_agent_runtime()
         self.notes: list[dict[str, Any]] = []
-        # privilege mode: "user" (not root), "drop" (root -> HOST_UID), "root" (fallback)
+        self._closed = True   # until every step below has opened: close() then releases them
+        self._lock = threading.Lock()
+        self._helper: StagingHelper | None = None
+        self.net: SandboxNetwork | None = None
+        self.decoy_token = os.urandom(8).hex()
+        self._private_dir = private_dir if private_dir is not None else self.public.parent / "private"
+        # each step's release joins `opening` as it is acquired: a step that fails releases every
+        # one before it, and close() releases them all, last first (docs/sandbox.md "Opening and closing")
+        with ExitStack() as opening:
+            # a dropped uid must traverse it; a non-root harness keeps other users out. Made first,
+            # removed last: by then every descriptor of the opening is free again
+            self._stage = open_stage(opening, "amb-sbx-", 0o755 if os.geteuid() == 0 else 0o700)
+            self._take_uid(opening)
+            (self._stage / "decoy").mkdir()   # a mount point (root harness) or the decoy itself
+            # its own copy of the inputs, so its recorded reads are its own (inputs.py); a sandbox
+            # that records nothing (the judge's replays) reads them where they are
+            self.inputs = (private_inputs(self.public, self._stage) if spec.record_effects
+                           else InputView(self.public, private=False))
+            self.public = self.inputs.path
+            self._open_network(opening, gpu_dev_nodes() if gpu_nodes is None else gpu_nodes)
+            self._call = CallProcess()   # the running call's bwrap process (whose opens are the call's)
+            # watches placed once here; a read counts when the opener descends from this call's bwrap
+            self.effects = effects_recorder(spec, self.workspace, self.inputs, self.net, self._call.is_ours)
+            if self.effects is not None:
+                opening.callback(self.effects.close)
+            self._lay_out()
+            self._open_decoy(opening)
+            self._resources = opening.pop_all()
+        self._closed = False
+
+    def _take_uid(self, opening: ExitStack) -> None:
+        """The privilege mode: "user" (not root), "drop" (root -> a leased host uid, released
+        after every process of this sandbox is gone) or "root" (the fallback, noted)."""
         if os.geteuid() != 0:
             self.mode, self.drop_to = "user", None
         elif probe_drop(self.bwrap):
             try:
-                self._uid_lease: UidLease | None = UidLease()
+                lease = UidLease()
             except OSError as exc:
                 raise SandboxError(str(exc)) from None
-            self.mode, self.drop_to = "drop", self._uid_lease.uid
+            opening.callback(lease.release)
+            self.mode, self.drop_to = "drop", lease.uid
         else:
             self.mode, self.drop_to = "root", None
             msg = ("bwrap runs as host root (could not drop privileges): RLIMIT_NPROC is not "
                    "enforced and sandbox files are owned by root")
             log.warning(msg)
             self.notes.append({"kind": "sandbox_degraded", "message": msg, "nproc_enforced": False})
-        self._closed = False
-        self._helper: StagingHelper | None = None
-        self.net: SandboxNetwork | None = None
+
+    def _open_network(self, opening: ExitStack, gpu_nodes: list[str]) -> None:
+        """The GPU binds, the network namespace when the network is on (internet egress,
+        nothing of the host: netns.py), the generated /etc and the agent's environment."""
+        spec = self.spec
+        self.gpu_args, self.gpu_env = gpu_bind_args(gpu_nodes) if spec.gpu else ([], {})
         pip_env: dict[str, str] = {}
-        self._stage = make_stage("amb-sbx-")   # and sweeps what killed harnesses left (stage.py)
-        # a dropped uid must traverse it; a non-root harness keeps other users out
-        os.chmod(self._stage, 0o755 if os.geteuid() == 0 else 0o700)
-        self.decoy_token = os.urandom(8).hex()
-        self._private_dir = private_dir if private_dir is not None else self.public.parent / "private"
-        (self._stage / "decoy").mkdir()   # a mount point (root harness) or the decoy itself
-        # its own copy of the inputs, so its recorded reads are its own (inputs.py); a sandbox
-        # that records nothing (the judge's replays) reads them where they are
-        self.inputs = (private_inputs(self.public, self._stage) if spec.record_effects
-                       else InputView(self.public, private=False))
-        self.public = self.inputs.path
-        nodes = gpu_dev_nodes() if gpu_nodes is None else gpu_nodes
-        self.gpu_args, self.gpu_env = gpu_bind_args(nodes) if spec.gpu else ([], {})
         if spec.network:
-            # its own network namespace: internet egress, nothing of the host (netns.py)
-            try:
-                self.net = SandboxNetwork(spec.network_allow)
-            except BaseException:
-                self.close()
-                raise
+            self.net = SandboxNetwork(spec.network_allow)
+            opening.callback(self._close_network)
             pip_env = pip_index_env()
         write_etc(self._stage / "etc", network=spec.network, gpu=bool(self.gpu_args),
                   resolv_conf=f"nameserver {SLIRP_DNS}\n" if self.net else None,
@@ -132,29 +152,35 @@ class BwrapSandbox:
         self._env = agent_env(spec, runtime_inside=RUNTIME_INSIDE, gpu_env=self.gpu_env,
                               ca_bundle=CA_BUNDLE_INSIDE if Path(CA_BUNDLE_INSIDE).exists() else None,
                               pip_env=pip_env)
-        self._call = CallProcess()   # the running call's bwrap process (whose opens are the call's)
-        # watches placed once here; a read counts when the opener descends from this call's bwrap
-        self.effects = effects_recorder(spec, self.workspace, self.inputs, self.net, self._call.is_ours)
+
+    def _close_network(self) -> None:
+        if self.net is not None:
+            self.net.close()
+            self.net = None
+
+    def _lay_out(self) -> None:
+        """The workspace handed to the sandbox's uid, the static bwrap arguments and binds, the
+        seccomp program."""
         self.workspace_uid = self.drop_to  # host owner of what the agent writes (None: the harness user)
         if self.drop_to is not None:
             chown_tree(self.workspace, self.drop_to)
-        self._lock = threading.Lock()
-        layout = BwrapLayout(spec, public=self.public, workspace=self.workspace, runtime=self.runtime,
+        layout = BwrapLayout(self.spec, public=self.public, workspace=self.workspace, runtime=self.runtime,
                              stage=self._stage, drop_to=self.drop_to, gpu_args=self.gpu_args)
         self._static_args, self._binds = layout.args, layout.binds
         self._seccomp = seccomp_program() if seccomp.enabled() else None
+
+    def _open_decoy(self, opening: ExitStack) -> None:
+        """The staging namespace (root harness: the decoy is a tmpfs in it, which no host process
+        reaches, docs/sandbox.md "Whose decoy accesses"), the decoy and its watcher."""
         if os.geteuid() == 0:
-            # a root harness: the decoy is a tmpfs in the staging namespace, which no host
-            # process reaches (docs/sandbox.md "Whose decoy accesses")
             try:
                 self._helper = StagingHelper(self._binds, tmpfs=(str(self._stage / "decoy"),))
             except Exception:  # fall back to building the namespace per call
                 self._helper = None
-        try:
-            self.watcher = self._place_decoy()
-        except BaseException:
-            self.close()
-            raise
+            else:
+                opening.callback(self._helper.close)
+        self.watcher = self._place_decoy()
+        opening.callback(self.watcher.close)
         if not self.watcher.attributed:
             self.notes.append(dict(UNATTRIBUTED_NOTE))
 
@@ -274,19 +300,12 @@ class BwrapSandbox:
 
 
     def close(self) -> None:
+        """Release what opening acquired, last first: the decoy's watcher, the staging
+        namespace, the effects recorder, the network, the uid lease, the staging folder."""
         if getattr(self, "_closed", True):
             return
         self._closed = True
-        if self._helper is not None:
-            self._helper.close()
-        net = getattr(self, "net", None)
-        if net is not None:
-            net.close()
-            self.net = None
-        release(getattr(self, "watcher", None), getattr(self, "effects", None), self._stage)
-        lease = getattr(self, "_uid_lease", None)
-        if lease is not None:   # last: every process of this sandbox is gone
-            lease.release()
+        self._resources.close()
 
     def __enter__(self) -> Self:
         return self

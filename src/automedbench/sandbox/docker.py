@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import uuid
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Self
@@ -57,11 +58,11 @@ from .inside import (
     has_nvidia_gpu,
 )
 from .inside import agent_env as shared_agent_env
-from .isolated import effects_recorder, host_dirs, release, watched_call
+from .isolated import effects_recorder, host_dirs, watched_call
 from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
 from .privilege import chown_tree
 from .runtime import INSIDE_DIR as RUNTIME_INSIDE
-from .stage import make_stage
+from .stage import open_stage
 
 log = logging.getLogger(__name__)
 
@@ -228,6 +229,41 @@ class DockerSandbox:
     def __init__(self, spec: SandboxSpec, image: str | None = None, docker: str = "docker", *,
                  private_dir: Path | None = None):
         self.spec = spec
+        self._choose_engine(image, docker)   # refused before anything is created
+        self.gpu = spec.gpu and has_nvidia_gpu()
+        self.public, self.workspace = host_dirs(spec)
+        self._closed = True   # until every step below has opened: close() then releases them
+        self._lock = threading.Lock()
+        self.net: SandboxNetwork | None = None
+        self.effects: EffectsRecorder | None = None
+        self.watcher: DecoyWatcher | None = None
+        self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
+        self.container = f"amb-{uuid.uuid4().hex[:12]}"
+        self.decoy_token = os.urandom(8).hex()
+        self._private_dir = private_dir if private_dir is not None else self.public.parent / "private"
+        # a root harness puts the decoy on a tmpfs of the container, reached through
+        # /proc/<pid>/root: no host path leads to it (docs/sandbox.md "Whose decoy accesses")
+        self._decoy_in_container = os.geteuid() == 0
+        self._pid_ns = "unknown"
+        # each step's release joins `opening` as it is acquired: a step that fails releases every
+        # one before it, and close() releases them all, last first (docs/sandbox.md "Opening and closing")
+        with ExitStack() as opening:
+            self._stage = open_stage(opening, "amb-dkr-", 0o755)   # sweeps what killed harnesses left
+            opening.callback(self._close_watcher)
+            self._start_container(opening, self._stage_files())
+            if self.watcher is None:
+                self._place_decoy()
+            if spec.network:
+                self.net = SandboxNetwork(spec.network_allow, target_pid=self._container_pid())
+                opening.callback(self._close_network)
+                self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE,
+                                             pip_env=pip_index_env())
+            self._open_recorder(opening)
+            self._resources = opening.pop_all()
+        self._closed = False
+
+    def _choose_engine(self, image: str | None, docker: str) -> None:
+        """The pinned agent image and the engine every docker CLI call of this sandbox talks to."""
         chosen = image or os.environ.get("AUTOMEDBENCH_DOCKER_IMAGE") or recorded_image()
         if not chosen:
             raise SandboxError("docker backend: no agent image; build one with `automedbench sandbox "
@@ -238,74 +274,69 @@ class DockerSandbox:
         host, why = find_engine(docker)
         if why:
             raise SandboxError(f"docker backend unavailable: {why}")
-        # every docker CLI call of this sandbox talks to that engine
         self._cli_env = {**os.environ, **({"DOCKER_HOST": host} if host else {})}
         self.docker = shutil.which(docker) or docker
-        self.gpu = spec.gpu and has_nvidia_gpu()
-        self.public, self.workspace = host_dirs(spec)
-        self._closed = False
-        self.net: SandboxNetwork | None = None
-        self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE)
-        self.container = f"amb-{uuid.uuid4().hex[:12]}"
-        self._stage = make_stage("amb-dkr-")   # and sweeps what killed harnesses left (stage.py)
-        os.chmod(self._stage, 0o755)
-        self._lock = threading.Lock()
-        self.effects: EffectsRecorder | None = None
-        try:
-            self.decoy_token = os.urandom(8).hex()
-            priv = private_dir if private_dir is not None else self.public.parent / "private"
-            self._private_dir = priv
-            # a root harness puts the decoy on a tmpfs of the container, reached through
-            # /proc/<pid>/root: no host path leads to it (docs/sandbox.md "Whose decoy accesses")
-            self._decoy_in_container = os.geteuid() == 0
-            self._pid_ns = "unknown"
-            self.watcher: DecoyWatcher | None = None
-            if not self._decoy_in_container:
-                build_decoy(self._stage / "decoy", self.public, priv, self.decoy_token)
-                self.watcher = DecoyWatcher(self._stage / "decoy", PRIVATE_INSIDE, attributed=False)
-            # its own copy of the inputs, so its recorded reads are its own (inputs.py); a sandbox
-            # that records nothing (the judge's replays) reads them where they are
-            self.inputs = (private_inputs(self.public, self._stage) if spec.record_effects
-                           else InputView(self.public, private=False))
-            self.public = self.inputs.path
-            # uid 1000 in the container is uid 1000 on the host (no user-namespace remapping)
-            self.workspace_uid = SANDBOX_UID if os.geteuid() == 0 else None
-            if self.workspace_uid is not None:
-                chown_tree(self.workspace, self.workspace_uid)
-            extra_mounts = [] if self._decoy_in_container else [("decoy", str(self._stage / "decoy"), PRIVATE_INSIDE)]
-            if spec.network:
-                (self._stage / "resolv.conf").write_text(f"nameserver {SLIRP_DNS}\n")
-                os.chmod(self._stage / "resolv.conf", 0o644)
-                extra_mounts.append(("resolv", str(self._stage / "resolv.conf"), "/etc/resolv.conf"))
-                if os.path.isdir("/etc/ssl/certs"):
-                    # the host's trust store, as bwrap binds it (site CAs such as a
-                    # TLS-inspecting egress proxy's are in it, not in the image's)
-                    extra_mounts.append(("certs", "/etc/ssl/certs", "/etc/ssl/certs"))
-            profile = self._stage / "seccomp.json"
-            profile.write_text(json.dumps(seccomp.docker_profile()))
-            argv = container_argv(replace(spec, public_dir=self.public), self.image, self.container, extra_mounts, gpu=self.gpu,
-                                  docker=self.docker, seccomp_profile=profile if seccomp.enabled() else None,
-                                  decoy_tmpfs=self._decoy_in_container)
-            res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
-            if res.returncode != 0:
-                raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
-            self.ensure_running()
-            if self.watcher is None:
-                self._place_decoy()
-            if spec.network:
-                self.net = SandboxNetwork(spec.network_allow, target_pid=self._container_pid())
-                self._env = shared_agent_env(spec, runtime_inside=RUNTIME_INSIDE, ca_bundle=CA_BUNDLE_INSIDE,
-                                             pip_env=pip_index_env())
-            # the same host directories are bind-mounted into the container, so the host's inotify
-            # sees what the container does to them; a read counts when the opener is in the
-            # container's pid namespace (docs/sandbox.md "Whose reads")
-            self.effects = effects_recorder(
-                spec, self.workspace, self.inputs, self.net,
-                (lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
-            self._hold_opens(self._container_pid())
-        except BaseException:
-            self.close()
-            raise
+
+    def _stage_files(self) -> list[str]:
+        """What the container is made from, in the staging folder: the host decoy (a non-root
+        harness), the inputs' own copy, resolv.conf, the seccomp profile; returns its `docker run`."""
+        spec, stage = self.spec, self._stage
+        if not self._decoy_in_container:
+            build_decoy(stage / "decoy", self.public, self._private_dir, self.decoy_token)
+            self.watcher = DecoyWatcher(stage / "decoy", PRIVATE_INSIDE, attributed=False)
+        # its own copy of the inputs, so its recorded reads are its own (inputs.py); a sandbox
+        # that records nothing (the judge's replays) reads them where they are
+        self.inputs = (private_inputs(self.public, stage) if spec.record_effects
+                       else InputView(self.public, private=False))
+        self.public = self.inputs.path
+        # uid 1000 in the container is uid 1000 on the host (no user-namespace remapping)
+        self.workspace_uid = SANDBOX_UID if os.geteuid() == 0 else None
+        if self.workspace_uid is not None:
+            chown_tree(self.workspace, self.workspace_uid)
+        extra_mounts = [] if self._decoy_in_container else [("decoy", str(stage / "decoy"), PRIVATE_INSIDE)]
+        if spec.network:
+            (stage / "resolv.conf").write_text(f"nameserver {SLIRP_DNS}\n")
+            os.chmod(stage / "resolv.conf", 0o644)
+            extra_mounts.append(("resolv", str(stage / "resolv.conf"), "/etc/resolv.conf"))
+            if os.path.isdir("/etc/ssl/certs"):
+                # the host's trust store, as bwrap binds it (site CAs such as a
+                # TLS-inspecting egress proxy's are in it, not in the image's)
+                extra_mounts.append(("certs", "/etc/ssl/certs", "/etc/ssl/certs"))
+        profile = stage / "seccomp.json"
+        profile.write_text(json.dumps(seccomp.docker_profile()))
+        return container_argv(replace(spec, public_dir=self.public), self.image, self.container, extra_mounts,
+                              gpu=self.gpu, docker=self.docker,
+                              seccomp_profile=profile if seccomp.enabled() else None,
+                              decoy_tmpfs=self._decoy_in_container)
+
+    def _start_container(self, opening: ExitStack, argv: list[str]) -> None:
+        """`docker run` the sandbox's container (removed when `opening` unwinds) and see it up."""
+        opening.callback(subprocess.run, [self.docker, "rm", "-f", self.container], capture_output=True,
+                         timeout=60, env=self._cli_env)
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
+        if res.returncode != 0:
+            raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
+        self.ensure_running()
+
+    def _open_recorder(self, opening: ExitStack) -> None:
+        """The effects recorder. The same host directories are bind-mounted into the container,
+        so the host's inotify sees what the container does to them; a read counts when the
+        opener is in the container's pid namespace (docs/sandbox.md "Whose reads")."""
+        self.effects = effects_recorder(
+            self.spec, self.workspace, self.inputs, self.net,
+            (lambda pid: pid_ns(pid) == self._pid_ns) if self._decoy_in_container else None)
+        if self.effects is not None:
+            opening.callback(self.effects.close)
+        self._hold_opens(self._container_pid())
+
+    def _close_watcher(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+
+    def _close_network(self) -> None:
+        if self.net is not None:
+            self.net.close()
+            self.net = None
 
     def _container_pid(self) -> int:
         pid = subprocess.run([self.docker, "inspect", "--format", "{{.State.Pid}}", self.container],
@@ -410,16 +441,12 @@ class DockerSandbox:
         return f"{state}; its output: {said[:300]}" if logs.returncode == 0 and said else state
 
     def close(self) -> None:
+        """Release what opening acquired, last first: the effects recorder, the network, the
+        container, the decoy's watcher, the staging folder."""
         if getattr(self, "_closed", True):
             return
         self._closed = True
-        if self.net is not None:
-            self.net.close()
-            self.net = None
-        if hasattr(self, "_cli_env"):
-            subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60,
-                           env=self._cli_env)
-        release(getattr(self, "watcher", None), getattr(self, "effects", None), self._stage)
+        self._resources.close()
 
     def __enter__(self) -> Self:
         return self

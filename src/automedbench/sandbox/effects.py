@@ -30,6 +30,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack, closing
 from dataclasses import replace
 from typing import Any
 
@@ -114,14 +115,10 @@ class EffectsRecorder:
                  *, reads_shared: bool = False, is_ours: Callable[[int], bool] | None = None):
         # reads_shared: the public directory is not this sandbox's own copy (inputs.py)
         self.reads_shared = reads_shared
-        self.openers: OpenerLog | None = None
-        self._opened: dict[tuple[int, int], int] = {}
         self.roots = [(os.path.realpath(h), inside.rstrip("/") or "/") for h, inside in (workspace, public)]
         self._roots = Roots(tuple(self.roots))
         self.net = net
-        self.inotify = Inotify()
-        # is_ours(pid): whether a process belongs to this sandbox (asked while it waits in open)
-        self.openers = OpenerLog.start(is_ours, on_open=self._held_open) if is_ours is not None else None
+        self._opened: dict[tuple[int, int], int] = {}
         # the backend had the sandbox's workspace mount marked for this call (hold_opens): every
         # open there waited for the listener, which watched the opened file's folder first
         self.opens_held = False
@@ -138,9 +135,25 @@ class EffectsRecorder:
         self._started_ns = 0
         # during a call a thread watches each new directory as soon as it appears, so that the
         # files a call writes into a folder it just made have their events too (the order of a
-        # write and a read-back of them: _PathState.read_back)
+        # write and a read-back of them: PathState.read_back)
         self._pump: threading.Thread | None = None
         self._pump_lock = threading.Lock()     # the pump thread and saw_output take events in turn
+        self._clear_call()
+        self._resources: ExitStack | None = None
+        with ExitStack() as opening:   # a step that fails releases the ones before it
+            self.inotify = opening.enter_context(closing(Inotify()))
+            # is_ours(pid): whether a process belongs to this sandbox (asked while it waits in open)
+            self.openers = OpenerLog.start(is_ours, on_open=self._held_open) if is_ours is not None else None
+            if self.openers is not None:
+                opening.callback(self.openers.close)
+            self._stop_r, self._stop_w = os.pipe()
+            opening.callback(self._close_pipe)
+            self._remember(self._watch_tree(self.roots[0][0]))
+            self._watch_tree(self.roots[1][0])
+            self._resources = opening.pop_all()
+
+    def _clear_call(self) -> None:
+        """What the pump thread gathers during one call, emptied before the next."""
         self._pumped: list[tuple[int, int, int, str]] = []
         self._closed_size: dict[int, int | None] = {}    # pumped event -> size at its close-write
         # the call's output read so far (stdout, stderr bytes; run_process tells), and where each
@@ -150,13 +163,12 @@ class EffectsRecorder:
         self._found_size: dict[str, int | None] = {}     # file found in a new folder -> its size then
         self._missed_moves: list[tuple[str, str]] = []    # (old, new): renames told by a watch, not an event
         self._pump_error: BaseException | None = None
-        self._stop_r, self._stop_w = os.pipe()
-        try:
-            self._remember(self._watch_tree(self.roots[0][0]))
-            self._watch_tree(self.roots[1][0])
-        except BaseException:
-            self.close()
-            raise
+
+    def _close_pipe(self) -> None:
+        for fd in (self._stop_r, self._stop_w):
+            if fd >= 0:
+                os.close(fd)
+        self._stop_r = self._stop_w = -1
 
     def _remember(self, files: list[str], st: Stat | None = None) -> None:
         room = MAX_KNOWN - len(self.known)
@@ -271,9 +283,7 @@ class EffectsRecorder:
     # -- one call ----------------------------------------------------------------------
     def _start_pump(self) -> None:
         self._stop_pump()
-        self._pumped, self._pump_error, self._closed_size = [], None, {}
-        self._output_seen, self._pumped_at = (0, 0), []
-        self._found_size, self._missed_moves = {}, []
+        self._clear_call()
         self._pump = threading.Thread(target=self._run_pump, name="amb-effects", daemon=True)
         self._pump.start()
         self._calling = True
@@ -517,14 +527,9 @@ class EffectsRecorder:
 
     def close(self) -> None:
         self._stop_pump()
-        if self.openers is not None:
-            self.openers.close()
-        self.inotify.close()
-        for fd in (self._stop_r, self._stop_w):
-            if fd >= 0:
-                os.close(fd)
-        self._stop_r = self._stop_w = -1
-
+        resources, self._resources = self._resources, None
+        if resources is not None:
+            resources.close()   # the pipe, the opener listener, the inotify instance
 
 
 def netdev_counters(pid: int, iface: str) -> tuple[int, int] | None:

@@ -133,7 +133,12 @@ class OpenerLog:
         self.last_error = ""
         self._stop_r, self._stop_w = os.pipe()
         self._thread = threading.Thread(target=self._serve, name="amb-fanotify", daemon=True)
-        self._thread.start()
+        try:
+            self._thread.start()
+        except BaseException:
+            os.close(self._stop_r)
+            os.close(self._stop_w)
+            raise
 
     @classmethod
     def start(cls, is_ours: Callable[[int], bool], keep_openers: bool = False,
@@ -142,7 +147,13 @@ class OpenerLog:
         # unlimited marks: one per watched directory, as many as the recorder watches (MAX_WATCHES)
         fd = _libc.fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_MARKS,
                                  os.O_RDONLY | os.O_CLOEXEC)
-        return cls(fd, is_ours, keep_openers, on_open) if fd >= 0 else None
+        if fd < 0:
+            return None
+        try:
+            return cls(fd, is_ours, keep_openers, on_open)
+        except BaseException:
+            os.close(fd)   # a listener that could not start leaves no group behind
+            raise
 
     def mark(self, directory: str, *, itself: bool = False) -> bool:
         """Opens of files directly in `directory` (and, with `itself`, of the directory: a

@@ -1,10 +1,9 @@
 """What the two isolating backends (bwrap.py, docker.py) do alike, written once: the host
 folders a sandbox is given, its effects recorder, one watched call (the decoy watcher and the
-effects recorder around it, the charge and the advisory after it) and the release of its host
-side (docs/sandbox.md "Observed effects", "Whose decoy accesses")."""
+effects recorder around it, the charge and the advisory after it); docs/sandbox.md "Observed
+effects", "Whose decoy accesses"."""
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,12 +54,3 @@ def watched_call(watcher: DecoyWatcher, effects: EffectsRecorder | None, languag
     charge(result, events, watcher.attributed, openers)
     result.warnings.extend(advisory.scan(language, code))
     return result
-
-
-def release(watcher: DecoyWatcher | None, effects: EffectsRecorder | None, stage: Path) -> None:
-    """Close the watchers and remove the staging folder (the last host-side step of close())."""
-    if watcher is not None:
-        watcher.close()
-    if effects is not None:
-        effects.close()
-    shutil.rmtree(stage, ignore_errors=True)

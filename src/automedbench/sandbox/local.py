@@ -7,15 +7,15 @@ still scrubbed so API keys do not leak by accident.
 from __future__ import annotations
 
 import logging
-import shutil
 import sys
+from contextlib import ExitStack
 
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
 from .effects import EffectsRecorder, observe
 from .fanotify import CallProcess
 from .inputs import private_inputs
-from .stage import make_stage
+from .stage import open_stage
 
 LOCAL_LABEL = "local (no isolation)"
 LOCAL_WARNING = ("sandbox backend 'local' isolates nothing: agent code runs with your "
@@ -32,18 +32,23 @@ class LocalSandbox:
         log.warning(LOCAL_WARNING)
         self.spec = spec
         self.workspace_dir = str(spec.workspace.resolve())
-        # its own copy of the inputs, so its recorded reads are its own (inputs.py)
-        self._stage = make_stage("amb-local-")   # and sweeps what killed harnesses left (stage.py)
-        self.inputs = private_inputs(spec.public_dir.resolve(), self._stage)
-        self.data_dir = str(self.inputs.path)
         self.python = sys.executable
         self._call = CallProcess()   # the running call's process (its reads are the call's)
-        (spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
-        # the agent sees host paths here, so inside paths are the host paths
-        self.effects = EffectsRecorder((self.workspace_dir, self.workspace_dir), (self.data_dir, self.data_dir),
-                                       reads_shared=not self.inputs.private,
-                                       is_ours=self._call.is_ours) \
-            if spec.record_effects else None
+        self.effects: EffectsRecorder | None = None
+        # a step that fails releases the ones before it (docs/sandbox.md "Opening and closing")
+        with ExitStack() as opening:
+            # its own copy of the inputs, so its recorded reads are its own (inputs.py)
+            self._stage = open_stage(opening, "amb-local-", 0o700)   # sweeps what killed harnesses left
+            self.inputs = private_inputs(spec.public_dir.resolve(), self._stage)
+            self.data_dir = str(self.inputs.path)
+            (spec.workspace / ".tmp").mkdir(parents=True, exist_ok=True)
+            if spec.record_effects:
+                # the agent sees host paths here, so inside paths are the host paths
+                self.effects = EffectsRecorder((self.workspace_dir, self.workspace_dir),
+                                               (self.data_dir, self.data_dir),
+                                               reads_shared=not self.inputs.private, is_ours=self._call.is_ours)
+                opening.callback(self.effects.close)
+            self._resources: ExitStack | None = opening.pop_all()
 
     def execute(self, language: str, code: str, timeout_s: float | None = None) -> ExecResult:
         env = base_env(self.spec, home=self.workspace_dir, tmp=self.workspace_dir + "/.tmp")
@@ -67,10 +72,10 @@ class LocalSandbox:
 
 
     def close(self) -> None:
-        if self.effects is not None:
-            self.effects.close()
+        resources, self._resources = getattr(self, "_resources", None), None
+        if resources is not None:
             self.effects = None
-        shutil.rmtree(self._stage, ignore_errors=True)
+            resources.close()
 
     def __del__(self) -> None:
         # a caller that never closes (a notebook, a test) still leaves no copy of the inputs behind

@@ -17,6 +17,7 @@ import re
 import shutil
 import stat
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 
@@ -61,3 +62,36 @@ def make_stage(prefix: str) -> Path:
     """A new staging folder for this process, after sweeping the orphans of `prefix`."""
     sweep_orphans(prefix)
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{_pid_namespace()}-{os.getpid()}-"))
+
+
+def open_stage(opening: ExitStack, prefix: str, mode: int) -> Path:
+    """A new staging folder (make_stage) with `mode`, removed when `opening` unwinds: at the
+    sandbox's close, or at once when a later step of its opening fails."""
+    stage = make_stage(prefix)
+    opening.callback(remove_stage, stage)
+    os.chmod(stage, mode)
+    return stage
+
+
+def remove_stage(stage: Path) -> None:
+    """Remove a staging folder. shutil.rmtree holds a descriptor for each level of the tree;
+    where it could not finish (an opening that failed for lack of descriptors has released what
+    it took, but may have fewer left than the tree is deep), the rest goes by a walk that holds
+    one descriptor at a time, removing by path (docs/sandbox.md "Opening and closing")."""
+    shutil.rmtree(stage, ignore_errors=True)
+    if not os.path.lexists(stage):
+        return
+    for dirpath, dirnames, filenames in os.walk(stage, topdown=False):
+        for name in filenames + dirnames:
+            path = os.path.join(dirpath, name)
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    os.rmdir(path)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass   # what cannot go stays, for the sweep (sweep_orphans) once this process is gone
+    try:
+        os.rmdir(stage)
+    except OSError:
+        pass

@@ -1,0 +1,171 @@
+"""Opening a sandbox is all or nothing (docs/sandbox.md "Opening and closing"): each step's
+release joins one ExitStack as it is acquired, so a step that fails releases every one before
+it. Here the steps fail for real: a child interpreter opens the sandbox again and again under a
+file-descriptor limit one higher each time, so the opening runs out of descriptors at each of
+its steps in turn (the uid lease's file, the copy of the inputs, the inotify and fanotify
+instances, the recorder's pipe, the staging namespace's helper, the decoy's watcher), and after
+each failure the child looks for anything left: an open descriptor, a child process, a thread,
+a staging folder. And no sandbox constructor is longer than 40 lines (measured with ast)."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import needs_bwrap
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+SANDBOX = SRC / "automedbench" / "sandbox"
+
+CHILD = r'''
+import glob, json, os, resource, sys, tempfile, threading, time
+from pathlib import Path
+from automedbench.sandbox import SandboxSpec
+from automedbench.sandbox.stage import _pid_namespace
+
+backend, root = sys.argv[1], Path(sys.argv[2])
+public, workspace = root / "data" / "public", root / "ws"
+spec = SandboxSpec(public_dir=public, workspace=workspace, network=False, gpu=False)
+if backend == "bwrap":
+    from automedbench.sandbox.bwrap import BwrapSandbox as Box
+    prefix = "amb-sbx-"
+elif backend == "local":
+    from automedbench.sandbox.local import LocalSandbox as Box
+    prefix = "amb-local-"
+else:
+    from automedbench.sandbox.effects import EffectsRecorder
+    Box = lambda spec: EffectsRecorder((str(workspace), "/workspace"), (str(public), "/data/public"),
+                                       is_ours=lambda pid: False)
+    prefix = "amb-none-"
+
+
+def held():
+    fds = {}
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            fds[fd] = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            pass   # the listing's own descriptor
+    kids = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                        kids.append(pid)
+            except (OSError, IndexError, ValueError):
+                pass
+    stages = glob.glob(os.path.join(tempfile.gettempdir(), f"{prefix}{_pid_namespace()}-{os.getpid()}-*"))
+    return {"fds": fds, "children": sorted(kids), "threads": threading.active_count(), "stages": stages}
+
+
+def settled(base):
+    # a thread or child a release stopped may take a moment to be gone
+    end = time.monotonic() + 5
+    while True:
+        now = held()
+        if now == base or time.monotonic() > end:
+            return now
+        time.sleep(0.05)
+
+
+Box(spec).close()   # warm: the agent runtime, the privilege probe, every import
+base = held()
+top = max(int(fd) for fd in base["fds"]) + 1
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+out, opened = [], 0
+for extra in range(0, 60):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (top + extra, hard))
+    try:
+        box = Box(spec)
+    except BaseException as exc:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        step = {"limit": top + extra, "error": f"{type(exc).__name__}: {exc}"}
+    else:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        box.close()
+        step = {"limit": top + extra, "error": None}
+        opened += 1
+    now = settled(base)
+    step["left"] = {k: v for k, v in now.items() if v != base[k]}
+    step["base"] = {k: base[k] for k in step["left"]}
+    out.append(step)
+    if opened >= 2:
+        break
+print(json.dumps(out))
+'''
+
+
+def _sweep(backend: str, tmp_path: Path) -> list[dict]:
+    public = tmp_path / "data" / "public"
+    for case in ("case_00000", "case_00001"):
+        (public / case).mkdir(parents=True)
+        (public / case / "imaging.txt").write_text(f"input of {case}\n")
+    (tmp_path / "data" / "private" / "case_00000").mkdir(parents=True)
+    (tmp_path / "data" / "private" / "case_00000" / "ref.txt").write_text("reference\n")
+    (tmp_path / "ws").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    res = subprocess.run([sys.executable, "-c", CHILD, backend, str(tmp_path)], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _check(steps: list[dict], at_least: int) -> None:
+    failed = [s for s in steps if s["error"] is not None]
+    left = [s for s in steps if s["left"]]
+    assert not left, "left behind after a failed (or closed) opening:\n" + "\n".join(map(json.dumps, left))
+    # the sweep reached the end of the opening, after failing at several different steps
+    assert steps[-1]["error"] is None
+    assert len({s["error"] for s in failed}) >= at_least, [s["error"] for s in failed]
+
+
+@needs_bwrap
+def test_a_bwrap_sandbox_that_fails_at_any_step_of_opening_leaves_nothing(tmp_path):
+    _check(_sweep("bwrap", tmp_path), at_least=3)
+
+
+def test_a_local_sandbox_that_fails_at_any_step_of_opening_leaves_nothing(tmp_path):
+    _check(_sweep("local", tmp_path), at_least=2)
+
+
+def test_an_effects_recorder_that_fails_as_it_opens_leaves_nothing(tmp_path):
+    _check(_sweep("recorder", tmp_path), at_least=1)
+
+
+def _constructors() -> list[tuple[str, int]]:
+    found = []
+    for path in sorted(SANDBOX.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                        assert item.end_lineno is not None
+                        found.append((f"{path.relative_to(SRC)}:{node.name}", item.end_lineno - item.lineno + 1))
+    return found
+
+
+def test_no_sandbox_constructor_is_longer_than_40_lines():
+    sizes = _constructors()
+    names = {name.split(":")[1] for name, _ in sizes}
+    assert {"BwrapSandbox", "DockerSandbox", "LocalSandbox", "EffectsRecorder"} <= names
+    assert [(name, n) for name, n in sizes if n > 40] == []
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "docker"])
+def test_each_isolating_backend_opens_under_one_exit_stack(backend):
+    """Its constructor has one `with ExitStack()`, and close() releases that stack only."""
+    module = ast.parse((SANDBOX / f"{backend}.py").read_text())
+    cls = next(n for n in module.body if isinstance(n, ast.ClassDef) and n.name.lower().startswith(backend))
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    stacks = [w for w in ast.walk(init) if isinstance(w, ast.With)
+              and any(isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "id", "") == "ExitStack"
+                      for i in w.items)]
+    assert len(stacks) == 1
+    close = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "close")
+    assert "self._resources.close()" in ast.unparse(close)
