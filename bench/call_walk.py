@@ -47,6 +47,10 @@ REPEATS = {
         "one call per trace event the lifecycle writes (run start, the prompt, run end...)",
     "automedbench.runs.layout:write_json_atomic":
         "one write per file: run.json when the run opens and when it closes, judge.json, the report",
+    "automedbench.runs.record:RunRecord.__init__":
+        "each reader of the run folder opens its own record where it reads (scoring's run.json, "
+        "conversation and judge.json, the experiments' trace): a record reads each file at most once, "
+        "and none outlives its phase, since the lifecycle rewrites run.json between phases",
     "automedbench.run_files:RunFiles.__init__":
         "a RunFiles is a view of a folder's names, made where a folder is at hand (no state)",
     "automedbench.scoring.rubric:load_rubric":
@@ -64,8 +68,8 @@ REPEATS = {
     "automedbench.runs.trace:read_trace":
         "the experiments read the recorded trace from disk at close, as score_run does after them",
     "automedbench.sandbox:open_sandbox": "the run's sandbox, then one throwaway sandbox for the replays",
-    "automedbench.sandbox.bwrap:BwrapSandbox.close": "each sandbox opened is closed",
-    "automedbench.sandbox.bwrap:BwrapSandbox.execute": "one execution per replay of a look",
+    "automedbench.sandbox.bwrap.backend:BwrapSandbox.close": "each sandbox opened is closed",
+    "automedbench.sandbox.bwrap.backend:BwrapSandbox.execute": "one execution per replay of a look",
     "automedbench.runs.blobs:BlobStore.__init__":
         "the lifecycle keeps each call's files as the run goes; the experiments read them at close",
     "automedbench.runs.blobs:WorkspaceState.before":
@@ -95,7 +99,7 @@ REPEATS = {
     "automedbench.scoring.experiments:Comparison.result": "one outcome per replayed call",
     "automedbench.lifecycle.experiments:_Runner.decided": "each replayed call decided through the runner",
     "automedbench.lifecycle.experiments:_Runner.execute": "one execution per replay of a look",
-    "automedbench.sandbox.warm:WarmPython.run": "one warm execution per python replay of a look",
+    "automedbench.sandbox.bwrap.warm:WarmPython.run": "one warm execution per python replay of a look",
 }
 
 
