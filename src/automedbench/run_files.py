@@ -7,6 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 
+class WorkspaceNames:
+    """The names the harness gives places in the agent's workspace (docs/run_record.md): the
+    outputs it scores and the plan it judges. Relative to the workspace, '/'-separated."""
+    OUTPUTS = "outputs"                # outputs/<case_id>/... (or the cohort's files)
+    PLAN_DIR = "plan"
+    PLAN_MD = "plan/plan.md"           # S1's written plan
+    PLAN_PNG = "plan/plan.png"         # S1's plan figure
+    PLAN_FILES = (PLAN_MD, PLAN_PNG)
+
+
 class RunFiles:
     META = "run.json"
     CONVERSATION = "conversation.json"
@@ -46,6 +56,18 @@ class RunFiles:
     @property
     def workspace(self) -> Path:
         return self.dir / self.WORKSPACE
+
+    @property
+    def outputs(self) -> Path:
+        return self.workspace / WorkspaceNames.OUTPUTS
+
+    @property
+    def plan_md(self) -> Path:
+        return self.workspace / WorkspaceNames.PLAN_MD
+
+    @property
+    def plan_png(self) -> Path:
+        return self.workspace / WorkspaceNames.PLAN_PNG
 
     @property
     def pictures(self) -> Path:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 from .. import yamlfile
 from ..export import ExportError, inspect_log
-from ..run_files import RunFiles
+from ..run_files import RunFiles, WorkspaceNames
 from ..runs.models import DetailReport
 from ..runs.record import RunFileError, RunRecord
 from ..scoring.error_codes import code_texts as error_code_texts
@@ -43,6 +43,7 @@ from ..scoring.rubric import Rubric, load_rubric
 from ..tasks import discover
 from ..number_format import metric_kind, metric_text
 from .diagnosis import case_writers, points_lost, task_diagnostics, uncharged_accesses
+from .baseline import agent_label, is_baseline
 from .cards import INLINE_LIMIT, card_page
 from .raw import raw_record
 from .aggregate import STAGES, AgentStats, Leaderboard, Stat, agent_rows, is_infra, is_judge_incomplete
@@ -416,7 +417,7 @@ def case_rows(r: DetailReport, pictures: dict[str, list[dict]] | None = None,
         if not c.valid:
             why = c.reason or f"{status}: scored 0"
         elif head is not None and c.metrics[head] == 0:
-            why = c.reason or f"valid output, but {head} = 0 against the reference"
+            why = c.reason or f"valid output, but {head} = 0 against the ground truth"
         else:
             why = c.reason
         flags = [f for f in c.flags if f and f != why]
@@ -436,7 +437,7 @@ def _file_targets(calls: list[dict], plan_md: bool, plan_png: bool) -> dict[str,
         eff = c.get("effects") or {}
         for path in [w["path"] for w in eff.get("written", [])] + list(eff.get("read", [])):
             where.setdefault(path, f"call-{c['index']}")
-    for name, shown, anchor in (("plan/plan.md", plan_md, "plan-md"), ("plan/plan.png", plan_png, "plan-png")):
+    for name, shown, anchor in ((WorkspaceNames.PLAN_MD, plan_md, "plan-md"), (WorkspaceNames.PLAN_PNG, plan_png, "plan-png")):
         for key in (name, "/workspace/" + name):
             if key not in where:
                 where[key] = anchor if shown else "plan"
@@ -617,15 +618,14 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
     plan_md = plan_png = None
     inspect_file = None
     if run_dir is not None:
-        ws = RunFiles(run_dir).workspace / "plan"
+        md, png = RunFiles(run_dir).plan_md, RunFiles(run_dir).plan_png
         try:
-            if (ws / "plan.md").is_file() and not (ws / "plan.md").is_symlink():
-                plan_md = (ws / "plan.md").read_text(encoding="utf-8", errors="replace")[:50_000]
-            png = ws / "plan.png"
+            if md.is_file() and not md.is_symlink():
+                plan_md = md.read_text(encoding="utf-8", errors="replace")[:50_000]
             if png.is_file() and not png.is_symlink() and png.stat().st_size < 10_000_000:
                 (out / "runs" / slug).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(png, out / "runs" / slug / "plan.png")
-                plan_png = f"{slug}/plan.png"
+                shutil.copyfile(png, out / "runs" / slug / png.name)
+                plan_png = f"{slug}/{png.name}"
         except OSError:
             pass
         try:  # the run as an Inspect log, one click away (export.py)
@@ -738,9 +738,10 @@ def write_site(reports: Sequence[DetailReport], out: Path, *, env: Environment, 
             metrics=sorted({r.task.metric_name for r in rs}))
         (out / "tasks" / f"{task_slug(t)}.html").write_text(html, encoding="utf-8")
     compare_index = [{"id": r.run.run_id, "slug": run_slug(r.run.run_id), "agent": r.run.agent, "task": r.run.task,
-                      "tier": r.run.tier}
+                      "tier": r.run.tier, "label": agent_label(r.run.agent), "baseline": is_baseline(r.run.agent)}
                      for r in sorted(reports, key=lambda r: (r.run.task, r.run.tier, r.run.agent, r.run.run_id))]
     (out / "compare.html").write_text(env.get_template("compare.html.j2").render(
         **common, root="", page="compare", title="Compare runs · AutoMedBench",
-        compare_data={"runs": compare_index, "stages": stage_data(rubric)}), encoding="utf-8")
+        compare_data={"runs": compare_index, "stages": stage_data(rubric)},
+        baseline_agents=sorted({r.run.agent for r in reports if is_baseline(r.run.agent)})), encoding="utf-8")
     return {"run_rows": [run_row(r) for r in sorted(reports, key=lambda r: (r.run.task, r.run.tier, r.run.agent, r.run.run_id))]}

@@ -8,7 +8,8 @@
     RUN_DIR/workspace/          the agent's workspace (outputs/<case_id>/..., plan/plan.md, ...)
     RUN_DIR/pictures/           the thumbnails scoring drew (docs/site.md)
 
-The names are spelled once, in run_files.py (RunFiles, re-exported here).
+The names are spelled once, in run_files.py (RunFiles, and WorkspaceNames for the places the
+harness names in the workspace: outputs/, plan/plan.md, plan/plan.png), re-exported here.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..run_files import RunFiles  # noqa: F401  (the run folder's names; runs/ re-exports them)
+from ..run_files import RunFiles, WorkspaceNames  # noqa: F401  (the run folder's names; runs/ re-exports them)
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .models import RunInfo

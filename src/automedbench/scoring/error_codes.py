@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import yamlfile
+from ..run_files import WorkspaceNames
 from ..runs.models import (
     BUDGET_END_REASONS,
     UNSCORED_END_REASONS,
@@ -100,8 +101,8 @@ def detect_errors(trace: list[TraceEvent], stages: Mapping[str, StageResult | No
 
 
 def _plan(run: RunEvidence) -> list[ErrorCode]:
-    if not (run.workspace / "plan" / "plan.md").is_file():
-        return [make_error("PLAN_MISSING", path="plan/plan.md")]
+    if not (run.workspace / WorkspaceNames.PLAN_MD).is_file():
+        return [make_error("PLAN_MISSING", path=WorkspaceNames.PLAN_MD)]
     if (plan := run.stages.get("s1")) is not None and plan.items.get("s1b") == 0:
         return [make_error("PLAN_NO_STEPS")]
     return []

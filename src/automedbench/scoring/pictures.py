@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..run_files import RunFiles
+from ..run_files import RunFiles, WorkspaceNames
 from ..runs.models import CaseResult
 from ..tracks.base import SubmittedCase, Track, draws_pictures, pictures_of
 from ..tracks.cohort import read_cohort
@@ -88,7 +88,7 @@ def write_pictures(track: Track, per_case: list[CaseResult], cases: list[dict[st
     chosen += [(cid, None, False) for cid in pick_invalid(per_case)]
     metas = {str(c["case_id"]): c for c in cases}
     layout = track.submission(options)
-    rows = read_cohort(workspace / "outputs", layout, list(metas)).rows if layout.kind == "cohort" and chosen else {}
+    rows = read_cohort(workspace / WorkspaceNames.OUTPUTS, layout, list(metas)).rows if layout.kind == "cohort" and chosen else {}
     index: list[dict[str, Any]] = []
     for cid, value, valid in chosen:
         pics = _draw(track, cid, valid, by_id[cid], metas[cid], rows, layout.kind, workspace, public, private,
@@ -114,7 +114,7 @@ def _draw(track: Track, cid: str, valid: bool, result: CaseResult, meta: dict[st
     """The track's pictures of one case, or [] when reading or drawing it fails (logged)."""
     try:
         reference, ref_meta = track.load_reference(private / cid, meta, options)
-        out_dir = workspace / "outputs" / cid
+        out_dir = workspace / WorkspaceNames.OUTPUTS / cid
         sub = SubmittedCase(cid, row=rows.get(cid)) if kind == "cohort" else SubmittedCase(cid, dir=out_dir)
         check = track.check_case(sub, ref_meta, options)
         if check.valid != valid:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runs.models import CaseResult, TaskResult
+from ..run_files import WorkspaceNames
 from ..tracks.base import (AggregateResult, CaseRecord, CaseStatus, ProfileScore, ScoredCases, ScoringContext,
                            SubmittedCase, Track)
 from ..tracks.cohort import read_cohort
@@ -129,7 +130,7 @@ def score_workspace(track: Track[Any], workspace: Path, private: Path, cases: li
     dataset's `public` folder, a valid output's reason is first what the track's plausibility
     check finds in it (the per-call check's words)."""
     context = context or ScoringContext()
-    outputs = workspace / "outputs"
+    outputs = workspace / WorkspaceNames.OUTPUTS
     layout = track.submission(options)
     expected = [str(c["case_id"]) for c in cases]
     submitted: dict[str, SubmittedCase] = {}
