@@ -34,17 +34,17 @@ def _gain(r: DetailReport, rubric: Rubric, stage: str | None) -> float | None:
     """Points of Overall (0-100) the run would gain if `stage` (None: the task) were perfect:
     the scoring's formulas applied to the run's parts, with and without that part perfect."""
     stages: dict[str, StageResult | None] = {str(k): v for k, v in r.stages.items()}
-    now = overall_score(agentic_score(stages, rubric)[0], r.task.score)
+    now = overall_score(agentic_score(stages, rubric)[0], r.task.score, rubric)
     if r.overall is None or now is None:
         return None
     if stage is None:
-        perfect = overall_score(r.agentic, 1.0)
+        perfect = overall_score(r.agentic, 1.0, rubric)
     else:
         st = stages.get(stage)
         if st is None or st.score is None:
             return None
         perfect = overall_score(agentic_score({**stages, stage: st.model_copy(update={"score": 1.0})}, rubric)[0],
-                                r.task.score)
+                                r.task.score, rubric)
     return None if perfect is None else max(0.0, 100.0 * (perfect - now))
 
 

@@ -22,6 +22,7 @@ from ..scoring.rubric import Rubric, load_rubric
 from . import site
 from .aggregate import STAGES, GroupStats, Leaderboard, Stat, aggregate, is_failure, split_task_versions
 from .analyze import write_analysis_page
+from .baseline import BASELINE_TITLE, is_baseline, profile_label
 from .calibration import footer_rows, load_calibrations
 from .site import tojson_safe
 from .profiles import check_profile, profile_switch, with_profile
@@ -105,8 +106,9 @@ def stat_title(s: Stat, label: str) -> str:
 
 
 def _env(rubric: Rubric) -> Environment:
-    """The site's templates, with the stages' ids, names and weights taken from `rubric` (the
-    one place they are defined: scoring/rubric.yaml, docs/site.md "Stages come from the rubric")."""
+    """The site's templates, with the stages' ids, names and weights and Overall's two weights
+    taken from `rubric` (the one place they are defined: scoring/rubric.yaml, docs/site.md
+    "Stages come from the rubric")."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     env = Environment(loader=PackageLoader("automedbench.report", "templates"),
@@ -115,8 +117,10 @@ def _env(rubric: Rubric) -> Environment:
     env.filters.update(score=fmt_score, ci=fmt_ci, duration=fmt_duration, tokens=fmt_tokens,
                        cost=fmt_cost, pct=fmt_pct, heat=heat, fixed=fixed,
                        tojson_safe=lambda v: Markup(tojson_safe(v)))  # escaped for <script> by tojson_safe
+    env.globals.update(is_baseline=is_baseline, BASELINE_TITLE=BASELINE_TITLE, profile_label=profile_label)
     env.globals.update(stat_title=stat_title, STAGES=STAGES,
                        STAGE_NAMES={s: r.name for s, r in rubric.stages.items()}, STAGE_WEIGHTS=rubric.weights(),
+                       OVERALL_WEIGHTS=rubric.overall,
                        stage_data=site.stage_data(rubric), STAGE_WORDS=_stage_words(rubric))
     return env
 
@@ -244,7 +248,8 @@ def write_leaderboard(reports: Iterable[DetailReport], out_dir: Path | str, *,
         tracks=sorted(set(task_track.values())), task_track=task_track,
         task_slug={t: site.task_slug(t) for t in board.tasks},
         summary=summary, judge_calibration=footer_rows(board.judges, calibrations), board_data={"views": views, "task_track": task_track, "error_categories": list(board.error_categories),
-                              "stages": site.stage_data(rubric), "profile": profile, **switch}, **extra), encoding="utf-8")
+                              "stages": site.stage_data(rubric), "profile": profile, **switch,
+                              "baseline_agents": sorted(a.agent for a in board.agents if is_baseline(a.agent))}, **extra), encoding="utf-8")
     return index
 
 

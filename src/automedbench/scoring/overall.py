@@ -13,12 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from ..tracks.base import MedalBands
+from .rubric import Rubric, load_rubric
 
 RATING_FOR_MEDAL = {"good": "A", "okay": "B", "none": "C"}
 
 
-def overall_score(agentic: float | None, task: float | None) -> float | None:
-    return None if agentic is None or task is None else 0.5 * agentic + 0.5 * task
+def overall_score(agentic: float | None, task: float | None, rubric: Rubric | None = None) -> float | None:
+    """The rubric's weights of Agentic and Task (scoring/rubric.yaml `overall`, docs/scoring.md#overall);
+    None when either half is None."""
+    if agentic is None or task is None:
+        return None
+    w = (rubric or load_rubric()).overall
+    return w["agentic"] * agentic + w["task"] * task
 
 
 def resolve_bands(task: Any, dataset_root: Path | None) -> MedalBands:

@@ -55,6 +55,8 @@ class StageRubric:
 class Rubric:
     version: int
     stages: dict[str, StageRubric]
+    # Overall's weights of the two halves (docs/scoring.md#overall): {"agentic": a, "task": t}, a + t = 1
+    overall: dict[str, float]
 
     @property
     def judged(self) -> list[str]:
@@ -94,4 +96,13 @@ def _load(path: str) -> Rubric:
             if unknown or set(ids) == set(st.items):
                 raise ValueError(f"{path}: {st.id}.not_applicable.{tier}: "
                                  + (f"unknown items {sorted(unknown)}" if unknown else "leaves no item to score"))
-    return Rubric(version=int(raw["version"]), stages=stages)
+    return Rubric(version=int(raw["version"]), stages=stages, overall=_overall_weights(path, raw.get("overall")))
+
+
+def _overall_weights(path: str, raw: object) -> dict[str, float]:
+    if not isinstance(raw, dict) or set(raw) != {"agentic", "task"}:
+        raise ValueError(f"{path}: overall must have exactly the keys agentic and task, got {raw!r}")
+    weights = {k: float(v) for k, v in raw.items()}
+    if min(weights.values()) < 0 or abs(sum(weights.values()) - 1.0) > 1e-9:
+        raise ValueError(f"{path}: overall weights must be >= 0 and sum to 1, got {weights}")
+    return weights
