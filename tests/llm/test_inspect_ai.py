@@ -217,10 +217,12 @@ def test_an_escape_attempt_through_inspect_is_blocked_and_coded(lesion_data, tmp
     # the harness source is not there; what the first look read was the decoy, never a reference
     assert execs[0].exit_code != 0 and "def score_run" not in execs[0].stdout
     assert "AUTOMEDBENCH DECOY" in execs[1].stdout and len(execs) == 3
-    # the first look was answered with the warning; the second ended the sample, the last call never ran
+    # the first look was answered with the warning; the second ended the sample at a custom limit
+    # (its result never reached the model), and the last call never ran
     (sample,) = log.samples
     tool_texts = [m.text for m in sample.messages if m.role == "tool"]
-    assert "SANDBOX VIOLATION" in tool_texts[1] and not any("never run" in t for t in tool_texts)
+    assert len(tool_texts) == 2 and "SANDBOX VIOLATION" in tool_texts[1]
+    assert sample.limit is not None and sample.limit.type == "custom" and "disqualified" in sample.limit.reason
 
 
 def test_inspects_file_api_and_other_commands_are_recorded_calls(lesion_data, tmp_path):
@@ -273,3 +275,29 @@ def test_inspects_file_api_and_other_commands_are_recorded_calls(lesion_data, tm
     assert any(Path(r).name == "a.txt" for r in execs[1].effects.read)
     # nothing was submitted: the run ends as the agent's own stop, and is still scored
     assert json.loads((run_dir / "run.json").read_text())["run"]["end_reason"] == "agent_finished"
+
+
+def test_the_tasks_turn_limit_ends_the_sample_and_the_run_is_scored(lesion_data, tmp_path):
+    """A reply past the task's turn limit runs nothing: the run ends max_turns after the turns our
+    loop would have allowed, Inspect ends the sample at its custom limit, and the scorer still
+    closes and scores the run (local backend: the limit is tested, not isolation)."""
+    tasks = tmp_path / "tasks"
+    shutil.copytree(ROOT / "src/automedbench/tracks/segmentation/tasks" / TASK, tasks / "lesion-short")
+    yaml_file = tasks / "lesion-short" / "task.yaml"
+    text = yaml_file.read_text()
+    assert f"id: {TASK}" in text and "max_turns: 60" in text
+    yaml_file.write_text(text.replace(f"id: {TASK}", "id: lesion-short").replace("max_turns: 60", "max_turns: 2"))
+    outs = inspect_script([("bash", f"# S1\necho turn {i} > t{i}.txt") for i in range(4)])
+    t = automedbench(task="lesion-short", tier=TIER, sandbox="local", data_root=str(lesion_data),
+                     tasks_dir=str(tasks), exec_timeout_s=60)
+    (log,) = inspect_ai.eval(t, model=get_model("mockllm/model", custom_outputs=outs), log_dir=str(tmp_path / "logs"),
+                             display="none", log_level="warning")
+    (sample,) = log.samples
+    assert sample.limit is not None and sample.limit.type == "custom"
+    score = sample.scores["automedbench_scorer"]
+    run_dir = Path(score.metadata["run_dir"])
+    rec = json.loads((run_dir / "run.json").read_text())["run"]
+    assert (rec["end_reason"], rec["turns"], rec["submitted"]) == ("max_turns", 2, False)
+    assert score.metadata["end_reason"] == "max_turns" and "BUDGET_EXHAUSTED" in score.metadata["errors"]
+    assert sorted(p.name for p in (run_dir / "workspace").glob("t*.txt")) == ["t0.txt", "t1.txt"]
+    assert [e.type for e in read_trace(run_dir / "trace.jsonl")].count("tool_call") == 2

@@ -197,28 +197,33 @@ class AutoMedBenchSandbox(SandboxEnvironment):
                 scaffold=SCAFFOLD, model=event.model,
                 finish_reason=event.output.stop_reason if event.output is not None else None)
 
-    def _stopped(self, stop: RunStopped) -> LimitExceededError:
-        """The run ended under the agent (a limit, disqualification): recorded as our loop does
-        (lifecycle/policy.py faults_recorded), and Inspect told to end the sample (its scorer
-        still runs)."""
-        self.run.info.end_reason = stop.reason
-        return LimitExceededError("custom", value=1, limit=1,
-                                  message=f"AutoMedBench ended the run: {self.run.info.end_reason}")
+    def _ended(self) -> LimitExceededError:
+        """Inspect told that the run has ended: the sample stops at a `custom` limit, as at one
+        of Inspect's own (its task group cancelled, the scorer still runs), and the error the
+        call raises says why."""
+        error = LimitExceededError("custom", value=1, limit=1,
+                                   message=f"AutoMedBench ended the run: {self.run.info.end_reason}")
+        active = sample_active()
+        if active is not None and active.tg is not None:
+            active.limit_exceeded(error)
+        return error
 
     async def _call(self, language: str, code: str, action: str) -> Any:
-        """One recorded call of the run's ToolBox; its sandbox result (None: refused unrun) and
-        the harness's note on it."""
+        """One recorded call of the run's ToolBox; its sandbox result (None: refused unrun), the
+        harness's note on it and the text our loop would show. The run ended under the agent (a
+        limit, a disqualification: RunStopped, recorded as lifecycle/policy.py faults_recorded
+        records it) ends the sample."""
         run, box = self.run, self.run.box
         if box is None or run.ended:
-            raise LimitExceededError("custom", value=1, limit=1,
-                                     message=f"AutoMedBench ended the run: {run.info.end_reason}")
+            raise self._ended()
         async with self._lock:
             try:
                 self.sync_turns()
                 box.call_source = {"scaffold": SCAFFOLD, "version": _inspect_version(), "action": action}
                 text = await anyio.to_thread.run_sync(box.execute_code, language, code)
             except RunStopped as stop:
-                raise self._stopped(stop) from None
+                run.info.end_reason = stop.reason
+                raise self._ended() from None
             return box.last_result, box.last_note, text
 
     # ---- the three calls -----------------------------------------------------------------------
