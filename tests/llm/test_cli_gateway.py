@@ -40,9 +40,10 @@ SECRET = "sk-cli-DO-NOT-LEAK-9f8e7d6c"
 PRICING = "{input_per_mtok: 2.0, output_per_mtok: 8.0, cached_input_per_mtok: 0.5}"
 
 
-def _agents_file(path: Path, url: str, limits: str = "") -> Path:
+def _agents_file(path: Path, url: str, limits: str = "", scaffold: Path | None = None) -> Path:
     retry = "{max_retries: 1, backoff_base_s: 0.01, backoff_max_s: 0.02}"
     lim = f"\n    limits: {limits}" if limits else ""
+    lim += f"\n    scaffold_config: {scaffold}" if scaffold else ""
     path.write_text(f"""agents:
   - name: loop-fake
     model: fake-coder
@@ -326,3 +327,19 @@ def test_the_gateway_answers_streams_and_refuses_once_ended(fake_openai, tmp_pat
         assert status == 401 and "max_cost" in json.loads(body)["error"]["message"]
         assert len(fake_openai.chat_requests()) == 2 and len(counted) == 2
     assert not sock.exists()
+
+
+def test_a_cli_that_cannot_start_or_a_sandbox_without_bwrap_is_never_the_agents_fault(fake_openai, lesion_data,
+                                                                                      tmp_path, monkeypatch):
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    broken = tmp_path / "mini.yaml"
+    broken.write_text("agent:\n  system_template: '{{ no_such_variable }}'\n")
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url, scaffold=broken)
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    assert (r.run.end_reason, r.run.end_detail) == ("infra_error", "cli_failed")
+    errors = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "error"]
+    assert "no_such_variable" in errors[0].message and fake_openai.chat_requests() == []
+    run_dir = api.run_one(TASK, TIER, "cli-fake", tmp_path / "local", api.RunOptions(
+        sandbox="local", data_root=lesion_data, agent_configs=[_agents_file(tmp_path / "a2.yaml", fake_openai.url)])).run_dir
+    meta = json.loads((run_dir / "run.json").read_text())["run"]
+    assert (meta["end_reason"], meta["end_detail"]) == ("infra_error", "cli_needs_bwrap")

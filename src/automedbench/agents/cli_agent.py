@@ -32,14 +32,14 @@ from typing import Any
 
 import yaml
 
-from ..errors import UserError
+from ..errors import InfrastructureError, UserError
 from ..llm.client import ChatClient, ProviderError
 from ..llm.registry import AgentConfig
 from ..gateway import FORWARDER_SOURCE, ChatMeter, Gateway, GatewayRefusal
 from ..gateway.meter import Metered
 from ..sandbox import advisory, open_sandbox
 from ..sandbox.base import ExecResult
-from ..sandbox.decoy import charge
+from ..sandbox.isolated import charge   # the decoy's charge, as every isolating backend applies it
 from ..sandbox.runtime import _closure, _copy_dists, _locked, cache_root, make_world_readable
 from .base import AgentContext, AgentOutcome, RunStopped, ToolBox
 from .mini_swe_agent import SUBMIT_COMMAND, SUBMIT_WORD, _SUBMIT_ALONE, load_mini, scaffold_settings
@@ -146,8 +146,10 @@ mkdir -p /tmp/mini
 python3 {INSIDE}/forwarder.py serve {port} {sock} > /tmp/mini/forwarder.log 2>&1 &
 FWD=$!
 for i in $(seq 100); do grep -q ready /tmp/mini/forwarder.log 2>/dev/null && break; sleep 0.05; done
-python3 -m minisweagent.run.mini -c {INSIDE}/mini.yaml -t "$(cat {INSIDE}/task.txt)" -o /tmp/mini/trajectory.json --exit-immediately -y
+python3 -m minisweagent.run.mini -c {INSIDE}/mini.yaml -t "$(cat {INSIDE}/task.txt)" -o /tmp/mini/trajectory.json \
+  --exit-immediately -y > /tmp/mini/cli.log 2>&1
 rc=$?
+tail -c 4000 /tmp/mini/cli.log
 python3 {INSIDE}/forwarder.py post {sock} /amb/upload/trajectory.json /tmp/mini/trajectory.json
 kill $FWD 2>/dev/null
 exit $rc
@@ -293,6 +295,15 @@ class _Boundaries:
         return False
 
 
+def _write_folder(folder: Path, settings: dict[str, Any], task: str) -> None:
+    """The gateway folder's files, readable by the sandbox's user: the forwarder, mini's gateway
+    model, the CLI's settings and the task text (the socket joins them when the gateway starts)."""
+    for name, text in (("forwarder.py", FORWARDER_SOURCE), ("amb_gateway_model.py", GATEWAY_MODEL),
+                       ("mini.yaml", yaml.safe_dump(settings)), ("task.txt", task)):
+        (folder / name).write_text(text)
+        os.chmod(folder / name, 0o644)
+
+
 def _result(text: str, duration: float, effects: dict[str, Any] | None) -> ExecResult:
     """A command's result as mini-swe-agent rendered it for the model (its observation template)."""
     rc = _RC.search(text)
@@ -331,7 +342,9 @@ class CliAgent:
         cfg, sandbox = self.config, tools.sandbox
         spec = getattr(sandbox, "spec", None)
         if sandbox.name != "bwrap" or spec is None:
-            raise CliAgentError(f"kind: cli runs its agent inside the bwrap sandbox (this run's is {sandbox.name!r})")
+            # never the agent's fault: the run ends infra_error (docs/agents.md "Limits of this path")
+            raise InfrastructureError(f"kind: cli runs its agent inside the bwrap sandbox (this run's is "
+                                      f"{sandbox.name!r}): run it with --sandbox bwrap", detail="cli_needs_bwrap")
         mini = load_mini()
         install = cli_install()
         if cfg.limits.wall_time_s:
@@ -361,18 +374,18 @@ class CliAgent:
                                    "attempts": exc.attempts, "model": cfg.model, "base_url": cfg.base_url})
 
         folder = Path(tempfile.mkdtemp(prefix="amb-gw-"))
-        os.chmod(folder, 0o755)   # the sandbox's user (a dropped uid) must reach the socket
+        os.chmod(folder, 0o700)   # only the harness, then only the sandbox's user (below)
         client = ChatClient(cfg, on_retry=on_retry)
         box = None
         try:
-            (folder / "forwarder.py").write_text(FORWARDER_SOURCE)
-            (folder / "amb_gateway_model.py").write_text(GATEWAY_MODEL)
-            (folder / "mini.yaml").write_text(yaml.safe_dump(cli_settings(cfg, system_prompt, context, timeout)))
-            (folder / "task.txt").write_text(context.kickoff)
-            for f in folder.iterdir():
-                os.chmod(f, 0o644)
+            _write_folder(folder, cli_settings(cfg, system_prompt, context, timeout), context.kickoff)
             binds = [*spec.extra_ro_binds, (str(folder), INSIDE), (str(install), INSIDE_SITE)]
             box = open_sandbox(sandbox.name, replace(spec, extra_ro_binds=binds))
+            # the folder is the socket's gate: the sandbox's user (a root harness's dropped uid,
+            # else the harness's own) may enter it, no other host user may reach the gateway
+            owner = getattr(box, "drop_to", None)
+            if owner is not None:
+                os.chown(folder, owner, -1)
             bounds = _Boundaries(tools, box, source)
 
             def record(m: Metered) -> None:
@@ -392,6 +405,12 @@ class CliAgent:
             gateway = Gateway(folder / SOCKET, cfg.model, meter)
             with gateway:
                 final = box.execute("bash", wrapper_script(), timeout_s=timeout)
+            if meter.requests == 0:
+                # the CLI ended before its model was asked anything: no action of the model's, so
+                # never the agent's fault (its settings, its packages, the forwarder)
+                raise InfrastructureError(f"the agent's CLI ended before its first model request (exit "
+                                          f"{final.exit_code}): {final.stdout[-1500:]}{final.stderr[-500:]}",
+                                          detail="cli_failed")
             trajectory = _trajectory(gateway.uploads.get("trajectory.json"))
             submitted = meter.ended is None and bounds.finish(final, trajectory)
             self._check_trajectory(tools, bounds, trajectory, final)
@@ -400,15 +419,9 @@ class CliAgent:
             if box is not None:
                 box.close()
             shutil.rmtree(folder, ignore_errors=True)
-        if tools.disqualified:
-            return AgentOutcome(end_reason="disqualified", model=cfg.model)
-        if submitted:
-            return AgentOutcome(end_reason="submitted", model=cfg.model)
-        if meter.ended:
-            return AgentOutcome(end_reason=meter.ended, model=cfg.model)
-        if final.timed_out:
-            return AgentOutcome(end_reason="wall_time", model=cfg.model)
-        return AgentOutcome(end_reason="agent_finished", model=cfg.model)
+        reason = ("disqualified" if tools.disqualified else "submitted" if submitted else meter.ended
+                  or ("wall_time" if final.timed_out else "agent_finished"))
+        return AgentOutcome(end_reason=reason, model=cfg.model)
 
     @staticmethod
     def _check_trajectory(tools: ToolBox, bounds: _Boundaries, trajectory: list[dict[str, Any]],
@@ -422,7 +435,7 @@ class CliAgent:
         if not trajectory:
             tools.trace.emit("warning", turn=tools.turns, kind="cli_trajectory_missing",
                              message="the agent left no trajectory: its calls are the gateway's view only",
-                             data={"exit_code": final.exit_code, "stderr": final.stderr[-2000:]})
+                             data={"exit_code": final.exit_code, "cli_log_tail": final.stdout[-2000:]})
         elif [a for a in actions if not _SUBMIT_ALONE.fullmatch(str(a))] != \
                 [c for c in recorded if not _SUBMIT_ALONE.fullmatch(c)]:
             tools.trace.emit("warning", turn=tools.turns, kind="cli_trajectory_mismatch",
