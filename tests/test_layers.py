@@ -169,11 +169,12 @@ def test_every_end_reason_set_comes_from_the_one_enumeration():
     from automedbench.runs import models
     reasons = set(get_args(models.EndReason))
     sets = {name: value for name, value in vars(models).items() if name.endswith("_END_REASONS")}
-    assert set(sets) == {"INFRA_END_REASONS", "UNSCORED_END_REASONS", "BUDGET_END_REASONS"}
+    assert set(sets) == {"INFRA_END_REASONS", "UNSCORED_END_REASONS", "BUDGET_END_REASONS", "LIMIT_END_REASONS"}
     for name, value in sets.items():
         assert value and value <= reasons, name
     assert models.UNSCORED_END_REASONS == models.INFRA_END_REASONS | {"interrupted"}
     assert not models.BUDGET_END_REASONS & models.UNSCORED_END_REASONS
+    assert models.LIMIT_END_REASONS == models.BUDGET_END_REASONS | {"wall_time"}
     # ... and no other module keeps a set of its own
     elsewhere = [f"{p.relative_to(ROOT)}:{n.lineno}" for p in _sources() if p.name != "models.py"
                  for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.Assign, ast.AnnAssign))

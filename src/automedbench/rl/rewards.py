@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import UserError, first_field_error
-from ..runs.models import BUDGET_END_REASONS, UNSCORED_END_REASONS, DetailReport, StageId
+from ..runs.models import LIMIT_END_REASONS, UNSCORED_END_REASONS, DetailReport, StageId
 from ..runs.record import RunRecord
 from ..scoring.error_codes import error_table
 from ..scoring.rubric import load_rubric
@@ -66,7 +66,7 @@ class RewardComponents(BaseModel):
     @property
     def truncated(self) -> bool:
         """The episode ran out of a budget the task gives (turns, tokens, cost, wall time)."""
-        return self.end_reason in BUDGET_END_REASONS or self.end_reason == "wall_time"
+        return self.end_reason in LIMIT_END_REASONS
 
     @classmethod
     def from_report(cls, report: DetailReport, run_dir: Path | str | None = None) -> RewardComponents:

@@ -53,6 +53,8 @@ INFRA_END_REASONS: frozenset[EndReason] = frozenset({"infra_error", "provider_er
 UNSCORED_END_REASONS: frozenset[EndReason] = INFRA_END_REASONS | {"interrupted"}
 # the agent ran out of a budget the task gave it (BUDGET_EXHAUSTED)
 BUDGET_END_REASONS: frozenset[EndReason] = frozenset({"max_turns", "max_tokens", "max_cost"})
+# the run stopped at a limit the task gave (a budget, or its wall time): an RL episode truncated
+LIMIT_END_REASONS: frozenset[EndReason] = BUDGET_END_REASONS | {"wall_time"}
 
 
 class _Strict(BaseModel):
