@@ -20,7 +20,6 @@ replay, how two outputs are compared, and what the outcomes say.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from difflib import SequenceMatcher
@@ -31,6 +30,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..run_files import RunFiles
 from ..runs.models import TraceEvent
+from ..runs.record import RunFileError, RunRecord
 
 EXPERIMENTS_VERSION = 1
 MAX_TOKENS = 20_000             # tokens of one output compared (the output itself is capped)
@@ -159,11 +159,12 @@ class RunExperiments(BaseModel):
 
 
 def load_experiments(run_dir: Path | str) -> RunExperiments | None:
-    """The run's saved experiments, or None (an older run, or a file that does not parse)."""
-    path = RunFiles(run_dir).experiments
+    """The run's saved experiments, or None (an older run, or a file that does not read: RunRecord's
+    policy, docs/run_record.md "Reading a run folder")."""
     try:
-        return RunExperiments.model_validate(json.loads(path.read_text()))
-    except (OSError, ValueError, ValidationError):
+        data = RunRecord(run_dir).experiments
+        return RunExperiments.model_validate(data) if data is not None else None
+    except (RunFileError, ValidationError):
         return None
 
 
