@@ -100,9 +100,10 @@ def lesion_data(tmp_path, staged_once):
     return root
 
 
-def _run(agent: str, out: Path, data: Path, cfg: Path) -> tuple[Path, DetailReport]:
+def _run(agent: str, out: Path, data: Path, cfg: Path, exec_timeout_s: float = 300) -> tuple[Path, DetailReport]:
     run_dir = api.run_one(TASK, TIER, agent, out, api.RunOptions(sandbox="bwrap", data_root=data, network=False,
-                                                                 agent_configs=[cfg], exec_timeout_s=300)).run_dir
+                                                                 agent_configs=[cfg],
+                                                                 exec_timeout_s=exec_timeout_s)).run_dir
     return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
 
 
@@ -228,6 +229,7 @@ def test_the_key_is_nowhere_in_the_sandbox_and_the_network_stays_off(fake_openai
             'echo "key in environs: $(grep -c -- "$K" /tmp/envs.txt)"\n'
             'echo "key in files: $(grep -rlF -- "$K" /workspace /tmp /opt/amb-gateway /etc $HOME/.config 2>/dev/null'
             ' | grep -v envs.txt | wc -l)"\n'
+            'echo "command PYTHONPATH=$PYTHONPATH key=[$OPENAI_API_KEY]"\n'
             'ls /opt/amb-gateway\n'
             f'python3 -c "import urllib.request as u; u.urlopen(\'http://127.0.0.1:{port}/v1/models\', timeout=3)"'
             ' 2>&1 | tail -1')
@@ -239,6 +241,8 @@ def test_the_key_is_nowhere_in_the_sandbox_and_the_network_stays_off(fake_openai
     assert int(lines[0].split(": ")[1]) > 5 and int(lines[1]) >= 1   # the agent's environment was read
     assert "key in environs: 0" in lines and "key in files: 0" in lines, out
     assert {"gateway.sock", "forwarder.py", "mini.yaml"} <= set(lines), out
+    # the commands get the sandbox's own PYTHONPATH, not the CLI's packages, and no gateway key
+    assert "command PYTHONPATH=/opt/agent-python/boot key=[]" in lines, out
     assert "Connection refused" in lines[-1] or "Errno" in lines[-1], out   # the host's loopback is not the sandbox's
     assert SECRET not in out
     # tokens and cost equal the scripted server's usage, priced by the entry
@@ -343,3 +347,15 @@ def test_a_cli_that_cannot_start_or_a_sandbox_without_bwrap_is_never_the_agents_
         sandbox="local", data_root=lesion_data, agent_configs=[_agents_file(tmp_path / "a2.yaml", fake_openai.url)])).run_dir
     meta = json.loads((run_dir / "run.json").read_text())["run"]
     assert (meta["end_reason"], meta["end_detail"]) == ("infra_error", "cli_needs_bwrap")
+
+
+def test_a_command_past_the_time_limit_per_execution_is_killed_and_recorded_so(fake_openai, lesion_data, tmp_path,
+                                                                                monkeypatch):
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    fake_openai.push(*cli_script(["# S1\nsleep 30; echo late", "# S1\necho on time"]))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg, exec_timeout_s=3)
+    assert r.run.end_reason == "submitted" and r.run.wall_time_s < 25
+    execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
+    assert [(e.timed_out, e.exit_code) for e in execs] == [(True, -1), (False, 0)]
+    assert "late" not in execs[0].stdout and execs[1].stdout == "on time\n"

@@ -52,6 +52,7 @@ INSIDE = "/opt/amb-gateway"            # the gateway's folder inside: socket, fo
 INSIDE_SITE = "/opt/amb-cli-agent"     # the CLI agent's installed packages, read-only
 PORT = 18080                           # the forwarder's port on the sandbox's own loopback
 SOCKET = "gateway.sock"
+NO_WALL_LIMIT_S = 86400.0              # the CLI's whole run when the run has no wall-time limit
 PLACEHOLDER_KEY = "amb-gateway-no-key"  # what the agent is given for a key: the real one stays outside
 # what mini-swe-agent's CLI imports on its way (its declared dependencies less litellm, its default
 # model library, which the gateway model replaces, and datasets/textual/openai, which only its
@@ -115,9 +116,12 @@ def _quoted(text: str) -> str:
     return "{% raw %}" + text.replace("{% endraw %}", "{% endraw %}{{ '{% endraw %}' }}{% raw %}") + "{% endraw %}"
 
 
-def cli_settings(config: AgentConfig, system_prompt: str, context: AgentContext, timeout_s: float) -> dict[str, Any]:
+def cli_settings(config: AgentConfig, system_prompt: str, context: AgentContext, timeout_s: float,
+                 command_env: dict[str, str] | None = None) -> dict[str, Any]:
     """mini-swe-agent's YAML for its CLI: the same agent templates as kind mini-swe-agent (ours
-    rendered in), our gateway model, its local environment in the workspace."""
+    rendered in), our gateway model, its local environment in the workspace. `command_env` is set
+    for each command it runs over what the CLI itself was given (its packages and the gateway's
+    address are the CLI's, not the commands')."""
     settings = scaffold_settings(config, load_mini())
     agent = dict(settings.get("agent", {}))
     for key in ("system_template", "instance_template"):
@@ -130,7 +134,8 @@ def cli_settings(config: AgentConfig, system_prompt: str, context: AgentContext,
     agent.update(agent_class="default", mode="yolo", confirm_exit=False)
     model = {**settings.get("model", {}), "model_class": "amb_gateway_model.GatewayModel",
              "model_name": config.model, "cost_tracking": "ignore_errors"}
-    env = {"environment_class": "local", "cwd": context.workspace_dir, "timeout": int(max(1, timeout_s))}
+    env = {"environment_class": "local", "cwd": context.workspace_dir, "timeout": int(max(1, timeout_s)),
+           "env": {"OPENAI_BASE_URL": "", "OPENAI_API_KEY": "", **(command_env or {})}}
     return {"agent": agent, "model": model, "environment": env}
 
 
@@ -308,7 +313,10 @@ def _result(text: str, duration: float, effects: dict[str, Any] | None) -> ExecR
     """A command's result as mini-swe-agent rendered it for the model (its observation template)."""
     rc = _RC.search(text)
     out = _OUT.search(text)
-    return ExecResult(int(rc.group(1)) if rc else -1, out.group(1) if out else text, "", duration, effects=effects)
+    # its local environment's time limit: the command was killed (subprocess.TimeoutExpired)
+    timed_out = rc is not None and rc.group(1) == "-1" and "timed out after" in text[:rc.start()]
+    return ExecResult(int(rc.group(1)) if rc else -1, out.group(1) if out else text, "", duration,
+                      timed_out=timed_out, effects=effects)
 
 
 def _trajectory(raw: bytes | None) -> list[dict[str, Any]]:
@@ -350,9 +358,10 @@ class CliAgent:
         if cfg.limits.wall_time_s:
             own = time.monotonic() + cfg.limits.wall_time_s
             tools.deadline = own if tools.deadline is None else min(tools.deadline, own)
-        timeout = spec.timeout_s
-        if tools.deadline is not None:
-            timeout = max(1.0, tools.deadline - time.monotonic())
+        # the CLI's whole run is bounded by the run's wall time (a day without one); each command
+        # by the task's limit per execution, as each call of our loop (mini's own `timeout`)
+        whole = NO_WALL_LIMIT_S if tools.deadline is None else max(1.0, tools.deadline - time.monotonic())
+        per_command = min(spec.timeout_s, whole)
         source = {"scaffold": CLI, "version": mini.version, "action": "bash", "path": "cli-gateway",
                   "calls_from": "gateway"}
         tools.call_source = source
@@ -378,9 +387,13 @@ class CliAgent:
         client = ChatClient(cfg, on_retry=on_retry)
         box = None
         try:
-            _write_folder(folder, cli_settings(cfg, system_prompt, context, timeout), context.kickoff)
             binds = [*spec.extra_ro_binds, (str(folder), INSIDE), (str(install), INSIDE_SITE)]
             box = open_sandbox(sandbox.name, replace(spec, extra_ro_binds=binds))
+            # the commands get the sandbox's own PYTHONPATH back (the CLI's packages are on the CLI's)
+            env_of = getattr(box, "env", None)
+            inside_env: dict[str, str] = env_of() if callable(env_of) else {}
+            _write_folder(folder, cli_settings(cfg, system_prompt, context, per_command,
+                                               {"PYTHONPATH": inside_env.get("PYTHONPATH", "")}), context.kickoff)
             # the folder is the socket's gate: the sandbox's user (a root harness's dropped uid,
             # else the harness's own) may enter it, no other host user may reach the gateway
             owner = getattr(box, "drop_to", None)
@@ -404,7 +417,7 @@ class CliAgent:
             self.last_meter = meter   # its counts outlive the run (bench/gateway_overhead.py reads them)
             gateway = Gateway(folder / SOCKET, cfg.model, meter)
             with gateway:
-                final = box.execute("bash", wrapper_script(), timeout_s=timeout)
+                final = box.execute("bash", wrapper_script(), timeout_s=whole)
             if meter.requests == 0:
                 # the CLI ended before its model was asked anything: no action of the model's, so
                 # never the agent's fault (its settings, its packages, the forwarder)
