@@ -1,4 +1,4 @@
-"""What recording each execution's effects (sandbox/effects.py, docs/sandbox.md "Observed
+"""What recording each execution's effects (sandbox/observe/effects.py, docs/sandbox.md "Observed
 effects") adds to a bwrap call: the same snippet -- read 3 public files, write 2 outputs of
 64 KiB -- through two sandboxes over the same public data, one recording and one not,
 interleaved, in the same run on the same machine.
@@ -45,7 +45,7 @@ def main() -> int:
                                      "instead of building the agent runtime (the snippet needs only the stdlib)")
     args = ap.parse_args()
     from automedbench.sandbox import SandboxSpec
-    from automedbench.sandbox.bwrap import BwrapSandbox, find_bwrap
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox, find_bwrap
     from automedbench.sandbox.runtime import ensure_agent_runtime
 
     try:

@@ -32,7 +32,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from automedbench.sandbox import SandboxSpec
-    from automedbench.sandbox.bwrap import BwrapSandbox, gpu_dev_nodes
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox, gpu_dev_nodes
 
     tmp = Path(tempfile.mkdtemp(prefix="amb-gpucheck-"))
     (tmp / "public" / "case_0").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""What holding the sandbox's opens until their folder is watched (sandbox/mount_gate.py,
+"""What holding the sandbox's opens until their folder is watched (sandbox/observe/mount_gate.py,
 docs/sandbox.md "Opens held until their folder is watched") adds to a recorded bwrap call:
 the same snippet -- make a new case folder, write a pilot in it, read it back, rewrite it,
 read 3 public files -- through one recording sandbox, calls with the hold and without it

@@ -33,7 +33,7 @@ def main() -> None:
         sys.exit("bubblewrap is not installed (make sysdeps)")
     from automedbench.sandbox import SandboxSpec
     from automedbench.sandbox import runtime
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
 
     root = Path(tempfile.mkdtemp(prefix="amb-bench-open-"))
     (root / "pub").mkdir(), (root / "ws").mkdir()

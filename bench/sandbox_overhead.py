@@ -43,7 +43,7 @@ def main() -> None:
                                      "instead of building the agent runtime")
     args = ap.parse_args()
     from automedbench.sandbox import SandboxSpec
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     from automedbench.sandbox.runtime import ensure_agent_runtime
 
     tmp = Path(tempfile.mkdtemp(prefix="amb-bench-"))
@@ -67,7 +67,7 @@ def main() -> None:
     docker_note = "docker: not measured (--no-docker)"
     if not args.no_docker:
         from automedbench.sandbox import SandboxError
-        from automedbench.sandbox.docker import DockerSandbox
+        from automedbench.sandbox.docker.backend import DockerSandbox
         try:
             boxes["docker"] = DockerSandbox(SandboxSpec(public_dir=tmp / "public", workspace=tmp / "ws-docker"))
             docker_note = f"docker image {boxes['docker'].image[:19]}..."

@@ -23,8 +23,8 @@ def main() -> None:
     args = ap.parse_args()
     from automedbench import api
     from automedbench.datasets import stage
-    from automedbench.sandbox.docker_engine import ensure_engine
-    from automedbench.sandbox.docker_image import build_image
+    from automedbench.sandbox.docker.engine import ensure_engine
+    from automedbench.sandbox.docker.image import build_image
     from automedbench.scoring.score_run import score_run
 
     engine, how = ensure_engine()

@@ -55,7 +55,7 @@ def test_sandbox_that_cannot_start_is_infra_error_not_the_agents_f(tiny):
 @needs_bwrap
 def test_sandbox_dying_under_the_agent_is_infra_error(tmp_path):
     """The host side of a real bwrap sandbox vanishes mid-run (as a /tmp cleaner would do)."""
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
 
     class DiesAfterTwoCalls(BwrapSandbox):
         calls = 0

@@ -31,7 +31,7 @@ def test_a_new_entry_still_needs_its_required_fields(tmp_path):
 
 def test_automedbench_home_moves_every_cache(tmp_path, monkeypatch):
     from automedbench.data import data_root
-    from automedbench.sandbox.docker_image import docker_cache_root
+    from automedbench.sandbox.docker.image import docker_cache_root
     from automedbench.sandbox.runtime import cache_root
     from automedbench.llm.cache import default_cache_dir
     monkeypatch.delenv("AUTOMEDBENCH_DATA", raising=False)

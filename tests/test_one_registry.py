@@ -129,7 +129,7 @@ def test_a_plugin_cannot_take_a_built_in_name(tmp_path, monkeypatch, caplog):
     try:
         with caplog.at_level("WARNING", logger="automedbench.plugins"):
             backend = SANDBOX_BACKENDS.get("bwrap")
-        assert backend.open.__module__ == "automedbench.sandbox.bwrap"
+        assert backend.open.__module__ == "automedbench.sandbox.bwrap.backend"
         assert any("skipping sandbox backend plug-in 'bwrap' from shadow-pack 0.3: the name is taken by built-in"
                    in r.getMessage() for r in caplog.records), caplog.text
     finally:

@@ -44,7 +44,7 @@ from .runs.options import RunOptions
 from .runs.preflight import check_endpoints as check_agent_endpoints
 from .runs.sweep import Cell, CellResult, SweepConfigError, SweepEvent, SweepSpec, load_sweep_file
 from .runs.trace import slowest_execution
-from .sandbox.docker import score_in_container
+from .sandbox.docker.backend import score_in_container
 from .sandbox.doctor import machine_report as _machine_report
 from .scoring.judge import get_judge
 from .scoring.judge.calibration import CalibrationMissing, EvalReport, evaluate, evaluate_heldout, saved_path

@@ -177,7 +177,7 @@ def bwrap_box(world):
     """One bwrap sandbox for the whole session (every execute is a fresh namespace)."""
     if not HAVE_BWRAP:
         pytest.skip("bubblewrap not installed (apt-get install bubblewrap)")
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=False,
                        timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
     box = BwrapSandbox(spec)
@@ -203,7 +203,7 @@ def docker_engine(tmp_path_factory):
     Under pytest-xdist several workers may need it at once, and the private dockerd has one
     fixed socket: its start and its users are counted under a lock in the run's shared temp
     folder, and the last worker to leave stops the engine the tests started."""
-    from automedbench.sandbox.docker_engine import ensure_engine
+    from automedbench.sandbox.docker.engine import ensure_engine
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent                      # the folder every worker of this run shares
@@ -263,7 +263,7 @@ def _stop_pid(pid: int, timeout_s: float = 30) -> None:
 def docker_image(docker_engine):
     """The agent image (built offline once per recipe, then cached)."""
     from automedbench.sandbox import SandboxError
-    from automedbench.sandbox.docker_image import build_image
+    from automedbench.sandbox.docker.image import build_image
     try:
         return build_image(log=lambda _msg: None).image_id
     except SandboxError as exc:
@@ -273,7 +273,7 @@ def docker_image(docker_engine):
 @pytest.fixture(scope="session")
 def docker_box(world, docker_image):
     """One docker sandbox (one container) for the session, same limits as bwrap_box."""
-    from automedbench.sandbox.docker import DockerSandbox
+    from automedbench.sandbox.docker.backend import DockerSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=False,
                        timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
     box = DockerSandbox(spec, image=docker_image)
@@ -306,7 +306,7 @@ def bwrap_net_box(world):
         pytest.skip("bubblewrap not installed (apt-get install bubblewrap)")
     if shutil.which("slirp4netns") is None:
         pytest.skip("slirp4netns not installed (apt-get install slirp4netns)")
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=True,
                        timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
     box = BwrapSandbox(spec)
@@ -319,7 +319,7 @@ def docker_net_box(world, docker_image):
     """A docker sandbox with the network ON (slirp4netns attached to the container's netns)."""
     if os.geteuid() != 0 or shutil.which("slirp4netns") is None:
         pytest.skip("docker with the network on needs a root harness and slirp4netns")
-    from automedbench.sandbox.docker import DockerSandbox
+    from automedbench.sandbox.docker.backend import DockerSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=world.workspace, network=True,
                        timeout_s=30, max_procs=128, memory_mb=4096, max_file_mb=256, output_cap=64 * 1024)
     box = DockerSandbox(spec, image=docker_image)

@@ -136,9 +136,9 @@ def test_host_walk_between_calls_is_nobody_s(box):
 
 def _open(backend: str, request, spec: SandboxSpec):
     if backend == "docker":
-        from automedbench.sandbox.docker import DockerSandbox
+        from automedbench.sandbox.docker.backend import DockerSandbox
         return DockerSandbox(spec, image=request.getfixturevalue("docker_image"))
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     return BwrapSandbox(spec)
 
 
@@ -201,7 +201,7 @@ def test_unattributed_decoy_events_are_never_charged():
     """A decoy on a host path (a non-root harness, no private mount namespace) is reachable by
     any host process: its events are an unattributed warning, never a violation."""
     from automedbench.sandbox.base import ExecResult
-    from automedbench.sandbox.decoy import charge
+    from automedbench.sandbox.observe.decoy import charge
     r = ExecResult(0, "", "", 0.0)
     charge(r, [("OPEN,ISDIR", "/data/private"), ("ACCESS,ISDIR", "/data/private")], attributed=False)
     assert r.violations == [] and not r.blocked
@@ -214,7 +214,7 @@ NON_ROOT_PROBE = """
 import json, os, sys
 from pathlib import Path
 from automedbench.sandbox import SandboxSpec
-from automedbench.sandbox.bwrap import BwrapSandbox
+from automedbench.sandbox.bwrap.backend import BwrapSandbox
 root = Path(sys.argv[1])
 (root / "pub" / "case_0").mkdir(parents=True, exist_ok=True)
 (root / "pub" / "case_0" / "img.txt").write_text("x")
@@ -262,14 +262,14 @@ def test_a_non_root_harness_charges_nothing_it_cannot_attribute(tmp_path):
     assert out["effects"]["reads_attributed"] is False
 
 
-# ---- the listener never leaves an opener waiting (sandbox/fanotify.py) ------------------------
+# ---- the listener never leaves an opener waiting (sandbox/observe/fanotify.py) ------------------------
 def _open_in_child(path: Path, timeout_s: float = 20) -> subprocess.CompletedProcess:
     """Open `path` from another process (the listener's own thread must not be the opener)."""
     return subprocess.run(["cat", str(path)], capture_output=True, text=True, timeout=timeout_s)
 
 
 def _listener(is_ours):
-    from automedbench.sandbox.fanotify import OpenerLog
+    from automedbench.sandbox.observe.fanotify import OpenerLog
     if os.geteuid() != 0:
         pytest.fail("fanotify permission events need a root harness (make test runs as root)")
     log = OpenerLog.start(is_ours)
@@ -317,7 +317,7 @@ def test_a_listener_that_stops_lets_every_open_through_and_says_so(tmp_path):
 def test_an_open_made_before_the_calls_pid_is_known_waits_for_it():
     """The call's first opens can come before run_process hands the harness its pid (a fast
     `ls /data/private` under load): they wait for it instead of being judged not the call's."""
-    from automedbench.sandbox.fanotify import CallProcess
+    from automedbench.sandbox.observe.fanotify import CallProcess
     call = CallProcess()
     me = os.getpid()
     assert call.is_ours(me) is False                     # no call running: nobody's
@@ -338,7 +338,7 @@ def test_a_symlinked_folder_in_a_new_folder_is_neither_marked_nor_a_gap(tmp_path
     """A folder the call made holds a symlink to a directory outside the roots: the walk of the
     new folder does not mark what the link points at (opens there are nobody's), and the
     record is not cut short for it (docs/sandbox.md "Observed effects")."""
-    from automedbench.sandbox.effects import EffectsRecorder
+    from automedbench.sandbox.observe.effects import EffectsRecorder
     if os.geteuid() != 0:
         pytest.fail("fanotify permission events need a root harness (make test runs as root)")
     ws, pub, outside = tmp_path / "ws", tmp_path / "pub", tmp_path / "outside"

@@ -15,7 +15,7 @@ import pytest
 
 from automedbench import sandbox as sb
 from automedbench.sandbox import SandboxError, SandboxSpec, open_sandbox
-from automedbench.sandbox.docker import (
+from automedbench.sandbox.docker.backend import (
     check_image,
     container_argv,
     scoring_argv,
@@ -33,7 +33,7 @@ def test_registry_default_is_bwrap():
 
 
 def test_missing_bwrap_names_the_apt_package(monkeypatch, tmp_path):
-    from automedbench.sandbox import bwrap
+    from automedbench.sandbox.bwrap import backend as bwrap
     monkeypatch.setattr(bwrap.shutil, "which", lambda name: None)
     monkeypatch.setattr(bwrap.os, "access", lambda *a: False)
     with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
@@ -111,14 +111,14 @@ def test_a_container_lost_before_any_call_is_started_again_once(world, docker_im
     import logging
     import subprocess
 
-    from automedbench.sandbox.docker import DockerSandbox
+    from automedbench.sandbox.docker.backend import DockerSandbox
     box = DockerSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", timeout_s=30),
                         image=docker_image)
     try:
         subprocess.run([box.docker, "kill", box.container], capture_output=True, check=True, timeout=60,
                        env=box._cli_env)
         assert not box.running()
-        with caplog.at_level(logging.WARNING, logger="automedbench.sandbox.docker"):
+        with caplog.at_level(logging.WARNING, logger="automedbench.sandbox.docker.backend"):
             box.ensure_running()
         assert box.running() and box.execute("bash", "echo up").stdout.strip() == "up"
         assert any("container exited 137" in r.getMessage() and "started it again" in r.getMessage()
@@ -134,7 +134,7 @@ def test_a_container_lost_under_the_agent_is_an_infrastructure_fault(world, dock
     import subprocess
 
     from automedbench.sandbox import SandboxError
-    from automedbench.sandbox.docker import DockerSandbox
+    from automedbench.sandbox.docker.backend import DockerSandbox
     box = DockerSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", timeout_s=30),
                         image=docker_image)
     try:
@@ -149,7 +149,7 @@ def test_a_container_lost_under_the_agent_is_an_infrastructure_fault(world, dock
 
 
 def test_docker_without_image_says_how_to_build(tmp_path, monkeypatch):
-    from automedbench.sandbox import docker
+    from automedbench.sandbox.docker import backend as docker
     monkeypatch.delenv("AUTOMEDBENCH_DOCKER_IMAGE", raising=False)
     monkeypatch.setattr(docker, "recorded_image", lambda: None)
     (tmp_path / "pub").mkdir()
@@ -159,7 +159,7 @@ def test_docker_without_image_says_how_to_build(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ GPU
 def test_gpu_bind_args_from_fake_dev_listing():
-    from automedbench.sandbox.bwrap import gpu_bind_args
+    from automedbench.sandbox.bwrap.backend import gpu_bind_args
     nodes = ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/null"]
     libs = {"/usr/local/nvidia", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/run/nvidia-persistenced"}
     fake_glob = lambda pat: sorted(p for p in libs if p == pat or (pat.endswith("*") and p.startswith(pat[:-1])))
@@ -182,7 +182,7 @@ def test_gpu_bind_args_from_fake_dev_listing():
 @needs_bwrap
 @pytest.mark.bwrap
 def test_extra_ro_binds_and_gpu_nodes_in_argv(world, tmp_path):
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     extra = tmp_path / "torch"
     extra.mkdir()
     (extra / "marker.txt").write_text("torch here")
@@ -301,7 +301,8 @@ def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch, caplog):
     that RLIMIT_NPROC is not enforced."""
     if os.geteuid() != 0:
         pytest.skip("only meaningful as root")
-    from automedbench.sandbox import bwrap, privilege
+    from automedbench.sandbox import privilege
+    from automedbench.sandbox.bwrap import backend as bwrap
     monkeypatch.setattr(privilege, "_DROP_OK", False)
     with caplog.at_level("WARNING", logger="automedbench.sandbox"):
         box = bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws"))
@@ -317,7 +318,7 @@ def test_root_fallback_mode_is_flagged(world, tmp_path, monkeypatch, caplog):
 def test_drop_mode_runs_as_unprivileged_host_uid(world, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("only meaningful as root")
-    from automedbench.sandbox import bwrap
+    from automedbench.sandbox.bwrap import backend as bwrap
     with bwrap.BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws")) as box:
         assert box.mode == "drop"
         r = box.execute("bash", "id -u; touch made-inside")
@@ -339,7 +340,7 @@ def test_one_sandboxs_fork_bomb_does_not_stop_another_sandbox_from_starting(worl
     import threading
     import time
 
-    from automedbench.sandbox import bwrap
+    from automedbench.sandbox.bwrap import backend as bwrap
     spec = dict(public_dir=world.public, timeout_s=30, max_procs=48)
     with bwrap.BwrapSandbox(SandboxSpec(workspace=tmp_path / "a", **spec)) as bomb, \
             bwrap.BwrapSandbox(SandboxSpec(workspace=tmp_path / "b", **spec)) as other:
@@ -362,7 +363,7 @@ def test_one_sandboxs_fork_bomb_does_not_stop_another_sandbox_from_starting(worl
 @pytest.mark.bwrap
 @pytest.mark.parametrize("dst", ["/opt", "/", "/usr", "/data", "/workspace", "/workspace/x", "/opt/agent-python/lib", "rel"])
 def test_extra_binds_cannot_cover_sandbox_paths(world, tmp_path, dst):
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     with pytest.raises(SandboxError):
         BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws",
                                  extra_ro_binds=[(str(tmp_path), dst)]))

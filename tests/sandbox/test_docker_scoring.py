@@ -108,12 +108,12 @@ def test_a_scoring_container_that_cannot_start_its_command_is_tried_once_more(do
     that fails too the run is scored in process, saying both failed. Made to fail for real here:
     the command names an interpreter the container does not have."""
     from automedbench.errors import ScoringContainerUnavailable
-    from automedbench.sandbox.docker import command_never_started, score_in_container
+    from automedbench.sandbox.docker.backend import command_never_started, score_in_container
 
     run_dir, report = docker_run
     data_root = run_dir.parents[1] / "data"   # the fixture's root: runs/ and data/ side by side
     monkeypatch.setattr("sys.executable", "/nonexistent/python3")
-    with caplog.at_level(logging.WARNING, logger="automedbench.sandbox.docker"):
+    with caplog.at_level(logging.WARNING, logger="automedbench.sandbox.docker.backend"):
         with pytest.raises(ScoringContainerUnavailable, match=r"a second container too") as raised:
             score_in_container(run_dir, sandbox=report.run.sandbox, dataset_root=data_root / "mni-brain-lesion",
                                tasks_dirs=[])

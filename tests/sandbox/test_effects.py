@@ -349,7 +349,7 @@ def test_lost_events_fall_back_to_the_tree_and_say_truncated(box, world):
 @needs_bwrap
 @pytest.mark.bwrap
 def test_recording_off_leaves_effects_none(world, tmp_path):
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     with BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", record_effects=False)) as b:
         r = b.execute("bash", "echo x > y.txt")
         assert r.exit_code == 0 and r.effects is None and b.effects is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from automedbench.sandbox.effects_record import (
+from automedbench.sandbox.observe.record import (
     HASH_MAX_BYTES,
     MAX_ENTRIES,
     After,
@@ -26,7 +26,7 @@ from automedbench.sandbox.effects_record import (
     build_record,
     fold,
 )
-from automedbench.sandbox.inotify import (
+from automedbench.sandbox.observe.inotify import (
     IN_CLOSE_NOWRITE,
     IN_CLOSE_WRITE,
     IN_CREATE,

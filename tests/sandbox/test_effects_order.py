@@ -5,9 +5,9 @@ sequence is given as the queue left it, so every one is checked every time
 (docs/sandbox.md "Order inside a call")."""
 from __future__ import annotations
 
-from automedbench.sandbox.effects_record import Call as _Call
-from automedbench.sandbox.effects_record import Effects as _Effects
-from automedbench.sandbox.effects_record import build_order
+from automedbench.sandbox.observe.record import Call as _Call
+from automedbench.sandbox.observe.record import Effects as _Effects
+from automedbench.sandbox.observe.record import build_order
 
 HOST = "/host/ws"
 WS = "/workspace"
@@ -80,7 +80,7 @@ def test_a_rename_the_recorder_learns_from_a_watch_not_an_event(tmp_path):
     folder moved into outputs/ before outputs/ is watched: no MOVED_TO event exists. The move
     is learnt when the walk of outputs/ finds the same directory: the file is one created file
     at its new path (no phantom 'transient' under the old one), written before it was read."""
-    from automedbench.sandbox.effects import EffectsRecorder
+    from automedbench.sandbox.observe.effects import EffectsRecorder
     ws, pub = tmp_path / "ws", tmp_path / "pub"
     ws.mkdir(), pub.mkdir()
     rec = EffectsRecorder((str(ws), WS), (str(pub), "/data/public"))

@@ -83,7 +83,7 @@ def test_pip_install_with_network_on(world, tmp_path):
     if shutil.which("slirp4netns") is None:
         pytest.skip("network on needs slirp4netns (apt-get install slirp4netns)")
     from automedbench.sandbox import SandboxSpec
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     with BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True)) as box:
         r = box.execute("bash", "pip install -q tomli-w && python -c 'import tomli_w; print(tomli_w.__file__)'", timeout_s=120)
     assert r.exit_code == 0, r.stderr[-2000:]

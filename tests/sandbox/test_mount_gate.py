@@ -1,5 +1,5 @@
 """The gate that holds a bwrap call's command until its workspace mount is marked
-(sandbox/mount_gate.py, docs/sandbox.md "Opens held until their folder is watched"), driven
+(sandbox/observe/mount_gate.py, docs/sandbox.md "Opens held until their folder is watched"), driven
 with a real bwrap: it marks and lets the command run; a bwrap that fails in its setup, or a
 mark that fails, never holds the call."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from automedbench.sandbox.mount_gate import WAIT_S, MountGate
+from automedbench.sandbox.observe.mount_gate import WAIT_S, MountGate
 
 from .conftest import needs_bwrap
 

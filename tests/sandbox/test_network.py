@@ -219,7 +219,7 @@ def test_private_and_link_local_listeners_unreachable(net_box, private_listeners
 def test_allowlist_routes_only_the_allowed_hosts(world, tmp_path):
     if shutil.which("slirp4netns") is None:
         pytest.skip("network on needs slirp4netns (apt-get install slirp4netns)")
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     spec = SandboxSpec(public_dir=world.public, workspace=tmp_path / "ws", network=True, network_allow=[DOC_ADDR])
     with BwrapSandbox(spec) as box:
         routes = _routes_inside(box)
@@ -255,7 +255,7 @@ import json, sys
 from pathlib import Path
 from automedbench.errors import UserError
 from automedbench.sandbox import SandboxConfigError, SandboxSpec, check_backend
-from automedbench.sandbox.bwrap import BwrapSandbox
+from automedbench.sandbox.bwrap.backend import BwrapSandbox
 root = Path(sys.argv[1])
 (root / "pub" / "case_0").mkdir(parents=True, exist_ok=True)
 try:

@@ -32,13 +32,13 @@ backend, root = sys.argv[1], Path(sys.argv[2])
 public, workspace = root / "data" / "public", root / "ws"
 spec = SandboxSpec(public_dir=public, workspace=workspace, network=False, gpu=False)
 if backend == "bwrap":
-    from automedbench.sandbox.bwrap import BwrapSandbox as Box
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox as Box
     prefix = "amb-sbx-"
 elif backend == "local":
     from automedbench.sandbox.local import LocalSandbox as Box
     prefix = "amb-local-"
 else:
-    from automedbench.sandbox.effects import EffectsRecorder
+    from automedbench.sandbox.observe.effects import EffectsRecorder
     Box = lambda spec: EffectsRecorder((str(workspace), "/workspace"), (str(public), "/data/public"),
                                        is_ours=lambda pid: False)
     prefix = "amb-none-"
@@ -160,7 +160,7 @@ def test_no_sandbox_constructor_is_longer_than_40_lines():
 @pytest.mark.parametrize("backend", ["bwrap", "docker"])
 def test_each_isolating_backend_opens_under_one_exit_stack(backend):
     """Its constructor has one `with ExitStack()`, and close() releases that stack only."""
-    module = ast.parse((SANDBOX / f"{backend}.py").read_text())
+    module = ast.parse((SANDBOX / backend / "backend.py").read_text())
     cls = next(n for n in module.body if isinstance(n, ast.ClassDef) and n.name.lower().startswith(backend))
     init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
     stacks = [w for w in ast.walk(init) if isinstance(w, ast.With)

@@ -308,7 +308,7 @@ def test_huge_file_is_limited(box, world):
 
 
 def test_seccomp_refuses_ptrace(box):
-    from automedbench.sandbox.bwrap import seccomp_program
+    from automedbench.sandbox.bwrap.backend import seccomp_program
     if seccomp_program() is None:
         pytest.skip("no seccomp filter for this architecture")
     r = box.execute("python", "import ctypes,os\nl=ctypes.CDLL(None,use_errno=True)\n"
@@ -324,7 +324,7 @@ def test_no_new_namespaces_inside(box):
 
 
 def test_seccomp_program_shape():
-    from automedbench.sandbox.bwrap import seccomp_program
+    from automedbench.sandbox.bwrap.backend import seccomp_program
     for machine in ("x86_64", "aarch64"):
         prog = seccomp_program(machine)
         assert prog and len(prog) % 8 == 0

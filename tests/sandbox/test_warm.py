@@ -1,4 +1,4 @@
-"""The prewarmed interpreter for the judge's replays (sandbox/warm.py, docs/judge.md "What
+"""The prewarmed interpreter for the judge's replays (sandbox/bwrap/warm.py, docs/judge.md "What
 replays cost"): in a real bwrap sandbox, a python call run in a fork of the warm server gives
 the same exit status, stdout and stderr as the same call run fresh -- exceptions, syntax
 errors, sys.exit, signals, time-outs, atexit handlers, threads -- and anything the fork could
@@ -13,7 +13,7 @@ import pytest
 
 from automedbench.lifecycle.experiments import _Runner
 from automedbench.sandbox import SandboxSpec
-from automedbench.sandbox.warm import WarmCapable, warm_imports
+from automedbench.sandbox.bwrap.warm import WarmCapable, warm_imports
 from automedbench.scoring.experiments import CallExperiment
 
 from .conftest import needs_bwrap
@@ -39,7 +39,7 @@ CASES = {
 
 @pytest.fixture
 def warm_box(world):
-    from automedbench.sandbox.bwrap import BwrapSandbox
+    from automedbench.sandbox.bwrap.backend import BwrapSandbox
     world.clear_workspace()
     (world.workspace / "note.txt").write_text("case_00000 looks fine\n")
     box = BwrapSandbox(SandboxSpec(public_dir=world.public, workspace=world.workspace, network=False,

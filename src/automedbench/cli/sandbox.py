@@ -12,8 +12,8 @@ import typer
 from ..data import dataset_paths
 from ..sandbox import DEFAULT_BACKEND
 from ..sandbox.base import SandboxError
-from ..sandbox.docker import find_engine
-from ..sandbox.docker_image import build_image
+from ..sandbox.docker.backend import find_engine
+from ..sandbox.docker.image import build_image
 from ..sandbox.exec import sandbox_exec
 from ..tasks import TaskError, get_task
 from .lists import sandbox_list

@@ -28,7 +28,7 @@ from ..runs.record import RunFileError, RunRecord
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
 from ..sandbox.stage import make_stage
-from ..sandbox.warm import WarmCapable, WarmPython, warm_enabled, warm_imports
+from ..sandbox.bwrap.warm import WarmCapable, WarmPython, warm_enabled, warm_imports
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
                                    content_alias, executions, input_candidates, save_experiments, submitted_counterpart,
                                    unit_file)
@@ -204,7 +204,7 @@ def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str,
 
 class _Runner:
     """Runs the replays' code: python in forks of a prewarmed interpreter where the backend has
-    one (sandbox/warm.py), else (and for bash) a fresh process per replay as the run had. A call
+    one (sandbox/bwrap/warm.py), else (and for bash) a fresh process per replay as the run had. A call
     replayed warm that its control does not reproduce is replayed again fresh, so the warm
     interpreter never changes what is decided, only what it costs (docs/judge.md "What replays
     cost")."""

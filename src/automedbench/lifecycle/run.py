@@ -7,7 +7,7 @@ from ..errors import RunInterrupted
 from ..runs.layout import new_run_id
 from ..runs.models import DetailReport
 from ..runs.options import RunOptions
-from ..sandbox.docker import score_in_container
+from ..sandbox.docker.backend import score_in_container
 from ..scoring.score_run import score_run
 from .act import act
 from .policy import interrupts_as_exceptions

@@ -11,8 +11,8 @@ from typing import Any
 
 from ..plugins import Registry, first_line
 from .base import ExecResult, Sandbox, SandboxConfigError, SandboxError, SandboxSpec
-from .bwrap import BwrapSandbox, find_bwrap
-from .docker import DockerSandbox, check_image
+from .bwrap.backend import BwrapSandbox, find_bwrap
+from .docker.backend import DockerSandbox, check_image
 from .local import LocalSandbox
 from .netcheck import check_network_on, network_support
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import mount_gate
-from .bwrap import find_bwrap
-from .docker import check_image, find_engine
-from .docker_image import recorded_image
+from .bwrap.backend import find_bwrap
+from .docker.backend import check_image, find_engine
+from .docker.image import recorded_image
 from .inside import gpu_dev_nodes, has_nvidia_gpu
 from .netcheck import FIX_MODE, network_support, tun_problem, userns_problems
+from .observe import mount_gate
 from .privilege import HOST_UID, probe_drop
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from . import advisory
 from .base import ExecResult, SandboxError, SandboxSpec
-from .decoy import DecoyWatcher, charge
-from .effects import EffectsRecorder, netdev_counters, observe
 from .inputs import InputView
 from .inside import DATA_INSIDE, WORKSPACE_INSIDE
 from .netns import TAP, SandboxNetwork
+from .observe.decoy import DecoyWatcher, charge
+from .observe.effects import EffectsRecorder, netdev_counters, observe
 
 
 def host_dirs(spec: SandboxSpec) -> tuple[Path, Path]:

@@ -12,9 +12,9 @@ from contextlib import ExitStack
 
 from . import advisory
 from .base import ExecResult, SandboxSpec, base_env, command_for, run_process
-from .effects import EffectsRecorder, observe
-from .fanotify import CallProcess
 from .inputs import private_inputs
+from .observe.effects import EffectsRecorder, observe
+from .observe.fanotify import CallProcess
 from .stage import open_stage
 
 LOCAL_LABEL = "local (no isolation)"

@@ -1,4 +1,4 @@
-"""What runs inside the scoring container of a docker run (sandbox/docker.py:
+"""What runs inside the scoring container of a docker run (sandbox/docker/backend.py:
 `score_in_container`): score RUN_DIR in this process and write detail_report.json (+
 judge.json) to OUT_DIR, recording where it was scored -- the container's hostname, network
 namespace and network interfaces -- in the report's `versions`.

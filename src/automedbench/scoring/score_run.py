@@ -105,7 +105,7 @@ def judge_failure_reason(judge: Judge) -> str | None:
 class ContainerScorer(Protocol):
     """Scores a docker run in a scoring container and returns what it wrote ({file name: text});
     raises ScoringContainerUnavailable saying why not. The API hands in the sandbox's
-    (sandbox/docker.py: score_in_container): scoring never imports the sandbox."""
+    (sandbox/docker/backend.py: score_in_container): scoring never imports the sandbox."""
 
     def __call__(self, run_dir: Path, *, sandbox: str, dataset_root: Path,
                  tasks_dirs: list[Path]) -> dict[str, str]: ...
@@ -126,7 +126,7 @@ def score_run(run_dir: Path, judge: BareJudge | None = None, *, force: bool = Fa
 
     A run made in the docker sandbox is scored in a scoring container by `container_scorer`
     (no network, the run read-only, the only place its private references are mounted;
-    api.py hands in sandbox/docker.py's), and in this process -- loudly, flagged
+    api.py hands in sandbox/docker/backend.py's), and in this process -- loudly, flagged
     `scored_outside_container` -- when that cannot be done or none was handed in. `out_dir`: score here and write the report (and judge.json) there instead of
     `run_dir` (what the scoring container does). `task`: the task the run was prepared with
     (the lifecycle hands it in, so a task id is resolved once per run, docs/architecture.md

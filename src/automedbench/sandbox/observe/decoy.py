@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .base import SandboxError
+from ..base import SandboxError
 from .fanotify import OpenerLog
 from .inotify import IN_ACCESS, IN_ISDIR, IN_OPEN, Inotify
 

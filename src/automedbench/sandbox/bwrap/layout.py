@@ -16,8 +16,8 @@ from pathlib import Path
 
 import automedbench
 
-from .base import SandboxError, SandboxSpec
-from .inside import (
+from ..base import SandboxError, SandboxSpec
+from ..inside import (
     DATA_INSIDE,
     ETC_GPU,
     PRIVATE_INSIDE,
@@ -27,8 +27,8 @@ from .inside import (
     gpu_env,
     gpu_nodes_only,
 )
-from .runtime import INSIDE_DIR as RUNTIME_INSIDE
-from .runtime import make_world_readable
+from ..runtime import INSIDE_DIR as RUNTIME_INSIDE
+from ..runtime import make_world_readable
 
 # Host /etc entries the sandbox may see. Everything else in /etc stays out.
 ETC_ALWAYS = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",

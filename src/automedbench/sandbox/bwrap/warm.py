@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from .base import ExecResult, bounded_text
+from ..base import ExecResult, bounded_text
 
 SERVER_SOURCE = Path(__file__).with_name("warm_server.py").read_text()
 # Modules worth starting warm: the third-party ones a look imports that take a noticeable

@@ -24,12 +24,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .base import SandboxError
-from .inside import SANDBOX_UID
-from .runtime import INSIDE_DIR as RUNTIME_INSIDE
-from .runtime import _locked
-from .runtime import cache_root as runtime_cache_root
-from .runtime import ensure_agent_runtime
+from ..base import SandboxError
+from ..inside import SANDBOX_UID
+from ..runtime import INSIDE_DIR as RUNTIME_INSIDE
+from ..runtime import _locked, ensure_agent_runtime
+from ..runtime import cache_root as runtime_cache_root
 
 IMAGE_LAYOUT_VERSION = 1
 IMAGE_REPO = "automedbench-agent"

@@ -34,6 +34,8 @@ from contextlib import ExitStack, closing
 from dataclasses import replace
 from typing import Any
 
+from ..base import SandboxError
+from .fanotify import OpenerLog
 from .inotify import (
     IN_CLOSE_NOWRITE,
     IN_CLOSE_WRITE,
@@ -51,9 +53,9 @@ from .inotify import (
     Inotify,
     WatchLimit,
 )
-from .base import SandboxError
-from .effects_record import (
+from .record import (
     GONE,
+    MAX_KNOWN,
     WRITE,
     Accumulator,
     After,
@@ -67,11 +69,9 @@ from .effects_record import (
     MovedUnseen,
     Overflow,
     Roots,
-    MAX_KNOWN,
     Stat,
     build_record,
 )
-from .fanotify import OpenerLog
 
 # Caps (docs/sandbox.md "Observed effects"; the record's own caps are effects_record.py's).
 # Directories watched per sandbox (each costs the kernel ~1 KiB); beyond, `truncated`.

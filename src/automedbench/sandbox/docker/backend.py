@@ -39,17 +39,12 @@ from typing import Self
 
 import automedbench
 
-from ..errors import ScoringContainerUnavailable
-from ..run_files import RunFiles
-from . import mount_gate, seccomp
-from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
-from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
-from .docker_engine import PRIVATE_SOCKET, engine_answers
-from .docker_image import recorded_image
-from .effects import EffectsRecorder
-from .fanotify import pid_ns
-from .inputs import InputView, private_inputs
-from .inside import (
+from ...errors import ScoringContainerUnavailable
+from ...run_files import RunFiles
+from .. import seccomp
+from ..base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
+from ..inputs import InputView, private_inputs
+from ..inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
     PRIVATE_INSIDE,
@@ -57,12 +52,18 @@ from .inside import (
     WORKSPACE_INSIDE,
     has_nvidia_gpu,
 )
-from .inside import agent_env as shared_agent_env
-from .isolated import effects_recorder, host_dirs, watched_call
-from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
-from .privilege import chown_tree
-from .runtime import INSIDE_DIR as RUNTIME_INSIDE
-from .stage import open_stage
+from ..inside import agent_env as shared_agent_env
+from ..isolated import effects_recorder, host_dirs, watched_call
+from ..netns import SLIRP_DNS, SandboxNetwork, pip_index_env
+from ..observe import mount_gate
+from ..observe.decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
+from ..observe.effects import EffectsRecorder
+from ..observe.fanotify import pid_ns
+from ..privilege import chown_tree
+from ..runtime import INSIDE_DIR as RUNTIME_INSIDE
+from ..stage import open_stage
+from .engine import PRIVATE_SOCKET, engine_answers
+from .image import recorded_image
 
 log = logging.getLogger(__name__)
 

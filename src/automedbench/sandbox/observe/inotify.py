@@ -14,7 +14,7 @@ import os
 import struct
 from collections.abc import Iterator
 
-from .base import SandboxError
+from ..base import SandboxError
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 

@@ -31,13 +31,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Self
 
-from . import mount_gate, seccomp
-from .base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
-from .bwrap_layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
-from .decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
-from .fanotify import CallProcess
-from .inputs import InputView, private_inputs
-from .inside import (
+from .. import seccomp
+from ..base import ExecResult, SandboxError, SandboxSpec, command_for, run_process
+from ..inputs import InputView, private_inputs
+from ..inside import (
     CA_BUNDLE_INSIDE,
     DATA_INSIDE,
     PRIVATE_INSIDE,
@@ -46,14 +43,18 @@ from .inside import (
     agent_env,
     gpu_dev_nodes,
 )
-from .isolated import effects_recorder, host_dirs, watched_call
-from .mount_gate import MountGate
-from .netns import SLIRP_DNS, SandboxNetwork, pip_index_env
-from .privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_factory, probe_drop
-from .runtime import INSIDE_DIR as RUNTIME_INSIDE
-from .runtime import ensure_agent_runtime
-from .seccomp import seccomp_program
-from .stage import open_stage
+from ..isolated import effects_recorder, host_dirs, watched_call
+from ..netns import SLIRP_DNS, SandboxNetwork, pip_index_env
+from ..observe import mount_gate
+from ..observe.decoy import UNATTRIBUTED_NOTE, DecoyWatcher, build_decoy
+from ..observe.fanotify import CallProcess
+from ..observe.mount_gate import MountGate
+from ..privilege import HOST_UID, StagingHelper, UidLease, chown_tree, preexec_factory, probe_drop
+from ..runtime import INSIDE_DIR as RUNTIME_INSIDE
+from ..runtime import ensure_agent_runtime
+from ..seccomp import seccomp_program
+from ..stage import open_stage
+from .layout import BwrapLayout, checked_extra_binds, gpu_bind_args, write_etc
 from .warm import WarmPython
 
 __all__ = ["BwrapSandbox", "find_bwrap", "gpu_bind_args", "gpu_dev_nodes", "seccomp_program", "HOST_UID",
