@@ -127,7 +127,7 @@ def enrich_run(run_dir: Path, rep) -> None:
     (pics / "c1" / "contours.png").write_bytes(buf.getvalue())
     (pics / "c1" / "card.html").write_text("<!doctype html><p>answer card</p>", encoding="utf-8")
     (pics / "index.json").write_text(json.dumps([{"case_id": "c1", "dir": "c1", "value": 0.0, "files": [
-        {"name": "contours.png", "caption": "prediction and reference contours", "media_type": "image/png"},
+        {"name": "contours.png", "caption": "ground truth (green) and prediction (magenta) contours", "media_type": "image/png"},
         {"name": "card.html", "caption": "answer card", "media_type": "text/html"}]}]), encoding="utf-8")
     # replies the agent saw, file effects, a nudge and a rejected call
     conv = json.loads((run_dir / "conversation.json").read_text())

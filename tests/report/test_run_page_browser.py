@@ -208,7 +208,7 @@ def test_pictures_have_html_captions_and_cards_use_the_width(site, wpage):
     _open(wpage, out)
     fig = wpage.locator("#case-c1 figure.pic-png")
     cap = fig.locator("figcaption")
-    assert cap.is_visible() and "prediction and reference contours" in cap.inner_text() and "c1" in cap.inner_text()
+    assert cap.is_visible() and "ground truth (green) and prediction (magenta) contours" in cap.inner_text() and "c1" in cap.inner_text()
     frame = wpage.locator("#case-c1 figure.pic-html iframe").bounding_box()
     if wpage.width < 700:
         assert frame["width"] >= 0.85 * (wpage.width - 20)                      # not a 142 px slot

@@ -70,7 +70,7 @@ def test_a_nodule_of_another_size_and_zone_is_flagged_on_the_page(tmp_path, stag
     assert case_id in {e["case_id"] for e in index}, "the contradicted study was not pictured"
     (card_path,) = (tmp_path / "site" / "runs").rglob(f"*{case_id}*/report.html")
     card = card_path.read_text(encoding="utf-8")
-    reference_col = card.split("<h3>Reference findings</h3>", 1)[1]
+    reference_col = card.split("<h3>Ground-truth findings</h3>", 1)[1]
     nodule_item = next(li for li in re.findall(r"<li.*?</li>", reference_col, re.DOTALL) if "nodule" in li)
     assert "✓ matched" not in nodule_item and "contradicted" in nodule_item, nodule_item
     summary = _text(re.search(r"<p>(.*?)</p>", card, re.DOTALL).group(1))

@@ -107,7 +107,7 @@ def test_an_output_in_other_units_is_drawn_in_its_own_window(tmp_path, staged_on
     for cid in shown:
         for f in drawn[cid]["files"]:
             cap = f["caption"]
-            m = re.search(r"output in its own window (\S+)\.\.(\S+) \(input and reference (\S+)\.\.(\S+)\)", cap)
+            m = re.search(r"output in its own window (\S+)\.\.(\S+) \(input and ground truth (\S+)\.\.(\S+)\)", cap)
             assert m, cap
             own, shared = [float(x) for x in m.group(1, 2)], [float(x) for x in m.group(3, 4)]
             assert 0 <= own[0] < own[1] <= 1 and shared[1] - shared[0] > 50, cap

@@ -31,7 +31,7 @@ def test_compare_page_says_missing_for_a_missing_case():
     out = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=30, check=True)
     missing, invalid, ok, ref, old = json.loads(out.stdout)
     assert ">missing<" in missing and "invalid" not in missing
-    assert ">invalid<" in invalid and ok == "" and ">reference error<" in ref
+    assert ">invalid<" in invalid and ok == "" and ">ground-truth error<" in ref
     assert ">invalid<" in old   # a schema-1.0 case without status: derived from `valid`
 
 

@@ -214,7 +214,7 @@ def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.n
                   for name, level, width in windows]
     else:
         lo, hi = (float(np.percentile(finite, 1)), float(np.percentile(finite, 99))) if finite.size else (0.0, 1.0)
-        bounds = [("window: the reference's 1st-99th percentile", lo, hi)]
+        bounds = [("window: the ground truth's 1st-99th percentile", lo, hi)]
     diff = None if out is None else np.nan_to_num(np.asarray(out, dtype=np.float64) - r)
     pictures = []
     for i, (wname, lo, hi) in enumerate(bounds):
@@ -224,17 +224,17 @@ def restoration_panels(inp: np.ndarray | None, out: np.ndarray | None, ref: np.n
         if out is not None and finding:
             olo, ohi = _percentiles(out)
             tiles.append((window(out, olo, ohi), f"output in its own window {olo:.3g}..{ohi:.3g} "
-                                                 f"(input and reference {lo:.3g}..{hi:.3g})"))
+                                                 f"(input and ground truth {lo:.3g}..{hi:.3g})"))
         elif out is not None:
             tiles.append((window(out, lo, hi), "output"))
-        tiles.append((window(r, lo, hi), "reference"))
+        tiles.append((window(r, lo, hi), "ground truth"))
         if diff is not None:
             scale = float(np.percentile(np.abs(diff), 99)) or (hi - lo) or 1.0
-            tiles.append((diverging(diff, scale), f"output-reference +-{scale:.3g}"))
+            tiles.append((diverging(diff, scale), f"output minus ground truth +-{scale:.3g}"))
         note = " · ".join(x for x in (f"not scored: {reason}" if reason else "", finding, where, wname,
                                       metric_note(metrics)) if x)
-        what = ("input and reference (the output was not scored)" if out is None else
-                "input, output, reference and the difference map (red: output above the reference, blue: below)")
+        what = ("input and ground truth (the output was not scored)" if out is None else
+                "input, output, ground truth and the difference map (red: output above the ground truth, blue: below)")
         name = "panels.png" if i == 0 else f"panels-{_SAFE_NAME.sub('-', wname.split(' window')[0])}.png"
         pictures.append(CasePicture(name, panels(tiles), caption_of(what, tiles, note)))
     return pictures

@@ -17,18 +17,18 @@ def _mask(z0: int, z1: int, shape=(10, 10, 24)) -> np.ndarray:
 
 def test_dice_zero_shows_the_reference_and_the_prediction():
     ref, pred = _mask(12, 16), _mask(2, 4)
-    assert slices_for(pred, ref, 0) == [(14, "largest reference"), (3, "most spurious")]
+    assert slices_for(pred, ref, 0) == [(14, "largest ground truth"), (3, "most spurious")]
 
 
 def test_two_runs_share_the_first_slice():
     ref = _mask(12, 16)
     a, b = slices_for(_mask(12, 16), ref, 0), slices_for(_mask(18, 22), ref, 0)
-    assert a[0] == b[0] == (14, "largest reference") and len(a) == 1 and b[1] == (20, "most spurious")
+    assert a[0] == b[0] == (14, "largest ground truth") and len(a) == 1 and b[1] == (20, "most spurious")
 
 
 def test_an_empty_reference_is_drawn_on_the_cases_largest_reference():
     organ, lesion = _mask(6, 18), np.zeros((10, 10, 24), np.uint8)
     k = case_slice([organ, lesion])
     assert k == 12
-    assert slices_for(lesion, lesion, k) == [(12, "no reference here")]          # not slice 0
+    assert slices_for(lesion, lesion, k) == [(12, "no ground truth here")]          # not slice 0
     assert case_slice([lesion]) == 12                                             # nothing anywhere: the middle

@@ -6,6 +6,12 @@
   // the rubric's stages, in order, as the page's data gives them ({id, label, name, weight}):
   // the script knows none of its own (docs/site.md "Stages come from the rubric")
   var STAGES = [];
+  // the built-in baseline agents among the page's runs, shown with a "baseline" badge so that
+  // they are never read as the ground truth (docs/site.md "Ground truth, baseline and the published reference")
+  var BASELINES = [];
+  function baselineBadge(agent) {
+    return BASELINES.indexOf(agent) >= 0 ? '<span class="badge baseline" title="the built-in baseline agent, not the ground truth">baseline</span>' : "";
+  }
 
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
@@ -19,7 +25,7 @@
   function caseStatusBadge(c) {
     var status = c.status || (c.valid ? "ok" : "invalid");
     if (status === "ok") return "";
-    var label = {missing: "missing", invalid: "invalid", reference_error: "reference error"}[status] || status;
+    var label = {missing: "missing", invalid: "invalid", reference_error: "ground-truth error"}[status] || status;
     return '<span class="badge ' + (status === "reference_error" ? "warn" : "bad") + ' case-' + esc(status) + '">' + esc(label) + "</span> ";
   }
   function score(v) { return v == null ? "—" : (v * 100).toFixed(1); }
@@ -154,7 +160,7 @@
     }).join("");
     return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '">' +
       '<td class="rank" data-v="' + rank + '">' + rank + "</td>" +
-      '<td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + flags +
+      '<td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + baselineBadge(a.agent) + flags +
       (a.models && a.models.length ? "<small>" + esc(a.models.join(", ")) + "</small>" : "") + "</td>" +
       sc(a.overall, "Overall") + '<td class="num" data-v="' + (a.overall.ci_low == null ? "" : a.overall.ci_low) + '" title="sorted by the lower bound">' + ci(a.overall) + "</td>" +
       sc(a.agentic, "Agentic") + sc(a.task_score, "Task") + stageCells + "<td>" + bars + "</td>" +
@@ -168,7 +174,7 @@
   function errorRow(a, cats) {
     var e = a.errors || {by_category: {}, total: 0, runs_with_errors: 0, infrastructure: {}};
     var infra = Object.keys(e.infrastructure || {}).map(function (c) { return esc(c) + " ×" + e.infrastructure[c]; }).join(", ");
-    return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '"><td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span></td>" +
+    return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '"><td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + baselineBadge(a.agent) + "</td>" +
       cats.map(function (c) { var k = e.by_category[c] || 0; return '<td class="num' + (k ? "" : " zero") + '" data-v="' + k + '">' + k + "</td>"; }).join("") +
       '<td class="num" data-v="' + e.total + '"><strong>' + e.total + "</strong></td>" +
       '<td class="num" data-v="' + e.runs_with_errors + '">' + e.runs_with_errors + "/" + a.n_runs + "</td>" +
@@ -178,6 +184,7 @@
     var data = jsonData("board-data");
     if (!data) return;
     STAGES = data.stages || [];
+    BASELINES = data.baseline_agents || [];
     var track = $("#f-track"), task = $("#f-task"), tier = $("#f-tier");
     var table = $("#agents-table"), tbody = $("#agents-table tbody");
     var etable = $("#errors-table");
@@ -372,8 +379,8 @@
         '</td><td class="score" data-label="B" style="' + (fmt === score ? heat(y) : "") + '">' + fmt(y) + '</td><td class="num" data-label="Δ">' + d + "</td></tr>";
     }
     function ident(v) { return esc(v); }
-    var html = '<div class="scroll"><table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.slug || a.run.run_id) + '.html">' + esc(a.run.agent) + "</a><small> " + esc(a.run.run_id) +
-      '</small></th><th><a href="runs/' + esc(b.slug || b.run.run_id) + '.html">' + esc(b.run.agent) + "</a><small> " + esc(b.run.run_id) + "</small></th><th>Δ (B−A)</th></tr></thead><tbody>";
+    var html = '<div class="scroll"><table id="compare-table"><thead><tr><th></th><th><a href="runs/' + esc(a.slug || a.run.run_id) + '.html">' + esc(a.run.agent) + "</a>" + baselineBadge(a.run.agent) + "<small> " + esc(a.run.run_id) +
+      '</small></th><th><a href="runs/' + esc(b.slug || b.run.run_id) + '.html">' + esc(b.run.agent) + "</a>" + baselineBadge(b.run.agent) + "<small> " + esc(b.run.run_id) + "</small></th><th>Δ (B−A)</th></tr></thead><tbody>";
     html += row("task · tier", a.run.task + " · " + a.run.tier, b.run.task + " · " + b.run.tier, ident);
     html += row("Overall", a.overall, b.overall) + row("Agentic", a.agentic, b.agentic) + row("Task", a.task.score, b.task.score);
     STAGES.forEach(function (s) { html += row(s.label, (a.stages[s.id] || {}).score, (b.stages[s.id] || {}).score, null, s.name); });
@@ -411,10 +418,11 @@
     if (!data) return;
     var index = data.runs;
     STAGES = data.stages || [];
+    BASELINES = index.filter(function (r) { return r.baseline; }).map(function (r) { return r.agent; });
     var sa = $("#cmp-a"), sb = $("#cmp-b");
     function fill(sel, runs, chosen) {
       sel.innerHTML = '<option value="">— choose a run —</option>' + runs.map(function (r) {
-        return '<option value="' + esc(r.id) + '"' + (r.id === chosen ? " selected" : "") + ">" + esc(r.agent + " · " + r.task + " · " + r.tier + " · " + r.id) + "</option>";
+        return '<option value="' + esc(r.id) + '"' + (r.id === chosen ? " selected" : "") + ">" + esc((r.label || r.agent) + " · " + r.task + " · " + r.tier + " · " + r.id) + "</option>";
       }).join("");
     }
     var q = new URLSearchParams(location.search);

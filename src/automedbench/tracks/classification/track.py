@@ -195,10 +195,10 @@ class ClassificationTrack(Track[ClassificationOptions]):
             return []
         ref = options.labels[int(case.reference)]
         if case.prediction is None:
-            return [CasePicture("label.png", panels([(gray, "")]), f"{not_scored_note(case)} · reference {ref!r}")]
+            return [CasePicture("label.png", panels([(gray, "")]), f"{not_scored_note(case)} · ground truth {ref!r}")]
         pred = options.labels[int(case.prediction)]
         verdict = "correct" if pred == ref else "wrong"
-        return [CasePicture("label.png", panels([(gray, "")]), f"predicted {pred!r}, reference {ref!r}: {verdict}")]
+        return [CasePicture("label.png", panels([(gray, "")]), f"predicted {pred!r}, ground truth {ref!r}: {verdict}")]
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: ClassificationOptions) -> None:
         o = options

@@ -84,6 +84,6 @@ def detection_pictures(case: PictureCase, image_file: str, output_file: str) -> 
                  f"{len(pred)} box{'es' if len(pred) != 1 else ''} as written"
                  + (f", {outside} outside the {w}x{h} image (drawn at its edge)" if outside else ""))
         note = not_scored_note(case)
-    tiles = [(_draw(gray, ref, pred), f"{label}; {len(ref)} reference")]  # type: ignore[arg-type]
+    tiles = [(_draw(gray, ref, pred), f"{label}; {len(ref)} ground-truth box{'' if len(ref) == 1 else 'es'}")]  # type: ignore[arg-type]
     return [CasePicture("boxes.png", panels(tiles, size=DRAW_PX),
-                        caption_of("predicted (magenta) and reference (green) boxes on the image", tiles, note))]
+                        caption_of("predicted (magenta) and ground-truth (green) boxes on the image", tiles, note))]

@@ -31,7 +31,7 @@ def report_pictures(case: PictureCase, output_file: str) -> list[CasePicture]:
             for s in rows)
         return f"<div><h3>{html.escape(title)}</h3><ul>{items or '<li>(empty)</li>'}</ul></div>"
     body = (col("Generated findings", agreement.generated, GENERATED_MARKS)
-            + col("Reference findings", agreement.reference, REFERENCE_MARKS))
+            + col("Ground-truth findings", agreement.reference, REFERENCE_MARKS))
     doc = ('<!doctype html><meta charset="utf-8"><style>body{font:13px system-ui,sans-serif;margin:6px}'
            ".g{display:grid;grid-template-columns:1fr 1fr;gap:10px}h3{font-size:13px;margin:2px 0}"
            "ul{padding-left:16px;margin:0}li.m b{color:#166534}li.x b{color:#991b1b}.x b{color:#991b1b}"
@@ -42,7 +42,7 @@ def report_pictures(case: PictureCase, output_file: str) -> list[CasePicture]:
               if case.prediction is None else
               f"<p>{html.escape(metric_note(case.metrics))} · {html.escape(agreement.summary())}</p>")
            + f'<div class="g">{body}</div>')
-    caption = ("the report as written beside the reference's findings · " + not_scored_note(case)
+    caption = ("the report as written beside the ground truth's findings · " + not_scored_note(case)
                if case.prediction is None else
-               "the generated findings beside the reference: matched, missing, contradicted and extra sentences")
+               "the generated findings beside the ground truth: matched, missing, contradicted and extra sentences")
     return [CasePicture("report.html", doc.encode(), caption, "text/html")]

@@ -35,7 +35,7 @@ def slices_for(pred: np.ndarray, ref: np.ndarray, fallback: int) -> list[tuple[i
     voxels, else the one with the most missed voxels."""
     p, r = pred > 0, ref > 0
     first = int(np.argmax(_per_slice(r))) if r.any() else fallback
-    out = [(first, "largest reference" if r.any() else "no reference here")]
+    out = [(first, "largest ground truth" if r.any() else "no ground truth here")]
     spurious, missed = _per_slice(p & ~r), _per_slice(r & ~p)
     pick = (spurious, "most spurious") if spurious.any() else (missed, "most missed") if missed.any() else None
     if pick is not None and int(np.argmax(pick[0])) != first:
@@ -66,7 +66,7 @@ def segmentation_pictures(case: PictureCase, input_file: str) -> list[CasePictur
             rgb = paint(rgb, outline(p[..., k] > 0), PRED)
             # radiological orientation is not the point here: rows = first axis, as stored
             tiles.append((np.rot90(rgb), f"{name.split('.')[0]} slice {k} ({why})"))
-    what = "reference (green) and prediction (magenta) contours" if case.prediction is not None else \
-        "reference contours (green); the output was not scored, so no prediction is drawn"
+    what = "ground truth (green) and prediction (magenta) contours" if case.prediction is not None else \
+        "ground-truth contours (green); the output was not scored, so no prediction is drawn"
     return [CasePicture("contours.png", panels(tiles),
                         caption_of(what, tiles, not_scored_note(case) or metric_note(case.metrics)))]

@@ -405,10 +405,10 @@ class VQATrack(Track[VQAOptions]):
         rows = [("question", str(q.get("question", ""))),
                 *([("options", "; ".join(f"{k}: {v}" for k, v in opts.items()))] if opts else []),
                 ("answer", answer),
-                ("reference", " / ".join(str(x) for x in (ref.get("label"), ref.get("answer")) if x))]
+                ("ground truth", " / ".join(str(x) for x in (ref.get("label"), ref.get("answer")) if x))]
         head = not_scored_note(case) if pred is None else f"{verdict} (score {score})"
         good = False if pred is None else None if score is None else score >= 1
-        pics = [CasePicture("answer.html", text_card(rows, head, good), "question, answer, reference and verdict"
+        pics = [CasePicture("answer.html", text_card(rows, head, good), "question, answer, ground truth and verdict"
                             + (f" · {not_scored_note(case)}" if pred is None else ""), "text/html")]
         images = [g for g in (read_png_gray(case.public_dir / str(n)) for n in (q.get("images") or [])[:2]) if g is not None]
         if images:
