@@ -150,6 +150,9 @@ def test_the_contracts_hold():
      "automedbench.tracks is not allowed to import automedbench.scoring"),
     # scoring and the sandbox stay independent
     ("scoring/rubric.py", "from ..sandbox import base as _sandbox\n", "automedbench.sandbox"),
+    # the sandbox's rooms: what observes never reaches into a backend (docs/sandbox.md "Code layout")
+    ("sandbox/observe/effects.py", "from ..bwrap import backend as _backend\n",
+     "automedbench.sandbox.observe is not allowed to import automedbench.sandbox.bwrap"),
 ])
 def test_an_injected_upward_import_fails(tmp_path, module, line, message):
     src = tmp_path / "src"
