@@ -216,8 +216,9 @@ class SegmentationTrack(Track[SegmentationOptions]):
     def plausibility(self, prediction: dict[str, np.ndarray], input_case_dir: Path,
                      options: SegmentationOptions) -> str:
         """What a look at one case's masks shows without the reference (docs/judge.md
-        "Plausibility"): a lesion mask as large as the organ's, or mostly outside it, or an organ
-        mask covering nearly the whole volume."""
+        "Plausibility"): checks of the masks alone (a lesion mask as large as the organ's, or
+        mostly outside it, or an organ mask covering nearly the whole volume), then the relations
+        to the input, of which segmentation declares none (the masks' grid is the contract's)."""
         if options.variant == "multiclass":
             return ""
         try:
@@ -234,7 +235,7 @@ class SegmentationTrack(Track[SegmentationOptions]):
         outside = int((lesion & ~organ).sum()) if lesion.shape == organ.shape else 0
         if n_lesion and outside > LESION_OUTSIDE_SHARE * n_lesion:
             return f"{outside / n_lesion:.0%} of the {options.lesion_name} mask lies outside the {options.organ_name} mask"
-        return ""
+        return super().plausibility(prediction, input_case_dir, options)   # relations: none declared
 
     def score_case(self, prediction: dict[str, np.ndarray], reference: dict[str, np.ndarray],
                    options: SegmentationOptions, context: ScoringContext) -> CaseScore:
@@ -343,8 +344,8 @@ def zero_dice_why(name: str, dice: float | None, ref: np.ndarray, pred: np.ndarr
         return ""
     n_ref, n_pred = int(np.count_nonzero(ref)), int(np.count_nonzero(pred))
     if n_pred == 0:
-        return f"{name} Dice 0: the prediction is empty; the reference has {n_ref} voxels ({_slices(ref)})"
+        return f"{name} Dice 0: the prediction is empty; the ground truth has {n_ref} voxels ({_slices(ref)})"
     if n_ref == 0:
-        return f"{name} Dice 0: the reference has none; the prediction marks {n_pred} voxels ({_slices(pred)})"
-    return (f"{name} Dice 0: no overlap; reference {n_ref} voxels on {_slices(ref)}, "
+        return f"{name} Dice 0: the ground truth has none; the prediction marks {n_pred} voxels ({_slices(pred)})"
+    return (f"{name} Dice 0: no overlap; ground truth {n_ref} voxels on {_slices(ref)}, "
             f"prediction {n_pred} voxels on {_slices(pred)}")
