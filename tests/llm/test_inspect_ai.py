@@ -6,6 +6,7 @@ server) and through Inspect earn the same task score and S1-S5; `automedbench sc
 folder Inspect left beside its log gives the numbers Inspect's scorer returned; words without work
 earn S3 0; a look at the private references or the harness source is blocked and coded."""
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -28,7 +29,13 @@ inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is a test depe
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from inspect_ai.util._sandbox.registry import registry_find_sandboxenv  # noqa: E402
 
-from automedbench.integrations.inspect_ai import SCORES, AutoMedBenchSandbox, as_call, automedbench  # noqa: E402
+from automedbench.integrations.inspect_ai import (  # noqa: E402
+    SCORES,
+    AutoMedBenchSandbox,
+    as_call,
+    automedbench,
+    inspect_values,
+)
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -275,6 +282,10 @@ def test_inspects_file_api_and_other_commands_are_recorded_calls(lesion_data, tm
     assert any(Path(r).name == "a.txt" for r in execs[1].effects.read)
     # nothing was submitted: the run ends as the agent's own stop, and is still scored
     assert json.loads((run_dir / "run.json").read_text())["run"]["end_reason"] == "agent_finished"
+    # a value our report leaves null (an infra-ended run's) is Inspect's unscored NaN, never 0
+    report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    values = inspect_values(report.model_copy(update={"overall": None}))
+    assert math.isnan(values["overall"]) and values["task"] == report.task.score == 0.0
 
 
 def test_the_tasks_turn_limit_ends_the_sample_and_the_run_is_scored(lesion_data, tmp_path):

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,12 @@ def score_values(report: DetailReport) -> dict[str, float | None]:
     return values
 
 
+def inspect_values(report: DetailReport) -> dict[str, float]:
+    """score_values as Inspect's score: a value not scored (an infra-ended run's, never 0:
+    docs/faults.md) is NaN, Inspect's unscored sentinel, which its metrics leave out."""
+    return {k: math.nan if v is None else float(v) for k, v in score_values(report).items()}
+
+
 # overall first: Inspect's headline is the first score
 @scorer(metrics={k: [mean()] for k in ("overall", *SCORES[:-1])})
 def automedbench_scorer() -> Scorer:
@@ -111,8 +118,7 @@ def automedbench_scorer() -> Scorer:
                 except RunStopped as stop:   # a turn past the run's limits ends it here too
                     env.run.info.end_reason = stop.reason
         report = await anyio.to_thread.run_sync(env.close_and_score)
-        values = score_values(report)
-        return Score(value={k: v for k, v in values.items()},
+        return Score(value=dict(inspect_values(report)),
                      explanation=f"end {report.run.end_reason}; errors: "
                                  f"{', '.join(sorted({e.code for e in report.errors})) or 'none'}",
                      metadata={"run_dir": str(env.run.files.dir), "end_reason": report.run.end_reason,
