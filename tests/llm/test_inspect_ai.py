@@ -312,3 +312,60 @@ def test_the_tasks_turn_limit_ends_the_sample_and_the_run_is_scored(lesion_data,
     assert score.metadata["end_reason"] == "max_turns" and "BUDGET_EXHAUSTED" in score.metadata["errors"]
     assert sorted(p.name for p in (run_dir / "workspace").glob("t*.txt")) == ["t0.txt", "t1.txt"]
     assert [e.type for e in read_trace(run_dir / "trace.jsonl")].count("tool_call") == 2
+
+
+SCRIPTED_SOLVER = '''
+import json
+from inspect_ai.solver import solver
+from inspect_ai.util import sandbox
+
+CALLS = json.loads({calls!r})
+
+
+@solver
+def scripted():
+    """The reference calls through the sandbox, as Inspect's bash() and python() tools send them."""
+    async def solve(state, generate):
+        for lang, code in CALLS:
+            if lang == "bash":
+                await sandbox().exec(["bash", "--login", "-c", code])
+            else:
+                await sandbox().exec(["bash", "--login", "-c", "python3 -"], input=code)
+        return state
+    return solve
+'''
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_inspect_eval_on_the_command_line_leaves_our_run_folder_beside_its_log(lesion_data, tmp_path):
+    """`inspect eval automedbench/automedbench ...` as a user types it (the task found through the
+    entry point), with a solver file of the user's that never asks the model: our run folder lies
+    beside Inspect's log, and `automedbench score` of it gives the numbers in Inspect's log."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    calls = reference_calls(_context())
+    solver_file = tmp_path / "my_solver.py"
+    solver_file.write_text(SCRIPTED_SOLVER.format(calls=json.dumps(calls)))
+    logs = tmp_path / "logs"
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    env = {**os.environ, "INSPECT_LOG_DIR": str(logs)}
+    res = subprocess.run([str(inspect_cli), "eval", "automedbench/automedbench", "-T", f"task={TASK}", "-T", f"tier={TIER}",
+                          "-T", "sandbox=bwrap", "-T", "network=false", "-T", f"data_root={lesion_data}",
+                          "--solver", f"{solver_file}@scripted", "--model", "mockllm/model", "--display", "none"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    (info,) = list_eval_logs(str(logs))
+    log = read_eval_log(info)
+    assert log.status == "success", log.error
+    (sample,) = log.samples
+    score = sample.scores["automedbench_scorer"]
+    run_dir = Path(score.metadata["run_dir"])
+    assert run_dir.parent == logs.resolve() / "automedbench"
+    r = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+    # nothing asked the model or submitted: the run ends as the agent's own stop, its work scored
+    assert r.run.end_reason == "agent_finished" and r.run.turns == 0 and r.task.completion_rate == 1.0
+    assert r.task.score > 0.6 and score.value == _values(r)
+    assert [e.code for e in read_trace(run_dir / "trace.jsonl") if e.type == "tool_call"] == [c for _, c in calls]
+    again = _cli_score(run_dir)
+    assert _values(again) == score.value and {e.code for e in again.errors} == {e.code for e in r.errors}
