@@ -38,7 +38,7 @@ from ..llm.registry import AgentConfig
 from ..gateway import FORWARDER_SOURCE, ChatMeter, Gateway, GatewayRefusal
 from ..gateway.meter import Metered
 from ..sandbox import advisory, open_sandbox
-from ..sandbox.base import ExecResult
+from ..sandbox.base import ExecResult, SandboxError
 from ..sandbox.isolated import charge   # the decoy's charge, as every isolating backend applies it
 from ..sandbox.runtime import _closure, _copy_dists, _locked, cache_root, make_world_readable
 from .base import AgentContext, AgentOutcome, RunStopped, ToolBox
@@ -177,6 +177,7 @@ class _Boundaries:
         self.pending: _Pending | None = None
         self.seen = 0                     # request messages already in the conversation
         self.recorded: list[str] = []
+        self.unavailable = ""             # why the last boundary's effects were not recorded
 
     def observed(self) -> tuple[dict[str, Any] | None, list[tuple[str, str]], Any]:
         """The effects and decoy events since the last boundary; the recorders start anew."""
@@ -185,11 +186,15 @@ class _Boundaries:
         openers = watcher.take_openers()
         fx = None
         if effects is not None:
-            fx = effects.end()
+            try:
+                fx = effects.end()
+            except (OSError, SandboxError) as exc:   # as the backends do: the call records no effects
+                self.unavailable = f"effects not recorded: {exc}"
+            else:
+                # the order's output positions are the agent process's, not the command's: none
+                # kept (the judge reads the call as one piece: docs/judge.md "Order inside a call")
+                fx["order"] = None
             effects.begin()
-            # the order's output positions are the agent process's, not the command's: none kept
-            # (the judge reads the call as one piece: docs/judge.md "Order inside a call")
-            fx["order"] = None
         return fx, events, openers
 
     def before(self, request: dict[str, Any]) -> None:
@@ -218,6 +223,9 @@ class _Boundaries:
                 result = _result(text, duration if last else 0.0, fx if last else None)
                 if last:
                     charge(result, events, self.box.watcher.attributed, openers)
+                    if self.unavailable:
+                        result.warnings.append({"kind": "effects_unavailable", "message": self.unavailable})
+                        self.unavailable = ""
                 try:
                     note = self.record(command, result)
                 except RunStopped as stop:
@@ -392,8 +400,10 @@ class CliAgent:
             # the commands get the sandbox's own PYTHONPATH back (the CLI's packages are on the CLI's)
             env_of = getattr(box, "env", None)
             inside_env: dict[str, str] = env_of() if callable(env_of) else {}
+            # an empty task would make mini ask for one on its terminal
             _write_folder(folder, cli_settings(cfg, system_prompt, context, per_command,
-                                               {"PYTHONPATH": inside_env.get("PYTHONPATH", "")}), context.kickoff)
+                                               {"PYTHONPATH": inside_env.get("PYTHONPATH", "")}),
+                          context.kickoff or " ")
             # the folder is the socket's gate: the sandbox's user (a root harness's dropped uid,
             # else the harness's own) may enter it, no other host user may reach the gateway
             owner = getattr(box, "drop_to", None)
@@ -418,6 +428,9 @@ class CliAgent:
             gateway = Gateway(folder / SOCKET, cfg.model, meter)
             with gateway:
                 final = box.execute("bash", wrapper_script(), timeout_s=whole)
+            if meter.fault is not None:
+                raise InfrastructureError(f"the gateway failed at a turn boundary: {type(meter.fault).__name__}: "
+                                          f"{meter.fault}", detail="harness_error") from meter.fault
             if meter.requests == 0:
                 # the CLI ended before its model was asked anything: no action of the model's, so
                 # never the agent's fault (its settings, its packages, the forwarder)

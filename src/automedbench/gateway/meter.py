@@ -49,7 +49,8 @@ class ChatMeter:
 
     - `at_limit()`: the end reason if a limit ends the run now, else None;
     - `before(request)`: the harness's work at the turn boundary (the calls the agent made since
-      the last reply); may edit the request's messages, or raise GatewayRefusal;
+      the last reply); may edit the request's messages, or raise GatewayRefusal; any other
+      exception is the harness's fault: kept in `fault`, and the run ends (`harness_error`);
     - `begin_turn()`: counts the turn (raises when the task's turns are spent);
     - `record(metered)`: counts tokens and cost on the run;
     - `failed(error)`: a provider failure, recorded by the caller.
@@ -64,6 +65,7 @@ class ChatMeter:
         self.at_limit, self.before, self.begin_turn = at_limit, before, begin_turn
         self.record, self.failed, self.deadline = record, failed, deadline
         self.ended: str | None = None
+        self.fault: Exception | None = None   # the harness's own failure at a boundary (never the agent's)
         self.requests = 0
         self.overhead_s = 0.0        # time spent in the gateway besides the upstream request
         self._lock = threading.Lock()
@@ -83,6 +85,8 @@ class ChatMeter:
                         self.before(request)
                     except GatewayRefusal as refusal:
                         self.ended = refusal.reason
+                    except Exception as exc:   # noqa: BLE001 -- ours: the caller ends the run infra_error
+                        self.fault, self.ended = exc, "harness_error"
                 if self.ended is None:
                     self.ended = self.at_limit()
                 if self.ended is not None:
