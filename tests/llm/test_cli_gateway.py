@@ -359,3 +359,23 @@ def test_a_command_past_the_time_limit_per_execution_is_killed_and_recorded_so(f
     execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
     assert [(e.timed_out, e.exit_code) for e in execs] == [(True, -1), (False, 0)]
     assert "late" not in execs[0].stdout and execs[1].stdout == "on time\n"
+
+
+def test_a_reply_with_two_commands_gives_the_boundarys_effects_to_its_last(fake_openai, lesion_data, tmp_path,
+                                                                            monkeypatch):
+    """docs/agents.md "What is recorded": both commands are calls, in order, each with its own
+    result; what the host saw between the reply and the next request goes to the last."""
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    fake_openai.push(completion("two", tool_calls=[call("bash", {"command": "# S1\necho a > /workspace/a.txt; echo A"}),
+                                                   call("bash", {"command": "# S1\necho b > /workspace/b.txt; exit 2"})],
+                                usage_=_usage(0)),
+                     completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=_usage(1)))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.run.end_reason == "submitted" and r.run.turns == 2
+    trace = read_trace(run_dir / "trace.jsonl")
+    execs = [e for e in trace if e.type == "execution"]
+    assert [(e.exit_code, e.stdout) for e in execs] == [(0, "A\n"), (2, "")]
+    assert execs[0].effects is None
+    assert sorted(w.path for w in execs[1].effects.written) == ["/workspace/a.txt", "/workspace/b.txt"]
+    assert [e.call_index for e in trace if e.type == "tool_call"] == [1, 2]
