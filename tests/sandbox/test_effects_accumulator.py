@@ -272,6 +272,7 @@ def test_hashing_stops_at_the_size_cap_and_the_files_beyond_are_listed_without_d
     out = build([*write_events(big, HASH_MAX_BYTES + 1), *write_events(small, 5)],
                 stats={big: st(22, HASH_MAX_BYTES + 1), small: st(23, 5)})
     assert out.hash_wanted == [small]
+    assert [out.effects.written[i]["path"] for i in out.hash_slots] == ["/workspace/small.bin"]
     rec = record([*write_events(big, HASH_MAX_BYTES + 1), *write_events(small, 5)],
                  stats={big: st(22, HASH_MAX_BYTES + 1), small: st(23, 5)})
     assert [w["sha256"] for w in rec["written"]] == [None, "h:" + small]

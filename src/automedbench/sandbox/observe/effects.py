@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack, closing
-from dataclasses import replace
 from typing import Any
 
 from ..base import SandboxError
@@ -478,10 +477,9 @@ class EffectsRecorder:
                       identity=self.identity, opened=self._opened if attributed else None,
                       opens_held=self.opens_held, incomplete=self.incomplete)
         out = build_record(call, after, self._roots)
-        if out.hash_wanted:   # hashed on the host, after the call: the record cannot be forged inside
-            workspace = self.roots[0][0]
-            digests = {p: sha256_in(p, workspace) for p in out.hash_wanted}
-            out = build_record(call, replace(after, digests=digests), self._roots)
+        for slot, path in zip(out.hash_slots, out.hash_wanted, strict=True):
+            # hashed on the host, after the call: the record cannot be forged inside
+            out.effects.written[slot]["sha256"] = sha256_in(path, self.roots[0][0])
         for path, change in out.known_changes:
             if change is None:
                 self.known.discard(path)

@@ -341,12 +341,14 @@ class Effects:
 
 @dataclass
 class Outcome:
-    """The record's lists; the files whose digests it asked for (the watcher hashes them and
-    builds again); and the known files' changes, in order: a Stat remembers, None forgets."""
+    """The record's lists; the files within the hashing caps (`hash_wanted`) and where each
+    is in `effects.written` (`hash_slots`): the watcher hashes them and puts each digest in its
+    slot; and the known files' changes, in order: a Stat remembers, None forgets."""
 
     effects: Effects
     hash_wanted: list[str]
     known_changes: list[tuple[str, Stat | None]]
+    hash_slots: list[int] = field(default_factory=list)
 
 
 class _Known:
@@ -381,6 +383,7 @@ class _Builder:
         self.known = _Known(after.known)
         self.fx = Effects(truncated=after.incomplete or call.overflow)
         self.hash_wanted: list[str] = []
+        self.hash_slots: list[int] = []
 
     def reads_count(self, ident: tuple[int, int] | None, at_least: int = 1) -> bool:
         opened = self.after.opened
@@ -401,7 +404,7 @@ class _Builder:
         self.gone_dirs(after.gone)
         fx.order = None if call.overflow or fx.truncated else build_order(call, fx, self.roots.inside,
                                                                            self.roots.host, after.found_size)
-        return Outcome(fx, self.hash_wanted, list(self.known.changes.items()))
+        return Outcome(fx, self.hash_wanted, list(self.known.changes.items()), self.hash_slots)
 
     def record(self, path: str, inside: str, state: PathState, st: Stat | None) -> None:
         """One path's events: a write is recorded by write() (and nothing else is); a path
@@ -437,6 +440,7 @@ class _Builder:
                 digest = None
                 if st.size <= HASH_MAX_BYTES and st.size <= fx.hash_budget:
                     self.hash_wanted.append(path)
+                    self.hash_slots.append(len(fx.written))
                     digest = self.after.digests.get(path)
                     fx.hash_budget -= st.size
                 fx.written.append({"path": inside, "op": op, "size": st.size, "sha256": digest})
@@ -489,7 +493,8 @@ class _Builder:
 def build_record(call: Call, after: After, roots: Roots) -> Outcome:
     """The record's lists for `call`, given what the watcher found once it ended. A written
     file's sha256 is `after.digests`'s (None where it has none): the outcome's `hash_wanted`
-    names the files within the hashing caps, for the watcher to hash and build again."""
+    names the files within the hashing caps and `hash_slots` their entries, for the watcher
+    to hash and fill in."""
     return _Builder(call, after, roots).build()
 
 
