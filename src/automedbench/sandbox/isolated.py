@@ -1,4 +1,4 @@
-"""What the two isolating backends (bwrap.py, docker.py) do alike, written once: the host
+"""What the two isolating backends (bwrap/, docker/) do alike, written once: the host
 folders a sandbox is given, its effects recorder, one watched call (the decoy watcher and the
 effects recorder around it, the charge and the advisory after it); docs/sandbox.md "Observed
 effects", "Whose decoy accesses"."""

@@ -15,9 +15,9 @@ Inside, only this exists:
 and the root itself is remounted read-only. Private references, the harness source and
 venv, other runs, /root, caches and credentials are simply not in the namespace.
 
-Modules: layout and /etc in bwrap_layout.py, privilege drop and namespaces (ctypes) in
-privilege.py, the seccomp filter in seccomp.py, the decoy and its watcher in decoy.py, the
-inside paths / scrubbed env / GPU discovery shared with docker in inside.py.
+Modules: layout and /etc in bwrap/layout.py, privilege drop and namespaces (ctypes) in
+privilege.py, the seccomp filter in seccomp.py, the decoy and its watcher in observe/decoy.py,
+the inside paths / scrubbed env / GPU discovery shared with docker in inside.py.
 """
 from __future__ import annotations
 
@@ -234,7 +234,7 @@ class BwrapSandbox:
             os.close(wfd)
             argv[1:1] = ["--seccomp", str(rfd)]
             pass_fds = (rfd,)
-        # the call's own workspace mount marked before its command runs (mount_gate.py)
+        # the call's own workspace mount marked before its command runs (observe/mount_gate.py)
         gate = (MountGate(str(self.workspace), WORKSPACE_INSIDE, self.effects.hold_opens)
                 if self.effects is not None and self.effects.openers is not None and mount_gate.enabled() else None)
         if gate is not None:

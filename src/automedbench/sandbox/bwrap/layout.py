@@ -1,5 +1,5 @@
 """What exists inside a bwrap sandbox: the generated /etc, the bind mounts and the bwrap
-arguments that build the namespace (see bwrap.py for the picture).
+arguments that build the namespace (see bwrap/backend.py for the picture).
 
 Pure construction: nothing here runs a process. In drop mode (root harness dropping to an
 unprivileged uid, privilege.py) each source is first bound onto a staging mount point in

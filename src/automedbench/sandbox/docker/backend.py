@@ -16,7 +16,7 @@
                         detail_report.json (+ judge.json) to its one writable mount.
 
 Images are pinned by content: an image id `sha256:<64 hex>` (what `automedbench sandbox
-build-image` records, docker_image.py) or `name@sha256:<64 hex>`; a bare tag can change
+build-image` records, docker/image.py) or `name@sha256:<64 hex>`; a bare tag can change
 under the benchmark, so it is rejected. The image comes from the argument, else
 `AUTOMEDBENCH_DOCKER_IMAGE`, else the last image built on this machine.
 """
@@ -79,7 +79,7 @@ def check_image(image: str) -> str:
 
 def find_engine(docker: str = "docker") -> tuple[str | None, str]:
     """(DOCKER_HOST to use, or None for the CLI's default; why not, when no engine answers):
-    the configured engine, else the private one the tests start (docker_engine.py)."""
+    the configured engine, else the private one the tests start (docker/engine.py)."""
     if not shutil.which(docker):
         return None, "docker CLI not installed"
     ok, why = engine_answers(os.environ.get("DOCKER_HOST"))

@@ -72,7 +72,7 @@ from .record import (
     build_record,
 )
 
-# Caps (docs/sandbox.md "Observed effects"; the record's own caps are effects_record.py's).
+# Caps (docs/sandbox.md "Observed effects"; the record's own caps are record.py's).
 # Directories watched per sandbox (each costs the kernel ~1 KiB); beyond, `truncated`.
 MAX_WATCHES = 65536
 # Lost events (queue overflow): files whose mtime is at most this much before the call
@@ -338,7 +338,7 @@ class EffectsRecorder:
 
     def _consume(self) -> Accumulator:
         """Read the queue: directory changes update the watches; every event, resolved to its
-        path, is folded into the call (effects_record.py)."""
+        path, is folded into the call (record.py)."""
         acc = Accumulator(self.known, self.roots[1][0])
         moved_from: dict[int, str] = {}
         late = list(self.inotify.read())
@@ -452,7 +452,7 @@ class EffectsRecorder:
     def end(self) -> dict[str, Any]:
         """The call's effects (call after the sandboxed processes have exited): the events
         folded into the call, what the disk shows now read as values, the record built from
-        both (effects_record.build_record)."""
+        both (record.build_record)."""
         self._stop_pump()
         acc = self._consume()
         # every open of the call has been answered (the opener waited for it), so this is whole
