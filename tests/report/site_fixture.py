@@ -105,7 +105,7 @@ def enrich_run(run_dir: Path, rep) -> None:
     rep.task.components = ["bleu", "rouge_l"]
     rep.task.aggregate_metrics["meteor"] = None
     rep.task.component_notes = {"meteor": "WordNet not installed (COMPONENT-NOTE-MARKER)",
-                                "data_range": "per case: reference max - min (NOTE-MARKER)"}
+                                "data_range": "per case: ground truth max - min (NOTE-MARKER)"}
     rep.errors.append(ErrorCode(code="MISSING_CASES", category="task completion", step="S4",
                                 evidence={"cases": [f"m{i:03d}" for i in range(20)], "n_missing": 76}))
     rep.errors.append(ErrorCode(code="NO_PILOT", category="verification/recovery", step="S3",

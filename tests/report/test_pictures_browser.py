@@ -123,7 +123,7 @@ def test_every_clear_failure_says_why(real_site, wpage):
     assert why.is_visible() and "found 0 of" in why.inner_text() and "IoU 0.00 (needs 0.5)" in why.inner_text()
     _open(wpage, out, VQA)
     why = wpage.locator(f"#case-{vqa['wrong']} td.why")
-    assert why.is_visible() and why.inner_text().startswith("chose ") and ", reference " in why.inner_text()
+    assert why.is_visible() and why.inner_text().startswith("chose ") and ", ground truth " in why.inner_text()
     # the invalid answer's card names the reason and is the page's width on a phone
     frame = wpage.locator(f"#case-{vqa['empty']} figure.pic-html")
     assert "not scored" in frame.locator("figcaption").inner_text()

@@ -76,6 +76,39 @@ def _track_pictures(public: Path, outputs: Path) -> dict[str, list]:
     }
 
 
+def _track_whys() -> dict[str, str]:
+    """case id -> the one-line Why the tracks' own score_case gives a clear failure."""
+    from automedbench.tracks.base import ScoringContext
+    from automedbench.tracks.per_case import flat_output_why
+    from automedbench.tracks.segmentation.track import zero_dice_why
+    ctx = ScoringContext()
+    seg_ref, seg_pred = np.zeros((8, 8, 20), bool), np.zeros((8, 8, 20), bool)
+    seg_ref[2:5, 2:5, 12:16], seg_pred[2:5, 2:5, 3:5] = True, True
+    det = get_track("detection")
+    boxes = {"boxes": np.array([[0, 10, 10, 20, 20], [0, 50, 50, 60, 60]], float), "width": 100, "height": 100}
+    det_opts = det.parse_options({"classes": ["marker"]})
+    vqa = get_track("vqa")
+    mcq = {"label": "C", "options": {"A": "Sagittal", "C": "Axial"}, "question": "Which plane?"}
+    rep = get_track("report-generation")
+    rep_opts = rep.parse_options({})
+    ref_report = Report.from_text("FINDINGS: A 19 mm nodule in the right lower zone. No effusion. Heart normal.")
+    gen_report = Report.from_text("FINDINGS: A 29 mm nodule in the right upper zone.")
+    cls = get_track("classification")
+    return {
+        "why-seg-elsewhere": zero_dice_why("lesion", 0.0, seg_ref, seg_pred),
+        "why-seg-empty": zero_dice_why("lesion", 0.0, seg_ref, np.zeros_like(seg_pred)),
+        "why-flat": flat_output_why(np.full((16, 16), 7.0), np.arange(256, dtype=float).reshape(16, 16)),
+        "why-det": det.score_case(np.zeros((0, 6)), boxes, det_opts, ctx).extra["why"],
+        "why-mcq": vqa.score_case({"predicted_label": "A", "predicted_answer": "Sagittal", "raw_model_output": "A"},
+                                  mcq, vqa.parse_options({"mode": "mcq"}), ctx).extra["why"],
+        "why-open": vqa.score_case({"predicted_answer": "axial", "raw_model_output": "axial"},
+                                   {"answer": "coronal", "question": "Which plane?"},
+                                   vqa.parse_options({"mode": "open"}), ctx).extra["why"],
+        "why-report": rep.score_case(gen_report, ref_report, rep_opts, ctx).extra["why"],
+        "why-cls": cls.score_case(1, 0, cls.parse_options({"labels": ["ct", "mr"]}), ctx).extra["why"],
+    }
+
+
 def _write_pictures(run_dir: Path, drawn: dict[str, list]) -> None:
     """The pictures beside the report as scoring/pictures.py places them (pictures/index.json)."""
     index = []
@@ -105,6 +138,8 @@ def words_site(tmp_path_factory):
                                           metrics={"dice": 0.0} if not cid.endswith("-bad") else {},
                                           reason="" if not cid.endswith("-bad") else "not scored")
                                for cid in drawn]
+            r.task.per_case += [CaseResult(case_id=cid, valid=True, metrics={"dice": 0.0}, reason=why)
+                                for cid, why in _track_whys().items()]
             r.task.aggregate_metrics = {"confusion/ct/ct": 2.0, "confusion/ct/mr": 1.0,
                                         "confusion/mr/mr": 3.0, "confusion/mr/ct": 0.0}
         d = write_run(root, r)
@@ -158,6 +193,15 @@ def test_the_confusion_matrix_and_a_zero_cases_why_say_ground_truth(words_site):
     row = re.search(r'<tr id="case-seg-ok".*?</tr>', page, re.DOTALL)
     assert row and "= 0 against the ground truth" in _text(row.group(0)), row and _text(row.group(0))
     assert "against the reference" not in page
+
+
+def test_the_tracks_whys_on_the_run_page_say_ground_truth(words_site):
+    page = (words_site / "runs" / f"{run_slug(BASELINE_RUN)}.html").read_text(encoding="utf-8")
+    rows = {cid: _text(row) for cid, row in re.findall(r'<tr id="case-(why-[\w-]+)".*?>(.*?)</tr>', page, re.DOTALL)}
+    assert len(rows) == 8, sorted(rows)
+    for cid, text in rows.items():
+        assert "ground truth" in text or "ground-truth" in text, (cid, text)
+        assert "reference" not in text.lower(), (cid, text)
 
 
 def test_the_baseline_agent_is_marked_where_agents_are_listed_and_compared(words_site):

@@ -59,8 +59,8 @@ def test_a_nodule_of_another_size_and_zone_is_flagged_on_the_page(tmp_path, stag
     row = re.search(rf'<tr id="case-{re.escape(case_id)}".*?</tr>', page, re.DOTALL)
     assert row, case_id
     why = _text(row.group(0))
-    assert (f"contradicts the reference: nodule: generated {other} zone, {size + 10} mm; "
-            f"reference {zone} zone, {size} mm") in why, why
+    assert (f"contradicts the ground truth: nodule: generated {other} zone, {size + 10} mm; "
+            f"ground truth {zone} zone, {size} mm") in why, why
     # every other study's report is the reference itself: matched, nothing contradicted
     for c in result.per_case:
         if c.case_id != case_id:

@@ -195,7 +195,7 @@ def test_samples_say_k_of_n_and_identical_failures_are_one_group(tmp_path):
         [CaseResult(case_id=f"q{i:03d}", valid=True, reason=placeholder, metrics={"score": 0.0, "placeholder": 1.0})
          for i in range(76)]
         + [CaseResult(case_id=f"r{i:03d}", valid=True, metrics={"score": 1.0, "placeholder": 0.0}) for i in range(27)]
-        + [CaseResult(case_id="w000", valid=True, reason="chose A ('Sagittal'), reference C ('Axial')",
+        + [CaseResult(case_id="w000", valid=True, reason="chose A ('Sagittal'), ground truth C ('Axial')",
                       metrics={"score": 0.0, "placeholder": 0.0})]
         + [CaseResult(case_id=f"x{i:03d}", valid=False, status="invalid", reason=f"answer.json: {i} bytes, not JSON")
            for i in range(17)])

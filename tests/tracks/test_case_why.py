@@ -18,11 +18,11 @@ def _mask(z0: int, z1: int) -> np.ndarray:
 def test_dice_zero_says_where_each_mask_lies():
     ref, pred, empty = _mask(12, 15), _mask(3, 4), np.zeros((8, 8, 20), bool)
     assert zero_dice_why("lesion", 0.0, ref, pred) == \
-        "lesion Dice 0: no overlap; reference 36 voxels on slices 12-15, prediction 18 voxels on slices 3-4"
+        "lesion Dice 0: no overlap; ground truth 36 voxels on slices 12-15, prediction 18 voxels on slices 3-4"
     assert zero_dice_why("lesion", 0.0, ref, empty) == \
-        "lesion Dice 0: the prediction is empty; the reference has 36 voxels (slices 12-15)"
+        "lesion Dice 0: the prediction is empty; the ground truth has 36 voxels (slices 12-15)"
     assert zero_dice_why("lesion", 0.0, empty, _mask(7, 7)) == \
-        "lesion Dice 0: the reference has none; the prediction marks 9 voxels (slice 7)"
+        "lesion Dice 0: the ground truth has none; the prediction marks 9 voxels (slice 7)"
     assert zero_dice_why("lesion", 0.4, ref, pred) == "" and zero_dice_why("organ", None, ref, pred) == ""
 
 
@@ -36,13 +36,13 @@ def test_segmentation_score_case_carries_the_why():
     pred = {organ_f: _mask(2, 16).astype(np.uint8), lesion_f: np.zeros((8, 8, 20), np.uint8)}
     score = track.score_case(pred, ref, opts, None)
     assert score.metrics["lesion_dice"] == 0 and score.metrics["organ_dice"] == 1
-    assert score.extra["why"] == "lesion Dice 0: the prediction is empty; the reference has 36 voxels (slices 12-15)"
+    assert score.extra["why"] == "lesion Dice 0: the prediction is empty; the ground truth has 36 voxels (slices 12-15)"
 
 
 def test_flat_output_is_called_flat():
     rng = np.random.default_rng(0)
     ref = rng.normal(100, 20, (32, 32))
-    assert flat_output_why(np.full((32, 32), 7.0), ref).startswith("flat output: every pixel is 7 (reference ")
+    assert flat_output_why(np.full((32, 32), 7.0), ref).startswith("flat output: every pixel is 7 (ground truth ")
     nearly = 50 + rng.normal(0, 0.1, (32, 32))
     assert flat_output_why(nearly, ref).startswith("nearly flat output: its spread")
     assert flat_output_why(ref + rng.normal(0, 5, (32, 32)), ref) == ""
@@ -71,10 +71,10 @@ def test_detection_none_found_says_why():
     ref = {"boxes": np.array([[0, 10, 10, 20, 20], [0, 50, 50, 60, 60]], float), "width": 100, "height": 100}
     empty = track.score_case(np.zeros((0, 6)), ref, opts, ScoringContext())
     assert empty.metrics["found50"] == 0
-    assert empty.extra["why"] == "found 0 of 2 reference boxes: no box predicted"
+    assert empty.extra["why"] == "found 0 of 2 ground-truth boxes: no box predicted"
     # a box of the right size shifted by half its width: IoU 1/3
     near = track.score_case(np.array([[0, 0.9, 15, 10, 25, 20]], float), ref, opts, ScoringContext())
-    assert near.extra["why"] == ("found 0 of 2 reference boxes: 1 predicted, the nearest overlaps with "
+    assert near.extra["why"] == ("found 0 of 2 ground-truth boxes: 1 predicted, the nearest overlaps with "
                                  "IoU 0.33 (needs 0.5)")
     hit = track.score_case(np.array([[0, 0.9, 10, 10, 20, 20]], float), ref, opts, ScoringContext())
     assert hit.metrics["found50"] == 0.5 and hit.extra["why"] == ""
@@ -88,14 +88,14 @@ def test_vqa_wrong_answers_say_what_was_answered():
     mcq = {"label": "C", "options": {"A": "Sagittal", "B": "Coronal", "C": "Axial"}, "question": "Which plane?"}
     chose = track.score_case({"predicted_label": "A", "predicted_answer": "Sagittal", "raw_model_output": "A"},
                              mcq, VQAOptions(mode="mcq"), ctx)
-    assert chose.metrics["score"] == 0 and chose.extra["why"] == "chose A ('Sagittal'), reference C ('Axial')"
+    assert chose.metrics["score"] == 0 and chose.extra["why"] == "chose A ('Sagittal'), ground truth C ('Axial')"
     right = track.score_case({"predicted_label": "C", "predicted_answer": "Axial", "raw_model_output": "C"},
                              mcq, VQAOptions(mode="mcq"), ctx)
     assert right.metrics["score"] == 1 and not right.extra.get("why")
     open_ref = {"answer": "coronal", "question": "Which plane?"}
     wrong = track.score_case({"predicted_answer": "axial", "raw_model_output": "axial"}, open_ref,
                              VQAOptions(mode="open"), ctx)
-    assert wrong.extra["why"] == "answered 'axial', reference 'coronal' (no word in common)"
+    assert wrong.extra["why"] == "answered 'axial', ground truth 'coronal' (no word in common)"
     ph = track.score_case({"predicted_answer": "unknown", "raw_model_output": "unknown"}, open_ref,
                           VQAOptions(mode="open"), ctx)
     assert ph.extra["why"] == "placeholder answer 'unknown'"

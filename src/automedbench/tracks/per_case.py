@@ -30,5 +30,5 @@ def flat_output_why(prediction: np.ndarray, reference: np.ndarray) -> str:
     if sd_r <= 0 or sd_p >= FLAT_SHARE * sd_r:
         return ""
     if sd_p == 0:
-        return f"flat output: every pixel is {float(np.nanmax(p)):.4g} (reference {float(np.nanmin(ref)):.4g} to {float(np.nanmax(ref)):.4g})"
-    return f"nearly flat output: its spread (sd {sd_p:.3g}) is {100 * sd_p / sd_r:.1f}% of the reference's (sd {sd_r:.3g})"
+        return f"flat output: every pixel is {float(np.nanmax(p)):.4g} (ground truth {float(np.nanmin(ref)):.4g} to {float(np.nanmax(ref)):.4g})"
+    return f"nearly flat output: its spread (sd {sd_p:.3g}) is {100 * sd_p / sd_r:.1f}% of the ground truth's (sd {sd_r:.3g})"

@@ -88,7 +88,7 @@ def test_reference_earns_good_medal_and_careless_shows_the_shift(demo, tmp_path)
     assert len(wrong) == round(sum(bad.aggregate_metrics[f"confusion/{t}/{p}"] for t in LABELS for p in LABELS if p != t))
     assert all(c.metrics["correct"] == 1 and not c.reason for c in bad.per_case if c not in wrong)
     for c in wrong:
-        pred, ref = c.reason.removeprefix("predicted ").split(", reference ")
+        pred, ref = c.reason.removeprefix("predicted ").split(", ground truth ")
         assert pred in LABELS and ref in LABELS and pred != ref
 
 

@@ -23,11 +23,11 @@ def _marks(generated: str, reference: str) -> tuple[list[str], list[str], list[s
 @pytest.mark.parametrize("generated, conflict", [
     # the example: another size and another zone
     ("There is a 29 mm nodular opacity in the right upper zone.",
-     "nodule: generated upper zone, 29 mm; reference lower zone, 19 mm"),
-    ("There is a 19 mm nodular opacity in the left lower zone.", "nodule: generated left side; reference right side"),
-    ("There is a 19 mm nodular opacity in the right upper zone.", "nodule: generated upper zone; reference lower zone"),
-    ("There is a 2.9 cm nodule in the right lower zone.", "nodule: generated 29 mm; reference 19 mm"),
-    ("No pulmonary nodule is seen.", "nodule: generated absent; reference present"),
+     "nodule: generated upper zone, 29 mm; ground truth lower zone, 19 mm"),
+    ("There is a 19 mm nodular opacity in the left lower zone.", "nodule: generated left side; ground truth right side"),
+    ("There is a 19 mm nodular opacity in the right upper zone.", "nodule: generated upper zone; ground truth lower zone"),
+    ("There is a 2.9 cm nodule in the right lower zone.", "nodule: generated 29 mm; ground truth 19 mm"),
+    ("No pulmonary nodule is seen.", "nodule: generated absent; ground truth present"),
 ])
 def test_the_same_finding_placed_otherwise_is_a_contradiction(generated, conflict):
     ref, gen, conflicts = _marks(generated, REF)
@@ -49,7 +49,7 @@ def test_negation_knows_its_scope():
     # a denial against an affirmation is a contradiction, both ways
     ref, gen, conflicts = _marks("No pleural effusion or pneumothorax.",
                                  "There is a small right pleural effusion with blunting of the right costophrenic angle.")
-    assert ref == ["contradicted"] and conflicts == ["pleural effusion: generated absent; reference present"]
+    assert ref == ["contradicted"] and conflicts == ["pleural effusion: generated absent; ground truth present"]
     # what follows "but" is not denied; a cue after the finding denies it
     s = read_sentence("No pneumothorax, but there is a left pleural effusion.")
     assert {(m.finding, m.negated) for m in s.mentions} == {("pneumothorax", True), ("pleural effusion", False)}
@@ -75,7 +75,7 @@ def test_different_findings_never_match():
 def test_a_bone_zone_is_a_zone():
     ref, _, conflicts = _marks("There is a transverse fracture of the mid tibial shaft.",
                                "There is a nondisplaced transverse fracture of the proximal tibial shaft.")
-    assert ref == ["contradicted"] and conflicts == ["fracture: generated middle zone; reference proximal zone"]
+    assert ref == ["contradicted"] and conflicts == ["fracture: generated middle zone; ground truth proximal zone"]
 
 
 def test_each_scored_study_has_a_why_and_a_contradiction_is_flagged():
@@ -83,9 +83,9 @@ def test_each_scored_study_has_a_why_and_a_contradiction_is_flagged():
     ref = Report.from_text(f"FINDINGS:\n{REF} No pneumothorax. The cardiomediastinal silhouette is normal.\n")
     bad = Report.from_text("FINDINGS:\nThere is a 29 mm nodular opacity in the right upper zone. No pneumothorax.\n")
     score = track.score_case(bad, ref, opts, ScoringContext())
-    assert score.extra["why"] == ("contradicts the reference: nodule: generated upper zone, 29 mm; reference lower "
-                                  "zone, 19 mm · 1 of 3 reference sentences matched, 1 missing, 1 contradicted")
+    assert score.extra["why"] == ("contradicts the ground truth: nodule: generated upper zone, 29 mm; ground truth lower "
+                                  "zone, 19 mm · 1 of 3 ground-truth sentences matched, 1 missing, 1 contradicted")
     assert score.extra["flags"] == [CONTRADICTS]
     good = track.score_case(ref, ref, opts, ScoringContext())
-    assert good.extra["why"] == "3 of 3 reference sentences matched, 0 missing, 0 contradicted"
+    assert good.extra["why"] == "3 of 3 ground-truth sentences matched, 0 missing, 0 contradicted"
     assert "flags" not in good.extra

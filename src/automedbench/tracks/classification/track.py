@@ -131,7 +131,7 @@ class ClassificationTrack(Track[ClassificationOptions]):
         if prediction == reference:
             return CaseScore({"correct": 1.0})
         labels = options.labels
-        return CaseScore({"correct": 0.0}, extra={"why": f"predicted {labels[prediction]}, reference {labels[reference]}"})
+        return CaseScore({"correct": 0.0}, extra={"why": f"predicted {labels[prediction]}, ground truth {labels[reference]}"})
 
     # a per-case right/wrong is no signal of a bug on its own; label shifts are found in aggregate
     logic_metric = None
@@ -167,7 +167,7 @@ class ClassificationTrack(Track[ClassificationOptions]):
         for (t, p), c in counts.items():
             metrics[f"confusion/{t}/{p}"] = float(c)
         return AggregateResult(correct / answered if answered else 0.0, metrics, components=["accuracy"],
-                               notes={"chance_level.score": "the majority class's share of the reference labels (every case "
+                               notes={"chance_level.score": "the majority class's share of the ground-truth labels (every case "
                                                       "given the most frequent class); the medal bands are read from it up"},
                                flags=_label_shift_flags(scored, truths, counts, o))
 

@@ -117,7 +117,7 @@ def none_found_why(gt: np.ndarray, prediction: np.ndarray, iou_threshold: float)
     any reference box, any class) and whether its class was another."""
     n = len(gt)
     if not len(prediction):
-        return f"found 0 of {n} reference box{'es' if n != 1 else ''}: no box predicted"
+        return f"found 0 of {n} ground-truth box{'es' if n != 1 else ''}: no box predicted"
     g, d = gt[:, 1:5][:, None, :], prediction[:, 2:6][None, :, :]
     iw = np.clip(np.minimum(g[..., 2], d[..., 2]) - np.maximum(g[..., 0], d[..., 0]), 0, None)
     ih = np.clip(np.minimum(g[..., 3], d[..., 3]) - np.maximum(g[..., 1], d[..., 1]), 0, None)
@@ -127,5 +127,5 @@ def none_found_why(gt: np.ndarray, prediction: np.ndarray, iou_threshold: float)
     i, j = np.unravel_index(int(np.argmax(iou)), iou.shape)
     best = float(iou[i, j])
     other = " (of another class)" if best >= iou_threshold and gt[i, 0] != prediction[j, 0] else ""
-    return (f"found 0 of {n} reference box{'es' if n != 1 else ''}: {len(prediction)} predicted, "
+    return (f"found 0 of {n} ground-truth box{'es' if n != 1 else ''}: {len(prediction)} predicted, "
             f"the nearest overlaps with IoU {best:.2f}{other} (needs {iou_threshold:g})")

@@ -56,6 +56,6 @@ def slip_explaining_misses(prediction: np.ndarray, reference: dict, iou: float, 
         moved[:, 2:] = undo(prediction[:, 2:], w, h)
         again = _found(moved, gt, iou, max_dets)
         if again > found and 2 * again >= len(gt):
-            return (f"boxes {name}: found {found} of {len(gt)} reference boxes as written, "
+            return (f"boxes {name}: found {found} of {len(gt)} ground-truth boxes as written, "
                     f"{again} with the slip undone")
     return ""

@@ -167,7 +167,7 @@ class EnhancementTrack(Track[EnhancementOptions]):
         ssims = present_values(valid, "ssim")
         lp = present_values(valid, "lpips")
         lpips_mean = mean_of_present(lp) if valid and len(lp) == len(valid) else None
-        notes = {"data_range": "per case: reference max - min (SSIM and PSNR)",
+        notes = {"data_range": "per case: ground truth max - min (SSIM and PSNR)",
                  "psnr": f"mean over valid cases only; capped at {PSNR_CAP_DB:g} dB"}
         if lpips_mean is None:
             notes["lpips"] = (lpips_status() or "not computed for every case") if options.lpips else "disabled by the task"

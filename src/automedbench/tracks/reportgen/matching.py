@@ -28,7 +28,7 @@ _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|;")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 MATCH_SHARE = 0.5       # share of a sentence's words another sentence must hold to say the same
 CONFLICTS_IN_WHY = 3    # contradictions spelled out in the one-line Why (the rest counted)
-CONTRADICTS = "contradicts the reference"   # the case's flag when a finding is contradicted
+CONTRADICTS = "contradicts the ground truth"   # the case's flag when a finding is contradicted
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class Agreement:
         return list(dict.fromkeys(c for s in self.reference for c in s.conflicts))
 
     def summary(self) -> str:
-        """"k of n reference sentences matched, m missing, c contradicted" (every count said)."""
+        """"k of n ground-truth sentences matched, m missing, c contradicted" (every count said)."""
         n = len(self.reference)
-        return (f"{self.count('reference', 'matched')} of {n} reference sentence{'' if n == 1 else 's'} "
+        return (f"{self.count('reference', 'matched')} of {n} ground-truth sentence{'' if n == 1 else 's'} "
                 f"matched, {self.count('reference', 'missing')} missing, "
                 f"{self.count('reference', 'contradicted')} contradicted")
 
@@ -82,7 +82,7 @@ class Agreement:
         parts.append(self.summary())
         extra = self.count("generated", "extra")
         if extra:
-            parts.append(f"{extra} generated sentence{'' if extra == 1 else 's'} not in the reference")
+            parts.append(f"{extra} generated sentence{'' if extra == 1 else 's'} not in the ground truth")
         return " · ".join(parts)
 
 
@@ -256,7 +256,7 @@ def _judge(sentences: list[Sentence], others: list[Sentence], marks: tuple[str, 
                 d = min(same, key=len)
                 gen, ref = (", ".join(b for _, b in d), ", ".join(a for a, _ in d)) if mine_is_reference else \
                     (", ".join(a for a, _ in d), ", ".join(b for _, b in d))
-                s.conflicts.append(f"{m.finding}: generated {gen}; reference {ref}")
+                s.conflicts.append(f"{m.finding}: generated {gen}; ground truth {ref}")
         affirmed_ok = all(ok for m, ok in zip(s.mentions, agree) if not m.negated)
         if s.conflicts:
             s.mark = contradicted

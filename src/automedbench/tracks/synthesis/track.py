@@ -182,7 +182,7 @@ class SynthesisTrack(Track[SynthesisOptions]):
         score = mean_over_cases(expected, "ssim") or 0.0     # the task score: over expected cases
         base = [float(b) for r in expected if (b := r.meta.get("baseline_ssim")) is not None]
         baseline = mean_of_present(base) if len(base) == len(expected) else None
-        notes = {"data_range": "per case: reference max - min" + (f" after clipping to {list(options.hu_clip)}"
+        notes = {"data_range": "per case: ground truth max - min" + (f" after clipping to {list(options.hu_clip)}"
                                                                   if options.hu_clip else ""),
                  "window": f"uniform {options.win_size}^3, K1=0.01, K2=0.03 (scikit-image defaults)"}
         if baseline is None:

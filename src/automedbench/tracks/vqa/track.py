@@ -166,7 +166,7 @@ def _quote(text: Any, limit: int = 80) -> str:
 def _rule_words(rule: str) -> str:
     """The open-answer rule that gave 0 (metrics/answer_match.py score_open), in words."""
     if rule.startswith("contradiction:"):
-        return f"contradicts the reference: {rule.split(':', 1)[1]}"
+        return f"contradicts the ground truth: {rule.split(':', 1)[1]}"
     return {"yes_no": "yes/no differs", "em_f1": "no word in common",
             "empty_after_normalisation": "nothing left once normalised"}.get(rule, rule)
 
@@ -176,8 +176,8 @@ def _wrong_choice_why(label: str | None, rule: str, reference: dict[str, Any]) -
     opts = reference.get("options") or {}
     ref = f"{reference['label']} ({_quote(opts.get(reference['label'], ''), 40)})"
     if label is None:
-        return f"no option recognised in the answer ({rule}); reference {ref}"
-    return f"chose {label} ({_quote(opts.get(label, ''), 40)}), reference {ref}"
+        return f"no option recognised in the answer ({rule}); ground truth {ref}"
+    return f"chose {label} ({_quote(opts.get(label, ''), 40)}), ground truth {ref}"
 
 
 def _nearest_half(x: float) -> float:
@@ -293,7 +293,7 @@ class VQATrack(Track[VQAOptions]):
         result = score_open(prediction["predicted_answer"], refs)
         extra["rule"] = result["rule"]
         if not result["score"]:
-            extra["why"] = (f"answered {_quote(prediction['predicted_answer'])}, reference "
+            extra["why"] = (f"answered {_quote(prediction['predicted_answer'])}, ground truth "
                             f"{_quote(reference['answer'])} ({_rule_words(str(result['rule']))})")
         judged = None
         if opts.use_answer_judge and context.answer_judge is not None:
