@@ -379,3 +379,22 @@ def test_a_reply_with_two_commands_gives_the_boundarys_effects_to_its_last(fake_
     assert execs[0].effects is None
     assert sorted(w.path for w in execs[1].effects.written) == ["/workspace/a.txt", "/workspace/b.txt"]
     assert [e.call_index for e in trace if e.type == "tool_call"] == [1, 2]
+
+
+def test_a_command_that_submits_after_its_work_is_a_call_and_the_submission(fake_openai, lesion_data, tmp_path,
+                                                                            monkeypatch):
+    """mini submits when a command's output starts with its word: the command's work is a call
+    with its effects, then the run is submitted."""
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    last = "# S1 write then submit\necho hi > /workspace/h.txt && echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo bye"
+    fake_openai.push(completion("go", tool_calls=[call("bash", {"command": last})], usage_=_usage(0)))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    assert r.run.end_reason == "submitted" and r.run.turns == 1
+    trace = read_trace(run_dir / "trace.jsonl")
+    assert [e.code for e in trace if e.type == "tool_call"] == [last]
+    ex = [e for e in trace if e.type == "execution"][0]
+    assert ex.exit_code == 0 and ex.stdout == "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\nbye\n"
+    assert [w.path for w in ex.effects.written] == ["/workspace/h.txt"]
+    assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
+    assert not [e for e in trace if e.type == "warning" and (e.kind or "").startswith("cli_trajectory")]

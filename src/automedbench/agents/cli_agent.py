@@ -281,30 +281,42 @@ class _Boundaries:
         return tools._apply_violations(result) if result.violations else ""
 
     def finish(self, final: ExecResult, trajectory: list[dict[str, Any]]) -> bool:
-        """The last reply's commands, once the agent has ended: the submission, or calls whose
-        results come from its trajectory. Returns whether it submitted."""
+        """The last reply's commands, once the agent has ended: calls whose results come from its
+        trajectory, and the submission. mini submits from inside a command (its output starts with
+        the word), so the submitting command has no result in the trajectory but its exit message
+        says Submitted: the command alone is our `submit_results()` only (as kind mini-swe-agent);
+        with other work before the word it is a call too, with the rest of its output as mini
+        kept it. Without a trajectory, the command alone still submits. Returns whether it did."""
         pending, self.pending = self.pending, None
         if pending is None:
             return False
         results = {m.get("tool_call_id"): m.get("extra") or {} for m in trajectory if m.get("role") == "tool"}
+        ends = [m for m in trajectory if m.get("role") == "exit"]
+        end = (ends[-1].get("extra") or {}) if ends else {}
+        submitted = end.get("exit_status") == "Submitted" or (not trajectory and len(pending.actions) == 1
+                                                                  and bool(_SUBMIT_ALONE.fullmatch(pending.actions[0][1])))
         for n, (call_id, command) in enumerate(pending.actions):
-            if _SUBMIT_ALONE.fullmatch(command) and call_id not in results:
+            last = n == len(pending.actions) - 1
+            effects = {**final.effects, "order": None} if last and final.effects else None
+            if call_id not in results and submitted:
+                if not _SUBMIT_ALONE.fullmatch(command):
+                    output = f"{SUBMIT_WORD}\n{end.get('submission') or ''}"
+                    try:
+                        self.record(command, ExecResult(0, output, "", final.duration_s, effects=effects,
+                                                        violations=final.violations))
+                    except RunStopped:
+                        return False
                 self.tools.submit_results()
                 return True
-            last = n == len(pending.actions) - 1
             extra = results.get(call_id, {})
-            result = ExecResult(int(extra.get("returncode", -1) if extra.get("returncode") is not None else -1),
-                                str(extra.get("raw_output", "")), "", final.duration_s if last else 0.0,
-                                timed_out=final.timed_out if last else False,
-                                violations=final.violations if last else [],
-                                effects={**final.effects, "order": None} if last and final.effects else None)
+            rc = extra.get("returncode")
+            result = ExecResult(int(rc) if rc is not None else -1, str(extra.get("raw_output", "")), "",
+                                final.duration_s if last else 0.0, timed_out=final.timed_out if last else False,
+                                violations=final.violations if last else [], effects=effects)
             try:
                 self.record(command, result)
             except RunStopped:
                 return False
-            if str(extra.get("raw_output", "")).lstrip().startswith(SUBMIT_WORD):
-                self.tools.submit_results()
-                return True
         return False
 
 
