@@ -184,9 +184,12 @@ class AutoMedBenchSandbox(SandboxEnvironment):
         if box is None:
             return
         for event in list(transcript().events):
-            if not isinstance(event, ModelEvent) or event.pending or event.uuid in self.progress.model_events:
+            if not isinstance(event, ModelEvent) or event.pending:
                 continue
-            self.progress.model_events.add(str(event.uuid))
+            key = event.uuid or f"object-{id(event)}"   # the transcript gives each event its uuid
+            if key in self.progress.model_events:
+                continue
+            self.progress.model_events.add(key)
             box.begin_turn()
             usage = event.output.usage if event.output is not None else None
             box.record_model_call(
