@@ -238,3 +238,22 @@ def test_the_reference_profile_is_labelled_as_the_published_reference(words_site
     assert toggle, "no profile toggle"
     buttons = dict(re.findall(r'data-profile="(\w+)"[^>]*>([^<]*)</button>', toggle.group(0)))
     assert html.unescape(buttons["reference"]) == "published reference's scoring" and buttons["ours"] == "ours", buttons
+
+
+def test_every_page_says_reference_only_for_the_baseline_or_the_published_reference(words_site):
+    """What a reader sees on every page (scripts, the <head> and the runs' ids aside): each
+    "reference" left is the baseline agent's name beside its badge, or the published
+    reference's scoring profile; the ground truth is never called so."""
+    pages = sorted(p for p in words_site.rglob("*.html") if p.parent.name != "pics" and "pics" not in p.parts)
+    assert len(pages) > 20
+    seen = 0
+    for p in pages:
+        t = p.read_text(encoding="utf-8")
+        t = re.sub(r"<head>.*?</head>|<script.*?</script>", " ", t, flags=re.DOTALL)
+        text = " ".join(_text(t).split())
+        text = re.sub(r"\S*_reference_\S*", "RUN", text)       # run ids name their agent
+        seen += len(re.findall(r"\breference (?:baseline|\(baseline\))", text))
+        left = re.sub(r"\breference (?:baseline|\(baseline\))|published reference's scoring", "", text)
+        found = [m.group(0) for m in re.finditer(r".{0,60}\breferences?\b.{0,40}", left, re.IGNORECASE)]
+        assert not found, (p.relative_to(words_site), found)
+    assert seen >= 6   # index, task board, analysis, compare, the runs' pages
