@@ -15,6 +15,7 @@ scoring and the judge), so each path's cost per call is the slope between a shor
 and this process's CPU time (Inspect, the server and the harness all run in it).
 
     PYTHONPATH=src .venv/bin/python bench/inspect_overhead.py [--short 4] [--long 24] [--rounds 3] [--sandbox local|bwrap]
+        [--no-log-realtime]
 
 Prints each path's ms per call and the ratio and difference of Inspect's over our loop's.
 """
@@ -62,7 +63,7 @@ def loop_run(n: int, srv: FakeOpenAI, root: Path, data: Path, backend: str) -> t
     return elapsed, cpu
 
 
-def inspect_run(n: int, root: Path, data: Path, backend: str) -> tuple[float, float]:
+def inspect_run(n: int, root: Path, data: Path, backend: str, realtime: bool = True) -> tuple[float, float]:
     """(wall, CPU) seconds of one inspect_ai.eval through n bash calls and react()'s submit."""
     outs = [ModelOutput.for_tool_call("mockllm/model", "bash", {"command": "true"}) for _ in range(n)]
     outs.append(ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "done"}))
@@ -71,7 +72,7 @@ def inspect_run(n: int, root: Path, data: Path, backend: str) -> tuple[float, fl
     t0, c0 = time.perf_counter(), time.process_time()
     task = automedbench(task=TASK, tier=TIER, sandbox=backend, network=False, data_root=str(data), exec_timeout_s=60)
     (log,) = inspect_ai.eval(task, model=get_model("mockllm/model", custom_outputs=outs),
-                             log_dir=str(root / "logs"), display="none", log_level="error")
+                             log_dir=str(root / "logs"), display="none", log_level="error", log_realtime=realtime)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert log.status == "success" and log.samples, log.error
     meta = log.samples[0].scores["automedbench_scorer"].metadata
@@ -85,7 +86,10 @@ def main() -> None:
     ap.add_argument("--long", type=int, default=24)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sandbox", default="local")
+    ap.add_argument("--no-log-realtime", action="store_true",
+                    help="Inspect without its realtime sample log (inspect eval --no-log-realtime)")
     args = ap.parse_args()
+    realtime = not args.no_log_realtime
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory() as d:
@@ -101,19 +105,19 @@ def main() -> None:
                 p.mkdir()
                 return p
             loop_run(1, srv, fresh(), data, args.sandbox)      # imports and first runs off the clock
-            inspect_run(1, fresh(), data, args.sandbox)
+            inspect_run(1, fresh(), data, args.sandbox, realtime)
             slopes: dict[str, list[tuple[float, float]]] = {"loop": [], "inspect": []}
             for _ in range(args.rounds):
                 for kind in ("loop", "inspect"):
                     one = (lambda n: loop_run(n, srv, fresh(), data, args.sandbox)) if kind == "loop" else \
-                        (lambda n: inspect_run(n, fresh(), data, args.sandbox))
+                        (lambda n: inspect_run(n, fresh(), data, args.sandbox, realtime))
                     short, long = one(args.short), one(args.long)
                     span = args.long - args.short
                     slopes[kind].append(((long[0] - short[0]) / span, (long[1] - short[1]) / span))
         finally:
             srv.stop()
     med = {k: [statistics.median(s[i] for s in v) for i in (0, 1)] for k, v in slopes.items()}
-    print(f"sandbox {args.sandbox}; per call = slope between {args.short} and {args.long} calls; "
+    print(f"sandbox {args.sandbox}{'' if realtime else ', Inspect without its realtime log'}; per call = slope between {args.short} and {args.long} calls; "
           f"median of {args.rounds} rounds (wall, CPU)")
     for kind, label in (("loop", "our loop"), ("inspect", "Inspect AI")):
         print(f"  {label:12s} {med[kind][0] * 1000:8.2f} ms  {med[kind][1] * 1000:8.2f} ms per call")
