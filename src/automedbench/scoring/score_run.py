@@ -23,7 +23,6 @@ from ..runs.models import (
     Violation,
 )
 from ..runs.record import RunFileError, RunRecord
-from ..runs.trace import read_trace
 from ..tasks import Task, get_task
 from ..tracks.base import ScoringContext
 from .error_codes import detect_errors
@@ -206,7 +205,7 @@ def _score_here(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answer_jud
         log.warning("%s: %s", run_dir, changed)
     track = task.track_impl
     data = DatasetPaths(Path(meta.dataset_root))
-    trace = read_trace(files.trace)
+    trace = RunRecord(files.dir).trace   # docs/run_record.md "Reading a run folder"
 
     expected = expected_cases(meta, data)
     task_result, outcomes = score_workspace(
@@ -285,7 +284,7 @@ def judge_verdict(files: RunFiles, out: RunFiles, meta: RunMeta, task: Task, jud
     if judge is None:
         judge = HeuristicJudge()
     evidence = JudgeEvidence(task=task, tier=meta.run.tier, workspace=files.workspace,
-                             trace=read_trace(files.trace) if trace is None else trace,
+                             trace=RunRecord(files.dir).trace if trace is None else trace,
                              conversation=_load_conversation(files), case_ids=list(meta.case_ids),
                              data_dir=DatasetPaths(Path(meta.dataset_root)).public if meta.dataset_root else None,
                              experiments=load_experiments(files.dir))
