@@ -369,3 +369,31 @@ def test_inspect_eval_on_the_command_line_leaves_our_run_folder_beside_its_log(l
     assert [e.code for e in read_trace(run_dir / "trace.jsonl") if e.type == "tool_call"] == [c for _, c in calls]
     again = _cli_score(run_dir)
     assert _values(again) == score.value and {e.code for e in again.errors} == {e.code for e in r.errors}
+
+
+def test_parallel_tool_calls_of_one_reply_are_recorded_one_after_the_other_in_one_turn(lesion_data, tmp_path):
+    """react() runs the bash() calls of one reply concurrently; the sandbox records them one at a
+    time, both in that reply's turn (local backend: the recording is tested, not isolation)."""
+    from inspect_ai.model import ChatMessageAssistant
+    from inspect_ai.tool import ToolCall
+
+    both = ModelOutput.from_message(ChatMessageAssistant(content="two at once", model="mockllm/model", tool_calls=[
+        ToolCall(id="c1", function="bash", arguments={"command": "# S1\nsleep 0.3; echo a > a.txt"}),
+        ToolCall(id="c2", function="bash", arguments={"command": "echo b > b.txt"})]), stop_reason="tool_calls")
+    submit = ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "done"})
+    for out in (both, submit):
+        out.usage = ModelUsage(input_tokens=100, output_tokens=10, total_tokens=110)
+    t = automedbench(task=TASK, tier=TIER, sandbox="local", data_root=str(lesion_data), exec_timeout_s=60)
+    (log,) = inspect_ai.eval(t, model=get_model("mockllm/model", custom_outputs=[both, submit]),
+                             log_dir=str(tmp_path / "logs"), display="none", log_level="warning")
+    assert log.status == "success", log.error
+    run_dir = Path(log.samples[0].scores["automedbench_scorer"].metadata["run_dir"])
+    trace = read_trace(run_dir / "trace.jsonl")
+    events = [(e.type, e.turn, e.call_index) for e in trace if e.type in ("tool_call", "execution", "submit")]
+    # each call's tool_call and execution together (never interleaved), both in turn 1
+    assert events == [("tool_call", 1, 1), ("execution", 1, 1), ("tool_call", 1, 2), ("execution", 1, 2),
+                      ("submit", 2, 3)]
+    assert sorted(e.code.splitlines()[-1] for e in trace if e.type == "tool_call") == \
+        ["echo b > b.txt", "sleep 0.3; echo a > a.txt"]
+    rec = json.loads((run_dir / "run.json").read_text())["run"]
+    assert (rec["turns"], rec["tokens_in"], rec["submitted"], rec["end_reason"]) == (2, 200, True, "submitted")
