@@ -326,6 +326,8 @@ def test_the_gateway_answers_streams_and_refuses_once_ended(fake_openai, tmp_pat
         assert _unix_http(sock, "POST", "/v1/embeddings", b"{}")[0] == 404
         assert _unix_http(sock, "POST", "/amb/upload/trajectory.json", b"xyz")[0] == 200
         assert gw.uploads["trajectory.json"] == b"xyz"
+        assert _unix_http(sock, "POST", "/amb/upload/other.bin", b"xyz")[0] == 404 and list(gw.uploads) == \
+            ["trajectory.json"]
         limit[0] = "max_cost"
         status, body = _unix_http(sock, "POST", "/v1/chat/completions", json.dumps(req).encode())
         assert status == 401 and "max_cost" in json.loads(body)["error"]["message"]

@@ -9,7 +9,7 @@ it, and the sandbox's network stays off. What it answers:
   then its usage, then `[DONE]` (the upstream request itself is not streamed);
 - `GET .../models`: the one model the run uses;
 - `POST /amb/upload/NAME`: a file the agent's wrapper hands over when the agent has ended (its
-  trajectory), to `on_upload(NAME, bytes)`.
+  trajectory: `UPLOAD_NAMES`, the last one kept), to `on_upload(NAME, bytes)`.
 
 Anything else is 404. Bodies above `MAX_BODY` are refused (413) unread.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_BODY = 64 * 1024 * 1024   # a request body the gateway reads at most (a long conversation fits)
+UPLOAD_NAMES = frozenset({"trajectory.json"})   # the files a run's wrapper may hand over (the last kept)
 
 ChatHandler = Callable[[dict[str, Any]], "tuple[int, dict[str, Any]]"]
 UploadHandler = Callable[[str, bytes], None]
@@ -78,7 +79,11 @@ class _Handler(BaseHTTPRequestHandler):
         if raw is None:
             return
         if self.path.startswith("/amb/upload/"):
-            gw.on_upload(self.path.rsplit("/", 1)[-1], raw)
+            name = self.path.rsplit("/", 1)[-1]
+            if name not in UPLOAD_NAMES:   # what the harness reads, and nothing else kept
+                self._send(404, _error(f"no upload named {name!r}"))
+                return
+            gw.on_upload(name, raw)
             self._send(200, {"ok": True})
             return
         if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -163,4 +168,4 @@ class Gateway:
         self.close()
 
 
-__all__ = ["Gateway", "MAX_BODY"]
+__all__ = ["Gateway", "MAX_BODY", "UPLOAD_NAMES"]
