@@ -35,11 +35,12 @@ class ExportError(ValueError):
     """The run directory cannot be exported (no report, unknown format). One line."""
 
 
-def _load(run_dir: Path) -> tuple[DetailReport, dict, dict, list[dict]]:
+def _load(run: RunRecord | Path) -> tuple[DetailReport, dict, dict, list[dict]]:
     """The report (required), conversation, run.json and trace lines, through RunRecord
     (docs/run_record.md "Reading a run folder"): a bad conversation or run.json is left out."""
+    run_dir = run.dir if isinstance(run, RunRecord) else run
     try:
-        rec = RunRecord.open(run_dir)
+        rec = run if isinstance(run, RunRecord) else RunRecord.open(run)
         report = rec.report
     except RunFileError as exc:
         raise ExportError(f"{exc.path}: unreadable report ({exc.why})") from None
@@ -132,10 +133,9 @@ def _score(value: float | None, explanation: str = "") -> dict:
     return {"value": value, "explanation": explanation}
 
 
-def inspect_log(run_dir: Path | str) -> dict:
-    """The Inspect eval log (as a dict) for one run directory."""
-    run_dir = Path(run_dir)
-    r, conv, meta, lines = _load(run_dir)
+def inspect_log(run: RunRecord | Path | str) -> dict:
+    """The Inspect eval log (as a dict) for one run directory, or its record (the site's, read once)."""
+    r, conv, meta, lines = _load(run if isinstance(run, RunRecord) else Path(run))
     model = r.run.model or f"automedbench/{r.run.agent}"
     scores: dict[str, dict] = {}
     if r.overall is not None:

@@ -82,21 +82,21 @@ def tojson_safe(value: Any) -> str:
 # through RunRecord (docs/run_record.md "Reading a run folder"): a file that is absent or does
 # not read leaves its part of the page out
 
-def read_trace(run_dir: Path | None) -> list[dict]:
+def read_trace(run: RunRecord | Path | None) -> list[dict]:
     """The trace's lines, unvalidated (events of other harness versions are shown too)."""
-    if run_dir is None:
+    if run is None:
         return []
     try:
-        return RunRecord(run_dir).trace_lines
+        return (run if isinstance(run, RunRecord) else RunRecord(run)).trace_lines
     except RunFileError:
         return []
 
 
-def read_conversation(run_dir: Path | None) -> dict:
-    if run_dir is None:
+def read_conversation(run: RunRecord | Path | None) -> dict:
+    if run is None:
         return {}
     try:
-        conv = RunRecord(run_dir).conversation
+        conv = (run if isinstance(run, RunRecord) else RunRecord(run)).conversation
     except RunFileError:
         return {}
     return conv.model_dump(mode="json") if conv is not None else {}
@@ -608,8 +608,9 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
                    rubric_items: dict[str, str], code_texts: dict[str, str], rubric: Rubric | None = None) -> Path:
     slug = run_slug(r.run.run_id)
     rubric = rubric or load_rubric()
-    events = read_trace(run_dir)
-    conv = read_conversation(run_dir)
+    record = RunRecord(run_dir) if run_dir is not None else None   # each file read once for the page
+    events = read_trace(record)
+    conv = read_conversation(record)
     texts, replies, said = conversation_parts(conv)
     calls, span = calls_from_trace(events, texts, r.run.wall_time_s, replies)
     pictures = read_pictures(run_dir, out, slug)
@@ -630,7 +631,7 @@ def write_run_page(env: Environment, r: DetailReport, run_dir: Path | None, out:
             pass
         try:  # the run as an Inspect log, one click away (export.py)
             (out / "runs" / slug).mkdir(parents=True, exist_ok=True)
-            (out / "runs" / slug / "inspect.json").write_text(json.dumps(inspect_log(Path(run_dir))), encoding="utf-8")
+            (out / "runs" / slug / "inspect.json").write_text(json.dumps(inspect_log(record or Path(run_dir))), encoding="utf-8")
             inspect_file = f"{slug}/inspect.json"
         except (ExportError, OSError, ValueError):
             inspect_file = None
