@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from automedbench.agents.listing import list_agents
 from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND
 from automedbench.agents.scripted import reference_calls, words_no_work_calls
 from automedbench.gateway import ChatMeter, Gateway
+from automedbench.gateway.server import MAX_CONNECTIONS
 from automedbench.llm.client import ChatClient
 from automedbench.llm.registry import load_agent_configs
 from automedbench.runs.models import DetailReport
@@ -328,6 +330,16 @@ def test_the_gateway_answers_streams_and_refuses_once_ended(fake_openai, tmp_pat
         assert gw.uploads["trajectory.json"] == b"xyz"
         assert _unix_http(sock, "POST", "/amb/upload/other.bin", b"xyz")[0] == 404 and list(gw.uploads) == \
             ["trajectory.json"]
+        # connections beyond MAX_CONNECTIONS are closed at once; once they go, requests are served
+        idle = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(MAX_CONNECTIONS + 1)]
+        for c in idle:
+            c.connect(str(sock))
+        idle[-1].settimeout(5)
+        assert idle[-1].recv(10) == b""
+        for c in idle:
+            c.close()
+        time.sleep(0.5)
+        assert _unix_http(sock, "GET", "/v1/models")[0] == 200
         limit[0] = "max_cost"
         status, body = _unix_http(sock, "POST", "/v1/chat/completions", json.dumps(req).encode())
         assert status == 401 and "max_cost" in json.loads(body)["error"]["message"]

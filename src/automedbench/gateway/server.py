@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 MAX_BODY = 64 * 1024 * 1024   # a request body the gateway reads at most (a long conversation fits)
+MAX_CONNECTIONS = 32          # connections served at once (each has its thread)
+IDLE_TIMEOUT_S = 300.0        # a connection that sends nothing for this long is closed
 UPLOAD_NAMES = frozenset({"trajectory.json"})   # the files a run's wrapper may hand over (the last kept)
 
 ChatHandler = Callable[[dict[str, Any]], "tuple[int, dict[str, Any]]"]
@@ -33,13 +35,33 @@ UploadHandler = Callable[[str, bytes], None]
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """One thread per connection, at most MAX_CONNECTIONS at once: a connection beyond is closed
+    at once, so commands in the sandbox cannot pile threads up in the harness."""
     daemon_threads = True
     gateway: "Gateway"
+    slots: threading.BoundedSemaphore
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT_S    # a connection silent this long is dropped (its thread ends)
 
     def address_string(self) -> str:   # a Unix socket's peer has no address
         return "sandbox"
@@ -147,6 +169,7 @@ class Gateway:
         self.socket_path.unlink(missing_ok=True)
         server = _Server(str(self.socket_path), _Handler)
         server.gateway = self
+        server.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         os.chmod(self.socket_path, 0o777)
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
@@ -168,4 +191,4 @@ class Gateway:
         self.close()
 
 
-__all__ = ["Gateway", "MAX_BODY", "UPLOAD_NAMES"]
+__all__ = ["Gateway", "IDLE_TIMEOUT_S", "MAX_BODY", "MAX_CONNECTIONS", "UPLOAD_NAMES"]
