@@ -1,11 +1,11 @@
 """Opening a sandbox is all or nothing (docs/sandbox.md "Opening and closing"): each step's
 release joins one ExitStack as it is acquired, so a step that fails releases every one before
-it. Here the steps fail for real: a child interpreter opens the sandbox again and again under a
-file-descriptor limit one higher each time, so the opening runs out of descriptors at each of
-its steps in turn (the uid lease's file, the copy of the inputs, the inotify and fanotify
-instances, the recorder's pipe, the staging namespace's helper, the decoy's watcher), and after
-each failure the child looks for anything left: an open descriptor, a child process, a thread,
-a staging folder. And no sandbox constructor is longer than 40 lines (measured with ast)."""
+it. Here the steps fail for real: a child interpreter opens the sandbox again and again with one
+more free file descriptor each time (the rest taken, close-on-exec, so the processes it starts
+are not starved), so the opening runs out of descriptors at each of its steps in turn (the uid lease's file, the copy of the inputs, the inotify and fanotify
+instances, the recorder's pipe, the staging namespace's helper, the decoy's watcher; docker's
+CLI calls), and after each failure the child looks for anything left: an open descriptor, a
+child process, a thread, a staging folder (and, for docker, a container). And no sandbox constructor is longer than 40 lines (measured with ast)."""
 from __future__ import annotations
 
 import ast
@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 SANDBOX = SRC / "automedbench" / "sandbox"
 
 CHILD = r'''
-import glob, json, os, resource, sys, tempfile, threading, time
+import glob, json, os, resource, sys, tempfile, threading, time, traceback
 from pathlib import Path
 from automedbench.sandbox import SandboxSpec
 from automedbench.sandbox.stage import _pid_namespace
@@ -34,6 +34,10 @@ spec = SandboxSpec(public_dir=public, workspace=workspace, network=False, gpu=Fa
 if backend == "bwrap":
     from automedbench.sandbox.bwrap.backend import BwrapSandbox as Box
     prefix = "amb-sbx-"
+elif backend == "docker":
+    from automedbench.sandbox.docker.backend import DockerSandbox
+    Box = lambda spec: DockerSandbox(spec, image=os.environ["AMB_TEST_DOCKER_IMAGE"])
+    prefix = "amb-dkr-"
 elif backend == "local":
     from automedbench.sandbox.local import LocalSandbox as Box
     prefix = "amb-local-"
@@ -74,22 +78,45 @@ def settled(base):
         time.sleep(0.05)
 
 
+LIMIT = 1024   # the processes this one starts keep this limit, with descriptors to spare
+resource.setrlimit(resource.RLIMIT_NOFILE, (LIMIT, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+def leave_free(n):
+    """Take every free descriptor of this process but n (its children do not inherit them)."""
+    taken = []
+    try:
+        while True:
+            taken.append(os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC))
+    except OSError:
+        pass
+    for _ in range(min(n, len(taken))):
+        os.close(taken.pop())
+    return taken
+
+
+def give_back(taken):
+    for fd in taken:
+        os.close(fd)
+
+
 Box(spec).close()   # warm: the agent runtime, the privilege probe, every import
 base = held()
-top = max(int(fd) for fd in base["fds"]) + 1
-soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 out, opened = [], 0
 for extra in range(0, 60):
-    resource.setrlimit(resource.RLIMIT_NOFILE, (top + extra, hard))
+    taken = leave_free(extra)
     try:
         box = Box(spec)
     except BaseException as exc:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-        step = {"limit": top + extra, "error": f"{type(exc).__name__}: {exc}"}
+        give_back(taken)
+        ours = [f for f in traceback.extract_tb(exc.__traceback__) if "/automedbench/" in f.filename]
+        # the step that failed: the innermost frame of ours
+        where = f"{ours[-1].filename.split('/automedbench/')[1]}:{ours[-1].name}" if ours else "?"
+        step = {"free": extra, "error": f"{type(exc).__name__}: {exc}", "where": where}
     else:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        give_back(taken)
         box.close()
-        step = {"limit": top + extra, "error": None}
+        step = {"free": extra, "error": None}
         opened += 1
     now = settled(base)
     step["left"] = {k: v for k, v in now.items() if v != base[k]}
@@ -101,7 +128,7 @@ print(json.dumps(out))
 '''
 
 
-def _sweep(backend: str, tmp_path: Path) -> list[dict]:
+def _sweep(backend: str, tmp_path: Path, **env_extra: str) -> list[dict]:
     public = tmp_path / "data" / "public"
     for case in ("case_00000", "case_00001"):
         (public / case).mkdir(parents=True)
@@ -109,7 +136,7 @@ def _sweep(backend: str, tmp_path: Path) -> list[dict]:
     (tmp_path / "data" / "private" / "case_00000").mkdir(parents=True)
     (tmp_path / "data" / "private" / "case_00000" / "ref.txt").write_text("reference\n")
     (tmp_path / "ws").mkdir()
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = {**os.environ, "PYTHONPATH": str(SRC), **env_extra}
     res = subprocess.run([sys.executable, "-c", CHILD, backend, str(tmp_path)], capture_output=True, text=True,
                          env=env, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -122,12 +149,27 @@ def _check(steps: list[dict], at_least: int) -> None:
     assert not left, "left behind after a failed (or closed) opening:\n" + "\n".join(map(json.dumps, left))
     # the sweep reached the end of the opening, after failing at several different steps
     assert steps[-1]["error"] is None
-    assert len({s["error"] for s in failed}) >= at_least, [s["error"] for s in failed]
+    assert len({s["where"] for s in failed}) >= at_least, [(s["where"], s["error"]) for s in failed]
 
 
 @needs_bwrap
 def test_a_bwrap_sandbox_that_fails_at_any_step_of_opening_leaves_nothing(tmp_path):
     _check(_sweep("bwrap", tmp_path), at_least=3)
+
+
+def _containers() -> set[str]:
+    res = subprocess.run(["docker", "ps", "-a", "--filter", "name=amb-", "--format", "{{.Names}}"],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return set(res.stdout.split())
+
+
+@pytest.mark.slow
+def test_a_docker_sandbox_that_fails_at_any_step_of_opening_leaves_nothing(tmp_path, docker_image):
+    """As bwrap's, and no container of the child's is left on the engine."""
+    before = _containers()
+    _check(_sweep("docker", tmp_path, AMB_TEST_DOCKER_IMAGE=docker_image), at_least=3)
+    assert _containers() - before == set()
 
 
 def test_a_local_sandbox_that_fails_at_any_step_of_opening_leaves_nothing(tmp_path):

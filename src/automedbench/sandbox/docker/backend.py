@@ -250,10 +250,11 @@ class DockerSandbox:
         # one before it, and close() releases them all, last first (docs/sandbox.md "Opening and closing")
         with ExitStack() as opening:
             self._stage = open_stage(opening, "amb-dkr-", 0o755)   # sweeps what killed harnesses left
-            opening.callback(self._close_watcher)
+            opening.callback(self._close_watcher)   # the host decoy's (a non-root harness), made next
             self._start_container(opening, self._stage_files())
             if self.watcher is None:
                 self._place_decoy()
+            opening.callback(self._close_watcher)   # the container's decoy's: closed before it is removed
             if spec.network:
                 self.net = SandboxNetwork(spec.network_allow, target_pid=self._container_pid())
                 opening.callback(self._close_network)
@@ -312,8 +313,7 @@ class DockerSandbox:
 
     def _start_container(self, opening: ExitStack, argv: list[str]) -> None:
         """`docker run` the sandbox's container (removed when `opening` unwinds) and see it up."""
-        opening.callback(subprocess.run, [self.docker, "rm", "-f", self.container], capture_output=True,
-                         timeout=60, env=self._cli_env)
+        opening.callback(self._remove_container)
         res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
         if res.returncode != 0:
             raise SandboxError(f"docker run failed: {res.stderr.strip()[-300:]}")
@@ -330,9 +330,19 @@ class DockerSandbox:
             opening.callback(self.effects.close)
         self._hold_opens(self._container_pid())
 
+    def _remove_container(self) -> None:
+        """`docker rm -f` the sandbox's container; a removal that fails is logged, never raised
+        over the error that made an opening give up."""
+        try:
+            subprocess.run([self.docker, "rm", "-f", self.container], capture_output=True, timeout=60,
+                           env=self._cli_env)
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.warning("docker sandbox %s: its container could not be removed: %s", self.container, exc)
+
     def _close_watcher(self) -> None:
-        if self.watcher is not None:
-            self.watcher.close()
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            watcher.close()
 
     def _close_network(self) -> None:
         if self.net is not None:
