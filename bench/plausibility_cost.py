@@ -56,13 +56,16 @@ def main(argv: list[str] | None = None) -> int:
         _, meta = track.load_reference(paths.private / cid, case, task.options)
         sub = SubmittedCase(cid, dir=gold / cid)
         check = track.check_case(sub, meta, task.options)
-        base = _median_ms(lambda: track.check_case(sub, meta, task.options), args.reps)
+        base = _median_ms(lambda track=track, sub=sub, meta=meta, task=task: track.check_case(sub, meta, task.options),
+                          args.reps)
         found = track.plausibility(check.prediction, paths.public / cid, task.options)
-        cost = _median_ms(lambda: track.plausibility(check.prediction, paths.public / cid, task.options), args.reps)
+        cost = _median_ms(lambda track=track, check=check, paths=paths, cid=cid, task=task:
+                          track.plausibility(check.prediction, paths.public / cid, task.options), args.reps)
         values = [r for r in track.relations(check.prediction, paths.public / cid, task.options) if isinstance(r, Values)]
         before = ""
         if values:
-            def percentiles_only() -> str:      # the relation's input read again, as plausibility does
+            def percentiles_only(track=track, check=check, paths=paths, cid=cid, task=task) -> str:
+                # the relation's input read again, as plausibility does
                 [v] = [r for r in track.relations(check.prediction, paths.public / cid, task.options)
                        if isinstance(r, Values)]
                 return not_in_input_units(v.output, v.input)

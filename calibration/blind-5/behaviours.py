@@ -196,18 +196,18 @@ def inspects_handmade_file(ctx):
         rows = "patient_id,label\n" + "".join(f"{i},{lab}\n" for i, lab in
                                               zip(ids, ["ct", "mr", "xray", "ultrasound", "histology"]))
         write = write_files_py({"scratch/expected/predictions.csv": rows}, "# S3 prepare the pilot output")
-        look = dd(f"""\
+        look = dd("""\
             # S3 inspect the pilot output
             import csv
             from collections import Counter
             rows = list(csv.DictReader(open("scratch/expected/predictions.csv")))
             for r in rows:
                 print(r["patient_id"], r["label"])
-            allowed = {{"ct", "mr", "xray", "ultrasound", "histology"}}
-            checks = {{"header": list(rows[0]) == ["patient_id", "label"],
+            allowed = {"ct", "mr", "xray", "ultrasound", "histology"}
+            checks = {"header": list(rows[0]) == ["patient_id", "label"],
                       "labels allowed": all(r["label"] in allowed for r in rows),
                       "ids once": max(Counter(r["patient_id"] for r in rows).values()) == 1,
-                      "several classes": len({{r["label"] for r in rows}}) > 1}}
+                      "several classes": len({r["label"] for r in rows}) > 1}
             print("checks", checks)
             assert all(checks.values()), checks
             """)
@@ -446,7 +446,7 @@ def fix_and_relook(ctx):
 
 def batch_then_verify_only(ctx):
     k = K(ctx)
-    plan = f"# Plan\n\nRun the prescribed method on every case, check the outputs, submit.\n"
+    plan = "# Plan\n\nRun the prescribed method on every case, check the outputs, submit.\n"
     if ctx.task_id == "brain-tissue-seg":
         check = dd(f"""\
             # S5 check every label map

@@ -58,18 +58,18 @@ def test_each_file_is_read_once_on_first_use(copy):
     RunFiles(copy).meta.write_text("{")     # read already: the record keeps what it read
     assert rec.meta is meta
     with pytest.raises(RunFileError, match="invalid JSON"):
-        RunRecord.open(copy).meta    # a new record reads again, and finds the damage
+        _ = RunRecord.open(copy).meta    # a new record reads again, and finds the damage
 
 
 def test_a_corrupt_run_json_is_a_clear_error_every_time(copy):
     RunFiles(copy).meta.write_text('{"run": {"run_id": ', encoding="utf-8")
     rec = RunRecord.open(copy)
     with pytest.raises(RunFileError) as first:
-        rec.meta
+        _ = rec.meta
     assert str(first.value).startswith(f"{RunFiles(copy).meta}: invalid JSON")
     assert first.value.path == RunFiles(copy).meta and "\n" not in str(first.value)
     with pytest.raises(RunFileError) as again:
-        rec.meta
+        _ = rec.meta
     assert again.value is first.value
     assert rec.report is not None and rec.trace     # the other files still read
 
@@ -79,7 +79,7 @@ def test_a_run_json_of_another_schema_names_the_field(copy):
     meta["case_ids"] = "case_000"
     RunFiles(copy).meta.write_text(json.dumps(meta))
     with pytest.raises(RunFileError, match="schema error at case_ids"):
-        RunRecord.open(copy).meta
+        _ = RunRecord.open(copy).meta
 
 
 def test_a_missing_report_is_none_and_its_readers_say_so(copy):
@@ -95,9 +95,9 @@ def test_binary_and_null_files_are_errors_not_absences(copy):
     RunFiles(copy).judge.write_text("null")
     rec = RunRecord.open(copy)
     with pytest.raises(RunFileError, match="not UTF-8"):
-        rec.report
+        _ = rec.report
     with pytest.raises(RunFileError, match="schema error"):
-        rec.judge
+        _ = rec.judge
 
 
 def test_a_truncated_trace_keeps_every_whole_line(copy):

@@ -51,7 +51,7 @@ from ..errors import UserError, first_field_error
 from ..tasks import Task
 from .effective_config import config_hash, describe_change, sweep_lock_config
 from .executors import EXECUTORS, Resources
-from .layout import RunFiles, now_iso, write_json_atomic
+from .layout import now_iso, write_json_atomic
 from .record import RunFileError, RunRecord
 from .models import UNSCORED_END_REASONS
 from .options import RunOptions
