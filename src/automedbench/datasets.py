@@ -97,10 +97,13 @@ def _progress_context(name: str, quiet: bool) -> tuple[contextlib.AbstractContex
 
     if quiet:
         return contextlib.nullcontext(), None
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    # its own console: on rich's shared one, a live display another caller left open (a sweep's
+    # bar) would take this bar in as a child and it would never reach the terminal
     bar = Progress(TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.description}"), TimeElapsedColumn(), transient=False)
+                   TextColumn("{task.description}"), TimeElapsedColumn(), transient=False, console=Console())
     task = bar.add_task("", total=None)
 
     def callback(done: int, total: int, case_id: str) -> None:

@@ -100,3 +100,19 @@ def test_dataset_lacking_a_required_case_field_is_refused_at_staging(tmp_path, m
     with pytest.raises(DatasetError, match="case_000.*lesion_positive.*refused"):
         registry.stage("fake-flags", tmp_path, quiet=True)
     assert list(tmp_path.iterdir()) == []
+
+
+
+def test_progress_bar_shows_the_name_whatever_rich_s_shared_console_was_made_with(tmp_path, fake, capsys,
+                                                                                    monkeypatch):
+    """rich's shared console keeps the width it was first made with: made under a narrow
+    terminal (another test, a CLI run at 20 columns), it cut the bar's name to nothing; the
+    staging bar has its own console, sized now."""
+    import rich
+    import rich.console
+    monkeypatch.setattr(rich, "_console", None)
+    monkeypatch.setenv("COLUMNS", "8")
+    rich.get_console()                      # made narrow, kept for the process
+    monkeypatch.setenv("COLUMNS", "120")
+    registry.stage("fake", tmp_path, quiet=False, n_cases=2)
+    assert "fake" in capsys.readouterr().out

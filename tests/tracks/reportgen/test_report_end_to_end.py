@@ -43,9 +43,11 @@ def test_careless_is_caught_on_the_studies_it_got_wrong(runs):
     assert r.stages["s3"].score == 0.0 and "NO_PILOT" in codes
     suspect = next(e for e in r.errors if e.code == "LOGIC_SUSPECT")
     assert legs and set(suspect.evidence["cases"]) == legs    # chest reports written for leg films, only those
-    # the track's own check names it (docs/tracks/report-generation.md "Logic check")
+    # the Why names it: the track's plausibility (the report's body part against the study's own
+    # public manifest, docs/judge.md "Plausibility") comes first, as on every page
     why = {c.case_id: c.reason for c in r.task.per_case}
-    assert all(why[s].startswith("a chest report for a lower limb study") for s in legs), why
+    assert all(why[s] == "the report is about the chest (body part); the study's manifest.json says lower limb"
+               for s in legs), why
     assert r.task.score < ref.task.score and r.overall < ref.overall
 
 
