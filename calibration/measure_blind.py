@@ -23,6 +23,9 @@ from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.score_run import score_run
 
 
+DEFAULT_ITEMS = ["s1a", "s1b", "s1c", "s2a", "s2b", "s2c", "s2d", "s2e", "s3"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("set", type=Path, help="the set's folder (calibration/blind-N), holding labels.yaml")
@@ -30,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write every verdict and label here")
     args = ap.parse_args(argv)
     labels = yaml.safe_load((args.set / "labels.yaml").read_text())
-    items, wanted = labels["items"], labels["trajectories"]
+    if "trajectories" in labels:        # blind-1..4: {items: [...], trajectories: {id: labels}}
+        items, wanted = labels["items"], labels["trajectories"]
+    else:                               # blind-5: {id: labels}; the lite tier's items
+        items, wanted = DEFAULT_ITEMS, labels
     index = json.loads((args.runs / "index.json").read_text())
     hits: dict[str, list[bool]] = defaultdict(list)
     s3_confusion: Counter[tuple[float, float]] = Counter()
