@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from automedbench import api
-from automedbench.agents import AgentContext, check_ready, get_agent
+from automedbench.agents import check_ready, get_agent
 from automedbench.agents.cli_agent import PLACEHOLDER_KEY
 from automedbench.agents.listing import list_agents
 from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND
@@ -28,8 +28,8 @@ from automedbench.llm.client import ChatClient
 from automedbench.llm.registry import load_agent_configs
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
-from automedbench.tasks import get_task
 
+from .bash_scaffold import agent_context, as_bash, bash_tool_script, loop_script, scripted_usage
 from .fake_openai import call, completion, usage
 
 pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed (make test installs it: docs/agents.md)")
@@ -62,37 +62,6 @@ def _agents_file(path: Path, url: str, limits: str = "", scaffold: Path | None =
     retry: {retry}{lim}
 """)
     return path
-
-
-def _context() -> AgentContext:
-    task = get_task(TASK)
-    return AgentContext(task_id=task.id, tier=TIER, data_dir="/data/public", workspace_dir="/workspace",
-                        kickoff="", output_files=task.output_files, input_files=task.input_files, track=task.track,
-                        track_options=task.options, candidates=list(task.tiers.standard.candidates),
-                        target_keywords=list(task.target_keywords))
-
-
-def as_bash(language: str, code: str) -> str:
-    if language == "bash":
-        return code
-    tag = code.splitlines()[0] if code.lstrip().startswith("#") else "# python"
-    return f"{tag}\npython3 - <<'AMB_PY'\n{code}\nAMB_PY"
-
-
-def _usage(i: int) -> dict:
-    return usage(1000 + 100 * i, 50 + i, cached=500)
-
-
-def loop_script(commands: list[str]) -> list[dict]:
-    return [completion(tool_calls=[call("execute_code", {"language": "bash", "code": c})], usage_=_usage(i))
-            for i, c in enumerate(commands)] + \
-        [completion(tool_calls=[call("submit_results", {})], usage_=_usage(len(commands)))]
-
-
-def cli_script(commands: list[str]) -> list[dict]:
-    return [completion(f"step {i}", tool_calls=[call("bash", {"command": c})], usage_=_usage(i))
-            for i, c in enumerate(commands)] + \
-        [completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=_usage(len(commands)))]
 
 
 @pytest.fixture
@@ -135,10 +104,10 @@ def test_the_reference_commands_earn_the_same_through_the_cli_and_our_loop(fake_
                                                                            monkeypatch):
     monkeypatch.setenv("AMB_CLI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    commands = [as_bash(lang, code) for lang, code in reference_calls(_context())]
+    commands = [as_bash(lang, code) for lang, code in reference_calls(agent_context(TASK, TIER))]
     fake_openai.push(*loop_script(commands))
     loop_dir, loop = _run("loop-fake", tmp_path / "loop", lesion_data, cfg)
-    fake_openai.push(*cli_script(commands))
+    fake_openai.push(*bash_tool_script(commands))
     cli_dir, cli = _cli_run("cli-fake", tmp_path / "cli", lesion_data, cfg)
 
     assert loop.run.end_reason == cli.run.end_reason == "submitted"
@@ -148,7 +117,7 @@ def test_the_reference_commands_earn_the_same_through_the_cli_and_our_loop(fake_
     assert cli.agentic == loop.agentic and cli.overall == loop.overall
     assert {e.code for e in cli.errors} == {e.code for e in loop.errors}
     # tokens and cost: the scripted server's usage, priced by the entry, one turn per command + the submission
-    usages = [_usage(i) for i in range(len(commands) + 1)]
+    usages = [scripted_usage(i) for i in range(len(commands) + 1)]
     assert (cli.run.turns, cli.run.tokens_in, cli.run.tokens_out) == \
         (loop.run.turns, loop.run.tokens_in, loop.run.tokens_out) == \
         (len(commands) + 1, sum(u["prompt_tokens"] for u in usages), sum(u["completion_tokens"] for u in usages))
@@ -190,8 +159,8 @@ def test_the_reference_commands_earn_the_same_through_the_cli_and_our_loop(fake_
 def test_words_without_work_earn_no_validation_through_the_cli(fake_openai, lesion_data, tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_CLI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    commands = [as_bash(lang, code) for lang, code in words_no_work_calls(_context())]
-    fake_openai.push(*cli_script(commands))
+    commands = [as_bash(lang, code) for lang, code in words_no_work_calls(agent_context(TASK, TIER))]
+    fake_openai.push(*bash_tool_script(commands))
     _, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.run.end_reason == "submitted" and r.task.completion_rate == 1.0
     assert r.stages["s3"].score == 0
@@ -201,7 +170,7 @@ def test_words_without_work_earn_no_validation_through_the_cli(fake_openai, lesi
 def test_a_look_at_the_private_references_is_blocked_and_coded(fake_openai, lesion_data, tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_CLI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    fake_openai.push(*cli_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
+    fake_openai.push(*bash_tool_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
                                   "# S2 again\ncat /data/private/*/*", "echo never"]))
     run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0
@@ -235,7 +204,7 @@ def test_the_key_is_nowhere_in_the_sandbox_and_the_network_stays_off(fake_openai
             'ls /opt/amb-gateway\n'
             f'python3 -c "import urllib.request as u; u.urlopen(\'http://127.0.0.1:{port}/v1/models\', timeout=3)"'
             ' 2>&1 | tail -1')
-    fake_openai.push(*cli_script([grep]))
+    fake_openai.push(*bash_tool_script([grep]))
     run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.run.end_reason == "submitted"
     out = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"][0].stdout
@@ -248,7 +217,7 @@ def test_the_key_is_nowhere_in_the_sandbox_and_the_network_stays_off(fake_openai
     assert "Connection refused" in lines[-1] or "Errno" in lines[-1], out   # the host's loopback is not the sandbox's
     assert SECRET not in out
     # tokens and cost equal the scripted server's usage, priced by the entry
-    usages = [_usage(0), _usage(1)]
+    usages = [scripted_usage(0), scripted_usage(1)]
     assert (r.run.tokens_in, r.run.tokens_out) == (sum(u["prompt_tokens"] for u in usages),
                                                    sum(u["completion_tokens"] for u in usages))
     assert r.run.cost_usd == pytest.approx(_priced(usages), abs=1e-6)
@@ -304,16 +273,16 @@ def test_the_gateway_answers_streams_and_refuses_once_ended(fake_openai, tmp_pat
     meter = ChatMeter(cfg, ChatClient(cfg), at_limit=lambda: limit[0], before=lambda r: None,
                       begin_turn=lambda: None, record=counted.append, failed=lambda e: None, deadline=lambda: None)
     sock = tmp_path / "gw.sock"
-    fake_openai.push(completion("hi", tool_calls=[call("bash", {"command": "ls"})], usage_=_usage(0)),
-                     completion("again", usage_=_usage(1)))
+    fake_openai.push(completion("hi", tool_calls=[call("bash", {"command": "ls"})], usage_=scripted_usage(0)),
+                     completion("again", usage_=scripted_usage(1)))
     with Gateway(sock, "fake-coder", meter) as gw:
         req = {"model": "anything", "messages": [{"role": "user", "content": "go"}],
                "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}]}
         status, body = _unix_http(sock, "POST", "/v1/chat/completions", json.dumps(req).encode())
         reply = json.loads(body)
         assert status == 200 and reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "bash"
-        assert reply["usage"]["prompt_tokens"] == 1000 and reply["usage"]["cost"] == pytest.approx(_priced([_usage(0)]))
-        assert counted[0].cost_usd == pytest.approx(_priced([_usage(0)])) and counted[0].reply.tokens_out == 50
+        assert reply["usage"]["prompt_tokens"] == 1000 and reply["usage"]["cost"] == pytest.approx(_priced([scripted_usage(0)]))
+        assert counted[0].cost_usd == pytest.approx(_priced([scripted_usage(0)])) and counted[0].reply.tokens_out == 50
         # upstream got the entry's model and the harness's key, not what the agent sent
         up = fake_openai.chat_requests()[0]
         assert up["body"]["model"] == "fake-coder" and up["headers"]["authorization"] == f"Bearer {SECRET}"
@@ -367,7 +336,7 @@ def test_a_command_past_the_time_limit_per_execution_is_killed_and_recorded_so(f
                                                                                 monkeypatch):
     monkeypatch.setenv("AMB_CLI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    fake_openai.push(*cli_script(["# S1\nsleep 30; echo late", "# S1\necho on time"]))
+    fake_openai.push(*bash_tool_script(["# S1\nsleep 30; echo late", "# S1\necho on time"]))
     run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg, exec_timeout_s=3)
     assert r.run.end_reason == "submitted" and r.run.wall_time_s < 25
     execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
@@ -383,8 +352,8 @@ def test_a_reply_with_two_commands_gives_the_boundarys_effects_to_its_last(fake_
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
     fake_openai.push(completion("two", tool_calls=[call("bash", {"command": "# S1\necho a > /workspace/a.txt; echo A"}),
                                                    call("bash", {"command": "# S1\necho b > /workspace/b.txt; exit 2"})],
-                                usage_=_usage(0)),
-                     completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=_usage(1)))
+                                usage_=scripted_usage(0)),
+                     completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=scripted_usage(1)))
     run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.run.end_reason == "submitted" and r.run.turns == 2
     trace = read_trace(run_dir / "trace.jsonl")
@@ -402,7 +371,7 @@ def test_a_command_that_submits_after_its_work_is_a_call_and_the_submission(fake
     monkeypatch.setenv("AMB_CLI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
     last = "# S1 write then submit\necho hi > /workspace/h.txt && echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo bye"
-    fake_openai.push(completion("go", tool_calls=[call("bash", {"command": last})], usage_=_usage(0)))
+    fake_openai.push(completion("go", tool_calls=[call("bash", {"command": last})], usage_=scripted_usage(0)))
     run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.run.end_reason == "submitted" and r.run.turns == 1
     trace = read_trace(run_dir / "trace.jsonl")

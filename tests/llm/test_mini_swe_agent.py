@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 
 from automedbench import api
-from automedbench.agents import AgentContext, AgentError, check_ready, get_agent
+from automedbench.agents import AgentError, check_ready, get_agent
 from automedbench.agents.listing import list_agents
 from automedbench.agents.mini_swe_agent import SUBMIT_COMMAND, MiniSweAgentError
 from automedbench.agents.scripted import reference_calls, words_no_work_calls
 from automedbench.llm.registry import LLMConfigError
 from automedbench.runs.models import DetailReport
 from automedbench.runs.trace import read_trace
-from automedbench.tasks import get_task
 
+from .bash_scaffold import agent_context, as_bash, bash_tool_script, loop_script
 from .fake_openai import call, completion, error, usage
 
 pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed (make test installs it: docs/agents.md)")
@@ -52,42 +52,6 @@ def _agents_file(path: Path, url: str, scaffold: Path | None = None) -> Path:
     retry: {retry}
 """)
     return path
-
-
-def _context() -> AgentContext:
-    """What the agent is told inside bwrap (lifecycle/session.py builds it the same way)."""
-    task = get_task(TASK)
-    return AgentContext(task_id=task.id, tier=TIER, data_dir="/data/public", workspace_dir="/workspace",
-                        kickoff="", output_files=task.output_files, input_files=task.input_files, track=task.track,
-                        track_options=task.options, candidates=list(task.tiers.standard.candidates),
-                        target_keywords=list(task.target_keywords))
-
-
-def as_bash(language: str, code: str) -> str:
-    """A call as one bash command (mini-swe-agent has bash only): Python through a here-document,
-    under the call's own stage tag."""
-    if language == "bash":
-        return code
-    tag = code.splitlines()[0] if code.lstrip().startswith("#") else "# python"
-    return f"{tag}\npython3 - <<'AMB_PY'\n{code}\nAMB_PY"
-
-
-def _usage(i: int) -> dict:
-    return usage(1000 + 100 * i, 50 + i, cached=500)
-
-
-def loop_script(commands: list[str]) -> list[dict]:
-    """Our loop's replies: each command through execute_code(bash), then submit_results."""
-    return [completion(tool_calls=[call("execute_code", {"language": "bash", "code": c})], usage_=_usage(i))
-            for i, c in enumerate(commands)] + \
-        [completion(tool_calls=[call("submit_results", {})], usage_=_usage(len(commands)))]
-
-
-def mini_script(commands: list[str]) -> list[dict]:
-    """mini-swe-agent's replies: each command through its bash tool, then its submit command."""
-    return [completion(f"step {i}", tool_calls=[call("bash", {"command": c})], usage_=_usage(i))
-            for i, c in enumerate(commands)] + \
-        [completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})], usage_=_usage(len(commands)))]
 
 
 @pytest.fixture
@@ -125,10 +89,10 @@ def test_the_reference_commands_earn_the_same_through_mini_swe_agent_and_our_loo
                                                                                    tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_MINI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    commands = [as_bash(lang, code) for lang, code in reference_calls(_context())]
+    commands = [as_bash(lang, code) for lang, code in reference_calls(agent_context(TASK, TIER))]
     fake_openai.push(*loop_script(commands))
     loop_dir, loop = _run("loop-fake", tmp_path / "loop", lesion_data, cfg)
-    fake_openai.push(*mini_script(commands))
+    fake_openai.push(*bash_tool_script(commands))
     mini_dir, mini = _cli_run("mini-fake", tmp_path / "mini", lesion_data, cfg)
 
     assert loop.run.end_reason == mini.run.end_reason == "submitted"
@@ -178,8 +142,8 @@ def test_the_reference_commands_earn_the_same_through_mini_swe_agent_and_our_loo
 def test_words_without_work_earn_no_validation_through_mini_swe_agent(fake_openai, lesion_data, tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_MINI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    commands = [as_bash(lang, code) for lang, code in words_no_work_calls(_context())]
-    fake_openai.push(*mini_script(commands))
+    commands = [as_bash(lang, code) for lang, code in words_no_work_calls(agent_context(TASK, TIER))]
+    fake_openai.push(*bash_tool_script(commands))
     _, r = _run("mini-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.run.end_reason == "submitted" and r.task.completion_rate == 1.0
     assert r.stages["s3"].score == 0
@@ -190,7 +154,7 @@ def test_words_without_work_earn_no_validation_through_mini_swe_agent(fake_opena
 def test_a_look_at_the_private_references_is_blocked_and_coded(fake_openai, lesion_data, tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_MINI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    fake_openai.push(*mini_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
+    fake_openai.push(*bash_tool_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
                                    "# S2 again\ncat /data/private/*/*"]))
     run_dir, r = _run("mini-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0
