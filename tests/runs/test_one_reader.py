@@ -1,7 +1,8 @@
 """Done-when of issue 42 item 3: no module parses run.json or detail_report.json but the one
 reader, RunRecord (runs/record.py; docs/run_record.md "Reading a run folder"), and the writers
 listed in WRITERS. The check is a walk of src/'s syntax: every json.loads / json.load /
-model_validate_json / model_validate call whose text names those files or their models."""
+model_validate_json / model_validate call whose text names those files or their models, or a
+name the module binds to RunFiles.META / RunFiles.REPORT (e.g. a tuple of output names)."""
 from __future__ import annotations
 
 import ast
@@ -24,6 +25,23 @@ WRITERS = {
 }
 
 
+def aliases(tree: ast.Module, source: str) -> tuple[str, ...]:
+    """The names a module binds to a value that names run.json or detail_report.json by its
+    RunFiles constant (REPORT_NAME = RunFiles.REPORT, OUTPUTS = (RunFiles.REPORT, ...))."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        text = ast.get_source_segment(source, value) or ""
+        if "RunFiles.META" in text or "RunFiles.REPORT" in text:
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return tuple(sorted(found))
+
+
 def offenders(package: Path) -> list[str]:
     """'path:line: call' for each parse of run.json / detail_report.json outside the reader."""
     found: list[tuple[str, int, str]] = []
@@ -32,11 +50,13 @@ def offenders(package: Path) -> list[str]:
         if rel == READER:
             continue
         source = path.read_text(encoding="utf-8")
-        for node in ast.walk(ast.parse(source)):
+        tree = ast.parse(source)
+        names = NAMES + aliases(tree, source)
+        for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PARSERS):
                 continue
             text = ast.get_source_segment(source, node) or ""
-            if not any(name in text for name in NAMES):
+            if not any(name in text for name in names):
                 continue
             allowed = WRITERS.get(rel)
             if allowed and allowed[0] in text:
@@ -59,14 +79,18 @@ def test_the_check_finds_a_parse_outside_the_reader(tmp_path):
                    "def meta(files):\n"
                    "    return RunMeta.model_validate_json(files.meta.read_text())\n\n\n"
                    "def other(path):\n"
-                   "    return json.loads(path.read_text())   # not a run folder's file: fine\n")
+                   "    return json.loads(path.read_text())   # not a run folder's file: fine\n\n\n"
+                   "OUTPUTS = (RunFiles.REPORT, RunFiles.JUDGE)\n\n\n"
+                   "def versions(written):\n"
+                   "    return json.loads(written[OUTPUTS[0]])['versions']   # through the module's own name\n")
     assert offenders(package) == [
         "report/sneaky.py:7: json.loads(RunFiles(d).report.read_text())",
         "report/sneaky.py:11: RunMeta.model_validate_json(files.meta.read_text())",
+        "report/sneaky.py:22: json.loads(written[OUTPUTS[0]])",
     ]
     # the writer's own parse is allowed only as listed: another parse in the same file is not
     (package / "scoring" / "score_run.py").write_text(
         (package / "scoring" / "score_run.py").read_text() + "\n\ndef again(files):\n"
         "    return DetailReport.model_validate_json(files.report.read_text())\n")
     assert [o.split(":")[0] for o in offenders(package)] == ["report/sneaky.py", "report/sneaky.py",
-                                                             "scoring/score_run.py"]
+                                                             "report/sneaky.py", "scoring/score_run.py"]

@@ -102,12 +102,13 @@ def judge_failure_reason(judge: Judge) -> str | None:
 
 
 class ContainerScorer(Protocol):
-    """Scores a docker run in a scoring container and returns what it wrote ({file name: text});
-    raises ScoringContainerUnavailable saying why not. The API hands in the sandbox's
+    """Scores a docker run in a scoring container and returns what it wrote ({file name: text})
+    and the container's name (the report's `versions` must name it); raises
+    ScoringContainerUnavailable saying why not. The API hands in the sandbox's
     (sandbox/docker/backend.py: score_in_container): scoring never imports the sandbox."""
 
     def __call__(self, run_dir: Path, *, sandbox: str, dataset_root: Path,
-                 tasks_dirs: list[Path]) -> dict[str, str]: ...
+                 tasks_dirs: list[Path]) -> tuple[dict[str, str], str]: ...
 
 
 def score_run(run_dir: Path, judge: BareJudge | None = None, *, force: bool = False, answer_judge: str | None = None,
@@ -161,9 +162,15 @@ def _score_docker_run(run_dir: Path, meta: RunMeta, judge: Judge | None, *, answ
         why = "no scoring container was handed in (automedbench.api scores docker runs in one)"
     else:
         try:
-            written = container_scorer(run_dir, sandbox=meta.run.sandbox, dataset_root=Path(meta.dataset_root),
-                                         tasks_dirs=[Path(p) for p in meta.tasks_dirs])
+            written, container = container_scorer(run_dir, sandbox=meta.run.sandbox,
+                                                  dataset_root=Path(meta.dataset_root),
+                                                  tasks_dirs=[Path(p) for p in meta.tasks_dirs])
             report = DetailReport.model_validate_json(written.pop(files.report.name))
+            # the report must come from the container the harness started (docs/sandbox.md
+            # "Scoring in a container of its own"): read here, the one parse of the report
+            if report.versions.get("scoring_container") != container:
+                raise ScoringContainerUnavailable(f"the report does not come from container {container}: "
+                                                  f"{report.versions}")
         except ScoringContainerUnavailable as exc:
             why = one_line(exc)
         except ValueError as exc:   # the container wrote something that is not a report

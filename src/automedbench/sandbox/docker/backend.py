@@ -156,11 +156,14 @@ def image_of_run(sandbox: str) -> str | None:
 
 
 def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks_dirs: list[Path],
-                       docker: str = "docker", timeout_s: float = SCORING_TIMEOUT_S) -> dict[str, str]:
+                       docker: str = "docker", timeout_s: float = SCORING_TIMEOUT_S) -> tuple[dict[str, str], str]:
     """Score a run in its own container (`scoring.container_entry`) and return what it wrote
-    ({file name: text}: detail_report.json, and judge.json if it had to judge). Mounted
-    read-only: the run directory, the dataset's private references, manifest and bands, the
-    run's extra task dirs, the harness. Raises ScoringContainerUnavailable saying why not."""
+    ({file name: text}: detail_report.json, and judge.json if it had to judge) and the
+    container's name, which the report's `versions` must name (score_run reads the report,
+    docs/run_record.md "Reading a run folder"; docs/sandbox.md "Scoring in a container of its
+    own"). Mounted read-only: the run directory, the dataset's private references, manifest and
+    bands, the run's extra task dirs, the harness. Raises ScoringContainerUnavailable saying
+    why not."""
 
     image = image_of_run(sandbox)
     if not image:
@@ -208,15 +211,12 @@ def score_in_container(run_dir: Path, *, sandbox: str, dataset_root: Path, tasks
         if unexpected or SCORING_OUTPUTS[0] not in written:
             raise ScoringContainerUnavailable(f"the scoring container wrote {sorted(written)}, expected "
                                               f"{SCORING_OUTPUTS[0]} (+ {SCORING_OUTPUTS[1]}) only")
-        versions = json.loads(written[SCORING_OUTPUTS[0]]).get("versions", {})
-        if versions.get("scoring_container") != name:
-            raise ScoringContainerUnavailable(f"the report does not come from container {name}: {versions}")
         if (out / SCORING_PICTURES).is_dir():
             # the thumbnails scoring drew (PNG files + index.json), placed beside the report
             target = run_dir / SCORING_PICTURES
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(out / SCORING_PICTURES, target, symlinks=False)
-        return written
+        return written, name
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
