@@ -20,6 +20,7 @@ Without observed effects (traces older than the recorder) only the plan files bo
 """
 from __future__ import annotations
 
+from ...run_files import WorkspaceNames
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric
 from .base import JudgeEvidence
@@ -31,12 +32,10 @@ Ceiling = tuple[float, str]       # the highest value the facts allow, and why
 
 def ceilings(ev: JudgeEvidence) -> dict[str, Ceiling]:
     """item -> (ceiling, why) for every item the facts bound."""
-    plan = ev.workspace / "plan"
     out: dict[str, Ceiling] = {}
-    if not (plan / "plan.md").is_file():
-        out["s1a"] = (0.0, "no plan/plan.md in the workspace")
-    if not (plan / "plan.png").is_file():
-        out["s1e"] = (0.0, "no plan/plan.png in the workspace")
+    for item, name in (("s1a", WorkspaceNames.PLAN_MD), ("s1e", WorkspaceNames.PLAN_PNG)):
+        if not (ev.workspace / name).is_file():
+            out[item] = (0.0, f"no {name} in the workspace")
     f = workflow_facts(ev)
     if f.effects_recorded:
         out.update(_effect_ceilings(f))

@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from ...llm.cache import sha256_text
+from ...run_files import WorkspaceNames
 
 
 def plan_hash(workspace: Path) -> str:
     """Hash of plan/plan.md and plan/plan.png (absent files hash as absent)."""
     h = hashlib.sha256()
-    for name in ("plan.md", "plan.png"):
-        p = Path(workspace) / "plan" / name
-        h.update(name.encode() + b"\0")
+    for rel in WorkspaceNames.PLAN_FILES:
+        p = Path(workspace) / rel
+        h.update(p.name.encode() + b"\0")     # the file's own name: the keys of earlier verdicts hold
         h.update(p.read_bytes() if p.is_file() else b"<absent>")
         h.update(b"\0")
     return h.hexdigest()

@@ -28,6 +28,7 @@ from ...llm.cache import JudgeCache, sha256_text
 from ...llm.client import ChatClient, ProviderError
 from ...llm.json_reply import extract_json
 from ...llm.registry import AgentConfig
+from ...run_files import WorkspaceNames
 from ...runs.models import ItemEvidence, StageResult
 from ..rubric import Rubric, StageRubric, load_rubric
 from .base import JudgeBase, JudgeEvidence
@@ -40,11 +41,13 @@ PROMPT_VERSION = "llm-4"   # 2: not-applicable items left out (were auto-passed)
 PLAN_MD_CHARS = 12000
 PLAN_PNG_MAX_BYTES = 8 * 1024 * 1024
 
-SYSTEM = """You are a strict, fair reviewer of an autonomous AI coding agent that worked alone in a sandbox on a medical-AI research task. You grade HOW it worked (the research workflow), stage by stage, using only the evidence given: the task brief, the agent's saved plan artifacts and a digest of its execution trace. You are NOT told how good its final outputs are; do not guess or reward outcomes, grade the process.
+PLAN_MD, PLAN_PNG = WorkspaceNames.PLAN_MD, WorkspaceNames.PLAN_PNG   # the plan files it shows and accepts
+
+SYSTEM = f"""You are a strict, fair reviewer of an autonomous AI coding agent that worked alone in a sandbox on a medical-AI research task. You grade HOW it worked (the research workflow), stage by stage, using only the evidence given: the task brief, the agent's saved plan artifacts and a digest of its execution trace. You are NOT told how good its final outputs are; do not guess or reward outcomes, grade the process.
 
 Stage attribution in the digest comes from the agent's own tags (like [S3]) and is NOT evidence; neither is a printed claim. The evidence is what each call did: its exit code, its output, and its effects (files written and read, observed by the sandbox, shown as "effects" lines). A criterion passes (1) only if the evidence shows it; 0 otherwise.
 
-For every item you credit (a value above 0) cite the evidence it rests on under "evidence": the call numbers (#N in the digest), the files (paths exactly as in the effects lines, or plan/plan.md, plan/plan.png) and a one-line reason ("why"); for an item you fail, say in "why" what was absent. Citations are checked against the trace: a call that does not exist, or a file that is not in the cited calls' effects, is rejected. Reply with one JSON object only, no prose around it."""
+For every item you credit (a value above 0) cite the evidence it rests on under "evidence": the call numbers (#N in the digest), the files (paths exactly as in the effects lines, or {PLAN_MD}, {PLAN_PNG}) and a one-line reason ("why"); for an item you fail, say in "why" what was absent. Citations are checked against the trace: a call that does not exist, or a file that is not in the cited calls' effects, is rejected. Reply with one JSON object only, no prose around it."""
 
 
 def _fmt_value(v: float) -> str:
@@ -157,29 +160,28 @@ class LLMJudge(JudgeBase):
 
     def _messages(self, ev: JudgeEvidence, digest: str, ask: dict[str, list[str]]) -> list[dict[str, Any]]:
         ws = Path(ev.workspace)
-        md = ws / "plan" / "plan.md"
-        png = ws / "plan" / "plan.png"
+        md, png = ws / PLAN_MD, ws / PLAN_PNG
         plan_text = md.read_text(errors="replace") if md.is_file() else None
         if plan_text is not None and len(plan_text) > PLAN_MD_CHARS:
             plan_text = plan_text[: PLAN_MD_CHARS] + f"\n[... {len(plan_text) - PLAN_MD_CHARS} more characters not shown]"
         head = "\n\n".join([
             "## Task brief\n" + self._brief(ev),
             "## Rubric (grade exactly these item ids)\n" + self._rubric_text(ask, ev.tier, ev.task.track_impl.wording.rubric),
-            "## plan/plan.md\n" + (plan_text if plan_text is not None else "(plan/plan.md does not exist)"),
+            f"## {PLAN_MD}\n" + (plan_text if plan_text is not None else f"({PLAN_MD} does not exist)"),
         ])
         parts: list[dict[str, Any]] = [{"type": "text", "text": head}]
         if png.is_file():
             size = png.stat().st_size
             if self.config.vision and size <= PLAN_PNG_MAX_BYTES:
-                parts.append({"type": "text", "text": "## plan/plan.png (image below)"})
+                parts.append({"type": "text", "text": f"## {PLAN_PNG} (image below)"})
                 data = base64.b64encode(png.read_bytes()).decode()
                 parts.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
             elif self.config.vision:
-                parts.append({"type": "text", "text": f"## plan/plan.png\nplan.png exists ({size} bytes) but is too large to show"})
+                parts.append({"type": "text", "text": f"## {PLAN_PNG}\n{png.name} exists ({size} bytes) but is too large to show"})
             else:
-                parts.append({"type": "text", "text": "## plan/plan.png\nplan.png exists but cannot be viewed by this judge"})
+                parts.append({"type": "text", "text": f"## {PLAN_PNG}\n{png.name} exists but cannot be viewed by this judge"})
         else:
-            parts.append({"type": "text", "text": "## plan/plan.png\n(plan/plan.png does not exist)"})
+            parts.append({"type": "text", "text": f"## {PLAN_PNG}\n({PLAN_PNG} does not exist)"})
         parts.append({"type": "text", "text": "## Trajectory digest\n" + digest})
         parts.append({"type": "text", "text": "## Answer\nReply with JSON only, exactly in this shape "
                       "(values must be among the allowed values):\n" + self._example(ask)})
@@ -295,7 +297,7 @@ class CitationChecker:
     the trace; every cited file is in the effects (written or read) of a cited call — of any
     call when none is cited — or is a plan file that exists in the workspace."""
 
-    PLAN_FILES = ("plan/plan.md", "plan/plan.png")
+    PLAN_FILES = WorkspaceNames.PLAN_FILES
 
     def __init__(self, evidence: JudgeEvidence):
         self.calls: dict[int, set[str]] = {}

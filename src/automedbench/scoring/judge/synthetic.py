@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from ...run_files import WorkspaceNames
 from ...runs.models import TraceEvent
 
 MARKERS = {"s1": "PLAN_WRITTEN", "s2": "ModuleNotFoundError", "s3": "PILOT_SHAPE_OK",
@@ -38,8 +39,9 @@ def synthetic_trace(*, setup_calls: int = 20, cohort_calls: int = 60, log_chars:
                              exit_code=rc, duration_s=0.5, stdout=out, stderr=err, timed_out=False))
 
     step("s1", "bash", "# S1\nls /data/public | head", "case_001\ncase_002\n" + noise(800))
-    step("s1", "python", "# S1\nopen('plan/plan.md','w').write(PLAN)\nprint('PLAN_WRITTEN')",
-         "PLAN_WRITTEN plan/plan.md (2 kB)")
+    plan, outputs = WorkspaceNames.PLAN_MD, WorkspaceNames.OUTPUTS
+    step("s1", "python", f"# S1\nopen('{plan}','w').write(PLAN)\nprint('PLAN_WRITTEN')",
+         f"PLAN_WRITTEN {plan} (2 kB)")
     for i in range(setup_calls):
         if i % 7 == 3:
             step("s2", "python", f"# S2\nimport nnunetv2  # attempt {i}", "",
@@ -58,7 +60,7 @@ def synthetic_trace(*, setup_calls: int = 20, cohort_calls: int = 60, log_chars:
     for i in range(cohort_calls):
         step("s4", "python", f"# S4\nfor c in cases[{i}::{cohort_calls}]: run(c)",
              noise(log_chars // 2) + f"\nCASE_DONE case_{i:03d}")
-    step("s5", "bash", "# S5\nls outputs | wc -l && python check.py", "VERIFIED_ALL 60/60 outputs valid")
+    step("s5", "bash", f"# S5\nls {outputs} | wc -l && python check.py", "VERIFIED_ALL 60/60 outputs valid")
     ev.append(TraceEvent(type="submit", t=t + 2, turn=turn + 1, call_index=call + 1, stage="s5"))
     ev.append(TraceEvent(type="run_end", t=t + 3, kind="submitted"))
     return ev
