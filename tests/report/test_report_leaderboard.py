@@ -31,7 +31,7 @@ def test_writes_all_files_and_shows_agents(tmp_path, make_report):
     assert "70.0" in html          # alpha overall mean x100
     assert html.index("alpha") < html.index("beta")  # sorted by overall
     data = json.loads((out / "leaderboard.json").read_text())
-    assert data["schema_version"] == "2.2" and data["n_runs"] == 3
+    assert data["schema_version"] == "2.3" and data["n_runs"] == 3
     assert [a["agent"] for a in data["agents"]] == ["alpha", "beta"]
     assert data["agents"][0]["overall"]["mean"] == pytest.approx(0.7)  # stored on the 0..1 scale
 

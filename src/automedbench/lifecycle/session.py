@@ -24,7 +24,7 @@ from ..prompts.render import kickoff_message, render_prompt
 from ..runs.blobs import BlobStore
 from ..runs.effective_config import agent_configuration, config_hash, effective_limits
 from ..runs.layout import RunFiles, RunMeta, new_run_id, now_iso, write_json_atomic
-from ..runs.models import UNSCORED_END_REASONS, Conversation, RunInfo
+from ..runs.models import UNSCORED_END_REASONS, Conversation, RunInfo, scaffold_of
 from ..runs.options import RunOptions
 from ..runs.trace import TraceWriter
 from ..sandbox import SandboxError, SandboxSpec, open_sandbox
@@ -83,8 +83,9 @@ def _begin_records(prep: Prepared, tier: str, agent_name: str, run_dir: Path, op
     # (docs/llm.md "What run.json records", docs/rl.md "Limits")
     applied = effective_limits(task, agent, exec_timeout_s=options.exec_timeout_s, network=spec.network,
                                caller=limits)
-    info = RunInfo(run_id=run_id, agent=agent_name, model=agent.model, task=task.id,
-                   track=task.track, tier=tier, started_at=now_iso(), sandbox=prep.backend,
+    # the scaffold that drives the run, from its configuration's kind (docs/agents.md "Scaffold and model")
+    info = RunInfo(run_id=run_id, agent=agent_name, model=agent.model, scaffold=scaffold_of(agent_conf),
+                   task=task.id, track=task.track, tier=tier, started_at=now_iso(), sandbox=prep.backend,
                    config_hash=config_hash(agent_conf))
     snapshot = task.snapshot()
     cases = data.load_manifest()["cases"]

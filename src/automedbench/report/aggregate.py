@@ -10,9 +10,12 @@ Rules (docs/leaderboard.md#the-rules-of-the-numbers states them in prose):
   (`infra_runs`, `judge_incomplete`) and never averaged in: a judge outage must not raise an
   agent's agentic score, a crashed sandbox must not lower it. Every mean, failure rate and
   average (turns, time, tokens, cost) is over complete runs only;
-- an agent's rows are keyed by its name AND the hash of its effective configuration
-  (`run.config_hash`: endpoint, model, sampling, limits). When one name covers several
-  configurations each gets its own row, labelled `name [hash]`, and `config_notes` says so;
+- an agent's rows are keyed by its scaffold (`run.scaffold`: our loop, mini-swe-agent, a CLI,
+  Inspect AI's solver, ...), its model, its name AND the hash of its effective configuration
+  (`run.config_hash`: endpoint, model, sampling, limits), so the same model under two scaffolds
+  is two rows, each showing its scaffold and its model (docs/leaderboard.md "Scaffold and
+  model"). When one name covers several configurations each gets its own row, labelled
+  `name [hash]`, and `config_notes` says so;
 - likewise a task's runs are keyed by its id AND its definition's hash (`versions.task_hash`):
   runs of two versions of a task are two tasks, labelled `id [hash]`, never one mean; the
   note names the fields that differ (from `versions.task_fields` / `config_fields`);
@@ -41,13 +44,13 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from .. import __version__
-from ..runs.models import UNSCORED_END_REASONS, DetailReport, StageId
+from ..runs.models import UNKNOWN_SCAFFOLD, UNSCORED_END_REASONS, DetailReport, StageId
 from ..scoring.error_codes import error_table
 from ..scoring.rubric import STAGES as RUBRIC_STAGES
 from ..scoring.rubric import load_rubric
 from ..tasks.model import TIERS
 
-LEADERBOARD_SCHEMA_VERSION = "2.2"   # 2.1: component_sets per group; 2.2: task_profile
+LEADERBOARD_SCHEMA_VERSION = "2.3"   # 2.1: component_sets per group; 2.2: task_profile; 2.3: scaffold, model
 # stages, tiers and error categories are read from the YAML that owns them (one place per fact)
 # the rubric YAML must list exactly these stages, in this order (scoring/rubric.py checks it on load)
 STAGES: tuple[StageId, ...] = RUBRIC_STAGES
@@ -86,6 +89,9 @@ class GroupStats(BaseModel):
     n_runs: int                  # every run, complete or not
     n_complete: int = 0          # runs in the means
     infra_runs: int = 0          # ended on an infrastructure fault: counted, not averaged
+    # the row's scaffold and model (rows are keyed by both: module doc); `models` lists the model too
+    scaffold: str = UNKNOWN_SCAFFOLD
+    model: str | None = None
     models: list[str] = Field(default_factory=list)
     overall: Stat
     agentic: Stat
@@ -278,6 +284,11 @@ def _score_key(g: GroupStats) -> tuple:
 _Row = TypeVar("_Row", bound=GroupStats)
 
 
+def scaffold_name(r: DetailReport) -> str:
+    """The run's scaffold; "unknown" for a report that records none (read without its run folder)."""
+    return r.run.scaffold or UNKNOWN_SCAFFOLD
+
+
 def _stage_score(stage: StageId) -> Callable[[DetailReport], float | None]:
     return lambda r: r.stages[stage].score if stage in r.stages else None
 
@@ -297,6 +308,8 @@ def _group_stats(runs: list[DetailReport], agent: str, task: str | None, tier: s
     return cls(
         agent=agent, task=task, tier=tier, n_runs=len(runs), n_complete=len(done),
         infra_runs=sum(is_infra(r) for r in runs),
+        # one of each per row: agent_labels gives each (scaffold, model) of a name its own label
+        scaffold=scaffold_name(runs[0]), model=runs[0].run.model,
         models=sorted({r.run.model for r in runs if r.run.model}),
         overall=stat(lambda r: r.overall),
         agentic=stat(lambda r: r.agentic, "agentic"),
@@ -344,15 +357,30 @@ def error_histogram(runs: Iterable[DetailReport]) -> ErrorHistogram:
                           runs_with_errors=runs_with, total=sum(by_cat.values()))
 
 
+def _identity(r: DetailReport) -> tuple[str, str, str]:
+    """What one row of an agent stands for: its configuration hash, its scaffold, its model."""
+    return ((r.run.config_hash or "unrecorded")[:8], scaffold_name(r), r.run.model or "")
+
+
 def agent_labels(runs: Iterable[DetailReport]) -> dict[str, str]:
     """run_id -> the row it belongs to: the agent's name, or `name [hash]` when that name covers
-    more than one effective configuration (module doc)."""
+    more than one effective configuration (module doc); `name [hash scaffold model]` where the
+    hash alone does not tell them apart (runs of a harness that recorded no hash). Each label
+    stands for one (scaffold, model)."""
     runs = list(runs)
-    hashes: dict[str, set[str]] = {}
+    idents: dict[str, set[tuple[str, str, str]]] = {}
     for r in runs:
-        hashes.setdefault(r.run.agent, set()).add(r.run.config_hash or "unrecorded")
-    return {r.run.run_id: r.run.agent if len(hashes[r.run.agent]) == 1
-            else f"{r.run.agent} [{(r.run.config_hash or 'unrecorded')[:8]}]" for r in runs}
+        idents.setdefault(r.run.agent, set()).add(_identity(r))
+
+    def label(r: DetailReport) -> str:
+        mine = idents[r.run.agent]
+        if len(mine) == 1:
+            return r.run.agent
+        h, scaffold, model = _identity(r)
+        if len({i[0] for i in mine}) == len(mine):
+            return f"{r.run.agent} [{h}]"
+        return f"{r.run.agent} [{h} {scaffold} {model or '-'}]"
+    return {r.run.run_id: label(r) for r in runs}
 
 
 def _task_version(r: DetailReport) -> str:

@@ -33,7 +33,9 @@ if TYPE_CHECKING:   # jinja2 is imported when a page is written (docs/testing.md
 PLOT_PREFIX = "stage_profile_"
 
 CSV_COLUMNS: list[str] = (
-    ["agent", "task", "tier", "n_runs", "models"]
+    # scaffold and model: the row's, each its own column (docs/leaderboard.md "Scaffold and model");
+    # added after the columns of leaderboard schema 2.2, which keep their places
+    ["agent", "task", "tier", "n_runs", "models", "scaffold", "model"]
     + [f"{k}_{f}" for k in ("overall", "agentic", "task_score")
        for f in ("mean", "std", "ci_low", "ci_high", "n")]
     + [f"{s}_{f}" for s in STAGES for f in ("mean", "n")]
@@ -146,7 +148,8 @@ def _most_frequent(counts: dict[str, int]) -> str:
 
 
 def _csv_row(g: GroupStats, rank: int | str = "") -> dict[str, object]:
-    row: dict[str, object] = {"rank": rank, "agent": g.agent, "task": g.task, "tier": g.tier,
+    row: dict[str, object] = {"rank": rank, "agent": g.agent, "scaffold": g.scaffold, "model": g.model or "",
+                              "task": g.task, "tier": g.tier,
                               "n_runs": g.n_runs, "models": ";".join(g.models),
                               "medal": _most_frequent(g.medals), "rating": _most_frequent(g.ratings),
                               "medals": ";".join(f"{k}:{v}" for k, v in g.medals.items()),

@@ -544,7 +544,7 @@ def _compact(a: AgentStats) -> dict[str, Any]:
         if full:
             d.update(ci_low=s.ci_low, ci_high=s.ci_high, n1=s.n1)
         return d
-    return {"agent": a.agent, "models": a.models, "overall": st(a.overall, True), "agentic": st(a.agentic),
+    return {"agent": a.agent, "scaffold": a.scaffold, "model": a.model, "models": a.models, "overall": st(a.overall, True), "agentic": st(a.agentic),
             "task_score": st(a.task_score), "stages": {k: st(v) for k, v in a.stages.items()},
             "avg_turns": _r(a.avg_turns), "avg_wall_time_s": _r(a.avg_wall_time_s), "avg_tokens": _r(a.avg_tokens),
             "avg_cost_usd": _r(a.avg_cost_usd), "failure_rate": _r(a.failure_rate), "n_runs": a.n_runs,

@@ -89,10 +89,13 @@ def runs_table(reports: Iterable[DetailReport], run_dirs: Mapping[str, Path | st
 
 
 def agents_table(board: Leaderboard, *, title: str | None = "AutoMedBench leaderboard (per agent)") -> Table:
-    """A compact per-agent table (fits ~100 columns): overall with its stratified 95 % CI,
-    agentic, task, S1..S5, complete runs and the infra / judge-incomplete counts."""
+    """A compact per-agent table: the row's agent, scaffold and model, overall with its
+    stratified 95 % CI, agentic, task, S1..S5, complete runs and the infra / judge-incomplete
+    counts."""
     table = Table(title=title, header_style="bold")
     table.add_column("agent", overflow="fold")
+    table.add_column("scaffold", overflow="fold")
+    table.add_column("model", overflow="fold")
     table.add_column("overall", justify="right")
     table.add_column("95% CI", justify="right")
     table.add_column("agentic", justify="right")
@@ -106,6 +109,7 @@ def agents_table(board: Leaderboard, *, title: str | None = "AutoMedBench leader
             ("n=1" if o.n1 else f"{score_text(o.ci_low, 0)}–{score_text(o.ci_high, 0)}")
         runs = f"{a.n_complete}" + (f" +{a.infra_runs} infra" if a.infra_runs else "") \
             + (f" +{a.judge_incomplete} judge" if a.judge_incomplete else "")
-        table.add_row(Text(a.agent), _score(o.mean, bold=True), Text(ci), _score(a.agentic.mean),
+        table.add_row(Text(a.agent), Text(a.scaffold), Text(a.model or "—", style="" if a.model else "dim"),
+                      _score(o.mean, bold=True), Text(ci), _score(a.agentic.mean),
                       _score(a.task_score.mean), *[_score(a.stages[s].mean) for s in STAGES], Text(runs))
     return table

@@ -24,7 +24,7 @@ from typing import Any
 from ..run_files import RunFiles, WorkspaceNames  # noqa: F401  (the run folder's names; runs/ re-exports them)
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .models import RunInfo
+from .models import RunInfo, scaffold_of
 
 
 class RunMeta(BaseModel):
@@ -60,6 +60,14 @@ class RunMeta(BaseModel):
         if isinstance(data, dict) and not data.get("harness_version"):
             data = {k: v for k, v in data.items() if k in cls.model_fields}
         return data
+
+    @model_validator(mode="after")
+    def _scaffold_of_older_harnesses(self) -> "RunMeta":
+        # run.json before schema 1.10 has no run.scaffold: it is derived from the agent's recorded
+        # configuration, "unknown" without one (docs/agents.md "Scaffold and model")
+        if self.run.scaffold is None:
+            self.run.scaffold = scaffold_of(self.agent_config)
+        return self
 
 
 def new_run_id(agent: str, task: str, tier: str) -> str:

@@ -24,7 +24,9 @@ from ..tracks.base import ProfileScore  # noqa: F401  (one definition: a track r
 # it ended (a pilot in a folder the script then cleaned), docs/sandbox.md "Observed effects".
 # 1.9 (additive): trace effects.opens_held, whether every open in the workspace waited until its
 # folder was watched, docs/sandbox.md "Opens held until their folder is watched".
-SCHEMA_VERSION = "1.9"
+# 1.10 (additive): run.scaffold, which agent scaffold drove the run (docs/agents.md "Scaffold and
+# model"); null in an older report, read as RunRecord derives it.
+SCHEMA_VERSION = "1.10"
 
 StageId = Literal["s1", "s2", "s3", "s4", "s5"]
 
@@ -61,10 +63,45 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# The scaffold of each agent kind (docs/agents.md "Scaffold and model"): the agent config's `kind`
+# (run.json agent_config) names the loop that ran the turns. kind cli runs mini-swe-agent's `mini`,
+# the one CLI supported today (docs/agents.md "CLI agents behind the gateway").
+SCAFFOLD_OF_KIND = {
+    "llm": "automedbench-loop",
+    "scripted": "scripted",
+    "mini-swe-agent": "mini-swe-agent",
+    "cli": "cli:mini",
+    "inspect-ai": "inspect-ai",
+    "external": "external",
+}
+UNKNOWN_SCAFFOLD = "unknown"
+
+
+def scaffold_of(agent_config: dict[str, Any] | None) -> str:
+    """The scaffold that drove a run with this effective agent configuration (run.json
+    `agent_config`): SCAFFOLD_OF_KIND of its kind, Inspect AI's with its solver
+    ("inspect-ai:react"), an unknown kind as itself, "unknown" without a configuration."""
+    if not isinstance(agent_config, dict):
+        return UNKNOWN_SCAFFOLD
+    kind = agent_config.get("kind")
+    if not isinstance(kind, str) or not kind:
+        return UNKNOWN_SCAFFOLD
+    scaffold = SCAFFOLD_OF_KIND.get(kind, kind)
+    solver = agent_config.get("solver")
+    if kind == "inspect-ai" and isinstance(solver, str) and solver:
+        scaffold = f"{scaffold}:{solver}"
+    return scaffold
+
+
 class RunInfo(_Strict):
     run_id: str
     agent: str
     model: str | None = None
+    scaffold: str | None = Field(None, description="the agent scaffold that drove the run (docs/agents.md "
+                                                   "\"Scaffold and model\"): automedbench-loop, scripted, "
+                                                   "mini-swe-agent, cli:<command>, inspect-ai[:<solver>], "
+                                                   "external; null in a record before schema 1.10 (RunRecord "
+                                                   "derives it from run.json's agent_config, else unknown)")
     task: str
     track: str
     tier: str

@@ -2,7 +2,8 @@
 
     rec = RunRecord.open(run_dir)
     rec.meta          run.json            RunMeta | None
-    rec.report        detail_report.json  DetailReport | None (its run_dir set)
+    rec.report        detail_report.json  DetailReport | None (its run_dir set; an older report's
+                                          run.scaffold filled from run.json)
     rec.judge         judge.json          SavedVerdict | None
     rec.conversation  conversation.json   Conversation | None
     rec.trace         trace.jsonl         list[TraceEvent] (lines that do not parse or validate skipped)
@@ -30,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import UserError, first_field_error
 from .layout import RunFiles, RunMeta
-from .models import Conversation, DetailReport, JudgeInfo, StageResult, TraceEvent
+from .models import UNKNOWN_SCAFFOLD, Conversation, DetailReport, JudgeInfo, StageResult, TraceEvent
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -148,6 +149,8 @@ class RunRecord:
             report = self._model(self.files.report, DetailReport)
             if report is not None:
                 report._run_dir = self.dir
+                if report.run.scaffold is None:
+                    report.run.scaffold = self._scaffold()
             return report
         return self._once("report", load)
 
@@ -190,6 +193,15 @@ class RunRecord:
             self.trace_skipped += invalid
             return events
         return self._once("trace", load)
+
+    def _scaffold(self) -> str:
+        """A report scored before schema 1.10 has no run.scaffold: run.json's (derived from its
+        agent_config when it has none either), else "unknown" (docs/agents.md "Scaffold and model")."""
+        try:
+            meta = self.meta
+        except RunFileError:
+            meta = None
+        return (meta.run.scaffold if meta is not None else None) or UNKNOWN_SCAFFOLD
 
     # ---- one policy ---------------------------------------------------------------------
 

@@ -160,8 +160,9 @@
     }).join("");
     return '<tr class="' + (a.unisolated_runs ? "unisolated" : "") + '" data-agent="' + esc(a.agent) + '">' +
       '<td class="rank" data-v="' + rank + '">' + rank + "</td>" +
-      '<td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + baselineBadge(a.agent) + flags +
-      (a.models && a.models.length ? "<small>" + esc(a.models.join(", ")) + "</small>" : "") + "</td>" +
+      '<td class="agent" data-v="' + esc(a.agent.toLowerCase()) + '"><span class="name">' + esc(a.agent) + "</span>" + baselineBadge(a.agent) + flags + "</td>" +
+      // the row's scaffold and model, each its own column (docs/leaderboard.md "Scaffold and model")
+      '<td class="scaffold">' + esc(a.scaffold || "unknown") + '</td><td class="model">' + (a.model ? esc(a.model) : "—") + "</td>" +
       sc(a.overall, "Overall") + '<td class="num" data-v="' + (a.overall.ci_low == null ? "" : a.overall.ci_low) + '" title="sorted by the lower bound">' + ci(a.overall) + "</td>" +
       sc(a.agentic, "Agentic") + sc(a.task_score, "Task") + stageCells + "<td>" + bars + "</td>" +
       '<td class="num" data-v="' + a.avg_turns + '">' + a.avg_turns.toFixed(1) + "</td>" +
