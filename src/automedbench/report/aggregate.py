@@ -364,9 +364,9 @@ def _identity(r: DetailReport) -> tuple[str, str, str]:
 
 def agent_labels(runs: Iterable[DetailReport]) -> dict[str, str]:
     """run_id -> the row it belongs to: the agent's name, or `name [hash]` when that name covers
-    more than one effective configuration (module doc); `name [hash scaffold model]` where the
-    hash alone does not tell them apart (runs of a harness that recorded no hash). Each label
-    stands for one (scaffold, model)."""
+    more than one effective configuration (module doc); `name [scaffold, model]` where the hash
+    does not tell them apart (runs of a harness that recorded no hash), `name [hash, scaffold,
+    model]` where neither alone does. Each label stands for one (scaffold, model)."""
     runs = list(runs)
     idents: dict[str, set[tuple[str, str, str]]] = {}
     for r in runs:
@@ -379,7 +379,8 @@ def agent_labels(runs: Iterable[DetailReport]) -> dict[str, str]:
         h, scaffold, model = _identity(r)
         if len({i[0] for i in mine}) == len(mine):
             return f"{r.run.agent} [{h}]"
-        return f"{r.run.agent} [{h} {scaffold} {model or '-'}]"
+        what = f"{scaffold}, {model or 'no model'}"
+        return f"{r.run.agent} [{what}]" if len({i[1:] for i in mine}) == len(mine) else f"{r.run.agent} [{h}, {what}]"
     return {r.run.run_id: label(r) for r in runs}
 
 
