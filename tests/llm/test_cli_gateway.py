@@ -138,6 +138,8 @@ def test_the_reference_commands_earn_the_same_through_the_cli_and_our_loop(fake_
     assert not [e for e in trace if e.type == "warning" and (e.kind or "").startswith("cli_trajectory")]
     meta = json.loads((cli_dir / "run.json").read_text())
     assert meta["agent_config"]["kind"] == "cli"
+    # one model, two scaffolds: the record says which drove each run (docs/agents.md "Scaffold and model")
+    assert (meta["run"]["scaffold"], cli.run.scaffold, loop.run.scaffold) == ("cli:mini", "cli:mini", "automedbench-loop")
     # upstream: the key on the wire only; the agent sent the placeholder to the gateway
     chats = fake_openai.chat_requests()[len(commands) + 1:]
     assert len(chats) == len(commands) + 1

@@ -192,6 +192,8 @@ def test_the_reference_trajectory_earns_the_same_through_inspect_and_our_loop(fa
     assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["agent_config"]["kind"] == "inspect-ai" and meta["agent_config"]["model"] == "mockllm/model"
+    # one model, two scaffolds: the record says which drove each run (docs/agents.md "Scaffold and model")
+    assert (ours.run.scaffold, loop.run.scaffold) == (f"inspect-ai:{meta['agent_config']['solver']}", "automedbench-loop")
     # the model saw our system prompt, rendered for the sandbox, and our kickoff
     (sample,) = log.samples
     conv = json.loads((run_dir / "conversation.json").read_text())
@@ -281,7 +283,11 @@ def test_inspects_file_api_and_other_commands_are_recorded_calls(lesion_data, tm
     assert written[0] == ["a.txt"] and written[2] == ["b.bin"]
     assert any(Path(r).name == "a.txt" for r in execs[1].effects.read)
     # nothing was submitted: the run ends as the agent's own stop, and is still scored
-    assert json.loads((run_dir / "run.json").read_text())["run"]["end_reason"] == "agent_finished"
+    meta = json.loads((run_dir / "run.json").read_text())
+    assert meta["run"]["end_reason"] == "agent_finished"
+    # the scaffold is Inspect's, with the solver that drove it (docs/agents.md "Scaffold and model")
+    assert meta["agent_config"]["solver"] == "file_work" and meta["run"]["scaffold"] == "inspect-ai:file_work"
+    assert json.loads((run_dir / "detail_report.json").read_text())["run"]["scaffold"] == "inspect-ai:file_work"
     # a value our report leaves null (an infra-ended run's) is Inspect's unscored NaN, never 0
     report = DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
     values = inspect_values(report.model_copy(update={"overall": None}))

@@ -121,6 +121,9 @@ def test_the_reference_commands_earn_the_same_through_mini_swe_agent_and_our_loo
     assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
     meta = json.loads((mini_dir / "run.json").read_text())
     assert meta["agent_config"]["kind"] == "mini-swe-agent" and meta["agent_config"]["model"] == "fake-coder"
+    # one model, two scaffolds: the record says which drove each run (docs/agents.md "Scaffold and model")
+    assert (meta["run"]["scaffold"], mini.run.scaffold, loop.run.scaffold) == \
+        ("mini-swe-agent", "mini-swe-agent", "automedbench-loop")
     # the model saw mini-swe-agent's prompt (ours, plus how its bash tool and submission work) and
     # its own rendering of results; the key went on the wire only
     chats = fake_openai.chat_requests()
