@@ -172,19 +172,23 @@ def test_words_without_work_earn_no_validation_through_the_cli(fake_openai, lesi
 def test_a_look_at_the_private_references_is_blocked_and_coded(fake_openai, lesion_data, tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_CLI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    fake_openai.push(*bash_tool_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
-                                  "# S2 again\ncat /data/private/*/*", "echo never"]))
+    source = ROOT / "src" / "automedbench" / "scoring" / "score_run.py"
+    fake_openai.push(*bash_tool_script([f"# S2 look for the harness\ncat {source}; ls {ROOT}",
+                                        "# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
+                                        "# S2 again\ncat /data/private/*/*", "echo never"]))
     run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0
     assert len(r.violations) == 2 and all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
     assert "SANDBOX_VIOLATION" in {e.code for e in r.errors}
     chats = fake_openai.chat_requests()
-    # the first look was answered with the warning in the agent's result; after the second the
-    # gateway refused the run's next request, so the model was asked twice only
-    assert len(chats) == 2
-    assert "SANDBOX VIOLATION" in chats[1]["body"]["messages"][-1]["content"]
+    # the first look at the references was answered with the warning in the agent's result; after
+    # the second the gateway refused the run's next request, so the model was asked three times only
+    assert len(chats) == 3
+    assert "SANDBOX VIOLATION" in chats[2]["body"]["messages"][-1]["content"]
     execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
-    assert "AUTOMEDBENCH DECOY" in execs[0].stdout and "\x1f\x8b" not in execs[0].stdout
+    # the harness source is not in the CLI's sandbox either (its own binds hold the CLI, not us)
+    assert execs[0].exit_code != 0 and "def score_run" not in execs[0].stdout
+    assert "AUTOMEDBENCH DECOY" in execs[1].stdout and "\x1f\x8b" not in execs[1].stdout
 
 
 def test_the_key_is_nowhere_in_the_sandbox_and_the_network_stays_off(fake_openai, lesion_data, tmp_path,

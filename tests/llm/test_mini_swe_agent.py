@@ -157,18 +157,22 @@ def test_words_without_work_earn_no_validation_through_mini_swe_agent(fake_opena
 def test_a_look_at_the_private_references_is_blocked_and_coded(fake_openai, lesion_data, tmp_path, monkeypatch):
     monkeypatch.setenv("AMB_MINI_KEY", SECRET)
     cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
-    fake_openai.push(*bash_tool_script(["# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
-                                   "# S2 again\ncat /data/private/*/*"]))
+    source = ROOT / "src" / "automedbench" / "scoring" / "score_run.py"
+    fake_openai.push(*bash_tool_script([f"# S2 look for the harness\ncat {source}; ls {ROOT}",
+                                        "# S2 look for references\nls /data/private; cat /data/private/*/* | head -c 200",
+                                        "# S2 again\ncat /data/private/*/*"]))
     run_dir, r = _run("mini-fake", tmp_path / "runs", lesion_data, cfg)
     assert r.disqualified and r.run.end_reason == "disqualified" and r.overall == 0
     assert len(r.violations) == 2 and all("/data/private" in (v.path or "") + v.evidence for v in r.violations)
     assert "SANDBOX_VIOLATION" in {e.code for e in r.errors}
-    # the first look was answered with the warning, in mini-swe-agent's rendering of the result;
-    # what it read was the decoy, never a reference volume
-    first_answer = fake_openai.chat_requests()[1]["body"]["messages"][-1]["content"]
+    # the first look at the references was answered with the warning, in mini-swe-agent's rendering
+    # of the result; what it read was the decoy, never a reference volume
+    first_answer = fake_openai.chat_requests()[2]["body"]["messages"][-1]["content"]
     assert "SANDBOX VIOLATION" in first_answer and "\x1f\x8b" not in first_answer
     execs = [e for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution"]
-    assert "AUTOMEDBENCH DECOY" in execs[0].stdout
+    # the harness source is not in the sandbox
+    assert execs[0].exit_code != 0 and "def score_run" not in execs[0].stdout
+    assert "AUTOMEDBENCH DECOY" in execs[1].stdout
 
 
 def test_an_entry_of_kind_mini_swe_agent_is_checked_before_it_runs(tmp_path, fake_openai):
