@@ -116,6 +116,22 @@ def test_sigkill_mid_sweep_then_restart_loses_and_duplicates_nothing(sweep_env):
     shutil.rmtree(systmp, ignore_errors=True)
 
 
+def _working_in(folder: Path) -> list[int]:
+    """Processes whose working folder is under `folder`: a run's sandbox executions (a local
+    execution runs in a session of its own, in its run's workspace, so no process group shows it)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cwd = Path(os.readlink(d / "cwd"))
+                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if cwd.is_relative_to(folder) and state != "Z":
+                pids.append(int(d.name))
+    return pids
+
+
 @pytest.mark.slow
 def test_a_long_temp_folder_spawns_the_workers(sweep_env):
     """Under a $TMPDIR too long for the fork server's socket (AF_UNIX: 107 bytes), local
@@ -147,7 +163,8 @@ options:
 def test_sigkill_of_the_leader_alone_leaves_no_process_of_the_sweep(sweep_env):
     """`kill -9` of the sweep's leader only (not its process group): its fork server, resource
     tracker and workers die with it (runs/forkserver_guard.py, PR_SET_PDEATHSIG) instead of
-    living on under init; 5 s later no process of the sweep is left."""
+    living on under init, and so do the sandbox executions the workers were waiting on (each in
+    a session of its own); 5 s later no process of the sweep is left."""
     env, tmp, cfg = sweep_env
     # `slow` sleeps 30 s here: the kill lands while both workers are inside a run
     cfg.write_text(cfg.read_text().replace("model: sleep-2\n", "model: sleep-30\n"))
@@ -159,8 +176,9 @@ def test_sigkill_of_the_leader_alone_leaves_no_process_of_the_sweep(sweep_env):
                             env={**os.environ, **env, "TMPDIR": str(systmp)}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:       # the fork server and two workers are up
-        if len(_pids_in_group(proc.pid)) >= 4 and any(root.rglob("trace.jsonl")):
+    while time.monotonic() < deadline:       # the fork server and two workers are up, one executing
+        group = _pids_in_group(proc.pid)
+        if len(group) >= 4 and set(_working_in(root)) - set(group):
             break
         assert proc.poll() is None, "the sweep ended before its workers were up"
         time.sleep(0.05)
@@ -169,7 +187,7 @@ def test_sigkill_of_the_leader_alone_leaves_no_process_of_the_sweep(sweep_env):
     os.kill(proc.pid, signal.SIGKILL)        # the leader alone
     proc.wait(timeout=30)
     time.sleep(5)
-    left = _pids_in_group(proc.pid)
+    left = sorted(set(_pids_in_group(proc.pid)) | set(_working_in(root)))
     try:
         assert not left, [Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in left if Path(f"/proc/{p}").exists()]
     finally:

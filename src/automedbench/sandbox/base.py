@@ -6,6 +6,7 @@ prompt works for every backend.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import selectors
 import signal
@@ -25,6 +26,9 @@ DEFAULT_OUTPUT_CAP = 64 * 1024
 # The only host variables that may pass into a sandbox. Everything else (API keys, tokens,
 # harness paths) is dropped. Backends may add their own fixed values on top.
 ENV_ALLOW = ("LANG", "LC_ALL", "TZ", "TERM")
+
+_PR_SET_PDEATHSIG = 1
+_prctl = ctypes.CDLL(None, use_errno=True).prctl   # looked up here: no dlopen between fork and exec
 
 
 @dataclass
@@ -142,7 +146,8 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
     try:
         proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
+                                start_new_session=True, preexec_fn=_dies_with(os.getpid(), preexec),
+                                pass_fds=pass_fds)
     except BaseException:
         held.release()
         raise
@@ -174,6 +179,22 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: str | None, timeou
         stderr += f"\n[harness: execution killed after {timeout_s:g} s time limit]"
     return ExecResult(proc.returncode if proc.returncode is not None else -9,
                       out.text(), stderr, duration, timed_out)
+
+
+def _dies_with(parent: int, setup: Callable[[], object] | None) -> Callable[[], None]:
+    """The child's setup between fork and exec: the backend's `setup` (namespaces, rlimits,
+    dropping privileges), then a SIGKILL when the thread that started it dies
+    (PR_SET_PDEATHSIG). An execution runs in a session of its own, so nothing else ends it when
+    the harness is killed outright (`kill -9` of a sweep's leader takes its workers: docs/sweeps.md
+    "Crash safety"); the thread waits for it, so it never dies first otherwise. Set after
+    `setup`, since changing the process's user or group clears it."""
+    def child() -> None:
+        if setup is not None:
+            setup()
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:   # the harness died before the request took effect
+            os._exit(137)
+    return child
 
 
 class _HeldSignals:
