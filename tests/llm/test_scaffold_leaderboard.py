@@ -18,6 +18,7 @@ from rich.console import Console
 from automedbench import api
 from automedbench.export import inspect_log
 from automedbench.report import aggregate, collect_reports, write_leaderboard
+from automedbench.report.site import run_slug
 from automedbench.report.table import agents_table
 from automedbench.runs.record import RunRecord
 from tests.helpers import tiny_lesion_dataset
@@ -109,6 +110,9 @@ def test_the_same_model_under_two_scaffolds_is_two_rows(two_scaffolds, tmp_path)
                                       html, re.S).group(1))
     assert sorted((a["agent"], a["scaffold"], a["model"]) for a in board_data["views"]["*|*|*"]) == \
         [("loop-fake", "automedbench-loop", MODEL), ("mini-fake", "mini-swe-agent", MODEL)]
+    for run_dir, scaffold in ((loop, "automedbench-loop"), (mini, "mini-swe-agent")):
+        page = (out / "runs" / f"{run_slug(run_dir.name)}.html").read_text()
+        assert f'scaffold <span id="run-scaffold">{scaffold}</span> · model {MODEL}' in page
     task_page = next((out / "tasks").glob("*.html")).read_text()
     assert task_page.count('<td class="scaffold">') == 2 and '<td class="scaffold">mini-swe-agent</td>' in task_page
 
