@@ -35,6 +35,7 @@ def test_reset_and_step_return_the_documented_shapes(options, tmp_path):
     meta = json.loads(RunFiles(obs.run_dir).meta.read_text())
     assert meta["episode"]["seed"] == 7 and meta["episode"]["episode_id"] == obs.episode_id
     assert meta["run"]["agent"] == "external" and obs.info["seed"] == 7 and obs.info["data_dir"] == DATA
+    assert meta["run"]["scaffold"] == "external"    # the caller's policy drives it (docs/agents.md "Scaffold and model")
 
     text = env.step({"role": "assistant", "content": "Let me look first."})
     assert not text.done and text.reward is None and text.components is None
