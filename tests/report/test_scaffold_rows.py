@@ -5,6 +5,7 @@ one model."""
 from __future__ import annotations
 
 from automedbench.report.aggregate import agent_labels, aggregate
+from automedbench.report.analyze import analyze
 
 
 def _with(report, *, scaffold=None, config_hash=None):
@@ -24,6 +25,9 @@ def test_one_name_under_two_scaffolds_without_a_hash_is_two_rows(make_report):
     assert rows[("x [mini-swe-agent, m-1]", "mini-swe-agent", "m-1")].overall.mean == 0.2
     assert {(g.agent, g.scaffold) for g in board.groups} == {("x [automedbench-loop, m-1]", "automedbench-loop"),
                                                              ("x [mini-swe-agent, m-1]", "mini-swe-agent")}
+    # the error analysis's per-agent stages are the board's rows too, never one mean over both
+    stages = {a.agent: a.stages["s1"].n for a in analyze(reps).agents}
+    assert stages == {"x [automedbench-loop, m-1]": 2, "x [mini-swe-agent, m-1]": 1}
 
 
 def test_one_name_with_two_models_is_two_rows_and_a_report_without_a_scaffold_is_unknown(make_report):

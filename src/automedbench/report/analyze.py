@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from ..runs.models import DetailReport
 from ..scoring.error_codes import code_texts
 from ..scoring.rubric import load_rubric
-from .aggregate import ERROR_CATEGORIES, STAGES, is_infra
+from .aggregate import ERROR_CATEGORIES, STAGES, agent_labels, is_infra
 from .site import run_slug
 
 if TYPE_CHECKING:   # matplotlib is imported when a figure is drawn
@@ -174,8 +174,11 @@ def analyze(reports: Sequence[DetailReport], code_texts: dict[str, str] | None =
     by_step = {s: Share(count=steps[s], share=steps[s] / total if total else 0.0)
                for s in list(STEPS) + sorted(set(steps) - set(STEPS))}
     agents = []
-    for agent in sorted({r.run.agent for r in done}):
-        rs = [r for r in done if r.run.agent == agent]
+    # one entry per leaderboard row: an agent's name, split by configuration, scaffold and model as
+    # the board splits it (docs/leaderboard.md "Rows that are never mixed")
+    label = agent_labels(done)
+    for agent in sorted(set(label.values())):
+        rs = [r for r in done if label[r.run.run_id] == agent]
         stages: dict[str, Dist] = {
             s: _dist([score for r in rs if (st := r.stages.get(s)) is not None and (score := st.score) is not None])
             for s in STAGES}
