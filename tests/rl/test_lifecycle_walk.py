@@ -5,7 +5,7 @@ when"; docs/rl.md "One loop"): every function of `automedbench.lifecycle` that c
 and never a helper the package does not export. The walk is traced call by call
 (sys.setprofile) through real episodes on the bwrap sandbox: stepped by hand to submission,
 played by a scripted policy and by a policy asking the loopback OpenAI-compatible server,
-and closed by the caller."""
+closed by the caller, and run as a group on the local executor."""
 from __future__ import annotations
 
 import sys
@@ -20,7 +20,7 @@ import pytest
 
 import automedbench.lifecycle as lifecycle
 from automedbench.lifecycle import RunDriver
-from automedbench.rl import MedEnv, OpenAIPolicy, play
+from automedbench.rl import MedEnv, OpenAIPolicy, play, run_group
 from tests.llm.fake_openai import call
 from tests.llm.scripted_llm import agent_script
 
@@ -130,7 +130,15 @@ def test_an_episode_from_reset_to_reward_enters_no_lifecycle_internals(options, 
         env.step({"role": "assistant", "content": "", "tool_calls": [ls]})
         closed = env.close()
         assert closed is not None and closed.info["end_reason"] == "agent_finished" and closed.reward is not None
+        # 5. a group of two on the local executor's one worker (this process: rl/groups.py's jobs)
+        group = run_group(TASK, TIER, 2, ReplayPolicy([looks_and_submits()]), workers=1, out_dir=tmp_path / "groups",
+                          options=options)
+        assert len(group.rewards) == 2 and group.rewards[0] == group.rewards[1] == played.overall
     # the walk went through the lifecycle: prepared, opened, stepped, acted, ended, closed, scored
+    callers = {caller.split(":")[0] for _, _, caller in seen}
+    assert callers == {"automedbench.rl.env"}, callers     # the groups' jobs too, through MedEnv
+    # six episodes opened under the trace: four by hand and the group's two (in this process)
+    assert seen[("automedbench.lifecycle.session", "open_run", "automedbench.rl.env:MedEnv.reset")] == 6
     assert {"prepare_run", "open_run", "RunDriver.__init__", "RunDriver.step", "RunDriver.end", "act",
             "close_run", "score"} <= _entered(seen), sorted(_entered(seen))
     assert internals(seen) == [], internals(seen)
