@@ -627,8 +627,9 @@ def _same_for_all(c, m):
 @pytest.mark.slow
 def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monkeypatch, staged_once):
     """Printing a synthesised volume's shape and spacing catches the volume on a wrong grid, and
-    nothing of its values (1000 HU too high, flat): a look at the form, not the content -- S3 0.5,
-    and the method was not confirmed working (s2e 0)."""
+    nothing of its values (1000 HU too high, flat): a look at the form, not the content -- S3 0.5
+    (partial), while the method's output was looked at and found fine (s2e 1: docs/judge.md
+    "s2e: confirmed by a look")."""
     AGENT_CLASSES.add("steps-grid-only", _steps_agent("steps-grid-only", _grid_only), replace=True, description="test")
     report, experiments = _run("zsr-x4-demo", "steps-grid-only", tmp_path, monkeypatch, staged_once, mode="1")
     (look,) = experiments.calls
@@ -636,7 +637,62 @@ def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monk
     assert [v.name for v in look.variants if v.malign] == ["wrong_grid", "plus_1000", "constant"]
     assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert "only the output's form" in report.stages["s3"].rationale
-    assert report.stages["s2"].items["s2e"] == 0.0
+    assert "form only" in report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+
+
+SHAPE_ONLY_LOOK = textwrap.dedent("""\
+    # S3 check the pilot masks: shape and affine against the input
+    import glob, numpy as np, nibabel as nib
+    for f in sorted(glob.glob("outputs/*/*.nii.gz")):
+        m = nib.load(f)
+        print(f, m.shape, m.get_data_dtype(), np.round(m.affine, 2).tolist())
+    """)
+
+
+def _shape_only(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", SHAPE_ONLY_LOOK), ("python", m.batch_code(c.data_dir, careless=False))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_shape_only_look_at_masks_is_a_partial_look(tmp_path, monkeypatch, staged_once):
+    """A segmentation pilot's masks looked at for their shape and affine only: the look catches the
+    masks on another grid (the form mutant) and none of the broken contents (empty, flipped,
+    whole, lesion = organ): S3 0.5 as a look at the form, s2e 1 (looked at and found fine)."""
+    AGENT_CLASSES.add("steps-shape-only", _steps_agent("steps-shape-only", _shape_only), replace=True,
+                      description="test")
+    report, experiments = _run("brain-lesion-seg", "steps-shape-only", tmp_path, monkeypatch, staged_once)
+    (look,) = experiments.calls
+    assert look.killed == ["wrong_grid"] and not look.inspected, look.summary()
+    assert report.stages["s3"].score == 0.5 and "form only" in report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+
+
+def _view_look(c, m):
+    look = textwrap.dedent("""\
+        # S3 read the pilot's rows back through a cleaned copy
+        mkdir -p scratch && tr -d '\\r' < outputs/predictions.csv > scratch/pilot.csv
+        cat scratch/pilot.csv
+        echo "rows $(tail -n +2 scratch/pilot.csv | wc -l)"
+        tail -n +2 scratch/pilot.csv | cut -d, -f2 | sort | uniq -c
+        """)
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("bash", look), ("python", m.batch_code(c.data_dir, careless=False))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_look_through_a_cleaned_copy_of_the_pilot_is_a_look_at_it(tmp_path, monkeypatch, staged_once):
+    """A classification pilot's table copied with its line ends stripped, then printed and counted
+    with shell tools: opening the view opens the pilot's table (docs/judge.md "Views of an
+    output"), so the pilot was inspected and the method confirmed (S3 1, s2e 1)."""
+    AGENT_CLASSES.add("steps-view-look", _steps_agent("steps-view-look", _view_look), replace=True,
+                      description="test")
+    report, _ = _run("modality-patch-cls", "steps-view-look", tmp_path, monkeypatch, staged_once, mode="1")
+    assert report.stages["s3"].score == 1.0, report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
 
 
 @needs_bwrap

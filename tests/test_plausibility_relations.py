@@ -24,7 +24,7 @@ from automedbench.tasks import get_task
 from automedbench.agents import AGENT_CLASSES
 from automedbench.tracks import relations
 from automedbench.tracks.base import SubmittedCase
-from automedbench.tracks.relations import Answer, Geometry, Subject, Values, mismatch
+from automedbench.tracks.relations import Answer, Classes, Geometry, Subject, Values, mismatch
 
 from tests.test_judge_experiments import PLAN, _run, _steps_agent, needs_bwrap
 from tests.test_output_checks import _effects, _put, _world
@@ -182,6 +182,26 @@ def test_the_comparison_abstains_where_a_fact_is_missing() -> None:
     assert "yes/no" in relations.answer_kinds("No, there is none")
 
 
+# ---- classes: a label map in its input's contrast order ---------------------------------------
+def test_a_label_map_whose_classes_run_against_the_contrast_is_named() -> None:
+    """Three tissue bands of rising T1 intensity: labelled 1 < 2 < 3 as the task orders them
+    passes; the same map numbered the other way round (CSF as white matter) is named; a class too
+    small to say anything, or a map on another grid, makes the comparison abstain."""
+    rng = np.random.default_rng(0)
+    image = np.concatenate([rng.normal(m, 5, (10, 20, 4)) for m in (30, 60, 90)], axis=0)
+    labels = np.repeat(np.array([1, 2, 3], dtype=np.uint8), 10)[:, None, None] * np.ones((1, 20, 4), np.uint8)
+    names = {1: "csf", 2: "grey matter", 3: "white matter"}
+    assert mismatch([Classes(labels, image, (1, 2, 3), names)]) == ""
+    swapped = np.where(labels == 1, 3, np.where(labels == 3, 1, labels)).astype(np.uint8)
+    why = mismatch([Classes(swapped, image, (1, 2, 3), names)])
+    assert "labels swapped" in why and "csf" in why, why
+    speck = labels.copy()
+    speck[speck == 3] = 0
+    speck[0, 0, 0] = 3                                        # one voxel of class 3: no median to compare
+    assert mismatch([Classes(speck, image, (1, 2, 3), names)]) == ""
+    assert mismatch([Classes(swapped[:, :10], image, (1, 2, 3), names)]) == ""   # another grid: abstains
+
+
 # ---- honest work is not flagged: the reference agent on every demo task ------------------------
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -254,3 +274,35 @@ def test_an_mr_output_left_in_other_units_caps_s3(kind, steps, s3, why, tmp_path
     checks = [c for e in read_trace(Path(report.run_dir) / "trace.jsonl") if e.type == "execution"
               for c in (e.output_checks or [])]
     assert any(c.implausible and "units" in c.problem for c in checks), [c.problem for c in checks]
+
+
+SWAP_CSF_AND_WHITE_MATTER = textwrap.dedent("""\
+    # (bug) the label map numbered the other way round: CSF written as 3, white matter as 1
+    import pathlib, numpy as np, nibabel as nib
+    for f in sorted(pathlib.Path("outputs").glob("*/labels.nii.gz")):
+        img = nib.load(str(f)); a = np.asarray(img.dataobj)
+        b = np.where(a == 1, 3, np.where(a == 3, 1, a)).astype(np.uint8)
+        nib.save(nib.Nifti1Image(b, img.affine, img.header), str(f))
+    """)
+
+
+def _swapped_left(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", SWAP_CSF_AND_WHITE_MATTER), ("python", m.inspect_code(c.data_dir)),
+            ("python", m.batch_code(c.data_dir, careless=False)), ("python", SWAP_CSF_AND_WHITE_MATTER)]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_tissue_classes_numbered_against_the_contrast_and_kept_cap_s3_and_fail_s2e(tmp_path, monkeypatch,
+                                                                                  staged_once):
+    """brain-tissue-seg through the real loop and bwrap sandbox: the pilot's label map numbered the
+    other way round (the task says T1 orders CSF < grey < white matter), looked at, and the batch
+    numbered the same way. The `Classes` relation names it in the pilot's per-output check: S3 0.5,
+    and the method was not found fine (s2e 0)."""
+    AGENT_CLASSES.add("steps-swapped-left", _steps_agent("steps-swapped-left", _swapped_left), replace=True,
+                      description="test")
+    report, _ = _run("brain-tissue-seg", "steps-swapped-left", tmp_path, monkeypatch, staged_once, mode="1")
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert "labels swapped" in report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale

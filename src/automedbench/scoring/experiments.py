@@ -197,9 +197,10 @@ class Experimented:
         exp = self.inputs.get(index)
         return exp if self.recorded and exp is not None and exp.decidable and step == 0 else None
 
-    def verdict(self, index: int, step: int, opened: list[str]) -> bool | None:
+    def verdict(self, index: int, step: int, opened: list[str], form: bool = False) -> bool | None:
         """Whether call `index` (its step `step`, docs/judge.md "Order inside a call") looked at
-        `opened` by experiment; None: not decidable so."""
+        the content of `opened` by experiment (with `form`: at its content or only its form, the
+        grid or the keys); None: not decidable so."""
         if not self.recorded:
             return None
         exp = self.by_call.get(index)
@@ -211,7 +212,7 @@ class Experimented:
             self.fallback.setdefault(index, "it read back what its own call had just written")
         else:
             self.decided[index] = exp
-            return exp.inspected
+            return exp.looked if form else exp.inspected
         return None
 
     def of_another_method(self, looks: list[int]) -> set[int]:

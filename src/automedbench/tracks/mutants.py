@@ -70,6 +70,19 @@ def edit_volume(path: Path, fn: Callable[[np.ndarray], np.ndarray | None], affin
     return path.read_bytes() != before
 
 
+def every_second_slice(path: Path) -> bool:
+    """A volume moved to another grid: every second slice along z, its z spacing doubled (a
+    form mutant: a look at the shape or the affine sees it; docs/judge.md "Experiments")."""
+    import nibabel as nib
+
+    img: Any = nib.load(str(path))
+    if len(img.shape) != 3 or img.shape[2] < 2:
+        return False
+    affine = np.array(img.affine, dtype=np.float64)
+    affine[:3, 2] *= 2.0
+    return edit_volume(path, lambda a: np.ascontiguousarray(a[:, :, ::2]), affine=affine)
+
+
 def edit_array(path: Path, fn: Callable[[np.ndarray], np.ndarray | None]) -> bool:
     data = np.load(path, allow_pickle=False)
     new = fn(data)

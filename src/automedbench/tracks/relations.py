@@ -15,7 +15,9 @@ problem" (a pilot output that fails that check) and the site's Why of a case say
 - `Subject`: what a generated text is about (its body part, modality) is what the input's own
   public metadata says the study is;
 - `Answer`: an answer is of the kind its question asks for (yes or no, one of the options, a
-  count, a plane, a modality, a body region).
+  count, a plane, a modality, a body region);
+- `Classes`: a label map's classes are ordered by their input's intensity as the task says its
+  contrast orders them (CSF darkest, then grey matter, then white matter in a T1 MRI).
 
 Each comparison abstains (says nothing) where a fact is missing or the relation cannot be
 decided; no reference value is ever read here."""
@@ -88,7 +90,18 @@ class Answer:
     options: frozenset[str] = frozenset()
 
 
-Relation = Values | Geometry | Subject | Answer
+@dataclass(frozen=True)
+class Classes:
+    """A label map's classes follow its input's contrast: `order` lists label values from the
+    darkest to the brightest in the input, as the task states its modality orders them; `names`
+    the classes' names for the finding."""
+    labels: np.ndarray
+    input: np.ndarray
+    order: tuple[int, ...]
+    names: dict[int, str]
+
+
+Relation = Values | Geometry | Subject | Answer | Classes
 
 
 def mismatch(relations: Sequence[Relation]) -> str:
@@ -173,6 +186,26 @@ def _geometry(rel: Geometry) -> str:
     return ""
 
 
+# ---- classes -------------------------------------------------------------------------------
+# a class with fewer voxels than this says nothing about its intensity (a speck, or absent)
+MIN_CLASS_VOXELS = 50
+
+
+def _classes(rel: Classes) -> str:
+    labels, image = np.asarray(rel.labels), np.asarray(rel.input, dtype=np.float64)
+    if labels.shape != image.shape or not np.isfinite(image).all():
+        return ""
+    medians = [(v, float(np.median(image[labels == v]))) for v in rel.order
+               if int((labels == v).sum()) >= MIN_CLASS_VOXELS]
+    for (a, ma), (b, mb) in zip(medians, medians[1:]):
+        if ma >= mb:
+            name = rel.names.get
+            return (f"class {a} ({name(a, a)}) is brighter in the input than class {b} ({name(b, b)}): "
+                    f"median {ma:.3g} vs {mb:.3g}, where the task's contrast orders them "
+                    + " < ".join(str(name(v, v)) for v in rel.order) + ": labels swapped")
+    return ""
+
+
 # ---- subject ---------------------------------------------------------------------------------
 def _subject(rel: Subject) -> str:
     if not rel.said or not rel.meant or rel.said & rel.meant:
@@ -242,4 +275,4 @@ def _answer(rel: Answer) -> str:
 
 
 _COMPARE: dict[type, Callable[..., str]] = {Values: _values, Geometry: _geometry, Subject: _subject,
-                                            Answer: _answer}
+                                            Answer: _answer, Classes: _classes}

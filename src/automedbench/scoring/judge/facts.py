@@ -50,13 +50,14 @@ Setup work: the calls before the first output write (all calls when none wrote o
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ...runs.models import TraceEvent
-from ..experiments import Experimented, RunExperiments, with_aliases
+from ..experiments import Experimented, RunExperiments, real_path, with_aliases
 from ...tracks.base import SubmissionLayout
-from ...tracks.content_facts import ContentFacts, looked_at
+from ...tracks.content_facts import ContentFacts, looked_at, same_kind
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
 from .steps import split_calls
 from .asserts import check_offsets, first_mention
@@ -107,6 +108,8 @@ class WorkflowFacts:
     # which looks the experiments decided and which fell back to these facts (looks.py)
     experimented: Experimented | None = None
     method_looked: Fact = field(default_factory=lambda: Fact(False))   # looks at pilot outputs before the batch, of any settings (s2e)
+    # looks at a pilot output's form only (a form mutant killed, no content one): partial (S3)
+    form_inspection: Fact = field(default_factory=lambda: Fact(False))
     # the submission gives one output for every case (tracks/same_output.py): what is wrong, or ""
     one_for_all: str = ""
 
@@ -120,10 +123,14 @@ class WorkflowFacts:
     def method_confirmed(self) -> bool:
         """s2e, "confirmed working": the method ran before the batch and a later call looked at what
         it produced -- a pilot or a smoke output -- and what the look showed was fine or was fixed
-        (docs/judge.md "s2e: confirmed by a look"; a later step that broke it is S3's matter)."""
+        (docs/judge.md "s2e: confirmed by a look"): a problem the harness's own check finds in the
+        pilot output (plausibility included) and the batch kept is not "found fine"."""
         ran = self.runtime_confirmed.holds or self.method_ran.holds
         looked = self.method_looked.holds or self.smoke_inspection.holds
-        return ran and looked and (not self.failed_inspection.holds or self.fix.holds)
+        # "found fine (or fixed)": nothing the look could see was left broken -- a pilot output
+        # that went into the batch failing the harness's check (its plausibility finding
+        # included), or one answer for every case, is a problem seen and kept
+        return ran and looked and self.fixed_or_fine and not self.one_for_all
 
 
 # dot-folders that tools (not the agent's method) write into: never a place the method ran
@@ -195,14 +202,21 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
             if name in layout.file_names and w.size and (w.path.startswith(roots.outputs) or _scratch(w.path, roots)):
                 biggest[name] = max(biggest.get(name, 0), w.size)
     first_run: dict[tuple[str, str, str], int] = {}    # (unit key, file name, sha256) -> call position
+    # a file made from unit files alone (a copy, `tr -d '\\r' < out.csv > view.csv`) -> those files
+    derived: dict[str, list[str]] = {}
+    unit_files: set[str] = set()
     made_from = MadeFrom(calls, roots, case_ids)
     made_data: set[str] = set()       # data files the agent made (a phantom): a smoke run's input
     for pos, c in enumerate(calls):
+        # opening a view made from unit files is opening them (docs/judge.md "Views of an output")
+        c.read += list(dict.fromkeys(o for p in c.read for o in derived.get(p, ()) if o not in c.read))
+        viewed = [p for p in c.read if p in unit_files]
         fed_at = made_from.feed(c)
         on_made = bool(made_data & {*c.read, *c.read_back, *c.held})
         made_data |= {w.path for w in c.written if not w.path.lower().endswith(SOURCE_SUFFIXES)
                       and _scratch(w.path, roots) and _name(w.path) not in layout.file_names}
         for w in c.written:
+            derived.pop(w.path, None)
             key, units = _write_units(w, layout, roots, cases, biggest, n_expected, _parsed_rows(c, w))
             if key == "smoke" and (on_made or made_from.run_of(key, *fed_at(w.path), cohort=True)):
                 c.smoke_writes.append(w)
@@ -218,6 +232,13 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
             first_run.setdefault(content, pos)
             c.unit_writes.append(w)
             c.units |= set(units)
+        made = {w.path for w in c.unit_writes}
+        if viewed and not c.units:     # a view is a file of the same kind (a report .txt of a table is not)
+            for w in c.written:
+                same = [u for u in viewed if w.path not in made and same_kind(Path(real_path(w.path)), Path(u))]
+                if same:
+                    derived[w.path] = same
+        unit_files |= made
 
 
 def _model_file_kind(w: Write, roots: Roots) -> str | None:
@@ -269,17 +290,26 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
     pilots = [c for c in before if c.units]
     beside = beside_the_batch(calls, batch_start)
-    inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented), contract, beside)
+    def looks_at_pilots(form: bool = False) -> Opened:
+        return _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented,
+                                                                form=form), contract, beside)
+    inspections = looks_at_pilots()
     unlooked = _unlooked_in_batch_call(pilots, inspections, calls, batch_start)
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
-        inspections = _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented), contract, beside)
+        inspections = looks_at_pilots()
+    # looks at the pilots' form only (a form mutant killed, no content one: docs/judge.md)
+    looked = {id(c) for c, _ in inspections}
+    form_looks = [x for x in looks_at_pilots(form=True) if id(x[0]) not in looked]
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
-        inspections = [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in inspections) if ps]
-    # looks at the method's own pilot outputs, whatever the batch then ran: they confirm the
-    # method worked (s2e), even where the batch ran other settings than the look saw (S3)
-    method_looked = _opened_fact(inspections)
+        inspections, form_looks = (
+            [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in found) if ps]
+            for found in (inspections, form_looks))
+    # looks at the method's own pilot outputs, whatever the batch then ran, of their content or
+    # only their form (a shape, the keys): they confirm the method worked (s2e), even where the
+    # batch ran other settings than the look saw (S3)
+    method_looked = _opened_fact(inspections + form_looks)
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
         other = experimented.of_another_method([c.index for c, _ in inspections])
@@ -298,6 +328,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.unit_writes}),
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
+        form_inspection=_opened_fact(form_looks),
         failed_inspection=_opened_fact(failed),
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),

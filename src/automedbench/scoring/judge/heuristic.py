@@ -324,6 +324,9 @@ class HeuristicJudge(JudgeBase):
                                "one that passes and looked at again (no fix)")
         elif f.pilot.holds and not f.batch.holds and inspected:
             value, why = 0.5, "a pilot was inspected but no batch followed"
+        elif f.pilot.holds and f.form_inspection.holds:
+            value, why = 0.5, ("a pilot ran before the batch and a later call looked at its output's form only "
+                               "(its grid, shape or keys), not its content: partial validation")
         elif f.pilot.holds:
             value, why = 0.5, "a pilot ran before the batch but no later call opened its output"
         elif f.later_inspection.holds:
@@ -353,5 +356,7 @@ def _s2e_why(f: WorkflowFacts) -> str:
     looked = _why("a pilot output looked at", f.method_looked) + " / " + _why("a smoke output looked at",
                                                                                f.smoke_inspection)
     broken = ("; what the look showed was broken and not fixed" if f.failed_inspection.holds and not f.fix.holds
+              else f"; the pilot output went into the batch failing the harness's check ({f.invalid_pilot.note})"
+              if f.invalid_pilot.holds else f"; a problem left in the submission: {f.one_for_all}" if f.one_for_all
               else "")
     return f"s2e {ran}; {looked}{broken}"

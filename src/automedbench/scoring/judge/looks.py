@@ -27,9 +27,10 @@ class _Looks:
 
     def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
                  recorded: dict[tuple[str, str | None], ContentFacts] | None = None,
-                 experimented: Experimented | None = None):
+                 experimented: Experimented | None = None, form: bool = False):
         self.describe_output = describe_output
         self.experimented = experimented
+        self.form = form      # a look at the form only (a form mutant killed) counts too
         self.calls = calls
         self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
         # content facts the harness recorded as each output was written (output_checks), by
@@ -58,7 +59,8 @@ class _Looks:
         return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in described)
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
-        by_experiment = self.experimented.verdict(c.index, c.step, opened) if self.experimented is not None else None
+        by_experiment = self.experimented.verdict(c.index, c.step, opened, self.form) \
+            if self.experimented is not None else None
         if by_experiment is not None:
             return by_experiment
         if self.describe_output is None and not self.recorded:

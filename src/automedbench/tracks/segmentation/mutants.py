@@ -1,12 +1,13 @@
 """Segmentation's broken outputs (docs/judge.md "Experiments"): what a look at one predicted
-mask should catch. Masks keep their header, affine and data type; only the voxels change."""
+mask should catch. Masks keep their header, affine and data type and only the voxels change,
+except `wrong_grid`, the one form mutant (another grid: a look at the shape or affine sees it)."""
 from __future__ import annotations
 
 import shutil
 
 import numpy as np
 
-from ..mutants import Apply, Mutant, UnitFiles, VoxelEdit, edit_volume
+from ..mutants import Apply, Mutant, UnitFiles, VoxelEdit, edit_volume, every_second_slice
 from .options import SegmentationOptions
 
 
@@ -55,6 +56,8 @@ def segmentation_mutants(options: SegmentationOptions) -> list[Mutant]:
         Mutant("empty", "every mask empty (all 0)", lambda f: _all(f, _empty)),
         Mutant("flipped_z", "the voxel array reversed along z with the affine kept (an orientation error)",
                lambda f: _all(f, _flipped_z)),
+        Mutant("wrong_grid", "every second slice only, z spacing doubled: not the input's grid",
+               lambda f: any([every_second_slice(p) for p in f.values()]), aspect="form"),
     ]
     if options.variant == "multiclass":
         labels = sorted(options.labels)

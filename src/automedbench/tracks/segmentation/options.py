@@ -21,6 +21,9 @@ class SegmentationOptions(BaseModel):
     organ_name: str = Field("organ", description="what the organ mask covers, for the contract text")
     lesion_name: str = Field("lesion", description="what the lesion mask covers")
     reference_method: str | None = Field(None, description="methods/<file> the scripted agents run")
+    intensity_order: list[int] = Field(
+        default_factory=list, description="multiclass: label values from the darkest to the brightest in the "
+        "input, as the modality's contrast orders them (a plausibility relation, docs/judge.md)")
 
     @model_validator(mode="after")
     def _labels_for_multiclass(self) -> "SegmentationOptions":
@@ -29,4 +32,7 @@ class SegmentationOptions(BaseModel):
                 raise ValueError("variant multiclass needs `labels: {1: name, ...}`")
             if min(self.labels) < 1 or max(self.labels) > 255:
                 raise ValueError("labels must be integers in 1..255 (0 is background)")
+        if set(self.intensity_order) - set(self.labels):
+            raise ValueError(f"intensity_order names labels that are not in `labels`: "
+                             f"{sorted(set(self.intensity_order) - set(self.labels))}")
         return self

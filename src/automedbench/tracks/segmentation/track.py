@@ -44,6 +44,7 @@ from ..base import (
 from ..nifti_io import NiftiReadError, affine_max_diff, match_shape, read_nifti
 from ..pictures import CasePicture, PictureCase
 from ..profile import ProfileScore
+from ..relations import Classes, Relation
 from ..reducers import macro_over_classes, mean_over_cases, mean_over_present_cases
 from ..safety import safe_output_file
 from . import reference_profile
@@ -213,14 +214,28 @@ class SegmentationTrack(Track[SegmentationOptions]):
         return CaseCheck(True, "", pred, non_trivial=non_trivial)
 
     # ---- pure scoring ----------------------------------------------------------------------
+    def relations(self, prediction: dict[str, np.ndarray], input_case_dir: Path,
+                  options: SegmentationOptions) -> list[Relation]:
+        """A multiclass label map against its input's contrast, where the task states the order
+        of its classes from darkest to brightest (`intensity_order`; tracks/relations.py Classes)."""
+        labels = prediction.get(options.label_file) if isinstance(prediction, dict) else None
+        if options.variant != "multiclass" or len(options.intensity_order) < 2 or labels is None:
+            return []
+        try:
+            image, _ = read_nifti(input_case_dir / options.input_file)
+        except (NiftiReadError, OSError, ValueError):
+            return []
+        return [Classes(labels=labels, input=np.asarray(image), order=tuple(options.intensity_order),
+                        names={k: v.replace("_", " ") for k, v in options.labels.items()})]
+
     def plausibility(self, prediction: dict[str, np.ndarray], input_case_dir: Path,
                      options: SegmentationOptions) -> str:
         """What a look at one case's masks shows without the reference (docs/judge.md
         "Plausibility"): checks of the masks alone (a lesion mask as large as the organ's, or
         mostly outside it, or an organ mask covering nearly the whole volume), then the relations
-        to the input, of which segmentation declares none (the masks' grid is the contract's)."""
+        to the input (`relations`: a label map's classes in the contrast order the task states)."""
         if options.variant == "multiclass":
-            return ""
+            return super().plausibility(prediction, input_case_dir, options)   # relations: Classes
         try:
             organ = _as_bool(prediction[options.organ_file])
             lesion = _as_bool(prediction[options.lesion_file])

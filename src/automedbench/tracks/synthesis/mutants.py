@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from typing import Any
-
-from ..mutants import Apply, Mutant, UnitFiles, VoxelEdit, edit_volume
+from ..mutants import Apply, Mutant, UnitFiles, VoxelEdit, edit_volume, every_second_slice
 from .options import SynthesisOptions
 
 
@@ -15,14 +13,7 @@ def _edit(options: SynthesisOptions, fn: VoxelEdit | None, grid: bool = False) -
         p = files.get(options.output_file)
         if p is None:
             return False
-        if not grid:
-            return fn is not None and edit_volume(p, fn)
-        import nibabel as nib
-        img: Any = nib.load(str(p))
-        affine = np.array(img.affine, dtype=np.float64)
-        affine[:3, 2] *= 2.0         # every second slice: z spacing doubled, half the slices
-        return edit_volume(p, lambda a: np.ascontiguousarray(a[:, :, ::2]) if a.ndim == 3 and a.shape[2] > 1 else None,
-                           affine=affine)
+        return every_second_slice(p) if grid else fn is not None and edit_volume(p, fn)
     return apply
 
 
