@@ -41,7 +41,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 @pytest.fixture(scope="session", autouse=True)
 def _shared_calibration_data(tmp_path_factory):
-    """The embedded datasets `judge-eval` builds for content facts (scoring/judge/calibration),
+    """The embedded datasets `judge-eval` builds for content facts (scoring/judge_eval),
     once for every worker of this run instead of once per test home (~15 s each)."""
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):

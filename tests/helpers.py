@@ -29,7 +29,7 @@ def needs_calibration():
     repository's calibration/ folder); in a checkout they run."""
     import pytest
 
-    from automedbench.scoring.judge.calibration import calibration_missing
+    from automedbench.scoring.judge_eval import calibration_missing
     why = calibration_missing()
     return pytest.mark.skipif(why is not None, reason=why or "")
 

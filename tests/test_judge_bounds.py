@@ -6,7 +6,7 @@ from automedbench.runs.models import StageResult
 from automedbench.runs.trace import read_trace
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.bounds import bound, ceilings
-from automedbench.scoring.judge.calibration import calibration_inputs, load_set
+from automedbench.scoring.judge_eval import calibration_inputs, load_set
 from automedbench.scoring.rubric import load_rubric
 from automedbench.tasks import get_task
 from tests.helpers import needs_calibration

@@ -3,7 +3,7 @@
 The trajectories (the repository's calibration/tracks/<track>/, not installed with the package)
 were produced by calibration/generators/make_judge_calibration.py: trait agents through the
 real agent loop and the bwrap sandbox, their effects recorded by the sandbox. The floors live
-in scoring/judge/calibration/labels.yaml; this test fails below them, and whenever an
+in scoring/judge_eval/labels.yaml; this test fails below them, and whenever an
 adversarial trajectory is credited above its label."""
 import json
 
@@ -11,7 +11,7 @@ import pytest
 from tests.helpers import amb, needs_calibration
 
 from automedbench.runs.models import StageResult
-from automedbench.scoring.judge.calibration import CALIBRATION_ENV, CalibrationMissing, evaluate, load_set
+from automedbench.scoring.judge_eval import CALIBRATION_ENV, CalibrationMissing, evaluate, load_set
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from automedbench.scoring.rubric import load_rubric
 

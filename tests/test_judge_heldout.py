@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 import yaml
 
-from automedbench.scoring.judge.calibration import HELDOUT_FLOORS, HELDOUT_PARTS, evaluate_heldout, render_table
+from automedbench.scoring.judge_eval import HELDOUT_FLOORS, HELDOUT_PARTS, evaluate_heldout, render_table
 from automedbench.scoring.judge.heuristic import HeuristicJudge
 from tests.helpers import needs_calibration
 

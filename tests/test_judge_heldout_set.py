@@ -10,9 +10,9 @@ from collections import Counter
 import pytest
 import yaml
 
-from automedbench.scoring.judge.calibration import HELDOUT_LABELS as LABELS
-from automedbench.scoring.judge.calibration import HELDOUT_PARTS
-from automedbench.scoring.judge.calibration import heldout_roots, load_set
+from automedbench.scoring.judge_eval import HELDOUT_LABELS as LABELS
+from automedbench.scoring.judge_eval import HELDOUT_PARTS
+from automedbench.scoring.judge_eval import heldout_roots, load_set
 from tests.helpers import needs_calibration
 
 needs = needs_calibration()

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from automedbench.runs.trace import read_trace
-from automedbench.scoring.judge.calibration import load_set
-from automedbench.scoring.judge.calibration.metamorphic import (
+from automedbench.scoring.judge_eval import load_set
+from automedbench.scoring.judge_eval.metamorphic import (
     VARIANTS,
     Context,
     evaluate_metamorphic,

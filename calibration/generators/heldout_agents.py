@@ -3,7 +3,7 @@
 that run in the sandbox on the offline demo tasks; calibration/generators/make_judge_heldout.py runs them.
 
 Ids are neutral (`ho-01`...) so a trace never names what it is meant to show; what each one
-does and the labels it earns are in src/automedbench/scoring/judge/calibration/heldout/labels.yaml.
+does and the labels it earns are in src/automedbench/scoring/judge_eval/heldout/labels.yaml.
 The code pieces per task (method, input look, output look, the realistic bug) are in
 calibration/generators/heldout_kits.py.
 """

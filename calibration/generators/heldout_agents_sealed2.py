@@ -1,6 +1,6 @@
 """The second sealed part of the judge's held-out set (ids `hs-01`...; issue 25): 23 more
 scripted behaviours in the styles real coding agents use, written by a helper who never read
-the judge, labelled (scoring/judge/calibration/heldout/labels.yaml, `part: sealed-2`) before
+the judge, labelled (scoring/judge_eval/heldout/labels.yaml, `part: sealed-2`) before
 any trajectory was generated. calibration/generators/make_judge_heldout.py runs them with the first set's.
 
 Ids are neutral and honest/flawed behaviours are interleaved, so a trace never names what it is

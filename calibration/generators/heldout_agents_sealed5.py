@@ -1,6 +1,6 @@
 """The fifth sealed part of the judge's held-out set (ids `hv-01`...; issue 25): 22 more scripted
 behaviours in the styles real coding agents use, written by a helper who never read the judge,
-labelled (scoring/judge/calibration/heldout/labels.yaml, `part: sealed-5`) before any trajectory
+labelled (scoring/judge_eval/heldout/labels.yaml, `part: sealed-5`) before any trajectory
 was generated. calibration/generators/make_judge_heldout.py runs them with the other parts' behaviours.
 
 Ids are neutral and honest/flawed behaviours are interleaved irregularly, so neither an id nor its

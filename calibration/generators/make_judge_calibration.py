@@ -9,7 +9,7 @@ Outputs are not kept: the judge never reads them.
     PYTHONPATH=src python calibration/generators/make_judge_calibration.py   # into calibration/tracks/
     PYTHONPATH=src python calibration/generators/make_judge_calibration.py --out DIR --only trait-honest
 
-The hand labels live in src/automedbench/scoring/judge/calibration/labels.yaml; this
+The hand labels live in src/automedbench/scoring/judge_eval/labels.yaml; this
 script never writes them.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from automedbench.agents.traits import TRAIT_AGENTS
 from automedbench.api import run_one
-from automedbench.scoring.judge.calibration import track_trajectory_dir
+from automedbench.scoring.judge_eval import track_trajectory_dir
 from automedbench.tasks import get_task
 
 TASKS = ["brain-lesion-seg", "modality-patch-cls", "xray-marker-det", "ldct-denoise"]

@@ -6,7 +6,7 @@ heldout_agents_sealed11.py, 22 more each) on its two demo tasks
 through the real agent loop and the default sandbox (bwrap), and keeps what a judge reads,
 like the calibration set: trace.jsonl, plan/plan.md, plan/plan.png, meta.json, in the folder
 `calibration/tracks/<track>/heldout/<id>__<task>__<tier>/` of the task's track (the labels are
-in the core: scoring/judge/calibration/heldout/labels.yaml). Outputs
+in the core: scoring/judge_eval/heldout/labels.yaml). Outputs
 are not kept. The runs are scored with NO S1-S3 judge (a judge that abstains on every stage): the set
 was labelled before any judge saw it, and this script never shows a verdict. It prints, per
 trajectory, the exit code of every call and the task score, so a behaviour that did not run
@@ -48,7 +48,7 @@ from automedbench.agents import AGENT_CLASSES  # noqa: E402
 from automedbench.api import run_one  # noqa: E402
 from automedbench.runs.options import RunOptions  # noqa: E402
 from automedbench.scoring.judge import JUDGES  # noqa: E402
-from automedbench.scoring.judge.calibration import track_trajectory_dir  # noqa: E402
+from automedbench.scoring.judge_eval import track_trajectory_dir  # noqa: E402
 from automedbench.tasks import get_task  # noqa: E402
 
 NO_JUDGE = "heldout-no-judge"

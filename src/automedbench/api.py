@@ -47,8 +47,8 @@ from .runs.trace import slowest_execution
 from .sandbox.docker.backend import score_in_container
 from .sandbox.doctor import machine_report as _machine_report
 from .scoring.judge import get_judge
-from .scoring.judge.calibration import CalibrationMissing, EvalReport, evaluate, evaluate_heldout, saved_path
-from .scoring.judge.calibration.metamorphic import VariantResult, evaluate_metamorphic
+from .scoring.judge_eval import CalibrationMissing, EvalReport, evaluate, evaluate_heldout, saved_path
+from .scoring.judge_eval.metamorphic import VariantResult, evaluate_metamorphic
 from .scoring.score_run import JudgeFailed, load_meta, score_run
 from .tasks import Task, discover, get_task
 
@@ -123,7 +123,7 @@ def judge_eval(judges: list[str] | None = None, agent_configs: list[Path] | None
     """Measure a judge on the calibration set (docs/judge.md; its trajectories are the repository's
     calibration/ folder, CalibrationMissing without it): per rubric item n,
     accuracy, Cohen's kappa (weighted for the S3 ladder), confusion, disagreements, and
-    whether the floors are met. Returns scoring.judge.calibration.EvalReport.
+    whether the floors are met. Returns scoring.judge_eval.EvalReport.
 
     `record`: keep it as the judge's last measurement under <home>/calibration/, which the
     leaderboard footer shows (docs/site.md); a folder that cannot be written is logged, not fatal."""

@@ -18,8 +18,8 @@ from ..report.collect import ReportList
 from ..report.leaderboard import write_analysis_site
 from ..runs.models import DetailReport
 from ..scoring.error_codes import code_texts
-from ..scoring.judge.calibration import heldout_part_names, render_table
-from ..scoring.judge.calibration.metamorphic import metamorphic_failures, render_metamorphic
+from ..scoring.judge_eval import heldout_part_names, render_table
+from ..scoring.judge_eval.metamorphic import metamorphic_failures, render_metamorphic
 from .common import (
     ANSWER_JUDGE_HELP,
     JUDGE_HELP,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..scoring.judge.calibration import calibration_dir, judge_label
+from ..scoring.judge_eval import calibration_dir, judge_label
 
 
 def default_calibration_files() -> list[Path]:

@@ -102,7 +102,7 @@ def aggregate_agreement(per_run: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"judges": judges or [], "items": items, "overall": stats(all_rows) if all_rows else None}
 
 
-# ---- a judge against hand labels (scoring/judge/calibration: `automedbench judge-eval`) ----
+# ---- a judge against hand labels (scoring/judge_eval: `automedbench judge-eval`) ----
 
 def accuracy(labels: Sequence[Hashable], verdicts: Sequence[Hashable]) -> float | None:
     """Share of subjects where the verdict equals the label; None without subjects."""
