@@ -312,7 +312,10 @@ class DockerSandbox:
                               decoy_tmpfs=self._decoy_in_container)
 
     def _start_container(self, opening: ExitStack, argv: list[str]) -> None:
-        """`docker run` the sandbox's container (removed when `opening` unwinds) and see it up."""
+        """`docker run` the sandbox's container (removed when `opening` unwinds, or by its guard
+        when the harness dies first) and see it up."""
+        guard = container_guard(self.docker, self.container, self._cli_env)
+        opening.callback(release_guard, guard)   # after the removal below: release runs last first
         opening.callback(self._remove_container)
         res = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._cli_env)
         if res.returncode != 0:
@@ -464,6 +467,36 @@ class DockerSandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# the guard's script: a line from the harness (it removed the container) ends it; the end of the
+# pipe without one (the harness died) removes the container
+_GUARD_SCRIPT = 'read -r _ || exec "$0" rm -f "$1" >/dev/null 2>&1'
+
+
+def container_guard(docker: str, name: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A watcher that removes container `name` when the harness dies without removing it
+    (`kill -9`; docs/sandbox.md "Opening and closing"). The container is the engine's, not a
+    child of the harness, so nothing else ends it or the executions in it. The watcher runs in
+    a session of its own (no group kill of the harness reaches it) and waits on a pipe whose
+    write end only the harness holds (close-on-exec)."""
+    return subprocess.Popen(["/bin/sh", "-c", _GUARD_SCRIPT, docker, name], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+
+
+def release_guard(guard: subprocess.Popen[bytes]) -> None:
+    """The harness removed the container (or never made it): its guard is told so and ends."""
+    try:
+        if guard.stdin is not None:
+            guard.stdin.write(b"removed\n")
+            guard.stdin.close()
+    except OSError:   # it is gone already
+        pass
+    try:
+        guard.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        guard.kill()
+        guard.wait()
 
 
 def container_argv(spec: SandboxSpec, image: str, name: str, extra_mounts: list[tuple[str, str, str]], *,
