@@ -387,3 +387,27 @@ def test_a_command_that_submits_after_its_work_is_a_call_and_the_submission(fake
     assert [w.path for w in ex.effects.written] == ["/workspace/h.txt"]
     assert [e.type for e in trace if e.type in ("submit", "run_end")] == ["submit", "run_end"]
     assert not [e for e in trace if e.type == "warning" and (e.kind or "").startswith("cli_trajectory")]
+
+
+def test_a_cli_that_leaves_no_trajectory_is_recorded_from_the_gateways_view_and_the_record_says_so(
+        fake_openai, lesion_data, tmp_path, monkeypatch):
+    """mini saves its trajectory after every step: a command that puts a folder where the file goes
+    makes the next save fail, and the CLI ends there. Its calls are then the gateway's view only:
+    the first command's result came with the next request; the last command's result is unknown
+    (exit code -1), and a cli_trajectory_missing warning says so (docs/agents.md "What is recorded")."""
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    commands = ["# S1 look\nls /data/public", "# S1 again\nrm -f /tmp/mini/trajectory.json; mkdir /tmp/mini/trajectory.json"]
+    fake_openai.push(*bash_tool_script(commands))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    trace = read_trace(run_dir / "trace.jsonl")
+    assert [e.code for e in trace if e.type == "tool_call"] == commands
+    execs = [e for e in trace if e.type == "execution"]
+    assert execs[0].exit_code == 0 and "case_000" in execs[0].stdout          # reported in request 2
+    assert execs[1].exit_code == -1 and execs[1].stdout == ""                 # no request, no trajectory after it
+    (missing,) = [e for e in trace if e.type == "warning" and e.kind == "cli_trajectory_missing"]
+    assert missing.data["exit_code"] != 0 and "IsADirectoryError" in missing.data["cli_log_tail"]
+    assert not [e for e in trace if e.type == "warning" and e.kind == "cli_trajectory_mismatch"]
+    # the model was asked twice; the run did not submit, and ended as the agent's own stop
+    assert len(fake_openai.chat_requests()) == 2
+    assert r.run.end_reason == "agent_finished" and not r.run.submitted and r.run.turns == 2
