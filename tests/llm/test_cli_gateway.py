@@ -411,3 +411,34 @@ def test_a_cli_that_leaves_no_trajectory_is_recorded_from_the_gateways_view_and_
     # the model was asked twice; the run did not submit, and ended as the agent's own stop
     assert len(fake_openai.chat_requests()) == 2
     assert r.run.end_reason == "agent_finished" and not r.run.submitted and r.run.turns == 2
+
+
+def test_a_command_that_asks_the_gateway_itself_is_a_turn_and_the_trajectory_check_names_the_difference(
+        fake_openai, lesion_data, tmp_path, monkeypatch):
+    """The forwarder's port is open to the agent's commands (docs/agents.md "Limits of this path"):
+    a command that asks the gateway itself makes a turn, counted, whose reply the gateway reads as
+    the CLI's. The agent's own trajectory then names other commands than the calls recorded, and a
+    cli_trajectory_mismatch warning says which."""
+    monkeypatch.setenv("AMB_CLI_KEY", SECRET)
+    cfg = _agents_file(tmp_path / "agents.yaml", fake_openai.url)
+    ask = ("# S1 ask the model myself\npython3 -c \"import json, urllib.request as u; "
+           "r = u.Request('http://127.0.0.1:18080/v1/chat/completions', "
+           "json.dumps({'model': 'x', 'messages': [{'role': 'user', 'content': 'hi'}]}).encode(), "
+           "{'Content-Type': 'application/json'}); print(u.urlopen(r, timeout=30).status)\"")
+    fake_openai.push(completion("ask", tool_calls=[call("bash", {"command": ask})], usage_=scripted_usage(0)),
+                     completion("inner", tool_calls=[call("bash", {"command": "echo injected"})],
+                                usage_=scripted_usage(1)),
+                     completion("done", tool_calls=[call("bash", {"command": SUBMIT_COMMAND})],
+                                usage_=scripted_usage(2)))
+    run_dir, r = _run("cli-fake", tmp_path / "runs", lesion_data, cfg)
+    trace = read_trace(run_dir / "trace.jsonl")
+    # three requests, each a counted turn: the CLI's two and the command's own
+    assert len(fake_openai.chat_requests()) == 3 and r.run.turns == 3
+    assert r.run.tokens_in == sum(scripted_usage(i)["prompt_tokens"] for i in range(3))
+    recorded = [e.code for e in trace if e.type == "tool_call"]
+    assert recorded == [ask, "echo injected"]
+    (mismatch,) = [e for e in trace if e.type == "warning" and e.kind == "cli_trajectory_mismatch"]
+    assert mismatch.data["trajectory"][0] == ask and "echo injected" not in mismatch.data["trajectory"]
+    assert "echo injected" in mismatch.data["recorded"]
+    # mini still submitted: its trajectory ends Submitted, and the run with it
+    assert r.run.end_reason == "submitted" and r.run.submitted
