@@ -514,7 +514,8 @@ def _input_look(kind: str):
     def steps(c, m):
         setup = m.setup_code(c.data_dir)             # writes the method, prints the input's facts
         if kind == "hash-and-size":                   # the method written, the input only hashed
-            setup = setup.split("print(\"numpy\"")[0] + textwrap.dedent(f"""\
+            setup = (f"# S2 setup: install the method\nimport pathlib\nfor name, text in {m.method_files()!r}.items():\n"
+                     "    pathlib.Path(name).write_text(text)\n") + textwrap.dedent(f"""\
                 import hashlib
                 first = sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0] / {c.input_files[0]!r}
                 print("input", first.name, first.stat().st_size, "bytes", hashlib.sha256(first.read_bytes()).hexdigest())

@@ -1,13 +1,30 @@
-"""Agent-code pieces shared by the tracks' scripted agents (text sent through execute_code).
+"""How the tracks' scripted agents reach the sandbox (docs/tracks.md "Scripted methods").
 
-Each track's `scripted.py` writes the code its built-in agents run; the parts that do not
-depend on the track (listing the case folders, the one-case pilot run, the one-process batch
-loop over a method's `main`) live here so a fix reaches every track.
+A track's built-in agents run real Python scripts the track ships beside its methods, in
+`<track package>.methods.steps` (`s2_setup.py`, `s3_pilot.py`, `s3_inspect.py`, `s4_batch.py`,
+`s5_verify.py`: named after their stage, never after a module of the standard library, which
+the script's own folder, first on its path, would shadow); a track may use the shared ones in
+`automedbench.tracks.methods.steps` (`s2_image_setup.py`, `s3_pilot.py`). Each takes its
+arguments as one JSON object (`--args-json`: the data folder, file names, options). A call of
+the agent is a small launcher (`launch`): it copies the script, and any method files the step
+installs, into the workspace from literals (what an agent writing its own code would send),
+then runs `python scripts/<step>.py --args-json '{...}'`. The recorder sees the copy, the
+interpreter opening the script and every file the script reads and writes; the judge reads the
+script's text from the literal (docs/judge.md "Content facts: silent checks"). Nothing of the
+harness reaches the sandbox but these scripts and the methods.
+
+Also here, for the core's trait agents: the format-aware look at one input (`DESCRIBE_INPUT`)
+and the case-folder listing (`case_dirs`).
 """
 from __future__ import annotations
 
-import textwrap
+import json
+from collections.abc import Mapping
 from importlib import resources
+from typing import Any
+
+# the workspace folder the scripted agents copy a track's step scripts into
+SCRIPTS_DIR = "scripts"
 
 # agent code: a format-aware look at one input file (shape / dtype / value range where the
 # format says); the input formats are the tracks' knowledge, so the core's trait agents take it from here
@@ -46,59 +63,29 @@ def method_source(track_package: str, name: str) -> str:
     return resources.files(f"{track_package}.methods").joinpath(name).read_text()
 
 
-def image_setup(data_dir: str, method_file: str, source: str, image_file: str, *, what: str,
-                after: str = "") -> str:
-    """S2 for a track whose cases hold one 2-D image: write the method file, print the runtime's
-    versions, open the first case's `image_file` and print its size, mode, dtype and value range.
-    `what` ends the comment line; `after` is more setup code (names in scope: pathlib, numpy,
-    Image, first)."""
-    return textwrap.dedent(f"""\
-        # S2 setup: install the {what}, check the runtime and one input
-        import pathlib, numpy, scipy, PIL
-        from PIL import Image
-        pathlib.Path({method_file!r}).write_text({source!r})
-        print("numpy", numpy.__version__, "scipy", scipy.__version__, "pillow", PIL.__version__)
-        first = {case_dirs(data_dir)}[0] / {image_file!r}
-        im = Image.open(first)
-        a = numpy.asarray(im)
-        print("input", first.parent.name, "size", im.size, "mode", im.mode, "dtype", a.dtype,
-              "range", int(a.min()), int(a.max()))
-        """) + textwrap.dedent(after)
+def step_source(track_package: str, name: str) -> str:
+    """The text of `name`, a step script in `<track_package>.methods.steps`."""
+    return resources.files(f"{track_package}.methods.steps").joinpath(name).read_text()
 
 
-def per_case_pilot(data_dir: str, method_file: str, input_file: str | None = None) -> str:
-    """S3: run ``python <method_file> <first case> outputs/<case_id>`` as a subprocess on the
-    first case only. With `input_file`, the method gets ``<case>/<input_file>`` instead of
-    the case folder."""
-    arg = f"case / {input_file!r}" if input_file else "case"
-    return textwrap.dedent(f"""\
-        # S3 pilot ONE case end to end
-        import pathlib, subprocess, sys
-        case = {case_dirs(data_dir)}[0]
-        r = subprocess.run([sys.executable, {method_file!r}, str({arg}), f"outputs/{{case.name}}"],
-                           capture_output=True, text=True)
-        print(r.stdout, r.stderr); print("pilot exit", r.returncode)
-        """)
+# the package of the step scripts any track may use (a per-case method's one-case pilot)
+SHARED = __package__ or "automedbench.tracks"
 
 
-def per_case_batch(data_dir: str, module: str, method_file: str, imports: str, careless_bug: str = "",
-                   input_file: str | None = None) -> str:
-    """S4: import `module` once and call its ``main([method_file, case_dir, out_dir])`` for
-    every case into ``outputs/<case_id>/``; with `input_file`, ``main`` gets
-    ``<case_dir>/<input_file>`` instead of the case folder. `careless_bug` is code run inside
-    the loop after each case (names in scope: i, cid, out, data, method + `imports`)."""
-    bug = textwrap.indent(textwrap.dedent(careless_bug), "    ") if careless_bug else ""
-    arg = f"data / cid / {input_file!r}" if input_file else "data / cid"
-    return textwrap.dedent(f"""\
-        # S4 inference on every case (one process, the method imported once)
-        import pathlib, sys
-        {imports}
-        sys.path.insert(0, ".")
-        import {module} as method
-        data = pathlib.Path({data_dir!r})
-        cases = [p.name for p in {case_dirs(data_dir)}]
-        for i, cid in enumerate(cases):
-            out = pathlib.Path("outputs") / cid
-            code = method.main(["{method_file}", str({arg}), str(out)])
-            print(cid, "exit", code)
-        """) + bug + "print('done', len(cases), 'cases')\n"
+def launch(comment: str, track_package: str, script: str, args: Mapping[str, Any],
+           files: Mapping[str, str] | None = None) -> str:
+    """Agent code for one call: write `files` (name -> text: the method's files the step
+    installs) and the step script `script` of `<track_package>.methods.steps` as
+    `scripts/<script>`, then run it with `args` as its JSON arguments; its exit status is the
+    call's. `comment` is the call's first line, its stage tag (`S3 pilot ONE case`:
+    agents/stage_labels.py)."""
+    target = f"{SCRIPTS_DIR}/{script}"
+    texts = {**(files or {}), target: step_source(track_package, script)}
+    return "\n".join([
+        f"# {comment}",
+        "import pathlib, subprocess, sys",
+        f"pathlib.Path({SCRIPTS_DIR!r}).mkdir(exist_ok=True)",
+        f"for name, text in {texts!r}.items():",
+        "    pathlib.Path(name).write_text(text)",
+        f"r = subprocess.run([sys.executable, {target!r}, '--args-json', {json.dumps(args, sort_keys=True)!r}])",
+        "sys.exit(r.returncode)", ""])

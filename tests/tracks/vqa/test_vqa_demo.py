@@ -107,4 +107,4 @@ def test_scripted_reference_code_runs_in_a_workspace(demo_mcq, tmp_path):
     assert f"{n} of {n} answers valid" in logs[4]
     agg, _ = score_outputs(demo_mcq, ws / "outputs")
     assert agg.score >= 0.8
-    assert "careless=True" in methods.batch_code(data, careless=True)
+    assert '"careless": true' in methods.batch_code(data, careless=True)

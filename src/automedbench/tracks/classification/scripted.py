@@ -1,4 +1,5 @@
-"""Code the built-in scripted agents send through execute_code on classification tasks.
+"""The calls the built-in scripted agents send on classification tasks: the step scripts in
+methods/steps/ (and the shared image setup), run with JSON arguments (tracks/scripted_code.py).
 
 reference: installs the few-shot nearest-neighbour classifier (methods/patch_classifier.py),
            checks one input and the published labelled examples, pilots it on ONE case (a pilot
@@ -11,9 +12,7 @@ careless:  the same classifier, but it writes class ids through an off-by-one la
 """
 from __future__ import annotations
 
-import textwrap
-
-from ..scripted_code import case_dirs, image_setup, method_source
+from ..scripted_code import SHARED, launch, method_source
 from .options import ClassificationOptions
 
 
@@ -32,69 +31,32 @@ class ClassificationMethods:
                 f"Classify every case into outputs/{self.o.output_file} ({self.o.key},{self.o.label_column}).",
                 "Verify one row per case, then submit."]
 
+    def _args(self, data_dir: str) -> dict[str, object]:
+        o = self.o
+        return {"data_dir": data_dir, "module": self.module, "image_file": o.image_file,
+                "output_file": o.output_file, "key": o.key, "label_column": o.label_column}
+
     def setup_code(self, data_dir: str) -> str:
-        return image_setup(data_dir, self.method, method_source(__package__, self.method), self.o.image_file,
-                           what="classifier", after=f"""\
-            import csv
-            examples = pathlib.Path({data_dir!r}) / "_examples" / "labels.csv"
-            rows = list(csv.DictReader(open(examples))) if examples.is_file() else []
-            print(len(rows), "labelled examples:", sorted({{r["label"] for r in rows}}) or "none (the method needs them)")
-            """)
+        return launch("S2 setup: install the classifier, check the runtime and one input", SHARED, "s2_image_setup.py",
+                      {"data_dir": data_dir, "image_file": self.o.image_file, "examples": "_examples/labels.csv"},
+                      {self.method: method_source(__package__, self.method)})
 
     def pilot_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 pilot: classify ONE case into outputs/{self.o.output_file}
-            import csv, pathlib, sys
-            sys.path.insert(0, ".")
-            import {self.module} as method
-            cases = {case_dirs(data_dir)}[:1]
-            labels = method.classify({data_dir!r}, cases, {self.o.image_file!r})
-            pathlib.Path("outputs").mkdir(exist_ok=True)
-            with open("outputs/{self.o.output_file}", "w", newline="") as fh:
-                csv.writer(fh).writerows([({self.o.key!r}, {self.o.label_column!r}), *zip([c.name for c in cases], labels)])
-            print("pilot rows written:", len(cases))
-            """)
+        return launch(f"S3 pilot: classify ONE case into outputs/{self.o.output_file}", __package__, "s3_pilot.py",
+                      self._args(data_dir))
 
     def inspect_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 inspect the pilot file: header, one row per case, labels from the allowed set
-            import csv
-            from collections import Counter
-            rows = list(csv.DictReader(open("outputs/{self.o.output_file}")))
-            print(len(rows), "rows", rows[:2])
-            assert all(r[{self.o.label_column!r}] in {list(self.o.labels)!r} for r in rows), rows
-            assert len({{r[{self.o.key!r}] for r in rows}}) == len(rows), "duplicate ids"
-            print(Counter(r[{self.o.label_column!r}] for r in rows))
-            """)
+        o = self.o
+        return launch("S3 inspect the pilot file: header, one row per case, labels from the allowed set",
+                      __package__, "s3_inspect.py", {"output_file": o.output_file, "key": o.key,
+                                                  "label_column": o.label_column, "labels": list(o.labels)})
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        write = ("rows = [(c.name, classes[(classes.index(p) + 1) % len(classes)]) for c, p in zip(cases, preds)]"
-                 "  # (bug) ids treated as 1-based" if careless else
-                 "rows = [(c.name, p) for c, p in zip(cases, preds)]")
-        return "\n".join([
-            "# S4 classify every case into one cohort file",
-            "import csv, pathlib, sys",
-            "sys.path.insert(0, '.')",
-            f"import {self.module} as method",
-            f"cases = {case_dirs(data_dir)}",
-            f"preds = method.classify({data_dir!r}, cases, {self.o.image_file!r})",
-            "classes = sorted(set(preds))",
-            write,
-            "pathlib.Path('outputs').mkdir(exist_ok=True)",
-            f"with open('outputs/{self.o.output_file}', 'w', newline='') as fh:",
-            "    w = csv.writer(fh)",
-            f"    w.writerow([{self.o.key!r}, {self.o.label_column!r}])",
-            "    w.writerows(rows)",
-            "print('done', len(rows), 'cases')", ""])
+        return launch("S4 classify every case into one cohort file", __package__, "s4_batch.py",
+                      {**self._args(data_dir), "careless": careless})
 
     def verify_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S5 verify: one row per case, allowed labels only
-            import csv, pathlib
-            cases = {{p.name for p in {case_dirs(data_dir)}}}
-            rows = list(csv.DictReader(open("outputs/{self.o.output_file}")))
-            ids = [r[{self.o.key!r}] for r in rows]
-            bad = [r for r in rows if r[{self.o.label_column!r}] not in {list(self.o.labels)!r}]
-            print(len(cases), "cases,", len(rows), "rows; missing:", sorted(cases - set(ids))[:5] or "none",
-                  "duplicates:", len(ids) - len(set(ids)), "bad labels:", len(bad))
-            """)
+        o = self.o
+        return launch("S5 verify: one row per case, allowed labels only", __package__, "s5_verify.py",
+                      {"data_dir": data_dir, "output_file": o.output_file, "key": o.key,
+                       "label_column": o.label_column, "labels": list(o.labels)})

@@ -1,4 +1,5 @@
-"""Code the built-in scripted agents send through execute_code on detection tasks.
+"""The calls the built-in scripted agents send on detection tasks: the step scripts in
+methods/steps/ (and the shared image setup and pilot), run with JSON arguments (tracks/scripted_code.py).
 
 reference: installs the classical marker detector (methods/marker_detector.py), checks one
            input, pilots one case, inspects its boxes against the image size, runs the batch
@@ -9,9 +10,7 @@ careless:  the same detector, but its batch "converts to COCO format" and writes
 """
 from __future__ import annotations
 
-import textwrap
-
-from ..scripted_code import case_dirs, image_setup, method_source
+from ..scripted_code import SHARED, launch, method_source
 from .options import DetectionOptions
 
 
@@ -38,69 +37,25 @@ class DetectionMethods:
                 "Verify every case has a valid file, then submit."]
 
     def setup_code(self, data_dir: str) -> str:
-        return image_setup(data_dir, self.method, method_source(__package__, self.method), self.o.image_file,
-                           what="detector")
+        return launch("S2 setup: install the detector, check the runtime and one input", SHARED, "s2_image_setup.py",
+                      {"data_dir": data_dir, "image_file": self.o.image_file, "examples": None},
+                      {self.method: method_source(__package__, self.method)})
 
     def pilot_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 pilot ONE case end to end
-            import pathlib, subprocess, sys
-            case = {case_dirs(data_dir)}[0]
-            r = subprocess.run([sys.executable, {self.method!r}, str(case / {self.o.image_file!r}),
-                                f"outputs/{{case.name}}", *{[self.as_class] if self.as_class else []!r}],
-                               capture_output=True, text=True)
-            print(r.stdout, r.stderr); print("pilot exit", r.returncode)
-            """)
+        return launch("S3 pilot ONE case end to end", SHARED, "s3_pilot.py",
+                      {"data_dir": data_dir, "method": self.method, "input_file": self.o.image_file,
+                       "extra": [self.as_class] if self.as_class else []})
 
     def inspect_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 inspect the pilot's boxes against its image
-            import json, pathlib
-            from PIL import Image
-            case = {case_dirs(data_dir)}[0]
-            w, h = Image.open(case / {self.o.image_file!r}).size
-            boxes = json.loads((pathlib.Path("outputs") / case.name / {self.o.output_file!r}).read_text())["boxes"]
-            for b in boxes:
-                print(b)
-                assert 0 <= b["x1"] < b["x2"] <= w and 0 <= b["y1"] < b["y2"] <= h, "box outside the image"
-                assert 0 <= b["score"] <= 1 and b["class"] in {list(self.o.classes)!r}
-            print(len(boxes), "boxes OK for a", w, "x", h, "image")
-            """)
+        return launch("S3 inspect the pilot's boxes against its image", __package__, "s3_inspect.py",
+                      {"data_dir": data_dir, "image_file": self.o.image_file, "output_file": self.o.output_file,
+                       "classes": list(self.o.classes)})
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        bug = textwrap.dedent("""\
-            for b in boxes:  # (bug) "COCO format": width/height written where x2/y2 belong
-                b["x2"], b["y2"] = b["x2"] - b["x1"], b["y2"] - b["y1"]
-            """) if careless else ""
-        return "\n".join([
-            "# S4 inference on every case (one process)",
-            "import json, pathlib, sys",
-            "import numpy as np",
-            "from PIL import Image",
-            "sys.path.insert(0, '.')",
-            f"import {self.module} as method",
-            f"cases = {case_dirs(data_dir)}",
-            "for case in cases:",
-            f"    img = np.asarray(Image.open(case / {self.o.image_file!r}).convert('L'), dtype=np.float32) / 255.0",
-            "    boxes = method.detect(img)",
-            *([f"    boxes = [{{**b, 'class': {self.as_class!r}}} for b in boxes]"] if self.as_class else []),
-            textwrap.indent(bug, "    "),
-            "    out = pathlib.Path('outputs') / case.name",
-            "    out.mkdir(parents=True, exist_ok=True)",
-            f"    (out / {self.o.output_file!r}).write_text(json.dumps({{'boxes': boxes}}))",
-            "print('done', len(cases), 'cases')", ""])
+        return launch("S4 inference on every case (one process)", __package__, "s4_batch.py",
+                      {"data_dir": data_dir, "module": self.module, "image_file": self.o.image_file,
+                       "output_file": self.o.output_file, "as_class": self.as_class, "careless": careless})
 
     def verify_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S5 verify every case before submitting
-            import json, pathlib
-            cases = {case_dirs(data_dir)}
-            bad = []
-            for case in cases:
-                f = pathlib.Path("outputs") / case.name / {self.o.output_file!r}
-                try:
-                    json.loads(f.read_text())["boxes"]
-                except Exception as exc:
-                    bad.append((case.name, str(exc)[:80]))
-            print(len(cases), "cases;", "problems:", bad or "none")
-            """)
+        return launch("S5 verify every case before submitting", __package__, "s5_verify.py",
+                      {"data_dir": data_dir, "output_file": self.o.output_file})

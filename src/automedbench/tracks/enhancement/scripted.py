@@ -1,4 +1,5 @@
-"""Code the built-in scripted agents send through execute_code for the enhancement track.
+"""The calls the built-in scripted agents send for the enhancement track: the step scripts in
+methods/steps/ (and the shared pilot), run with JSON arguments (tracks/scripted_code.py).
 
 reference: writes methods/enhance_classical.py (TV denoising / cubic + back-projection SR,
 numpy + scipy) into the workspace, checks one input, pilots ONE case, inspects it against
@@ -10,17 +11,10 @@ so the per-case scores and LOGIC_SUSPECT name them.
 """
 from __future__ import annotations
 
-import textwrap
-from importlib import resources
-
-from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
+from ..scripted_code import SHARED, launch, method_source
 from .options import EnhancementOptions
 
 METHOD_FILE = "enhance_classical.py"
-
-
-def _method_source() -> str:
-    return resources.files("automedbench.tracks.enhancement.methods").joinpath(METHOD_FILE).read_text()
 
 
 class EnhancementMethods:
@@ -39,56 +33,23 @@ class EnhancementMethods:
                 "Verify every case has a finite float array of the expected shape, then submit."]
 
     def setup_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S2 setup: write the method, check the runtime and ONE input
-            import json, pathlib, numpy, scipy
-            pathlib.Path({METHOD_FILE!r}).write_text({_method_source()!r})
-            print("numpy", numpy.__version__, "scipy", scipy.__version__)
-            case = {case_dirs(data_dir)}[0]
-            x = numpy.load(case / {self.options.input_file!r})
-            info = json.loads((case / "info.json").read_text())
-            print("input", case.name, "shape", x.shape, "dtype", x.dtype, "p1/p99", numpy.percentile(x, [1, 99]).round(3))
-            print("info", info)
-            """)
+        return launch("S2 setup: write the method, check the runtime and ONE input", __package__, "s2_setup.py",
+                      {"data_dir": data_dir, "input_file": self.options.input_file},
+                      {METHOD_FILE: method_source(__package__, METHOD_FILE)})
 
     def pilot_code(self, data_dir: str) -> str:
-        return per_case_pilot(data_dir, METHOD_FILE)
+        return launch("S3 pilot ONE case end to end", SHARED, "s3_pilot.py",
+                      {"data_dir": data_dir, "method": METHOD_FILE, "input_file": None})
 
     def inspect_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 inspect the pilot output against its input
-            import json, pathlib, numpy as np
-            case = {case_dirs(data_dir)}[0]
-            x = np.load(case / {self.options.input_file!r}).astype(float)
-            info = json.loads((case / "info.json").read_text())
-            y = np.load(f"outputs/{{case.name}}/{self.options.output_file}")
-            print("output", y.shape, y.dtype, "expected", info["output_shape"], "finite", bool(np.isfinite(y).all()))
-            print("input p1/p99", np.percentile(x, [1, 99]).round(2), "output p1/p99", np.percentile(y, [1, 99]).round(2))
-            hf = lambda a: float(np.std(np.diff(a, axis=1)))
-            print("high-frequency energy in/out", round(hf(x), 3), round(hf(y), 3))
-            assert list(y.shape) == info["output_shape"] and np.isfinite(y).all()
-            """)
+        return launch("S3 inspect the pilot output against its input", __package__, "s3_inspect.py",
+                      {"data_dir": data_dir, "input_file": self.options.input_file,
+                       "output_file": self.options.output_file})
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        bug = f"""\
-            if i % 2 == 0:  # (bug) keeps the [0, 1]-normalised image instead of the input's units
-                y = np.load(out / {self.options.output_file!r})
-                np.save(out / {self.options.output_file!r}, ((y - y.min()) / (y.max() - y.min())).astype(np.float32))
-            """ if careless else ""
-        return per_case_batch(data_dir, METHOD_FILE.removesuffix(".py"), METHOD_FILE, "import numpy as np", bug)
+        return launch("S4 inference on every case (one process, the method imported once)", __package__, "s4_batch.py",
+                      {"data_dir": data_dir, "output_file": self.options.output_file, "careless": careless})
 
     def verify_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S5 verify every case before submitting
-            import json, pathlib, numpy as np
-            bad = []
-            for case in {case_dirs(data_dir)}:
-                f = pathlib.Path("outputs") / case.name / {self.options.output_file!r}
-                want = json.loads((case / "info.json").read_text())["output_shape"]
-                if not f.is_file():
-                    bad.append((case.name, "missing")); continue
-                y = np.load(f)
-                if list(y.shape) != want or not np.isfinite(y).all():
-                    bad.append((case.name, "shape/finite"))
-            print("problems:", bad or "none")
-            """)
+        return launch("S5 verify every case before submitting", __package__, "s5_verify.py",
+                      {"data_dir": data_dir, "output_file": self.options.output_file})

@@ -1,4 +1,5 @@
-"""Code the built-in scripted agents send through execute_code for report-generation tasks.
+"""The calls the built-in scripted agents send for report-generation tasks: the step scripts in
+methods/steps/, run with JSON arguments (tracks/scripted_code.py).
 
 reference: writes the rule-based report writer (methods/report_writer.py) into the workspace,
 checks one study's manifest and views, pilots ONE study, reads the report back, runs all,
@@ -7,13 +8,14 @@ and treats every study as a chest film: the leg studies get chest reports), no p
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..scripted_code import launch, method_source
 
 if TYPE_CHECKING:
     from .options import ReportGenOptions
 
-METHOD = Path(__file__).with_name("methods") / "report_writer.py"
+METHOD_FILE = "report_writer.py"
 
 
 class ReportScriptedMethods:
@@ -32,63 +34,19 @@ class ReportScriptedMethods:
         ]
 
     def setup_code(self, data_dir: str) -> str:
-        return (
-            "# S2 setup: install the method, check the runtime and one input\n"
-            "import json, pathlib, numpy, scipy, PIL\n"
-            "from PIL import Image\n"
-            "print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'pillow', PIL.__version__)\n"
-            f"pathlib.Path('report_writer.py').write_text({METHOD.read_text()!r})\n"
-            f"data = pathlib.Path({data_dir!r})\n"
-            "first = sorted(p for p in data.iterdir() if (p / 'manifest.json').is_file())[0]\n"
-            "study = json.loads((first / 'manifest.json').read_text())\n"
-            "print('study', first.name, 'body part', study.get('body_part'), 'views', len(study['views']))\n"
-            "for v in study['views']:\n"
-            "    im = Image.open(first / v['file'])\n"
-            "    print(v['file'], v.get('view_position'), 'size', im.size, 'mode', im.mode)\n"
-        )
+        return launch("S2 setup: install the method, check the runtime and one input", __package__, "s2_setup.py",
+                      {"data_dir": data_dir}, {METHOD_FILE: method_source(__package__, METHOD_FILE)})
 
     def pilot_code(self, data_dir: str) -> str:
-        return (
-            "# S3 pilot ONE case end to end\n"
-            "import pathlib, subprocess, sys\n"
-            f"data = pathlib.Path({data_dir!r})\n"
-            "first = sorted(p.name for p in data.iterdir() if (p / 'manifest.json').is_file())[0]\n"
-            "r = subprocess.run([sys.executable, 'report_writer.py', str(data), 'outputs', '--only', first],\n"
-            "                   capture_output=True, text=True)\n"
-            "print(r.stdout, r.stderr); print('pilot exit', r.returncode)\n"
-        )
+        return launch("S3 pilot ONE case end to end", __package__, "s3_pilot.py", {"data_dir": data_dir})
 
     def inspect_code(self, data_dir: str) -> str:
-        return (
-            "# S3 inspect the pilot output against its input\n"
-            "import json, pathlib\n"
-            f"data = pathlib.Path({data_dir!r})\n"
-            "first = sorted(p.name for p in data.iterdir() if (p / 'manifest.json').is_file())[0]\n"
-            f"text = (pathlib.Path('outputs') / first / {self.output_file!r}).read_text(encoding='utf-8')\n"
-            "print(text)\n"
-            "study = json.loads((data / first / 'manifest.json').read_text())\n"
-            "print('study', first, study.get('body_part'), 'views', [v.get('view_position') for v in study['views']])\n"
-            "assert text.strip(), 'empty report'\n"
-            "assert 'FINDINGS:' in text, 'no FINDINGS section'\n"
-            "print('words:', len(text.split()), '| sections ok')\n"
-        )
+        return launch("S3 inspect the pilot output against its input", __package__, "s3_inspect.py",
+                      {"data_dir": data_dir, "output_file": self.output_file})
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        flag = ", '--careless'" if careless else ""
-        return (
-            "# S4 inference on every case\n"
-            "import subprocess, sys\n"
-            f"r = subprocess.run([sys.executable, 'report_writer.py', {data_dir!r}, 'outputs'{flag}],\n"
-            "                   capture_output=True, text=True)\n"
-            "print(r.stdout, r.stderr, 'exit', r.returncode)\n"
-        )
+        return launch("S4 inference on every case", __package__, "s4_batch.py", {"data_dir": data_dir, "careless": careless})
 
     def verify_code(self, data_dir: str) -> str:
-        return (
-            "# S5 verify every case before submitting\n"
-            "import pathlib\n"
-            f"data = pathlib.Path({data_dir!r})\n"
-            "expected = sorted(p.name for p in data.iterdir() if (p / 'manifest.json').is_file())\n"
-            f"missing = [s for s in expected if not (pathlib.Path('outputs') / s / {self.output_file!r}).is_file()]\n"
-            "print(len(expected) - len(missing), 'of', len(expected), 'reports written; missing:', missing)\n"
-        )
+        return launch("S5 verify every case before submitting", __package__, "s5_verify.py",
+                      {"data_dir": data_dir, "output_file": self.output_file})

@@ -1,4 +1,5 @@
-"""Code the built-in scripted agents send for segmentation tasks (tracks.base.ScriptedMethods).
+"""The calls the built-in scripted agents send for segmentation tasks (tracks.base.ScriptedMethods):
+the step scripts in methods/steps/, run with JSON arguments (tracks/scripted_code.py).
 
 reference: writes the classical method (methods/<reference_method> + brain_common.py, or
 intensity_classes.py + its intensity_classes.json from track_options) into the workspace, checks one input, pilots ONE case and inspects it, runs the batch, verifies.
@@ -9,10 +10,9 @@ score must name (LOGIC_SUSPECT on those cases).
 from __future__ import annotations
 
 import json
-import textwrap
 from importlib import resources
 
-from ..scripted_code import case_dirs, per_case_batch, per_case_pilot
+from ..scripted_code import SHARED, launch
 from .options import SegmentationOptions
 
 # modules the classical methods import from their own folder; written beside method.py
@@ -45,7 +45,9 @@ class SegmentationMethods:
                 "Run every case into outputs/<case_id>/.",
                 "Verify every case has valid files, then submit."]
 
-    def setup_code(self, data_dir: str) -> str:
+    def method_files(self) -> dict[str, str]:
+        """The files the setup call installs in the workspace: method.py, its helpers and, for the
+        generic method, its settings from the task."""
         assert self.options.reference_method
         o = self.options
         files = {"method.py": _source(o.reference_method or GENERIC_METHOD), **{n: _source(n) for n in METHOD_SUPPORT}}
@@ -53,55 +55,24 @@ class SegmentationMethods:
             files[GENERIC_METHOD.replace(".py", ".json")] = json.dumps(
                 {"variant": o.variant, "organ_file": o.organ_file, "lesion_file": o.lesion_file,
                  "label_file": o.label_file, "labels": sorted(o.labels)})
-        return textwrap.dedent(f"""\
-            # S2 setup: install the method, check the runtime and one input
-            import pathlib, numpy, scipy, nibabel as nib
-            for name, text in {files!r}.items():
-                pathlib.Path(name).write_text(text)
-            print("numpy", numpy.__version__, "scipy", scipy.__version__, "nibabel", nib.__version__)
-            first = {case_dirs(data_dir)}[0] / {self.input_file!r}
-            img = nib.load(str(first))
-            data = img.get_fdata(dtype="float32")
-            print("input", first.parent.name, "shape", data.shape, "dtype", img.get_data_dtype(),
-                  "spacing", img.header.get_zooms(), "p1/p99", numpy.percentile(data, [1, 99]).round(2))
-            """)
+        return files
+
+    def setup_code(self, data_dir: str) -> str:
+        return launch("S2 setup: install the method, check the runtime and one input", __package__, "s2_setup.py",
+                      {"data_dir": data_dir, "input_file": self.input_file}, self.method_files())
 
     def pilot_code(self, data_dir: str) -> str:
-        return per_case_pilot(data_dir, "method.py", input_file=self.input_file)
+        return launch("S3 pilot ONE case end to end", SHARED, "s3_pilot.py",
+                      {"data_dir": data_dir, "method": "method.py", "input_file": self.input_file})
 
     def inspect_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 inspect the pilot output against its input
-            import pathlib, numpy as np, nibabel as nib
-            case = {case_dirs(data_dir)}[0]
-            src = nib.load(str(case / {self.input_file!r}))
-            for f in {self.outputs!r}:
-                img = nib.load(f"outputs/{{case.name}}/{{f}}")
-                out = np.asarray(img.dataobj)
-                fg = np.argwhere(out > 0)
-                values, counts = np.unique(out, return_counts=True)
-                print(f, "shape", out.shape, "input", src.shape, "voxels per value", dict(zip(values.tolist(), counts.tolist())),
-                      "foreground", len(fg), "centre (voxels)", fg.mean(axis=0).round(1) if len(fg) else "-")
-                assert out.shape == src.shape, "shape mismatch"
-                assert np.allclose(img.affine, src.affine, atol=1e-3), "affine mismatch"
-            """)
+        return launch("S3 inspect the pilot output against its input", __package__, "s3_inspect.py",
+                      {"data_dir": data_dir, "input_file": self.input_file, "outputs": self.outputs})
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        flip = """\
-            if i % 2 == 0:  # (bug) 'fix' slice order on every other case: reverses the z axis
-                for f in out.iterdir():
-                    img = nib.load(str(f)); vol = np.asarray(img.dataobj)
-                    nib.save(nib.Nifti1Image(np.ascontiguousarray(vol[:, :, ::-1]), img.affine), str(f))
-            """ if careless else ""
-        return per_case_batch(data_dir, "method", "method.py", "import numpy as np, nibabel as nib", flip,
-                              input_file=self.input_file)
+        return launch("S4 inference on every case (one process, the method imported once)", __package__, "s4_batch.py",
+                      {"data_dir": data_dir, "input_file": self.input_file, "careless": careless})
 
     def verify_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S5 verify every case before submitting
-            import pathlib
-            cases = [p.name for p in {case_dirs(data_dir)}]
-            missing = [(c, f) for c in cases for f in {self.outputs!r} if not (pathlib.Path('outputs') / c / f).is_file()]
-            print(len(cases), 'cases;', 'missing:', missing or 'none')
-            """)
-
+        return launch("S5 verify every case before submitting", __package__, "s5_verify.py",
+                      {"data_dir": data_dir, "outputs": self.outputs})

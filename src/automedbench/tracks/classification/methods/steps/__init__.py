@@ -1,0 +1,1 @@
+"""The classification track's step scripts for its scripted agents (tracks/scripted_code.py)."""

@@ -1,0 +1,1 @@
+"""The report-generation track's method: the rule-based report writer its scripted agents copy into the sandbox."""

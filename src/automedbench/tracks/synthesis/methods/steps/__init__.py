@@ -1,0 +1,1 @@
+"""The synthesis track's step scripts for its scripted agents (tracks/scripted_code.py)."""
