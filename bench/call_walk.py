@@ -76,6 +76,8 @@ REPEATS = {
         "the workspace as it stood before each replayed look, and at the end (outcome consistency)",
     "automedbench.runs.blobs:WorkspaceState.materialise": "the throwaway workspace laid down before each replay",
     "automedbench.lifecycle.experiments:_reset": "the throwaway workspace emptied and laid down before each replay",
+    "automedbench.sandbox.privilege:chown_tree": "the throwaway workspace handed to the sandbox's uid after each reset "
+                                                 "(and once when the sandbox opens)",
     "automedbench.lifecycle.experiments:_replay_call.<locals>.run": "one replay per variant of a look",
     "automedbench.lifecycle.experiments:_units": "the replaced files grouped by unit for each mutant",
     "automedbench.lifecycle.experiments:_apply": "each mutant applied to the look's unit files",

@@ -27,6 +27,7 @@ from ..runs.blobs import BlobStore, WorkspaceState
 from ..runs.record import RunFileError, RunRecord
 from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
+from ..sandbox.privilege import chown_tree
 from ..sandbox.stage import make_stage
 from ..sandbox.bwrap.warm import WarmCapable, WarmPython, warm_enabled, warm_imports
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
@@ -401,13 +402,20 @@ def _replay_call(sandbox: _Runner, store: BlobStore, state: WorkspaceState, ws: 
 
 
 def _reset(store: BlobStore, state: WorkspaceState, ws: Path) -> list[str]:
-    """Empty the throwaway workspace and lay the files down as they stood before the call."""
+    """Empty the throwaway workspace and lay the files down as they stood before the call,
+    owned as the workspace is (a backend that runs the agent under its own uid handed the
+    folder to it when it opened), as the agent's own files were: a replayed call may then
+    rewrite a file or write into a folder that an earlier call made."""
     for child in ws.iterdir():
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child, ignore_errors=True)
         else:
             child.unlink(missing_ok=True)
-    return state.materialise(store, ws)
+    missing = state.materialise(store, ws)
+    owner = ws.stat().st_uid
+    if owner != os.geteuid():
+        chown_tree(ws, owner)
+    return missing
 
 
 def _units(mutated: list[str], store: BlobStore, ws: Path, contract: set[str],
