@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from ...agent_paths import DATA_INSIDE, WORKSPACE_INSIDE
 from ...runs.models import OutputCheck, TraceEvent
@@ -156,8 +156,21 @@ _PYC = re.compile(r"^(?P<dir>.*)/__pycache__/(?P<mod>[^/.]+)\.[^/]*\.pyc$")
 def _source_of(path: str) -> str:
     """Python imports a module from its cached bytecode when the cache is fresh, opening
     `__pycache__/m.cpython-XY.pyc` instead of `m.py`: such a read is a read of `m.py`."""
+    if "/__pycache__/" not in path:     # what the pattern needs: most reads run no regex
+        return path
     m = _PYC.match(path)
     return f"{m['dir']}/{m['mod']}.py" if m else path
+
+
+def _file_steps(order: Iterable[Any], kept: set[str]) -> list[FileStep]:
+    """effects.order as FileSteps: every write, and the reads and read-backs of files in `kept`
+    (a read of cached bytecode as a read of its source), each path mapped once."""
+    out = []
+    for st in order:
+        path = _source_of(st.path) if st.op == "r" else st.path
+        if st.op == "w" or path in kept:
+            out.append(FileStep(st.op, path, st.size, st.out, st.err))
+    return out
 
 
 def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
@@ -204,8 +217,7 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
                 c.reads_complete = False
             if eff.order is not None:
                 kept = set(c.read) | set(c.read_back)
-                c.order = [FileStep(st.op, _source_of(st.path) if st.op == "r" else st.path, st.size, st.out, st.err)
-                           for st in eff.order if st.op == "w" or (_source_of(st.path) if st.op == "r" else st.path) in kept]
+                c.order = _file_steps(eff.order, kept)
                 c.stdout, c.stderr = e.stdout or "", e.stderr or ""
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         c.checks = list(e.output_checks or [])

@@ -24,6 +24,7 @@ from .calls import CallFacts, Roots
 
 # code and notes the agent writes: never data made from an input, whatever it read before
 SOURCE_SUFFIXES = (".py", ".sh", ".md", ".txt", ".ipynb", ".yaml", ".yml", ".toml", ".cfg", ".r", ".jl", ".log")
+_NONE: frozenset[str] = frozenset()
 
 
 class MadeFrom:
@@ -41,17 +42,21 @@ class MadeFrom:
         self.reads_seen = any(p.startswith(data) for c in calls for p in c.read)
         self.derived: dict[str, set[str]] = {}      # workspace file -> the cases it was made from
         self.any_derived: set[str] = set()           # workspace files made from some input
+        self._data_feeds: dict[str, frozenset[str]] = {}   # a public input -> the cases it feeds (fixed)
 
     def _cases_in(self, path: str) -> set[str]:
         return {part for part in path.split("/") if part in self.cases}
 
-    def _feeds(self, path: str) -> tuple[bool, set[str]]:
-        """Whether reading `path` feeds a step input, and which cases."""
+    def _feeds(self, path: str) -> tuple[bool, frozenset[str] | set[str]]:
+        """Whether reading `path` feeds a step input, and which cases (read only: callers copy)."""
         if path.startswith(self.roots.data + "/"):
-            return True, self._cases_in(path) if self.per_case else set(self.cases)
+            cases = self._data_feeds.get(path)
+            if cases is None:   # a public input feeds the same cases all run long: worked out once
+                cases = self._data_feeds[path] = frozenset(self._cases_in(path) if self.per_case else self.cases)
+            return True, cases
         if path in self.any_derived:
-            return True, self.derived.get(path, set())
-        return False, set()
+            return True, self.derived.get(path, _NONE)
+        return False, _NONE
 
     def feed(self, c: CallFacts) -> Callable[[str], tuple[bool, set[str]]]:
         """For step `c`: what each file it wrote was fed (any input, which cases), from what it
@@ -62,21 +67,25 @@ class MadeFrom:
         fed_any, fed = False, set[str]()
         for p in c.held:
             a, cs = self._feeds(p)
-            fed_any, fed = fed_any or a, fed | cs
+            fed_any = fed_any or a
+            fed |= cs
         whole_any, whole = fed_any, set(fed)
         for p in c.read:
             a, cs = self._feeds(p)
-            whole_any, whole = whole_any or a, whole | cs
+            whole_any = whole_any or a
+            whole |= cs
         # the cases this step itself began on (a pool of workers reads every case's input
         # before the first one's output is looked at): facts.py's batch start
-        c.started = {case for p in c.read if p.startswith(self.roots.data + "/") for case in self._cases_in(p)} \
+        data = self.roots.data + "/"
+        c.started = {case for p in c.read if p.startswith(data) for case in self._feeds(p)[1]} \
             if self.per_case else set()
         at_write: dict[str, tuple[bool, set[str]]] = {}
         if c.order is not None:
             for op, path, *_ in c.order:
                 if op == "r":
                     a, cs = self._feeds(path)
-                    fed_any, fed = fed_any or a, fed | cs
+                    fed_any = fed_any or a
+                    fed |= cs
                 elif op == "w":
                     at_write[path] = (fed_any, set(fed))
 

@@ -42,8 +42,11 @@ def _cuts(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[int]:
     start, wrote_unit, looking = 0, False, False
     written_before: set[str] = set()      # unit files written by earlier steps of this call
     written_here: set[str] = set()
+    units: dict[str, bool] = {}           # a path's answer, asked once per call
     for pos, (op, path, *_) in enumerate(c.order):
-        unit = is_unit_file(path)
+        unit = units.get(path)
+        if unit is None:
+            unit = units[path] = is_unit_file(path)
         new_step = False
         if op == "w" and unit:
             if not wrote_unit and not written_before and pos > start:
