@@ -6,6 +6,7 @@ object satisfying `Track` below and registers it by name (tracks/registry.py; th
 packages through the `automedbench.tracks` entry-point group). Adding a track or a task
 edits no core file.
 
+A track IS its contract and its scoring; everything else is an optional kit beside them.
 `Track[OptionsT]` is composed of:
   - `TrackContract`  what the agent is told: typed options (`options_model`, `parse_options`),
                      the output layout (`submission`, which the prompt and the format check both
@@ -14,9 +15,13 @@ edits no core file.
                      cases, `metric_name`, `default_bands`; the core applies the rules around
                      them once (scoring/task_score.py): reference errors left out, missing and
                      invalid cases count 0, score × completion
-  - `TrackAssets`    datasets, scripted methods, the gold submission, sandbox packages, tasks
+  - `TrackAssets`    the optional kit, every member with a default: datasets, scripted methods
+                     (real step scripts run with JSON arguments: tracks/scripted_code.py), the
+                     gold submission, sandbox packages, tasks, pictures, folder layouts, label
+                     names, the published reference's score
 Every optional capability is declared on its protocol with a default; a track subclassing
-`Track` inherits the defaults, so the core never asks for an undeclared attribute.
+`Track` inherits the defaults, so the core never asks for an undeclared attribute, and a track
+that defines only the contract's and the scoring's required members runs end to end.
 Shared reducers for `aggregate` (mean over cases, macro over classes): tracks/reducers.py.
 """
 from __future__ import annotations
@@ -252,7 +257,8 @@ class TrackContract(Protocol[OptionsT]):
 
     name: str
     options_model: type[OptionsT]
-    wording: TrackWording
+    # optional: the track's words for the generic parts (default: the core's generic wording)
+    wording: TrackWording = TrackWording()
 
     def parse_options(self, raw: OptionsT | Mapping[str, Any] | None,
                       context: Mapping[str, Any] | None = None) -> OptionsT:
@@ -343,21 +349,17 @@ class TrackScoring(Protocol[OptionsInT]):
         its place (docs/judge.md "Experiments"). Default: every file emptied."""
         return list(GENERIC_MALIGN)
 
-    def reference_score(self, records: list[CaseRecord], options: OptionsInT,
-                        context: ScoringContext) -> ProfileScore | None:
-        """Optional capability: the published reference's task score for this track (every
-        expected case's record, reference errors included), or None = not defined for this
-        track (the default). docs/scoring-profiles.md."""
-        return None
 
 
 @runtime_checkable
 class TrackAssets(Protocol[OptionsInT]):
-    """What a track ships besides scoring: datasets, scripted methods, the gold submission,
-    the sandbox packages its agent code needs, its built-in tasks."""
+    """The optional kit: what a track may ship besides its contract and scoring — datasets,
+    scripted methods, the gold submission, the sandbox packages its agent code needs, its
+    built-in tasks, pictures, folder layouts, label names, the published reference's score.
+    Every member has a default (docs/tracks.md "The optional kit")."""
 
-    runtime_packages: tuple[str, ...]
-    # optional capabilities (defaults here; docs/tracks.md):
+    # pip names agent code needs inside the sandbox, besides the base set (sandbox/runtime.py)
+    runtime_packages: tuple[str, ...] = ()
     tasks_dir: Path | None = None          # folder of this track's built-in tasks
     # folder of this track's judge-calibration trajectories (<agent>__<task>__<tier>/), read by
     # `automedbench judge-eval` beside every other track's (docs/judge.md "Calibration set").
@@ -369,12 +371,14 @@ class TrackAssets(Protocol[OptionsInT]):
     gold_tolerance: float = 1e-6
 
     def datasets(self) -> list[DatasetInfo]:
-        """Demo builders and official stagers this track provides."""
-        ...
+        """Demo builders and official stagers this track provides. Default: none (its tasks'
+        data is staged from a folder: `data stage --from-folder`, docs/your-task.md)."""
+        return []
 
     def scripted_methods(self, options: OptionsInT) -> ScriptedMethods | None:
-        """Code for the built-in scripted agents (reference/careless), or None."""
-        ...
+        """The calls of the built-in scripted agents (reference/careless), or None: they then
+        refuse the task by name (runs/preflight.py). Default: None."""
+        return None
 
     def reference_methods(self) -> list[ReferenceMethod]:
         """Optional: the classical methods the scripted agents can run, in the order they are
@@ -384,8 +388,9 @@ class TrackAssets(Protocol[OptionsInT]):
 
     def gold_submission(self, dataset_root: Path, outputs: Path, options: OptionsInT) -> None:
         """Write a perfect submission (from the private references) into `outputs/` — the
-        conformance suite scores it: 1.0 within `gold_tolerance`."""
-        ...
+        conformance suite scores it: 1.0 within `gold_tolerance`. Default: none, said so."""
+        raise NotImplementedError(f"track {getattr(self, 'name', '?')!r} ships no gold submission "
+                                  "(TrackAssets.gold_submission, docs/tracks.md)")
 
     def folder_layouts(self) -> list[FolderLayout]:
         """Optional: the folder layouts `data stage --from-folder` recognises for this track, in
@@ -404,17 +409,27 @@ class TrackAssets(Protocol[OptionsInT]):
     def case_pictures(self, case: PictureCase, options: OptionsInT) -> list[CasePicture]:
         return []
 
+    def reference_score(self, records: list[CaseRecord], options: OptionsInT,
+                        context: ScoringContext) -> ProfileScore | None:
+        """Optional capability: the published reference's task score for this track (every
+        expected case's record, reference errors included), or None = not defined for this
+        track (the default). docs/scoring-profiles.md."""
+        return None
+
 
 @runtime_checkable
 class Track(TrackContract[OptionsT], TrackScoring[OptionsT], TrackAssets[OptionsT], Protocol[OptionsT]):
-    """A track = contract + scoring + assets. Subclass it (`class MyTrack(Track[MyOptions])`)
+    """A track = contract + scoring, with the optional kit (TrackAssets) beside. Subclass it (`class MyTrack(Track[MyOptions])`)
     to inherit the optional capabilities' defaults and `parse_options`; mypy then checks every
     member's signature, and the registry refuses an object that is not a Track."""
 
 
 class ScriptedMethods(Protocol):
-    """Code the built-in scripted agents send through execute_code (so their trajectories look
-    like an LLM's). Each returns Python source run in the workspace (cwd = workspace)."""
+    """The calls the built-in scripted agents send through execute_code (so their trajectories
+    look like an LLM's). Each returns the Python code of one call, run in the workspace (cwd =
+    workspace): a launcher (tracks/scripted_code.py `launch`) that copies one of the track's
+    step scripts (a real file in `<track>/methods/steps/`) and the method files it installs into
+    the workspace and runs it with its arguments as JSON (docs/tracks.md "Scripted methods")."""
 
     def plan_steps(self) -> list[str]: ...
 

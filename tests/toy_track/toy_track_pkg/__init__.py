@@ -7,7 +7,6 @@ no core file knows it exists.
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from automedbench.data import DatasetInfo
 from automedbench.tracks.base import (AggregateResult, CaseCheck, CaseScore, MedalBands, OutputFile, ScoredCases,
                                       ScoringContext, SubmissionLayout, SubmittedCase, Track, TrackWording)
 from automedbench.tracks.reducers import mean_over_cases
+from automedbench.tracks.scripted_code import launch, method_source
 
 LABELS = ("low", "high")
 
@@ -49,43 +49,24 @@ class ToyMethods:
         return ["Read each value.txt.", "Label high above the threshold.", "Pilot one case.",
                 "Write outputs/labels.csv.", "Verify every case has a row."]
 
+    # each call copies one of the package's step scripts (methods/steps/) into the workspace and
+    # runs it with JSON arguments, as the built-in tracks' do (docs/tracks.md "Scripted methods")
     def setup_code(self, data_dir: str) -> str:
-        return f"# S2 setup: check one input\nimport pathlib\nfirst = sorted(pathlib.Path({data_dir!r}).iterdir())[0]\n" \
-               "print('input', first.name, (first / 'value.txt').read_text().strip(), 'dtype', 'text')\n"
+        return launch("S2 setup: install the rule, check one input", __name__, "s2_setup.py", {"data_dir": data_dir},
+                      {"threshold_rule.py": method_source(__name__, "threshold_rule.py")})
 
     def pilot_code(self, data_dir: str) -> str:
-        return textwrap.dedent(f"""\
-            # S3 pilot ONE case
-            import pathlib
-            first = sorted(pathlib.Path({data_dir!r}).iterdir())[0]
-            v = float((first / 'value.txt').read_text())
-            pathlib.Path('outputs').mkdir(exist_ok=True)
-            pathlib.Path('outputs/pilot.txt').write_text('high' if v > {self.threshold} else 'low')
-            print('pilot', first.name, v)
-            """)
+        return launch("S3 pilot ONE case", __name__, "s3_pilot.py", {"data_dir": data_dir, "threshold": self.threshold})
 
     def inspect_code(self, data_dir: str) -> str:
-        return "# S3 inspect the pilot output\nimport pathlib\nprint(pathlib.Path('outputs/pilot.txt').read_text(), len('x'))\n" \
-               "pathlib.Path('outputs/pilot.txt').unlink()\n"
+        return launch("S3 inspect the pilot output", __name__, "s3_inspect.py", {})
 
     def batch_code(self, data_dir: str, careless: bool) -> str:
-        rule = "v > t if i % 2 else v < t" if careless else "v > t"  # careless: inverted on even cases
-        return textwrap.dedent(f"""\
-            # S4 inference on every case
-            import csv, pathlib
-            t = {self.threshold}
-            rows = []
-            for i, case in enumerate(sorted(pathlib.Path({data_dir!r}).iterdir())):
-                v = float((case / 'value.txt').read_text())
-                rows.append((case.name, 'high' if ({rule}) else 'low'))
-            pathlib.Path('outputs').mkdir(exist_ok=True)
-            with open('outputs/labels.csv', 'w', newline='') as fh:
-                w = csv.writer(fh); w.writerow(['case_id', 'label']); w.writerows(rows)
-            print('done', len(rows))
-            """)
+        return launch("S4 inference on every case", __name__, "s4_batch.py",
+                      {"data_dir": data_dir, "threshold": self.threshold, "careless": careless})
 
     def verify_code(self, data_dir: str) -> str:
-        return "# S5 verify\nimport pathlib\nprint(pathlib.Path('outputs/labels.csv').read_text().count('\\n'))\n"
+        return launch("S5 verify", __name__, "s5_verify.py", {})
 
 
 class ToyTrack(Track[ToyOptions]):

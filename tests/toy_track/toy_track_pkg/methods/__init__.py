@@ -1,0 +1,1 @@
+"""Scripts the toy track's scripted agents copy into the sandbox."""
