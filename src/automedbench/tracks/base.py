@@ -350,7 +350,6 @@ class TrackScoring(Protocol[OptionsInT]):
         return list(GENERIC_MALIGN)
 
 
-
 @runtime_checkable
 class TrackAssets(Protocol[OptionsInT]):
     """The optional kit: what a track may ship besides its contract and scoring — datasets,
@@ -419,9 +418,10 @@ class TrackAssets(Protocol[OptionsInT]):
 
 @runtime_checkable
 class Track(TrackContract[OptionsT], TrackScoring[OptionsT], TrackAssets[OptionsT], Protocol[OptionsT]):
-    """A track = contract + scoring, with the optional kit (TrackAssets) beside. Subclass it (`class MyTrack(Track[MyOptions])`)
-    to inherit the optional capabilities' defaults and `parse_options`; mypy then checks every
-    member's signature, and the registry refuses an object that is not a Track."""
+    """A track = contract + scoring, with the optional kit (TrackAssets) beside. Subclass it
+    (`class MyTrack(Track[MyOptions])`) to inherit the optional capabilities' defaults and
+    `parse_options`; mypy then checks every member's signature, and the registry refuses an
+    object that is not a Track."""
 
 
 class ScriptedMethods(Protocol):
