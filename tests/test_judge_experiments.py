@@ -331,7 +331,14 @@ def test_looks_that_see_nothing_catch_no_broken_output(kind, tmp_path, monkeypat
         return
     (look, *_) = experiments.calls
     assert look.decidable, look.why
-    assert look.killed == [] and not look.checked
+    assert not look.inspected and not look.checked
+    if kind == "header-only":
+        # a NIfTI header states the grid: it catches the masks on another grid (the form mutant)
+        # and none of the broken contents -- a look at the form, S3's partial 0.5 (docs/judge.md)
+        assert look.killed == ["wrong_grid"], look.summary()
+        assert "form only" in report.stages["s3"].rationale
+        return
+    assert look.killed == []
     assert f"call #{look.call_index} killed 0 of" in report.stages["s3"].rationale
 
 
@@ -735,3 +742,32 @@ def test_a_look_at_a_json_input_is_decided_by_the_altered_documents_it_catches(k
              and not any(p.endswith(".png") for p in e.mutated)]
     assert looks and all(e.decidable for e in looks), [e.summary("altered inputs") for e in experiments.inputs]
     assert any(e.looked for e in looks) == caught, [e.summary("altered inputs") for e in looks]
+
+
+def _other_script_for_the_batch(c, m):
+    """ldct-denoise: the planned method file piloted and looked at, then the batch run by another
+    file of the method with a stronger weight (a variant written after the look)."""
+    from importlib import resources
+    source = resources.files("automedbench.tracks.enhancement.methods").joinpath("enhance_classical.py").read_text()
+    variant = source.replace("weight=0.05", "weight=0.2")
+    assert variant != source
+    write = ("python", f"# S4 a faster variant for the batch\nimport pathlib\n"
+                       f"pathlib.Path('enhance_fast.py').write_text({variant!r})\n")
+    batch = ("bash", f"# S4 every case with the variant\nfor d in {c.data_dir}/*/; do n=$(basename $d); "
+                     f"mkdir -p outputs/$n && python enhance_fast.py $d outputs/$n; done\n")
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", m.inspect_code(c.data_dir)), write, batch]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_pilot_whose_method_file_the_batch_replaced_confirms_the_method_not_the_batch(tmp_path, monkeypatch,
+                                                                                      staged_once):
+    """The piloted method file was looked at and found fine, then the batch ran another file: the
+    pilot is no pilot of the batch's method (S3 0: docs/judge.md "Units, pilot, batch"), and the
+    method it ran was confirmed working (s2e 1: "s2e: confirmed by a look")."""
+    AGENT_CLASSES.add("steps-other-script", _steps_agent("steps-other-script", _other_script_for_the_batch),
+                      replace=True, description="test")
+    report, _ = _run("ldct-denoise", "steps-other-script", tmp_path, monkeypatch, staged_once, mode="1")
+    assert report.stages["s3"].score == 0.0, report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale

@@ -64,7 +64,8 @@ from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
-from .pilots import beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, stand_in_pilots
+from .pilots import (beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, set_aside,
+                     stand_in_pilots)
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
@@ -123,14 +124,14 @@ class WorkflowFacts:
     def method_confirmed(self) -> bool:
         """s2e, "confirmed working": the method ran before the batch and a later call looked at what
         it produced -- a pilot or a smoke output -- and what the look showed was fine or was fixed
-        (docs/judge.md "s2e: confirmed by a look"): a problem the harness's own check finds in the
-        pilot output (plausibility included) and the batch kept is not "found fine"."""
+        (docs/judge.md "s2e: confirmed by a look"): a problem the harness's own check found in the
+        output the look opened (plausibility included), kept, is not "found fine"."""
         ran = self.runtime_confirmed.holds or self.method_ran.holds
         looked = self.method_looked.holds or self.smoke_inspection.holds
-        # "found fine (or fixed)": nothing the look could see was left broken -- a pilot output
-        # that went into the batch failing the harness's check (its plausibility finding
-        # included), or one answer for every case, is a problem seen and kept
-        return ran and looked and self.fixed_or_fine and not self.one_for_all
+        # "found fine (or fixed)": what the look saw was not broken -- it exited non-zero, or the
+        # output it opened failed the harness's check then (plausibility included) -- or was
+        # fixed; and the submission does not give one output for every case
+        return ran and looked and (not self.failed_inspection.holds or self.fix.holds) and not self.one_for_all
 
 
 # dot-folders that tools (not the agent's method) write into: never a place the method ran
@@ -287,9 +288,13 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     method_files, used_methods = _method_files(calls, roots, unit_files)
     model_paths = weight_paths | set(used_methods)
     # pilots of the batch's own method, looks that could gate it (pilots.py)
-    stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
-    pilots = [c for c in before if c.units]
     beside = beside_the_batch(calls, batch_start)
+    stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
+    other_method = _other_method_confirmed(calls, before, batch_start, stand_ins, model_paths,
+                                           _Looks(describe_output, calls, experimented=experimented, form=True),
+                                           contract, beside)
+    set_aside(stand_ins)
+    pilots = [c for c in before if c.units]
     def looks_at_pilots(form: bool = False) -> Opened:
         return _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented,
                                                                 form=form), contract, beside)
@@ -309,7 +314,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     # looks at the method's own pilot outputs, whatever the batch then ran, of their content or
     # only their form (a shape, the keys): they confirm the method worked (s2e), even where the
     # batch ran other settings than the look saw (S3)
-    method_looked = _opened_fact(inspections + form_looks)
+    method_looked = _opened_fact(inspections + form_looks + other_method[1])
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
         other = experimented.of_another_method([c.index for c, _ in inspections])
@@ -336,13 +341,35 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         method_looked=method_looked,
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
-        method_ran=_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins),
+        method_ran=_either(_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins), other_method[0]),
         environment=_environment(calls, batch_start, model_paths),
         setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
         experimented=experimented)
 
 
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
+
+def _other_method_confirmed(calls: list[CallFacts], before: list[CallFacts], batch_start: int | None,
+                            stand_ins: list[CallFacts], model_paths: set[str], looks: _Looks, contract: set[str],
+                            beside: frozenset[int]) -> tuple[Fact, Opened]:
+    """s2e for a pilot of a method file of its own that the batch then replaced (other settings,
+    another script): the method ran and was looked at, so it was confirmed working; S3 charges
+    the change (docs/judge.md "s2e: confirmed by a look"). A stand-in that ran no method file
+    (inline code) confirms nothing of the method. Before `set_aside`: (ran, its looks)."""
+    own = [c for c in stand_ins if model_paths & {*c.read, *c.held}]
+    if not own:
+        return Fact(False), []
+    ran = _runtime_confirmed(calls, batch_start, None, [c for c in before if c not in own])
+    return ran, _pilot_inspections(calls, before, own, looks, contract, beside)
+
+
+def _either(a: Fact, b: Fact) -> Fact:
+    if not b.holds:
+        return a
+    if not a.holds:
+        return b
+    return Fact(True, list(dict.fromkeys(a.calls + b.calls)), sorted(set(a.paths) | set(b.paths)), a.note)
+
 
 
 

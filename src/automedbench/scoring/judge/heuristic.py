@@ -356,7 +356,5 @@ def _s2e_why(f: WorkflowFacts) -> str:
     looked = _why("a pilot output looked at", f.method_looked) + " / " + _why("a smoke output looked at",
                                                                                f.smoke_inspection)
     broken = ("; what the look showed was broken and not fixed" if f.failed_inspection.holds and not f.fix.holds
-              else f"; the pilot output went into the batch failing the harness's check ({f.invalid_pilot.note})"
-              if f.invalid_pilot.holds else f"; a problem left in the submission: {f.one_for_all}" if f.one_for_all
-              else "")
+              else f"; a problem left in the submission: {f.one_for_all}" if f.one_for_all else "")
     return f"s2e {ran}; {looked}{broken}"

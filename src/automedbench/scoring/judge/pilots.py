@@ -41,9 +41,8 @@ _BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
 def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
                     model_paths: set[str]) -> list[CallFacts]:
     """Pilot steps that ran another method than the batch: they opened none of the model files
-    the batch opened, or (the batch opening none) some model file the batch never opened. Their
-    unit files are set aside as made by no run of the batch's method (like typed ones:
-    made_from.py)."""
+    the batch opened, or (the batch opening none) some model file the batch never opened
+    (`set_aside` then sets their unit files aside)."""
     if batch_start is None:
         return []
     batch = [c for c in calls[batch_start:] if c.units]
@@ -56,11 +55,16 @@ def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start
         stand_ins = [c for c in pilots if model_paths & {*c.read, *c.held}]
     else:
         return []      # neither side's method has a file the judge can see: nothing to compare
-    for c in stand_ins:    # what they wrote is no output of the method: neither a pilot nor a look's object
+    return stand_ins
+
+
+def set_aside(stand_ins: list[CallFacts]) -> None:
+    """What stand-in pilots wrote is no output of the batch's method: neither a pilot nor a
+    look's object (like typed units: made_from.py)."""
+    for c in stand_ins:
         c.made_up += c.unit_writes
         c.unit_writes, c.units, c.stand_in = [], set(), True
         c.__dict__.pop("unit_paths", None)
-    return stand_ins
 
 
 def beside_the_batch(calls: list[CallFacts], batch_start: int | None) -> frozenset[int]:
