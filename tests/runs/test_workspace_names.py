@@ -13,9 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "automedbench"
 JOINED = {WorkspaceNames.OUTPUTS, WorkspaceNames.PLAN_DIR, "plan.md", "plan.png"}
 SPELLED = set(WorkspaceNames.PLAN_FILES)
 
-PENDING = {
-    "scoring/judge/heuristic.py": "the judge's heuristic is being reworked in parallel (issue 41); not moved yet",
-}
+PENDING: dict[str, str] = {}
 
 
 def copies(package: Path) -> dict[str, list[int]]:

@@ -19,6 +19,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from ...run_files import WorkspaceNames as W
 from ...runs.models import ItemEvidence, StageResult
 from ...tasks import Task
 from ..rubric import load_rubric
@@ -162,7 +163,7 @@ def workflow_facts(ev: JudgeEvidence) -> WorkflowFacts:
     layout = ev.task.track_impl.submission(ev.task.options)
     facts = derive_facts(ev.trace, layout, ev.case_ids, input_describer(ev), output_describer(ev), ev.experiments)
     if facts.batch.holds and ev.case_ids:
-        facts.one_for_all = one_output_for_all(ev.workspace / "outputs", layout, ev.case_ids)
+        facts.one_for_all = one_output_for_all(ev.workspace / W.OUTPUTS, layout, ev.case_ids)
     return facts
 
 
@@ -181,7 +182,7 @@ class HeuristicJudge(JudgeBase):
     # ---- S1 Plan ---------------------------------------------------------------------
     def _s1(self, ev: JudgeEvidence) -> StageResult:
         rubric = load_rubric().stages["s1"]
-        plan_md = ev.workspace / "plan" / "plan.md"
+        plan_md = ev.workspace / W.PLAN_MD
         text = plan_md.read_text(errors="replace") if plan_md.is_file() else ""
         has_plan = bool(text.strip())
         # the methods the task itself names: the candidates, and in Lite the tier's own model
@@ -196,7 +197,7 @@ class HeuristicJudge(JudgeBase):
         # a plan whose steps write another task's output files is another task's plan
         foreign = another_tasks_outputs(text, ev.task.track_impl.submission(ev.task.options).file_names)
         own = copied < COPIED_SHARE and not foreign
-        size, colours = _png_facts(ev.workspace / "plan" / "plan.png")
+        size, colours = _png_facts(ev.workspace / W.PLAN_PNG)
         blank = colours is not None and colours < BLANK_PLOT_COLOURS
         items: dict[str, float] = {
             "s1a": float(has_plan),
@@ -223,15 +224,15 @@ class HeuristicJudge(JudgeBase):
         png = ("missing/not a PNG" if size is None else f"{size[0]}x{size[1]}, {colours} colour(s)"
                + (" (blank)" if blank else ""))
         copy_note = f"{copied:.0%} of its 5-word runs are the prompt's" + (
-            f"; its outputs/ files {foreign[:3]} are none of this task's (another task's plan: no credit for "
+            f"; its {W.OUTPUTS}/ files {foreign[:3]} are none of this task's (another task's plan: no credit for "
             "steps or candidates)" if foreign else "" if own else " (copied: no credit for steps or candidates)")
-        why = (f"plan/plan.md {'present' if has_plan else 'missing'}; {steps} step lines (structure only); "
-               f"methods named {mentioned}; {copy_note}; plan/plan.png {png}"
+        why = (f"{W.PLAN_MD} {'present' if has_plan else 'missing'}; {steps} step lines (structure only); "
+               f"methods named {mentioned}; {copy_note}; {W.PLAN_PNG} {png}"
                + (f"; not decided by the heuristic: {', '.join(abstained)}" if abstained else "")
                + (f"; not applicable in {ev.tier}: {','.join(na)}" if na else ""))
-        plan_files = ["plan/plan.md"] if has_plan else []
-        png_files = ["plan/plan.png"] if size is not None else []
-        plan_state = "plan/plan.md present" if has_plan else "no plan/plan.md (absent or empty)"
+        plan_files = [W.PLAN_MD] if has_plan else []
+        png_files = [W.PLAN_PNG] if size is not None else []
+        plan_state = f"{W.PLAN_MD} present" if has_plan else f"no {W.PLAN_MD} (absent or empty)"
         evidence = {
             "s1a": ItemEvidence(files=plan_files, why=plan_state),
             "s1b": ItemEvidence(files=plan_files, why=f"{plan_state}; {steps} step line(s), 3 needed, and a "
@@ -240,8 +241,8 @@ class HeuristicJudge(JudgeBase):
                                 "not decided: method fit needs judgement"),
             "s1d": ItemEvidence(files=plan_files, why=f"{plan_state}; methods named {mentioned} "
                                 f"({MIN_METHODS} needed, in a table or in prose); {copy_note}"),
-            "s1e": ItemEvidence(files=png_files, why=f"plan/plan.png {png}"),
-            "s1f": ItemEvidence(files=png_files, why=f"plan/plan.png {png}" if "s1f" in items else
+            "s1e": ItemEvidence(files=png_files, why=f"{W.PLAN_PNG} {png}"),
+            "s1f": ItemEvidence(files=png_files, why=f"{W.PLAN_PNG} {png}" if "s1f" in items else
                                 "not decided: plot content needs judgement"),
         }
         return StageResult(score=rubric.score(items), items=items, rationale=why,
