@@ -12,6 +12,10 @@ without changing a score).
 
     .venv/bin/python bench/scripted_agents_across_versions.py --ref main        # main vs this tree
     .venv/bin/python bench/scripted_agents_across_versions.py --ref 7ee577e --keep /tmp/agents
+    .venv/bin/python bench/scripted_agents_across_versions.py --ref A --new B   # two revisions
+
+`--new` compares against another revision instead of this tree (a shared checkout may hold
+others' unfinished edits; `--ref C^ --new C` isolates what commit C changed).
 """
 from __future__ import annotations
 
@@ -84,10 +88,21 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> int:
     return 1 if differ else 0
 
 
+def _checkout(rev: str, dest: Path) -> Path:
+    """The sources of `rev` (src/ and calibration/) under `dest`."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src", "calibration"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ref", default="main", help="the git revision to compare this tree with")
     ap.add_argument("--keep", type=Path, help="keep datasets, runs and result files here (default: a temp dir)")
+    ap.add_argument("--new", help="the git revision to compare with instead of this tree")
     ap.add_argument("--tasks", nargs="*", default=[], help="only these demo tasks (default: every one)")
     ap.add_argument("--dump", nargs=3, type=Path, metavar=("DATA", "RUNS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -95,14 +110,10 @@ def main() -> None:
         dump(*args.dump, only=args.tasks)
         return
     base = args.keep or Path(tempfile.mkdtemp(prefix="scripted-agents-"))
-    old_src = base / "ref"
-    shutil.rmtree(old_src, ignore_errors=True)
-    old_src.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.ref, "src", "calibration"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(old_src)], input=archive, check=True)
+    old_src = _checkout(args.ref, base / "ref")
+    new_src = _checkout(args.new, base / "new") if args.new else ROOT
     results = {}
-    for name, root in (("before", old_src), ("after", ROOT)):
+    for name, root in (("before", old_src), ("after", new_src)):
         out = base / f"{name}.json"
         if name == "after" or not out.is_file():    # --keep: the reference's dump is not run again
             env = {**os.environ, "PYTHONPATH": str(root / "src")}
