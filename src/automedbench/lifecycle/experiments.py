@@ -13,10 +13,13 @@ the judge on its recorded facts; it never ends or charges the run.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import os
 import shutil
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -436,11 +439,95 @@ def _units(mutated: list[str], store: BlobStore, ws: Path, contract: set[str],
 def _apply(mutant: Mutant, units: list[UnitFiles]) -> bool:
     changed = False
     for files in units:
-        try:
-            changed = mutant.apply(files) or changed
-        except Exception:  # noqa: BLE001 -- a file the mutant cannot read (the agent's bad output) stays as it was
-            continue
+        changed = MEMO.apply(mutant, files) or changed
     return changed
+
+
+def _apply_one(mutant: Mutant, files: UnitFiles) -> bool:
+    try:
+        return mutant.apply(files)
+    except Exception:  # noqa: BLE001 -- a file the mutant cannot read (the agent's bad output) stays as it was
+        return False
+
+
+class _Made:
+    """What a mutant left of the files it was given: each file it touched, its bytes (None:
+    removed) and whether it was written as a new file (another inode: owned as the harness's new
+    files are); and what the mutant answered."""
+
+    def __init__(self, mutant: Mutant, changed: bool, files: dict[str, tuple[bytes | None, bool]]):
+        self.mutant, self.changed, self.files = mutant, changed, files
+        self.size = sum(len(data or b"") for data, _ in files.values())
+
+    def lay_down(self, files: UnitFiles) -> None:
+        for name, (data, new_file) in self.files.items():    # the files it touched
+            path = files[name]
+            if data is None or new_file:
+                path.unlink(missing_ok=True)
+            if data is not None:
+                path.write_bytes(data)
+
+
+class MutantMemo:
+    """The files each mutant made, by the mutant and the names and bytes it was given (docs/judge.md
+    "What replays cost"). A mutant is a function of its files' names and bytes alone (tracks/mutants.py:
+    no clock, no randomness, no other file), so the same mutant on the same bytes is applied once
+    and laid down from memory after: the benign and input mutants every run shares (the runs of a
+    sweep or a benchmark on one task read the same inputs), a call replayed again fresh, two looks
+    at the same pilot output. Kept per process, least recently used first out, at most `max_bytes`
+    and `max_entries`."""
+
+    def __init__(self, max_bytes: int, max_entries: int = 1024) -> None:
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self.size = 0
+        self.hits = 0
+        self.entries: OrderedDict[tuple[int, tuple[tuple[str, str, str], ...]], _Made] = OrderedDict()
+        self.lock = threading.Lock()      # runs closed in threads of one process share it
+
+    def apply(self, mutant: Mutant, files: UnitFiles) -> bool:
+        try:
+            given = {name: (path.stat().st_ino, hashlib.sha256(path.read_bytes()).hexdigest())
+                     for name, path in files.items()}
+        except OSError:
+            return _apply_one(mutant, files)
+        key = (id(mutant), tuple(sorted((name, files[name].name, sha) for name, (_, sha) in given.items())))
+        with self.lock:
+            made = self.entries.get(key)
+            if made is not None:
+                self.entries.move_to_end(key)
+        if made is not None and made.mutant is mutant:    # the entry holds the mutant: its id is its own
+            try:
+                made.lay_down(files)
+            except OSError:
+                return False
+            self.hits += 1
+            return made.changed
+        changed = _apply_one(mutant, files)
+        try:
+            after: dict[str, tuple[bytes | None, bool]] = {
+                name: (path.read_bytes(), path.stat().st_ino != given[name][0]) if path.is_file() else (None, False)
+                for name, path in files.items()}
+        except OSError:
+            return changed
+        after = {name: (data, new_file) for name, (data, new_file) in after.items()   # the files it touched
+                 if data is None or new_file or hashlib.sha256(data).hexdigest() != given[name][1]}
+        self._keep(key, _Made(mutant, changed, after))
+        return changed
+
+    def _keep(self, key: tuple[int, tuple[tuple[str, str, str], ...]], made: _Made) -> None:
+        if made.size > self.max_bytes // 4:
+            return
+        with self.lock:
+            old = self.entries.pop(key, None)
+            self.size -= old.size if old is not None else 0
+            while self.entries and (self.size + made.size > self.max_bytes or len(self.entries) >= self.max_entries):
+                self.size -= self.entries.popitem(last=False)[1].size
+            self.entries[key] = made
+            self.size += made.size
+
+
+MEMO_BYTES = 64 * 1024 * 1024
+MEMO = MutantMemo(MEMO_BYTES)
 
 
 def _replay(result: ExecResult) -> Replay:
