@@ -86,7 +86,7 @@ def _same_doc(a: Any, b: Any) -> bool:
             return False
         key = json.dumps
         if all(isinstance(x, dict) for x in a + b):     # boxes, rows: their order means nothing
-            return _same_doc(sorted(a, key=key), sorted(b, key=key))
+            a, b = sorted(a, key=key), sorted(b, key=key)
         return all(_same_doc(x, y) for x, y in zip(a, b))
     return bool(a == b)
 
