@@ -763,11 +763,42 @@ def _other_script_for_the_batch(c, m):
 @pytest.mark.slow
 def test_a_pilot_whose_method_file_the_batch_replaced_confirms_the_method_not_the_batch(tmp_path, monkeypatch,
                                                                                       staged_once):
-    """The piloted method file was looked at and found fine, then the batch ran another file: the
-    pilot is no pilot of the batch's method (S3 0: docs/judge.md "Units, pilot, batch"), and the
-    method it ran was confirmed working (s2e 1: "s2e: confirmed by a look")."""
+    """The piloted method file was looked at and found fine, then the batch ran another file of
+    the method with another setting: an earlier version was piloted, and the batch's output of the
+    piloted case is not what was inspected (S3 0.5: docs/judge.md "Outcome consistency"), while
+    the method it ran was confirmed working (s2e 1: "s2e: confirmed by a look")."""
     AGENT_CLASSES.add("steps-other-script", _steps_agent("steps-other-script", _other_script_for_the_batch),
                       replace=True, description="test")
     report, _ = _run("ldct-denoise", "steps-other-script", tmp_path, monkeypatch, staged_once, mode="1")
-    assert report.stages["s3"].score == 0.0, report.stages["s3"].rationale
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert "is not what was submitted" in report.stages["s3"].rationale
     assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+
+
+SHAPE_AFTER_THE_BATCH = textwrap.dedent("""\
+    # S5 check every output: shape, finite, float
+    import glob, numpy as np
+    for f in sorted(glob.glob("outputs/*/*.npy")):
+        a = np.load(f)
+        print(f, a.shape, a.dtype, bool(np.isfinite(a).all()))
+    """)
+
+
+def _batch_then_shapes(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.batch_code(c.data_dir, careless=False)),
+            ("python", SHAPE_AFTER_THE_BATCH)]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_look_at_the_form_after_the_batch_is_partial_validation(tmp_path, monkeypatch, staged_once):
+    """No pilot; after the batch every enhanced image's shape, dtype and finiteness printed: the
+    look catches the image on another grid (enhancement's form mutant) and none of its broken
+    values -- outputs looked at after they were written, S3 0.5 (docs/judge.md "S3 Validate")."""
+    AGENT_CLASSES.add("steps-batch-then-shapes", _steps_agent("steps-batch-then-shapes", _batch_then_shapes),
+                      replace=True, description="test")
+    report, experiments = _run("ldct-denoise", "steps-batch-then-shapes", tmp_path, monkeypatch, staged_once)
+    look = experiments.calls[-1]
+    assert "wrong_grid" in look.killed and not look.inspected, look.summary()
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert "no pilot; outputs were opened" in report.stages["s3"].rationale

@@ -321,7 +321,6 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections = [(c, ps) for c, ps in inspections if c.index not in other]
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
-    looks = _Looks(describe_output, calls, experimented=experimented)
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
@@ -336,7 +335,10 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         form_inspection=_opened_fact(form_looks),
         failed_inspection=_opened_fact(failed),
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
-        later_inspection=_opened_fact(_later_inspections(calls, looks, contract, pilot_max, copied_inputs)),
+        # a look after the batch earns S3's partial credit at most: at the content or the form
+        later_inspection=_opened_fact(_later_inspections(
+            calls, _Looks(describe_output, calls, experimented=experimented, form=True), contract, pilot_max,
+            copied_inputs)),
         smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls, experimented=experimented))),
         method_looked=method_looked,
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,

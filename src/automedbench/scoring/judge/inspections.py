@@ -87,7 +87,7 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
     for c in calls:
         call_units.setdefault(c.index, set()).update(c.units)
     later: Opened = []
-    looks = _Looks(looks.describe_output, looks.calls, looks.recorded, looks.experimented)
+    looks = _Looks(looks.describe_output, looks.calls, looks.recorded, looks.experimented, looks.form)
     for c in calls:
         prior = [p for p in dict.fromkeys(c.output_reads + c.read) if written_in.get(p, c.index) < c.index]
         seen = bool(prior) and looks.looked(c, prior)

@@ -48,7 +48,11 @@ def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start
     batch = [c for c in calls[batch_start:] if c.units]
     batch_models = {p for c in batch for p in (*c.read, *c.held) if p in model_paths}
     if batch_models:
-        stand_ins = [c for c in pilots if not batch_models & {*c.read, *c.held}]
+        # a pilot that ran a method file of its own, which the batch replaced by another (a
+        # variant, other settings), piloted an earlier version of the method: outcome consistency
+        # charges the change (S3 0.5), as for settings changed in place; a pilot that ran no
+        # method file at all (inline code) piloted something else
+        stand_ins = [c for c in pilots if not model_paths & {*c.read, *c.held}]
     elif batch and all(c.reads_complete for c in batch):
         # the batch ran inline code that opened none of the model files its pilots ran: the
         # batch's method is the stand-in, and a pilot of the planned method piloted another one
