@@ -1,5 +1,4 @@
-"""Per-task pieces the blind-7 behaviours compose (copied from blind-5's kits.py, which
-adds brain tissue and classification kits to blind-4's): the method files, how to run one case or every
+"""Per-task pieces the blind-7 behaviours compose (copied unchanged from blind-6's kits.py): the method files, how to run one case or every
 case, an honest input check, an honest look at one written output (values next to the input,
 with plausibility checks), a format verification of every output, and a plan.
 

@@ -1,4 +1,4 @@
-"""Method source text the blind-7 behaviours write into the sandbox (copied from blind-5's methods_src.py).
+"""Method source text the blind-7 behaviours write into the sandbox (copied unchanged from blind-6's methods_src.py).
 
 The classical methods the lite prompts name are the tracks' own method files
 (src/automedbench/tracks/*/methods/), read on the host at generation time and given an
