@@ -5,6 +5,7 @@ it did not touch) is never served from it. Real mutants on real files."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import nibabel as nib
 import numpy as np
 
 from automedbench.lifecycle.experiments import MutantMemo
+from automedbench.runs.blobs import BlobStore, WorkspaceState
 from automedbench.tracks.mutants import BENIGN, INPUT_MUTANTS, GENERIC_MALIGN, Mutant, each, any_file
 
 
@@ -85,3 +87,22 @@ def test_the_memo_keeps_within_its_bytes(tmp_path: Path) -> None:
         memo.apply(BENIGN[0], _unit(tmp_path / str(seed), seed=seed))
         assert memo.size <= 4 * 1024 and len(memo.entries) <= 2
     assert memo.size == sum(m.size for m in memo.entries.values())
+
+
+def test_the_missing_bytes_are_known_without_laying_the_workspace_down(tmp_path: Path) -> None:
+    """A replayed call's unkept bytes are named from the state alone (runs/blobs.py), as laying it
+    down would name them: the replays no longer lay the workspace down once more to learn it."""
+    ws = tmp_path / "ws"
+    (ws / "outputs" / "case_000").mkdir(parents=True)
+    kept = ws / "outputs" / "case_000" / "organ.nii.gz"
+    kept.write_bytes(b"kept bytes")
+    sha = hashlib.sha256(b"kept bytes").hexdigest()
+    store = BlobStore(tmp_path / "blobs", ws, "/workspace")
+    assert store.keep({"written": [{"path": "/workspace/outputs/case_000/organ.nii.gz", "sha256": sha, "size": 10}]}) == 1
+    effects = [(1, {"written": [{"path": "/workspace/outputs/case_000/organ.nii.gz", "sha256": sha, "size": 10},
+                                {"path": "/workspace/big.npy", "sha256": "0" * 64, "size": 10},
+                                {"path": "/workspace/unhashed.txt", "sha256": None, "size": 3},
+                                {"path": "/elsewhere/x", "sha256": None, "size": 1}]})]
+    state = WorkspaceState.before(effects, 2)
+    assert state.missing(store) == ["/workspace/big.npy", "/workspace/unhashed.txt"]
+    assert state.missing(store) == state.materialise(store, tmp_path / "copy")

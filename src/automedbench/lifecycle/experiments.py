@@ -380,7 +380,8 @@ def _replay_call(sandbox: _Runner, store: BlobStore, state: WorkspaceState, ws: 
                  malign: list[Mutant], exhaustive: bool, renamed: dict[str, str], deadline: float) -> CallExperiment:
     t0 = time.monotonic()
     exp = CallExperiment(call_index=int(event.call_index), decidable=False, mutated=mutated, method_files=method_files)
-    missing = _reset(store, state, ws)
+    # what was not kept, known from the state alone: each replay lays the workspace down itself
+    missing = set(state.missing(store))
     lost = [p for p in mutated if p in missing]
     if lost:
         exp.why = f"the bytes it read were not kept ({lost[0]})"
@@ -398,10 +399,8 @@ def _replay_call(sandbox: _Runner, store: BlobStore, state: WorkspaceState, ws: 
         return _replay(sandbox.execute(language, code, timeout_s=timeout))
 
     # the recorded call is the baseline (scoring/experiments.py Comparison)
-    result = _compare(Comparison(exp.call_index, recorded, mutated, method_files), run, malign, exhaustive, t0,
-                      deadline)
-    _reset(store, state, ws)
-    return result
+    return _compare(Comparison(exp.call_index, recorded, mutated, method_files), run, malign, exhaustive, t0,
+                    deadline)
 
 
 def _reset(store: BlobStore, state: WorkspaceState, ws: Path) -> list[str]:

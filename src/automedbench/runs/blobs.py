@@ -99,6 +99,11 @@ class WorkspaceState:
                 state.files.pop(str(gone), None)
         return state
 
+    def missing(self, store: BlobStore) -> list[str]:
+        """The inside paths whose bytes were not kept: what `materialise` would leave out."""
+        return [inside for inside, sha in sorted(self.files.items())
+                if _relative(inside, store.inside) is not None and (not sha or not store.has(sha))]
+
     def materialise(self, store: BlobStore, dest: Path) -> list[str]:
         """Write these files under `dest` (a fresh folder standing for the workspace); returns
         the inside paths whose bytes were not kept (left out)."""
