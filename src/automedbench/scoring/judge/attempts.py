@@ -59,6 +59,7 @@ _INSTALL = re.compile(r"\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba|apt(
 _DISCARDED = re.compile(r"(?:&>|>)\s*/dev/null")
 _IGNORED = re.compile(r"\|\|\s*(?:true|:)\b")
 _FOR = re.compile(r"\bfor\s+(?P<var>\w+)\s+in\s+(?P<items>[^;\n]+?)\s*;?\s*(?:\n\s*)?do\b(?P<body>.*?)\bdone\b", re.DOTALL)
+_DO = re.compile(r"do\b")
 _IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.MULTILINE)
 
 
@@ -75,13 +76,17 @@ def hidden_attempts(code: str) -> set[str]:
     """The packages a shell script installs with the outcome hidden: output discarded and status
     ignored on the same line (or the loop that runs it over a list of packages)."""
     found: set[str] = set()
-    for loop in _FOR.finditer(code):
+    if "install" not in code:   # what _INSTALL needs, in a loop's body or elsewhere: nothing to find
+        return found
+    # what _FOR needs ("do" ending a word, then "done"): without them the code is its own rest
+    loops = "done" in code and _DO.search(code) is not None
+    for loop in (_FOR.finditer(code) if loops else ()):
         body = loop.group("body")
         for m in _INSTALL.finditer(body):
             line = body[m.start():].split("\n", 1)[0]
             if f"${loop.group('var')}" in m.group("args") + line and _DISCARDED.search(line) and _IGNORED.search(line):
                 found |= {_package_key(p) for p in loop.group("items").split()}
-    rest = _FOR.sub(" ", code)
+    rest = _FOR.sub(" ", code) if loops else code
     for m in _INSTALL.finditer(rest):
         line = rest[m.start():].split("\n", 1)[0]
         if _DISCARDED.search(line) and _IGNORED.search(line):
