@@ -12,6 +12,7 @@ from PIL import Image
 from automedbench import api
 from automedbench.data import DatasetError
 from automedbench.data.from_folder import stage_from_folder
+from automedbench.runs.trace import read_trace
 from automedbench.tasks import TaskError, get_task
 
 
@@ -63,8 +64,12 @@ def test_a_jpeg_classification_task_stages_and_the_reference_agent_scores_it(my_
 
     report = api.run_one("my-cls", "lite", "reference", tmp_path / "runs", api.RunOptions(
         sandbox="bwrap", data_root=tmp_path / "data", tasks_dirs=[my_tasks_dir], network=False))
-    trace = (report.run_dir / "trace.jsonl").read_text()
-    assert "Traceback" not in trace and "cases, 'image.jpg')" in trace   # the classifier read the task's file
+    execs = [e for e in read_trace(report.run_dir / "trace.jsonl") if e.type == "execution"]
+    shown = "".join((e.stdout or "") + (e.stderr or "") for e in execs)
+    assert "Traceback" not in shown and all(e.exit_code == 0 for e in execs), shown[-2000:]
+    # the classifier read the task's own file name (image.jpg), in every case it ran on
+    read = {p for e in execs if e.effects is not None for p in e.effects.read}
+    assert {f"/data/public/{c}/image.jpg" for c in ("a01", "a02")} <= read, sorted(read)
     assert report.run.end_reason == "submitted", report.run
     assert report.task.completion_rate == 1.0 and report.task.score > 0, report.task
 
