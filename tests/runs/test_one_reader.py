@@ -25,10 +25,25 @@ WRITERS = {
 }
 
 
+def segment(lines: list[str], node: ast.expr) -> str:
+    """The source text of `node` (ast.get_source_segment splits the whole module on every call:
+    over every call of the package that made this test take half a minute)."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return ""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    return (lines[first].encode()[node.col_offset:].decode() + "".join(lines[first + 1:last])
+            + lines[last].encode()[:node.end_col_offset].decode())
+
+
 def aliases(tree: ast.Module, source: str) -> tuple[str, ...]:
     """The names a module binds to a value that names run.json or detail_report.json by its
     RunFiles constant (REPORT_NAME = RunFiles.REPORT, OUTPUTS = (RunFiles.REPORT, ...))."""
     found: set[str] = set()
+    if "RunFiles.META" not in source and "RunFiles.REPORT" not in source:
+        return ()
+    lines = source.splitlines(keepends=True)
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -36,7 +51,7 @@ def aliases(tree: ast.Module, source: str) -> tuple[str, ...]:
             targets, value = [node.target], node.value
         else:
             continue
-        text = ast.get_source_segment(source, value) or ""
+        text = segment(lines, value)
         if "RunFiles.META" in text or "RunFiles.REPORT" in text:
             found.update(t.id for t in targets if isinstance(t, ast.Name))
     return tuple(sorted(found))
@@ -52,10 +67,11 @@ def offenders(package: Path) -> list[str]:
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source)
         names = NAMES + aliases(tree, source)
+        lines = source.splitlines(keepends=True)
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PARSERS):
                 continue
-            text = ast.get_source_segment(source, node) or ""
+            text = segment(lines, node)
             if not any(name in text for name in names):
                 continue
             allowed = WRITERS.get(rel)
