@@ -158,6 +158,7 @@ def _same_content_other_bytes(benign, files, before, copies):
     assert files["report.txt"].read_text().split() == before["report.txt"].decode().split()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_id", ["brain-lesion-seg", "ldct-denoise", "zsr-x4-demo", "xray-marker-det",
                                      "modality-patch-cls", "vqa-demo-open", "cxr-report-gen", "brain-tissue-seg"])
 def test_every_malign_mutant_changes_a_valid_output(task_id, tmp_path, staged_once):
@@ -342,6 +343,7 @@ def test_looks_that_see_nothing_catch_no_broken_output(kind, tmp_path, monkeypat
     assert f"call #{look.call_index} killed 0 of" in report.stages["s3"].rationale
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_re_judging_reads_the_saved_experiments(tmp_path, monkeypatch, staged_once):
     """The experiments are evidence saved once: re-scoring reads them, and a run scored without
@@ -584,6 +586,7 @@ def test_a_look_that_re_runs_the_method_and_compares_is_no_inspection(tmp_path, 
     assert "re-ran the method" in report.stages["s3"].rationale
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_experiments_out_of_time_leave_the_looks_to_the_recorded_facts(tmp_path, monkeypatch, staged_once):
     """The replays of a run have a time budget; a call they could not finish in it is undecided and

@@ -211,6 +211,7 @@ def test_words_without_work_earn_no_validation_through_inspect(lesion_data, tmp_
     assert "NO_PILOT" in {e.code for e in r.errors}
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_an_escape_attempt_through_inspect_is_blocked_and_coded(lesion_data, tmp_path):
     source = ROOT / "src" / "automedbench" / "scoring" / "score_run.py"

@@ -355,6 +355,7 @@ def test_no_page_scrolls_sideways(site, browser):
         pg.close()
 
 
+@pytest.mark.slow
 def test_accessibility_axe_core(site, browser):
     axe_mod = pytest.importorskip("axe_playwright_python.sync_playwright",
                                   reason="axe-playwright-python is not installed (the test extra)")

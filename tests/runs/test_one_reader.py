@@ -9,6 +9,8 @@ import ast
 import shutil
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "automedbench"
 READER = "runs/record.py"
 
@@ -81,10 +83,12 @@ def offenders(package: Path) -> list[str]:
     return [line for _, _, line in sorted(found)]
 
 
+@pytest.mark.slow
 def test_only_the_reader_parses_run_json_and_detail_report():
     assert offenders(PACKAGE) == []
 
 
+@pytest.mark.slow
 def test_the_check_finds_a_parse_outside_the_reader(tmp_path):
     # a copy of the package with today's kinds of parse added back in one module: each is named
     package = Path(shutil.copytree(PACKAGE, tmp_path / "automedbench", ignore=shutil.ignore_patterns("__pycache__")))

@@ -328,6 +328,7 @@ def test_drop_mode_runs_as_unprivileged_host_uid(world, tmp_path):
         assert owner == box.drop_to and bwrap.HOST_UID <= owner < bwrap.HOST_UID + 512
 
 
+@pytest.mark.slow
 @needs_bwrap
 @pytest.mark.bwrap
 def test_one_sandboxs_fork_bomb_does_not_stop_another_sandbox_from_starting(world, tmp_path):

@@ -101,6 +101,7 @@ def test_infra_ended_runs_are_retried_then_counted_as_infra_never_as_failures(sw
     assert len(collect_reports([root])) == 2  # the archived attempts are not collected
 
 
+@pytest.mark.slow
 def test_gpu_slots_one_gpu_per_run_and_none_for_cpu_runs(sweep_env):
     env, tmp, cfg = sweep_env
     spec = _spec(cfg, env, agents=["quick"], repeats=4, task_resources={"tiny-seg": {"gpus": 1}})
