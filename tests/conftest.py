@@ -276,10 +276,13 @@ def vqa_folder(tmp_path):
     return root
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless chromium per test process, for every folder's browser tests (a second
-    Playwright in the same process refuses to start while the first one's loop runs)."""
+    """One headless chromium per test module. Not per session: while Playwright's sync API is
+    open it marks an event loop as running on the main thread, so any later test in the same
+    worker that calls asyncio.run (the RL env's asyncio.gather test) fails with "cannot be
+    called from a running event loop" (CI did, when xdist put both files on one worker)."""
+    import asyncio.events
     from tests.report.browser import ARGS, CHROMIUM, sync_playwright
     if sync_playwright is None:
         pytest.skip("the playwright package is not installed")
@@ -287,3 +290,4 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+    assert asyncio.events._get_running_loop() is None, "Playwright left an event loop running"

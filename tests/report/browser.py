@@ -1,5 +1,5 @@
 """What the browser tests share: Debian's chromium, headless, driven by Playwright (the
-fixtures `site`, `browser` and `page` are in conftest.py, built once per test session)."""
+fixtures `site`, `browser` and `page` are in conftest.py, `browser` once per test module, `site` once per session)."""
 from __future__ import annotations
 
 import shutil
