@@ -560,3 +560,72 @@ def test_cohort_rows_are_counted_by_parsing_not_by_bytes(tmp_path):
     assert "2 unit(s) before the batch" in judged(2).rationale
     by_size = judged(None)           # no parsed rows recorded (an old trace): the estimate from bytes
     assert by_size.items["s3"] < 1.0 and "pilot: no" in by_size.rationale, by_size.rationale
+
+
+METHOD_SRC = '''import sys
+import nibabel as nib
+import numpy as np
+from scipy import ndimage
+
+THRESHOLD = 0.42
+
+def segment(vol):
+    brain = vol > np.percentile(vol, 20)
+    brain = ndimage.binary_fill_holes(ndimage.binary_opening(brain, iterations=2))
+    z = (vol - vol[brain].mean()) / (vol[brain].std() + 1e-6)
+    lesion = (z > THRESHOLD * 6) & brain
+    return brain.astype(np.uint8), ndimage.binary_opening(lesion).astype(np.uint8)
+
+img = nib.load(sys.argv[1])
+organ, lesion = segment(img.get_fdata())
+nib.save(nib.Nifti1Image(organ, img.affine), sys.argv[2] + "/organ.nii.gz")
+nib.save(nib.Nifti1Image(lesion, img.affine), sys.argv[2] + "/lesion.nii.gz")
+'''
+QUICK_SRC = '''import sys, nibabel as nib, numpy as np
+img = nib.load(sys.argv[1]); x = img.get_fdata()
+for name, cut in (("organ", 0.1), ("lesion", 0.9)):
+    nib.save(nib.Nifti1Image((x > np.quantile(x, cut)).astype(np.uint8), img.affine), f"{sys.argv[2]}/{name}.nii.gz")
+'''
+
+
+def _written_by_heredoc(name: str, text: str) -> dict:
+    return {"code": f"cat > {name} <<'EOF'\n{text}EOF\n", "written": [w(f"/workspace/{name}", text)], "stdout": ""}
+
+
+def test_a_look_at_a_pilot_of_another_method_confirms_nothing_of_the_batchs(tmp_path):
+    """A pilot ran a quick script of its own, was looked at and found fine; the batch ran the
+    planned method's file, whose code is not a version of the quick one (versions.py): s2e 0,
+    the batch's method was never seen working (S3 is outcome consistency's to charge). The batch running a copy of the piloted file with a setting changed, or a file made
+    from it by `cp` and `sed`, ran another version of the piloted method: s2e 1 (docs/judge.md
+    "A pilot of another method")."""
+    setup = _written_by_heredoc("method.py", METHOD_SRC)
+    quick = _written_by_heredoc("quick.py", QUICK_SRC)
+    pilot = {**PILOT, "code": "python quick.py /data/public/case_000/t1.nii.gz outputs/case_000",
+             "read": ["/workspace/quick.py", INPUTS[0]]}
+    v = _judge(tmp_path, tr=trace(setup, quick, pilot, INSPECT, BATCH))
+    assert v["s2"].items["s2e"] == 0, v["s2"].rationale
+    # the verdict names the look it set aside and why
+    assert "a pilot output looked at: no (calls #4" in v["s2"].rationale
+    assert "only a pilot of another method was looked at" in v["s2"].rationale
+    # the batch runs the quick file's code with a setting changed, saved under another name
+    retuned = _written_by_heredoc("quick_v2.py", QUICK_SRC.replace("0.9", "0.95"))
+    batch_v2 = {**BATCH, "read": ["/workspace/quick_v2.py", *INPUTS]}
+    v = _judge(tmp_path, tr=trace(setup, quick, pilot, INSPECT, retuned, batch_v2))
+    assert v["s2"].items["s2e"] == 1, v["s2"].rationale
+    # ... or a copy made from it by a step that opened it (the copy's text unknown to the judge)
+    copied = {"code": "cp quick.py quick_v2.py && sed -i s/0.9/0.95/ quick_v2.py", "read": ["/workspace/quick.py"],
+              "written": [w("/workspace/quick_v2.py", "copy")], "stdout": ""}
+    v = _judge(tmp_path, tr=trace(setup, quick, pilot, INSPECT, copied, batch_v2))
+    assert v["s2"].items["s2e"] == 1, v["s2"].rationale
+    # the mirror: the planned file piloted and looked at, the batch inline code that is no
+    # version of it (a quick threshold), or is (the file's code pasted into the call)
+    piloted = {**PILOT, "read": ["/workspace/method.py", INPUTS[0]]}
+    inline = {**BATCH, "code": QUICK_SRC, "read": INPUTS}
+    v = _judge(tmp_path, tr=trace(setup, piloted, INSPECT, inline))
+    assert v["s2"].items["s2e"] == 0, v["s2"].rationale
+    v = _judge(tmp_path, tr=trace(setup, piloted, INSPECT, {**inline, "code": METHOD_SRC.replace("0.42", "0.5")}))
+    assert v["s2"].items["s2e"] == 1, v["s2"].rationale
+    # the quick file's text unknown (not written from the agent's own code): nothing to compare
+    unknown = {"code": "python make_quick.py", "written": [w("/workspace/quick.py", QUICK_SRC)], "stdout": ""}
+    v = _judge(tmp_path, tr=trace(setup, unknown, pilot, INSPECT, BATCH))
+    assert v["s2"].items["s2e"] == 1, v["s2"].rationale

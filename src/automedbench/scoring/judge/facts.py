@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ...runs.models import TraceEvent
@@ -64,7 +64,8 @@ from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
-from .pilots import (beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, set_aside,
+from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, pilots_of_another_method,
+                     retuned_after_the_look, rival_outputs, set_aside,
                      stand_in_pilots)
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
@@ -290,11 +291,16 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     # pilots of the batch's own method, looks that could gate it (pilots.py)
     beside = beside_the_batch(calls, batch_start)
     stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
-    other_method = _other_method_confirmed(calls, before, batch_start, stand_ins, model_paths,
+    other_method = _other_method_confirmed(calls, before, batch_start,
+                                           inline_versions(stand_ins, calls, batch_start, model_paths, sources.history),
+                                           model_paths,
                                            _Looks(describe_output, calls, experimented=experimented, form=True),
                                            contract, beside)
     set_aside(stand_ins)
     pilots = [c for c in before if c.units]
+    # pilots of another method than the batch's (versions.py): their looks confirm nothing for s2e
+    not_the_method = _only_their_outputs(
+        pilots_of_another_method(calls, pilots, batch_start, model_paths, sources.history), pilots)
     def looks_at_pilots(form: bool = False) -> Opened:
         return _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented,
                                                                 form=form), contract, beside)
@@ -314,7 +320,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     # looks at the method's own pilot outputs, whatever the batch then ran, of their content or
     # only their form (a shape, the keys): they confirm the method worked (s2e), even where the
     # batch ran other settings than the look saw (S3)
-    method_looked = _opened_fact(inspections + form_looks + other_method[1])
+    method_looked = _method_looked(inspections + form_looks + other_method[1], not_the_method)
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
         other = experimented.of_another_method([c.index for c, _ in inspections])
@@ -363,6 +369,24 @@ def _other_method_confirmed(calls: list[CallFacts], before: list[CallFacts], bat
         return Fact(False), []
     ran = _runtime_confirmed(calls, batch_start, None, [c for c in before if c not in own])
     return ran, _pilot_inspections(calls, before, own, looks, contract, beside)
+
+
+def _method_looked(looks: Opened, not_the_method: set[str]) -> Fact:
+    """Looks at the method's outputs before the batch (s2e), less those at outputs of a pilot of
+    another method, which the fact names when they were all it had."""
+    kept = _opened_fact([(c, mine) for c, ps in looks if (mine := [p for p in ps if p not in not_the_method])])
+    dropped = [(c, [p for p in ps if p in not_the_method]) for c, ps in looks if set(ps) & not_the_method]
+    if kept.holds or not dropped:
+        return kept
+    return replace(_opened_fact(dropped), holds=False,
+                   note="only a pilot of another method was looked at: its method file is no version of the "
+                        "batch's (docs/judge.md \"A pilot of another method\")")
+
+
+def _only_their_outputs(some: list[CallFacts], pilots: list[CallFacts]) -> set[str]:
+    """The unit files that only the pilots in `some` wrote (none of the other pilots)."""
+    others = {p for c in pilots if c not in some for p in c.unit_paths}
+    return {p for c in some for p in c.unit_paths} - others
 
 
 def _either(a: Fact, b: Fact) -> Fact:

@@ -15,6 +15,9 @@ later parts, each read after its measurement):
 * **A pipeline re-tuned after the look.** The batch's script sets a method parameter to a value
   the pilot did not run with (`method.THRESHOLD = 0.3` after the look): the pipeline that ran
   the batch was never looked at.
+* **A pilot of another method.** The pilot ran a method file of its own and the batch only other
+  method files, none of them a version of the piloted one (versions.py: made from it, or code of
+  the same shape): a look at the pilot confirms nothing of the batch's method (s2e).
 * **A rival's output looked at.** Two methods run on the pilot case (a baseline and the planned
   method), and the batch's output of that case has the bytes of one of them: the other one's
   file is a rival's output, and a look at it alone is no look at the batch's method (held-out
@@ -32,6 +35,7 @@ from collections.abc import Mapping, Sequence
 
 from .asserts import parse_python
 from .calls import CallFacts, Fact, _name, _parent
+from .versions import same_method, versions_of
 
 # a shell job sent to the background: a command line ending in `&` (not `&&`, `2>&1`, and never
 # Python's `a & b`, which cannot end a line)
@@ -60,6 +64,36 @@ def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start
     else:
         return []      # neither side's method has a file the judge can see: nothing to compare
     return stand_ins
+
+
+def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
+                             model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
+    """Pilots that ran a method file of their own while the batch opened only other method
+    files, none of them a version of the piloted one (versions.py): they piloted another method.
+    S3 reads them as any pilot of settings the batch changed (outcome consistency); a look at
+    them confirms nothing of the batch's method for s2e (docs/judge.md "A pilot of another
+    method")."""
+    if batch_start is None:
+        return []
+    batch_models = {p for c in calls[batch_start:] if c.units for p in (*c.read, *c.held) if p in model_paths}
+    if not batch_models:
+        return []
+    # (source, made): a step that opened a method file and wrote another made it from the first
+    derived = {(p, w.path) for c in calls for p in (*c.read, *c.held) if p in model_paths for w in c.written}
+    return [c for c in pilots if (mine := model_paths & {*c.read, *c.held}) and not mine & batch_models
+            and not any(versions_of(p, b, texts, derived) for p in mine for b in batch_models)]
+
+
+def inline_versions(stand_ins: list[CallFacts], calls: list[CallFacts], batch_start: int | None,
+                    model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
+    """Of the pilots of a method file whose batch ran inline code (the mirror above), those whose
+    file's code the batch's code is a version of, or whose text the judge does not know
+    (versions.py): only they confirm the batch's method for s2e."""
+    batch_code = [c.code for c in calls[batch_start or 0:] if c.units]
+    def kept(c: CallFacts) -> bool:
+        known = [t for p in model_paths & {*c.read, *c.held} for t in texts.get(p, ())]
+        return not known or any(same_method(t, code) for t in known for code in batch_code)
+    return [c for c in stand_ins if kept(c)]
 
 
 def set_aside(stand_ins: list[CallFacts]) -> None:

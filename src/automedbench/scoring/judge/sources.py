@@ -82,6 +82,7 @@ class RanSources:
     def __init__(self, workspace: str) -> None:
         self.workspace = workspace
         self.text: dict[str, str] = {}
+        self.history: dict[str, list[str]] = {}     # every text each file was written with, in order
 
     def _inside(self, name: str) -> str:
         return name if name.startswith("/") else f"{self.workspace}/{name.removeprefix('./')}"
@@ -90,6 +91,9 @@ class RanSources:
         """Remember the sources step `c`'s code writes, then note those it ran (`c.ran`)."""
         for name, body in dict(written_sources(c.code)).items():
             self.text[self._inside(name)] = body
+            texts = self.history.setdefault(self._inside(name), [])
+            if body not in texts:
+                texts.append(body)
         opened = dict.fromkeys((*c.held, *c.read, *c.read_back))
         c.ran = [(p, self.text[p]) for p in opened if p in self.text]
 
