@@ -26,6 +26,9 @@ def test_settings_comments_and_a_fixed_line_leave_the_method():
     lines = ENHANCE.splitlines(keepends=True)
     fixed = "".join(lines[:40] + ["    y = np.clip(y, 0, None)\n"] + lines[40:])
     assert same_method(ENHANCE, fixed)
+    # the piloted code grown into a batch script nearly twice its length: a loop over the cases
+    loop = "\nfor case in sorted(Path(sys.argv[1]).iterdir()):\n    main(case, Path(sys.argv[2]) / case.name)\n"
+    assert same_method(QUICK, QUICK + loop)
     # literals are placeholders: the shape of the code, not its values
     assert code_shape("x = 1.5\ny = 'a'\n") == code_shape("x = 3\ny = 'bb'  # why\n")
 

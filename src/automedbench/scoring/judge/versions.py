@@ -5,10 +5,12 @@ A pilot that ran a method file of its own, looked at and found fine, confirms th
 (s2e) only when the batch ran that method: the same file, a file made from it (a step that opened
 it wrote the other: `cp`, `sed`), or a file whose code is the piloted code with settings changed.
 The last is decided on the code's shape: both texts as Python tokens with every literal (number,
-string) replaced by a placeholder and comments dropped, compared by difflib's ratio. A parameter
-changed, a line fixed or added leaves the shape nearly whole (0.98-1.0 on the demo methods); a
-quick filter in place of the planned method shares a few import and I/O lines (0.1-0.2), and two
-different methods written from one template share about half (0.48). Where the judge does not
+string) replaced by a placeholder and comments dropped, compared by difflib's ratio (twice the
+tokens in common over both lengths). A parameter changed, a line fixed or added leaves the shape
+nearly whole (0.98-1.0 on the demo methods), and a script grown to twice its length around the
+piloted code (a loop over the cases, logging) keeps 0.67; a quick filter in place of the planned
+method shares a few import and I/O lines (0.1-0.2), and two different methods written in one
+house style share about half (0.48). Where the judge does not
 know a file's text (it was not written from the agent's own code) nothing is compared and the
 pilot keeps its credit, as before this rule.
 """
@@ -22,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 # at least this share of the code's shape in common: another version of one method (module doc)
-SAME_METHOD_RATIO = 0.7
+SAME_METHOD_RATIO = 0.6
 
 _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _WORD = re.compile(r"\w+|[^\w\s]")
