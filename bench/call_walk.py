@@ -106,6 +106,9 @@ REPEATS = {
     "automedbench.lifecycle.experiments:_Runner.decided": "each replayed call decided through the runner",
     "automedbench.lifecycle.experiments:_Runner.execute": "one execution per replay of a look",
     "automedbench.sandbox.bwrap.warm:WarmPython.run": "one warm execution per python replay of a look",
+    "automedbench.sandbox.bwrap.warm:WarmPython._request": "one request to the warm server per replay run warm",
+    "automedbench.runs.blobs:BlobStore.path": "each kept python source a replayed call read, for the warm server's "
+        "preloads, and each kept file compared by content",
 }
 
 

@@ -32,7 +32,7 @@ from ..sandbox import SandboxSpec, open_sandbox
 from ..sandbox.base import ExecResult, Sandbox
 from ..sandbox.privilege import chown_tree
 from ..sandbox.stage import make_stage
-from ..sandbox.bwrap.warm import WarmCapable, WarmPython, warm_enabled, warm_imports
+from ..sandbox.bwrap.warm import WarmCapable, WarmPython, shell_python, warm_enabled, warm_imports
 from ..scoring.experiments import (CallExperiment, Comparison, Consistency, Replay, RunExperiments, candidates,
                                    content_alias, executions, input_candidates, save_experiments, submitted_counterpart,
                                    unit_file)
@@ -122,9 +122,8 @@ def _experiments(files: RunFiles, task: Task, backend: str, public_dir: Path, ex
         # (hard links, the checked files copied) that the input mutants may edit
         public, too_large = _replay_inputs(public_dir, tmp, data_inside, input_todo)
         sandbox = _open_replay_sandbox(backend, public, ws, inside)
-        runner = _Runner(sandbox, [codes.get(i, (None, ""))[0] or "" for i in
-                                   [*(t[0] for t in todo), *(t[0] for t in input_todo)]
-                                   if codes.get(i, (None, ""))[1] == "python"])
+        runner = _Runner(sandbox, *_python_sources([*(t[0] for t in todo), *(t[0] for t in input_todo)], codes,
+                                                   effects, store, inside))
         try:
             for index, mutated, method_files in todo:
                 out.calls.append(runner.decided(functools.partial(
@@ -206,25 +205,70 @@ def _consistency(calls: list[CallExperiment], effects: list[tuple[int, dict[str,
     return out
 
 
+def _python_sources(indices: list[int], codes: dict[int, tuple[str | None, str]],
+                    effects: list[tuple[int, dict[str, Any] | None]], store: BlobStore,
+                    inside: str) -> tuple[list[str], list[str]]:
+    """The python the replayed calls ran, whose imports the warm interpreter preloads: a python
+    call's code, a bash call's `python -c` code (sandbox/bwrap/warm.py `shell_python`), and every
+    workspace `.py` file the call read (its effects: the script a command line or `subprocess`
+    started, the modules it imported), as the call read it. A python call whose reads were not
+    recorded comes second: the python among its string literals counts too (a script it writes
+    and runs)."""
+    sources: list[str] = []
+    unknown: list[str] = []
+    recorded = dict(effects)
+    for i in indices:
+        code, language = codes.get(i, (None, ""))
+        if not code:
+            continue
+        fx = recorded.get(i)
+        command = shell_python(code) if language == "bash" else None
+        if language == "python":
+            (sources if fx else unknown).append(code)
+        elif command is None:        # a bash call run fresh whatever it starts
+            continue
+        elif command[0][1] == "-c":
+            sources.append(command[0][2])
+        if not fx:
+            continue
+        written = {str(w.get("path")): w.get("sha256") for w in fx.get("written") or []}
+        before: dict[str, str | None] | None = None
+        for path in [*(fx.get("read") or []), *(fx.get("read_back") or [])]:
+            if not str(path).endswith(".py") or not str(path).startswith(inside + "/"):
+                continue
+            if path not in written and before is None:
+                before = WorkspaceState.before(effects, i).files
+            sha = written[path] if path in written else (before or {}).get(path)
+            if sha and store.has(sha):
+                try:
+                    sources.append(store.path(sha).read_text(errors="replace"))
+                except OSError:
+                    pass
+    return sources, unknown
+
+
 class _Runner:
-    """Runs the replays' code: python in forks of a prewarmed interpreter where the backend has
-    one (sandbox/bwrap/warm.py), else (and for bash) a fresh process per replay as the run had. A call
+    """Runs the replays' code: python, and bash that only starts python on a script, in forks of
+    a prewarmed interpreter where the backend has one (sandbox/bwrap/warm.py), else (and for any
+    other bash) a fresh process per replay as the run had. A call
     replayed warm that its control does not reproduce is replayed again fresh, so the warm
     interpreter never changes what is decided, only what it costs (docs/judge.md "What replays
     cost")."""
 
-    def __init__(self, sandbox: Sandbox, python_codes: list[str]):
+    def __init__(self, sandbox: Sandbox, python_codes: list[str], unknown: list[str] | None = None):
         self.sandbox = sandbox
-        self.warm: WarmPython | None = (sandbox.warm_python(warm_imports(python_codes))
-                                        if python_codes and isinstance(sandbox, WarmCapable) and warm_enabled()
-                                        else None)
+        self.warm: WarmPython | None = (sandbox.warm_python(warm_imports(python_codes, unknown or []))
+                                        if (python_codes or unknown) and isinstance(sandbox, WarmCapable)
+                                        and warm_enabled() else None)
         self._use_warm = False
         if self.warm is not None:
             self.warm.start()
 
     def execute(self, language: str, code: str, timeout_s: float) -> ExecResult:
-        if self._use_warm and language == "python" and self.warm is not None:
-            result = self.warm.run(code, timeout_s)
+        if self._use_warm and self.warm is not None:
+            command = shell_python(code) if language == "bash" else None
+            result = (self.warm.run(code, timeout_s) if language == "python"
+                      else self.warm.run_argv(*command, timeout_s) if command is not None else None)
             if result is not None:
                 return result
         return self.sandbox.execute(language, code, timeout_s=timeout_s)
