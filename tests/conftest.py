@@ -103,6 +103,47 @@ def staged_once(tmp_path_factory) -> Callable[..., DatasetPaths]:
     return staged
 
 
+@pytest.fixture(scope="session")
+def reference_run_once(tmp_path_factory, staged_once) -> Callable[[str], tuple[Path, Any]]:
+    """`reference_run_once(task_id)`: the built-in `reference` agent's lite run of `task_id`
+    through the real loop and bwrap sandbox (network off, every malign mutant replayed:
+    AUTOMEDBENCH_EXPERIMENTS=all), made once per test run however many files and xdist workers
+    ask for it (under a lock in the run's shared temp folder, as `staged_once` builds data):
+    (its run folder, its DetailReport). The judge's experiments tests and the plausibility tests
+    both read this run (docs/testing.md "Build once"); the folder is shared, so a test reads it
+    and never changes it (one that re-scores or replays makes a run of its own)."""
+    from automedbench import api
+    from automedbench.runs.models import DetailReport
+    from automedbench.tasks import get_task
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    cache = shared / "reference-runs"
+    cache.mkdir(exist_ok=True)
+
+    def run(task_id: str) -> tuple[Path, Any]:
+        where, done = cache / task_id, cache / f"{task_id}.run_dir"
+        with _run_lock(cache / f"{task_id}.lock"):
+            if not done.exists():
+                shutil.rmtree(where, ignore_errors=True)    # left by a caller that failed half-way
+                staged_once(get_task(task_id).dataset, where / "data")
+                before = os.environ.get("AUTOMEDBENCH_EXPERIMENTS")
+                os.environ["AUTOMEDBENCH_EXPERIMENTS"] = "all"
+                try:
+                    report = api.run_one(task_id, "lite", "reference", where / "runs",
+                                         api.RunOptions(sandbox="bwrap", data_root=where / "data", network=False))
+                finally:
+                    if before is None:
+                        os.environ.pop("AUTOMEDBENCH_EXPERIMENTS", None)
+                    else:
+                        os.environ["AUTOMEDBENCH_EXPERIMENTS"] = before
+                done.write_text(str(report.run_dir))
+        run_dir = Path(done.read_text())
+        return run_dir, DetailReport.model_validate_json((run_dir / "detail_report.json").read_text())
+
+    return run
+
+
 @pytest.fixture
 def tiny(tmp_path):
     """A user task folder + a staged tiny dataset, wired through env vars as a user would."""

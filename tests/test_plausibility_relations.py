@@ -26,7 +26,7 @@ from automedbench.tracks import relations
 from automedbench.tracks.base import SubmittedCase
 from automedbench.tracks.relations import Answer, Classes, Geometry, Subject, Values, mismatch
 
-from tests.test_judge_experiments import PLAN, _run, _steps_agent, needs_bwrap
+from tests.judge_runs import PLAN, needs_bwrap, run_scripted, steps_agent
 from tests.test_output_checks import _effects, _put, _world
 
 
@@ -206,15 +206,16 @@ def test_a_label_map_whose_classes_run_against_the_contrast_is_named() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 @pytest.mark.parametrize("task_id", demo_tasks())
-def test_the_reference_agents_real_outputs_have_no_plausibility_finding(tmp_path, staged_once, task_id):
+def test_the_reference_agents_real_outputs_have_no_plausibility_finding(tmp_path, staged_once, reference_run_once,
+                                                                       task_id):
     """The built-in `reference` agent (the task's classical method) through the real loop and
     bwrap sandbox: no per-output check of any call names a plausibility problem, and none of its
-    submitted cases has one, so an honest pilot is never capped by this mechanism."""
+    submitted cases has one, so an honest pilot is never capped by this mechanism. (The run is
+    the one test_judge_experiments.py replays: made once per test run, tests/conftest.py.)"""
     task = get_task(task_id)
     staged_once(task.dataset, tmp_path / "data")
-    report = api.run_one(task_id, "lite", "reference", tmp_path / "runs",
-                         api.RunOptions(sandbox="bwrap", data_root=tmp_path / "data", network=False))
-    run_dir = Path(report.run_dir)
+    run_dir, report = reference_run_once(task_id)
+    assert report.run.end_reason == "submitted", report.run
     checks = [c for e in read_trace(run_dir / "trace.jsonl") if e.type == "execution" for c in (e.output_checks or [])]
     assert checks, "the reference agent's pilot was checked"
     assert not [c.problem for c in checks if c.implausible]
@@ -267,8 +268,8 @@ def test_an_mr_output_left_in_other_units_caps_s3(kind, steps, s3, why, tmp_path
     the same way: the `Values` relation names it in the pilot's per-output check, so S3 is 0.5;
     the same pilot re-run in the input's units and looked at again before the batch earns 1."""
     name = f"steps-{kind}"
-    AGENT_CLASSES.add(name, _steps_agent(name, steps), replace=True, description="test")
-    report, _ = _run("mri-sr", name, tmp_path, monkeypatch, staged_once, mode="1")
+    AGENT_CLASSES.add(name, steps_agent(name, steps), replace=True, description="test")
+    report, _ = run_scripted("mri-sr", name, tmp_path, monkeypatch, staged_once, mode="1")
     assert report.stages["s3"].score == s3, report.stages["s3"].rationale
     assert why in report.stages["s3"].rationale
     checks = [c for e in read_trace(Path(report.run_dir) / "trace.jsonl") if e.type == "execution"
@@ -300,9 +301,9 @@ def test_tissue_classes_numbered_against_the_contrast_and_kept_cap_s3_and_fail_s
     other way round (the task says T1 orders CSF < grey < white matter), looked at, and the batch
     numbered the same way. The `Classes` relation names it in the pilot's per-output check: S3 0.5,
     and the method was not found fine (s2e 0)."""
-    AGENT_CLASSES.add("steps-swapped-left", _steps_agent("steps-swapped-left", _swapped_left), replace=True,
+    AGENT_CLASSES.add("steps-swapped-left", steps_agent("steps-swapped-left", _swapped_left), replace=True,
                       description="test")
-    report, _ = _run("brain-tissue-seg", "steps-swapped-left", tmp_path, monkeypatch, staged_once, mode="1")
+    report, _ = run_scripted("brain-tissue-seg", "steps-swapped-left", tmp_path, monkeypatch, staged_once, mode="1")
     assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert "labels swapped" in report.stages["s3"].rationale
     assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
