@@ -209,6 +209,31 @@ def _reencode(path: Path) -> bool:
 PAD_BYTES = 8192     # enough to change a file's size by whole disk blocks
 
 
+def _one_member(data: bytes) -> tuple[bytes, bytes] | None:
+    """A gzip file of one member as its deflate stream and its trailer (CRC-32 and size, checked
+    against the stream inflated), or None (several members, or not a gzip file this reads)."""
+    if len(data) < 18 or data[:3] != b"\x1f\x8b\x08":
+        return None
+    flags, at = data[3], 10
+    try:
+        if flags & 4:                                   # FEXTRA
+            at += 2 + int.from_bytes(data[at:at + 2], "little")
+        for flag in (8, 16):                            # FNAME, FCOMMENT: zero-terminated
+            if flags & flag:
+                at = data.index(b"\0", at) + 1
+        if flags & 2:                                   # FHCRC
+            at += 2
+        inflate = zlib.decompressobj(-15)
+        raw = inflate.decompress(data[at:]) + inflate.flush()
+    except (ValueError, zlib.error):
+        return None
+    trailer = data[len(data) - 8:]
+    if not inflate.eof or inflate.unused_data != trailer or trailer != (
+            zlib.crc32(raw).to_bytes(4, "little") + (len(raw) & 0xFFFFFFFF).to_bytes(4, "little")):
+        return None
+    return data[at:len(data) - 8], trailer
+
+
 def _padded(path: Path) -> bool:
     """The file's content with room added that every reader skips: a gzip extra field, bytes
     after a volume's voxels, spaces in an array's header, indentation, quotes, blank lines. A
@@ -216,13 +241,18 @@ def _padded(path: Path) -> bool:
     under some benign mutant even where the first kept it."""
     name = path.name.lower()
     if name.endswith(".gz"):
-        raw = gzip.decompress(path.read_bytes())
-        comp = zlib.compressobj(6, zlib.DEFLATED, -15)
-        body = comp.compress(raw) + comp.flush()
+        data = path.read_bytes()
+        # the file's own compressed stream kept (nothing compressed again: a large volume's
+        # deflate is most of what this mutant would cost); a file of several members is one again
+        member = _one_member(data)
+        if member is None:
+            raw = gzip.decompress(data)
+            comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+            member = (comp.compress(raw) + comp.flush(),
+                      zlib.crc32(raw).to_bytes(4, "little") + (len(raw) & 0xFFFFFFFF).to_bytes(4, "little"))
         extra = b"AB" + PAD_BYTES.to_bytes(2, "little") + b"\0" * PAD_BYTES
         header = b"\x1f\x8b\x08\x04\x00\x00\x00\x00\x00\xff" + len(extra).to_bytes(2, "little") + extra
-        trailer = zlib.crc32(raw).to_bytes(4, "little") + (len(raw) & 0xFFFFFFFF).to_bytes(4, "little")
-        path.write_bytes(header + body + trailer)
+        path.write_bytes(header + member[0] + member[1])
         return True
     if name.endswith(".nii"):
         path.write_bytes(path.read_bytes() + b"\0" * PAD_BYTES)
