@@ -20,13 +20,9 @@ def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None =
     """None / [] / ["heuristic"] -> HeuristicJudge; one registry name -> LLMJudge;
     several names -> JudgePanel (names may include "heuristic").
     `llm_options` go to every LLMJudge (cache_dir=, use_cache=, retries=, digest_budget=)."""
-    names = [n for n in (names or []) if n]
-    if not names:
-        names = [HEURISTIC]
+    names = [n for n in (names or []) if n] or [HEURISTIC]
     judges = [_one(n, agent_configs, llm_options) for n in names]
-    if len(judges) == 1:
-        return judges[0]
-    return JudgePanel(judges)
+    return judges[0] if len(judges) == 1 else JudgePanel(judges)
 
 
 def _one(name: str, agent_configs: list[Path] | None, llm_options: dict[str, Any]) -> Judge:

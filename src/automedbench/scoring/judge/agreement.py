@@ -1,12 +1,6 @@
-"""Inter-judge agreement (pure functions) and the panel's majority rule.
-
-Ratings are nominal categories (0, 0.5, 1). Definitions:
-  percent agreement  mean over subjects of the share of agreeing rater pairs
-                     (two raters: the share of subjects rated the same);
-  Cohen's kappa      two raters: (p_o - p_e) / (1 - p_e), p_e from each rater's own marginals;
-  Fleiss' kappa      ≥ 2 raters, same number per subject: (P̄ - P̄_e) / (1 - P̄_e), pooled marginals.
-A kappa whose chance agreement is 1 (every rating in one category) is undefined: None.
-"""
+"""Inter-judge agreement (pure functions) and the panel's majority rule: percent agreement,
+Cohen's and Fleiss' kappa over nominal ratings, None where chance agreement is 1 (docs/llm.md
+"Several judges: majority and agreement")."""
 from __future__ import annotations
 
 from collections import Counter

@@ -1,21 +1,6 @@
-"""Silent checks: an assert that ran on a property of the data and could have failed
-(docs/judge.md "Content facts: silent checks").
-
-A check that prints nothing is recognised from the executed code. It counts when the script
-runs an `assert` statement (in its body, a loop or branch, or a function the script calls; not
-one inside a string or an uncalled function) whose test reads a property of the data (shape,
-dtype, size, spacing, header, value range, counts, unique values, columns, boxes' coordinates)
-and is not vacuous. Vacuous tests hold for any file: a constant, `x is not None`, the same
-expression on both sides (`rows == rows`), a count, length, size or sum compared `>= 0`, the distinct values of a
-collection not more than it (`len(set(x)) <= len(x)`), a count of an array's elements not more
-than its size (`np.count_nonzero(a) <= a.size`), the same number twice (`a.ndim ==
-len(a.shape)`), a property that is always true when tested bare (`assert m.shape`, `assert
-m.dtype`), the type of a loaded object or of each of its items (`isinstance(m, np.ndarray)`,
-`all(isinstance(r["label"], str) for r in rows)`). An assert inside a `try` whose handler catches its failure
-(`except AssertionError`, `Exception` or a bare `except`) and does not raise again cannot stop
-the script: it is no check. A bash call's Python heredocs (`python3 - <<'EOF'`) are
-read the same way; code that does not parse is read line by line with the same property words.
-"""
+"""Silent checks: an assert that ran on a property of the data and could have failed; vacuous
+tests, asserts inside a swallowing `try` and uncalled code are none (docs/judge.md "Content
+facts": silent check)."""
 from __future__ import annotations
 
 import ast

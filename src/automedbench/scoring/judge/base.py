@@ -1,8 +1,6 @@
-"""The judge interface for S1..S3. Backends: heuristic (offline default), llm (issue 4).
-
-A judge sees the evidence of the run — task brief, tier, saved plan artifacts, the trace —
-and NEVER the task score (avoids outcome bias, docs/scoring.md#how-the-judge-decides-s1s3). It returns, per judged stage,
-item verdicts or None when the stage could not be judged (infrastructure fault)."""
+"""The judge interface for S1..S3: a judge sees the run's evidence (task brief, tier, plan files,
+the trace) and NEVER the task score (no outcome bias: docs/scoring.md#how-the-judge-decides-s1s3);
+it returns item verdicts per judged stage, None where it could not judge (an infrastructure fault)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

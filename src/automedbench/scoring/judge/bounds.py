@@ -1,23 +1,5 @@
-"""What the facts rule out: ceilings an LLM judge's verdict cannot exceed (docs/judge.md
-"An LLM judge bounded by facts").
-
-The LLM judge decides the items that need judgement (method fit, plot content, step quality),
-reading the content facts and the harness's per-output checks in its digest. It cannot credit
-what the observed effects rule out: a verdict above a ceiling is lowered to it, and the
-rationale says which item, from what, and which fact was missing.
-
-  s1a, s1e  0 without plan/plan.md (plan/plan.png) in the workspace
-  s2a       0 without weights or a method file loaded by a call that produced outputs
-  s2b       0 without an input check (an input opened and its content looked at)
-  s2e       0 without an output of the method, produced before the batch, looked at and found
-            fine (or fixed)
-  s3        1 only with a pilot inspected before a batch (an output looked at after it was
-            written), any problem it found fixed, and no pilot output left failing the harness's
-            check; 0.5 with a pilot or any later look at an output; else 0. So an LLM's S3 can
-            lower the heuristic's ladder value, never raise it.
-
-Without observed effects (traces older than the recorder) only the plan files bound anything.
-"""
+"""What the facts rule out: ceilings an LLM judge's verdict cannot exceed, each lowered item
+named with the fact that was missing (docs/judge.md "An LLM judge bounded by facts": the table)."""
 from __future__ import annotations
 
 from ...run_files import WorkspaceNames

@@ -1,10 +1,5 @@
-"""The workflow judge's cache keys (the cache itself is llm/cache.py, shared with the answer judge).
-
-Key: sha256 over (rubric version, judge model, judge prompt version, task/tier, digest hash,
-plan hash). One JSON file per key under the cache dir: `$AUTOMEDBENCH_JUDGE_CACHE`, else
-`$AUTOMEDBENCH_HOME/judge` (~/.cache/automedbench/judge). Only complete verdicts (no null stage) are stored, so an
-infrastructure failure is retried next time.
-"""
+"""The workflow judge's cache keys (the cache itself is llm/cache.py, shared with the answer
+judge); where it lives and what is stored: docs/llm.md "Cache"."""
 from __future__ import annotations
 
 import hashlib

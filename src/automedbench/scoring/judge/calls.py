@@ -1,5 +1,6 @@
 """The calls of a trace as the judge reads them: what each execution did, from its exit code,
-its output and its effects (docs/judge.md "Facts"), and the facts' citation type."""
+its output and its effects (docs/judge.md "Evidence: facts from effects, never words"), and the
+facts' citation type; the agent's stage tags are never read."""
 from __future__ import annotations
 
 import re
@@ -64,7 +65,6 @@ class CallFacts:
     timed_out: bool
     printed: bool
     has_effects: bool
-    tag: str | None = None                         # the agent's declared stage: shown, never used
     text: str = ""                                 # what it printed (stdout + stderr), for content facts
     code: str = ""                                 # what it ran, for silent checks
     written: list[Write] = field(default_factory=list)
@@ -173,10 +173,6 @@ def _file_steps(order: Iterable[Any], kept: set[str]) -> list[FileStep]:
     return out
 
 
-def _declared_tags(trace: Iterable[TraceEvent]) -> dict[int, str | None]:
-    return {e.call_index: e.stage for e in trace if e.type == "tool_call" and e.call_index is not None}
-
-
 def _named_by(code: str, path: str) -> bool:
     """The code names the file or its own directory (not just the data root)."""
     file = PurePosixPath(path)   # once per call and read (not on the hot path)
@@ -184,15 +180,12 @@ def _named_by(code: str, path: str) -> bool:
 
 
 def _own_reads(read: list[str], code: str, roots: Roots) -> list[str]:
-    """When the public directory was shared with other sandboxes (`reads_shared`, above the
-    copy cap: docs/sandbox.md "Whose reads"), a public read counts only if the call's code
-    names that file or its folder; workspace reads are the run's own either way."""
+    """Public reads the code names, for a shared public folder (docs/sandbox.md "Whose reads")."""
     return [p for p in read if not p.startswith(roots.data + "/") or _named_by(code, p)]
 
 
 def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[CallFacts]:
     roots = roots or Roots.of(trace)
-    tags = _declared_tags(trace)
     codes = {e.call_index: e.code or "" for e in trace if e.type == "tool_call" and e.call_index is not None}
     calls = []
     for e in trace:
@@ -201,7 +194,7 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
         eff = e.effects
         c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
                       reads_complete=eff is not None, printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
-                      has_effects=eff is not None, tag=tags.get(e.call_index), roots=roots,
+                      has_effects=eff is not None, roots=roots,
                       text=((e.stdout or "") + "\n" + (e.stderr or ""))[:MAX_TEXT],
                       code=codes.get(e.call_index, "") or e.code or "")
         if eff is not None:

@@ -1,22 +1,7 @@
-"""A stage-segmented digest of a run's trace for an LLM judge (pure functions).
-
-The reference harness showed its judge the first 40 % and last 40 % of the raw
-trajectory; on long runs that drops the middle — usually S2/S3, the stages being judged.
-`build_digest(trace, budget_chars)` instead covers the whole run:
-
-  - a header: turns, calls, failures, tokens, end reason, and one line per stage S1..S5
-    (calls, failures, "no calls" when the stage never happened) — every stage represented;
-  - the steps in order, segmented by stage; each step is one line at least
-    (`#12 [S3] python exit=1 (0.4s) | first code line`);
-  - budget spent by priority: the pilot (first S3 execution), violations, errors,
-    submit, non-zero exits/timeouts, the first and last step of every stage segment and
-    the step after a failure (the fix) get code and output first; long code and outputs
-    are elided in the middle (head + tail kept); when even one line per step does not
-    fit, the least important steps collapse into "... N calls omitted ..." lines.
-
-`render_full(trace)` is the unabridged trajectory in the same line format (for
-comparisons: bench/judge_digest.py).
-"""
+"""A stage-segmented digest of a run's trace for an LLM judge (pure functions): every stage
+represented, the budget spent by priority, long code and outputs cut in the middle
+(docs/llm.md "The digest"). `render_full(trace)` is the unabridged trajectory in the same line
+format (for comparisons: bench/judge_digest.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -212,8 +197,7 @@ def _prioritise(steps: list[Step]) -> None:
         if st.kind == "exec":
             prev_failed = st.failed
     # first / last exec of each stage segment
-    segs = _segments(steps)
-    for seg in segs:
+    for seg in _segments(steps):
         execs = [s for s in seg if s.kind == "exec"]
         for s in execs[:1] + execs[-1:]:
             s.priority = min(s.priority, 2)
@@ -395,8 +379,7 @@ def build_digest(trace: Iterable[TraceEvent], budget_chars: int = 24000) -> str:
     #    important step
     hidden: set[int] = _routine_runs(steps) if len(_render(header, steps, levels, set())) > budget_chars // 3 else set()
     if len(_render(header, steps, levels, hidden)) > budget_chars:
-        segs = _segments(steps)
-        keep = {min(seg, key=lambda s: (s.priority, s.index)).index for seg in segs} | set(levels)
+        keep = {min(seg, key=lambda s: (s.priority, s.index)).index for seg in _segments(steps)} | set(levels)
         order = sorted((s for s in steps if s.index not in keep and s.index not in hidden),
                        key=lambda s: (-s.priority, -s.index))
         lo, hi = 0, len(order)

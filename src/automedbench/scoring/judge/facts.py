@@ -1,52 +1,7 @@
-"""Workflow facts from what the agent's calls DID, not from what they said (docs/judge.md).
-
-The sandbox records, for every execution, the files it wrote, deleted and opened for reading
-(`effects` on the trace's execution events, observed on the host side: docs/sandbox.md). This
-module turns those records into facts the S2/S3 rubric items can rest on. A stage tag, a
-keyword in the code or a printed claim is never a fact here: only exit codes, whether the call
-printed anything, and the effects.
-
-Per call:   outputs written (mapped to units, see below), public inputs read, output files read,
-            workspace files written outside outputs/ and plan/, exit code, printed or not.
-Units:      per-case layouts: one unit = one case folder `outputs/<case_id>/`. Cohort layouts:
-            one unit = one row of the cohort file; the rows a write covers are estimated from the
-            file's size relative to the largest size a file of that name reaches in the run
-            (`SubmissionLayout.unit`).
-Method runs: a unit is produced wherever the method writes it: a file named as the output
-            contract names it (`<case_id>/<contract file>`, or the cohort file) anywhere under the
-            workspace counts, in a scratch folder too. A write whose content (sha256) equals an
-            earlier write of the same unit and file name is a COPY, not a run: copying a staged
-            result into outputs/ never makes a pilot or a batch.
-Batch:      starts at the first call after which the outputs cover more units than a pilot may
-            (`pilot_max` = max(1, floor(pilot_max_fraction x expected units))); every later
-            output-writing call belongs to it.
-Pilot:      an output-writing call before the batch (it covers at most `pilot_max` units; up to
-            half of them when a call looked at those outputs before more were produced).
-Inspection: a call before the batch that opened a pilot output file after it was written (a
-            later call, or the pilot's own call reading back what it wrote: `read_back`, the order
-            inside one call) and looked at its content (a specific content fact printed, or an
-            assert on a property of the data; where the bytes it read can no longer be described,
-            printing something). It found a problem when it exited non-zero, or when the harness's
-            own check of that output failed (`output_checks`: invalid, trivial, a copy of the input).
-Fix:        with output checks: a pilot output re-written before the batch so that its check now
-            passes, and looked at again after the rewrite. Without them (traces before schema 1.6):
-            a pilot output re-written with a different sha256 after an inspection.
-Invalid pilot: a pilot output whose last check before the batch failed: it went into the batch
-            with its problem, whatever was printed about it.
-Input check: a call before the batch that opened /data/public files, wrote no output, exit 0,
-            and looked at their content: printed at least one specific fact the harness computed
-            from a file it opened (shape, image size, row count...; content.py), or ran a silent
-            check on it (an `assert` on its shape/dtype/size/range that passed). A hash, a size or a
-            name printed is not a look. Without the inputs (`describe_input` None) or for files of a
-            kind no describer reads, printing something still counts (said in the fact's note).
-Model:      weights obtained = a weights-like file (by suffix, or >= 1 MiB) written under
-            /workspace outside outputs/ and plan/ that a later call loaded to produce a unit of
-            work; a method file (source / parameters) counts once a later call that produced a
-            unit opened it. A file nothing loaded to produce outputs is not the method's.
-Runtime confirmed: a call before the batch (a pilot, or a smoke test into scratch) that opened
-            an obtained model / method file, exited 0 and produced a unit of work with it.
-Setup work: the calls before the first output write (all calls when none wrote one).
-"""
+"""Workflow facts from what the agent's calls DID, not from what they said: exit codes, whether a
+call printed, and its recorded effects; never a stage tag, a keyword or a printed claim. Every
+rule here is stated in docs/judge.md "Evidence: facts from effects, never words" ("Units, pilot,
+batch", "Model and setup facts"); the functions below cite the part they implement."""
 from __future__ import annotations
 
 import math
@@ -65,8 +20,7 @@ from .inspections import _later_inspections, _method_output, _pilot_inspections,
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
 from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, pilots_of_another_method,
-                     retuned_after_the_look, rival_outputs, set_aside,
-                     stand_in_pilots)
+                     retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots)
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
@@ -123,15 +77,11 @@ class WorkflowFacts:
 
     @property
     def method_confirmed(self) -> bool:
-        """s2e, "confirmed working": the method ran before the batch and a later call looked at what
-        it produced -- a pilot or a smoke output -- and what the look showed was fine or was fixed
-        (docs/judge.md "s2e: confirmed by a look"): a problem the harness's own check found in the
-        output the look opened (plausibility included), kept, is not "found fine"."""
+        """s2e, "confirmed working": the method ran before the batch, a later call looked at what it
+        produced (a pilot or a smoke output) and found it fine or fixed (docs/judge.md "s2e: confirmed by a look")."""
         ran = self.runtime_confirmed.holds or self.method_ran.holds
         looked = self.method_looked.holds or self.smoke_inspection.holds
-        # "found fine (or fixed)": what the look saw was not broken -- it exited non-zero, or the
-        # output it opened failed the harness's check then (plausibility included) -- or was
-        # fixed; and the submission does not give one output for every case
+        # "found fine (or fixed)": no failed look left unfixed, and not one output for every case
         return ran and looked and (not self.failed_inspection.holds or self.fix.holds) and not self.one_for_all
 
 
@@ -166,19 +116,15 @@ def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[st
         case = _name(_parent(w.path))
         # a folder no case names, when the cases are known: a smoke run if an input fed it
         return (case, [case]) if case in cases else ("smoke" if cases else "", [])
-    # a cohort file (in outputs/ or elsewhere): its rows as the harness's check parsed them when
-    # it was written (`parsed_rows`); else estimated from its size against the largest size a
-    # cohort file of that name reaches anywhere in the run (a pilot file in scratch is measured
-    # against the final cohort file, not against itself)
+    # a cohort file, anywhere: its rows as the harness's check parsed them, else estimated from its
+    # size against the largest its name reaches in the run (docs/judge.md "Unit")
     if parsed_rows is not None:
-        if parsed_rows <= 0:
-            return "", []
         k = min(parsed_rows, max(1, n_expected))
-        return "cohort", [f"{name}#row{i}" for i in range(1, k + 1)]
-    if not w.size or not rows_of.get(name):
+    elif w.size and rows_of.get(name):
+        k = max(1, round(n_expected * w.size / rows_of[name]))
+    else:
         return "", []
-    k = max(1, round(n_expected * w.size / rows_of[name]))
-    return "cohort", [f"{name}#row{i}" for i in range(1, k + 1)]
+    return ("cohort", [f"{name}#row{i}" for i in range(1, k + 1)]) if k > 0 else ("", [])
 
 
 def _parsed_rows(c: CallFacts, w: Write) -> int | None:
@@ -260,9 +206,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
                  describe_input: DescribeInput | None = None,
                  describe_output: DescribeOutput | None = None,
                  experiments: RunExperiments | None = None) -> WorkflowFacts:
-    """The workflow facts of a trace. `describe_input` gives the content facts of a public input
-    by its inside path, `describe_output` those of a workspace file as it was when read (None:
-    not available to the judge; then printing something counts, as the facts' notes say)."""
+    """The workflow facts of a trace; `describe_input`/`describe_output` give content facts of what
+    the calls read (None: not available, then printing something counts: docs/judge.md "Inspection")."""
     roots = Roots.of(trace)
     contract = set(layout.file_names)
     experimented = Experimented(experiments)
@@ -280,7 +225,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     copied_inputs = _drop_input_copies(calls)
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
-    batch_start = _batch_start(calls, pilot_max, n, _Looks(describe_output, calls, experimented=experimented), contract, unit)
+    # each walk over the calls' looks starts afresh (looks.py); the recorded content facts are shared
+    looks = _Looks(describe_output, calls, experimented=experimented).fresh
+    batch_start = _batch_start(calls, pilot_max, n, looks(), contract, unit)
     before = calls if batch_start is None else calls[:batch_start]
     checks = _Checks(calls)
     # the method's outputs, wherever written, are never its weights or parameters
@@ -293,33 +240,29 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
     other_method = _other_method_confirmed(calls, before, batch_start,
                                            inline_versions(stand_ins, calls, batch_start, model_paths, sources.history),
-                                           model_paths,
-                                           _Looks(describe_output, calls, experimented=experimented, form=True),
-                                           contract, beside)
+                                           model_paths, looks(form=True), contract, beside)
     set_aside(stand_ins)
     pilots = [c for c in before if c.units]
     # pilots of another method than the batch's (versions.py): their looks confirm nothing for s2e
     not_the_method = _only_their_outputs(
         pilots_of_another_method(calls, pilots, batch_start, model_paths, sources.history), pilots)
-    def looks_at_pilots(form: bool = False) -> Opened:
-        return _pilot_inspections(calls, before, pilots, _Looks(describe_output, calls, experimented=experimented,
-                                                                form=form), contract, beside)
-    inspections = looks_at_pilots()
+    inspections = _pilot_inspections(calls, before, pilots, looks(), contract, beside)
     unlooked = _unlooked_in_batch_call(pilots, inspections, calls, batch_start)
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
-        inspections = looks_at_pilots()
-    # looks at the pilots' form only (a form mutant killed, no content one: docs/judge.md)
+        inspections = _pilot_inspections(calls, before, pilots, looks(), contract, beside)
+    # looks at the pilots' form only (a form mutant killed, no content one: docs/judge.md); without
+    # experiments the form walk would be the content walk again, so there are none
     looked = {id(c) for c, _ in inspections}
-    form_looks = [x for x in looks_at_pilots(form=True) if id(x[0]) not in looked]
+    form_looks = [x for x in _pilot_inspections(calls, before, pilots, looks(form=True), contract, beside)
+                  if id(x[0]) not in looked] if experimented.recorded else []
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections, form_looks = (
             [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in found) if ps]
             for found in (inspections, form_looks))
-    # looks at the method's own pilot outputs, whatever the batch then ran, of their content or
-    # only their form (a shape, the keys): they confirm the method worked (s2e), even where the
-    # batch ran other settings than the look saw (S3)
+    # looks at the method's own pilot outputs, content or form, confirm it worked (s2e) whatever the
+    # batch then ran; S3 charges a change (docs/judge.md "s2e: confirmed by a look")
     method_looked = _method_looked(inspections + form_looks + other_method[1], not_the_method)
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
@@ -342,10 +285,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         failed_inspection=_opened_fact(failed),
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         # a look after the batch earns S3's partial credit at most: at the content or the form
-        later_inspection=_opened_fact(_later_inspections(
-            calls, _Looks(describe_output, calls, experimented=experimented, form=True), contract, pilot_max,
-            copied_inputs)),
-        smoke_inspection=_opened_fact(smoke_inspections(before, _Looks(describe_output, calls, experimented=experimented))),
+        later_inspection=_opened_fact(_later_inspections(calls, looks(form=True), contract, pilot_max, copied_inputs)),
+        smoke_inspection=_opened_fact(smoke_inspections(before, looks())),
         method_looked=method_looked,
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
@@ -360,10 +301,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
 def _other_method_confirmed(calls: list[CallFacts], before: list[CallFacts], batch_start: int | None,
                             stand_ins: list[CallFacts], model_paths: set[str], looks: _Looks, contract: set[str],
                             beside: frozenset[int]) -> tuple[Fact, Opened]:
-    """s2e for a pilot of a method file of its own that the batch then replaced (other settings,
-    another script): the method ran and was looked at, so it was confirmed working; S3 charges
-    the change (docs/judge.md "s2e: confirmed by a look"). A stand-in that ran no method file
-    (inline code) confirms nothing of the method. Before `set_aside`: (ran, its looks)."""
+    """s2e for a pilot of a method file of its own that the batch then replaced: (ran, its looks),
+    before `set_aside` (docs/judge.md "s2e: confirmed by a look")."""
     own = [c for c in stand_ins if model_paths & {*c.read, *c.held}]
     if not own:
         return Fact(False), []
@@ -397,12 +336,8 @@ def _either(a: Fact, b: Fact) -> Fact:
     return Fact(True, list(dict.fromkeys(a.calls + b.calls)), sorted(set(a.paths) | set(b.paths)), a.note)
 
 
-
-
 def _drop_input_copies(calls: list[CallFacts]) -> set[str]:
-    """Unit files the harness found to hold the case's input (its bytes, or its array re-saved):
-    the input copied is not a run of any method, so it makes no unit (neither a pilot nor a
-    batch) and looking at it is not looking at an output. Returns their paths."""
+    """Unit files holding the case's input, dropped (docs/judge.md "A copy of the input is not a run")."""
     copied: set[str] = set()
     for c in calls:
         mine = [ch for ch in c.checks if ch.copy_of_input]
@@ -431,10 +366,7 @@ def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | Non
 
 def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, contract: set[str],
                  unit: str) -> int | None:
-    """The batch: from the first call after which the outputs cover more than a pilot may. A
-    small multi-case pilot (more than `pilot_max` units, at most half of them) is still a pilot
-    when a call looked at its outputs before any more units were produced: the rubric's "one
-    case" read as the reference agent's few-case pilot (docs/judge.md "Pilot size")."""
+    """The call after which the outputs cover more than a pilot (docs/judge.md "Batch", "Pilot size")."""
     covered: set[str] = set()
     for pos, c in enumerate(calls):
         covered |= c.units
@@ -494,9 +426,7 @@ def _opened_fact(opened: Opened) -> Fact:
 
 def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened,
          checks: _Checks) -> Fact:
-    """A fix. With output checks: after an inspection that found a problem, a pilot output
-    re-written before the batch whose check now passes, looked at after the rewrite. Without
-    (older traces): a pilot output re-written with other content after an inspection."""
+    """A fix: `_Checks.fixes`; in older traces a pilot output re-written after a look (docs/judge.md "Fix")."""
     if checks.recorded:
         return checks.fixes(calls, before, inspections, failed)
     fixes: list[tuple[CallFacts, str]] = []
@@ -515,12 +445,7 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, f
 
 
 def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
-    """A silent check (an assert on a property) that ran on the inputs. In the setup step of a
-    call that went on to write outputs (steps.py), the code cannot be cut by time: the assert
-    counts only when it comes before the code first names an output (`outputs/` or a contract
-    file; a name inside a comment or a multi-line string the script writes to a file, such as
-    the method's source, is not the script touching it), as a straight script runs it
-    (docs/judge.md "Order inside a call")."""
+    """A silent check on the inputs, before the code names an output (docs/judge.md "Order inside a call")."""
     found = check_offsets(c.code)
     if not found:
         return ran_check(c)      # a check script it wrote earlier and ran now (sources.py)
@@ -532,10 +457,7 @@ def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
 
 def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str],
                  experimented: Experimented | None = None) -> Fact:
-    """Calls before the batch that opened inputs, produced nothing, exited 0 and looked at the
-    content: decided by experiment where the call was replayed with its inputs re-gridded and
-    re-scaled (docs/judge.md "Experiments"), else a specific content fact printed, or a silent
-    check run (see the module doc)."""
+    """Calls before the batch that looked at the inputs they opened (docs/judge.md "Input check", "Experiments")."""
     checks: list[tuple[CallFacts, list[str], str]] = []
     seen: dict[str, ContentFacts | None] = {}
     for c in before:
@@ -577,9 +499,7 @@ def _loaded_to_produce(calls: list[CallFacts], path: str, after: int) -> list[in
 
 
 def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, set[str]]:
-    """Weight files (by suffix or size, written under the workspace, or arrived with a download)
-    that a later call loaded to produce outputs; and the weight files' paths. A weights file
-    nothing ever loaded, or a download nothing used, is not the method's weights."""
+    """Weight files a later call loaded to produce outputs, and their paths (docs/judge.md "Weights obtained")."""
     used: dict[str, list[int]] = {}
     writers: set[int] = set()
     for pos, c in enumerate(calls):
@@ -600,31 +520,21 @@ def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tupl
 
 def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, dict[str, list[int]]]:
     """Method source files written, then opened by a later call; and those files' readers."""
-    method_written: dict[str, int] = {}
+    first_written: dict[str, int] = {}
     for pos, c in enumerate(calls):
         for w in c.written:
             if w.path not in unit_files and _model_file_kind(w, roots) == "method":
-                method_written.setdefault(w.path, pos)
-    used_methods: dict[str, list[int]] = {}
-    for path, pos in method_written.items():
-        loaders = _loaded_to_produce(calls, path, pos)
-        if loaders:
-            used_methods[path] = loaders
-    fact = Fact(bool(used_methods), sorted({calls[method_written[p]].index for p in used_methods}),
-                sorted(used_methods), "written, then loaded by a later call that produced outputs"
-                if used_methods else "")
-    return fact, used_methods
+                first_written.setdefault(w.path, pos)
+    used = {p: loaders for p, pos in first_written.items() if (loaders := _loaded_to_produce(calls, p, pos))}
+    fact = Fact(bool(used), sorted({calls[first_written[p]].index for p in used}), sorted(used),
+                "written, then loaded by a later call that produced outputs" if used else "")
+    return fact, used
 
 
 def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str] | None,
                        skip: list[CallFacts]) -> Fact:
-    """Before the batch, a call that loaded the model and produced a unit of work with it (a pilot
-    or a smoke test into scratch, on a case or on a crop of one) that worked: printing after an import or loading proves nothing.
-    It worked when a unit it wrote passed the harness's own check (output_checks), else (no
-    check recorded) when it exited 0 or failed only in looking at what it had produced (it read
-    back a unit it wrote). A step of the batch's own call that nothing looked at (`skip`) is the
-    batch at work, not a smoke test (steps.py). `model_paths` None: whatever the method was (a
-    file, a module or code inline in the call), it ran on the task's data before the batch."""
+    """Before the batch, a call that loaded the model (`model_paths`; None: any method) and produced a unit
+    that worked, `skip` left out (docs/judge.md "Runtime confirmed"; "Order inside a call")."""
     horizon = [c for c in (calls if batch_start is None else calls[: batch_start]) if c not in skip]
 
     def worked(c: CallFacts) -> bool:
@@ -649,9 +559,6 @@ def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: s
 
 
 def _case_units(c: CallFacts) -> set[str]:
-    out = set()
-    for w in c.output_writes:
-        rest = w.path[len(c.roots.outputs):]
-        if "/" in rest:
-            out.add(rest.split("/", 1)[0])
-    return out
+    """The case folders of outputs/ this call wrote in."""
+    rests = (w.path[len(c.roots.outputs):] for w in c.output_writes)
+    return {rest.split("/", 1)[0] for rest in rests if "/" in rest}

@@ -1,18 +1,7 @@
-"""Heuristic judge v3 for S1..S3 — offline, deterministic, decided from facts (docs/judge.md).
-
-S2 and S3 rest only on the workflow facts of scoring/judge/facts.py: what each call wrote,
-read, printed and returned, observed by the sandbox. A stage tag, a keyword in the code or a
-printed claim earns nothing by itself. Every item's rationale names the calls and files its
-verdict rests on. S1 rests on the plan files in the workspace.
-
-Items the facts cannot decide are left out of the verdict (abstained, not passed and not
-failed; the stage mean is over the items decided): s1c (does the chosen method fit the
-target?) once a plan exists, and s1f (does the plot show the pipeline?) once the plot is a
-real, non-blank image. Their only decidable case — no plan, no plot, a blank plot — is 0.
-
-Without recorded effects (a trace from before effects were recorded, or a backend that
-cannot observe them) S2 and S3 get no credit: nothing the agent did can be shown.
-"""
+"""Heuristic judge v3 for S1..S3 — offline, deterministic, decided from facts (docs/judge.md
+"The rules (heuristic judge v3)"): S2 and S3 from the workflow facts (facts.py), S1 from the
+plan files; items the facts cannot decide abstain ("Items the facts cannot decide"), and
+without recorded effects S2 and S3 earn nothing ("Old traces")."""
 from __future__ import annotations
 
 import hashlib
@@ -140,9 +129,8 @@ def _task_shingles(task: Task) -> set[tuple[str, ...]]:
     return hit[1]
 
 
-def _no_effects_note(facts: WorkflowFacts) -> str:
-    return ("no effects were recorded for this run's calls (an old trace, or a sandbox that cannot observe "
-            "them): no credit from code, tags or printed words")
+NO_EFFECTS = ("no effects were recorded for this run's calls (an old trace, or a sandbox that cannot observe "
+              "them): no credit from code, tags or printed words")
 
 
 def _evidence(why: str, *facts: Fact) -> ItemEvidence:
@@ -157,9 +145,8 @@ def _why(label: str, fact: Fact) -> str:
 
 
 def workflow_facts(ev: JudgeEvidence) -> WorkflowFacts:
-    """The facts every judge reads (the heuristic's verdicts, the LLM judge's ceilings): the
-    trace's, decided by the run's experiments where they were recorded, and whether the
-    submission gives one output for every case (tracks/same_output.py)."""
+    """The facts every judge reads (the heuristic's verdicts, the LLM judge's ceilings), decided by experiment
+    where recorded, and whether the submission gives one output for every case (tracks/same_output.py)."""
     layout = ev.task.track_impl.submission(ev.task.options)
     facts = derive_facts(ev.trace, layout, ev.case_ids, input_describer(ev), output_describer(ev), ev.experiments)
     if facts.batch.holds and ev.case_ids:
@@ -253,25 +240,21 @@ class HeuristicJudge(JudgeBase):
         rubric = load_rubric().stages["s2"]
         if not f.effects_recorded:
             items = {i: 0.0 for i in rubric.items}
-            absent = ItemEvidence(why=_no_effects_note(f))
-            return StageResult(score=0.0, items=items, rationale="S2: " + _no_effects_note(f),
+            absent = ItemEvidence(why=NO_EFFECTS)
+            return StageResult(score=0.0, items=items, rationale="S2: " + NO_EFFECTS,
                                evidence={i: absent for i in items})
         n_fail = f.failed_attempts
         did_work = f.environment.holds or any(c.produced for c in f.calls)
-        # the method's parameters are obtained when it ran: weights or a method file loaded, or a
-        # method written inline that produced a case's output before the batch (docs/judge.md)
+        # obtained: weights or a method file loaded, or the method ran, inline too (docs/judge.md s2a)
         obtained = f.weights.holds or f.method_files.holds or f.method_ran.holds
         items = {
             "s2a": float(obtained),
             "s2b": float(f.input_check.holds),
             "s2c": float(f.environment.holds),
-            # the wording, literally: "at most 5 failed environment attempts" (none tried is none
-            # failed; the held-out set's independent labels read it so, docs/judge.md), for a run
-            # that did some work: one that set nothing up and produced nothing earns nothing here
-            # (docs/judge.md "s2d", doing nothing earns nothing)
+            # the wording, literally (none tried is none failed), for a run that did some work: doing
+            # nothing earns nothing (docs/judge.md "S2 Setup": s2d)
             "s2d": float(n_fail <= MAX_SETUP_FAILURES and did_work),
-            # confirmed working: the method ran before the batch AND a later call looked at what it
-            # produced and left nothing broken in it (docs/judge.md "s2e: confirmed by a look")
+            # confirmed working by a look (docs/judge.md "s2e: confirmed by a look")
             "s2e": float(f.method_confirmed),
         }
         why = "; ".join([
@@ -307,8 +290,8 @@ class HeuristicJudge(JudgeBase):
     def _s3(self, f: WorkflowFacts) -> StageResult:
         rubric = load_rubric().stages["s3"]
         if not f.effects_recorded:
-            return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + _no_effects_note(f),
-                               evidence={"s3": ItemEvidence(why=_no_effects_note(f))})
+            return StageResult(score=0.0, items={"s3": 0.0}, rationale="S3: " + NO_EFFECTS,
+                               evidence={"s3": ItemEvidence(why=NO_EFFECTS)})
         inspected = f.pilot_inspection.holds
         fixed_or_fine = f.fixed_or_fine
         if f.pilot.holds and f.batch.holds and inspected and fixed_or_fine and f.one_for_all:

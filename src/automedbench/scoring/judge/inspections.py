@@ -20,9 +20,7 @@ def _method_output(path: str, contract: set[str], roots: Roots) -> bool:
 
 def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
                        looks: _Looks, contract: set[str], beside: frozenset[int] = frozenset()) -> Opened:
-    """Calls after the first pilot, before the batch, that opened a pilot output (where the pilot
-    wrote it, or a copy of it) and looked at its content: printed it then, or wrote what it found
-    to a file that a later call printed."""
+    """Calls before the batch that looked at a pilot output or showed a report of it (docs/judge.md "Inspection")."""
     if not pilots:
         return []
     # the method's outputs, the files the contract names: another file put in a case folder (a
@@ -78,23 +76,17 @@ def _opened_after_units(prev: CallFacts | None, c: CallFacts) -> list[str]:
 
 def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int,
                        copied_inputs: set[str]) -> Opened:
-    """Any output file (in outputs/, or a unit file wherever written) opened and looked at after
-    it was written: by a later call; by the call that wrote it when that call wrote no more than a
-    pilot; inside a batch script, by a later step that printed a fact of the file's content beyond
-    a count (the first case's output shown at the end of the batch, or while it runs)."""
+    """Output files opened and looked at after they were written (docs/judge.md "Later inspection")."""
     written_in: dict[str, int] = {}        # path -> index of the call that first wrote it
     call_units: dict[int, set[str]] = {}   # a call's units over all its steps
     for c in calls:
         call_units.setdefault(c.index, set()).update(c.units)
     later: Opened = []
-    looks = _Looks(looks.describe_output, looks.calls, looks.recorded, looks.experimented, looks.form)
     for c in calls:
         prior = [p for p in dict.fromkeys(c.output_reads + c.read) if written_in.get(p, c.index) < c.index]
         seen = bool(prior) and looks.looked(c, prior)
-        # a read-back inside a call that wrote more than a pilot (in any of its steps) is the
-        # batch script re-reading its own files (a post-processing step, a count), not
-        # distinguishable from a look: only a later call's look, or a pilot's own read-back,
-        # counts (docs/judge.md)
+        # a call that wrote more than a pilot re-reading its own files is the batch script at work:
+        # a look only beyond a count (docs/judge.md "Later inspection")
         own = [p for p in dict.fromkeys(c.read_back + c.read) if written_in.get(p) == c.index and p not in prior]
         looks.wrote(c)
         # what a stand-in method wrote (pilots.py) is no output of the batch's method to look
@@ -115,9 +107,7 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
 
 
 def smoke_inspections(before: list[CallFacts], looks: _Looks) -> Opened:
-    """Before the batch, a smoke run's output (a crop of a case run through the method into a
-    folder no case names) opened after it was written and looked at: validation of part of a
-    case, not a pilot of one (docs/judge.md "Smoke runs")."""
+    """Before the batch, a smoke run's output looked at after it was written (docs/judge.md "A smoke run")."""
     smoke: set[str] = set()
     found: Opened = []
     for c in before:
@@ -133,8 +123,5 @@ def smoke_inspections(before: list[CallFacts], looks: _Looks) -> Opened:
 
 
 def _printed_of_gone(c: CallFacts, opened: list[str], looks: _Looks) -> bool:
-    """A step that opened smoke outputs whose bytes are gone (deleted, rewritten; the harness
-    keeps no facts of a file outside a case folder) and printed: as for any look at bytes no
-    longer there, printing counts -- here also inside one script, since the step's own output
-    is kept apart (a smoke look earns S3 half credit at most)."""
+    """Smoke outputs whose bytes are gone, opened by a printing step (docs/judge.md "A smoke run")."""
     return bool(opened) and c.printed and not any(looks.describe(p) for p in opened)

@@ -1,21 +1,5 @@
-"""LLM judge for S1..S3 over any OpenAI-compatible endpoint (an `AgentConfig` entry).
-
-What it sees: the task brief (description, tier and the tier's model info), the rubric
-items of the judged stages, plan/plan.md, plan/plan.png (as an image when the config says
-`vision: true`, else a line saying it exists but cannot be viewed), and a stage-segmented
-digest of the trajectory (digest.build_digest). Never the task score.
-
-Output contract: one JSON object
-    {"s1": {"items": {"s1a": 0|1, ...}, "rationale": "..."}, "s2": {...}, "s3": {"items": {"s3": 0|0.5|1}, ...}}
-with exactly the rubric's item ids (items not applicable in the tier are not asked and are
-left out of the stage mean — never passed for free). Requested with `response_format` json_schema (strict); an endpoint that rejects
-it (HTTP 400/422) gets plain prompting from then on. An answer that does not validate is
-retried `retries` times (default 2) with the validation errors shown to the model; a
-stage still invalid after that — or any stage when the provider is down — is None
-(the scorer then nulls it and flags judge_incomplete). Temperature 0.
-
-Verdicts are cached (cache.py): a re-judge of an unchanged run makes zero HTTP calls.
-"""
+"""LLM judge for S1..S3 over any OpenAI-compatible endpoint (an `AgentConfig` entry): what it
+sees, its JSON output contract, retries and the cache are in docs/llm.md "3. The LLM judge"."""
 from __future__ import annotations
 
 import base64
@@ -292,10 +276,7 @@ def _evidence_of(content: str, stage: str) -> Any:
 
 
 class CitationChecker:
-    """Checks a verdict's citations against the run (docs/judge.md "LLM judge"): every item
-    credited above 0 cites at least one call or file; every cited call is an execution of
-    the trace; every cited file is in the effects (written or read) of a cited call — of any
-    call when none is cited — or is a plan file that exists in the workspace."""
+    """Checks a verdict's citations against the run (docs/judge.md "LLM judge: every credit cites its evidence")."""
 
     PLAN_FILES = WorkspaceNames.PLAN_FILES
 
@@ -337,9 +318,8 @@ class CitationChecker:
 
 
 def parse_verdict(text: str, ask: dict[str, list[str]], rubric: Rubric) -> tuple[dict[str, tuple[dict, str]], list[str]]:
-    """Validate a judge answer. Returns ({stage: (items, rationale)} for the valid stages,
-    [problems]) — a stage is valid only with exactly the asked ids, allowed values and a
-    rationale string."""
+    """Validate a judge answer: ({stage: (items, rationale)} for the valid stages, [problems]); a stage
+    is valid only with exactly the asked ids, allowed values and a rationale string."""
     try:
         obj = extract_json(text)
     except (ValueError, json.JSONDecodeError) as exc:

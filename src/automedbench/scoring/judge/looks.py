@@ -20,18 +20,14 @@ COUNT_FACTS = {"rows", "length"}             # how many rows or items: a count, 
 
 
 class _Looks:
-    """Whether a call that opened workspace files looked at their content (docs/judge.md
-    "Content facts"): it printed a specific fact of one of them as it was when read, or ran a
-    check on a property of the data (an assert; its exit code says whether it passed). Files
-    whose content can no longer be described: printing something counts."""
+    """Whether a call that opened workspace files looked at their content (docs/judge.md "Inspection")."""
 
     def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
-                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None,
-                 experimented: Experimented | None = None, form: bool = False):
+                 experimented: Experimented | None = None, form: bool = False,
+                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
         self.describe_output = describe_output
         self.experimented = experimented
         self.form = form      # a look at the form only (a form mutant killed) counts too
-        self.calls = calls
         self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
         # content facts the harness recorded as each output was written (output_checks), by
         # (path, sha256): what a look is compared with, even after the file was rewritten
@@ -39,6 +35,10 @@ class _Looks:
             (path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
                                                                  for k, v in cf["facts"].items()})
             for c in calls for ch in c.checks for path, cf in ch.facts.items()}
+
+    def fresh(self, form: bool = False) -> _Looks:
+        """A new walk of the same calls (no bytes seen yet), sharing the recorded content facts."""
+        return _Looks(self.describe_output, [], self.experimented, form, self.recorded)
 
     def wrote(self, c: CallFacts) -> None:
         for w in c.unit_writes + c.copies + c.written:
@@ -52,9 +52,7 @@ class _Looks:
         return self.describe_output(path, sha)
 
     def looked_beyond_count(self, c: CallFacts, opened: list[str]) -> bool:
-        """A printed look that states something of the files' content beyond how many rows or
-        items they hold (a script re-reading what it just wrote and counting it checks
-        completeness, not content)."""
+        """A printed look stating a content fact beyond a count of rows or items (docs/judge.md "Later inspection")."""
         described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
         return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in described)
 
@@ -67,17 +65,15 @@ class _Looks:
             return c.printed or silent_check(c.code) or ran_check(c)
         described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
         if not described:
-            # the bytes looked at are gone: nothing to compare with, printing counts -- except
-            # inside one script (a step of a split call), where the text is the whole script's
-            # and the file's bytes at that moment were never hashed: only a silent check counts
+            # the bytes looked at are gone: printing counts, except in a step of one script, whose text
+            # is the whole script's and whose bytes then were never hashed (docs/judge.md "Order inside a call")
             split = c.step > 0 or c.continues
             return (not split and c.printed) or silent_check(c.code) or ran_check(c)
         return any(looked_at(c.text, cf) for cf in described) or silent_check(c.code) or ran_check(c)
 
 
 class _Checks:
-    """The harness's per-output checks (output_checks on the trace: docs/judge.md "Per-output
-    checks"), by unit path, in call order."""
+    """The harness's per-output checks by unit path, in call order (docs/judge.md "Per-output checks")."""
 
     def __init__(self, calls: list[CallFacts]):
         self.recorded = any(c.checks for c in calls)
@@ -102,12 +98,8 @@ class _Checks:
     def failing(self, c: CallFacts, opened: list[str]) -> bool:
         """Whether an output this call looked at failed the harness's check as it was then."""
         pos = self.pos[id(c)]
-        for path in opened:
-            unit = self._unit_of(path)
-            ch = self.last_before(unit, pos) if unit else None
-            if ch is not None and not ch.passed:
-                return True
-        return False
+        then = [self.last_before(unit, pos) for path in opened if (unit := self._unit_of(path))]
+        return any(ch is not None and not ch.passed for ch in then)
 
     def invalid_pilot(self, pilots: list[CallFacts], before: list[CallFacts], fixed: set[str]) -> Fact:
         """Pilot units whose last check before the batch failed, with the problem (a unit fixed
@@ -123,9 +115,7 @@ class _Checks:
                     "; ".join(f"{u}: {ch.problem}" for u, ch in bad)[:300])
 
     def fixes(self, calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened) -> Fact:
-        """After the first inspection that found a problem: pilot units re-written before the
-        batch whose check now passes, and which a later inspection (or the fixing call's own
-        read-back) looked at."""
+        """Pilot units fixed before the batch: re-written to pass their check, then looked at (docs/judge.md "Fix")."""
         if not failed:
             return Fact(False)
         first_fail = self.pos[id(failed[0][0])]
@@ -137,9 +127,8 @@ class _Checks:
                 if first_fail <= p <= last and ch.passed and any(q >= p and u == unit for q, u in looked_at):
                     fixes.append((p, unit))
                     break
-        # inside one script the harness checks a unit only as the call left it: a rewrite by an
-        # earlier step of that call has no check of its own. It is a fix when the call's check
-        # of the unit passes and a look after the rewrite came before the batch (docs/judge.md)
+        # a rewrite by an earlier step of one script has no check of its own: the call's check of
+        # the unit decides (docs/judge.md "A fix inside one script")
         for p in range(first_fail + 1, last + 1):
             c = calls[p]
             for w in c.unit_writes:

@@ -1,21 +1,6 @@
-"""Which case inputs a written file was made from (docs/judge.md "Method runs read their input").
-
-A unit of work is the method run on a case: it reads that case's input and writes the output
-the contract names. A file of that name typed out by the agent (boxes written from constants, a
-label copied from the labelled examples) reads no input and is no run of any method, so it is
-neither a pilot nor a batch (held-out behaviour: a "pilot output" typed by hand, then looked at).
-
-What a step was fed: the public inputs it read before the write (or an earlier step of its call
-read: the script still holds them), and the workspace data files made from inputs before it (a
-staged copy, a cache of every case in one array). A data file a fed step writes is made from the
-cases it was fed by then; source code and notes (SOURCE_SUFFIXES) are never made from an input.
-
-A per-case unit needs its own case among the cases fed; a cohort file's rows need some case.
-When the public data names no case in its paths (one table of questions, say), any public read
-feeds every case. A call whose reads the harness could not attribute fully (docs/sandbox.md
-"Whose reads"), or any call of a run in which no call was seen opening an input at all, is
-taken as fed: the rule only ever removes credit on evidence it has.
-"""
+"""Which case inputs a written file was made from: a unit file written by a step fed no input of
+its case is typed out, no run of any method (docs/judge.md "Units, pilot, batch": "A method run
+reads its input")."""
 from __future__ import annotations
 
 from typing import Callable

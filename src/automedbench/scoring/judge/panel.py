@@ -1,20 +1,5 @@
-"""Several judges, one verdict: per-item majority, with agreement statistics.
-
-Majority per item over the judges that answered the stage; a TIE GOES TO THE LOWER VALUE
-(a criterion half the panel did not see is not awarded). A stage no judge could answer is
-None (infrastructure). `last_agreement` (also returned by `agreement()`) is the dict the
-scorer stores in DetailReport.judge.agreement:
-
-    {"judges": [names], "rule": "...",
-     "items":  {item: {"ratings": {judge: value|None}, "majority": v, "unanimous": bool}},
-     "stages": {stage: {n_subjects, n_raters, percent_agreement, cohen_kappa, fleiss_kappa}},
-     "overall": {...same over all rated items...},
-     "excluded_not_applicable": [items]}
-
-Within one run the subjects of a stage's kappa are its items; across runs use
-agreement.aggregate_agreement (subjects = runs, per item). Items not applicable in the
-tier are not judged, so they are absent from the verdict and the statistics.
-"""
+"""Several judges, one verdict: per-item majority (a tie goes to the lower value), with agreement
+statistics in the shape docs/llm.md "Several judges: majority and agreement" shows."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -27,10 +12,6 @@ from .base import BareJudge, Judge, JudgeBase, JudgeEvidence, as_judge
 RULE = "per-item majority over judges that answered; ties -> the lower value"
 
 
-def _name(j: Judge) -> str:
-    return j.name or j.model or j.backend
-
-
 class JudgePanel(JudgeBase):
     backend = "panel"
 
@@ -40,7 +21,7 @@ class JudgePanel(JudgeBase):
         self.judges: list[Judge] = [as_judge(j) for j in judges]
         names: list[str] = []
         for i, j in enumerate(self.judges):
-            n = _name(j)
+            n = j.name or j.model or j.backend
             names.append(n if n not in names else f"{n}#{i}")
         self.names = names
         self.model = ",".join(j.model or j.backend for j in self.judges)

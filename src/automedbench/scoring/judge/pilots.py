@@ -1,31 +1,7 @@
-"""Which pilot runs, looks and fixes gate the batch (docs/judge.md "Units, pilot, batch").
-
-Ways work before the batch can look like validation without gating it (held-out sealed-5 and
-later parts, each read after its measurement):
-
-* **A stand-in pilot.** The pilot ran something else (a quick inline pipeline) and the method
-  the batch runs first ran in the batch: when the batch opened model files (weights, the
-  method's source or parameters: facts.py "Model"), a pilot that opened none of them piloted
-  another method. The mirror (held-out sealed-7): the pilot ran the planned method's files and
-  the batch ran inline code that opened none of them (whose every read was recorded): the
-  batch's method was never piloted.
-* **A look beside the batch.** A call that starts a job in the background (`cmd &`) and then
-  looks at the pilot runs its look beside that job: if the call goes on to produce the batch,
-  the look could not stop it, however the file events fell.
-* **A pipeline re-tuned after the look.** The batch's script sets a method parameter to a value
-  the pilot did not run with (`method.THRESHOLD = 0.3` after the look): the pipeline that ran
-  the batch was never looked at.
-* **A pilot of another method.** The pilot ran a method file of its own and the batch only other
-  method files, none of them a version of the piloted one (versions.py: made from it, or code of
-  the same shape): a look at the pilot confirms nothing of the batch's method (s2e).
-* **A rival's output looked at.** Two methods run on the pilot case (a baseline and the planned
-  method), and the batch's output of that case has the bytes of one of them: the other one's
-  file is a rival's output, and a look at it alone is no look at the batch's method (held-out
-  sealed-8).
-* **A fix that stops at the pilot.** A pilot output patched by hand (its file rewritten) passes
-  the harness's check, but the batch's outputs fail it with the problem the look showed: the
-  method was never fixed, so there was no fix.
-"""
+"""Which pilot runs, looks and fixes gate the batch: work before the batch that looks like
+validation without gating it -- a stand-in pilot (and its mirror), a look beside the batch, a
+pipeline re-tuned after the look, a pilot of another method, a rival's output looked at, a fix
+that stops at the pilot. Each is a bullet of docs/judge.md "Units, pilot, batch"."""
 from __future__ import annotations
 
 import ast
@@ -44,35 +20,25 @@ _BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
 
 def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
                     model_paths: set[str]) -> list[CallFacts]:
-    """Pilot steps that ran another method than the batch: they opened none of the model files
-    the batch opened, or (the batch opening none) some model file the batch never opened
-    (`set_aside` then sets their unit files aside)."""
+    """Pilot steps that ran another method than the batch, or the mirror (docs/judge.md "Pilot"; `set_aside`)."""
     if batch_start is None:
         return []
     batch = [c for c in calls[batch_start:] if c.units]
     batch_models = {p for c in batch for p in (*c.read, *c.held) if p in model_paths}
     if batch_models:
-        # a pilot that ran a method file of its own, which the batch replaced by another (a
-        # variant, other settings), piloted an earlier version of the method: outcome consistency
-        # charges the change (S3 0.5), as for settings changed in place; a pilot that ran no
-        # method file at all (inline code) piloted something else
-        stand_ins = [c for c in pilots if not model_paths & {*c.read, *c.held}]
-    elif batch and all(c.reads_complete for c in batch):
+        # a pilot that ran no method file (inline code) piloted something else; one whose method
+        # file the batch replaced piloted an earlier version (S3 charges it: docs/judge.md "Pilot")
+        return [c for c in pilots if not model_paths & {*c.read, *c.held}]
+    if batch and all(c.reads_complete for c in batch):
         # the batch ran inline code that opened none of the model files its pilots ran: the
         # batch's method is the stand-in, and a pilot of the planned method piloted another one
-        stand_ins = [c for c in pilots if model_paths & {*c.read, *c.held}]
-    else:
-        return []      # neither side's method has a file the judge can see: nothing to compare
-    return stand_ins
+        return [c for c in pilots if model_paths & {*c.read, *c.held}]
+    return []      # neither side's method has a file the judge can see: nothing to compare
 
 
 def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
                              model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
-    """Pilots that ran a method file of their own while the batch opened only other method
-    files, none of them a version of the piloted one (versions.py): they piloted another method.
-    S3 reads them as any pilot of settings the batch changed (outcome consistency); a look at
-    them confirms nothing of the batch's method for s2e (docs/judge.md "A pilot of another
-    method")."""
+    """Pilots of another method than the batch's (versions.py; docs/judge.md "A pilot of another method")."""
     if batch_start is None:
         return []
     batch_models = {p for c in calls[batch_start:] if c.units for p in (*c.read, *c.held) if p in model_paths}
@@ -86,9 +52,8 @@ def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], ba
 
 def inline_versions(stand_ins: list[CallFacts], calls: list[CallFacts], batch_start: int | None,
                     model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
-    """Of the pilots of a method file whose batch ran inline code (the mirror above), those whose
-    file's code the batch's code is a version of, or whose text the judge does not know
-    (versions.py): only they confirm the batch's method for s2e."""
+    """Of the pilots of a method file whose batch ran inline code (the mirror), those the batch's code
+    is a version of, or whose text is unknown: only they confirm the batch's method for s2e."""
     batch_code = [c.code for c in calls[batch_start or 0:] if c.units]
     def kept(c: CallFacts) -> bool:
         known = [t for p in model_paths & {*c.read, *c.held} for t in texts.get(p, ())]
@@ -144,11 +109,7 @@ def _settings(code: str) -> Mapping[str, str]:
 
 def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallFacts, list[str]]],
                            batch_start: int | None, pilots: Sequence[CallFacts] = ()) -> list[str]:
-    """Parameters the batch's script sets to a value the looked-at pilot did not run with: a
-    module attribute it set (`method.THRESHOLD = 0.3`) that no pilot or look set so, or a
-    capitalised constant it set otherwise; and environment variables a pilot set for itself
-    (`os.environ["POSTPROC"] = "0"`, `POSTPROC=0 python run.py`) that the run's code reads and
-    the batch did not set so. The pipeline the batch runs was then never looked at."""
+    """What the batch ran otherwise than the looked-at pilot (docs/judge.md "A pipeline re-tuned after the look")."""
     if batch_start is None or not inspections:
         return []
     first = calls[batch_start]
@@ -159,9 +120,7 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     batch_env = {k: v for c in calls[batch_start:] if c.index == first.index for k, v in _env_settings(c.code).items()}
     switched = [f"{k}={v} (environment, set for the pilot only)" for c in pilots
                 for k, v in _env_settings(c.code).items() if k in read and batch_env.get(k) != v]
-    # ... when it changed what the method made: the batch's output of a piloted case differs
-    # from the pilot's, or the batch's outputs fail the harness's check where the pilot's passed
-    # (`N=1` choosing the pilot's cases changes neither)
+    # ... when it changed what the method made (`N=1` choosing the pilot's cases changes nothing)
     if switched and (_rerun_differs(calls, pilots, batch_start) or _fails_after_passing(calls, pilots, batch_start)):
         changed += switched
     return list(dict.fromkeys(changed))
@@ -218,10 +177,7 @@ def _env_settings(code: str) -> dict[str, str]:
 
 
 def rival_outputs(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None) -> set[str]:
-    """Pilot files of a case never written with the bytes the batch wrote for that case and file
-    name, when another pilot file of the same case and name was: candidates compared on the
-    pilot case, and the batch ran the other one. Only byte-identical evidence counts (a method
-    whose reruns differ leaves nothing to compare)."""
+    """Pilot files of a rival method on the pilot case (docs/judge.md "A rival's output looked at")."""
     if batch_start is None:
         return set()
     batch = _batch_bytes(calls, batch_start)

@@ -1,22 +1,5 @@
-"""Facts about the plan's content (docs/judge.md "S1 from content").
-
-Two proxies of S1 were words without work: a plan that is the task prompt copied back earned
-"steps" and "candidates", and any table of three rows counted as candidates compared. So:
-
-* **Copied from the prompt.** The share of the plan's 5-word shingles (lower-cased words) that
-  also occur in the prompt the agent was given (its system prompt when the run kept it, and
-  every text field of the task). At or above COPIED_SHARE the plan earns nothing for steps
-  (s1b) or candidates (s1d).
-* **Methods named.** A candidate counts when the plan names it: the task's candidate strings are
-  cut at separators into method names ("total variation", "BM3D", "nnU-Net", …; generic words
-  such as "public weights" are dropped), and a candidate is named when one of its names appears
-  in the plan, in a table or in prose, or when one line of the plan holds two of its content
-  words (described in other words: "Image statistics + 1-NN" for "hand-made image statistics +
-  nearest neighbour"). Methods outside the task's list count too when their
-  name has the shape of a method name (mixed case or letters with digits: "DnCNN", "U-Net",
-  "YOLOv8"), minus common acronyms. Three distinct methods are needed; rows of a table that
-  name no method (a table of steps) count for nothing.
-"""
+"""Facts about the plan's content: copied from the prompt, steps, methods named and judged
+(docs/judge.md "S1 Plan": "Copied from the prompt", "Methods named", "Judgements differ")."""
 from __future__ import annotations
 
 import re
@@ -162,12 +145,7 @@ def _judgement(text: str) -> str:
 
 
 def methods_judged(plan: str, methods: list[str]) -> list[str]:
-    """The named methods the plan judges: a line (a table row, a bullet, a sentence) that names
-    the method and carries a verdict or a reason beyond its name (`_VERDICT`); a table row
-    counts when another cell holds a verdict. A list of names compares nothing, and neither do
-    verdicts that say the same of every method: a method's judgement is its row without the
-    names and pick marks, or in prose what follows its name up to the next method's; the
-    methods are kept when at least two judgements differ (docs/judge.md "S1 from content")."""
+    """The named methods the plan judges, when two judgements differ (docs/judge.md "Judgements differ")."""
     judged: dict[str, str] = {}
     # prose is read a sentence at a time: one paragraph may judge every candidate in turn
     lines = [part for line in list_items(plan)
@@ -188,9 +166,8 @@ def methods_judged(plan: str, methods: list[str]) -> list[str]:
         for m in named:
             rest = rest.replace(m, " ")
         if _VERDICT.search(rest):
-            # each method's judgement is what follows its name, up to the next method's name; in
-            # a sentence naming several, only a span that itself holds a verdict judges its method
-            # ("Candidates considered: A, B, C" lists them; held-out sealed-10)
+            # each method's judgement is what follows its name, up to the next one's: only a span that
+            # itself holds a verdict judges its method (docs/judge.md "Judgements differ")
             at = sorted((low.find(m), m) for m in named)
             for k, (pos, m) in enumerate(at):
                 end = at[k + 1][0] if k + 1 < len(at) else len(low)
@@ -205,9 +182,7 @@ _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 
 
 def list_items(plan: str) -> list[str]:
-    """The plan's lines, each list item with the lines indented under it joined onto it: a
-    candidate's verdict in a nested bullet (`- BM3D` / `  - verdict: too slow`) belongs to the
-    candidate (held-out sealed-7, read after its measurement)."""
+    """The plan's lines, each list item with its indented lines joined onto it (docs/judge.md "S1 Plan")."""
     out: list[str] = []
     parent_indent: int | None = None        # the indent of the open list item's marker
     for line in plan.splitlines():
@@ -271,11 +246,7 @@ def stem_words(text: str) -> set[str]:
 
 
 def step_lines(plan: str, rubric_words: set[str], methods: list[str]) -> list[str]:
-    """The plan's step lines (numbered, bulleted or table rows) that are steps, not an echo of the
-    rubric: a line of two words or more nearly all the rubric items' ("weights / parameters obtained ✓",
-    "input compatibility checked") and that names nothing to run it on (no file, path,
-    identifier, call or method the plan names) ticks a box; it says nothing to execute
-    (docs/judge.md "S1 from content")."""
+    """The plan's step lines that are not an echo of the rubric (docs/judge.md "An echo of the rubric is no step")."""
     kept = []
     for line in STEP_LINE.findall(plan):
         low = line.lower()
@@ -295,9 +266,7 @@ OPERATIONS = re.compile(r"\b(?:load|read|open|run|apply|threshold|segment|detect
 
 
 def names_something(line: str, methods: list[str]) -> bool:
-    """A step that says what to run: a file, a path, an identifier, a call, a flag, a number (a
-    parameter), a method the plan names, or an operation of a pipeline (OPERATIONS) done on
-    something named ("load the data", not "run it on everything": held-out sealed-6)."""
+    """A step that says what to run and on what (docs/judge.md "S1 Plan": s1b)."""
     line = _MARKER.sub("", line, count=1)      # the step's own number is not a parameter
     low = line.lower()
     return bool(_CONCRETE.search(line) or re.search(r"\d", line) or _operation_on_something(line)) \
@@ -322,10 +291,7 @@ _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+]|\|)\s*")
 
 
 def executable(steps: list[str], methods: list[str]) -> bool:
-    """Whether the steps say what to run: at least one of them names something to run it on.
-    The numbered or bulleted steps are read when there are three (a candidates table's rows,
-    which name methods, are not the steps then); else every step line, table rows included
-    ("understand the data / implement it / make sure it works" runs nothing)."""
+    """Whether the steps say what to run (docs/judge.md "S1 Plan": s1b)."""
     listed = [s for s in steps if not s.lstrip().startswith("|")]
     return any(names_something(s, methods) for s in (listed if len(listed) >= 3 else steps))
 
@@ -335,10 +301,7 @@ _OUTPUT_FILE = re.compile(r"\boutputs/(?:[^\s/`'\"|()]+/)*([A-Za-z0-9_\-]+(?:\.[
 
 
 def another_tasks_outputs(plan: str, contract: Iterable[str]) -> list[str]:
-    """The output files a plan names under `outputs/` when none of them is one the task's output
-    contract names: the plan is for another task (its steps produce another task's files), so its
-    steps and candidates are not this task's (held-out sealed-8). Empty when the plan names no
-    output file, or names one of the contract's."""
+    """Output files the plan names, none of them the task's (docs/judge.md "Another task's plan")."""
     named = list(dict.fromkeys(m.group(1) for m in _OUTPUT_FILE.finditer(plan)))
     wanted = set(contract)
     return [] if not named or wanted & set(named) else named

@@ -1,20 +1,6 @@
 """The code a call ran that is not in its own text: scripts the agent wrote to files and then
-ran or imported (docs/judge.md "Content facts: silent checks").
-
-`cat > check.py <<'EOF' ... EOF` then `python check.py`, a `test_pilot.py` run by pytest, a
-helper module written once and imported later: the asserts in them ran, but the call's code
-says only `python check.py`. The judge knows a file's text when the agent wrote it from its own
-code: a heredoc into a file (`cat > f`, `cat <<EOF > f`, `tee f`), or a string literal written
-with `Path(f).write_text(...)`, `open(f, 'w').write(...)`, or a `{name: text}` literal of
-source files. A step ran such a file when it (or an earlier step of its call) opened it: the interpreter reads
-a script it runs and a module it imports. Its checks count as the step's own; in a file run as
-tests (a `test_*.py`/`*_test.py` file, or pytest/unittest named in the call) the `test*`
-functions run; in a file run by the doctest runner (`python -m doctest`, `doctest.testmod()`,
-`pytest --doctest-modules`), each example with an expected value is the assert
-`(source) == (expected)`. The method's own code is not a check script: a source that a step producing a
-unit had opened before its first unit write (the method's module or CLI) never counts, so the
-method's internal asserts on its input are not an input check nor a look at its output.
-"""
+ran or imported, tests and doctests included; the method's own code is never a check script
+(docs/judge.md "Content facts": "Check scripts written earlier")."""
 from __future__ import annotations
 
 import ast
@@ -97,11 +83,8 @@ class RanSources:
         opened = dict.fromkeys((*c.held, *c.read, *c.read_back))
         c.ran = [(p, self.text[p]) for p in opened if p in self.text]
 
-
     def drop_methods(self, calls: list[CallFacts]) -> None:
-        """The method's own code is not a check script: a source a step that produced a unit had
-        opened before its first unit write (its module, its CLI) is dropped from every `ran`.
-        A check script run after the pilot in the same call stays (docs/judge.md)."""
+        """Drop the method's own code from every `ran` (docs/judge.md "Check scripts written earlier")."""
         method: set[str] = set()
         for c in calls:
             if not c.unit_writes:

@@ -1,23 +1,6 @@
-"""One call read as the steps it took (docs/judge.md "Order inside a call").
-
-A verdict must not depend on how the work was cut into calls: a script that checks an input,
-pilots one case, looks at it and runs the batch did what four calls do. With the recorder's
-`order` (effects.order, schema 1.7) a call is cut into steps, each judged as a call would be:
-
-- setup:  everything before the call's first write of a unit file (the contract's file names,
-          wherever written, or a file in outputs/) is a step of its own: the inputs it read
-          and the method files it wrote come before any output;
-- look:   a read of a unit file the call wrote starts a step, and the next unit write after it
-          starts another: pilot, look, batch in one script are three steps, as in three calls.
-          A pilot step that shares its call with the batch counts as a pilot only when it was
-          looked at (facts.py): a loop that writes each case and re-reads it is a batch.
-
-A step keeps the call's printed text and code (the output cannot be cut by time); every step
-but the last ran on, so it exited 0; the last has the call's exit code. A step holds what the
-earlier steps of its call opened (`held`: the script still has the model it loaded). The
-harness's check of a unit goes with the step that last wrote it. A call without an order, or
-with writes the order does not place, is one step, as before schema 1.7.
-"""
+"""One call read as the steps it took -- setup, then a step at each look at a unit file the call
+wrote and at each unit write after it -- so that a verdict does not depend on how the work was cut
+into calls (docs/judge.md "Order inside a call")."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -29,10 +12,7 @@ CUT_MARK = "bytes cut by the harness ...]"     # sandbox/base.py's note where it
 
 def split_calls(calls: list[CallFacts], is_unit_file: Callable[[str], bool]) -> list[CallFacts]:
     """Every call as its steps, in order (a call that cannot be cut stays one)."""
-    out: list[CallFacts] = []
-    for c in calls:
-        out.extend(split_call(c, is_unit_file))
-    return out
+    return [step for c in calls for step in split_call(c, is_unit_file)]
 
 
 def _cuts(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[int]:

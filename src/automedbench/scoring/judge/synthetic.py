@@ -1,8 +1,5 @@
-"""Synthetic long traces (seeded) for testing and benchmarking the judge digest.
-
-Shaped like a real struggling run: a short plan, a long noisy setup with failed installs,
-one pilot with a bug that gets fixed, a long cohort loop with verbose logs, a check and a
-submit. Every stage has recognisable evidence (a marker string per stage)."""
+"""Synthetic long traces (seeded) for testing and benchmarking the judge digest: a struggling run
+(failed installs, a pilot bug fixed, a long verbose cohort loop) with a marker string per stage."""
 from __future__ import annotations
 
 import random

@@ -1,19 +1,6 @@
-"""Is the batch's method another version of the piloted one, or another method? (docs/judge.md
-"A pilot of another method").
-
-A pilot that ran a method file of its own, looked at and found fine, confirms the method worked
-(s2e) only when the batch ran that method: the same file, a file made from it (a step that opened
-it wrote the other: `cp`, `sed`), or a file whose code is the piloted code with settings changed.
-The last is decided on the code's shape: both texts as Python tokens with every literal (number,
-string) replaced by a placeholder and comments dropped, compared by difflib's ratio (twice the
-tokens in common over both lengths). A parameter changed, a line fixed or added leaves the shape
-nearly whole (0.98-1.0 on the demo methods), and a script grown to twice its length around the
-piloted code (a loop over the cases, logging) keeps 0.67; a quick filter in place of the planned
-method shares a few import and I/O lines (0.1-0.2), and two different methods written in one
-house style share about half (0.48). Where the judge does not
-know a file's text (it was not written from the agent's own code) nothing is compared and the
-pilot keeps its credit, as before this rule.
-"""
+"""Is the batch's method another version of the piloted one, or another method? The same file,
+one made from it, or code of the same shape; an unknown text keeps the credit (docs/judge.md
+"Units, pilot, batch": "A pilot of another method", with the measured ratios)."""
 from __future__ import annotations
 
 import difflib
@@ -23,7 +10,7 @@ import tokenize
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-# at least this share of the code's shape in common: another version of one method (module doc)
+# at least this share of the code's shape in common: another version of one method (docs/judge.md)
 SAME_METHOD_RATIO = 0.6
 
 _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
