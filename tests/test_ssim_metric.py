@@ -1,9 +1,10 @@
-"""metrics/ssim.py against scikit-image: equal with ==, not approximately."""
+"""metrics/ssim.py against scikit-image: equal with ==, not approximately. (scikit-image, which
+imports scipy.stats, is imported by the tests that compare with it, not when the file is
+collected: docs/testing.md "What is slow".)"""
 import math
 
 import numpy as np
 import pytest
-from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 from automedbench.metrics.ssim import psnr, reference_data_range, ssim, ssim_psnr, ssim_psnr_many
 
@@ -11,6 +12,8 @@ from automedbench.metrics.ssim import psnr, reference_data_range, ssim, ssim_psn
 @pytest.mark.parametrize("shape", [(64, 80), (31, 47), (20, 24, 18)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ssim_and_psnr_bit_identical_to_skimage(shape, seed):
+    from skimage.metrics import peak_signal_noise_ratio, structural_similarity
+
     rng = np.random.default_rng(seed)
     ref = rng.normal(100, 40, shape)
     pred = ref + rng.normal(0, 10 * (seed + 1), shape)
@@ -20,6 +23,8 @@ def test_ssim_and_psnr_bit_identical_to_skimage(shape, seed):
 
 
 def test_float32_inputs_are_scored_in_float64_like_skimage_on_float64():
+    from skimage.metrics import structural_similarity
+
     rng = np.random.default_rng(5)
     ref = rng.random((40, 40)).astype(np.float32)
     pred = (ref + 0.1 * rng.random((40, 40))).astype(np.float32)
@@ -61,6 +66,8 @@ def test_many_keeps_order_and_isolates_a_failing_pair():
 
 
 def test_reused_scratch_buffers_never_leak_between_cases_shapes_dtypes_or_threads():
+    from skimage.metrics import structural_similarity
+
     # The metric reuses per-thread scratch arrays; a case scored after another of the same
     # shape, after another shape, in float32 or float64, on any thread, must still equal
     # scikit-image on that case alone.

@@ -5,6 +5,7 @@ drives its react() agent, whose bash() and python() tools run in our sandbox thr
 server) and through Inspect earn the same task score and S1-S5; `automedbench score` of the run
 folder Inspect left beside its log gives the numbers Inspect's scorer returned; words without work
 earn S3 0; a look at the private references or the harness source is blocked and coded."""
+import importlib.util
 import json
 import math
 import os
@@ -25,20 +26,24 @@ from automedbench.tasks import get_task
 
 from .fake_openai import call, completion, usage
 
-inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is a test dependency (pyproject.toml)")
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-from inspect_ai.util._sandbox.registry import registry_find_sandboxenv  # noqa: E402
-
-from automedbench.integrations.inspect_ai import (  # noqa: E402
-    SCORES,
-    AutoMedBenchSandbox,
-    as_call,
-    automedbench,
-    inspect_values,
-)
-
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+pytestmark = [pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None,
+                                 reason="inspect-ai is a test dependency (pyproject.toml)"),
+              pytest.mark.filterwarnings("ignore::RuntimeWarning"), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _inspect_imported():
+    """Inspect AI and our integration of it, imported when this file's tests run rather than
+    when pytest collects the file: ~2 s of imports that every xdist worker paid at collection
+    for the one worker that runs these tests (docs/testing.md "What is slow, and why")."""
+    global inspect_ai, ModelOutput, ModelUsage, get_model, registry_find_sandboxenv
+    global SCORES, AutoMedBenchSandbox, as_call, automedbench, inspect_values
+    import inspect_ai
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.util._sandbox.registry import registry_find_sandboxenv
+
+    from automedbench.integrations.inspect_ai import SCORES, AutoMedBenchSandbox, as_call, automedbench, inspect_values
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK, TIER = "brain-lesion-seg", "lite"
@@ -73,7 +78,7 @@ def loop_script(calls: list[tuple[str, str]]) -> list[dict]:
         [completion(tool_calls=[call("submit_results", {})], usage_=usage(*_tokens(len(calls))))]
 
 
-def inspect_script(calls: list[tuple[str, str]]) -> list[ModelOutput]:
+def inspect_script(calls: list[tuple[str, str]]) -> "list[ModelOutput]":
     """Inspect's scripted model: each call through its python() or bash() tool, then react()'s
     submit tool; usage given (else mockllm counts tokens with a tokenizer it downloads)."""
     outs = [ModelOutput.for_tool_call("mockllm/model", "python" if lang == "python" else "bash",

@@ -2,6 +2,7 @@
 Ray task, its results written by the Ray worker into the shared sweep root."""
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import pytest
@@ -11,11 +12,14 @@ from automedbench.runs.sweep import RunOptions, SweepSpec
 
 from .conftest import end_reason, reports_under
 
-ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'automedbench[ray]'")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                reason="Ray is not installed: pip install 'automedbench[ray]'")
 
 
 @pytest.fixture
 def local_ray():
+    import ray   # here, not at collection: ~0.6 s that every xdist worker would pay (docs/testing.md)
+
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         yield

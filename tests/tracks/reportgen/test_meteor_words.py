@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from nltk.translate.meteor_score import single_meteor_score
 
 from automedbench.metrics.meteor import DEBIAN_WORDNET, REQUIRED_FILES, Meteor, MeteorUnavailable
 from automedbench.metrics.meteor_words import WordStore, fingerprint, word_store
@@ -58,6 +57,8 @@ def test_a_second_process_scores_the_same_without_importing_nltk(tmp_path, wordn
 
 
 def test_scores_from_stored_words_equal_nltks(tmp_path, wordnet):
+    from nltk.translate.meteor_score import single_meteor_score   # here, not at collection (~2 s)
+
     store = WordStore(tmp_path / "words.json")
     pairs = _pairs(150, seed=11)
     cold = Meteor(wordnet, known=store)

@@ -1,13 +1,10 @@
-"""Our BLEU / ROUGE-L / METEOR against the well-kept libraries, on the same tokens."""
+"""Our BLEU / ROUGE-L / METEOR against the well-kept libraries, on the same tokens. (nltk, and
+rouge-score, which imports it, are imported by the tests that compare with them, not when the
+file is collected: ~2 s that every xdist worker would pay; docs/testing.md "What is slow".)"""
 import random
 from collections import defaultdict
 
 import pytest
-from nltk.translate.bleu_score import SmoothingFunction
-from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
-from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
-from nltk.translate.meteor_score import single_meteor_score
-from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
 
 from automedbench.metrics.bleu import bleu_stats, corpus_bleu, sentence_bleu
@@ -55,6 +52,9 @@ def test_sentence_bleu_matches_nltk_method3_when_all_orders_exist():
     # nltk's method3 is the same NIST "exp" smoothing; the two differ only in how they treat
     # orders a too-short hypothesis does not have (sacrebleu: effective order), so compare
     # hypotheses with at least n tokens.
+    from nltk.translate.bleu_score import SmoothingFunction
+    from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
+
     smooth = SmoothingFunction().method3
     checked = 0
     for hyp, ref in _pairs(300, seed=1):
@@ -68,6 +68,8 @@ def test_sentence_bleu_matches_nltk_method3_when_all_orders_exist():
 
 
 def test_corpus_bleu_equals_sacrebleu_and_nltk():
+    from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
+
     pairs = _pairs(200, seed=2)
     ours = corpus_bleu([bleu_stats(h, r) for h, r in pairs])
     hyps, refs = [" ".join(h) for h, _ in pairs], [[" ".join(r) for _, r in pairs]]
@@ -111,6 +113,8 @@ class _Tokens:
 
 
 def test_rouge_l_equals_rouge_score_exactly():
+    from rouge_score import rouge_scorer   # it imports nltk: here, not at collection
+
     ours_tok = rouge_scorer.RougeScorer(["rougeL"], tokenizer=_Tokens())
     stock = rouge_scorer.RougeScorer(["rougeL"])        # its default tokenizer, ASCII text
     for hyp, ref in _pairs(400, seed=4):
@@ -122,6 +126,8 @@ def test_rouge_l_equals_rouge_score_exactly():
 
 
 def test_meteor_equals_nltk_exactly(wordnet):
+    from nltk.translate.meteor_score import single_meteor_score
+
     ours = Meteor(wordnet)
     for hyp, ref in _pairs(200, seed=5):
         assert ours.score(hyp, ref) == single_meteor_score(ref, hyp, wordnet=wordnet)
@@ -143,6 +149,7 @@ def test_meteor_is_thread_safe(wordnet):
     from concurrent.futures import ThreadPoolExecutor
 
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.translate.meteor_score import single_meteor_score
 
     words = ["operating", "theater", "room", "effusion", "pleural", "opacity", "nodule", "lung", "heart",
              "fracture", "shaft", "bone", "clear", "normal", "large", "small", "zone", "angle", "lesion"]
