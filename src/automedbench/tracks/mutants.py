@@ -22,9 +22,16 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+_deflate: ModuleType
+try:
+    from isal import isal_zlib as _deflate
+except ImportError:  # pragma: no cover - isal is a dependency; it ships wheels for the usual platforms
+    _deflate = zlib
 
 UnitFiles = dict[str, Path]        # contract file name -> host path of the file in the copy
 Apply = Callable[[UnitFiles], bool]
@@ -66,8 +73,28 @@ def edit_volume(path: Path, fn: Callable[[np.ndarray], np.ndarray | None], affin
         out.set_qform(affine)
         out.set_sform(affine)
     before = path.read_bytes()
-    nib.save(out, str(path))
+    save_volume(out, path)
     return path.read_bytes() != before
+
+
+def gzip_bytes(raw: bytes) -> bytes:
+    """`raw` as a gzip file of one member, without a name or a time (a mutant is a function of
+    its files' bytes: no clock), deflated by ISA-L at its level 1 where installed: about ten
+    times zlib's level 1 on a 10 MB volume, which was most of a volume mutant's cost
+    (docs/judge.md "What replays cost")."""
+    comp = _deflate.compressobj(1, zlib.DEFLATED, -15)
+    body = comp.compress(raw) + comp.flush()
+    trailer = zlib.crc32(raw).to_bytes(4, "little") + (len(raw) & 0xFFFFFFFF).to_bytes(4, "little")
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + body + trailer
+
+
+def save_volume(img: Any, path: Path) -> None:
+    """A NIfTI image written as `nib.save` writes it, a .nii.gz compressed by `gzip_bytes`."""
+    if path.name.lower().endswith(".gz"):
+        path.write_bytes(gzip_bytes(img.to_bytes()))
+        return
+    import nibabel as nib
+    nib.save(img, str(path))
 
 
 def every_second_slice(path: Path) -> bool:
@@ -150,6 +177,10 @@ def _recompress(path: Path) -> bool:
     the same content, other bytes."""
     raw = gzip.decompress(path.read_bytes())
     old = path.read_bytes()
+    new = gzip_bytes(raw)
+    if new != old:
+        path.write_bytes(new)
+        return True
     for level in (1, 6, 9, 3):
         new = gzip.compress(raw, compresslevel=level, mtime=0)
         if new != old:
@@ -390,7 +421,7 @@ def _rescaled(path: Path) -> bool:
         data = np.asanyarray(img.dataobj).astype(np.float32) * 2 + 100
         header = img.header.copy()
         header.set_data_dtype(np.float32)
-        nib.save(nib.Nifti1Image(data, img.affine, header), str(path))
+        save_volume(nib.Nifti1Image(data, img.affine, header), path)
         return True
     if name.endswith(".npy"):
         a = np.load(path, allow_pickle=False)
