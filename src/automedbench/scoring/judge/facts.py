@@ -251,11 +251,12 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
         inspections = _pilot_inspections(calls, before, pilots, looks(), contract, beside)
-    # looks at the pilots' form only (a form mutant killed, no content one: docs/judge.md); without
-    # experiments the form walk would be the content walk again, so there are none
+    # looks at the pilots' form only (a form mutant killed, no content one: docs/judge.md); unless
+    # an experiment found such a look, the form walk would be the content walk again: none
     looked = {id(c) for c, _ in inspections}
+    form_only = experimented.recorded and any(e.looked and not e.inspected for e in experimented.by_call.values())
     form_looks = [x for x in _pilot_inspections(calls, before, pilots, looks(form=True), contract, beside)
-                  if id(x[0]) not in looked] if experimented.recorded else []
+                  if id(x[0]) not in looked] if form_only else []
     rivals = rival_outputs(calls, pilots, batch_start)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections, form_looks = (
