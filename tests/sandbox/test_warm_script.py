@@ -94,6 +94,8 @@ LAUNCHERS = {
                                 " stderr=subprocess.STDOUT).stdout\nprint(repr(out))\n"),
     "launch_by_name_in_folder": ("import subprocess\n"
                                  "print(subprocess.check_output(['python', 'look.py', 'n'], cwd='scripts').decode())\n"),
+    "launch_in_a_folder_named_roundabout": ("import subprocess, sys\n"
+                                            "subprocess.run([sys.executable, 'look.py'], cwd='scripts/../scripts/')\n"),
     "launch_dash_c": ("import subprocess, sys\n"
                       "subprocess.run([sys.executable, '-c', 'import sys; print(sys.argv, sys.path[0])', 'v'])\n"),
     "launch_killed": ("import subprocess, sys\n"

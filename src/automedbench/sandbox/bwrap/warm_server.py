@@ -275,7 +275,7 @@ class Zygote:
             os.dup2(fd, target)
         os.closerange(3, 1 << 16)      # close_fds: only the three standard descriptors
         os.chdir(order["cwd"])
-        launch = Launch(order["argv"], order["executable"], order["cwd"])
+        launch = Launch(order["argv"], order["executable"], os.getcwd())   # the folder as the new process finds it
         try:
             source = launch.source()
         except OSError:
@@ -323,7 +323,7 @@ class Zygote:
             os.fsdecode(kv).split("=", 1) for kv in env_list if b"=" in kv)
         if env != self.environ or dict(os.environ) != self.environ or _state() != self.pristine:
             return None
-        where = os.getcwd() if cwd is None else os.path.join(os.getcwd(), os.fsdecode(cwd))
+        where = os.getcwd() if cwd is None else os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(cwd)))
         if not os.path.isdir(where):
             return None
         if Launch(argv, str(executable), where).why_not() is not None:
