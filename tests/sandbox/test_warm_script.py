@@ -105,6 +105,14 @@ LAUNCHERS = {
                      "    print(name, subprocess.run([sys.executable, 'scripts/' + name]).returncode, flush=True)\n"),
     "launch_other_env": ("import os, subprocess, sys\n"
                          "subprocess.run([sys.executable, 'scripts/look.py'], env=dict(os.environ, SHLVL='7'))\n"),
+    "launch_from_a_forked_copy": ("import os, subprocess, sys\n"
+                                  "pid = os.fork()\n"
+                                  "if pid == 0:\n"
+                                  "    r = subprocess.run([sys.executable, 'scripts/exit3.py'])\n"
+                                  "    print('child saw', r.returncode, flush=True)\n"
+                                  "    os._exit(0)\n"
+                                  "os.waitpid(pid, 0)\n"
+                                  "print('parent saw', subprocess.run([sys.executable, 'scripts/exit3.py']).returncode)\n"),
     "launch_missing": ("import subprocess, sys\n"
                        "print(subprocess.run([sys.executable, 'scripts/missing.py']).returncode)\n"),
     "launch_missing_folder": ("import subprocess, sys\n"

@@ -253,6 +253,7 @@ class Zygote:
     def __init__(self) -> None:
         self.pristine = _state()
         self.environ = dict(os.environ)
+        self.owner = os.getpid()     # only its parent can wait for it: a forked copy of the code gets the real exec
         ours, theirs = socket.socketpair()
         self.pid = os.fork()
         if self.pid == 0:
@@ -287,7 +288,7 @@ class Zygote:
         run as that process would, else the real fork and exec."""
         order = self._order(a)
         assert REAL_FORK_EXEC is not None
-        if order is None or self.sock is None:
+        if order is None or self.sock is None or os.getpid() != self.owner:
             return REAL_FORK_EXEC(*a)
         sock, self.sock = self.sock, None
         try:
