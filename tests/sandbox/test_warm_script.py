@@ -12,10 +12,16 @@ import os
 
 import pytest
 
-from automedbench.lifecycle.experiments import _Runner
+from automedbench.agents import AGENT_CLASSES
+from automedbench.api import run_one
+from automedbench.data import dataset_paths
+from automedbench.lifecycle.experiments import _Runner, run_experiments
+from automedbench.runs.options import RunOptions
 from automedbench.sandbox import SandboxSpec
 from automedbench.sandbox.bwrap.warm import shell_python, warm_imports
 from automedbench.scoring.experiments import CallExperiment
+from automedbench.tasks import get_task
+from tests.judge_runs import PLAN, run_scripted, steps_agent
 
 from .conftest import needs_bwrap
 
@@ -264,11 +270,6 @@ def test_a_scripted_run_is_decided_alike_warm_and_fresh(tmp_path, monkeypatch, s
     """The built-in reference agent's calls write a step script and start it through
     `subprocess` (tracks/scripted_code.py `launch`): replayed warm, the script runs in the
     zygote with the modules it read preloaded, and every call is decided as fresh decides it."""
-    from automedbench.api import run_one
-    from automedbench.data import dataset_paths
-    from automedbench.lifecycle.experiments import run_experiments
-    from automedbench.runs.options import RunOptions
-    from automedbench.tasks import get_task
 
     task = get_task("brain-lesion-seg")
     staged_once(task.dataset, os.environ["AUTOMEDBENCH_DATA"])
@@ -284,3 +285,55 @@ def test_a_scripted_run_is_decided_alike_warm_and_fresh(tmp_path, monkeypatch, s
         assert {c.interpreter for c in [*exp.calls, *exp.inputs]} == {"fresh" if switch == "0" else "warm"}
     assert decided["0"] == decided["1"]
     assert all(d for _, d, _, _ in decided["1"]) and any(k for _, _, k, _ in decided["1"])
+
+
+LOOK_SCRIPT = '''"""Look at each pilot mask: its shape and how many voxels of each label."""
+import glob
+import sys
+
+from stats import summary
+
+if __name__ == "__main__":
+    for path in sorted(glob.glob(sys.argv[1] + "/*/*.nii.gz")):
+        print(path.rsplit("/", 2)[-2], summary(path))
+'''
+STATS = '''import nibabel as nib
+import numpy as np
+
+
+def summary(path):
+    a = np.asanyarray(nib.load(path).dataobj)
+    labels, counts = np.unique(a, return_counts=True)
+    return f"shape {a.shape} labels {dict(zip(labels.tolist(), counts.tolist()))}"
+'''
+
+
+def _bash_look(context, methods):
+    write = ("# S3 write the look script\nimport pathlib\npathlib.Path('checks').mkdir(exist_ok=True)\n"
+             f"pathlib.Path('checks/look.py').write_text({LOOK_SCRIPT!r})\n"
+             f"pathlib.Path('checks/stats.py').write_text({STATS!r})\n")
+    return [PLAN, ("python", methods.setup_code(context.data_dir)), ("python", methods.pilot_code(context.data_dir)),
+            ("python", write), ("bash", "cd checks && python look.py ../outputs"),
+            ("python", methods.batch_code(context.data_dir, careless=False))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_bash_look_at_a_script_is_decided_warm_as_fresh(tmp_path, monkeypatch, staged_once):
+    """A look the way agents often write one: a script (and a module beside it) written by one
+    call, run by a bash call `cd checks && python look.py ../outputs`. Replayed warm, it runs in
+    a fork of the server (nibabel preloaded from the module the call read), and every call is
+    decided as fresh decides it; the look catches a broken mask."""
+
+    AGENT_CLASSES.add("steps-bash-look", steps_agent("steps-bash-look", _bash_look), replace=True, description="test")
+    report, recorded = run_scripted("brain-lesion-seg", "steps-bash-look", tmp_path, monkeypatch, staged_once)
+    look = next(c for c in recorded.calls if c.call_index == 5)
+    assert look.decidable and look.interpreter == "warm" and look.killed, look
+    task = get_task("brain-lesion-seg")
+    decided = {}
+    for switch in ("0", "1"):
+        monkeypatch.setenv("AUTOMEDBENCH_WARM_REPLAYS", switch)
+        exp = run_experiments(report.run_dir, task, "bwrap", dataset_paths(task.dataset).public)
+        decided[switch] = [(c.call_index, c.decidable, c.killed, [(v.name, v.changed, v.failed) for v in c.variants])
+                           for c in [*exp.calls, *exp.inputs]]
+    assert decided["0"] == decided["1"] and any(i == 5 for i, *_ in decided["1"])
