@@ -130,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{agent} {task}: no experiments recorded", file=sys.stderr)
                     continue
                 ratio = exp.cost_s / exp.sandbox_s if exp.sandbox_s else 0.0
+                decided = [*exp.calls, *exp.inputs]
                 rows.append({"agent": agent, "task": task, "looks_replayed": len(exp.calls),
+                             "calls_replayed": len(decided),
+                             "calls_decided_warm": sum(c.interpreter == "warm" for c in decided),
                              "experiment_s": exp.cost_s, "sandbox_s": exp.sandbox_s, "ratio": round(ratio, 3)})
                 dirs.append(Path(report.run_dir))
                 print(f"{agent:18s} {task:20s} looks {len(exp.calls)}  experiments {exp.cost_s:6.2f} s  "
@@ -146,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = {"runs": len(rows), "experiment_s_total": round(total_exp, 2), "sandbox_s_total": round(total_sb, 2),
                "ratio_total": round(total_exp / total_sb, 3) if total_sb else None,
                "ratio_median": round(statistics.median(r["ratio"] for r in rows), 3) if rows else None,
+               "calls_replayed": sum(r["calls_replayed"] for r in rows),
+               "calls_decided_warm": sum(r["calls_decided_warm"] for r in rows),
                "judge_runs_per_s_with_experiments": round(rate, 1),
                "judge_runs_per_s_baseline_without": round(base, 1),
                "judge_ratio_with_over_without": round(rate / base, 3) if base else None,
@@ -155,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"runs": rows, "summary": summary}, indent=1))
     else:
         print(f"\nexperiments: {summary['experiment_s_total']} s over {summary['sandbox_s_total']} s in the sandbox "
-              f"(ratio {summary['ratio_total']}, median per run {summary['ratio_median']}; goal <= 0.2)")
+              f"(ratio {summary['ratio_total']}, median per run {summary['ratio_median']}; goal <= 0.2); "
+              f"{summary['calls_decided_warm']} of {summary['calls_replayed']} replayed calls decided warm")
         print(f"judge from recorded evidence: {summary['judge_runs_per_s_with_experiments']} runs/s with experiments, "
               f"{summary['judge_runs_per_s_baseline_without']} runs/s without (ratio "
               f"{summary['judge_ratio_with_over_without']}; goal >= 100 runs/s); per CPU second of the judge's "
