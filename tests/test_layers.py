@@ -4,6 +4,7 @@ and an import inside a function names only a dependency listed in LAZY_IMPORTS."
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 import subprocess
 import sys
@@ -63,9 +64,25 @@ IN_PACKAGE_LAZY = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path, mtime_ns: int) -> ast.Module:
+    return ast.parse(path.read_text())
+
+
+def _tree(path: Path) -> ast.Module:
+    """`path`'s syntax tree, parsed once per process (and again if the file changes): the checks
+    below walk all of src/ several times (docs/testing.md "What is slow")."""
+    return _parsed(path, path.stat().st_mtime_ns)
+
+
 def _inner_imports(path: Path) -> list[tuple[int, str]]:
     """(line, top-level name) of every import inside a function of `path` (relative: '.')."""
-    tree = ast.parse(path.read_text())
+    return list(_inner_imports_of(path, path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=None)
+def _inner_imports_of(path: Path, mtime_ns: int) -> tuple[tuple[int, str], ...]:
+    tree = _tree(path)
     found = []
     for func in ast.walk(tree):
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -74,7 +91,7 @@ def _inner_imports(path: Path) -> list[tuple[int, str]]:
                     found.append((node.lineno, "." if node.level else (node.module or "").split(".")[0]))
                 elif isinstance(node, ast.Import):
                     found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
-    return sorted(set(found))
+    return tuple(sorted(set(found)))
 
 
 def _sources() -> list[Path]:
@@ -180,7 +197,7 @@ def test_every_end_reason_set_comes_from_the_one_enumeration():
     assert models.LIMIT_END_REASONS == models.BUDGET_END_REASONS | {"wall_time"}
     # ... and no other module keeps a set of its own
     elsewhere = [f"{p.relative_to(ROOT)}:{n.lineno}" for p in _sources() if p.name != "models.py"
-                 for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                 for n in ast.walk(_tree(p)) if isinstance(n, (ast.Assign, ast.AnnAssign))
                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
                  if isinstance(t, ast.Name) and t.id.endswith("END_REASONS")]
     assert not elsewhere, elsewhere
@@ -193,7 +210,7 @@ def test_run_folder_names_are_spelled_only_in_run_files():
     names = {RunFiles.META, RunFiles.CONVERSATION, RunFiles.TRACE, RunFiles.JUDGE, RunFiles.REPORT}
     copies = [f"{p.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}" for p in _sources()
               if p.name != "run_files.py"
-              for node in ast.walk(ast.parse(p.read_text()))
+              for node in ast.walk(_tree(p))
               if isinstance(node, ast.Constant) and node.value in names]
     assert not copies, "spell run-folder names through RunFiles:\n" + "\n".join(copies)
 
@@ -204,7 +221,7 @@ def test_no_judge_member_is_read_by_getattr():
     judge -- scoring and the lifecycle -- read none by getattr, where a missing declaration hides."""
     where = [p for p in _sources() if p.relative_to(PACKAGE).parts[0] in ("scoring", "lifecycle")]
     assert len(where) > 20
-    reads = [f"{p.relative_to(PACKAGE)}:{node.lineno}" for p in where for node in ast.walk(ast.parse(p.read_text()))
+    reads = [f"{p.relative_to(PACKAGE)}:{node.lineno}" for p in where for node in ast.walk(_tree(p))
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")]
     assert not reads, reads
 
@@ -214,7 +231,7 @@ def test_a_validation_error_is_formatted_in_one_place():
     (task.yaml, sweep files, agent configs, manifests, run records); a second formatter that
     reads `.errors()` itself can drift from it."""
     readers = [f"{p.relative_to(PACKAGE)}:{node.lineno}" for p in _sources() if p.name != "errors.py"
-               for node in ast.walk(ast.parse(p.read_text()))
+               for node in ast.walk(_tree(p))
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "errors"
                and not node.args]
     assert not readers, readers
