@@ -3,6 +3,7 @@ included (docs/judge.md "Model and setup facts": "Setup work", s2d)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .calls import CallFacts, Fact
 
@@ -52,6 +53,7 @@ _DO = re.compile(r"do\b")
 _IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.MULTILINE)
 
 
+@lru_cache(maxsize=4096)     # every import of every call, on each judging (bench/experiments_cost.py)
 def _package_key(name: str) -> str:
     """A package or module name compared loosely: `opencv-python` and `opencv_python` alike."""
     return re.sub(r"[-_.]+", "_", name.strip("'\"").split("==")[0].split(">=")[0].lower())
@@ -62,6 +64,11 @@ def hidden_attempts(code: str) -> set[str]:
     ignored on the same line (or the loop that runs it over a list of packages)."""
     found: set[str] = set()
     if "install" not in code:   # what _INSTALL needs, in a loop's body or elsewhere: nothing to find
+        return found
+    # both branches need a line that discards output and ignores the status: without either
+    # anywhere in the code there is none (cutting the loops out, below, only joins text around
+    # them; this skips the loop scan, most of a judging's time on long scripts)
+    if _DISCARDED.search(code) is None or _IGNORED.search(code) is None:
         return found
     # what _FOR needs ("do" ending a word, then "done"): without them the code is its own rest
     loops = "done" in code and _DO.search(code) is not None
