@@ -378,6 +378,17 @@ def _launch(request: dict[str, Any]) -> Launch | str:
     return Launch(argv, executable, os.path.normpath(cwd), shell=True, cd=bool(request.get("cwd")))
 
 
+def _as_bash_would(launch: Launch) -> None:
+    """In the fork: the folder and variables bash gives the command it runs."""
+    if launch.cd:                       # the `cd DIR &&` before the command: bash's variables
+        os.environ["OLDPWD"] = os.environ.get("PWD", os.getcwd())
+        os.environ["PWD"] = launch.cwd
+        os.chdir(launch.cwd)
+    if launch.shell:                    # bash exports these to the command it runs
+        os.environ.setdefault("SHLVL", "0")
+        os.environ["_"] = launch.executable
+
+
 def _serve_one(request: dict[str, Any]) -> dict[str, Any]:
     launch = _launch(request)
     if isinstance(launch, str):
@@ -397,13 +408,7 @@ def _serve_one(request: dict[str, Any]) -> dict[str, Any]:
     if pid == 0:
         os.close(out_r)
         os.close(err_r)
-        if launch.cd:                       # the `cd DIR &&` before the command: bash's variables
-            os.environ["OLDPWD"] = os.environ.get("PWD", os.getcwd())
-            os.environ["PWD"] = launch.cwd
-            os.chdir(launch.cwd)
-        if launch.shell:                    # bash exports these to the command it runs
-            os.environ.setdefault("SHLVL", "0")
-            os.environ["_"] = launch.executable
+        _as_bash_would(launch)
         _child(launch, source, out_w, err_w)
     os.close(out_w)
     os.close(err_w)
