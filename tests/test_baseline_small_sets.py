@@ -153,7 +153,7 @@ def test_reference_earns_its_row_on_small_own_sets(tmp_path, my_tasks_dir, image
         codes = {e["code"] for e in r["errors"]}
         # one case piloted and looked at, on 5, 6 or 8 cases
         assert r["stages"]["s3"]["score"] == 1.0, (task, r["stages"]["s3"]["rationale"])
-        assert "LOGIC_SUSPECT" not in codes and not codes & {"NO_PILOT", "PILOT_NOT_INSPECTED", "PILOT_UNRESOLVED"}, \
+        assert "LOGIC_SUSPECT" not in codes and not codes & {"NO_PILOT", "PILOT_NOT_INSPECTED", "PILOT_SUPERSEDED", "PILOT_UNRESOLVED"}, \
             (task, r["errors"])
         assert r["task"]["completion_rate"] == 1.0 and r["task"]["score"] > 0, (task, r["task"]["score"])
     assert reports["my-det"]["task"]["per_case"][3]["metrics"]["found50"] == 0.5   # the honest miss is scored
@@ -176,6 +176,9 @@ def _s3(value: float, rationale: str) -> dict[str, StageResult | None]:
      "inspection: no (no call); failed inspection: no (no call)", "NO_PILOT"),
     ("a pilot ran before the batch but no later call opened its output; pilot: yes (calls #4); "
      "inspection: no (no call); failed inspection: no (no call)", "PILOT_NOT_INSPECTED"),
+    ("a pilot ran before the batch and was looked at (call #5), but the batch ran another method or other "
+     "settings and did not submit what the look saw (outcome consistency); pilot: yes (calls #4); "
+     "inspection: no (no call); superseded look: yes (calls #5); failed inspection: no (no call)", "PILOT_SUPERSEDED"),
     ("the pilot's inspection found a problem and no pilot output was re-written; pilot: yes (calls #4); "
      "inspection: yes (calls #5); failed inspection: yes (calls #5); fix: no (no call)", "PILOT_UNRESOLVED"),
 ])

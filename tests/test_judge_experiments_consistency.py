@@ -70,6 +70,11 @@ def test_the_batch_must_submit_what_was_inspected_and_fixed(kind, steps, s3, why
     assert why in report.stages["s3"].rationale
     last_look = max(c.call_index for c in experiments.calls if c.inspected)
     assert bool(experiments.batch_differs(last_look)) == (kind == "retuned"), experiments.consistency
+    # the retuned batch's look is named, and its code says the batch ran something else (never
+    # "its output was not inspected": docs/faults.md "S3's codes")
+    superseded = "superseded look: yes (calls #" in report.stages["s3"].rationale
+    assert superseded == (kind == "retuned"), report.stages["s3"].rationale
+    assert ("PILOT_SUPERSEDED" in {e.code for e in report.errors}) == (kind == "retuned"), report.errors
 
 # ---- S1 and S2 from the task's own words and from what ran (issue 41, item 4) -------------------
 

@@ -129,19 +129,22 @@ def _pilot(run: RunEvidence) -> list[ErrorCode]:
 
 # the offline judge's S3 rationale states its facts as "pilot: yes (...)" and "inspection: no (...)"
 # (judge/heuristic.py `_why`)
-_SAID = re.compile(r"(?:^|; )(pilot|inspection): (yes|no) \(")
+_SAID = re.compile(r"(?:^|; )(pilot|inspection|superseded look): (yes|no) \(")
 
 
 def _partial_pilot_code(rationale: str) -> str:
     """The code naming what an S3 of 0.5 lacked, so it never contradicts the verdict beside it
     (docs/faults.md "S3's codes"): no pilot at all (outputs were only looked at after the
-    batch), a pilot nobody looked at, or a look whose finding was not carried through. A
-    judge whose rationale does not state these facts gets PILOT_NOT_INSPECTED."""
+    batch), a pilot nobody looked at, a look at a pilot whose outputs the batch did not submit,
+    or a look whose finding was not carried through. A judge whose rationale does not state
+    these facts gets PILOT_NOT_INSPECTED."""
     said = dict(_SAID.findall(rationale))
     if said.get("pilot") == "no":
         return "NO_PILOT"
     if said.get("pilot") == "yes" and said.get("inspection") == "yes":
         return "PILOT_UNRESOLVED"
+    if said.get("pilot") == "yes" and said.get("superseded look") == "yes":
+        return "PILOT_SUPERSEDED"
     return "PILOT_NOT_INSPECTED"
 
 

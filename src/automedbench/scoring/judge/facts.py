@@ -66,6 +66,8 @@ class WorkflowFacts:
     method_looked: Fact = field(default_factory=lambda: Fact(False))   # looks at pilot outputs before the batch, of any settings (s2e)
     # looks at a pilot output's form only (a form mutant killed, no content one): partial (S3)
     form_inspection: Fact = field(default_factory=lambda: Fact(False))
+    # looks at pilot outputs of another method or settings than the batch submitted (outcome consistency)
+    superseded_inspection: Fact = field(default_factory=lambda: Fact(False))
     # the submission gives one output for every case (tracks/same_output.py): what is wrong, or ""
     one_for_all: str = ""
 
@@ -265,12 +267,14 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     # looks at the method's own pilot outputs, content or form, confirm it worked (s2e) whatever the
     # batch then ran; S3 charges a change (docs/judge.md "s2e: confirmed by a look")
     method_looked = _method_looked(inspections + form_looks + other_method[1], not_the_method)
+    looked_before = inspections
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
         other = experimented.of_another_method([c.index for c, _ in inspections])
         inspections = [(c, ps) for c, ps in inspections if c.index not in other]
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
+    superseded = [x for x in looked_before if x not in inspections]
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
@@ -283,6 +287,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
         form_inspection=_opened_fact(form_looks),
+        superseded_inspection=_opened_fact(superseded),
         failed_inspection=_opened_fact(failed),
         fix=fix, invalid_pilot=checks.invalid_pilot(pilots, before, set(fix.paths)), checks_recorded=checks.recorded,
         # a look after the batch earns S3's partial credit at most: at the content or the form

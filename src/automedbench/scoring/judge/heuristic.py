@@ -311,6 +311,11 @@ class HeuristicJudge(JudgeBase):
         elif f.pilot.holds and f.form_inspection.holds:
             value, why = 0.5, ("a pilot ran before the batch and a later call looked at its output's form only "
                                "(its grid, shape or keys), not its content: partial validation")
+        elif f.pilot.holds and f.superseded_inspection.holds:
+            value, why = 0.5, ("a pilot ran before the batch and was looked at (call "
+                               + ", ".join(f"#{c}" for c in f.superseded_inspection.calls) + "), "
+                               "but the batch ran another method or other settings and did not submit what the "
+                               "look saw (outcome consistency)")
         elif f.pilot.holds:
             value, why = 0.5, "a pilot ran before the batch but no later call opened its output"
         elif f.later_inspection.holds:
@@ -321,7 +326,8 @@ class HeuristicJudge(JudgeBase):
         else:
             value, why = 0.0, ("no pilot and no call opened an output after writing it" if f.batch.holds
                                else "no pilot, no batch")
-        parts = [why, _why("pilot", f.pilot), _why("inspection", f.pilot_inspection),
+        superseded = [_why("superseded look", f.superseded_inspection)] if f.superseded_inspection.holds else []
+        parts = [why, _why("pilot", f.pilot), _why("inspection", f.pilot_inspection), *superseded,
                  _why("failed inspection", f.failed_inspection), _why("fix", f.fix),
                  _why("pilot output failing the harness's check", f.invalid_pilot), _why("batch", f.batch),
                  _why("outputs opened later", f.later_inspection), _why("smoke run looked at", f.smoke_inspection),
@@ -329,8 +335,8 @@ class HeuristicJudge(JudgeBase):
         if f.experimented is not None:
             looks = {c for x in (f.pilot_inspection, f.later_inspection, f.smoke_inspection) for c in x.calls}
             parts += f.experimented.notes(looks | set(f.experimented.decided) | set(f.experimented.fallback))
-        held = [x for x in (f.pilot, f.pilot_inspection, f.failed_inspection, f.fix, f.invalid_pilot, f.batch,
-                            f.later_inspection, f.smoke_inspection) if x.holds]
+        held = [x for x in (f.pilot, f.pilot_inspection, f.superseded_inspection, f.failed_inspection, f.fix,
+                            f.invalid_pilot, f.batch, f.later_inspection, f.smoke_inspection) if x.holds]
         return StageResult(score=rubric.score({"s3": value}), items={"s3": value}, rationale="; ".join(parts),
                            evidence={"s3": _evidence(why, *held)})
 
