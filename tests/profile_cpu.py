@@ -8,7 +8,8 @@ for the pytest process. One JSON line per test goes to $AMB_TEST_CPU_OUT (defaul
 Without the cgroup (not root, cgroup v2 only) the CPU column is 0 and wall time is still written.
 
     AMB_TEST_CPU_OUT=/tmp/cpu PYTEST_ADDOPTS="-p tests.profile_cpu" make test
-    .venv/bin/python -m tests.profile_cpu /tmp/cpu          # per file, most CPU first
+    .venv/bin/python -m tests.profile_cpu /tmp/cpu          # per file, most CPU first (and removes
+                                                            # the emptied groups)
 
 Not loaded unless asked for; the summary is what docs/testing.md's appendix quotes per file.
 """
@@ -87,6 +88,18 @@ def summary(folder: Path, top: int = 40) -> str:
     return "\n".join(lines)
 
 
+def remove_empty_groups() -> None:
+    """A worker's group outlives it while a process it started (the CLI fork server, a private
+    dockerd) is still running at its exit; once they are gone the empty group is removed here."""
+    for cg in _CGROUPS.glob("amb-test-cpu-*"):
+        try:
+            if not (cg / "cgroup.procs").read_text().strip():
+                cg.rmdir()
+        except OSError:
+            pass
+
+
 if __name__ == "__main__":
+    remove_empty_groups()
     print(summary(Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/amb-test-cpu"),
                   int(sys.argv[2]) if len(sys.argv) > 2 else 40))
