@@ -120,7 +120,7 @@ test: setup testdeps
 # The inner loop (README, docs/testing.md "How to run"): ruff, then the suite without the tests
 # marked `slow` (whole runs of every track, the judge's held-out and metamorphic sets, the RL
 # adapters' episodes, the crash-safety sweep, the real-library cross-checks), in parallel as
-# `make test` runs it: 201 s warm on 2 cores (docs/testing.md). mypy and import-linter are
+# `make test` runs it: goal 4 min warm on 2 cores, measured 245-331 s (docs/testing.md). mypy and import-linter are
 # `make lint`; `make test` runs everything.
 test-quick: setup testdeps
 	$(BIN)/ruff check src tests bench calibration scripts
