@@ -18,14 +18,18 @@ from .versions import same_method, versions_of
 _BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
 
 
+def _opened_by(calls: list[CallFacts], model_paths: set[str]) -> set[str]:
+    """The model files (weights, the method's source or parameters) the calls opened."""
+    return {p for c in calls for p in (*c.read, *c.held) if p in model_paths}
+
+
 def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
                     model_paths: set[str]) -> list[CallFacts]:
     """Pilot steps that ran another method than the batch, or the mirror (docs/judge.md "Pilot"; `set_aside`)."""
     if batch_start is None:
         return []
     batch = [c for c in calls[batch_start:] if c.units]
-    batch_models = {p for c in batch for p in (*c.read, *c.held) if p in model_paths}
-    if batch_models:
+    if _opened_by(batch, model_paths):
         # a pilot that ran no method file (inline code) piloted something else; one whose method
         # file the batch replaced piloted an earlier version (S3 charges it: docs/judge.md "Pilot")
         return [c for c in pilots if not model_paths & {*c.read, *c.held}]
@@ -41,7 +45,7 @@ def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], ba
     """Pilots of another method than the batch's (versions.py; docs/judge.md "A pilot of another method")."""
     if batch_start is None:
         return []
-    batch_models = {p for c in calls[batch_start:] if c.units for p in (*c.read, *c.held) if p in model_paths}
+    batch_models = _opened_by([c for c in calls[batch_start:] if c.units], model_paths)
     if not batch_models:
         return []
     # (source, made): a step that opened a method file and wrote another made it from the first
