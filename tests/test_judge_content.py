@@ -166,3 +166,86 @@ def test_an_empty_outputs_length_is_stated_beside_what_it_counts(files):
     assert looked_at("boxes: 0", facts) == ["length"]
     assert looked_at("0 errors, exit 0", facts) == []
     assert looked_at("3 boxes", facts) == []
+
+
+# ---- the input check stands apart from a look at an output (docs/judge.md "Input check") ----
+INPUT_FACTS = "input shape (99, 117, 95) int16"
+
+
+def _s2b_around_a_pilot(ws, data_dir, *between) -> tuple[float, str]:
+    """A pilot of case_000, the given calls (code, read, stdout, order), then the batch: s2b."""
+    pilot = _write_outputs(ws, CASES[:1])
+    batch = _write_outputs(ws, CASES)
+    calls = [("python run.py case_000", pilot, [PUB], "done", None), *((c, [], r, o, st) for c, r, o, st in between),
+             ("python run.py --all", batch, [f"/data/public/{c}/image.nii.gz" for c in CASES], "done 6", None)]
+    events = []
+    for i, (code, written, read, stdout, order) in enumerate(calls, 1):
+        events += [TraceEvent(type="tool_call", t=i, call_index=i, code=code),
+                   TraceEvent(type="execution", t=i, call_index=i, exit_code=0, stdout=stdout,
+                              effects=Effects(written=written, read=read, order=order))]
+    v = HeuristicJudge().judge(JudgeEvidence(TASK, "lite", ws, events, None, CASES, data_dir))["s2"]
+    return v.items["s2b"], v.rationale
+
+
+def _step(op: str, path: str, out: int) -> dict:
+    return {"op": op, "path": path, "out": out, "err": 0}
+
+
+def test_an_input_opened_as_the_outputs_reference_is_no_input_check(files, tmp_path):
+    """A look at the pilot that opens the input beside the output and prints it compares the
+    output with its reference; only what a step printed before it first opened a unit output
+    counts as a look at the input. The same facts printed by a call of their own, or by the
+    look before it opened the output, do count. Where the recorder kept no order the two
+    cannot be told apart: no credit."""
+    mask = f"{OUT}/case_000/{CONTRACT[0]}"
+    both = f"mask (99, 117, 95) [0 1]\n{INPUT_FACTS}\n"
+    # the output opened first, the input's facts printed after it
+    value, why = _s2b_around_a_pilot(tmp_path / "a", files, (
+        "m = nib.load(mask); x = nib.load(src); print(m.shape, ...); print(x.shape, ...)", [mask, PUB], both,
+        [_step("r", mask, 0), _step("r", PUB, 0)]))
+    assert value == 0, why
+    # the input opened first, yet nothing printed until the output was open too
+    assert _s2b_around_a_pilot(tmp_path / "b", files, (
+        "x = nib.load(src); m = nib.load(mask); print(...)", [PUB, mask], both,
+        [_step("r", PUB, 0), _step("r", mask, 0)]))[0] == 0
+    # the input's facts printed before the output was opened: a look at the input of its own
+    input_first = f"{INPUT_FACTS}\nmask (99, 117, 95) [0 1]\n"
+    value, why = _s2b_around_a_pilot(tmp_path / "c", files, (
+        "x = nib.load(src); print(x.shape); m = nib.load(mask); print(m.shape)", [PUB, mask], input_first,
+        [_step("r", PUB, 0), _step("r", mask, len(INPUT_FACTS) + 1)]))
+    assert value == 1, why
+    # a call of its own after the pilot, apart from the look
+    assert _s2b_around_a_pilot(tmp_path / "d", files,
+                               ("print(nib.load(src).shape)", [PUB], INPUT_FACTS, [_step("r", PUB, 0)]),
+                               ("print(nib.load(mask).shape)", [mask], "mask (99, 117, 95)", [_step("r", mask, 0)]),
+                               )[0] == 1
+    # no order recorded: the look's print cannot be placed before or after it opened the output
+    assert _s2b_around_a_pilot(tmp_path / "e", files, ("...", [mask, PUB], input_first, None))[0] == 0
+
+
+def test_an_input_looked_at_through_a_copy_of_it_is_an_input_check(files, tmp_path):
+    """An agent that caches an input in the workspace (np.savez of the volume) and prints its
+    shape from the cache in a later call looked at the input: the copy stands for the inputs
+    the step that wrote it had opened. Facts that are not the input's earn nothing."""
+    ws = tmp_path / "ws"
+    cache = "/workspace/state/input_case_000.npz"
+
+    def run(stdout: str, cached_after_reading: bool = True) -> tuple[float, str]:
+        order = [_step("r", PUB, 0), _step("w", cache, 0)] if cached_after_reading else \
+            [_step("w", cache, 0), _step("r", PUB, 0)]
+        cache_call = ("np.savez(cache, x=nib.load(src).get_fdata())", [PUB], "cached", order)
+        events, written = [], [{"path": cache, "op": "created", "size": 10, "sha256": "0" * 64}]
+        for i, (code, w_, read, out, od) in enumerate([(cache_call[0], written, cache_call[1], "cached", order),
+                                                        ("print(np.load(cache)['x'].shape)", [], [cache], stdout,
+                                                         [_step("r", cache, 0)])], 1):
+            events += [TraceEvent(type="tool_call", t=i, call_index=i, code=code),
+                       TraceEvent(type="execution", t=i, call_index=i, exit_code=0, stdout=out,
+                                  effects=Effects(written=w_, read=read, order=od))]
+        v = HeuristicJudge().judge(JudgeEvidence(TASK, "lite", ws, events, None, ["case_000"], files))["s2"]
+        return v.items["s2b"], v.rationale
+
+    value, why = run(INPUT_FACTS)
+    assert value == 1 and "case_000/image.nii.gz" in why, why
+    assert run("input shape (64, 64, 64) float32")[0] == 0          # not the input's facts
+    # a file written before the input was opened holds nothing of it
+    assert run(INPUT_FACTS, cached_after_reading=False)[0] == 0

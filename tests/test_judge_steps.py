@@ -5,7 +5,8 @@ through the real loop, the real sandbox (bwrap) and the recorder's `order`:
   that could stop it, then runs every case earns what the same work in separate calls earns;
 - the same script whose look only prints does not validate: nobody read the print before the
   batch ran;
-- a script that runs every case first and checks one afterwards validates nothing either.
+- a script that runs every case first and checks one afterwards validates nothing either;
+- a look at the pilot that opens the input beside the output checks the output, not the input (s2b).
 """
 import os
 import shutil
@@ -50,6 +51,20 @@ def one_script(kind: str):
     return OneScript
 
 
+class ReferenceLook(ScriptedAgent):
+    """Separate calls: setup that opens no input, the pilot, a look that opens the input image
+    beside the pilot's boxes and prints its size with them, the batch (docs/judge.md "Input check")."""
+    name = "reference-look"
+
+    def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+        k = KITS[context.task_id]
+        for code in ([k.head(), write_plan(k, context), k.write_method(), versions(k)], [k.head(), k.load(), k.pilot("outputs")],
+                     [k.head(), k.show("outputs"), k.check("outputs")], [k.head(), k.load(), k.batch("outputs"), verify(k)]):
+            self.call(tools, "python", "".join(code))
+        self.submit(tools)
+        return AgentOutcome("submitted")
+
+
 PILOT_OUTPUT = "/workspace/outputs/case_000/prediction.json"
 # a root harness holds each open in the workspace until its folder is watched (fanotify,
 # docs/sandbox.md "Opens held until their folder is watched"): one trial must show the read-back.
@@ -84,6 +99,10 @@ def verdicts(tmp_path_factory):
             pytest.fail(f"{kind}: in {TRIALS} trials the recorder never saw the read-back of {PILOT_OUTPUT}")
         out[kind] = {i: v for s in ("s2", "s3") for i, v in report.stages[s].items.items()}
         out[kind]["_why"] = report.stages["s3"].rationale
+    AGENT_CLASSES.add("reference-look", ReferenceLook, replace=True, description="test")
+    report = run_one(TASK, "lite", "reference-look", tmp_path_factory.mktemp("reference"), RunOptions(sandbox="bwrap"))
+    assert report.run.end_reason == "submitted", report.run
+    out["reference"] = {**report.stages["s2"].items, "_why": report.stages["s2"].rationale}
     return out
 
 
@@ -102,3 +121,12 @@ def test_a_look_that_only_prints_inside_the_script_does_not_validate(verdicts):
 def test_a_check_after_the_batch_validates_nothing(verdicts):
     got = verdicts["batch-first"]
     assert got["s3"] < 1.0, got["_why"]
+
+
+def test_an_input_opened_only_as_the_outputs_reference_is_no_input_check(verdicts):
+    """The look printed the image's size with the pilot's boxes, after it had opened them: it
+    compared the output with its input, it did not check the input (docs/judge.md "Input check")."""
+    got = verdicts["reference"]
+    assert got["s2b"] == 0.0, got["_why"]
+    assert "input opened and its content looked at before the batch: no" in got["_why"]
+    assert got["s2e"] == 1.0, got["_why"]       # the pilot itself was looked at

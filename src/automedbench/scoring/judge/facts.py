@@ -5,6 +5,7 @@ batch", "Model and setup facts"); the functions below cite the part they impleme
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -14,7 +15,7 @@ from ..experiments import Experimented, RunExperiments, real_path, with_aliases
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at, same_kind
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
-from .steps import split_calls
+from .steps import before_first_look, split_calls
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
@@ -450,15 +451,55 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, f
     return Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
 
 
-def _silent_input_check(c: CallFacts, contract: set[str]) -> bool:
-    """A silent check on the inputs, before the code names an output (docs/judge.md "Order inside a call")."""
+def _silent_input_check(c: CallFacts, contract: set[str], looks: bool) -> bool:
+    """A silent check on the inputs, before the code names an output (docs/judge.md "Order inside a
+    call"); `looks`: the step also opened a unit output, whose check a later assert may be."""
     found = check_offsets(c.code)
     if not found:
-        return ran_check(c)      # a check script it wrote earlier and ran now (sources.py)
-    if not c.continues:
+        return ran_check(c) and not looks     # a check script it wrote earlier and ran now (sources.py)
+    if not c.continues and not looks:
         return True
     first = first_mention(c.code, ["outputs", *sorted(contract)])
     return first is None or found[0] < first
+
+
+def _looked_at_inputs(c: CallFacts, text: str, inputs: list[str], describe_input: DescribeInput | None,
+                      seen: dict[str, ContentFacts | None], silent: Callable[[], bool]) -> tuple[list[str], str] | None:
+    """The inputs a step's `text` states content facts of (or a silent check ran on), and why."""
+    if describe_input is None:
+        return (inputs[:8], "printed (the inputs were not available to check content)") if text.strip() else None
+    described = False
+    for p in inputs[:MAX_DESCRIBED]:
+        if p not in seen:
+            seen[p] = describe_input(p)
+        if seen[p] is None:
+            continue
+        described = True
+        facts = looked_at(text, seen[p])
+        if facts:
+            return [p], f"printed {', '.join(facts)} of {p}"
+    if described and silent():
+        return inputs[:8], "a silent check (assert on a property) ran and passed"
+    if not described and text.strip():
+        return inputs[:8], "printed (no describer reads these inputs' kind)"
+    return None
+
+
+def _keep_inputs(c: CallFacts, bearing: list[str], public: list[str], contract: set[str],
+                 kept: dict[str, list[str]]) -> None:
+    """Data files a step wrote after it opened inputs, no unit, code or hidden file: a copy or a
+    cache of those inputs, which a later look may open instead (docs/judge.md "Input check")."""
+    for w in c.written:
+        p = w.path
+        if (p.lower().endswith(SOURCE_SUFFIXES) or "/." in p or p.startswith(c.roots.data + "/")
+                or _unit_file(p, contract, c.roots)):
+            continue
+        if c.order is not None:
+            at = next((i for i, st in enumerate(c.order) if st.op == "w" and st.path == p), None)
+            read = {st.path for st in c.order[:at]} if at is not None else set()
+            if not any(q in read or q in c.held for q in bearing):
+                continue
+        kept[p] = public[:8]
 
 
 def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str],
@@ -466,34 +507,33 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, 
     """Calls before the batch that looked at the inputs they opened (docs/judge.md "Input check", "Experiments")."""
     checks: list[tuple[CallFacts, list[str], str]] = []
     seen: dict[str, ContentFacts | None] = {}
+    kept: dict[str, list[str]] = {}      # a file of the agent's holding inputs -> those inputs
     for c in before:
-        if not (c.public_reads and not c.produced and c.ok):
+        bearing = [p for p in c.read if p in c.public_reads or p in kept]
+        public = list(dict.fromkeys(q for p in bearing for q in ([p] if p in c.public_reads else kept[p])))
+        if public and not c.produced:
+            _keep_inputs(c, bearing, public, contract, kept)
+        if not (public and not c.produced and c.ok):
             continue
         exp = experimented.input_verdict(c.index, c.step) if experimented is not None else None
         if exp is not None:
             if exp.looked:
                 checks.append((c, c.public_reads[:8], exp.summary("altered inputs")))
             continue
-        if describe_input is None:
-            if c.printed:
-                checks.append((c, c.public_reads[:8], "printed (the inputs were not available to check content)"))
+        # an input opened as an output's reference is no input check: only what the step printed
+        # before it first opened a unit output counts (docs/judge.md "Input check")
+        is_unit = partial(_unit_file, contract=contract, roots=c.roots)
+        apart = before_first_look(c, is_unit)
+        if apart is None:
             continue
-        described = False
-        for p in c.public_reads[:MAX_DESCRIBED]:
-            if p not in seen:
-                seen[p] = describe_input(p)
-            if seen[p] is None:
-                continue
-            described = True
-            facts = looked_at(c.text, seen[p])
-            if facts:
-                checks.append((c, [p], f"printed {', '.join(facts)} of {p}"))
-                break
-        else:
-            if described and _silent_input_check(c, contract):
-                checks.append((c, c.public_reads[:8], "a silent check (assert on a property) ran and passed"))
-            elif not described and c.printed:
-                checks.append((c, c.public_reads[:8], "printed (no describer reads these inputs' kind)"))
+        text, opened = apart
+        inputs = list(dict.fromkeys(q for p in opened for q in ([p] if p in c.public_reads else kept.get(p, ()))))
+        looks = any(is_unit(p) for p in c.read)
+        if not inputs:
+            continue
+        found = _looked_at_inputs(c, text, inputs, describe_input, seen, partial(_silent_input_check, c, contract, looks))
+        if found is not None:
+            checks.append((c, *found))
     return Fact(bool(checks), [c.index for c, _, _ in checks], sorted({p for _, ps, _ in checks for p in ps})[:8],
                 "; ".join(dict.fromkeys(why for _, _, why in checks))[:300])
 

@@ -113,3 +113,22 @@ def _checked_in(files: dict[str, str | None], last_write: dict[str, int], lo: in
     """A unit's check goes with the step that last wrote one of its files (else the last step)."""
     at = [last_write[p] for p in files if p in last_write]
     return lo <= max(at) < hi if at else last
+
+
+def before_first_look(c: CallFacts, is_unit_file: Callable[[str], bool]) -> tuple[str, list[str]] | None:
+    """What a step printed, and the files it had opened, before it first opened a unit file:
+    an input looked at apart from any output (docs/judge.md "Input check"). The whole step where
+    it opened none; None where it opened one but the harness cannot place its output (no order,
+    or output cut)."""
+    if not any(is_unit_file(p) for p in c.read):
+        return c.text, c.read
+    if not c.order or CUT_MARK in c.stdout or CUT_MARK in c.stderr:
+        return None
+    first = next((i for i, st in enumerate(c.order) if st.op in ("r", "b") and is_unit_file(st.path)), None)
+    if first is None:
+        return None
+    out, err = c.stdout.encode(), c.stderr.encode()
+    start = (c.order[0].out, c.order[0].err) if c.step else (0, 0)
+    at = c.order[first]
+    text = (out[start[0]:at.out].decode("utf-8", "replace") + "\n" + err[start[1]:at.err].decode("utf-8", "replace"))
+    return text[:MAX_TEXT], list(dict.fromkeys(st.path for st in c.order[:first] if st.op == "r"))
