@@ -33,8 +33,7 @@ def called_names(code: str) -> frozenset[str]:
     tree = parse_python(code)
     if tree is None:
         return frozenset(re.findall(r"\b(\w+)\(", code))
-    return frozenset(n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(tree)
-                     if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)))
+    return frozenset(name for n in ast.walk(tree) if isinstance(n, ast.Call) and (name := _func_name(n)))
 
 
 def check_offsets(code: str, called_from: frozenset[str] = frozenset(), as_tests: bool = False) -> list[int]:
@@ -45,11 +44,30 @@ def check_offsets(code: str, called_from: frozenset[str] = frozenset(), as_tests
         return [m.start() for m in _LINE.finditer(code)]
     found: list[int] = []
     for at, text, tree in trees:
-        starts = [0]
-        for line in text.splitlines(keepends=True):
-            starts.append(starts[-1] + len(line))
+        starts = _line_starts(text)
         found += [at + starts[n.lineno - 1] for n in _checks(tree, _called(tree) | called_from, as_tests)]
     return sorted(found)
+
+
+def _line_starts(text: str) -> list[int]:
+    """The character offset at which each line of `text` starts (and its end, last)."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _func_name(call: ast.Call) -> str:
+    """The name a call calls: `f(...)` and `m.f(...)` -> "f"; "" for anything else."""
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _only_arg(e: ast.expr, *names: str) -> ast.expr | None:
+    """`name(x)`, a plain call of one of `names` with one argument -> x; else None."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in names and len(e.args) == 1:
+        return e.args[0]
+    return None
 
 
 @functools.lru_cache(maxsize=2048)
@@ -72,8 +90,7 @@ def _called(tree: ast.Module) -> set[str]:
             continue
         if isinstance(n.func, ast.Name):
             called.add(n.func.id)
-        name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
-        if name == "register" and n.args and isinstance(n.args[0], ast.Name):
+        if _func_name(n) == "register" and n.args and isinstance(n.args[0], ast.Name):
             called.add(n.args[0].id)
         called |= {k.value.id for k in n.keywords if k.arg == "target" and isinstance(k.value, ast.Name)}
     return called
@@ -124,8 +141,7 @@ def _assert_call(e: ast.expr) -> bool:
     on a property of the data, not the same expression on both sides."""
     if not isinstance(e, ast.Call):
         return False
-    f = e.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    name = _func_name(e)
     if not name.lower().startswith("assert") or not e.args:
         return False
     if len(e.args) >= 2 and ast.dump(e.args[0]) == ast.dump(e.args[1]):
@@ -162,9 +178,9 @@ def _vacuous(test: ast.expr) -> bool:
         return True       # `assert m.shape`: a loaded array always has one
     if isinstance(test, ast.Call) and _isinstance(test) and isinstance(test.args[0], ast.Name):
         return True       # `assert isinstance(m, np.ndarray)`: the type of what was loaded, not its content
-    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("all", "any")
-            and len(test.args) == 1 and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))):
-        elt = test.args[0].elt       # `all(isinstance(r["label"], str) for r in rows)`: each item's type
+    each = _only_arg(test, "all", "any")
+    if isinstance(each, (ast.GeneratorExp, ast.ListComp)):
+        elt = each.elt       # `all(isinstance(r["label"], str) for r in rows)`: each item's type
         return _isinstance(elt) or _vacuous(elt)
     if isinstance(test, ast.BoolOp):
         return all(_vacuous(v) for v in test.values)
@@ -204,18 +220,14 @@ def _attr_of(e: ast.expr, attr: str) -> str | None:
 
 def _len_of_shape(e: ast.expr) -> str | None:
     """`len(x.shape)` -> the source of x."""
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
-        return _attr_of(e.args[0], "shape")
-    return None
+    x = _only_arg(e, "len")
+    return _attr_of(x, "shape") if x is not None else None
 
 
 def _part_of(e: ast.expr) -> str | None:
     """`np.count_nonzero(x)` (a count of some of x's elements) -> the source of x."""
-    if isinstance(e, ast.Call) and e.args and not e.keywords and len(e.args) == 1:
-        f = e.func
-        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        if name == "count_nonzero":
-            return ast.dump(e.args[0])
+    if isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords and _func_name(e) == "count_nonzero":
+        return ast.dump(e.args[0])
     return None
 
 
@@ -226,16 +238,15 @@ def _whole_of(e: ast.expr) -> str | None:
 
 def _len_of(e: ast.expr) -> str | None:
     """`len(x)` -> the source of x."""
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
-        return ast.dump(e.args[0])
-    return None
+    x = _only_arg(e, "len")
+    return ast.dump(x) if x is not None else None
 
 
 def _distinct_of(e: ast.expr) -> str | None:
     """`len(set(x))` or `len({... for r in x})` -> the source of x."""
-    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1):
+    inner = _only_arg(e, "len")
+    if inner is None:
         return None
-    inner = e.args[0]
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "set" and inner.args:
         return ast.dump(inner.args[0])
     if isinstance(inner, (ast.SetComp, ast.DictComp)) and len(inner.generators) == 1:
@@ -245,9 +256,7 @@ def _distinct_of(e: ast.expr) -> str | None:
 
 def _non_negative(e: ast.expr) -> bool:
     if isinstance(e, ast.Call):
-        f = e.func
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-        return name in NON_NEGATIVE
+        return _func_name(e) in NON_NEGATIVE
     return isinstance(e, ast.Attribute) and e.attr in {"size", "ndim", "itemsize"}
 
 
@@ -280,9 +289,7 @@ def _carried_text(code: str) -> list[tuple[int, int]]:
 
 
 def _python_carried(text: str, at: int) -> list[tuple[int, int]]:
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    starts = _line_starts(text)
     spans: list[tuple[int, int]] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

@@ -20,7 +20,7 @@ from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import setup_facts
-from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, pilots_of_another_method,
+from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, models_of, pilots_of_another_method,
                      retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots)
 from .sources import RanSources, ran_check
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
@@ -310,7 +310,7 @@ def _other_method_confirmed(calls: list[CallFacts], before: list[CallFacts], bat
                             beside: frozenset[int]) -> tuple[Fact, Opened]:
     """s2e for a pilot of a method file of its own that the batch then replaced: (ran, its looks),
     before `set_aside` (docs/judge.md "s2e: confirmed by a look")."""
-    own = [c for c in stand_ins if model_paths & {*c.read, *c.held}]
+    own = [c for c in stand_ins if models_of(c, model_paths)]
     if not own:
         return Fact(False), []
     ran = _runtime_confirmed(calls, batch_start, None, [c for c in before if c not in own])
@@ -587,14 +587,14 @@ def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_pa
         if c.checks:
             return any(ch.passed for ch in c.checks)
         return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
-    confirmers = [c for c in horizon if (model_paths is None or any(p in model_paths for p in (*c.read, *c.held)))
+    confirmers = [c for c in horizon if (model_paths is None or models_of(c, model_paths))
                   and ((c.units and worked(c)) or (c.smoke_writes and c.ok))]
     if model_paths is None:
         return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
                     sorted({w.path for c in confirmers for w in c.unit_writes + c.smoke_writes})[:4],
                     "the method ran on a case (or part of one) before the batch and its output passed")
     return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
-                sorted({p for c in confirmers for p in (*c.read, *c.held) if p in model_paths}))
+                sorted({p for c in confirmers for p in models_of(c, model_paths)}))
 
 
 def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:

@@ -257,25 +257,20 @@ class HeuristicJudge(JudgeBase):
             # confirmed working by a look (docs/judge.md "s2e: confirmed by a look")
             "s2e": float(f.method_confirmed),
         }
-        why = "; ".join([
-            _why("s2a weights/checkpoint obtained", f.weights) + " / " + _why("method file written and loaded", f.method_files),
-            _why("s2b input opened and its content looked at before the batch", f.input_check),
-            _why("s2c a call before the batch read the inputs or the model and succeeded", f.environment),
-            f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in {len(f.setup_work.calls)} setup "
-            "call(s) before the first output",
-            _s2e_why(f),
-        ])
+        weights = _why("weights/checkpoint obtained", f.weights)
+        method_file = _why("method file written and loaded", f.method_files)
+        inputs = _why("input opened and its content looked at before the batch", f.input_check)
+        env = _why("a call before the batch read the inputs or the model and succeeded", f.environment)
+        why = "; ".join([f"s2a {weights} / {method_file}", f"s2b {inputs}", f"s2c {env}",
+                         f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in "
+                         f"{len(f.setup_work.calls)} setup call(s) before the first output", _s2e_why(f)])
         if f.calls_without_effects:
             why += f"; calls without effects (not counted): {f.calls_without_effects[:8]}"
         evidence = {
-            "s2a": _evidence(_why("weights/checkpoint obtained", f.weights) + "; "
-                             + _why("method file written and loaded", f.method_files) + "; "
-                             + _why("the method ran on a case before the batch", f.method_ran),
+            "s2a": _evidence(f"{weights}; {method_file}; {_why('the method ran on a case before the batch', f.method_ran)}",
                              f.weights, f.method_files, f.method_ran),
-            "s2b": _evidence(_why("input opened and its content looked at before the batch", f.input_check),
-                             f.input_check),
-            "s2c": _evidence(_why("a call before the batch read the inputs or the model and succeeded",
-                                  f.environment), f.environment),
+            "s2b": _evidence(inputs, f.input_check),
+            "s2c": _evidence(env, f.environment),
             "s2d": _evidence(f"{n_fail} failed environment attempt(s) in {len(f.setup_work.calls)} setup call(s) "
                              "before the first output"
                              + ("" if f.environment.holds else "; no environment was set up")

@@ -51,10 +51,13 @@ class _Looks:
             return recorded
         return self.describe_output(path, sha)
 
+    def _described(self, opened: list[str]) -> list[ContentFacts]:
+        """The content facts of the files opened, as they were read (those still described)."""
+        return [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
+
     def looked_beyond_count(self, c: CallFacts, opened: list[str]) -> bool:
         """A printed look stating a content fact beyond a count of rows or items (docs/judge.md "Later inspection")."""
-        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
-        return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in described)
+        return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in self._described(opened))
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
         by_experiment = self.experimented.verdict(c.index, c.step, opened, self.form) \
@@ -63,7 +66,7 @@ class _Looks:
             return by_experiment
         if self.describe_output is None and not self.recorded:
             return c.printed or silent_check(c.code) or ran_check(c)
-        described = [cf for p in opened[:MAX_DESCRIBED] if (cf := self.describe(p))]
+        described = self._described(opened)
         if not described:
             # the bytes looked at are gone: printing counts, except in a step of one script, whose text
             # is the whole script's and whose bytes then were never hashed (docs/judge.md "Order inside a call")

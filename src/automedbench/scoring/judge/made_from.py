@@ -3,7 +3,7 @@ its case is typed out, no run of any method (docs/judge.md "Units, pilot, batch"
 reads its input")."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable
 
 from .calls import CallFacts, Roots
 
@@ -43,22 +43,22 @@ class MadeFrom:
             return True, self.derived.get(path, _NONE)
         return False, _NONE
 
+    def _fed_by(self, paths: Iterable[str], fed_any: bool, fed: set[str]) -> tuple[bool, set[str]]:
+        """`fed_any` and `fed` (changed in place) with what reading `paths` feeds added."""
+        for p in paths:
+            a, cs = self._feeds(p)
+            fed_any = fed_any or a
+            fed |= cs
+        return fed_any, fed
+
     def feed(self, c: CallFacts) -> Callable[[str], tuple[bool, set[str]]]:
         """For step `c`: what each file it wrote was fed (any input, which cases), from what it
         and its call's earlier steps had read before the write (the recorder's order; the whole
         step where there is none). Remembers the data files it made from inputs."""
         if not c.reads_complete or not self.reads_seen:
             return lambda path: (True, set(self.cases))
-        fed_any, fed = False, set[str]()
-        for p in c.held:
-            a, cs = self._feeds(p)
-            fed_any = fed_any or a
-            fed |= cs
-        whole_any, whole = fed_any, set(fed)
-        for p in c.read:
-            a, cs = self._feeds(p)
-            whole_any = whole_any or a
-            whole |= cs
+        fed_any, fed = self._fed_by(c.held, False, set())
+        whole_any, whole = self._fed_by(c.read, fed_any, set(fed))
         # the cases this step itself began on (a pool of workers reads every case's input
         # before the first one's output is looked at): facts.py's batch start
         data = self.roots.data + "/"
@@ -68,9 +68,7 @@ class MadeFrom:
         if c.order is not None:
             for op, path, *_ in c.order:
                 if op == "r":
-                    a, cs = self._feeds(path)
-                    fed_any = fed_any or a
-                    fed |= cs
+                    fed_any, fed = self._fed_by((path,), fed_any, fed)
                 elif op == "w":
                     at_write[path] = (fed_any, set(fed))
 

@@ -62,9 +62,7 @@ class JudgePanel(JudgeBase):
                 items_ag[i] = {"ratings": ratings, "majority": majority(given) if given else None,
                                "unanimous": bool(given) and len(set(given)) == 1 and len(given) == len(ratings)}
             if not answered:
-                out[s] = None
-                stage_ag[s] = {"n_subjects": 0, "n_raters": 0, "percent_agreement": None,
-                               "cohen_kappa": None, "fleiss_kappa": None}
+                out[s], stage_ag[s] = None, stats([])
                 continue
             # a judge may abstain on an item it cannot decide (heuristic v3: docs/judge.md): the
             # majority is over the judges that answered it, agreement over items all answered
@@ -82,9 +80,7 @@ class JudgePanel(JudgeBase):
             out[s] = StageResult(score=srub.score(items), items=items, rationale=rationale,
                                  evidence=item_ev) if items else None
             rows = [g for g in given_by_item.values() if len(g) == len(answered)]
-            stage_ag[s] = stats(rows) if rows else {"n_subjects": 0, "n_raters": len(answered),
-                                                    "percent_agreement": None, "cohen_kappa": None,
-                                                    "fleiss_kappa": None}
+            stage_ag[s] = stats(rows) if rows else {**stats([]), "n_raters": len(answered)}
             if len(answered) == len(self.judges):
                 all_rows += rows
         self.last_agreement = {

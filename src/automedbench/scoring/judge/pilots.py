@@ -18,9 +18,14 @@ from .versions import same_method, versions_of
 _BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
 
 
+def models_of(c: CallFacts, model_paths: set[str]) -> set[str]:
+    """The model files (weights, the method's source or parameters) a step opened, or its call held."""
+    return model_paths & {*c.read, *c.held}
+
+
 def _opened_by(calls: list[CallFacts], model_paths: set[str]) -> set[str]:
-    """The model files (weights, the method's source or parameters) the calls opened."""
-    return {p for c in calls for p in (*c.read, *c.held) if p in model_paths}
+    """The model files the calls opened."""
+    return {p for c in calls for p in models_of(c, model_paths)}
 
 
 def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
@@ -32,11 +37,11 @@ def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start
     if _opened_by(batch, model_paths):
         # a pilot that ran no method file (inline code) piloted something else; one whose method
         # file the batch replaced piloted an earlier version (S3 charges it: docs/judge.md "Pilot")
-        return [c for c in pilots if not model_paths & {*c.read, *c.held}]
+        return [c for c in pilots if not models_of(c, model_paths)]
     if batch and all(c.reads_complete for c in batch):
         # the batch ran inline code that opened none of the model files its pilots ran: the
         # batch's method is the stand-in, and a pilot of the planned method piloted another one
-        return [c for c in pilots if model_paths & {*c.read, *c.held}]
+        return [c for c in pilots if models_of(c, model_paths)]
     return []      # neither side's method has a file the judge can see: nothing to compare
 
 
@@ -49,8 +54,8 @@ def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], ba
     if not batch_models:
         return []
     # (source, made): a step that opened a method file and wrote another made it from the first
-    derived = {(p, w.path) for c in calls for p in (*c.read, *c.held) if p in model_paths for w in c.written}
-    return [c for c in pilots if (mine := model_paths & {*c.read, *c.held}) and not mine & batch_models
+    derived = {(p, w.path) for c in calls for p in models_of(c, model_paths) for w in c.written}
+    return [c for c in pilots if (mine := models_of(c, model_paths)) and not mine & batch_models
             and not any(versions_of(p, b, texts, derived) for p in mine for b in batch_models)]
 
 
@@ -60,7 +65,7 @@ def inline_versions(stand_ins: list[CallFacts], calls: list[CallFacts], batch_st
     is a version of, or whose text is unknown: only they confirm the batch's method for s2e."""
     batch_code = [c.code for c in calls[batch_start or 0:] if c.units]
     def kept(c: CallFacts) -> bool:
-        known = [t for p in model_paths & {*c.read, *c.held} for t in texts.get(p, ())]
+        known = [t for p in models_of(c, model_paths) for t in texts.get(p, ())]
         return not known or any(same_method(t, code) for t in known for code in batch_code)
     return [c for c in stand_ins if kept(c)]
 

@@ -141,7 +141,7 @@ _MARK = re.compile(r"^(?:yes|no|y|n|x|-+|[✓✗✔✘☑☐*]|chosen|selected|p
 def _judgement(text: str) -> str:
     """What a line says of a method beyond its name and a pick mark, normalised: the same words
     said of every candidate compare nothing."""
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(_words(text))
 
 
 def methods_judged(plan: str, methods: list[str]) -> list[str]:

@@ -61,8 +61,7 @@ def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFa
     bounds = [0, *cuts, len(c.order)]
     last_write = {st.path: pos for pos, st in enumerate(c.order) if st.op == "w"}
     final = {w.path: w for w in c.written}
-    # the call's output as bytes once (the order counts bytes); None where the harness cut it
-    output = None if CUT_MARK in c.stdout or CUT_MARK in c.stderr else (c.stdout.encode(), c.stderr.encode())
+    output = _output_bytes(c)
     steps: list[CallFacts] = []
     held: set[str] = set()
     wrote_before: set[str] = set()
@@ -96,6 +95,11 @@ def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFa
     return steps
 
 
+def _output_bytes(c: CallFacts) -> tuple[bytes, bytes] | None:
+    """The call's output as bytes (the order counts bytes); None where the harness cut it."""
+    return None if CUT_MARK in c.stdout or CUT_MARK in c.stderr else (c.stdout.encode(), c.stderr.encode())
+
+
 def _text_between(c: CallFacts, output: tuple[bytes, bytes] | None, first: FileStep | None,
                   after: FileStep | None) -> str:
     """What the call printed between two of its steps (from the start, to the end): the harness
@@ -122,13 +126,9 @@ def before_first_look(c: CallFacts, is_unit_file: Callable[[str], bool]) -> tupl
     or output cut)."""
     if not any(is_unit_file(p) for p in c.read):
         return c.text, c.read
-    if not c.order or CUT_MARK in c.stdout or CUT_MARK in c.stderr:
+    output = _output_bytes(c) if c.order else None
+    first = next((i for i, st in enumerate(c.order or ()) if st.op in ("r", "b") and is_unit_file(st.path)), None)
+    if output is None or first is None or c.order is None:
         return None
-    first = next((i for i, st in enumerate(c.order) if st.op in ("r", "b") and is_unit_file(st.path)), None)
-    if first is None:
-        return None
-    out, err = c.stdout.encode(), c.stderr.encode()
-    start = (c.order[0].out, c.order[0].err) if c.step else (0, 0)
-    at = c.order[first]
-    text = (out[start[0]:at.out].decode("utf-8", "replace") + "\n" + err[start[1]:at.err].decode("utf-8", "replace"))
-    return text[:MAX_TEXT], list(dict.fromkeys(st.path for st in c.order[:first] if st.op == "r"))
+    text = _text_between(c, output, c.order[0] if c.step else None, c.order[first])
+    return text, list(dict.fromkeys(st.path for st in c.order[:first] if st.op == "r"))
