@@ -32,7 +32,8 @@ def setup_facts(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
     setup = calls if first_write is None else calls[:first_write]
     named: dict[int, set[str]] = {}
     failed: dict[int, bool] = {}
-    imported = _imported_by_calls_that_worked(calls)
+    # a hidden install of a module that a call that worked imports did not fail (docs/judge.md "Setup work")
+    imported = {_package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}
     for c in setup:
         named.setdefault(c.index, set()).update(failed_attempts(c.text))
         named[c.index].update(hidden_attempts(c.code) - imported)
@@ -85,7 +86,3 @@ def hidden_attempts(code: str) -> set[str]:
             # the packages it names: its arguments less options and shell variables
             found |= {_package_key(p) for p in m.group("args").split() if not p.startswith("-") and "$" not in p}
     return found
-
-
-def _imported_by_calls_that_worked(calls: list[CallFacts]) -> set[str]:
-    return {_package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}

@@ -98,7 +98,7 @@ class CallFacts:
         """The call wrote an output or a unit of work (a method run), anywhere."""
         return bool(self.output_writes or self.unit_writes)
 
-    @cached_property     # written is set once, when the call is collected
+    @property
     def unit_paths(self) -> list[str]:
         """Every unit file this call wrote, runs and copies alike."""
         return [w.path for w in self.unit_writes + self.copies]
@@ -209,8 +209,7 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
                 c.read = _own_reads(c.read, codes.get(e.call_index, ""), roots)
                 c.reads_complete = False
             if eff.order is not None:
-                kept = set(c.read) | set(c.read_back)
-                c.order = _file_steps(eff.order, kept)
+                c.order = _file_steps(eff.order, {*c.read, *c.read_back})
                 c.stdout, c.stderr = e.stdout or "", e.stderr or ""
             c.bytes_in = eff.net.bytes_in if eff.net is not None else 0
         c.checks = list(e.output_checks or [])

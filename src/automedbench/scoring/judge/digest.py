@@ -5,6 +5,7 @@ format (for comparisons: bench/judge_digest.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Callable, Iterable, TypedDict
 
 from ...runs.models import TraceEvent
@@ -204,17 +205,13 @@ def _prioritise(steps: list[Step]) -> None:
 
 
 def _segments(steps: list[Step]) -> list[list[Step]]:
-    segs: list[list[Step]] = []
-    for st in steps:
-        if segs and segs[-1][0].stage == st.stage:
-            segs[-1].append(st)
-        else:
-            segs.append([st])
-    return segs
+    """The runs of consecutive steps of one stage."""
+    return [list(seg) for _, seg in groupby(steps, key=lambda st: st.stage)]
 
 
-# detail levels: (code chars, stdout chars, stderr tail chars); level 0 = one line only
-_LEVELS = {1: (500, 300, 300), 2: (1800, 1400, 900)}
+# detail levels: (code chars, stdout chars, stderr tail chars, paths of the effects and checks
+# shown); level 0 = one line only
+_LEVELS = {1: (500, 300, 300, 4), 2: (1800, 1400, 900, 12)}
 
 
 def render_step(st: Step, level: int) -> str:
@@ -230,15 +227,14 @@ def render_step(st: Step, level: int) -> str:
             head += f" | wrote {len(st.wrote)}, read {len(st.read)} files"
         if level == 0:
             return head
-        code_n, out_n, err_n = _LEVELS[level]
+        code_n, out_n, err_n, n = _LEVELS[level]
         parts = [head, "  code:\n" + _indent(_clip(st.code, code_n))]
         if st.effects and (st.wrote or st.read):
-            n = EFFECT_PATHS[level]
             parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, n) + "; read " + _paths(st.read, n)
                          + ("; read back what it wrote: " + _paths(st.read_back, n) if st.read_back else ""))
         if st.checks:
             parts.append("  harness's check of the outputs written (not the agent's words):\n"
-                         + _indent("\n".join(st.checks[:EFFECT_PATHS[level]])))
+                         + _indent("\n".join(st.checks[:n])))
         if st.stdout.strip():
             parts.append("  stdout:\n" + _indent(_clip(st.stdout.rstrip(), out_n)))
         if st.stderr.strip():
@@ -248,10 +244,6 @@ def render_step(st: Step, level: int) -> str:
     sub = f" ({st.sub})" if st.sub else ""
     limit = 160 if level == 0 else 600
     return f"{tag} {label}{sub}: {_clip(st.message, limit)}".rstrip()
-
-
-# paths of a step's effects shown per detail level
-EFFECT_PATHS = {1: 4, 2: 12}
 
 
 def _paths(paths: list[str], n: int) -> str:
@@ -310,7 +302,8 @@ def _omitted(hidden: list[Step]) -> str:
             + " ...]")
 
 
-def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[int]) -> str:
+def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[int],
+            render: Callable[[Step, int], str] = render_step) -> str:
     out = [header]
     for seg in _segments(steps):
         out.append(_seg_header(seg))
@@ -322,7 +315,7 @@ def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[
             if run:
                 out.append(_omitted(run))
                 run = []
-            out.append(render_step(st, levels.get(st.index, 0)))
+            out.append(render(st, levels.get(st.index, 0)))
         if run:
             out.append(_omitted(run))
     return "\n".join(out)
@@ -335,15 +328,10 @@ ROUTINE_KEEP = 2
 def _routine_runs(steps: list[Step]) -> set[int]:
     hidden: set[int] = set()
     for seg in _segments(steps):
-        run: list[Step] = []
-        with_end: list[Step | None] = [*seg, None]   # the None closes the segment's last run
-        for st in with_end:
-            if st is not None and st.priority >= 3 and st.kind == "exec":
-                run.append(st)
-                continue
-            if len(run) > ROUTINE_RUN:
+        for routine, group in groupby(seg, key=lambda st: st.priority >= 3 and st.kind == "exec"):
+            run = list(group)
+            if routine and len(run) > ROUTINE_RUN:
                 hidden |= {s.index for s in run[ROUTINE_KEEP:-ROUTINE_KEEP]}
-            run = []
     return hidden
 
 
@@ -410,20 +398,19 @@ def build_digest(trace: Iterable[TraceEvent], budget_chars: int = 24000) -> str:
 def render_full(trace: Iterable[TraceEvent]) -> str:
     """The unabridged trajectory: every step with its complete code and outputs."""
     steps, facts = collect_steps(list(trace))
-    out = [_header(steps, facts)]
-    for seg in _segments(steps):
-        out.append(_seg_header(seg))
-        for st in seg:
-            if st.kind == "exec":
-                parts = [render_step(st, 0), "  code:\n" + _indent(st.code)]
-                if st.wrote or st.read:
-                    parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, len(st.wrote))
-                                 + "; read " + _paths(st.read, len(st.read)))
-                if st.stdout.strip():
-                    parts.append("  stdout:\n" + _indent(st.stdout.rstrip()))
-                if st.stderr.strip():
-                    parts.append("  stderr:\n" + _indent(st.stderr.rstrip()))
-                out.append("\n".join(parts))
-            else:
-                out.append(render_step(st, 2))
-    return "\n".join(out)
+    return _render(_header(steps, facts), steps, {}, set(), _full_step)
+
+
+def _full_step(st: Step, _level: int) -> str:
+    """One step of `render_full`: an execution with nothing cut, any other step at the highest level."""
+    if st.kind != "exec":
+        return render_step(st, 2)
+    parts = [render_step(st, 0), "  code:\n" + _indent(st.code)]
+    if st.wrote or st.read:
+        parts.append("  effects (observed by the sandbox): wrote " + _paths(st.wrote, len(st.wrote))
+                     + "; read " + _paths(st.read, len(st.read)))
+    if st.stdout.strip():
+        parts.append("  stdout:\n" + _indent(st.stdout.rstrip()))
+    if st.stderr.strip():
+        parts.append("  stderr:\n" + _indent(st.stderr.rstrip()))
+    return "\n".join(parts)

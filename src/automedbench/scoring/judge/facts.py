@@ -231,36 +231,33 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     # each walk over the calls' looks starts afresh (looks.py); the recorded content facts are shared
     looks = _Looks(describe_output, calls, experimented=experimented).fresh
     batch_start = _batch_start(calls, pilot_max, n, looks(), contract, unit)
-    before = calls if batch_start is None else calls[:batch_start]
+    before, batch = (calls, []) if batch_start is None else (calls[:batch_start], calls[batch_start:])
     checks = _Checks(calls)
     # the method's outputs, wherever written, are never its weights or parameters
     unit_files = {p for c in calls for p in c.unit_paths}
-    weights, weight_paths = _weights(calls, roots, unit_files)
-    method_files, used_methods = _method_files(calls, roots, unit_files)
-    model_paths = weight_paths | set(used_methods)
+    weights, method_files = _weights(calls, roots, unit_files), _method_files(calls, roots, unit_files)
+    model_paths = {*weights.paths, *method_files.paths}
     # pilots of the batch's own method, looks that could gate it (pilots.py)
-    beside = beside_the_batch(calls, batch_start)
-    stand_ins = stand_in_pilots(calls, [c for c in before if c.units], batch_start, model_paths)
-    other_method = _other_method_confirmed(calls, before, batch_start,
-                                           inline_versions(stand_ins, calls, batch_start, model_paths, sources.history),
-                                           model_paths, looks(form=True), contract, beside)
+    inspect = partial(_pilot_inspections, before, contract=contract, beside=beside_the_batch(batch))
+    stand_ins = stand_in_pilots(batch, [c for c in before if c.units], model_paths)
+    other_method = _other_method_confirmed(before, inline_versions(stand_ins, batch, model_paths, sources.history),
+                                           model_paths, lambda own: inspect(own, looks(form=True)))
     set_aside(stand_ins)
     pilots = [c for c in before if c.units]
     # pilots of another method than the batch's (versions.py): their looks confirm nothing for s2e
     not_the_method = _only_their_outputs(
-        pilots_of_another_method(calls, pilots, batch_start, model_paths, sources.history), pilots)
-    inspections = _pilot_inspections(calls, before, pilots, looks(), contract, beside)
-    unlooked = _unlooked_in_batch_call(pilots, inspections, calls, batch_start)
+        pilots_of_another_method(calls, batch, pilots, model_paths, sources.history), pilots)
+    inspections = inspect(pilots, looks())
+    unlooked = _unlooked_in_batch_call(pilots, inspections, batch)
     if unlooked:
         pilots = [c for c in pilots if c not in unlooked]
-        inspections = _pilot_inspections(calls, before, pilots, looks(), contract, beside)
+        inspections = inspect(pilots, looks())
     # looks at the pilots' form only (a form mutant killed, no content one: docs/judge.md); unless
     # an experiment found such a look, the form walk would be the content walk again: none
     looked = {id(c) for c, _ in inspections}
     form_only = experimented.recorded and any(e.looked and not e.inspected for e in experimented.by_call.values())
-    form_looks = [x for x in _pilot_inspections(calls, before, pilots, looks(form=True), contract, beside)
-                  if id(x[0]) not in looked] if form_only else []
-    rivals = rival_outputs(calls, pilots, batch_start)
+    form_looks = [x for x in inspect(pilots, looks(form=True)) if id(x[0]) not in looked] if form_only else []
+    rivals = rival_outputs(batch, pilots)
     if rivals:           # a look at a rival method's output only is no look at the batch's (pilots.py)
         inspections, form_looks = (
             [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in found) if ps]
@@ -277,13 +274,13 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
     superseded = [x for x in looked_before if x not in inspections]
     failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
-    fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)
+    fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), batch)
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
     return WorkflowFacts(
         calls=calls, effects_recorded=any(c.has_effects for c in calls),
         calls_without_effects=[c.index for c in calls if not c.has_effects],
         unit=unit, n_expected=n, pilot_max=pilot_max,
-        batch=_batch(calls, batch_start, n, unit),
+        batch=_batch(calls, batch, n, unit),
         pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.unit_writes}),
                    f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
         pilot_inspection=_opened_fact(inspections),
@@ -296,25 +293,24 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         smoke_inspection=_opened_fact(smoke_inspections(before, looks())),
         method_looked=method_looked,
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
-        runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
-        method_ran=_either(_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins), other_method[0]),
-        environment=_environment(calls, batch_start, model_paths),
+        runtime_confirmed=_runtime_confirmed(before, model_paths, unlooked + stand_ins),
+        method_ran=_either(_runtime_confirmed(before, None, unlooked + stand_ins), other_method[0]),
+        environment=_environment(before + batch[:1], model_paths),
         setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
         experimented=experimented)
 
 
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
 
-def _other_method_confirmed(calls: list[CallFacts], before: list[CallFacts], batch_start: int | None,
-                            stand_ins: list[CallFacts], model_paths: set[str], looks: _Looks, contract: set[str],
-                            beside: frozenset[int]) -> tuple[Fact, Opened]:
+def _other_method_confirmed(before: list[CallFacts], stand_ins: list[CallFacts], model_paths: set[str],
+                            inspect: Callable[[list[CallFacts]], Opened]) -> tuple[Fact, Opened]:
     """s2e for a pilot of a method file of its own that the batch then replaced: (ran, its looks),
     before `set_aside` (docs/judge.md "s2e: confirmed by a look")."""
     own = [c for c in stand_ins if models_of(c, model_paths)]
     if not own:
         return Fact(False), []
-    ran = _runtime_confirmed(calls, batch_start, None, [c for c in before if c not in own])
-    return ran, _pilot_inspections(calls, before, own, looks, contract, beside)
+    ran = _runtime_confirmed(before, None, [c for c in before if c not in own])
+    return ran, inspect(own)
 
 
 def _method_looked(looks: Opened, not_the_method: set[str]) -> Fact:
@@ -348,17 +344,14 @@ def _drop_input_copies(calls: list[CallFacts]) -> set[str]:
     copied: set[str] = set()
     for c in calls:
         mine = [ch for ch in c.checks if ch.copy_of_input]
-        for ch in mine:
-            copied |= set(ch.files)
-        if mine:
-            c.unit_writes = [w for w in c.unit_writes if w.path not in copied]
-            c.__dict__.pop("unit_paths", None)     # cached from the writes before
-            # a case stays a unit of the call when another of its writes was a run (the method's
-            # output beside a copy of the input, both on the pilot case: held-out sealed-10)
-            ran = {_name(_parent(w.path)) for w in c.unit_writes}
-            for ch in mine:
-                if ch.case_id is not None and ch.case_id not in ran:
-                    c.units.discard(ch.case_id)
+        if not mine:
+            continue
+        copied |= {p for ch in mine for p in ch.files}
+        c.unit_writes = [w for w in c.unit_writes if w.path not in copied]
+        # a case stays a unit of the call when another of its writes was a run (the method's
+        # output beside a copy of the input, both on the pilot case: held-out sealed-10)
+        ran = {_name(_parent(w.path)) for w in c.unit_writes}
+        c.units -= {ch.case_id for ch in mine if ch.case_id is not None} - ran
     return copied
 
 
@@ -390,14 +383,13 @@ def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, 
     return None
 
 
-def _unlooked_in_batch_call(pilots: list[CallFacts], inspections: Opened, calls: list[CallFacts],
-                            batch_start: int | None) -> list[CallFacts]:
+def _unlooked_in_batch_call(pilots: list[CallFacts], inspections: Opened, batch: list[CallFacts]) -> list[CallFacts]:
     """Pilot steps of the batch's own call that nothing looked at: a loop that writes each case
     and re-reads it is a batch, not a pilot (steps.py)."""
-    if batch_start is None:
+    if not batch:
         return []
     looked = {p for _, ps in inspections for p in ps}
-    batch_call = calls[batch_start].index
+    batch_call = batch[0].index
     return [c for c in pilots if c.index == batch_call and c.step > 0 and not set(c.unit_paths) & looked]
 
 
@@ -419,8 +411,8 @@ def _looked_before_more(calls: list[CallFacts], pos: int, units: set[str], looks
     return False
 
 
-def _batch(calls: list[CallFacts], batch_start: int | None, n: int, unit: str) -> Fact:
-    batch_calls = [] if batch_start is None else [c for c in calls[batch_start:] if c.produced]
+def _batch(calls: list[CallFacts], batch: list[CallFacts], n: int, unit: str) -> Fact:
+    batch_calls = [c for c in batch if c.produced]
     return Fact(bool(batch_calls), [c.index for c in batch_calls],
                 [w.path for c in batch_calls[:1] for w in c.unit_writes + c.output_writes][:4],
                 f"outputs cover {len({u for c in calls for u in c.units})} of {n} {unit} units" if batch_calls
@@ -440,12 +432,10 @@ def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, f
     if inspections:
         first_insp = calls.index(inspections[0][0])
         last_sha: dict[str, str | None] = {}
-        for c in before[: first_insp + 1]:   # the inspecting call may have written the pilot (read back)
+        # up to the first look only the bytes are noted (the inspecting call may have written the pilot: read back)
+        for pos, c in enumerate(before):
             for w in c.unit_writes + c.copies + c.output_writes:
-                last_sha[w.path] = w.sha256
-        for c in before[first_insp + 1:]:
-            for w in c.unit_writes + c.copies + c.output_writes:
-                if w.path in last_sha and (w.sha256 is None or w.sha256 != last_sha[w.path]):
+                if pos > first_insp and w.path in last_sha and (w.sha256 is None or w.sha256 != last_sha[w.path]):
                     fixes.append((c, w.path))
                 last_sha[w.path] = w.sha256
     return Fact(bool(fixes), sorted({c.index for c, _ in fixes}), sorted({p for _, p in fixes}))
@@ -463,7 +453,7 @@ def _silent_input_check(c: CallFacts, contract: set[str], looks: bool) -> bool:
     return first is None or found[0] < first
 
 
-def _looked_at_inputs(c: CallFacts, text: str, inputs: list[str], describe_input: DescribeInput | None,
+def _looked_at_inputs(text: str, inputs: list[str], describe_input: DescribeInput | None,
                       seen: dict[str, ContentFacts | None], silent: Callable[[], bool]) -> tuple[list[str], str] | None:
     """The inputs a step's `text` states content facts of (or a silent check ran on), and why."""
     if describe_input is None:
@@ -503,7 +493,7 @@ def _keep_inputs(c: CallFacts, bearing: list[str], public: list[str], contract: 
 
 
 def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, contract: set[str],
-                 experimented: Experimented | None = None) -> Fact:
+                 experimented: Experimented) -> Fact:
     """Calls before the batch that looked at the inputs they opened (docs/judge.md "Input check", "Experiments")."""
     checks: list[tuple[CallFacts, list[str], str]] = []
     seen: dict[str, ContentFacts | None] = {}
@@ -515,7 +505,7 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, 
             _keep_inputs(c, bearing, public, contract, kept)
         if not (public and not c.produced and c.ok):
             continue
-        exp = experimented.input_verdict(c.index, c.step) if experimented is not None else None
+        exp = experimented.input_verdict(c.index, c.step)
         if exp is not None:
             if exp.looked:
                 checks.append((c, c.public_reads[:8], exp.summary("altered inputs")))
@@ -531,7 +521,7 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, 
         looks = any(is_unit(p) for p in c.read)
         if not inputs:
             continue
-        found = _looked_at_inputs(c, text, inputs, describe_input, seen, partial(_silent_input_check, c, contract, looks))
+        found = _looked_at_inputs(text, inputs, describe_input, seen, partial(_silent_input_check, c, contract, looks))
         if found is not None:
             checks.append((c, *found))
     return Fact(bool(checks), [c.index for c, _, _ in checks], sorted({p for _, ps, _ in checks for p in ps})[:8],
@@ -544,8 +534,8 @@ def _loaded_to_produce(calls: list[CallFacts], path: str, after: int) -> list[in
     return [c.index for c in calls[after + 1:] if (path in c.read or path in c.held) and c.units]
 
 
-def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, set[str]]:
-    """Weight files a later call loaded to produce outputs, and their paths (docs/judge.md "Weights obtained")."""
+def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> Fact:
+    """Weight files a later call loaded to produce outputs (docs/judge.md "Weights obtained")."""
     used: dict[str, list[int]] = {}
     writers: set[int] = set()
     for pos, c in enumerate(calls):
@@ -561,27 +551,25 @@ def _weights(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tupl
         if used else "no weights file was loaded by a call that produced outputs"
     if downloads:
         note += f"; {len(downloads)} call(s) received >= {DOWNLOAD_BYTES} bytes"
-    return Fact(bool(used), sorted(writers), sorted(used), note), set(used)
+    return Fact(bool(used), sorted(writers), sorted(used), note)
 
 
-def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> tuple[Fact, dict[str, list[int]]]:
-    """Method source files written, then opened by a later call; and those files' readers."""
+def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) -> Fact:
+    """Method source files written, then opened by a later call that produced outputs."""
     first_written: dict[str, int] = {}
     for pos, c in enumerate(calls):
         for w in c.written:
             if w.path not in unit_files and _model_file_kind(w, roots) == "method":
                 first_written.setdefault(w.path, pos)
-    used = {p: loaders for p, pos in first_written.items() if (loaders := _loaded_to_produce(calls, p, pos))}
-    fact = Fact(bool(used), sorted({calls[first_written[p]].index for p in used}), sorted(used),
+    used = [p for p, pos in first_written.items() if _loaded_to_produce(calls, p, pos)]
+    return Fact(bool(used), sorted({calls[first_written[p]].index for p in used}), sorted(used),
                 "written, then loaded by a later call that produced outputs" if used else "")
-    return fact, used
 
 
-def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_paths: set[str] | None,
-                       skip: list[CallFacts]) -> Fact:
+def _runtime_confirmed(before: list[CallFacts], model_paths: set[str] | None, skip: list[CallFacts]) -> Fact:
     """Before the batch, a call that loaded the model (`model_paths`; None: any method) and produced a unit
     that worked, `skip` left out (docs/judge.md "Runtime confirmed"; "Order inside a call")."""
-    horizon = [c for c in (calls if batch_start is None else calls[: batch_start]) if c not in skip]
+    horizon = [c for c in before if c not in skip]
 
     def worked(c: CallFacts) -> bool:
         if c.checks:
@@ -597,9 +585,8 @@ def _runtime_confirmed(calls: list[CallFacts], batch_start: int | None, model_pa
                 sorted({p for c in confirmers for p in models_of(c, model_paths)}))
 
 
-def _environment(calls: list[CallFacts], batch_start: int | None, model_paths: set[str]) -> Fact:
+def _environment(upto: list[CallFacts], model_paths: set[str]) -> Fact:
     """Up to the batch's first call, successful calls that read the inputs or the model."""
-    upto = calls if batch_start is None else calls[: batch_start + 1]
     env = [c for c in upto if c.ok and (c.public_reads or any(p in model_paths for p in c.read))]
     return Fact(bool(env), [c.index for c in env][:8], sorted({p for c in env[:1] for p in c.read})[:4])
 

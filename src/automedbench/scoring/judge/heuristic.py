@@ -89,19 +89,16 @@ def output_describer(ev: JudgeEvidence) -> DescribeOutput:
     it still holds the bytes it held then (its sha256 is the one last recorded before the read);
     else None. Symbolic links and paths outside the workspace are never followed."""
     ws_inside, top = Roots.of(ev.trace).workspace, ev.workspace.resolve()
-    digests: dict[Path, str | None] = {}
 
+    @lru_cache(maxsize=None)     # each file is hashed once per judging
     def sha256(host: Path) -> str | None:
-        if host not in digests:
-            try:
-                if host.stat().st_size > HASH_MAX_BYTES:
-                    digests[host] = None
-                else:
-                    with open(host, "rb") as fh:
-                        digests[host] = hashlib.file_digest(fh, "sha256").hexdigest()
-            except OSError:
-                digests[host] = None
-        return digests[host]
+        try:
+            if host.stat().st_size > HASH_MAX_BYTES:
+                return None
+            with open(host, "rb") as fh:
+                return hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError:
+            return None
 
     def describe_output(inside: str, sha: str | None) -> ContentFacts | None:
         if not inside.startswith(ws_inside + "/"):

@@ -18,8 +18,8 @@ def _method_output(path: str, contract: set[str], roots: Roots) -> bool:
     return _name(path) in contract or _parent(path) == roots.outputs.rstrip("/")
 
 
-def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: list[CallFacts],
-                       looks: _Looks, contract: set[str], beside: frozenset[int] = frozenset()) -> Opened:
+def _pilot_inspections(before: list[CallFacts], pilots: list[CallFacts], looks: _Looks, contract: set[str],
+                       beside: frozenset[int] = frozenset()) -> Opened:
     """Calls before the batch that looked at a pilot output or showed a report of it (docs/judge.md "Inspection")."""
     if not pilots:
         return []
@@ -29,7 +29,7 @@ def _pilot_inspections(calls: list[CallFacts], before: list[CallFacts], pilots: 
     pilot_content = {(_name(w.path), w.sha256) for c in pilots for w in c.unit_writes if w.sha256}
     inspections: Opened = []
     reports: dict[str, tuple[CallFacts, list[str]]] = {}   # a file written from pilot outputs -> (writer, outputs)
-    first = calls.index(pilots[0])
+    first = before.index(pilots[0])
     for c in before[:first]:
         looks.wrote(c)
     for pos, c in enumerate(before[first:]):
@@ -116,12 +116,9 @@ def smoke_inspections(before: list[CallFacts], looks: _Looks) -> Opened:
         looks.wrote(c)
         mine = {w.path for w in c.smoke_writes}
         back = [p for p in c.read_back if p in mine]
-        if seen or (back and looks.looked(c, back)) or _printed_of_gone(c, prior + back, looks):
-            found.append((c, prior + back))
+        opened = prior + back
+        # a printing step that opened smoke outputs whose bytes are gone looked too (docs/judge.md "A smoke run")
+        if seen or (back and looks.looked(c, back)) or (opened and c.printed and not any(map(looks.describe, opened))):
+            found.append((c, opened))
         smoke |= mine
     return found
-
-
-def _printed_of_gone(c: CallFacts, opened: list[str], looks: _Looks) -> bool:
-    """Smoke outputs whose bytes are gone, opened by a printing step (docs/judge.md "A smoke run")."""
-    return bool(opened) and c.printed and not any(looks.describe(p) for p in opened)

@@ -118,8 +118,6 @@ class LLMJudge(JudgeBase):
         out = []
         for s, ids in ask.items():
             r: StageRubric = self.rubric.stages[s]
-            if not ids:
-                continue
             values = "/".join(_fmt_value(v) for v in r.allowed_values())
             out.append(f"{s} {r.name} ({'one ladder value' if r.kind == 'ladder' else 'binary items'}, allowed {values}):")
             out += [f"  {i}: {r.items[i]}" + (f" — {wording[i]}" if i in wording else "") for i in ids]
@@ -132,8 +130,6 @@ class LLMJudge(JudgeBase):
         """The answer's shape with value placeholders (not example values: no anchoring)."""
         lines = []
         for s, ids in ask.items():
-            if not ids:
-                continue
             vals = "|".join(_fmt_value(v) for v in self.rubric.stages[s].allowed_values())
             items = ", ".join(f'"{i}": {vals}' for i in ids)
             cites = ", ".join(f'"{i}": {{"calls": [<call numbers>], "files": [<paths>], "why": "<one line>"}}'
@@ -143,6 +139,7 @@ class LLMJudge(JudgeBase):
         return "{\n" + ",\n".join(lines) + "\n}\n(where 0|1 means: exactly one of these numbers)"
 
     def _messages(self, ev: JudgeEvidence, digest: str, ask: dict[str, list[str]]) -> list[dict[str, Any]]:
+        ask = {s: ids for s, ids in ask.items() if ids}      # a stage with nothing to ask is not shown
         ws = Path(ev.workspace)
         md, png = ws / PLAN_MD, ws / PLAN_PNG
         plan_text = md.read_text(errors="replace") if md.is_file() else None
@@ -176,8 +173,6 @@ class LLMJudge(JudgeBase):
     def response_format(self, ask: dict[str, list[str]]) -> dict[str, Any]:
         props = {}
         for s, ids in ask.items():
-            if not ids:
-                continue
             allowed = [int(v) if float(v).is_integer() else v for v in self.rubric.stages[s].allowed_values()]
             cite = {"type": "object", "additionalProperties": False, "required": ["calls", "files", "why"],
                     "properties": {"calls": {"type": "array", "items": {"type": "integer"}},

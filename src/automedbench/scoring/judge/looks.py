@@ -22,9 +22,8 @@ COUNT_FACTS = {"rows", "length"}             # how many rows or items: a count, 
 class _Looks:
     """Whether a call that opened workspace files looked at their content (docs/judge.md "Inspection")."""
 
-    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts],
-                 experimented: Experimented | None = None, form: bool = False,
-                 recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
+    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts], experimented: Experimented,
+                 form: bool = False, recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
         self.describe_output = describe_output
         self.experimented = experimented
         self.form = form      # a look at the form only (a form mutant killed) counts too
@@ -41,8 +40,8 @@ class _Looks:
         return _Looks(self.describe_output, [], self.experimented, form, self.recorded)
 
     def wrote(self, c: CallFacts) -> None:
-        for w in c.unit_writes + c.copies + c.written:
-            self.shas[w.path] = w.sha256
+        """Note the bytes each file `c` wrote now holds (its unit files and copies are among `written`)."""
+        self.shas.update((w.path, w.sha256) for w in c.written)
 
     def describe(self, path: str) -> ContentFacts | None:
         sha = self.shas.get(path)
@@ -60,19 +59,19 @@ class _Looks:
         return any(set(looked_at(c.text, cf)) - COUNT_FACTS for cf in self._described(opened))
 
     def looked(self, c: CallFacts, opened: list[str]) -> bool:
-        by_experiment = self.experimented.verdict(c.index, c.step, opened, self.form) \
-            if self.experimented is not None else None
+        """Decided by experiment where one was run; else printed content facts of what was opened, or a silent check."""
+        by_experiment = self.experimented.verdict(c.index, c.step, opened, self.form)
         if by_experiment is not None:
             return by_experiment
         if self.describe_output is None and not self.recorded:
-            return c.printed or silent_check(c.code) or ran_check(c)
-        described = self._described(opened)
-        if not described:
+            printed = c.printed
+        elif described := self._described(opened):
+            printed = any(looked_at(c.text, cf) for cf in described)
+        else:
             # the bytes looked at are gone: printing counts, except in a step of one script, whose text
             # is the whole script's and whose bytes then were never hashed (docs/judge.md "Order inside a call")
-            split = c.step > 0 or c.continues
-            return (not split and c.printed) or silent_check(c.code) or ran_check(c)
-        return any(looked_at(c.text, cf) for cf in described) or silent_check(c.code) or ran_check(c)
+            printed = c.printed and not (c.step > 0 or c.continues)
+        return printed or silent_check(c.code) or ran_check(c)
 
 
 class _Checks:

@@ -28,12 +28,9 @@ def _opened_by(calls: list[CallFacts], model_paths: set[str]) -> set[str]:
     return {p for c in calls for p in models_of(c, model_paths)}
 
 
-def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
-                    model_paths: set[str]) -> list[CallFacts]:
+def stand_in_pilots(batch: list[CallFacts], pilots: list[CallFacts], model_paths: set[str]) -> list[CallFacts]:
     """Pilot steps that ran another method than the batch, or the mirror (docs/judge.md "Pilot"; `set_aside`)."""
-    if batch_start is None:
-        return []
-    batch = [c for c in calls[batch_start:] if c.units]
+    batch = [c for c in batch if c.units]
     if _opened_by(batch, model_paths):
         # a pilot that ran no method file (inline code) piloted something else; one whose method
         # file the batch replaced piloted an earlier version (S3 charges it: docs/judge.md "Pilot")
@@ -45,12 +42,10 @@ def stand_in_pilots(calls: list[CallFacts], pilots: list[CallFacts], batch_start
     return []      # neither side's method has a file the judge can see: nothing to compare
 
 
-def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
+def pilots_of_another_method(calls: list[CallFacts], batch: list[CallFacts], pilots: list[CallFacts],
                              model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
     """Pilots of another method than the batch's (versions.py; docs/judge.md "A pilot of another method")."""
-    if batch_start is None:
-        return []
-    batch_models = _opened_by([c for c in calls[batch_start:] if c.units], model_paths)
+    batch_models = _opened_by([c for c in batch if c.units], model_paths)
     if not batch_models:
         return []
     # (source, made): a step that opened a method file and wrote another made it from the first
@@ -59,11 +54,11 @@ def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], ba
             and not any(versions_of(p, b, texts, derived) for p in mine for b in batch_models)]
 
 
-def inline_versions(stand_ins: list[CallFacts], calls: list[CallFacts], batch_start: int | None,
-                    model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
+def inline_versions(stand_ins: list[CallFacts], batch: list[CallFacts], model_paths: set[str],
+                    texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
     """Of the pilots of a method file whose batch ran inline code (the mirror), those the batch's code
     is a version of, or whose text is unknown: only they confirm the batch's method for s2e."""
-    batch_code = [c.code for c in calls[batch_start or 0:] if c.units]
+    batch_code = [c.code for c in batch if c.units]
     def kept(c: CallFacts) -> bool:
         known = [t for p in models_of(c, model_paths) for t in texts.get(p, ())]
         return not known or any(same_method(t, code) for t in known for code in batch_code)
@@ -76,23 +71,19 @@ def set_aside(stand_ins: list[CallFacts]) -> None:
     for c in stand_ins:
         c.made_up += c.unit_writes
         c.unit_writes, c.units, c.stand_in = [], set(), True
-        c.__dict__.pop("unit_paths", None)
 
 
-def beside_the_batch(calls: list[CallFacts], batch_start: int | None) -> frozenset[int]:
+def beside_the_batch(batch: list[CallFacts]) -> frozenset[int]:
     """The batch's first call, when its code starts a background job: its looks ran beside the
     batch (an empty set otherwise)."""
-    if batch_start is None:
-        return frozenset()
-    c = calls[batch_start]
-    return frozenset({c.index}) if _BACKGROUND.search(c.code) else frozenset()
+    return frozenset({batch[0].index}) if batch and _BACKGROUND.search(batch[0].code) else frozenset()
 
 
-def fix_reaching_the_batch(fix: Fact, calls: list[CallFacts], batch_start: int | None) -> Fact:
+def fix_reaching_the_batch(fix: Fact, batch: list[CallFacts]) -> Fact:
     """The fix, unless the batch's checked outputs fail the harness's check."""
-    if not fix.holds or batch_start is None:
+    if not fix.holds:
         return fix
-    failing = [ch for c in calls[batch_start:] for ch in c.checks if not ch.passed]
+    failing = [ch for c in batch for ch in c.checks if not ch.passed]
     if not failing:
         return fix
     return Fact(False, note=f"the pilot's file was re-written, but the batch's outputs fail the harness's check "
@@ -130,16 +121,16 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     switched = [f"{k}={v} (environment, set for the pilot only)" for c in pilots
                 for k, v in _env_settings(c.code).items() if k in read and batch_env.get(k) != v]
     # ... when it changed what the method made (`N=1` choosing the pilot's cases changes nothing)
-    if switched and (_rerun_differs(calls, pilots, batch_start) or _fails_after_passing(calls, pilots, batch_start)):
+    if switched and (_rerun_differs(calls[batch_start:], pilots) or _fails_after_passing(calls[batch_start:], pilots)):
         changed += switched
     return list(dict.fromkeys(changed))
 
 
-def _fails_after_passing(calls: list[CallFacts], pilots: Sequence[CallFacts], batch_start: int) -> bool:
+def _fails_after_passing(batch: list[CallFacts], pilots: Sequence[CallFacts]) -> bool:
     """Every check of a pilot's output passed, and a check of the batch's outputs failed."""
     pilot_checks = [ch for c in pilots for ch in c.checks]
     return bool(pilot_checks) and all(ch.passed for ch in pilot_checks) and any(
-        not ch.passed for c in calls[batch_start:] for ch in c.checks)
+        not ch.passed for c in batch for ch in c.checks)
 
 
 def _case_file(path: str) -> tuple[str, str]:
@@ -147,22 +138,22 @@ def _case_file(path: str) -> tuple[str, str]:
     return _name(_parent(path)), _name(path)
 
 
-def _batch_bytes(calls: list[CallFacts], batch_start: int) -> dict[tuple[str, str], set[str]]:
+def _batch_bytes(batch: list[CallFacts]) -> dict[tuple[str, str], set[str]]:
     """The bytes (sha256) the batch wrote for each case's file."""
     out: dict[tuple[str, str], set[str]] = {}
-    for c in calls[batch_start:]:
+    for c in batch:
         for w in c.unit_writes + c.copies:
             if w.sha256:
                 out.setdefault(_case_file(w.path), set()).add(w.sha256)
     return out
 
 
-def _rerun_differs(calls: list[CallFacts], pilots: Sequence[CallFacts], batch_start: int) -> bool:
+def _rerun_differs(batch: list[CallFacts], pilots: Sequence[CallFacts]) -> bool:
     """Whether the batch re-wrote a piloted case's file with other bytes than the pilot's (per-case
     files only: a cohort file grows with the batch whatever the pipeline)."""
     piloted = {_case_file(w.path): w.sha256 for c in pilots for w in c.unit_writes
                if w.sha256 and _name(_parent(w.path)) in c.units}
-    return any(key in piloted and shas - {piloted[key]} for key, shas in _batch_bytes(calls, batch_start).items())
+    return any(key in piloted and shas - {piloted[key]} for key, shas in _batch_bytes(batch).items())
 
 
 # an environment variable set by a script: os.environ["X"] = "v", os.environ.setdefault("X", "v"),
@@ -185,17 +176,15 @@ def _env_settings(code: str) -> dict[str, str]:
     return out
 
 
-def rival_outputs(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None) -> set[str]:
+def rival_outputs(batch: list[CallFacts], pilots: list[CallFacts]) -> set[str]:
     """Pilot files of a rival method on the pilot case (docs/judge.md "A rival's output looked at")."""
-    if batch_start is None:
-        return set()
-    batch = _batch_bytes(calls, batch_start)
+    written = _batch_bytes(batch)
     by_path: dict[str, set[str | None]] = {}
     for c in pilots:
         for w in c.unit_writes:
             by_path.setdefault(w.path, set()).add(w.sha256)
     rivals: set[str] = set()
-    for key, shas in batch.items():
+    for key, shas in written.items():
         paths = {p: s for p, s in by_path.items() if _case_file(p) == key}
         if any(s & shas for s in paths.values()):
             rivals |= {p for p, s in paths.items() if not s & shas}

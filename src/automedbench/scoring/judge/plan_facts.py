@@ -29,8 +29,6 @@ _GENERIC = re.compile(r"^(?:public|pretrained|pre-trained|the|a|an|its|their|mod
 # a token shaped like a method name: internal capitals, or letters and digits, or CAPS-CAPS
 _METHOD_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Za-z]+-?\d[\w\-.]*|[A-Z]{2,}-[A-Za-z\d]+"
                            r"|[a-z]+[A-Z]-?[A-Za-z]+)(?![\w-])")
-# acronyms and file words that have a method's shape but are not methods (the tracks' list)
-_NOT_METHODS = NOT_METHOD_NAMES
 
 
 def _words(text: str) -> list[str]:
@@ -42,10 +40,7 @@ def _shingles(words: list[str]) -> set[tuple[str, ...]]:
 
 
 def prompt_shingles(texts: Iterable[str]) -> set[tuple[str, ...]]:
-    out: set[tuple[str, ...]] = set()
-    for text in texts:
-        out |= _shingles(_words(text))
-    return out
+    return {s for text in texts for s in _shingles(_words(text))}
 
 
 def copied_share(plan: str, prompt_texts: Iterable[str], known: set[tuple[str, ...]] | None = None) -> float:
@@ -216,7 +211,7 @@ def methods_named(plan: str, candidates: list[str]) -> list[str]:
             covered |= {*names, cand.lower()}
     for token in dict.fromkeys(_METHOD_TOKEN.findall(plan)):
         key = token.lower().strip(".-")
-        if key in _NOT_METHODS or any(key in c or c in key for c in covered):
+        if key in NOT_METHOD_NAMES or any(key in c or c in key for c in covered):
             continue
         found.append(key)
         covered.add(key)
@@ -303,5 +298,4 @@ _OUTPUT_FILE = re.compile(r"\boutputs/(?:[^\s/`'\"|()]+/)*([A-Za-z0-9_\-]+(?:\.[
 def another_tasks_outputs(plan: str, contract: Iterable[str]) -> list[str]:
     """Output files the plan names, none of them the task's (docs/judge.md "Another task's plan")."""
     named = list(dict.fromkeys(m.group(1) for m in _OUTPUT_FILE.finditer(plan)))
-    wanted = set(contract)
-    return [] if not named or wanted & set(named) else named
+    return [] if set(contract) & set(named) else named

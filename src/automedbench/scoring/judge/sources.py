@@ -54,10 +54,8 @@ def _python_writes(node: ast.AST) -> dict[str, str]:
     if body is None or not isinstance(target, ast.Call) or not target.args:
         return {}
     name = _text(target.args[0])
-    if node.func.attr == "write_text" and name:
-        return {name: body}
     opener = target.func.id if isinstance(target.func, ast.Name) else ""
-    if node.func.attr == "write" and opener == "open" and name:
+    if name and (node.func.attr == "write_text" or (node.func.attr == "write" and opener == "open")):
         return {name: body}
     return {}
 

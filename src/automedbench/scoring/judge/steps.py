@@ -88,7 +88,6 @@ def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFa
                        bytes_in=c.bytes_in if k == 0 else 0, order=events, step=k, continues=not last,
                        held=set(held), units=set(), unit_writes=[], copies=[],
                        checks=[ch for ch in c.checks if _checked_in(ch.files, last_write, lo, hi, last)])
-        step.__dict__.pop("unit_paths", None)
         steps.append(step)
         held |= set(step.read) | set(step.read_back)
         wrote_before |= here

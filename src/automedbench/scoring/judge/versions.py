@@ -34,9 +34,7 @@ def code_shape(text: str) -> tuple[str, ...]:
 def same_method(a: str, b: str) -> bool:
     """Two texts are versions of one method: their shapes share `SAME_METHOD_RATIO`."""
     sa, sb = code_shape(a), code_shape(b)
-    if not sa or not sb:
-        return False
-    return difflib.SequenceMatcher(None, sa, sb, autojunk=False).ratio() >= SAME_METHOD_RATIO
+    return bool(sa and sb) and difflib.SequenceMatcher(None, sa, sb, autojunk=False).ratio() >= SAME_METHOD_RATIO
 
 
 def versions_of(piloted: str, ran: str, texts: Mapping[str, Iterable[str]], derived: set[tuple[str, str]]) -> bool:
