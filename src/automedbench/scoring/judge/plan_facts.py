@@ -57,10 +57,8 @@ def task_texts(value: Any) -> list[str]:
     """Every string in a task snapshot (nested dicts and lists): what its prompt is made of."""
     if isinstance(value, str):
         return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in task_texts(v)]
-    if isinstance(value, (list, tuple)):
-        return [s for v in value for s in task_texts(v)]
+    if isinstance(value, (dict, list, tuple)):
+        return [s for v in (value.values() if isinstance(value, dict) else value) for s in task_texts(v)]
     return []
 
 

@@ -113,7 +113,7 @@ def doctest_checks(text: str) -> str:
     for ex in doctest.DocTestParser().get_examples(text):
         source = ex.source.strip()
         # an example at the end of a docstring: its expected output runs up to the closing quotes
-        want = "\n".join(re.split(r"^\s*(?:\"\"\"|\'\'\')", ex.want, maxsplit=1, flags=re.MULTILINE)[0:1]).strip()
+        want = re.split(r"^\s*(?:\"\"\"|\'\'\')", ex.want, maxsplit=1, flags=re.MULTILINE)[0].strip()
         line = f"assert ({source}) == ({want})" if want else source
         if parse_python(line) is not None:
             lines.append(line)

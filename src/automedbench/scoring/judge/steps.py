@@ -27,14 +27,10 @@ def _cuts(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[int]:
         unit = units.get(path)
         if unit is None:
             unit = units[path] = is_unit_file(path)
-        new_step = False
-        if op == "w" and unit:
-            if not wrote_unit and not written_before and pos > start:
-                new_step = True                       # setup -> work
-            elif looking:
-                new_step = True                       # look -> work
-        elif op in ("r", "b") and unit and wrote_unit and (path in written_here or path in written_before):
-            new_step = True                           # work -> look
+        if op == "w" and unit:                        # setup -> work, look -> work
+            new_step = (not wrote_unit and not written_before and pos > start) or looking
+        else:                                         # work -> look
+            new_step = op in ("r", "b") and unit and wrote_unit and (path in written_here or path in written_before)
         if new_step:
             cuts.append(pos)
             start = pos
