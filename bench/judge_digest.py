@@ -4,7 +4,7 @@ reference's head-40 % / tail-40 % character cut, at the same 24k-character budge
     PYTHONPATH=src python bench/judge_digest.py [RUN_DIR_OR_TRACE ...] [--budget 24000] [--json]
 
 Without arguments: every trace.jsonl under ./runs if there are any, else a few seeded
-synthetic long traces (scoring/judge/synthetic.py). Prints, per trace and variant, the
+synthetic long traces (scoring/judge_eval/synthetic.py). Prints, per trace and variant, the
 characters, approximate tokens (chars/4), which stages S1..S5 have at least one step in
 the text, whether the pilot (first S3 execution) and every failed execution are there.
 Goal: the digest represents every stage within the budget.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from automedbench.runs.trace import read_trace
 from automedbench.scoring.judge.digest import build_digest, collect_steps, render_full
-from automedbench.scoring.judge.synthetic import synthetic_trace
+from automedbench.scoring.judge_eval.synthetic import synthetic_trace
 
 STEP = re.compile(r"^#(\S+) \[S([1-5])\]", re.MULTILINE)
 

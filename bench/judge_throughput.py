@@ -3,7 +3,7 @@
 
     PYTHONPATH=src python bench/judge_throughput.py [--n 1000] [--rev 394f069] [--json]
 
-Each trace is scoring/judge/synthetic.py's long struggling run (20 setup calls with failed
+Each trace is scoring/judge_eval/synthetic.py's long struggling run (20 setup calls with failed
 installs, a failing then fixed pilot, 60 batch calls with verbose logs) with effects added
 in the recorded shape: setup writes method.py and opens one input, the pilot writes case
 001's output, the checks open it, the batch writes every other case. The previous judge is
@@ -28,7 +28,7 @@ from pathlib import Path
 from automedbench.runs.models import Effects, OutputCheck, WrittenFile
 from automedbench.scoring.judge.base import JudgeEvidence
 from automedbench.scoring.judge.heuristic import HeuristicJudge, clear_caches
-from automedbench.scoring.judge.synthetic import synthetic_trace
+from automedbench.scoring.judge_eval.synthetic import synthetic_trace
 from automedbench.tasks import get_task
 
 V2_PATH = "src/automedbench/scoring/judge/heuristic.py"

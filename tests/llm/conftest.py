@@ -10,7 +10,7 @@ from automedbench.runs.trace import TraceWriter, read_trace
 from automedbench.sandbox import SandboxSpec, open_sandbox
 
 from automedbench.scoring.judge.base import JudgeEvidence
-from automedbench.scoring.judge.synthetic import synthetic_trace
+from automedbench.scoring.judge_eval.synthetic import synthetic_trace
 
 from .fake_openai import FakeOpenAI
 from .judging import TASK

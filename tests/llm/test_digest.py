@@ -2,7 +2,7 @@ import re
 
 from automedbench.runs.models import TraceEvent
 from automedbench.scoring.judge.digest import build_digest, render_full
-from automedbench.scoring.judge.synthetic import MARKERS, synthetic_trace
+from automedbench.scoring.judge_eval.synthetic import MARKERS, synthetic_trace
 
 STEP = re.compile(r"^#\S+ \[S([1-5])\]", re.MULTILINE)
 

@@ -1,5 +1,6 @@
 """Synthetic long traces (seeded) for testing and benchmarking the judge digest: a struggling run
-(failed installs, a pilot bug fixed, a long verbose cohort loop) with a marker string per stage."""
+(failed installs, a pilot bug fixed, a long verbose cohort loop) with a marker string per stage.
+Beside the judge, not in it: nothing here decides a verdict."""
 from __future__ import annotations
 
 import random
