@@ -20,11 +20,10 @@ from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import own_fault, setup_facts
-from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, models_of, pilots_of_another_method,
-                     pilots_passing_the_batchs_file, retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots)
+from .pilots import MethodFiles, beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, set_aside
 from .sources import RanSources, ran_check
 from .substitutes import runs_on_substitutes
-from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
+from .looks import MAX_DESCRIBED, Checks, DescribeOutput, Looks, Opened, recorded_facts
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
 WEIGHT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".onnx", ".h5", ".hdf5", ".npz", ".pkl",
@@ -198,9 +197,7 @@ def _assign_units(calls: list[CallFacts], layout: SubmissionLayout, n_expected: 
 
 def _model_file_kind(w: Write, roots: Roots) -> str | None:
     p = w.path
-    if not p.startswith(roots.workspace + "/") or p.startswith((roots.outputs, roots.plan)) or "/__pycache__/" in p:
-        return None
-    if any(part.startswith(".") for part in p[len(roots.workspace) + 1:].split("/")):
+    if not _scratch(p, roots) or any(part.startswith(".") for part in p[len(roots.workspace) + 1:].split("/")):
         return None   # tool caches and dot-folders (~/.cache/matplotlib, .ipynb_checkpoints): not a model
     if p.lower().endswith(WEIGHT_SUFFIXES) or (w.size or 0) >= LARGE_FILE_BYTES:
         return "weights"
@@ -233,24 +230,25 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     pilot_max = max(1, math.floor(layout.pilot_max_fraction * n))
 
     # each walk over the calls' looks starts afresh (looks.py); the recorded content facts are shared
-    looks = _Looks(describe_output, calls, experimented=experimented).fresh
+    looks = partial(Looks, describe_output, experimented, recorded_facts(calls))
     batch_start = _batch_start(calls, pilot_max, n, looks(), contract, unit)
     before, batch = (calls, []) if batch_start is None else (calls[:batch_start], calls[batch_start:])
-    checks = _Checks(calls)
+    checks = Checks(calls)
     # the method's outputs, wherever written, are never its weights or parameters
     unit_files = {p for c in calls for p in c.unit_paths}
     weights, method_files = _weights(calls, roots, unit_files), _method_files(calls, roots, unit_files)
-    model_paths = {*weights.paths, *method_files.paths}
+    method = MethodFiles({*weights.paths, *method_files.paths}, sources.history, calls, batch)
     # pilots of the batch's own method, looks that could gate it (pilots.py)
     inspect = partial(_pilot_inspections, before, contract=contract, beside=beside_the_batch(batch))
-    stand_ins = stand_in_pilots(batch, [c for c in before if c.units], model_paths)
-    other_method = _other_method_confirmed(before, inline_versions(stand_ins, batch, model_paths, sources.history),
-                                           model_paths, lambda own: inspect(own, looks(form=True)))
+    stand_ins = method.stand_ins([c for c in before if c.units])
+    # s2e for a pilot of a method file of its own that the batch then replaced, read before
+    # `set_aside` (docs/judge.md "s2e: confirmed by a look")
+    own_file = [c for c in method.inline_versions(stand_ins) if method.of(c)]
+    own_file_ran, own_file_looks = _runtime_confirmed(own_file, None), inspect(own_file, looks(form=True))
     set_aside(stand_ins)
     pilots = [c for c in before if c.units]
     # pilots of another method than the batch's (versions.py): their looks confirm nothing for s2e
-    not_the_method = _only_their_outputs(
-        pilots_of_another_method(calls, batch, pilots, model_paths, sources.history), pilots)
+    not_the_method = _only_their_outputs(method.another_methods_pilots(pilots), pilots)
     inspections = inspect(pilots, looks())
     unlooked = _unlooked_in_batch_call(pilots, inspections, batch)
     if unlooked:
@@ -268,7 +266,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
             for found in (inspections, form_looks))
     # looks at the method's own pilot outputs, content or form, confirm it worked (s2e) whatever the
     # batch then ran; S3 charges a change (docs/judge.md "s2e: confirmed by a look")
-    method_looks = inspections + form_looks + other_method[1]
+    method_looks = inspections + form_looks + own_file_looks
     method_looked = _method_looked(method_looks, not_the_method)
     looked_before = inspections
     if experimented.decided_any([c.index for c, _ in inspections]):
@@ -279,11 +277,13 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
     superseded = [x for x in looked_before if x not in inspections]
     if superseded:       # the batch submitted other outputs: was the file it ran ever piloted? (pilots.py)
-        passing = pilots_passing_the_batchs_file(calls, batch, pilots, model_paths, sources.history)
+        passing = method.pilots_passing_the_batchs_file(pilots)
         method_looked = _method_looked(method_looks, not_the_method | _only_their_outputs(passing, pilots))
     failed = [(c, ps) for c, ps in inspections if (not c.ok and not own_fault(c.text)) or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), batch)
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
+    skip = unlooked + stand_ins
+    tried = [c for c in before if c not in skip]
     return WorkflowFacts(
         calls=calls, effects_recorded=any(c.has_effects for c in calls),
         calls_without_effects=[c.index for c in calls if not c.has_effects],
@@ -301,25 +301,14 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         smoke_inspection=_opened_fact(smoke_inspections(before, looks())),
         method_looked=method_looked,
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
-        runtime_confirmed=_runtime_confirmed(before, model_paths, unlooked + stand_ins),
-        method_ran=_either(_runtime_confirmed(before, None, unlooked + stand_ins), other_method[0]),
-        environment=_environment(before + batch[:1], model_paths), substitute=runs_on_substitutes(calls, batch),
+        runtime_confirmed=_runtime_confirmed(tried, method),
+        method_ran=_either(_runtime_confirmed(tried, None), own_file_ran),
+        environment=_environment(before + batch[:1], method.paths), substitute=runs_on_substitutes(calls, batch),
         setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
         experimented=experimented)
 
 
 # ---- the steps of derive_facts (docs/judge.md: the facts a judge reads) -------------------
-
-def _other_method_confirmed(before: list[CallFacts], stand_ins: list[CallFacts], model_paths: set[str],
-                            inspect: Callable[[list[CallFacts]], Opened]) -> tuple[Fact, Opened]:
-    """s2e for a pilot of a method file of its own that the batch then replaced: (ran, its looks),
-    before `set_aside` (docs/judge.md "s2e: confirmed by a look")."""
-    own = [c for c in stand_ins if models_of(c, model_paths)]
-    if not own:
-        return Fact(False), []
-    ran = _runtime_confirmed(before, None, [c for c in before if c not in own])
-    return ran, inspect(own)
-
 
 def _method_looked(looks: Opened, not_the_method: set[str]) -> Fact:
     """Looks at the method's outputs before the batch (s2e), less those at outputs of a pilot of
@@ -372,7 +361,7 @@ def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | Non
     return COHORT_UNKNOWN_N
 
 
-def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: _Looks, contract: set[str],
+def _batch_start(calls: list[CallFacts], pilot_max: int, n: int, looks: Looks, contract: set[str],
                  unit: str) -> int | None:
     """The call after which the outputs cover more than a pilot (docs/judge.md "Batch", "Pilot size")."""
     covered: set[str] = set()
@@ -401,7 +390,7 @@ def _unlooked_in_batch_call(pilots: list[CallFacts], inspections: Opened, batch:
     return [c for c in pilots if c.index == batch_call and c.step > 0 and not set(c.unit_paths) & looked]
 
 
-def _looked_before_more(calls: list[CallFacts], pos: int, units: set[str], looks: _Looks,
+def _looked_before_more(calls: list[CallFacts], pos: int, units: set[str], looks: Looks,
                         contract: set[str]) -> bool:
     """Whether, after `calls[pos]` and before the next call that produced a unit, a call opened
     outputs of those units written so far and looked at their content."""
@@ -432,8 +421,8 @@ def _opened_fact(opened: Opened) -> Fact:
 
 
 def _fix(calls: list[CallFacts], before: list[CallFacts], inspections: Opened, failed: Opened,
-         checks: _Checks) -> Fact:
-    """A fix: `_Checks.fixes`; in older traces a pilot output re-written after a look (docs/judge.md "Fix")."""
+         checks: Checks) -> Fact:
+    """A fix: `Checks.fixes`; in older traces a pilot output re-written after a look (docs/judge.md "Fix")."""
     if checks.recorded:
         return checks.fixes(calls, before, inspections, failed)
     fixes: list[tuple[CallFacts, str]] = []
@@ -483,10 +472,15 @@ def _looked_at_inputs(text: str, inputs: list[str], describe_input: DescribeInpu
     return None
 
 
-def _keep_inputs(c: CallFacts, bearing: list[str], public: list[str], contract: set[str],
-                 kept: dict[str, list[str]]) -> None:
+def _inputs_in(paths: list[str], c: CallFacts, kept: dict[str, list[str]]) -> list[str]:
+    """The public inputs that `paths` are, or hold (a file of the agent's `kept`)."""
+    return list(dict.fromkeys(q for p in paths for q in ([p] if p in c.public_reads else kept.get(p, ()))))
+
+
+def _keep_inputs(c: CallFacts, public: list[str], contract: set[str], kept: dict[str, list[str]]) -> None:
     """Data files a step wrote after it opened inputs, no unit, code or hidden file: a copy or a
     cache of those inputs, which a later look may open instead (docs/judge.md "Input check")."""
+    bearing = [p for p in c.read if p in c.public_reads or p in kept]
     for w in c.written:
         p = w.path
         if (p.lower().endswith(SOURCE_SUFFIXES) or "/." in p or p.startswith(c.roots.data + "/")
@@ -507,11 +501,11 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, 
     seen: dict[str, ContentFacts | None] = {}
     kept: dict[str, list[str]] = {}      # a file of the agent's holding inputs -> those inputs
     for c in before:
-        bearing = [p for p in c.read if p in c.public_reads or p in kept]
-        public = list(dict.fromkeys(q for p in bearing for q in ([p] if p in c.public_reads else kept[p])))
-        if public and not c.produced:
-            _keep_inputs(c, bearing, public, contract, kept)
-        if not (public and not c.produced and c.ok):
+        public = _inputs_in(c.read, c, kept)
+        if not public or c.produced:
+            continue
+        _keep_inputs(c, public, contract, kept)
+        if not c.ok:
             continue
         exp = experimented.input_verdict(c.index, c.step)
         if exp is not None:
@@ -525,10 +519,10 @@ def _input_check(before: list[CallFacts], describe_input: DescribeInput | None, 
         if apart is None:
             continue
         text, opened = apart
-        inputs = list(dict.fromkeys(q for p in opened for q in ([p] if p in c.public_reads else kept.get(p, ()))))
-        looks = any(is_unit(p) for p in c.read)
+        inputs = _inputs_in(opened, c, kept)
         if not inputs:
             continue
+        looks = any(is_unit(p) for p in c.read)
         found = _looked_at_inputs(text, inputs, describe_input, seen, partial(_silent_input_check, c, contract, looks))
         if found is not None:
             checks.append((c, *found))
@@ -574,23 +568,24 @@ def _method_files(calls: list[CallFacts], roots: Roots, unit_files: set[str]) ->
                 "written, then loaded by a later call that produced outputs" if used else "")
 
 
-def _runtime_confirmed(before: list[CallFacts], model_paths: set[str] | None, skip: list[CallFacts]) -> Fact:
-    """Before the batch, a call that loaded the model (`model_paths`; None: any method) and produced a unit
-    that worked, `skip` left out (docs/judge.md "Runtime confirmed"; "Order inside a call")."""
-    horizon = [c for c in before if c not in skip]
+def _worked(c: CallFacts) -> bool:
+    """A method run worked: a unit it wrote passed the harness's check; without checks, it exited 0 or
+    failed only in looking at what it produced (docs/judge.md "Runtime confirmed")."""
+    if c.checks:
+        return any(ch.passed for ch in c.checks)
+    return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
 
-    def worked(c: CallFacts) -> bool:
-        if c.checks:
-            return any(ch.passed for ch in c.checks)
-        return c.ok or (not c.timed_out and bool(set(c.read_back) & set(c.unit_paths)))
-    confirmers = [c for c in horizon if (model_paths is None or models_of(c, model_paths))
-                  and ((c.units and worked(c)) or (c.smoke_writes and c.ok))]
-    if model_paths is None:
-        return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
-                    sorted({w.path for c in confirmers for w in c.unit_writes + c.smoke_writes})[:4],
+
+def _runtime_confirmed(tried: list[CallFacts], method: MethodFiles | None) -> Fact:
+    """Of the steps `tried` before the batch, those that loaded the model (`method`'s files; None: any method)
+    and produced a unit that worked (docs/judge.md "Runtime confirmed"; "Order inside a call")."""
+    confirmers = [c for c in tried if (method is None or method.of(c))
+                  and ((c.units and _worked(c)) or (c.smoke_writes and c.ok))]
+    calls = list(dict.fromkeys(c.index for c in confirmers))
+    if method is None:
+        return Fact(bool(confirmers), calls, sorted({w.path for c in confirmers for w in c.unit_writes + c.smoke_writes})[:4],
                     "the method ran on a case (or part of one) before the batch and its output passed")
-    return Fact(bool(confirmers), list(dict.fromkeys(c.index for c in confirmers)),
-                sorted({p for c in confirmers for p in models_of(c, model_paths)}))
+    return Fact(bool(confirmers), calls, sorted(method.opened_by(confirmers)))
 
 
 def _environment(upto: list[CallFacts], model_paths: set[str]) -> Fact:

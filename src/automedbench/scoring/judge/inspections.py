@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .calls import CallFacts, Roots, _name, _parent
-from .looks import Opened, _Looks
+from .looks import Opened, Looks
 
 
 def _unit_file(path: str, contract: set[str], roots: Roots) -> bool:
@@ -18,7 +18,7 @@ def _method_output(path: str, contract: set[str], roots: Roots) -> bool:
     return _name(path) in contract or _parent(path) == roots.outputs.rstrip("/")
 
 
-def _pilot_inspections(before: list[CallFacts], pilots: list[CallFacts], looks: _Looks, contract: set[str],
+def _pilot_inspections(before: list[CallFacts], pilots: list[CallFacts], looks: Looks, contract: set[str],
                        beside: frozenset[int] = frozenset()) -> Opened:
     """Calls before the batch that looked at a pilot output or showed a report of it (docs/judge.md "Inspection")."""
     if not pilots:
@@ -74,7 +74,7 @@ def _opened_after_units(prev: CallFacts | None, c: CallFacts) -> list[str]:
     return [] if last is None else [st.path for st in prev.order[last + 1:] if st.op == "w"]
 
 
-def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str], pilot_max: int,
+def _later_inspections(calls: list[CallFacts], looks: Looks, contract: set[str], pilot_max: int,
                        copied_inputs: set[str]) -> Opened:
     """Output files opened and looked at after they were written (docs/judge.md "Later inspection")."""
     written_in: dict[str, int] = {}        # path -> index of the call that first wrote it
@@ -106,7 +106,7 @@ def _later_inspections(calls: list[CallFacts], looks: _Looks, contract: set[str]
     return later
 
 
-def smoke_inspections(before: list[CallFacts], looks: _Looks) -> Opened:
+def smoke_inspections(before: list[CallFacts], looks: Looks) -> Opened:
     """Before the batch, a smoke run's output looked at after it was written (docs/judge.md "A smoke run")."""
     smoke: set[str] = set()
     found: Opened = []

@@ -19,25 +19,25 @@ Opened = list[tuple[CallFacts, list[str]]]   # calls with the output files each 
 COUNT_FACTS = {"rows", "length"}             # how many rows or items: a count, not the content
 
 
-class _Looks:
-    """Whether a call that opened workspace files looked at their content (docs/judge.md "Inspection")."""
-
-    def __init__(self, describe_output: DescribeOutput | None, calls: list[CallFacts], experimented: Experimented,
-                 form: bool = False, recorded: dict[tuple[str, str | None], ContentFacts] | None = None):
-        self.describe_output = describe_output
-        self.experimented = experimented
-        self.form = form      # a look at the form only (a form mutant killed) counts too
-        self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
-        # content facts the harness recorded as each output was written (output_checks), by
-        # (path, sha256): what a look is compared with, even after the file was rewritten
-        self.recorded = recorded if recorded is not None else {
-            (path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
-                                                                 for k, v in cf["facts"].items()})
+def recorded_facts(calls: list[CallFacts]) -> dict[tuple[str, str | None], ContentFacts]:
+    """The content facts the harness recorded as each output was written (output_checks), by (path,
+    sha256): what a look is compared with, even after the file was rewritten."""
+    return {(path, ch.files.get(path)): ContentFacts(cf["kind"], {k: tuple(v) if isinstance(v, list) else v
+                                                                  for k, v in cf["facts"].items()})
             for c in calls for ch in c.checks for path, cf in ch.facts.items()}
 
-    def fresh(self, form: bool = False) -> _Looks:
-        """A new walk of the same calls (no bytes seen yet), sharing the recorded content facts."""
-        return _Looks(self.describe_output, [], self.experimented, form, self.recorded)
+
+class Looks:
+    """One walk of the calls in order: whether a call that opened workspace files looked at their
+    content (docs/judge.md "Inspection"); each walk starts afresh, no bytes seen yet."""
+
+    def __init__(self, describe_output: DescribeOutput | None, experimented: Experimented,
+                 recorded: dict[tuple[str, str | None], ContentFacts], form: bool = False):
+        self.describe_output = describe_output
+        self.experimented = experimented
+        self.recorded = recorded
+        self.form = form      # a look at the form only (a form mutant killed) counts too
+        self.shas: dict[str, str | None] = {}     # the bytes each path held, as the calls are walked
 
     def wrote(self, c: CallFacts) -> None:
         """Note the bytes each file `c` wrote now holds (its unit files and copies are among `written`)."""
@@ -74,7 +74,7 @@ class _Looks:
         return printed or silent_check(c.code) or ran_check(c)
 
 
-class _Checks:
+class Checks:
     """The harness's per-output checks by unit path, in call order (docs/judge.md "Per-output checks")."""
 
     def __init__(self, calls: list[CallFacts]):

@@ -18,70 +18,72 @@ from .versions import same_method, versions_of
 _BACKGROUND = re.compile(r"[^&>|<\s]\s*&[ \t]*$", re.MULTILINE)
 
 
-def models_of(c: CallFacts, model_paths: set[str]) -> set[str]:
-    """The model files (weights, the method's source or parameters) a step opened, or its call held."""
-    return model_paths & {*c.read, *c.held}
+class MethodFiles:
+    """The model files (weights, the method's source or parameters), the texts the agent wrote each
+    with (sources.py) and the batch's method runs: which pilots ran the batch's method."""
 
+    def __init__(self, paths: set[str], texts: Mapping[str, Sequence[str]], calls: list[CallFacts],
+                 batch: list[CallFacts]) -> None:
+        self.paths, self.texts, self.calls = paths, texts, calls
+        self.batch_runs = [c for c in batch if c.units]
+        self.batch_files = self.opened_by(self.batch_runs)
 
-def _opened_by(calls: list[CallFacts], model_paths: set[str]) -> set[str]:
-    """The model files the calls opened."""
-    return {p for c in calls for p in models_of(c, model_paths)}
+    def of(self, c: CallFacts) -> set[str]:
+        """The model files a step opened, or its call held."""
+        return self.paths & {*c.read, *c.held}
 
+    def opened_by(self, calls: list[CallFacts]) -> set[str]:
+        return {p for c in calls for p in self.of(c)}
 
-def stand_in_pilots(batch: list[CallFacts], pilots: list[CallFacts], model_paths: set[str]) -> list[CallFacts]:
-    """Pilot steps that ran another method than the batch, or the mirror (docs/judge.md "Pilot"; `set_aside`)."""
-    batch = [c for c in batch if c.units]
-    if _opened_by(batch, model_paths):
-        # a pilot that ran no method file (inline code) piloted something else; one whose method
-        # file the batch replaced piloted an earlier version (S3 charges it: docs/judge.md "Pilot")
-        return [c for c in pilots if not models_of(c, model_paths)]
-    if batch and all(c.reads_complete for c in batch):
-        # the batch ran inline code that opened none of the model files its pilots ran: the
-        # batch's method is the stand-in, and a pilot of the planned method piloted another one
-        return [c for c in pilots if models_of(c, model_paths)]
-    return []      # neither side's method has a file the judge can see: nothing to compare
+    @functools.cached_property
+    def derived(self) -> set[tuple[str, str]]:
+        """(source, made): a step that opened a method file and wrote another made it from the first."""
+        return {(p, w.path) for c in self.calls for p in self.of(c) for w in c.written}
 
+    def version(self, piloted: str, ran: str) -> bool:
+        return versions_of(piloted, ran, self.texts, self.derived)
 
-def pilots_of_another_method(calls: list[CallFacts], batch: list[CallFacts], pilots: list[CallFacts],
-                             model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
-    """Pilots of another method than the batch's (versions.py; docs/judge.md "A pilot of another method")."""
-    batch_models = _opened_by([c for c in batch if c.units], model_paths)
-    if not batch_models:
-        return []
-    # (source, made): a step that opened a method file and wrote another made it from the first
-    derived = {(p, w.path) for c in calls for p in models_of(c, model_paths) for w in c.written}
-    return [c for c in pilots if (mine := models_of(c, model_paths)) and not mine & batch_models
-            and not any(versions_of(p, b, texts, derived) for p in mine for b in batch_models)]
+    def stand_ins(self, pilots: list[CallFacts]) -> list[CallFacts]:
+        """Pilot steps that ran another method than the batch, or the mirror (docs/judge.md "Pilot"; `set_aside`)."""
+        if self.batch_files:
+            # a pilot that ran no method file (inline code) piloted something else; one whose method
+            # file the batch replaced piloted an earlier version (S3 charges it: docs/judge.md "Pilot")
+            return [c for c in pilots if not self.of(c)]
+        if self.batch_runs and all(c.reads_complete for c in self.batch_runs):
+            # the batch ran inline code that opened none of the model files its pilots ran: the
+            # batch's method is the stand-in, and a pilot of the planned method piloted another one
+            return [c for c in pilots if self.of(c)]
+        return []      # neither side's method has a file the judge can see: nothing to compare
 
+    def inline_versions(self, stand_ins: list[CallFacts]) -> list[CallFacts]:
+        """Of the pilots of a method file whose batch ran inline code (the mirror), those the batch's code
+        is a version of, or whose text is unknown: only they confirm the batch's method for s2e."""
+        def kept(c: CallFacts) -> bool:
+            known = [t for p in self.of(c) for t in self.texts.get(p, ())]
+            return not known or any(same_method(t, b.code) for t in known for b in self.batch_runs)
+        return [c for c in stand_ins if kept(c)]
 
-def pilots_passing_the_batchs_file(calls: list[CallFacts], batch: list[CallFacts], pilots: list[CallFacts],
-                                   model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
-    """Pilots that left out a method file the batch ran, which already existed when they ran and is
-    no version of their method nor of their own code: where the batch then submitted other outputs
-    than those looked at, they piloted another method (docs/judge.md "A pilot of another method")."""
-    batch_models = _opened_by([c for c in batch if c.units], model_paths)
-    first_written: dict[str, int] = {}
-    for pos, c in enumerate(calls):
-        for w in c.written:
-            first_written.setdefault(w.path, pos)
-    derived = {(p, w.path) for c in calls for p in models_of(c, model_paths) for w in c.written}
+    def another_methods_pilots(self, pilots: list[CallFacts]) -> list[CallFacts]:
+        """Pilots of another method than the batch's (versions.py; docs/judge.md "A pilot of another method")."""
+        if not self.batch_files:
+            return []
+        return [c for c in pilots if (mine := self.of(c)) and not mine & self.batch_files
+                and not any(self.version(p, b) for p in mine for b in self.batch_files)]
 
-    def passed(c: CallFacts, pos: int) -> bool:
-        mine = models_of(c, model_paths)
-        return any(first_written.get(b, pos) < pos and not any(versions_of(p, b, texts, derived) for p in mine)
-                   and not any(same_method(c.code, t) for t in texts.get(b, ())) for b in batch_models - mine)
-    return [c for c in pilots if models_of(c, model_paths) and passed(c, calls.index(c))]
+    def pilots_passing_the_batchs_file(self, pilots: list[CallFacts]) -> list[CallFacts]:
+        """Pilots that left out a method file the batch ran, which already existed when they ran and is
+        no version of their method nor of their own code: where the batch then submitted other outputs
+        than those looked at, they piloted another method (docs/judge.md "A pilot of another method")."""
+        first_written: dict[str, int] = {}
+        for pos, c in enumerate(self.calls):
+            for w in c.written:
+                first_written.setdefault(w.path, pos)
 
-
-def inline_versions(stand_ins: list[CallFacts], batch: list[CallFacts], model_paths: set[str],
-                    texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
-    """Of the pilots of a method file whose batch ran inline code (the mirror), those the batch's code
-    is a version of, or whose text is unknown: only they confirm the batch's method for s2e."""
-    batch_code = [c.code for c in batch if c.units]
-    def kept(c: CallFacts) -> bool:
-        known = [t for p in models_of(c, model_paths) for t in texts.get(p, ())]
-        return not known or any(same_method(t, code) for t in known for code in batch_code)
-    return [c for c in stand_ins if kept(c)]
+        def passed(c: CallFacts, pos: int) -> bool:
+            mine = self.of(c)
+            return any(first_written.get(b, pos) < pos and not any(self.version(p, b) for p in mine)
+                       and not any(same_method(c.code, t) for t in self.texts.get(b, ())) for b in self.batch_files - mine)
+        return [c for c in pilots if self.of(c) and passed(c, self.calls.index(c))]
 
 
 def set_aside(stand_ins: list[CallFacts]) -> None:
