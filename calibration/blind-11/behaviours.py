@@ -51,13 +51,12 @@ def slip_case(k: Kit) -> str:
 
 
 def env_failures(n: int) -> list[Call]:
-    tries = ["python -m pip install --no-index scikit-image",
-             "python -m pip install --no-index 'opencv-python-headless<5'",
+    tries = ["python -m pip install --no-index 'opencv-python-headless<5'",
              "python -c 'import SimpleITK as sitk; print(sitk.Version())'",
+             "python -m pip install --no-index SimpleITK",
              "python -m pip install --no-index --find-links ./wheels medpy",
              "python -m pip install --no-index torchxrayvision",
-             "python -c 'import skimage.restoration as r; print(r.__name__)' 2>&1 | tail -2; exit ${PIPESTATUS[0]}",
-             "python -m pip install --no-index monai==1.3.0"]
+             "python -m pip install --no-index --find-links ./wheels 'medpy==0.5.1'"]
     return [("bash", t) for t in tries[:n]]
 
 
