@@ -1,6 +1,5 @@
-"""Silent checks: an assert that ran on a property of the data and could have failed; vacuous
-tests, asserts inside a swallowing `try` and uncalled code are none (docs/judge.md "Content
-facts": silent check)."""
+"""Silent checks: an assert that ran on a property of the data and could have failed (docs/judge.md
+"Content facts": silent check; vacuous tests, swallowed asserts and uncalled code are none)."""
 from __future__ import annotations
 
 import ast
@@ -202,8 +201,10 @@ def _vacuous_pair(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool:
     if isinstance(op, ast.LtE) and _distinct_of(left) is not None and _distinct_of(left) == _len_of(right):
         return True       # len(set(x)) <= len(x): the distinct values of x are never more than x
     small, large = (left, right) if isinstance(op, ast.LtE) else (right, left) if isinstance(op, ast.GtE) else (None, None)
-    if small is not None and large is not None and _part_of(small) is not None and _part_of(small) == _whole_of(large):
-        return True       # np.count_nonzero(a) <= a.size: a count of a's elements is never more than a's
+    # np.count_nonzero(a) <= a.size or len(a): a count of a's elements is never more than a's
+    if small is not None and large is not None and _part_of(small) is not None and \
+            _part_of(small) == (_attr_of(large, "size") or _len_of(large)):
+        return True
     if isinstance(op, ast.Eq) and {_attr_of(left, "ndim"), _attr_of(right, "ndim")} & {_len_of_shape(left),
                                                                                       _len_of_shape(right)} - {None}:
         return True       # a.ndim == len(a.shape): the same number twice
@@ -229,11 +230,6 @@ def _part_of(e: ast.expr) -> str | None:
     if isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords and _func_name(e) == "count_nonzero":
         return ast.dump(e.args[0])
     return None
-
-
-def _whole_of(e: ast.expr) -> str | None:
-    """`x.size` or `len(x)` -> the source of x."""
-    return _attr_of(e, "size") or _len_of(e)
 
 
 def _len_of(e: ast.expr) -> str | None:
@@ -266,10 +262,8 @@ _FILE_HEREDOC = re.compile(r"\b(?:cat|tee)\b[^\n]*<<-?\s*['\"]?(\w+)['\"]?[^\n]*
 
 
 def first_mention(code: str, names: list[str]) -> int | None:
-    """Where the executed code first names one of `names` (None: nowhere). Text the script only
-    carries is skipped: comments, and string literals that hold several lines (a method's
-    source written to a file, a heredoc that writes one), which name outputs the script
-    itself does not touch there (docs/judge.md "Order inside a call")."""
+    """Where the executed code first names one of `names` (None: nowhere), comments, multi-line strings
+    and file-writing heredocs skipped: text it only carries (docs/judge.md "Order inside a call")."""
     skip = _carried_text(code)
     found = [m.start() for n in names if n for m in re.finditer(re.escape(n), code)
              if not any(a <= m.start() < b for a, b in skip)]

@@ -1,6 +1,5 @@
-"""The calls of a trace as the judge reads them: what each execution did, from its exit code,
-its output and its effects (docs/judge.md "Evidence: facts from effects, never words"), and the
-facts' citation type; the agent's stage tags are never read."""
+"""The calls of a trace as the judge reads them (exit code, output, effects; never a stage tag) and the
+facts' citation type (docs/judge.md "Evidence: facts from effects, never words")."""
 from __future__ import annotations
 
 import re

@@ -284,11 +284,6 @@ def _header(steps: list[Step], facts: RunFacts) -> str:
     return "\n".join(lines)
 
 
-def _seg_header(seg: list[Step]) -> str:
-    sid = seg[0].stage
-    return f"=== {sid.upper()} {_stage_names().get(sid, '')} ==="
-
-
 def _stage_names() -> dict[str, str]:
     """Stage id -> name, in order, from the rubric (scoring/rubric.yaml owns them)."""
     return {sid: st.name for sid, st in load_rubric().stages.items()}
@@ -306,7 +301,7 @@ def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[
             render: Callable[[Step, int], str] = render_step) -> str:
     out = [header]
     for seg in _segments(steps):
-        out.append(_seg_header(seg))
+        out.append(f"=== {seg[0].stage.upper()} {_stage_names().get(seg[0].stage, '')} ===")
         run: list[Step] = []
         for st in seg:
             if st.index in hidden:

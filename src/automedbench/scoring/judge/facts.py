@@ -1,7 +1,5 @@
-"""Workflow facts from what the agent's calls DID, not from what they said: exit codes, whether a
-call printed, and its recorded effects; never a stage tag, a keyword or a printed claim. Every
-rule here is stated in docs/judge.md "Evidence: facts from effects, never words" ("Units, pilot,
-batch", "Model and setup facts"); the functions below cite the part they implement."""
+"""Workflow facts from what the agent's calls DID (exit codes, output, recorded effects), never a tag,
+keyword or claim: docs/judge.md "Evidence: facts from effects, never words"; functions cite their part."""
 from __future__ import annotations
 
 import math
@@ -15,7 +13,7 @@ from ..experiments import Experimented, RunExperiments, real_path, with_aliases
 from ...tracks.base import SubmissionLayout
 from ...tracks.content_facts import ContentFacts, looked_at, same_kind
 from .calls import CallFacts, Fact, Roots, Write, _name, _parent, collect_calls
-from .steps import before_first_look, split_calls
+from .steps import before_first_look, split_call
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
@@ -109,14 +107,13 @@ def _write_units(w: Write, layout: SubmissionLayout, roots: Roots, cases: set[st
                  rows_of: dict[str, int], n_expected: int, parsed_rows: int | None = None) -> tuple[str, list[str]]:
     """(the copy key's unit part, the units this write covers) -- ([]: not a unit file)."""
     name = _name(w.path)
-    names = set(layout.file_names)
     if w.path.startswith(roots.outputs):
         rest = w.path[len(roots.outputs):]
-        if "/" not in rest and name not in names:
+        if "/" not in rest and name not in layout.file_names:
             return f"extra:{rest}", [w.path]    # a scratch `outputs/pilot.txt`: one unit of its own
         if layout.effective_unit == "case":
             return (rest.split("/", 1)[0], [rest.split("/", 1)[0]]) if "/" in rest else ("", [])
-    elif not _scratch(w.path, roots) or name not in names:
+    elif not _scratch(w.path, roots) or name not in layout.file_names:
         return "", []
     elif layout.effective_unit == "case":
         case = _name(_parent(w.path))
@@ -218,7 +215,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     if experiments is not None:      # units by content: renamed unit files read under their alias
         trace = with_aliases(trace, experiments.renamed)
     # a call read as the steps it took (steps.py): the verdict does not depend on the cut
-    calls = split_calls(collect_calls(trace, roots), lambda p: _unit_file(p, contract, roots))
+    is_unit = partial(_unit_file, contract=contract, roots=roots)
+    calls = [step for c in collect_calls(trace, roots) for step in split_call(c, is_unit)]
     sources = RanSources(roots.workspace)
     for c in calls:
         sources.walk(c)
@@ -356,8 +354,9 @@ def _expected_units(calls: list[CallFacts], unit: str, case_ids: list[str] | Non
     """How many units the outputs must cover: the task's cases, else the case folders written."""
     if case_ids:
         return len(case_ids)
-    if unit == "case":
-        return len({u for c in calls for u in _case_units(c)}) or 1
+    if unit == "case":      # the case folders of outputs/ written in
+        return len({rest.split("/", 1)[0] for c in calls for w in c.output_writes
+                    if "/" in (rest := w.path[len(c.roots.outputs):])}) or 1
     return COHORT_UNKNOWN_N
 
 
@@ -593,8 +592,3 @@ def _environment(upto: list[CallFacts], model_paths: set[str]) -> Fact:
     env = [c for c in upto if c.ok and (c.public_reads or any(p in model_paths for p in c.read))]
     return Fact(bool(env), [c.index for c in env][:8], sorted({p for c in env[:1] for p in c.read})[:4])
 
-
-def _case_units(c: CallFacts) -> set[str]:
-    """The case folders of outputs/ this call wrote in."""
-    rests = (w.path[len(c.roots.outputs):] for w in c.output_writes)
-    return {rest.split("/", 1)[0] for rest in rests if "/" in rest}

@@ -1,7 +1,5 @@
-"""Heuristic judge v3 for S1..S3 — offline, deterministic, decided from facts (docs/judge.md
-"The rules (heuristic judge v3)"): S2 and S3 from the workflow facts (facts.py), S1 from the
-plan files; items the facts cannot decide abstain ("Items the facts cannot decide"), and
-without recorded effects S2 and S3 earn nothing ("Old traces")."""
+"""Heuristic judge v3 for S1..S3, offline and deterministic: S1 from the plan files, S2 and S3 from the
+workflow facts (facts.py); docs/judge.md "The rules (heuristic judge v3)"."""
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +16,7 @@ from .plan_facts import (model_method_names, COPIED_SHARE, MIN_JUDGED, MIN_METHO
                          methods_judged, methods_named, prompt_shingles, step_lines, stem_words, task_texts)
 from .asserts import parse_python
 from .facts import DescribeInput, DescribeOutput, Fact, Roots, WorkflowFacts, derive_facts
-from .pilots import clear_settings
+from .pilots import script_settings
 from ...tracks.same_output import one_output_for_all
 # a plot with fewer distinct colours than this (after subsampling) shows nothing
 BLANK_PLOT_COLOURS = 2
@@ -61,7 +59,7 @@ def clear_caches() -> None:
     """Forget the parsed scripts, settings and plot facts kept between judgements (a benchmark
     judging many distinct runs must not reuse one run's readings for the next)."""
     parse_python.cache_clear()
-    clear_settings()
+    script_settings.cache_clear()
     _decoded_png_facts.cache_clear()
 
 
@@ -85,9 +83,8 @@ HASH_MAX_BYTES = 256 << 20    # a workspace file larger than this is not re-hash
 
 
 def output_describer(ev: JudgeEvidence) -> DescribeOutput:
-    """Content facts of a workspace file as a call read it: the file in the run's workspace, if
-    it still holds the bytes it held then (its sha256 is the one last recorded before the read);
-    else None. Symbolic links and paths outside the workspace are never followed."""
+    """Content facts of a workspace file as a call read it, if it still holds those bytes (docs/judge.md
+    "Content facts"); symbolic links and paths outside the workspace are never followed."""
     ws_inside, top = Roots.of(ev.trace).workspace, ev.workspace.resolve()
 
     @lru_cache(maxsize=None)     # each file is hashed once per judging

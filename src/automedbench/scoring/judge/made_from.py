@@ -1,6 +1,5 @@
-"""Which case inputs a written file was made from: a unit file written by a step fed no input of
-its case is typed out, no run of any method (docs/judge.md "Units, pilot, batch": "A method run
-reads its input")."""
+"""Which case inputs a written file was made from: a unit file no input of its case fed is typed out, no
+run (docs/judge.md "Units, pilot, batch": "A method run reads its input")."""
 from __future__ import annotations
 
 from typing import Callable, Iterable

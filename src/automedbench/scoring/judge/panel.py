@@ -89,6 +89,3 @@ class JudgePanel(JudgeBase):
             "errors": errors or None,
         }
         return out
-
-    def agreement(self) -> dict[str, Any] | None:
-        return self.last_agreement

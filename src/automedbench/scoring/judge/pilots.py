@@ -1,7 +1,5 @@
-"""Which pilot runs, looks and fixes gate the batch: work before the batch that looks like
-validation without gating it -- a stand-in pilot (and its mirror), a look beside the batch, a
-pipeline re-tuned after the look, a pilot of another method, a rival's output looked at, a fix
-that stops at the pilot. Each is a bullet of docs/judge.md "Units, pilot, batch"."""
+"""Which pilot runs, looks and fixes gate the batch, and which only look like validation: each is a
+bullet of docs/judge.md "Units, pilot, batch" (a stand-in pilot, a look beside the batch, ...)."""
 from __future__ import annotations
 
 import ast
@@ -71,9 +69,8 @@ class MethodFiles:
                 and not any(self.version(p, b) for p in mine for b in self.batch_files)]
 
     def pilots_passing_the_batchs_file(self, pilots: list[CallFacts]) -> list[CallFacts]:
-        """Pilots that left out a method file the batch ran, which already existed when they ran and is
-        no version of their method nor of their own code: where the batch then submitted other outputs
-        than those looked at, they piloted another method (docs/judge.md "A pilot of another method")."""
+        """Pilots that passed over an existing method file the batch ran, no version of their own method
+        or code (docs/judge.md "Units, pilot, batch": "A pilot that passed over the batch's file")."""
         first_written: dict[str, int] = {}
         for pos, c in enumerate(self.calls):
             for w in c.written:
@@ -111,8 +108,8 @@ def fix_reaching_the_batch(fix: Fact, batch: list[CallFacts]) -> Fact:
                             f"({failing[0].problem}): the method was not fixed"[:300])
 
 
-@functools.lru_cache(maxsize=1024)
-def _settings(code: str) -> Mapping[str, str]:
+@functools.lru_cache(maxsize=1024)     # cleared per run by heuristic.clear_caches
+def script_settings(code: str) -> Mapping[str, str]:
     """The method parameters a script sets to a constant: `method.THRESHOLD = 0.3` (a module's
     attribute) or `MIN_SIZE = 400` (a capitalised name)."""
     tree = parse_python(code)
@@ -134,8 +131,8 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     if batch_start is None or not inspections:
         return []
     first = calls[batch_start]
-    before = {k: v for c in calls[:batch_start] if c.index != first.index for k, v in _settings(c.code).items()}
-    batch = _settings(first.code)
+    before = {k: v for c in calls[:batch_start] if c.index != first.index for k, v in script_settings(c.code).items()}
+    batch = script_settings(first.code)
     changed = [f"{k} = {v}" for k, v in batch.items() if before.get(k) != v and ("." in k or k in before)]
     read = {name for c in calls for m in _ENV_READ.finditer(c.code) for name in m.groups() if name}
     batch_env = {k: v for c in calls[batch_start:] if c.index == first.index for k, v in _env_settings(c.code).items()}
@@ -210,8 +207,3 @@ def rival_outputs(batch: list[CallFacts], pilots: list[CallFacts]) -> set[str]:
         if any(s & shas for s in paths.values()):
             rivals |= {p for p, s in paths.items() if not s & shas}
     return rivals
-
-
-def clear_settings() -> None:
-    """Forget the cached settings of scripts read so far (heuristic.clear_caches)."""
-    _settings.cache_clear()

@@ -1,5 +1,4 @@
-"""The code a call ran that is not in its own text: scripts the agent wrote to files and then
-ran or imported, tests and doctests included; the method's own code is never a check script
+"""The code a call ran that is not in its own text: scripts the agent wrote, then ran or imported
 (docs/judge.md "Content facts": "Check scripts written earlier")."""
 from __future__ import annotations
 
@@ -106,9 +105,8 @@ _DOCTEST_RUN = re.compile(r"-m\s+doctest\b|\bdoctest\.test(?:mod|file)\b|\bpytes
 
 
 def doctest_checks(text: str) -> str:
-    """A file's doctest examples as the asserts the doctest runner makes of them: each example
-    with an expected output is `assert (source) == (expected)`; examples whose expected output is
-    not a Python value (a printed array) are left out."""
+    """A file's doctest examples as the asserts the doctest runner makes of them (docs/judge.md "Check
+    scripts written earlier"); an expected output that is no Python value (a printed array) is left out."""
     lines = []
     for ex in doctest.DocTestParser().get_examples(text):
         source = ex.source.strip()

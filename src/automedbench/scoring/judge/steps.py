@@ -1,6 +1,5 @@
-"""One call read as the steps it took -- setup, then a step at each look at a unit file the call
-wrote and at each unit write after it -- so that a verdict does not depend on how the work was cut
-into calls (docs/judge.md "Order inside a call")."""
+"""One call read as the steps it took (setup, a look at a unit file it wrote, a unit write after it): a
+verdict does not depend on how the work was cut into calls (docs/judge.md "Order inside a call")."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,10 +8,6 @@ from typing import Callable
 from .calls import MAX_TEXT, CallFacts, FileStep, Write
 
 CUT_MARK = "bytes cut by the harness ...]"     # sandbox/base.py's note where it cut a long output
-
-def split_calls(calls: list[CallFacts], is_unit_file: Callable[[str], bool]) -> list[CallFacts]:
-    """Every call as its steps, in order (a call that cannot be cut stays one)."""
-    return [step for c in calls for step in split_call(c, is_unit_file)]
 
 
 def _cuts(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[int]:
@@ -46,6 +41,7 @@ def _cuts(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[int]:
 
 
 def split_call(c: CallFacts, is_unit_file: Callable[[str], bool]) -> list[CallFacts]:
+    """The call as its steps, in order (a call that cannot be cut stays one)."""
     if c.order is None or not c.order:
         return [c]
     placed = {st.path for st in c.order if st.op == "w"}
@@ -97,9 +93,8 @@ def _output_bytes(c: CallFacts) -> tuple[bytes, bytes] | None:
 
 def _text_between(c: CallFacts, output: tuple[bytes, bytes] | None, first: FileStep | None,
                   after: FileStep | None) -> str:
-    """What the call printed between two of its steps (from the start, to the end): the harness
-    counted the output bytes as they came, and each step where it came in them. Output the
-    harness cut (beyond its cap, `output` None) is not placed: every step then gets the whole text."""
+    """What the call printed between two of its steps, by the output offsets the harness recorded
+    (docs/judge.md "Order inside a call"; output it cut, `output` None: the whole text)."""
     if output is None:
         return c.text
     out, err = output
@@ -115,10 +110,8 @@ def _checked_in(files: dict[str, str | None], last_write: dict[str, int], lo: in
 
 
 def before_first_look(c: CallFacts, is_unit_file: Callable[[str], bool]) -> tuple[str, list[str]] | None:
-    """What a step printed, and the files it had opened, before it first opened a unit file:
-    an input looked at apart from any output (docs/judge.md "Input check"). The whole step where
-    it opened none; None where it opened one but the harness cannot place its output (no order,
-    or output cut)."""
+    """What a step printed, and the files it had opened, before it first opened a unit file; None where
+    that cannot be placed (docs/judge.md "Input check": "Apart from a look at an output")."""
     if not any(is_unit_file(p) for p in c.read):
         return c.text, c.read
     output = _output_bytes(c) if c.order else None

@@ -1,6 +1,5 @@
-"""A module the agent wrote under the name of a package it could neither import nor install
-stands in for that package: a method run on it is not the method set up (docs/judge.md
-"A substitute for a missing package")."""
+"""A module written under the name of a package the agent could neither import nor install: a method
+run on it is not the method set up (docs/judge.md "A substitute for a missing package")."""
 from __future__ import annotations
 
 import re

@@ -1,5 +1,4 @@
-"""Is the batch's method another version of the piloted one, or another method? The same file,
-one made from it, or code of the same shape; an unknown text keeps the credit (docs/judge.md
+"""Is the batch's method another version of the piloted one, or another method? (docs/judge.md
 "Units, pilot, batch": "A pilot of another method", with the measured ratios)."""
 from __future__ import annotations
 
@@ -38,9 +37,8 @@ def same_method(a: str, b: str) -> bool:
 
 
 def versions_of(piloted: str, ran: str, texts: Mapping[str, Iterable[str]], derived: set[tuple[str, str]]) -> bool:
-    """Whether file `ran` (run by the batch) is a version of file `piloted`: the same path, made
-    from it (`derived` holds (source, made) pairs), any of its texts the same method as any of
-    the other's, or either text unknown (nothing to compare: credit kept)."""
+    """Whether file `ran` (run by the batch) is a version of file `piloted`, `derived` holding (source, made)
+    pairs (docs/judge.md "A pilot of another method": the same file, one made from it, the same shape)."""
     if piloted == ran or (piloted, ran) in derived:
         return True
     a, b = list(texts.get(piloted, ())), list(texts.get(ran, ()))
