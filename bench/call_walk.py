@@ -83,6 +83,9 @@ REPEATS = {
     "automedbench.lifecycle.experiments:_apply": "each mutant applied to the look's unit files",
     "automedbench.lifecycle.experiments:MutantMemo.apply": "each mutant applied to a unit's files, or laid down from the memo",
     "automedbench.lifecycle.experiments:_apply_one": "each mutant the memo has not seen on these bytes, applied",
+    # the memo lives as long as the process: after an earlier run of the same task in it (a sweep,
+    # a test session), the mutants of these bytes are laid down from memory instead of applied
+    "automedbench.lifecycle.experiments:_Made.lay_down": "each mutant the memo has seen on these bytes, laid down",
     "automedbench.lifecycle.experiments:_Made.__init__": "what each mutant applied made, kept for the memo",
     "automedbench.lifecycle.experiments:MutantMemo._keep": "each mutant applied, kept in the memo",
     "automedbench.lifecycle.experiments:_replay": "each replay's result recorded",
