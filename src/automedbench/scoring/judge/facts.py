@@ -18,7 +18,8 @@ from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import own_fault, setup_facts
-from .pilots import MethodFiles, beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs, set_aside
+from .pilots import (MethodFiles, beside_the_batch, fix_reaching_the_batch, retuned_after_the_look, rival_outputs,
+                     set_aside, unpiloted_change_failed)
 from .sources import RanSources, ran_check
 from .substitutes import runs_on_substitutes
 from .looks import MAX_DESCRIBED, Checks, DescribeOutput, Looks, Opened, recorded_facts
@@ -273,6 +274,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections = [(c, ps) for c, ps in inspections if c.index not in other]
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
+    if inspections and unpiloted_change_failed(method, batch, pilots):
+        inspections = []     # the batch's own code, never piloted, made outputs that failed the check (pilots.py)
     superseded = [x for x in looked_before if x not in inspections]
     if superseded:       # the batch submitted other outputs: was the file it ran ever piloted? (pilots.py)
         passing = method.pilots_passing_the_batchs_file(pilots)

@@ -144,6 +144,13 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     return list(dict.fromkeys(changed))
 
 
+def unpiloted_change_failed(method: MethodFiles, batch: list[CallFacts], pilots: list[CallFacts]) -> bool:
+    """The batch ran other model files than its pilots (a near copy of the piloted one included) and
+    its outputs failed the harness's check where every pilot's had passed (docs/judge.md "Unpiloted
+    code whose outputs fail")."""
+    return method.batch_files != method.opened_by(pilots) and _fails_after_passing(batch, pilots)
+
+
 def _fails_after_passing(batch: list[CallFacts], pilots: Sequence[CallFacts]) -> bool:
     """Every check of a pilot's output passed, and a check of the batch's outputs failed."""
     pilot_checks = [ch for c in pilots for ch in c.checks]
