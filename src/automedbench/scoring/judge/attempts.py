@@ -19,15 +19,13 @@ _FAILURE_WORDS = ("No module named", "cannot import name", "satisfies the requir
                   "Unable to locate package", "command not found")
 
 
-# any other error pip reports in a call that installs ("Could not open requirements file", "Could
-# not install packages due to an OSError") is an attempt that failed, told apart by its words;
-# the resolver's note after an install that worked is no failure
+# any other error pip reports in a call that installs is an attempt that failed, told apart by its
+# words ("Could not open requirements file"); the resolver's note after a good install is none
 _PIP_ERROR = re.compile(r"^ERROR: (?!pip's dependency resolver)(.{1,120})", re.MULTILINE)
 
 
 def failed_attempts(text: str, installs: bool = False) -> set[str]:
-    """The distinct environment attempts a call's output reports failed (module, package, command;
-    with `installs`, every other error pip reports: docs/judge.md "Setup work")."""
+    """The distinct attempts a call's output reports failed (docs/judge.md "Setup work")."""
     found: set[str] = set()
     if any(w in text for w in _FAILURE_WORDS):
         found = {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}

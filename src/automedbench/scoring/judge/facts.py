@@ -480,8 +480,7 @@ def _inputs_in(paths: list[str], c: CallFacts, kept: dict[str, list[str]]) -> li
 
 
 def _keep_inputs(c: CallFacts, public: list[str], contract: set[str], kept: dict[str, list[str]]) -> None:
-    """Data files a step wrote after it opened inputs, no unit, code or hidden file: a copy or a
-    cache of those inputs, which a later look may open instead (docs/judge.md "Input check")."""
+    """Data files a step wrote after opening inputs: copies of them (docs/judge.md "Input check")."""
     bearing = [p for p in c.read if p in c.public_reads or p in kept]
     for w in c.written:
         p = w.path

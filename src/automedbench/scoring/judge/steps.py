@@ -110,8 +110,7 @@ def _checked_in(files: dict[str, str | None], last_write: dict[str, int], lo: in
 
 
 def before_first_look(c: CallFacts, is_unit_file: Callable[[str], bool]) -> tuple[str, list[str]] | None:
-    """What a step printed, and the files it had opened, before it first opened a unit file; None where
-    that cannot be placed (docs/judge.md "Input check": "Apart from a look at an output")."""
+    """What a step printed, and opened, before its first unit file (docs/judge.md "Input check")."""
     if not any(is_unit_file(p) for p in c.read):
         return c.text, c.read
     output = _output_bytes(c) if c.order else None

@@ -12,28 +12,20 @@ _MISSING = re.compile(r"No module named '?([A-Za-z_]\w*)")
 
 
 def substitute_files(calls: list[CallFacts]) -> dict[str, str]:
-    """Source files written under the name of a package an earlier call could not import, after
-    an attempt to install something: path -> the package's name."""
+    """Workspace source files named as a package a call could not import, once an install was tried."""
     missing: set[str] = set()        # import failures not yet followed by an install attempt
     sought: set[str] = set()         # ... and those an install was attempted after
     found: dict[str, str] = {}
     for c in calls:
-        for w in c.written:
-            name = _shadowed(w.path, c.roots.workspace, sought)
-            if name is not None:
-                found[w.path] = name
+        for w in c.written:          # `cv2.py`, or a file in `sklearn/`
+            if sought and w.path.endswith(".py") and w.path.startswith(c.roots.workspace + "/"):
+                parts = PurePosixPath(w.path[len(c.roots.workspace) + 1:]).parts
+                if name := next((n for n in (*parts[:-1], PurePosixPath(parts[-1]).stem) if n in sought), None):
+                    found[w.path] = name
         missing |= set(_MISSING.findall(c.text))
         if INSTALL.search(c.code):
             sought |= missing
     return found
-
-
-def _shadowed(path: str, workspace: str, names: set[str]) -> str | None:
-    """The package name a workspace source file takes: `cv2.py`, or a file in `sklearn/`."""
-    if not names or not path.endswith(".py") or not path.startswith(workspace + "/"):
-        return None
-    parts = PurePosixPath(path[len(workspace) + 1:]).parts
-    return next((n for n in (*parts[:-1], PurePosixPath(parts[-1]).stem) if n in names), None)
 
 
 def runs_on_substitutes(calls: list[CallFacts], batch: list[CallFacts]) -> Fact:
