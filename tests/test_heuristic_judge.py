@@ -711,20 +711,25 @@ def test_s3_a_batch_of_unpiloted_code_whose_outputs_fail_the_check_was_not_valid
     pilot's passed: the change was never validated, S3 0.5 (docs/judge.md "A pipeline re-tuned after
     the look"). The same failing batch of the piloted file itself is a case the method fails on, not
     an unvalidated change: S3 1."""
-    scratch = {**PILOT, "read": ["/workspace/scratch/method.py", INPUTS[0]]}
-    setup = {**SETUP, "written": [w("/workspace/method.py", "def main(): ..."),
-                                  w("/workspace/scratch/method.py", "def main(): ...")]}
+    setup = {**SETUP, "written": [w(f"/workspace/{f}", "def main(): ...")
+                                  for f in ("method.py", "scratch/method.py", "pilot.py", "run_all.py")]}
 
-    def judged(batch_file: str) -> tuple[float, str]:
-        ev = trace(setup, scratch, INSPECT, {**BATCH, "read": [batch_file, *INPUTS]})
+    def judged(batch_files: list[str], pilot_files: tuple[str, ...] = ("/workspace/scratch/method.py",)
+               ) -> tuple[float, str]:
+        scratch = {**PILOT, "read": [*pilot_files, INPUTS[0]]}
+        ev = trace(setup, scratch, INSPECT, {**BATCH, "read": [*batch_files, *INPUTS]})
         ev[3].output_checks = [OutputCheck(path=f"{OUT}/case_000", case_id="case_000", valid=True, non_trivial=True,
-                                           files={x["path"]: x["sha256"] for x in scratch["written"]})]
+                                           files={x["path"]: x["sha256"] for x in PILOT["written"]})]
         ev[7].output_checks = [OutputCheck(path=f"{OUT}/case_003", case_id="case_003", valid=False, non_trivial=True,
                                            problem="answer 'unknown' is none of the options",
                                            files={f"{OUT}/case_003/organ.nii.gz": sha("v1case_003")})]
         v = _judge(tmp_path, tr=ev)["s3"]
         return v.items["s3"], v.rationale
-    value, why = judged("/workspace/method.py")
+    value, why = judged(["/workspace/method.py"])
     assert value == 0.5, why
-    value, why = judged("/workspace/scratch/method.py")
+    value, why = judged(["/workspace/scratch/method.py"])
+    assert value == 1.0, why
+    # a driver script for the pilot and another for the batch, both running the method's file: the
+    # method the pilot ran is the batch's, and a case it fails on is no unvalidated change
+    value, why = judged(["/workspace/run_all.py", "/workspace/method.py"], ("/workspace/pilot.py", "/workspace/method.py"))
     assert value == 1.0, why

@@ -274,7 +274,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections = [(c, ps) for c, ps in inspections if c.index not in other]
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
-    if inspections and unpiloted_change_failed(method, batch, pilots):
+    if inspections and unpiloted_change_failed(method, pilots):
         inspections = []     # the batch's own code, never piloted, made outputs that failed the check (pilots.py)
     superseded = [x for x in looked_before if x not in inspections]
     if superseded:       # the batch submitted other outputs: was the file it ran ever piloted? (pilots.py)

@@ -144,11 +144,12 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     return list(dict.fromkeys(changed))
 
 
-def unpiloted_change_failed(method: MethodFiles, batch: list[CallFacts], pilots: list[CallFacts]) -> bool:
-    """The batch ran other model files than its pilots (a near copy of the piloted one included) and
-    its outputs failed the harness's check where every pilot's had passed (docs/judge.md "Unpiloted
-    code whose outputs fail")."""
-    return method.batch_files != method.opened_by(pilots) and _fails_after_passing(batch, pilots)
+def unpiloted_change_failed(method: MethodFiles, pilots: list[CallFacts]) -> bool:
+    """The batch's method runs opened none of its pilots' model files (a near copy of the piloted one
+    instead) and made outputs that failed the harness's check where every pilot's had passed
+    (docs/judge.md "Unpiloted code whose outputs fail")."""
+    piloted = method.opened_by(pilots)
+    return bool(piloted) and not piloted & method.batch_files and _fails_after_passing(method.batch_runs, pilots)
 
 
 def _fails_after_passing(batch: list[CallFacts], pilots: Sequence[CallFacts]) -> bool:
