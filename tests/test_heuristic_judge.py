@@ -629,3 +629,45 @@ def test_a_look_at_a_pilot_of_another_method_confirms_nothing_of_the_batchs(tmp_
     unknown = {"code": "python make_quick.py", "written": [w("/workspace/quick.py", QUICK_SRC)], "stdout": ""}
     v = _judge(tmp_path, tr=trace(setup, unknown, pilot, INSPECT, BATCH))
     assert v["s2"].items["s2e"] == 1, v["s2"].rationale
+
+
+def test_a_look_that_died_of_its_own_code_found_nothing_about_the_output(tmp_path):
+    """A look that crashed on a typo of its own (NameError, SyntaxError, a failed import) and was
+    run again, passing on the same output, found no problem there: S3 1. One that failed on an
+    assertion about the output found one, and re-running it fixes nothing (docs/judge.md "Units,
+    pilot, batch": "found a problem")."""
+    def crashed(error: str) -> dict:
+        return {**INSPECT, "rc": 1, "stdout": f"organ shape (64, 64, 64) [0 1]\nTraceback (most recent call last):\n"
+                                               f"  File \"<stdin>\", line 4, in <module>\n{error}\n"}
+    v = _judge(tmp_path, tr=trace(SETUP, PILOT, crashed("NameError: name 'chekcs' is not defined"), INSPECT, BATCH))
+    assert v["s3"].items == {"s3": 1.0}, v["s3"].rationale
+    assert v["s2"].items["s2e"] == 1, v["s2"].rationale
+    v = _judge(tmp_path, tr=trace(SETUP, PILOT, crashed("AssertionError: lesion outside the brain"), INSPECT, BATCH))
+    assert v["s3"].items == {"s3": 0.5}, v["s3"].rationale
+    assert v["s2"].items["s2e"] == 0, v["s2"].rationale
+
+
+def test_a_module_named_after_a_package_is_a_stand_in_only_after_an_install_failed(tmp_path):
+    """`import method` failing before the agent wrote its own method.py is no missing package; the
+    same name written after an install of something was attempted stands in for a package
+    (docs/judge.md "A substitute for a missing package")."""
+    failed = {"code": "python -c 'import method'", "rc": 1, "stdout": "ModuleNotFoundError: No module named 'method'"}
+    install = {"code": "pip install --no-index method", "rc": 1,
+               "stdout": "ERROR: No matching distribution found for method"}
+    v = _judge(tmp_path, tr=trace(failed, SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert (v.items["s2a"], v.items["s2c"], v.items["s2e"]) == (1, 1, 1), v.rationale
+    v = _judge(tmp_path, tr=trace(failed, install, SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert (v.items["s2a"], v.items["s2c"], v.items["s2e"]) == (0, 0, 0), v.rationale
+    assert "substitute for a missing package: yes" in v.rationale and "/workspace/method.py" in v.rationale
+
+
+def test_s1_steps_that_only_name_the_work_say_nothing_to_run(tmp_path):
+    """Steps any task's plan could hold ("Run inference.", "Implement the pipeline.") name no
+    object an operation is done on; one that names a case or a file does (docs/judge.md s1b)."""
+    generic = GOOD_PLAN.replace("1. inspect input\n2. segment brain\n3. segment lesion\n",
+                                "1. Research the method.\n2. Implement the pipeline.\n3. Validate.\n"
+                                "4. Run inference.\n5. Submit.\n")
+    v = _judge(tmp_path, plan=generic)["s1"]
+    assert v.items["s1b"] == 0, v.rationale
+    v = _judge(tmp_path, plan=generic.replace("4. Run inference.", "4. Run the model on case_000."))["s1"]
+    assert v.items["s1b"] == 1, v.rationale

@@ -45,7 +45,7 @@ def setup_facts(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
 
 
 # an install command, and what hides its outcome: output discarded, status ignored
-_INSTALL = re.compile(r"\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba|apt(?:-get)?)\s+install\b(?P<args>[^\n;|&>]*)")
+INSTALL = re.compile(r"\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba|apt(?:-get)?)\s+install\b(?P<args>[^\n;|&>]*)")
 _DISCARDED = re.compile(r"(?:&>|>)\s*/dev/null")
 _IGNORED = re.compile(r"\|\|\s*(?:true|:)\b")
 _FOR = re.compile(r"\bfor\s+(?P<var>\w+)\s+in\s+(?P<items>[^;\n]+?)\s*;?\s*(?:\n\s*)?do\b(?P<body>.*?)\bdone\b", re.DOTALL)
@@ -74,12 +74,12 @@ def hidden_attempts(code: str) -> set[str]:
     loops = "done" in code and _DO.search(code) is not None
     for loop in (_FOR.finditer(code) if loops else ()):
         body = loop.group("body")
-        for m in _INSTALL.finditer(body):
+        for m in INSTALL.finditer(body):
             line = body[m.start():].split("\n", 1)[0]
             if f"${loop.group('var')}" in m.group("args") + line and _DISCARDED.search(line) and _IGNORED.search(line):
                 found |= {_package_key(p) for p in loop.group("items").split()}
     rest = _FOR.sub(" ", code) if loops else code
-    for m in _INSTALL.finditer(rest):
+    for m in INSTALL.finditer(rest):
         line = rest[m.start():].split("\n", 1)[0]
         if _DISCARDED.search(line) and _IGNORED.search(line):
             # the packages it names: its arguments less options and shell variables
@@ -89,3 +89,16 @@ def hidden_attempts(code: str) -> set[str]:
 
 def _imported_by_calls_that_worked(calls: list[CallFacts]) -> set[str]:
     return {_package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}
+
+
+# a look that died of one of these failed on its own code, not on what it looked at: no finding
+# about the output (docs/judge.md "Units, pilot, batch": "found a problem")
+CODE_FAULTS = frozenset({"NameError", "UnboundLocalError", "SyntaxError", "IndentationError", "TabError",
+                         "ModuleNotFoundError", "ImportError"})
+_RAISED = re.compile(r"^(\w+(?:Error|Exception)):", re.MULTILINE)
+
+
+def own_fault(text: str) -> bool:
+    """Whether the last exception a call's output reports is a fault of its own code."""
+    raised = _RAISED.findall(text)
+    return bool(raised) and raised[-1] in CODE_FAULTS

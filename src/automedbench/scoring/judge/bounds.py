@@ -28,6 +28,9 @@ def _effect_ceilings(f: WorkflowFacts) -> dict[str, Ceiling]:
     out: dict[str, Ceiling] = {}
     if not (f.weights.holds or f.method_files.holds):
         out["s2a"] = (0.0, "no weights or method file was loaded by a call that produced outputs")
+    if f.substitute.holds:
+        for item in ("s2a", "s2c"):
+            out[item] = (0.0, f"the method ran on {f.substitute.note} ({f.substitute.cite()})")
     if not f.input_check.holds:
         out["s2b"] = (0.0, "no call opened an input and looked at its content before the batch")
     if not f.method_confirmed:

@@ -19,10 +19,11 @@ from .steps import before_first_look, split_calls
 from .asserts import check_offsets, first_mention
 from .inspections import _later_inspections, _method_output, _pilot_inspections, _unit_file, smoke_inspections
 from .made_from import SOURCE_SUFFIXES, MadeFrom
-from .attempts import setup_facts
+from .attempts import own_fault, setup_facts
 from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, models_of, pilots_of_another_method,
-                     retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots)
+                     pilots_passing_the_batchs_file, retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots)
 from .sources import RanSources, ran_check
+from .substitutes import runs_on_substitutes
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
 
 # a file with one of these suffixes written under /workspace is a model checkpoint / weights file
@@ -71,6 +72,8 @@ class WorkflowFacts:
     superseded_inspection: Fact = field(default_factory=lambda: Fact(False))
     # the submission gives one output for every case (tracks/same_output.py): what is wrong, or ""
     one_for_all: str = ""
+    # method runs that loaded a module standing in for a missing package (substitutes.py)
+    substitute: Fact = field(default_factory=lambda: Fact(False))
 
     @property
     def fixed_or_fine(self) -> bool:
@@ -85,7 +88,8 @@ class WorkflowFacts:
         ran = self.runtime_confirmed.holds or self.method_ran.holds
         looked = self.method_looked.holds or self.smoke_inspection.holds
         # "found fine (or fixed)": no failed look left unfixed, and not one output for every case
-        return ran and looked and (not self.failed_inspection.holds or self.fix.holds) and not self.one_for_all
+        return (ran and looked and (not self.failed_inspection.holds or self.fix.holds) and not self.one_for_all
+                and not self.substitute.holds)
 
 
 # dot-folders that tools (not the agent's method) write into: never a place the method ran
@@ -267,7 +271,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
             for found in (inspections, form_looks))
     # looks at the method's own pilot outputs, content or form, confirm it worked (s2e) whatever the
     # batch then ran; S3 charges a change (docs/judge.md "s2e: confirmed by a look")
-    method_looked = _method_looked(inspections + form_looks + other_method[1], not_the_method)
+    method_looks = inspections + form_looks + other_method[1]
+    method_looked = _method_looked(method_looks, not_the_method)
     looked_before = inspections
     if experimented.decided_any([c.index for c, _ in inspections]):
         # by experiment: a look counts for the batch when the batch submitted what it inspected
@@ -276,7 +281,10 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
     superseded = [x for x in looked_before if x not in inspections]
-    failed = [(c, ps) for c, ps in inspections if not c.ok or checks.failing(c, ps)]
+    if superseded:       # the batch submitted other outputs: was the file it ran ever piloted? (pilots.py)
+        passing = pilots_passing_the_batchs_file(calls, pilots, batch_start, model_paths, sources.history)
+        method_looked = _method_looked(method_looks, not_the_method | _only_their_outputs(passing, pilots))
+    failed = [(c, ps) for c, ps in inspections if (not c.ok and not own_fault(c.text)) or checks.failing(c, ps)]
     fix = fix_reaching_the_batch(_fix(calls, before, inspections, failed, checks), calls, batch_start)
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
     return WorkflowFacts(
@@ -298,7 +306,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(calls, batch_start, model_paths, unlooked + stand_ins),
         method_ran=_either(_runtime_confirmed(calls, batch_start, None, unlooked + stand_ins), other_method[0]),
-        environment=_environment(calls, batch_start, model_paths),
+        environment=_environment(calls, batch_start, model_paths), substitute=runs_on_substitutes(calls, batch_start),
         setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
         experimented=experimented)
 

@@ -59,6 +59,27 @@ def pilots_of_another_method(calls: list[CallFacts], pilots: list[CallFacts], ba
             and not any(versions_of(p, b, texts, derived) for p in mine for b in batch_models)]
 
 
+def pilots_passing_the_batchs_file(calls: list[CallFacts], pilots: list[CallFacts], batch_start: int | None,
+                                   model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
+    """Pilots that left out a method file the batch ran, which already existed when they ran and is
+    no version of their method nor of their own code: where the batch then submitted other outputs
+    than those looked at, they piloted another method (docs/judge.md "A pilot of another method")."""
+    if batch_start is None:
+        return []
+    batch_models = _opened_by([c for c in calls[batch_start:] if c.units], model_paths)
+    first_written: dict[str, int] = {}
+    for pos, c in enumerate(calls):
+        for w in c.written:
+            first_written.setdefault(w.path, pos)
+    derived = {(p, w.path) for c in calls for p in models_of(c, model_paths) for w in c.written}
+
+    def passed(c: CallFacts, pos: int) -> bool:
+        mine = models_of(c, model_paths)
+        return any(first_written.get(b, pos) < pos and not any(versions_of(p, b, texts, derived) for p in mine)
+                   and not any(same_method(c.code, t) for t in texts.get(b, ())) for b in batch_models - mine)
+    return [c for c in pilots if models_of(c, model_paths) and passed(c, calls.index(c))]
+
+
 def inline_versions(stand_ins: list[CallFacts], calls: list[CallFacts], batch_start: int | None,
                     model_paths: set[str], texts: Mapping[str, Sequence[str]]) -> list[CallFacts]:
     """Of the pilots of a method file whose batch ran inline code (the mirror), those the batch's code

@@ -273,9 +273,11 @@ def names_something(line: str, methods: list[str]) -> bool:
         or any(m and m in low for m in methods)
 
 
-# words that name no object of an operation: pronouns, quantifiers, articles, particles
+# words that name no object of an operation: pronouns, quantifiers, articles, particles, and the
+# names of the work itself, which every task's plan could say ("run inference", "run the pipeline")
 _VAGUE = frozenset("it them this that these those everything all anything something things stuff the a an "
-                   "every each on to into with of for and then up out over again".split())
+                   "every each on to into with of for and then up out over again "
+                   "inference pipeline method model approach solution task workflow code script".split())
 
 
 def _operation_on_something(line: str) -> bool:
