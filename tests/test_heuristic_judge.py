@@ -671,3 +671,16 @@ def test_s1_steps_that_only_name_the_work_say_nothing_to_run(tmp_path):
     assert v.items["s1b"] == 0, v.rationale
     v = _judge(tmp_path, plan=generic.replace("4. Run inference.", "4. Run the model on case_000."))["s1"]
     assert v.items["s1b"] == 1, v.rationale
+
+
+def test_s1_a_classical_method_named_in_plain_words_is_a_method(tmp_path):
+    """A method outside the task's list named in plain words ("median filter", "k-means") is a
+    method named, as one with a method name's shape is; "clean the image" names none
+    (docs/judge.md "Methods named": `plan_facts.PLAIN_METHODS`)."""
+    plan = ("# Plan\nMethod: {}.\n1. load /data/public/case_000/image.nii.gz\n2. apply it slice by slice\n"
+            "3. save outputs/case_000/organ.nii.gz\n")
+    for named in ("a 3x3 median filter", "k-means on the intensities, 3 clusters"):
+        v = _judge(tmp_path, plan=plan.format(named))["s1"]
+        assert v.items["s1b"] == 1, v.rationale
+    v = _judge(tmp_path, plan=plan.format("clean the image"))["s1"]
+    assert v.items["s1b"] == 0, v.rationale

@@ -197,6 +197,19 @@ def list_items(plan: str) -> list[str]:
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\-*])")
+# classical methods named in plain words, outside any task's list (docs/judge.md "Methods named"):
+# a plan that names one names a method, whatever its shape ("median filter", not "MedFilt")
+PLAIN_METHODS = re.compile(
+    r"\b(?:median|gaussian|mean|box|bilateral|wiener|guided|sobel|laplacian|high-?pass|low-?pass) "
+    r"(?:filter(?:ing)?|blur(?:ring)?|smoothing)\b|\bunsharp mask(?:ing)?\b|\bnon-?local means\b|"
+    r"\btotal[- ]variation\b|\banisotropic diffusion\b|\bhistogram equali[sz]ation\b|\botsu\b|"
+    r"\bwatershed\b|\bregion growing\b|\bk-?means\b|\brandom forest\b|\blogistic regression\b|"
+    r"\bsupport vector machine\b|\bnearest[- ]neighbou?r\b|\bnaive bayes\b|\bgradient boosting\b|"
+    r"\bconnected components?\b|\btop-?hat\b|\bcanny\b|\bhough transform\b|\btemplate matching\b|"
+    r"\b(?:bicubic|bilinear|lanczos|spline) (?:interpolation|up-?sampling)\b|\bback-?projection\b|"
+    r"\bactive contours?\b|\blevel sets?\b|\bgraph cuts?\b|\bprincipal component analysis\b",
+    re.IGNORECASE)
+
 # pick marks inside prose ("BM3D: chosen ✓"), dropped before judgements are compared
 _MARK_WORDS = re.compile(r"[✓✗✔✘☑☐]|\b(?:chosen|selected|picked)\b", re.IGNORECASE)
 
@@ -214,7 +227,9 @@ def methods_named(plan: str, candidates: list[str]) -> list[str]:
         if hit:
             found.append(hit[0])
             covered |= {*names, cand.lower()}
-    for token in dict.fromkeys(_METHOD_TOKEN.findall(plan)):
+    # one plain name however spelt: "Total-variation" is "total variation", "components" "component"
+    plain = [re.sub(r"[-\s]+", " ", m.group(0)).removesuffix("s") for m in PLAIN_METHODS.finditer(plan)]
+    for token in dict.fromkeys([*_METHOD_TOKEN.findall(plan), *plain]):
         key = token.lower().strip(".-")
         if key in _NOT_METHODS or any(key in c or c in key for c in covered):
             continue
