@@ -684,3 +684,6 @@ def test_s1_a_classical_method_named_in_plain_words_is_a_method(tmp_path):
         assert v.items["s1b"] == 1, v.rationale
     v = _judge(tmp_path, plan=plan.format("clean the image"))["s1"]
     assert v.items["s1b"] == 0, v.rationale
+    # a file's name has a method name's shape (letters with digits) and names no method
+    v = _judge(tmp_path, plan=plan.format("clean the image").replace("image.nii.gz", "t1.nii.gz"))["s1"]
+    assert v.items["s1b"] == 0 and "t1.nii.gz" not in v.rationale, v.rationale

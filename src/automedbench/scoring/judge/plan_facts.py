@@ -29,6 +29,8 @@ _GENERIC = re.compile(r"^(?:public|pretrained|pre-trained|the|a|an|its|their|mod
 # a token shaped like a method name: internal capitals, or letters and digits, or CAPS-CAPS
 _METHOD_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Za-z]+-?\d[\w\-.]*|[A-Z]{2,}-[A-Za-z\d]+"
                            r"|[a-z]+[A-Z]-?[A-Za-z]+)(?![\w-])")
+# a file's name has a method's shape ("t1.nii.gz", "case_001.npy") and names no method
+_FILE_NAME = re.compile(r"\w\.(?:nii|gz|npy|npz|png|jpe?g|json|csv|txt|md|py|ya?ml|dcm|mha|nrrd|h5|pt|pth)\b")
 # acronyms and file words that have a method's shape but are not methods (the tracks' list)
 _NOT_METHODS = NOT_METHOD_NAMES
 
@@ -231,7 +233,7 @@ def methods_named(plan: str, candidates: list[str]) -> list[str]:
     plain = [re.sub(r"[-\s]+", " ", m.group(0)).removesuffix("s") for m in PLAIN_METHODS.finditer(plan)]
     for token in dict.fromkeys([*_METHOD_TOKEN.findall(plan), *plain]):
         key = token.lower().strip(".-")
-        if key in _NOT_METHODS or any(key in c or c in key for c in covered):
+        if key in _NOT_METHODS or _FILE_NAME.search(key) or any(key in c or c in key for c in covered):
             continue
         found.append(key)
         covered.add(key)
