@@ -687,3 +687,44 @@ def test_s1_a_classical_method_named_in_plain_words_is_a_method(tmp_path):
     # a file's name has a method name's shape (letters with digits) and names no method
     v = _judge(tmp_path, plan=plan.format("clean the image").replace("image.nii.gz", "t1.nii.gz"))["s1"]
     assert v.items["s1b"] == 0 and "t1.nii.gz" not in v.rationale, v.rationale
+
+
+def test_s2d_every_error_pip_reports_in_an_installing_call_is_a_failed_attempt(tmp_path):
+    """Six installs in one call, their status ignored and their errors printed: five name their
+    package, the sixth (`-r requirements.txt`) names a file. Six failed attempts: s2d 0
+    (docs/judge.md "Setup work")."""
+    names = ["monai", "itk", "ants", "medpy", "torchio"]
+    code = "".join(f"pip install --no-index {n} || true\n" for n in names) + "pip install -r requirements.txt || true\n"
+    out = "".join(f"ERROR: Could not find a version that satisfies the requirement {n}\n"
+                  f"ERROR: No matching distribution found for {n}\n" for n in names)
+    req = "ERROR: Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'\n"
+    v = _judge(tmp_path, tr=trace({"code": code, "stdout": out + req}, SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert v.items["s2d"] == 0, v.rationale
+    assert "6 failed environment attempt(s)" in v.rationale
+    v = _judge(tmp_path, tr=trace({"code": code, "stdout": out}, SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert v.items["s2d"] == 1, v.rationale         # five: at most 5 failed
+
+
+def test_s3_a_batch_of_unpiloted_code_whose_outputs_fail_the_check_was_not_validated(tmp_path):
+    """The pilot ran a scratch copy of the method, looked at and fine; the batch ran another file
+    (a near copy, two lines changed), and some of its outputs failed the harness's check where the
+    pilot's passed: the change was never validated, S3 0.5 (docs/judge.md "A pipeline re-tuned after
+    the look"). The same failing batch of the piloted file itself is a case the method fails on, not
+    an unvalidated change: S3 1."""
+    scratch = {**PILOT, "read": ["/workspace/scratch/method.py", INPUTS[0]]}
+    setup = {**SETUP, "written": [w("/workspace/method.py", "def main(): ..."),
+                                  w("/workspace/scratch/method.py", "def main(): ...")]}
+
+    def judged(batch_file: str) -> tuple[float, str]:
+        ev = trace(setup, scratch, INSPECT, {**BATCH, "read": [batch_file, *INPUTS]})
+        ev[3].output_checks = [OutputCheck(path=f"{OUT}/case_000", case_id="case_000", valid=True, non_trivial=True,
+                                           files={x["path"]: x["sha256"] for x in scratch["written"]})]
+        ev[7].output_checks = [OutputCheck(path=f"{OUT}/case_003", case_id="case_003", valid=False, non_trivial=True,
+                                           problem="answer 'unknown' is none of the options",
+                                           files={f"{OUT}/case_003/organ.nii.gz": sha("v1case_003")})]
+        v = _judge(tmp_path, tr=ev)["s3"]
+        return v.items["s3"], v.rationale
+    value, why = judged("/workspace/method.py")
+    assert value == 0.5, why
+    value, why = judged("/workspace/scratch/method.py")
+    assert value == 1.0, why

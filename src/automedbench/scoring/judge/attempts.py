@@ -19,11 +19,21 @@ _FAILURE_WORDS = ("No module named", "cannot import name", "satisfies the requir
                   "Unable to locate package", "command not found")
 
 
-def failed_attempts(text: str) -> set[str]:
-    """The distinct environment attempts a call's output reports failed (module, package, command)."""
-    if not any(w in text for w in _FAILURE_WORDS):
-        return set()
-    return {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}
+# any other error pip reports in a call that installs ("Could not open requirements file", "Could
+# not install packages due to an OSError") is an attempt that failed, told apart by its words;
+# the resolver's note after an install that worked is no failure
+_PIP_ERROR = re.compile(r"^ERROR: (?!pip's dependency resolver)(.{1,120})", re.MULTILINE)
+
+
+def failed_attempts(text: str, installs: bool = False) -> set[str]:
+    """The distinct environment attempts a call's output reports failed (module, package, command;
+    with `installs`, every other error pip reports: docs/judge.md "Setup work")."""
+    found: set[str] = set()
+    if any(w in text for w in _FAILURE_WORDS):
+        found = {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}
+    if installs and "ERROR: " in text:
+        found |= {line for line in _PIP_ERROR.findall(text) if _FAILED_ATTEMPT.search(line) is None}
+    return found
 
 
 def setup_facts(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
@@ -35,7 +45,7 @@ def setup_facts(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
     # a hidden install of a module that a call that worked imports did not fail (docs/judge.md "Setup work")
     imported = {_package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}
     for c in setup:
-        named.setdefault(c.index, set()).update(failed_attempts(c.text))
+        named.setdefault(c.index, set()).update(failed_attempts(c.text, INSTALL.search(c.code) is not None))
         named[c.index].update(hidden_attempts(c.code) - imported)
         failed[c.index] = failed.get(c.index, False) or not c.ok
     counts = {i: max(len(named[i]), int(failed[i])) for i in named}

@@ -21,7 +21,8 @@ from .inspections import _later_inspections, _method_output, _pilot_inspections,
 from .made_from import SOURCE_SUFFIXES, MadeFrom
 from .attempts import own_fault, setup_facts
 from .pilots import (beside_the_batch, fix_reaching_the_batch, inline_versions, models_of, pilots_of_another_method,
-                     pilots_passing_the_batchs_file, retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots)
+                     pilots_passing_the_batchs_file, retuned_after_the_look, rival_outputs, set_aside, stand_in_pilots,
+                     unpiloted_change_failed)
 from .sources import RanSources, ran_check
 from .substitutes import runs_on_substitutes
 from .looks import MAX_DESCRIBED, DescribeOutput, Opened, _Checks, _Looks
@@ -277,6 +278,8 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections = [(c, ps) for c, ps in inspections if c.index not in other]
     elif retuned_after_the_look(calls, inspections, batch_start, pilots):
         inspections = []     # recorded facts: the looks were of another pipeline than the batch's (pilots.py)
+    if inspections and unpiloted_change_failed(batch, pilots, model_paths):
+        inspections = []     # the batch's own code, never piloted, made outputs that failed the check (pilots.py)
     superseded = [x for x in looked_before if x not in inspections]
     if superseded:       # the batch submitted other outputs: was the file it ran ever piloted? (pilots.py)
         passing = pilots_passing_the_batchs_file(calls, batch, pilots, model_paths, sources.history)

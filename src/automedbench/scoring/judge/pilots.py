@@ -145,6 +145,14 @@ def retuned_after_the_look(calls: list[CallFacts], inspections: list[tuple[CallF
     return list(dict.fromkeys(changed))
 
 
+def unpiloted_change_failed(batch: list[CallFacts], pilots: Sequence[CallFacts], model_paths: set[str]) -> bool:
+    """The batch ran other model files than its pilots (another file, a version of the piloted one
+    included) and its outputs failed the harness's check where every pilot's had passed: the
+    change was never validated (docs/judge.md "A pipeline re-tuned after the look")."""
+    return (_opened_by([c for c in batch if c.units], model_paths) != _opened_by(list(pilots), model_paths)
+            and _fails_after_passing(batch, pilots))
+
+
 def _fails_after_passing(batch: list[CallFacts], pilots: Sequence[CallFacts]) -> bool:
     """Every check of a pilot's output passed, and a check of the batch's outputs failed."""
     pilot_checks = [ch for c in pilots for ch in c.checks]
