@@ -299,3 +299,17 @@ def test_building_twice_gives_the_same_record_and_changes_nothing_it_was_given()
     one, two = build_record(call, after, ROOTS), build_record(call, after, ROOTS)
     assert one.effects == two.effects and one.known_changes == two.known_changes
     assert known == {ws("k.txt")}   # the watcher applies the changes; the builder does not
+
+
+def test_a_folder_removed_and_made_again_before_its_watch_has_its_files_modified():
+    """`rm -rf outputs/case_000 && python run.py case_000` (blind-12's `notice_and_fix`): the known
+    file's delete has an event, the folder is made again and written before its new watch, so the
+    new file has no event and is only found. It is the same path written again: modified, not
+    nothing (docs/sandbox.md "Observed effects")."""
+    d = ws("outputs/case_000")
+    mask = f"{d}/mask.bin"
+    rec = record([FileEvent(mask, IN_DELETE), DirGone(d), DirMade(d, (5, 0)), Found(mask)],
+                 known={mask}, stats={mask: st(21, 64)}, found_size={mask: 64})
+    assert written(rec) == [("/workspace/outputs/case_000/mask.bin", "modified")]
+    assert rec["deleted"] == []
+    assert steps(rec) == [("w", "/workspace/outputs/case_000/mask.bin")]

@@ -211,8 +211,9 @@ class Accumulator:
         state = self.call.paths.get(path)
         if state is None:
             self.call.paths[path] = PathState(existed_before=path in self.known, mask=IN_CREATE, unseen=True)
-        elif not state.mask & WRITE and path not in self.known:
-            # made before its folder's watch, then read (its read was seen, its write not)
+        elif not state.mask & WRITE and (path not in self.known or state.mask & GONE):
+            # made before its folder's watch, then read (its read was seen, its write not); or a
+            # known file whose folder the call removed and made again: written again
             state.mask |= IN_CREATE
             state.unseen = True
 
