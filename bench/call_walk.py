@@ -86,6 +86,7 @@ REPEATS = {
     # the memo lives as long as the process: after an earlier run of the same task in it (a sweep,
     # a test session), the mutants of these bytes are laid down from memory instead of applied
     "automedbench.lifecycle.experiments:_Made.lay_down": "each mutant the memo has seen on these bytes, laid down",
+    "automedbench.lifecycle.experiments:_pin_times": "each replay's workspace dated alike before it runs",
     "automedbench.lifecycle.experiments:_Made.__init__": "what each mutant applied made, kept for the memo",
     "automedbench.lifecycle.experiments:MutantMemo._keep": "each mutant applied, kept in the memo",
     "automedbench.lifecycle.experiments:_replay": "each replay's result recorded",

@@ -221,3 +221,16 @@ def test_a_shape_only_look_at_masks_is_a_partial_look(tmp_path, monkeypatch, sta
     assert look.killed == ["wrong_grid"] and not look.inspected, look.summary()
     assert report.stages["s3"].score == 0.5 and "form only" in report.stages["s3"].rationale
     assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+
+
+def test_every_replays_files_are_dated_alike(tmp_path):
+    """`ls -l` prints the minute a file was laid down: replays on either side of a minute's turn
+    differed in it, which read as a broken output caught (the hash-and-size look above, now and
+    then). Every file and folder of the throwaway workspace is dated alike before each replay."""
+    from automedbench.lifecycle.experiments import _pin_times
+    (tmp_path / "outputs" / "case_000").mkdir(parents=True)
+    for name in ("organ.nii.gz", "lesion.nii.gz"):
+        (tmp_path / "outputs" / "case_000" / name).write_bytes(b"x")
+    _pin_times(tmp_path, 1_700_000_000_000_000_000)
+    stamps = {p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    assert stamps == {1_700_000_000_000_000_000}
