@@ -471,7 +471,7 @@ def _reset(store: BlobStore, state: WorkspaceState, ws: Path) -> list[str]:
 def _pin_times(ws: Path, ns: int) -> None:
     """Date every file and folder of the throwaway workspace alike before a replay: a look that
     prints times (`ls -l`) must not differ between replays by the minute each ran in, which read
-    as a broken output caught (docs/judge.md "Which calls")."""
+    as a broken output caught (docs/judge.md "Dated alike")."""
     for dirpath, dirnames, filenames in os.walk(ws):
         for name in (*dirnames, *filenames):
             try:
