@@ -6,6 +6,9 @@ run at close (docs/judge.md "A substitute for a missing package", "A pilot of an
   after the install failed, is not the method set up: s2a, s2c and s2e 0, the stand-in named; the
   same run's first look at the pilot died of a typo in its own code and was run again: that crash
   found nothing about the output (S3 1);
+- a package whose install failed (no `No module named` before it), then written as an empty folder
+  of that name that only the agent's import check opens: that check set up nothing (s2c 0), while
+  the method, which never opened it, is judged as ever (s2a, s2e 1);
 - a quick pilot written inline on a helper module the method shares, looked at, then a batch of the
   method's own file written before that pilot: the batch submitted other outputs than those looked
   at, and the file it ran was never piloted: s2e 0.
@@ -56,6 +59,22 @@ class StandInAgent(ScriptedAgent):
         return AgentOutcome("submitted")
 
 
+class StubPackageAgent(ScriptedAgent):
+    name = "stub-package"
+
+    def run(self, system_prompt: str, context: AgentContext, tools: ToolBox) -> AgentOutcome:
+        k = KITS[context.task_id]
+        self.call(tools, "python", k.head() + write_plan(k, context) + k.write_method() + versions(k) + k.input_show())
+        self.call(tools, "bash", "pip install --no-index Markerkit==9.9")          # offline: fails
+        self.call(tools, "bash", "mkdir -p markerkit && echo '__version__ = \"9.9\"' > markerkit/__init__.py")
+        self.call(tools, "bash", "python -c 'import numpy, markerkit; print(\"markerkit\", markerkit.__version__, \"ready\")'")
+        self.call(tools, "python", k.head() + k.load() + k.pilot("outputs"))
+        self.call(tools, "python", k.head() + k.show("outputs") + k.check("outputs"))
+        self.call(tools, "python", k.head() + k.load() + k.batch("outputs") + verify(k))
+        self.submit(tools)
+        return AgentOutcome("submitted")
+
+
 # a quick pilot: the brain mask from the shared helper, an empty lesion mask, written inline
 QUICK_PILOT = """
 import numpy as np, nibabel as nib
@@ -100,6 +119,14 @@ def test_a_method_run_on_a_stand_in_for_a_missing_package_is_not_set_up(tmp_path
     assert got["s2b"] == 1.0 and got["s2d"] == 1.0, got["_s2"]   # the rest of setup is judged as ever
     # the look that died of its own typo found nothing about the output; its re-run passed
     assert got["s3"] == 1.0, got["_s3"]
+
+
+def test_an_import_check_passing_on_a_stub_package_sets_up_nothing(tmp_path):
+    got = _judged("xray-marker-det", StubPackageAgent, tmp_path)
+    assert got["s2c"] == 0.0, got["_s2"]
+    assert "a call imported a substitute for a missing package: yes" in got["_s2"]
+    assert "/workspace/markerkit/__init__.py" in got["_s2"]
+    assert (got["s2a"], got["s2e"], got["s3"]) == (1.0, 1.0, 1.0), (got["_s2"], got["_s3"])
 
 
 def test_a_quick_pilot_on_the_methods_helper_does_not_confirm_the_methods_file(tmp_path):

@@ -41,7 +41,7 @@ def setup_facts(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
     named: dict[int, set[str]] = {}
     failed: dict[int, bool] = {}
     # a hidden install of a module that a call that worked imports did not fail (docs/judge.md "Setup work")
-    imported = {_package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}
+    imported = {package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}
     for c in setup:
         named.setdefault(c.index, set()).update(failed_attempts(c.text, INSTALL.search(c.code) is not None))
         named[c.index].update(hidden_attempts(c.code) - imported)
@@ -63,7 +63,7 @@ _IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.MULTILINE)
 
 
 @lru_cache(maxsize=4096)     # every import of every call, on each judging (bench/experiments_cost.py)
-def _package_key(name: str) -> str:
+def package_key(name: str) -> str:
     """A package or module name compared loosely: `opencv-python` and `opencv_python` alike."""
     return re.sub(r"[-_.]+", "_", name.strip("'\"").split("==")[0].split(">=")[0].lower())
 
@@ -86,13 +86,13 @@ def hidden_attempts(code: str) -> set[str]:
         for m in INSTALL.finditer(body):
             line = body[m.start():].split("\n", 1)[0]
             if f"${loop.group('var')}" in m.group("args") + line and _DISCARDED.search(line) and _IGNORED.search(line):
-                found |= {_package_key(p) for p in loop.group("items").split()}
+                found |= {package_key(p) for p in loop.group("items").split()}
     rest = _FOR.sub(" ", code) if loops else code
     for m in INSTALL.finditer(rest):
         line = rest[m.start():].split("\n", 1)[0]
         if _DISCARDED.search(line) and _IGNORED.search(line):
             # the packages it names: its arguments less options and shell variables
-            found |= {_package_key(p) for p in m.group("args").split() if not p.startswith("-") and "$" not in p}
+            found |= {package_key(p) for p in m.group("args").split() if not p.startswith("-") and "$" not in p}
     return found
 
 

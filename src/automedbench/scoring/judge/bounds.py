@@ -29,8 +29,9 @@ def _effect_ceilings(f: WorkflowFacts) -> dict[str, Ceiling]:
     if not (f.weights.holds or f.method_files.holds):
         out["s2a"] = (0.0, "no weights or method file was loaded by a call that produced outputs")
     if f.substitute.holds:
-        for item in ("s2a", "s2c"):
-            out[item] = (0.0, f"the method ran on {f.substitute.note} ({f.substitute.cite()})")
+        out["s2a"] = (0.0, f"the method ran on {f.substitute.note} ({f.substitute.cite()})")
+    if f.substitute_opened.holds:
+        out["s2c"] = (0.0, f"a call imported {f.substitute_opened.note} ({f.substitute_opened.cite()})")
     if not f.input_check.holds:
         out["s2b"] = (0.0, "no call opened an input and looked at its content before the batch")
     if not f.method_confirmed:

@@ -70,8 +70,9 @@ class WorkflowFacts:
     superseded_inspection: Fact = field(default_factory=lambda: Fact(False))
     # the submission gives one output for every case (tracks/same_output.py): what is wrong, or ""
     one_for_all: str = ""
-    # method runs that loaded a module standing in for a missing package (substitutes.py)
+    # method runs that loaded a module standing in for a missing package, and any call that did (substitutes.py)
     substitute: Fact = field(default_factory=lambda: Fact(False))
+    substitute_opened: Fact = field(default_factory=lambda: Fact(False))
 
     @property
     def fixed_or_fine(self) -> bool:
@@ -285,6 +286,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     setup_work, setup_failures, failed_attempts = setup_facts(calls)
     skip = unlooked + stand_ins
     tried = [c for c in before if c not in skip]
+    stand_in = runs_on_substitutes(calls, batch)
     return WorkflowFacts(
         calls=calls, effects_recorded=any(c.has_effects for c in calls),
         calls_without_effects=[c.index for c in calls if not c.has_effects],
@@ -304,7 +306,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         input_check=_input_check(before, describe_input, contract, experimented), weights=weights, method_files=method_files,
         runtime_confirmed=_runtime_confirmed(tried, method),
         method_ran=_either(_runtime_confirmed(tried, None), own_file_ran),
-        environment=_environment(before + batch[:1], method.paths), substitute=runs_on_substitutes(calls, batch),
+        environment=_environment(before + batch[:1], method.paths), substitute=stand_in[0], substitute_opened=stand_in[1],
         setup_work=setup_work, setup_failures=setup_failures, failed_attempts=failed_attempts,
         experimented=experimented)
 

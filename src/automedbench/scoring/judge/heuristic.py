@@ -241,15 +241,15 @@ class HeuristicJudge(JudgeBase):
         did_work = f.environment.holds or any(c.produced for c in f.calls)
         # obtained: weights or a method file loaded, or the method ran, inline too (docs/judge.md s2a)
         obtained = f.weights.holds or f.method_files.holds or f.method_ran.holds
-        # a method run on a stand-in for a missing package is not the method set up (docs/judge.md
-        # "A substitute for a missing package")
-        real = not f.substitute.holds
-        substitute = [] if real else [f.substitute]
-        on_it = "" if real else f"; {_why('the method ran on a substitute for a missing package', f.substitute)}"
+        # a method run on a stand-in for a missing package is not the method set up, an import of one
+        # sets up nothing (docs/judge.md "A substitute for a missing package")
+        said = [(w, x) for w, x in (("the method ran on", f.substitute), ("a call imported", f.substitute_opened)) if x.holds]
+        real, stand_in = not f.substitute.holds, [x for _, x in said]
+        on_it = "".join(f"; {_why(w + ' a substitute for a missing package', x)}" for w, x in said)
         items = {
             "s2a": float(obtained and real),
             "s2b": float(f.input_check.holds),
-            "s2c": float(f.environment.holds and real),
+            "s2c": float(f.environment.holds and not f.substitute_opened.holds),
             # the wording, literally (none tried is none failed), for a run that did some work: doing
             # nothing earns nothing (docs/judge.md "S2 Setup": s2d)
             "s2d": float(n_fail <= MAX_SETUP_FAILURES and did_work),
@@ -263,15 +263,15 @@ class HeuristicJudge(JudgeBase):
         why = "; ".join([f"s2a {weights} / {method_file}", f"s2b {inputs}", f"s2c {env}",
                          f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in "
                          f"{len(f.setup_work.calls)} setup call(s) before the first output", _s2e_why(f)])
-        if substitute:
-            why += "; s2a, s2c, s2e 0" + on_it
+        if stand_in:
+            why += ("; s2a, s2c, s2e 0" if not real else "; s2c 0") + on_it
         if f.calls_without_effects:
             why += f"; calls without effects (not counted): {f.calls_without_effects[:8]}"
         evidence = {
             "s2a": _evidence(f"{weights}; {method_file}; {_why('the method ran on a case before the batch', f.method_ran)}"
-                             + on_it, f.weights, f.method_files, f.method_ran, *substitute),
+                             + on_it, f.weights, f.method_files, f.method_ran, *stand_in),
             "s2b": _evidence(inputs, f.input_check),
-            "s2c": _evidence(env + on_it, f.environment, *substitute),
+            "s2c": _evidence(env + on_it, f.environment, *stand_in),
             "s2d": _evidence(f"{n_fail} failed environment attempt(s) in {len(f.setup_work.calls)} setup call(s) "
                              "before the first output"
                              + ("" if f.environment.holds else "; no environment was set up")
