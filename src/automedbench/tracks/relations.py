@@ -10,7 +10,8 @@ problem" (a pilot output that fails that check) and the site's Why of a case say
 - `Values`: the output's values are in its input's units — the input's own range and scale,
   whatever they are (HU, or the arbitrary units of an MR image): compared through the task's own
   public degradation model where the output can be brought onto the input's grid (the same grid
-  for denoising, block or slab means for super-resolution), else by percentiles;
+  for denoising, block or slab means for super-resolution), else by percentiles; and it is not
+  its input copied or each value repeated (the trivial baseline);
 - `Geometry`: boxes are in the input image's pixel grid (not fractions of it, not sub-pixel);
 - `Subject`: what a generated text is about (its body part, modality) is what the input's own
   public metadata says the study is;
@@ -48,6 +49,10 @@ OFFSET = 0.04
 # half the signal's spread). Decided before the scale, which a poor correlation also lowers
 FOLLOWS = 0.9
 MAX_FIT_VALUES = 1 << 20      # values of a fit (a volume is subsampled evenly beyond this)
+# an output within this fraction of the input's spread of its input, every block of it flat, is
+# the input copied or each value repeated (the trivial baseline: identity, nearest neighbour); an
+# honest denoiser or interpolator moves values by percents of the spread, float32 rounding by 1e-7
+COPIED = 1e-4
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,10 @@ def _values(rel: Values) -> str:
     spread, vx = hi - lo, float(x.var())
     if spread <= 0 or vx <= 0 or float(y.var()) <= 0:
         return ""
+    within = np.asarray(rel.to_input_grid(out * out), dtype=np.float64) - seen * seen   # each block's variance
+    if float(np.abs(seen - src).max()) <= COPIED * spread and float(within.max()) <= (COPIED * spread) ** 2:
+        return ("the output is its input, each value copied or repeated over its block (the trivial "
+                "baseline: identity, nearest neighbour): nothing was enhanced")
     r = float(np.corrcoef(x, y)[0, 1])
     if r < FOLLOWS:
         return (f"on the input's grid the output does not follow its input (correlation {r:.2f}): "
