@@ -15,8 +15,7 @@ from .panel import JudgePanel
 HEURISTIC = "heuristic"
 
 
-def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None = None,
-              **llm_options: Any) -> Judge:
+def get_judge(names: list[str] | None = None, agent_configs: list[Path] | None = None, **llm_options: Any) -> Judge:
     """None / [] / ["heuristic"] -> HeuristicJudge; one registry name -> LLMJudge;
     several names -> JudgePanel (names may include "heuristic").
     `llm_options` go to every LLMJudge (cache_dir=, use_cache=, retries=, digest_budget=)."""

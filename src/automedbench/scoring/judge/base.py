@@ -131,5 +131,4 @@ def _judge_class(obj: Any, where: str) -> JudgeFactory:
 # Judge classes built without a model endpoint (the heuristic judge, plug-ins of the entry-point
 # group `automedbench.judges`); an LLM judge is an entry of the agent registry instead
 # (docs/architecture.md "One registry", docs/judge.md).
-JUDGES: Registry[JudgeFactory] = Registry("judge", group="automedbench.judges", validate=_judge_class,
-                                          error=JudgeError)
+JUDGES: Registry[JudgeFactory] = Registry("judge", group="automedbench.judges", validate=_judge_class, error=JudgeError)

@@ -52,8 +52,7 @@ def _effect_ceilings(f: WorkflowFacts) -> dict[str, Ceiling]:
     return out
 
 
-def bound(verdicts: dict[str, StageResult | None], ev: JudgeEvidence,
-          rubric: Rubric) -> dict[str, StageResult | None]:
+def bound(verdicts: dict[str, StageResult | None], ev: JudgeEvidence, rubric: Rubric) -> dict[str, StageResult | None]:
     """The verdicts with every item above its ceiling lowered to it (and said so)."""
     limits = ceilings(ev)
     out: dict[str, StageResult | None] = {}

@@ -22,8 +22,7 @@ def plan_hash(workspace: Path) -> str:
     return h.hexdigest()
 
 
-def cache_key(*, rubric_version: int | str, judge_model: str, digest_hash: str, plan_hash: str,
-              **extra: Any) -> str:
+def cache_key(*, rubric_version: int | str, judge_model: str, digest_hash: str, plan_hash: str, **extra: Any) -> str:
     payload = {"rubric_version": str(rubric_version), "judge_model": judge_model,
                "digest": digest_hash, "plan": plan_hash, **{k: extra[k] for k in sorted(extra)}}
     return sha256_text(json.dumps(payload, sort_keys=True, default=str))

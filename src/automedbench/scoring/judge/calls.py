@@ -193,8 +193,7 @@ def collect_calls(trace: list[TraceEvent], roots: Roots | None = None) -> list[C
         eff = e.effects
         c = CallFacts(index=e.call_index, exit_code=e.exit_code, timed_out=bool(e.timed_out),
                       reads_complete=eff is not None, printed=bool((e.stdout or "").strip() or (e.stderr or "").strip()),
-                      has_effects=eff is not None, roots=roots,
-                      text=((e.stdout or "") + "\n" + (e.stderr or ""))[:MAX_TEXT],
+                      has_effects=eff is not None, roots=roots, text=((e.stdout or "") + "\n" + (e.stderr or ""))[:MAX_TEXT],
                       code=codes.get(e.call_index, "") or e.code or "")
         if eff is not None:
             c.written = [Write(w.path, w.op, w.size, w.sha256) for w in eff.written]

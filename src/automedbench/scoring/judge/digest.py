@@ -276,8 +276,7 @@ def _header(steps: list[Step], facts: RunFacts) -> str:
                           if any(o.kind == k for o in other))
         idx = [s.call_index for s in se if s.call_index is not None]
         span = f", calls #{min(idx)}-#{max(idx)}" if idx else ""
-        lines.append(f"  {sid.upper()} {name}: {len(se)} executions ({f} failed){span}"
-                     + (f"; {extra}" if extra else ""))
+        lines.append(f"  {sid.upper()} {name}: {len(se)} executions ({f} failed){span}" + (f"; {extra}" if extra else ""))
     pilot = next((s for s in steps if s.pilot), None)
     lines.append(f"Pilot (first S3 execution): call #{pilot.call_index}" if pilot
                  else "Pilot: no execution was attributed to S3")
@@ -293,8 +292,7 @@ def _omitted(hidden: list[Step]) -> str:
     execs = [s for s in hidden if s.kind == "exec"]
     f = sum(s.failed for s in execs)
     other = len(hidden) - len(execs)
-    return (f"  [... {len(execs)} executions omitted ({f} failed)" + (f", {other} notes" if other else "")
-            + " ...]")
+    return (f"  [... {len(execs)} executions omitted ({f} failed)" + (f", {other} notes" if other else "") + " ...]")
 
 
 def _render(header: str, steps: list[Step], levels: dict[int, int], hidden: set[int],

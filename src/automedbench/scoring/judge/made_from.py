@@ -19,8 +19,7 @@ class MadeFrom:
         self.cases = set(case_ids or [])
         data = roots.data + "/"
         # do the public inputs name cases in their paths (case folders, case-named files)?
-        self.per_case = bool(self.cases) and any(
-            self._cases_in(p) for c in calls for p in c.read if p.startswith(data))
+        self.per_case = bool(self.cases) and any(self._cases_in(p) for c in calls for p in c.read if p.startswith(data))
         # a run in which no call was seen opening any input (a backend whose recorder saw no
         # reads of the dataset) gives no evidence of what was read: every step is taken as fed
         self.reads_seen = any(p.startswith(data) for c in calls for p in c.read)
