@@ -454,7 +454,7 @@ def b16(ctx):
     assert broken != k.input_look()
     typo = k.main.replace(".py", "s.py")
     return [plan_call(k.plan()), py(broken), py("# retry, typo fixed\n" + k.input_look()), files_call(k),
-            sh(k.one(k.pilot, script=typo)), sh("# wrong file name, again\n" + k.one(k.pilot)),
+            sh(k.one(k.pilot, script=typo)), sh("# the script name was misspelt; again with the right one\n" + k.one(k.pilot)),
             py(k.look(k.pilot)), sh(k.all()), py(k.verify())]
 
 
