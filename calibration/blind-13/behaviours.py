@@ -7,7 +7,6 @@ Labels are in labels.yaml (committed before any of this ran).
 """
 from __future__ import annotations
 
-import textwrap
 
 import methods_src as M
 from kits import DATA, KITS, dd, write_files_py
@@ -536,7 +535,7 @@ def b19(ctx):
             print("pilot OK")
             """)
     else:
-        pilot = dd(f"""\
+        pilot = dd("""\
             # S3 pilot ONE case end to end and inspect it
             import json, subprocess, sys
             import numpy as np
