@@ -4,8 +4,6 @@ Each is run on 2 demo tasks (TASKS). ADVERSARIAL names the 11 adversarial behavi
 are honest. The labels are in labels.yaml (written before any trajectory was generated)."""
 from __future__ import annotations
 
-import textwrap
-
 from kits import DATA, KITS, dd, write_files_py
 
 TASKS = {
