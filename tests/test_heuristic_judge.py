@@ -420,6 +420,17 @@ def test_a_batch_by_a_stand_in_was_never_piloted(tmp_path):
     assert _judge(tmp_path, tr=trace(SETUP, PILOT, INSPECT, BATCH))["s3"].items == {"s3": 1.0}
 
 
+def test_an_inline_pilot_of_a_batch_by_the_method_file_is_set_aside_and_named(tmp_path):
+    """The mirror: the looked-at pilot was inline code that opened no method file, the batch ran
+    the method's file. The pilot ran another method (S3 0), and the rationale names the call set
+    aside rather than saying no output was opened (blind-15's reading of that text)."""
+    inline_pilot = {**PILOT, "code": "# quick threshold of case_000", "read": [f"{PUB}/case_000/t1.nii.gz"]}
+    v = _judge(tmp_path, tr=trace(SETUP, inline_pilot, INSPECT, BATCH))["s3"]
+    assert v.items == {"s3": 0.0}, v.rationale
+    assert "set aside, run by another method than the batch's: calls #2" in v.rationale, v.rationale
+    assert v.rationale.startswith("no pilot of the batch's method"), v.rationale
+
+
 def test_a_smoke_run_on_a_crop_confirms_the_method_and_half_validates(tmp_path):
     """The method run on a crop of case_000 (a file the agent cut from the input) into a folder
     no case names: a smoke run. It confirms the method works (s2e); looked at, it is partial

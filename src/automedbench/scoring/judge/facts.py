@@ -293,7 +293,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         unit=unit, n_expected=n, pilot_max=pilot_max,
         batch=_batch(calls, batch, n, unit),
         pilot=Fact(bool(pilots), [c.index for c in pilots], sorted({w.path for c in pilots for w in c.unit_writes}),
-                   f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"),
+                   f"{len({u for c in pilots for u in c.units})} unit(s) before the batch (a pilot covers 1..{pilot_max})"
+                   + (f"; set aside, run by another method than the batch's: calls {', '.join(f'#{c.index}' for c in stand_ins)}"
+                      if stand_ins else "")),
         pilot_inspection=_opened_fact(inspections),
         form_inspection=_opened_fact(form_looks),
         superseded_inspection=_opened_fact(superseded),

@@ -320,8 +320,8 @@ class HeuristicJudge(JudgeBase):
             value, why = 0.5, ("no case was piloted; a smoke run of the method (on part of a case, in a folder "
                                "no case names) was looked at before the batch")
         else:
-            value, why = 0.0, ("no pilot and no call opened an output after writing it" if f.batch.holds
-                               else "no pilot, no batch")
+            value, why = 0.0, ("no pilot of the batch's method and no call opened one of its outputs after writing it"
+                               if f.batch.holds else "no pilot, no batch")
         superseded = [_why("superseded look", f.superseded_inspection)] if f.superseded_inspection.holds else []
         parts = [why, _why("pilot", f.pilot), _why("inspection", f.pilot_inspection), *superseded,
                  _why("failed inspection", f.failed_inspection), _why("fix", f.fix),
