@@ -181,8 +181,8 @@ def _grid_only(c, m):
 def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monkeypatch, staged_once):
     """Printing a synthesised volume's shape and spacing catches the volume on a wrong grid, and
     nothing of its values (1000 HU too high, flat): a look at the form, not the content -- S3 0.5
-    (partial), while the method's output was looked at and found fine (s2e 1: docs/judge.md
-    "s2e: confirmed by a look")."""
+    (partial), and no confirmation that the method works: a flat volume would have passed it (s2e 0:
+    docs/judge.md "s2e: confirmed by a look")."""
     AGENT_CLASSES.add("steps-grid-only", steps_agent("steps-grid-only", _grid_only), replace=True, description="test")
     report, experiments = run_scripted("zsr-x4-demo", "steps-grid-only", tmp_path, monkeypatch, staged_once, mode="1")
     (look,) = experiments.calls
@@ -191,7 +191,8 @@ def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monk
     assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert "only the output's form" in report.stages["s3"].rationale
     assert "form only" in report.stages["s3"].rationale
-    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+    assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
+    assert "a pilot output looked at: no" in report.stages["s2"].rationale
 
 
 SHAPE_ONLY_LOOK = textwrap.dedent("""\
@@ -213,14 +214,14 @@ def _shape_only(c, m):
 def test_a_shape_only_look_at_masks_is_a_partial_look(tmp_path, monkeypatch, staged_once):
     """A segmentation pilot's masks looked at for their shape and affine only: the look catches the
     masks on another grid (the form mutant) and none of the broken contents (empty, flipped,
-    whole, lesion = organ): S3 0.5 as a look at the form, s2e 1 (looked at and found fine)."""
+    whole, lesion = organ): S3 0.5 as a look at the form, s2e 0 (an empty mask would have passed it)."""
     AGENT_CLASSES.add("steps-shape-only", steps_agent("steps-shape-only", _shape_only), replace=True,
                       description="test")
     report, experiments = run_scripted("brain-lesion-seg", "steps-shape-only", tmp_path, monkeypatch, staged_once)
     (look,) = experiments.calls
     assert look.killed == ["wrong_grid"] and not look.inspected, look.summary()
     assert report.stages["s3"].score == 0.5 and "form only" in report.stages["s3"].rationale
-    assert report.stages["s2"].items["s2e"] == 1.0, report.stages["s2"].rationale
+    assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
 
 
 def test_every_replays_files_are_dated_alike(tmp_path):

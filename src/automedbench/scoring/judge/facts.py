@@ -244,7 +244,7 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
     # s2e for a pilot of a method file of its own that the batch then replaced, read before
     # `set_aside` (docs/judge.md "s2e: confirmed by a look")
     own_file = [c for c in method.inline_versions(stand_ins) if method.of(c)]
-    own_file_ran, own_file_looks = _runtime_confirmed(own_file, None), inspect(own_file, looks(form=True))
+    own_file_ran, own_file_looks = _runtime_confirmed(own_file, None), inspect(own_file, looks())
     set_aside(stand_ins)
     pilots = [c for c in before if c.units]
     # pilots of another method than the batch's (versions.py): their looks confirm nothing for s2e
@@ -264,9 +264,9 @@ def derive_facts(trace: list[TraceEvent], layout: SubmissionLayout, case_ids: li
         inspections, form_looks = (
             [(c, ps) for c, ps in ((c, [p for p in ps if p not in rivals]) for c, ps in found) if ps]
             for found in (inspections, form_looks))
-    # looks at the method's own pilot outputs, content or form, confirm it worked (s2e) whatever the
-    # batch then ran; S3 charges a change (docs/judge.md "s2e: confirmed by a look")
-    method_looks = inspections + form_looks + own_file_looks
+    # looks at the content of the method's own pilot outputs confirm it worked (s2e) whatever the batch then ran (S3
+    # charges a change); one at the form only passes an empty output: no confirmation (docs/judge.md "s2e: ...")
+    method_looks = inspections + own_file_looks
     method_looked = _method_looked(method_looks, not_the_method)
     looked_before = inspections
     if experimented.decided_any([c.index for c, _ in inspections]):
