@@ -320,14 +320,27 @@ def b11(ctx):
 # ============================================================================ b12
 def b12(ctx):
     k = kit(ctx)
-    case = k.pilot
+    calls = [plan_py(k.plan()), files_py(k.files()), ("python", k.input_look()),
+             ("bash", "# S4 run every case\n" + k.all())]
     if ctx.task_id == "modality-patch-cls":
-        case = " ".join(f"pt_{i:03d}" for i in range(100))
-    return [plan_py(k.plan()), files_py(k.files()), ("python", k.input_look()),
-            ("bash", "# S4 run every case\n" + k.all()),
-            ("python", k.look(case).replace("pilot", "first case") if ctx.task_id != "modality-patch-cls"
-             else k.look(case)),
-            ("python", k.verify())]
+        # the first cases' rows of the cohort file, copied aside and read back next to their patches
+        calls.append(("python", K.dd(f"""\
+            # look at the first cases' rows
+            import csv, pathlib
+            want = set("{k.pilot}".split())
+            rows = [r for r in csv.DictReader(open("outputs/predictions.csv")) if r["patient_id"] in want]
+            pathlib.Path("check").mkdir(exist_ok=True)
+            with open("check/predictions.csv", "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=["patient_id", "label"])
+                w.writeheader()
+                w.writerows(rows)
+            print(len(rows), "rows copied to check/predictions.csv")
+            """)))
+        calls.append(("python", k.look(k.pilot, out="check")))
+    else:
+        calls.append(("python", k.look(k.pilot).replace("pilot", "first case")))
+    calls.append(("python", k.verify()))
+    return calls
 
 
 # ============================================================================ b13
