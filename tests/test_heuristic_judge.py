@@ -223,6 +223,19 @@ def test_s2_from_effects(tmp_path):
     assert "#1" in v.rationale and "/workspace/method.py" in v.rationale
 
 
+def test_inputs_read_by_no_method_set_up_no_environment(tmp_path):
+    """A call that read the inputs and worked, with no method obtained anywhere (the inputs copied
+    to the outputs, a loop with no model): nothing showed the method's dependencies importable
+    (s2c 0, with s2a). The same reads beside a method run earn s2c (blind-16's measured misses;
+    docs/judge.md "Environment")."""
+    look = {"code": "# S2 look at the inputs", "read": INPUTS[:1], "stdout": "shape (64, 64, 64) float32"}
+    copies = {"code": "for c in cases: cp input outputs", "read": INPUTS, "written": outs(CASES)}
+    v = _judge(tmp_path, tr=trace(look, copies))["s2"]
+    assert (v.items["s2a"], v.items["s2c"]) == (0, 0), v.rationale
+    v = _judge(tmp_path, tr=trace(look, SETUP, PILOT, INSPECT, BATCH))["s2"]
+    assert (v.items["s2a"], v.items["s2c"]) == (1, 1), v.rationale
+
+
 def test_s2_words_without_work(tmp_path):
     ready = {"code": "# S2 setup\nprint('ready: weights downloaded, model on GPU')", "tag": "s2",
              "stdout": "ready: weights downloaded, model on GPU"}

@@ -69,8 +69,7 @@ def _r(x: float | None) -> float | None:
 def stats(ratings: Sequence[Sequence[Hashable]]) -> dict[str, Any]:
     """percent agreement, Cohen (exactly 2 raters), Fleiss (≥ 2) for subjects × raters."""
     out: dict[str, Any] = {"n_subjects": len(ratings), "n_raters": len(ratings[0]) if ratings else 0,
-                           "percent_agreement": _r(percent_agreement(ratings)),
-                           "cohen_kappa": None, "fleiss_kappa": None}
+                           "percent_agreement": _r(percent_agreement(ratings)), "cohen_kappa": None, "fleiss_kappa": None}
     if ratings and out["n_raters"] >= 2 and all(len(r) == out["n_raters"] for r in ratings):
         out["fleiss_kappa"] = _r(fleiss_kappa(ratings))
         if out["n_raters"] == 2:

@@ -239,7 +239,7 @@ class HeuristicJudge(JudgeBase):
                                evidence={i: absent for i in items})
         n_fail = f.failed_attempts
         did_work = f.environment.holds or any(c.produced for c in f.calls)
-        # obtained: weights or a method file loaded, or the method ran, inline too (docs/judge.md s2a)
+        # obtained: weights or a method file loaded, or the method ran, inline too (docs/judge.md s2a); s2c needs it
         obtained = f.weights.holds or f.method_files.holds or f.method_ran.holds
         # a method run on a stand-in for a missing package is not the method set up, an import of one
         # sets up nothing (docs/judge.md "A substitute for a missing package")
@@ -249,7 +249,7 @@ class HeuristicJudge(JudgeBase):
         items = {
             "s2a": float(obtained and real),
             "s2b": float(f.input_check.holds),
-            "s2c": float(f.environment.holds and not f.substitute_opened.holds),
+            "s2c": float(f.environment.holds and obtained and not f.substitute_opened.holds),
             # the wording, literally (none tried is none failed), for a run that did some work: doing
             # nothing earns nothing (docs/judge.md "S2 Setup": s2d)
             "s2d": float(n_fail <= MAX_SETUP_FAILURES and did_work),
@@ -259,7 +259,8 @@ class HeuristicJudge(JudgeBase):
         weights = _why("weights/checkpoint obtained", f.weights)
         method_file = _why("method file written and loaded", f.method_files)
         inputs = _why("input opened and its content looked at before the batch", f.input_check)
-        env = _why("a call before the batch read the inputs or the model and succeeded", f.environment)
+        env = _why("a call up to the batch's first read the inputs or the model and succeeded", f.environment) + (
+            "" if obtained else "; no method was obtained (s2a), so none of its dependencies was shown importable")
         why = "; ".join([f"s2a {weights} / {method_file}", f"s2b {inputs}", f"s2c {env}",
                          f"s2d {n_fail} failed environment attempt(s) ({f.setup_failures.cite()}) in "
                          f"{len(f.setup_work.calls)} setup call(s) before the first output", _s2e_why(f)])
