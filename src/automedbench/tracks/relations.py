@@ -139,8 +139,9 @@ def _values(rel: Values) -> str:
     spread, vx = hi - lo, float(x.var())
     if spread <= 0 or vx <= 0 or float(y.var()) <= 0:
         return ""
-    within = np.asarray(rel.to_input_grid(out * out), dtype=np.float64) - seen * seen   # each block's variance
-    if float(np.abs(seen - src).max()) <= COPIED * spread and float(within.max()) <= (COPIED * spread) ** 2:
+    # the input's values on its grid, and each block flat (its variance, a second pass, only then)
+    if float(np.abs(seen - src).max()) <= COPIED * spread and float(
+            (np.asarray(rel.to_input_grid(out * out), dtype=np.float64) - seen * seen).max()) <= (COPIED * spread) ** 2:
         return ("the output is its input, each value copied or repeated over its block (the trivial "
                 "baseline: identity, nearest neighbour): nothing was enhanced")
     r = float(np.corrcoef(x, y)[0, 1])

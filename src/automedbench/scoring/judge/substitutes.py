@@ -37,7 +37,7 @@ def runs_on_substitutes(calls: list[CallFacts], batch: list[CallFacts]) -> tuple
     call that opened one (an import check passing on it)."""
     found = substitute_files(calls)
     def opened(runs: list[CallFacts]) -> Fact:
-        on = {c.index: found.keys() & {*c.read, *c.held} for c in runs if found.keys() & {*c.read, *c.held}}
+        on = {c.index: hit for c in runs if (hit := found.keys() & {*c.read, *c.held})}
         paths = sorted(set().union(*on.values()))
         return Fact(bool(on), list(on)[:8], paths, f"a stand-in for the missing package(s) {', '.join(sorted({found[p] for p in paths}))}")
     return opened([c for c in (batch or calls) if c.units]), opened(calls)
