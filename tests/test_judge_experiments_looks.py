@@ -195,6 +195,39 @@ def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monk
     assert "a pilot output looked at: no" in report.stages["s2"].rationale
 
 
+COUNT_ONLY_LOOK = textwrap.dedent("""\
+    # S3 inspect the pilot: how many markers it found
+    import json, pathlib
+    for f in sorted(pathlib.Path("outputs").glob("*/prediction.json")):
+        boxes = json.loads(f.read_text())["boxes"]
+        print(f, "boxes:", len(boxes))
+        assert len(boxes) > 0, "no detections"
+    """)
+
+
+def _count_only(c, m):
+    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+            ("python", COUNT_ONLY_LOOK), ("python", m.batch_code(c.data_dir, careless=False))]
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_box_count_alone_is_no_inspection_of_the_boxes(tmp_path, monkeypatch, staged_once):
+    """A detection pilot looked at for how many boxes it holds, with an assert that there are
+    some: the count is the list's form, as a shape is an array's. The look catches the output with
+    no boxes (a form mutant) and none of the broken boxes (all the same box, corners written as
+    sizes, off the image, each as many boxes as before): S3 0.5, s2e 0."""
+    AGENT_CLASSES.add("steps-count-only", steps_agent("steps-count-only", _count_only), replace=True,
+                      description="test")
+    report, experiments = run_scripted("xray-marker-det", "steps-count-only", tmp_path, monkeypatch, staged_once,
+                                       mode="all")
+    (look,) = experiments.calls
+    assert look.killed == ["no_boxes"] and not look.inspected and not look.checked, look.summary()
+    assert {"corner_size", "off_image"} <= set(look.applied_malign), look.summary()
+    assert report.stages["s3"].score == 0.5 and "form only" in report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
+
+
 SHAPE_ONLY_LOOK = textwrap.dedent("""\
     # S3 check the pilot masks: shape and affine against the input
     import glob, numpy as np, nibabel as nib

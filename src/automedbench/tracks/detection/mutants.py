@@ -1,6 +1,6 @@
 """Detection's broken outputs (docs/judge.md "Experiments"): boxes a look at one prediction
 should catch -- all the same box, width/height written where x2/y2 belong, boxes off the image,
-no boxes at all."""
+no boxes at all (a form mutant: it changes only how many boxes there are)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -27,7 +27,8 @@ def _boxes(options: DetectionOptions, fn: Callable[[list[dict[str, Any]]], list[
 
 
 def _identical(boxes: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    return None if not boxes else [dict(boxes[0]) for _ in range(max(3, len(boxes)))]
+    # as many boxes as before: a look that prints only how many there are must not see it
+    return None if len(boxes) < 2 else [dict(boxes[0]) for _ in boxes]
 
 
 def _corner_size(boxes: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -49,5 +50,7 @@ def detection_mutants(options: DetectionOptions) -> list[Mutant]:
         Mutant("identical_boxes", "every box a copy of the first one", _boxes(options, _identical)),
         Mutant("corner_size", "width/height written where x2/y2 belong (COCO's x,y,w,h)", _boxes(options, _corner_size)),
         Mutant("off_image", "every box moved outside the image", _boxes(options, _off_image)),
-        Mutant("no_boxes", "no boxes at all", _boxes(options, lambda b: [] if b else None)),
+        # how many boxes there are is the list's form, as a shape is an array's: a look that
+        # prints only a count sees no box (docs/judge.md "Each track's mutants")
+        Mutant("no_boxes", "no boxes at all", _boxes(options, lambda b: [] if b else None), aspect="form"),
     ]
