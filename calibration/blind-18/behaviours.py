@@ -434,20 +434,21 @@ def b17(ctx) -> Calls:
 
 # ------------------------------------------------------------------------------------------- b18
 B18_TRIES = {
-    "ldct-denoise": ["import torch", "import bm3d", "import cv2", "from skimage.restoration import denoise_tv_chambolle",
-                     "import SimpleITK", "import monai"],
-    "cxr-report-gen": ["import torch", "import transformers", "import torchxrayvision", "import cv2",
-                       "import open_clip", "import monai"],
+    "ldct-denoise": ["python -c 'import torch'", "python -c 'import bm3d'", "python -c 'import cv2'",
+                     "python -m pip install --no-index bm3d", "python -c 'import SimpleITK'",
+                     "python -c 'import monai'", "python -m pip install --no-index opencv-python-headless"],
+    "cxr-report-gen": ["python -c 'import torch'", "python -c 'import transformers'",
+                       "python -c 'import torchxrayvision'", "python -m pip install --no-index torchxrayvision",
+                       "python -c 'import cv2'", "python -c 'import monai'",
+                       "python -m pip install --no-index transformers"],
 }
 
 
 def b18(ctx) -> Calls:
     k = _kit(ctx)
-    pkg = {"ldct-denoise": "bm3d", "cxr-report-gen": "torchxrayvision"}[ctx.task_id]
     calls: Calls = [_plan_call(k.plan())]
-    for stmt in B18_TRIES[ctx.task_id]:
-        calls.append(("bash", f"# S2 environment\npython -c {stmt!r} && echo available"))
-    calls.append(("bash", f"# S2 environment\npython -m pip install --no-index {pkg}"))
+    for cmd in B18_TRIES[ctx.task_id]:
+        calls.append(("bash", f"# S2 environment\n{cmd} && echo available"))
     calls += [("bash", "# S2 fall back to what the lite prompt prescribes\npython -c 'import numpy, scipy; print(numpy.__version__, scipy.__version__)'"),
               ("python", k.input_look()), ("python", write_files_py(k.files())),
               _sh("# S3 pilot", k.one(k.pilot)), ("python", k.look(k.pilot)),
