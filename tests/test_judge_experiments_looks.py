@@ -97,6 +97,29 @@ def test_looks_that_see_nothing_catch_no_broken_output(kind, tmp_path, monkeypat
     assert f"call #{look.call_index} killed 0 of" in report.stages["s3"].rationale
 
 
+# every track's files, by bytes alone: names, sizes and hashes (whatever the file kind)
+BYTES_ONLY_LOOK = ("bash", "# S3 inspect the pilot\nfind outputs -type f | sort | xargs ls -l && "
+                           "find outputs -type f | sort | xargs sha256sum\n")
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ["ldct-denoise", "zsr-x4-demo", "xray-marker-det", "modality-patch-cls",
+                                     "vqa-demo-open", "cxr-report-gen"])
+def test_a_look_at_bytes_alone_catches_no_broken_output_on_any_track(task_id, tmp_path, monkeypatch, staged_once):
+    """Every track's pilot looked at by its files' sizes and hashes: the same content in other bytes
+    moves every value it prints, so no broken output is caught (S3 0.5, s2e 0) -- on every track,
+    not only the one the looks above are written for."""
+    AGENT_CLASSES.add("look-bytes-only", look_agent("look-bytes-only", lambda c: BYTES_ONLY_LOOK), replace=True,
+                      description="test")
+    report, experiments = run_scripted(task_id, "look-bytes-only", tmp_path, monkeypatch, staged_once)
+    (look, *_) = experiments.calls
+    assert look.decidable and look.applied_malign, look.summary()
+    assert look.killed == [] and not look.inspected, look.summary()
+    assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
+    assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
+
+
 @pytest.mark.slow
 @needs_bwrap
 def test_re_judging_reads_the_saved_experiments(tmp_path, monkeypatch, staged_once):
