@@ -218,35 +218,51 @@ def test_a_look_at_the_grid_alone_is_no_inspection_of_the_content(tmp_path, monk
     assert "a pilot output looked at: no" in report.stages["s2"].rationale
 
 
-COUNT_ONLY_LOOK = textwrap.dedent("""\
-    # S3 inspect the pilot: how many markers it found
-    import json, pathlib
-    for f in sorted(pathlib.Path("outputs").glob("*/prediction.json")):
-        boxes = json.loads(f.read_text())["boxes"]
-        print(f, "boxes:", len(boxes))
-        assert len(boxes) > 0, "no detections"
-    """)
-
-
-def _count_only(c, m):
-    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
-            ("python", COUNT_ONLY_LOOK), ("python", m.batch_code(c.data_dir, careless=False))]
+# looks that ask only whether there is something: a box count, a report's truth value, a mask's any()
+EMPTINESS_LOOKS = {
+    "xray-marker-det": textwrap.dedent("""\
+        # S3 inspect the pilot: how many markers it found
+        import json, pathlib
+        for f in sorted(pathlib.Path("outputs").glob("*/prediction.json")):
+            boxes = json.loads(f.read_text())["boxes"]
+            print(f, "boxes:", len(boxes))
+            assert len(boxes) > 0, "no detections"
+        """),
+    "cxr-report-gen": textwrap.dedent("""\
+        # S3 inspect the pilot report
+        import pathlib
+        for f in sorted(pathlib.Path("outputs").glob("*/report.txt")):
+            text = f.read_text()
+            print(f, "has text:", bool(text.strip()), "-> report OK")
+        """),
+    "brain-lesion-seg": textwrap.dedent("""\
+        # S3 inspect the pilot masks
+        import pathlib, numpy as np, nibabel as nib
+        for f in sorted(pathlib.Path("outputs").glob("*/*.nii.gz")):
+            m = np.asarray(nib.load(str(f)).dataobj)
+            print(f, "labelled voxels present:", bool(m.any()))
+        """),
+}
+EMPTINESS_MUTANT = {"xray-marker-det": "no_boxes", "cxr-report-gen": "empty_report", "brain-lesion-seg": "empty"}
 
 
 @needs_bwrap
 @pytest.mark.slow
-def test_a_box_count_alone_is_no_inspection_of_the_boxes(tmp_path, monkeypatch, staged_once):
-    """A detection pilot looked at for how many boxes it holds, with an assert that there are
-    some: the count is the list's form, as a shape is an array's. The look catches the output with
-    no boxes (a form mutant) and none of the broken boxes (all the same box, corners written as
-    sizes, off the image, each as many boxes as before): S3 0.5, s2e 0."""
-    AGENT_CLASSES.add("steps-count-only", steps_agent("steps-count-only", _count_only), replace=True,
-                      description="test")
-    report, experiments = run_scripted("xray-marker-det", "steps-count-only", tmp_path, monkeypatch, staged_once,
-                                       mode="all")
+@pytest.mark.parametrize("task_id", sorted(EMPTINESS_LOOKS))
+def test_a_look_that_asks_only_whether_there_is_something_is_no_inspection(task_id, tmp_path, monkeypatch,
+                                                                            staged_once):
+    """A pilot looked at for whether it holds anything (how many boxes, with an assert that there
+    are some; a report's truth value; a mask's any()): emptiness is the output's form, as a shape
+    is. The look catches the emptied output (a form mutant) and none of the broken contents
+    (the same box, corners as sizes, a canned report, a flipped or whole mask...): S3 0.5, s2e 0."""
+    def steps(c, m):
+        return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+                ("python", EMPTINESS_LOOKS[task_id]), ("python", m.batch_code(c.data_dir, careless=False))]
+    AGENT_CLASSES.add("steps-emptiness", steps_agent("steps-emptiness", steps), replace=True, description="test")
+    report, experiments = run_scripted(task_id, "steps-emptiness", tmp_path, monkeypatch, staged_once, mode="all")
     (look,) = experiments.calls
-    assert look.killed == ["no_boxes"] and not look.inspected and not look.checked, look.summary()
-    assert {"corner_size", "off_image"} <= set(look.applied_malign), look.summary()
+    assert look.killed == [EMPTINESS_MUTANT[task_id]] and not look.inspected and not look.checked, look.summary()
+    assert len(look.applied_malign) >= 3, look.summary()
     assert report.stages["s3"].score == 0.5 and "form only" in report.stages["s3"].rationale
     assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
 

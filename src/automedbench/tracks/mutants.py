@@ -45,8 +45,9 @@ class Mutant:
     apply: Callable[[UnitFiles], bool]
     malign: bool = True
     # what the mutant breaks: "content" (values, labels, answers, boxes) or "form" (the grid, the
-    # shape, how many items a list holds, which id an answer is filed under). Killing only form
-    # mutants is a look at the shape, not at the content: no inspection (docs/judge.md "Experiments")
+    # shape, how many items a list holds, whether there is anything at all, which id an answer is
+    # filed under). Killing only form mutants is a look at the shape, not at the content: no
+    # inspection (docs/judge.md "Verdicts")
     aspect: str = "content"
 
 

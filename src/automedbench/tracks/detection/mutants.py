@@ -51,6 +51,6 @@ def detection_mutants(options: DetectionOptions) -> list[Mutant]:
         Mutant("corner_size", "width/height written where x2/y2 belong (COCO's x,y,w,h)", _boxes(options, _corner_size)),
         Mutant("off_image", "every box moved outside the image", _boxes(options, _off_image)),
         # how many boxes there are is the list's form, as a shape is an array's: a look that
-        # prints only a count sees no box (docs/judge.md "Each track's mutants")
+        # prints only a count sees no box (docs/judge.md "Verdicts": emptiness is form)
         Mutant("no_boxes", "no boxes at all", _boxes(options, lambda b: [] if b else None), aspect="form"),
     ]

@@ -28,7 +28,8 @@ def _no_findings(text: str) -> str | None:
 
 def reportgen_mutants(options: ReportGenOptions) -> list[Mutant]:
     return [
-        Mutant("empty_report", "an empty report", _text(options, lambda t: "" if t.strip() else None)),
         Mutant("no_findings", "the findings section left empty", _text(options, _no_findings)),
         Mutant("canned_report", "one canned normal chest report, whatever the study", _text(options, lambda t: CANNED)),
+        # form: whether there is any text at all (docs/judge.md "Verdicts": emptiness is form)
+        Mutant("empty_report", "an empty report", _text(options, lambda t: "" if t.strip() else None), aspect="form"),
     ]

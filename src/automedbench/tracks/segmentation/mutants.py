@@ -52,8 +52,10 @@ def _shifted(labels: list[int]) -> VoxelEdit:
 
 
 def segmentation_mutants(options: SegmentationOptions) -> list[Mutant]:
+    # content mutants first: a look's replays stop at the first content kill (lifecycle/experiments.py)
+    # form: whether any voxel is labelled at all (docs/judge.md "Verdicts": emptiness is form)
+    empty = Mutant("empty", "every mask empty (all 0)", lambda f: _all(f, _empty), aspect="form")
     common = [
-        Mutant("empty", "every mask empty (all 0)", lambda f: _all(f, _empty)),
         Mutant("flipped_z", "the voxel array reversed along z with the affine kept (an orientation error)",
                lambda f: _all(f, _flipped_z)),
         Mutant("wrong_grid", "every second slice only, z spacing doubled: not the input's grid",
@@ -63,8 +65,10 @@ def segmentation_mutants(options: SegmentationOptions) -> list[Mutant]:
         labels = sorted(options.labels)
         return [*common,
                 Mutant("one_label", f"every voxel labelled {labels[0]}", lambda f: _all(f, _whole(labels[0]))),
-                Mutant("labels_shifted", "every label value replaced by the next one", lambda f: _all(f, _shifted(labels)))]
+                Mutant("labels_shifted", "every label value replaced by the next one", lambda f: _all(f, _shifted(labels))),
+                empty]
     return [*common,
             Mutant("whole_foreground", "every voxel foreground (all 1)", lambda f: _all(f, _whole(1))),
             Mutant("lesion_is_organ", f"the {options.lesion_name} mask is a copy of the {options.organ_name} mask",
-                   _lesion_is_organ(options))]
+                   _lesion_is_organ(options)),
+            empty]

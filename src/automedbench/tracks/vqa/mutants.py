@@ -41,8 +41,9 @@ def _without_answer(d: dict[str, Any]) -> dict[str, Any] | None:
 
 def vqa_mutants(options: VQAOptions) -> list[Mutant]:
     return [
-        Mutant("empty_answer", "an empty answer", _answer(_set(""))),
         Mutant("placeholder", 'the placeholder "unknown" for every answer', _answer(_set("unknown"))),
+        # form: whether there is any answer at all (docs/judge.md "Verdicts": emptiness is form)
+        Mutant("empty_answer", "an empty answer", _answer(_set("")), aspect="form"),
         Mutant("other_question", "the answer filed under another question's id", _answer(_other_question),
                aspect="form"),
         Mutant("answer_missing", "the predicted_answer field left out", _answer(_without_answer), aspect="form"),
