@@ -93,16 +93,21 @@ def test_failed_attempts_are_told_apart_by_what_failed():
     tb = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'monai'\n"
     pip = ("ERROR: Could not find a version that satisfies the requirement bm3d==9\n"
            "ERROR: No matching distribution found for bm3d==9\nbash: nnUNetv2_predict: command not found\n")
-    assert failed_attempts(loop) == {"monai", "ants", "medpy", "torchio"}
-    assert failed_attempts(loop + tb) == {"monai", "ants", "medpy", "torchio"}     # the same module twice: one
-    assert failed_attempts(pip) == {"bm3d==9", "nnUNetv2_predict"}
+    imports = {f"import {m}" for m in ("monai", "ants", "medpy", "torchio")}
+    assert failed_attempts(loop) == imports
+    assert failed_attempts(loop + tb) == imports     # the same module twice: one
+    assert failed_attempts(pip) == {"install bm3d==9", "run nnUNetv2_predict"}
     assert failed_attempts("numpy 1.26.4 scipy 1.13\n") == set()
+    # installing a package and importing it are two attempts, however the work was cut into calls
+    both = "ERROR: No matching distribution found for llava\nModuleNotFoundError: No module named 'llava'\n"
+    assert failed_attempts(both, installs=True) == {"install llava", "import llava"}
     # in a call that installs, every other error pip reports is an attempt that failed; one that
     # names a package is that package's; the resolver's note after a good install is none
     req = "ERROR: Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'\n"
     note = "ERROR: pip's dependency resolver does not currently take into account all the packages\n"
-    assert failed_attempts(pip + req + note, installs=True) == {"bm3d==9", "nnUNetv2_predict", req[7:-1]}
-    assert failed_attempts(pip + req + note) == {"bm3d==9", "nnUNetv2_predict"}    # no install in the call
+    assert failed_attempts(pip + req + note, installs=True) == {"install bm3d==9", "run nnUNetv2_predict",
+                                                                "install " + req[7:-1]}
+    assert failed_attempts(pip + req + note) == {"install bm3d==9", "run nnUNetv2_predict"}    # no install in the call
 
 
 def test_a_step_that_echoes_the_rubric_is_no_step():

@@ -7,17 +7,17 @@ from functools import lru_cache
 
 from .calls import CallFacts, Fact
 
-# an environment attempt that failed, as the interpreter, pip, apt or the shell report it; the
-# captured name tells attempts apart (one module tried in a loop of seven is one of seven)
+# a failed environment attempt as the interpreter, pip, apt or shell report it: what was tried and
+# how tell attempts apart (installing X and importing X are two; docs/judge.md "Setup work")
+_HOW = {"mod": "import", "name": "import", "req": "install", "dist": "install", "apt": "install", "cmd": "run"}
 _FAILED_ATTEMPT = re.compile(
     r"No module named '?(?P<mod>[\w.]+)|cannot import name '(?P<name>\w+)'|"
     r"Could not find a version that satisfies the requirement (?P<req>\S+)|"
     r"No matching distribution found for (?P<dist>\S+)|Unable to locate package (?P<apt>\S+)|"
     r"^(?:\S*sh: )?(?:line \d+: )?(?P<cmd>[\w.\-]+): command not found", re.MULTILINE)
-# the phrases the pattern needs: most outputs have none, and are not searched (long logs)
+# the phrases the pattern needs: outputs without any are not searched (long logs)
 _FAILURE_WORDS = ("No module named", "cannot import name", "satisfies the requirement", "No matching distribution",
                   "Unable to locate package", "command not found")
-
 
 # any other error pip reports in a call that installs is an attempt that failed, told apart by its
 # words ("Could not open requirements file"); the resolver's note after a good install is none
@@ -25,12 +25,12 @@ _PIP_ERROR = re.compile(r"^ERROR: (?!pip's dependency resolver)(.{1,120})", re.M
 
 
 def failed_attempts(text: str, installs: bool = False) -> set[str]:
-    """The distinct attempts a call's output reports failed (docs/judge.md "Setup work")."""
+    """The distinct attempts a call's output reports failed, as "how what" ("install bm3d")."""
     found: set[str] = set()
     if any(w in text for w in _FAILURE_WORDS):
-        found = {next(v for v in m.groups() if v) for m in _FAILED_ATTEMPT.finditer(text)}
+        found = {f"{_HOW[k]} {v}" for m in _FAILED_ATTEMPT.finditer(text) for k, v in m.groupdict().items() if v}
     if installs and "ERROR: " in text:
-        found |= {line for line in _PIP_ERROR.findall(text) if _FAILED_ATTEMPT.search(line) is None}
+        found |= {f"install {line}" for line in _PIP_ERROR.findall(text) if _FAILED_ATTEMPT.search(line) is None}
     return found
 
 
@@ -44,7 +44,7 @@ def setup_facts(calls: list[CallFacts]) -> tuple[Fact, Fact, int]:
     imported = {package_key(m) for c in calls if c.ok for m in _IMPORT.findall(c.code)}
     for c in setup:
         named.setdefault(c.index, set()).update(failed_attempts(c.text, INSTALL.search(c.code) is not None))
-        named[c.index].update(hidden_attempts(c.code) - imported)
+        named[c.index].update(f"install {p}" for p in hidden_attempts(c.code) - imported)
         failed[c.index] = failed.get(c.index, False) or not c.ok
     counts = {i: max(len(named[i]), int(failed[i])) for i in named}
     fails = [i for i in counts if counts[i]]
