@@ -134,6 +134,10 @@ def test_steps_must_name_something_to_run():
     assert executable(runnable, ["otsu"])
     assert executable(["1. understand it", "2. smooth with sigma 1.5", "3. done"], [])    # a parameter
     assert executable(["1. load the data", "2. run the method", "3. save"], [])     # operations
+    # the name of the work itself is no operation: "inference over the cohort" says what every plan could
+    assert not executable(["1. Data understanding", "2. Model selection: best-in-class model",
+                           "3. Scalable inference over the cohort"], [])
+    assert executable(["1. Data understanding", "2. Model selection", "3. Run inference over the cohort"], [])
     table_only = ["| 1 | load | t1.nii.gz |", "| 2 | run | otsu |", "| 3 | save | outputs/ |"]
     assert executable(table_only, ["otsu"])
 

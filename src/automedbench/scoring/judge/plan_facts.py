@@ -292,7 +292,7 @@ _VAGUE = frozenset("it them this that these those everything all anything someth
 
 def _operation_on_something(line: str) -> bool:
     """An operation followed, within its next four words, by a word that names something."""
-    for m in OPERATIONS.finditer(line):
+    for m in (m for m in OPERATIONS.finditer(line) if m.group().lower() not in _VAGUE):   # "inference" names the work
         after = re.findall(r"[A-Za-z][\w\-]*", line[m.end():])[:4]
         if any(w.lower() not in _VAGUE for w in after):
             return True
