@@ -468,9 +468,10 @@ def _bash_look(ctx, k: Kit) -> str:
         # S3 read the pilot rows back
         f=outputs/predictions.csv
         cat $f
-        echo "label counts:"; tail -n +2 $f | cut -d, -f2 | sort | uniq -c
-        n=$(tail -n +2 $f | wc -l); k=$(tail -n +2 $f | cut -d, -f2 | sort -u | wc -l)
-        bad=$(tail -n +2 $f | cut -d, -f2 | grep -cvE '^(ct|mr|xray|ultrasound|histology)$')
+        body=$(tail -n +2 $f | tr -d '\r')   # csv rows end in CRLF
+        echo "label counts:"; echo "$body" | cut -d, -f2 | sort | uniq -c
+        n=$(echo "$body" | wc -l); k=$(echo "$body" | cut -d, -f2 | sort -u | wc -l)
+        bad=$(echo "$body" | cut -d, -f2 | grep -cvE '^(ct|mr|xray|ultrasound|histology)$')
         echo "rows $n, classes $k, labels outside the five: $bad"
         python - <<'EOF_PY' || exit 1
         import csv, numpy as np
