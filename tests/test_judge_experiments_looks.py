@@ -97,25 +97,52 @@ def test_looks_that_see_nothing_catch_no_broken_output(kind, tmp_path, monkeypat
     assert f"call #{look.call_index} killed 0 of" in report.stages["s3"].rationale
 
 
-# every track's files, by bytes alone: names, sizes and hashes (whatever the file kind)
-BYTES_ONLY_LOOK = ("bash", "# S3 inspect the pilot\nfind outputs -type f | sort | xargs ls -l && "
-                           "find outputs -type f | sort | xargs sha256sum\n")
+# looks that see nothing, written for any track's files (whatever their kind)
+ANY_TRACK_LOOKS = {
+    # names, sizes and hashes: the bytes alone
+    "bytes-only": lambda c: ("bash", "# S3 inspect the pilot\nfind outputs -type f | sort | xargs ls -l && "
+                                     "find outputs -type f | sort | xargs sha256sum\n"),
+    # every output read, then only the input's facts printed
+    "input-facts": lambda c: ("python", textwrap.dedent(f"""\
+        # S3 inspect the pilot
+        import pathlib
+        outs = {{str(f): f.read_bytes() for f in sorted(pathlib.Path("outputs").rglob("*")) if f.is_file()}}
+        case = sorted(p for p in pathlib.Path({c.data_dir!r}).iterdir() if p.is_dir())[0]
+        print("pilot ok:", case.name, sorted((f.name, f.stat().st_size) for f in case.iterdir() if f.is_file()))
+        """)),
+    # asserts that hold for any file
+    "tautology": lambda c: ("python", textwrap.dedent("""\
+        # S3 check the pilot
+        import pathlib
+        for f in sorted(pathlib.Path("outputs").rglob("*")):
+            if f.is_file():
+                data = f.read_bytes()
+                assert len(data) == len(data) and len(data) >= 0 and data[:0] == b""
+        print("all checks passed")
+        """)),
+}
 
 
 @needs_bwrap
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", ["ldct-denoise", "zsr-x4-demo", "xray-marker-det", "modality-patch-cls",
                                      "vqa-demo-open", "cxr-report-gen"])
-def test_a_look_at_bytes_alone_catches_no_broken_output_on_any_track(task_id, tmp_path, monkeypatch, staged_once):
-    """Every track's pilot looked at by its files' sizes and hashes: the same content in other bytes
-    moves every value it prints, so no broken output is caught (S3 0.5, s2e 0) -- on every track,
-    not only the one the looks above are written for."""
-    AGENT_CLASSES.add("look-bytes-only", look_agent("look-bytes-only", lambda c: BYTES_ONLY_LOOK), replace=True,
-                      description="test")
-    report, experiments = run_scripted(task_id, "look-bytes-only", tmp_path, monkeypatch, staged_once)
-    (look, *_) = experiments.calls
-    assert look.decidable and look.applied_malign, look.summary()
-    assert look.killed == [] and not look.inspected, look.summary()
+def test_looks_that_see_nothing_catch_no_broken_output_on_any_track(task_id, tmp_path, monkeypatch, staged_once):
+    """Every track's pilot looked at by its files' sizes and hashes, by the input's facts printed
+    after reading the output, and by asserts that hold for any file (three calls of one run): no
+    broken output changes what any of them prints or its exit status (the bytes' values move with
+    the same content in other bytes too), so none is caught (S3 0.5, s2e 0) -- on every track, not
+    only segmentation's above."""
+    def steps(c, m):
+        return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+                *(ANY_TRACK_LOOKS[k](c) for k in sorted(ANY_TRACK_LOOKS)),
+                ("python", m.batch_code(c.data_dir, careless=False))]
+    AGENT_CLASSES.add("steps-see-nothing", steps_agent("steps-see-nothing", steps), replace=True, description="test")
+    report, experiments = run_scripted(task_id, "steps-see-nothing", tmp_path, monkeypatch, staged_once)
+    assert len(experiments.calls) == len(ANY_TRACK_LOOKS), [c.summary() for c in experiments.calls]
+    for look in experiments.calls:
+        assert look.decidable and look.applied_malign, look.summary()
+        assert look.killed == [] and not look.inspected, look.summary()
     assert report.stages["s3"].score == 0.5, report.stages["s3"].rationale
     assert report.stages["s2"].items["s2e"] == 0.0, report.stages["s2"].rationale
 
