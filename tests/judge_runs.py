@@ -59,6 +59,15 @@ def steps_agent(name: str, steps) -> type:
     return type("Steps_" + name.replace("-", "_"), (StepsAgent,), {"name": name})
 
 
+def looks_after_pilot(looks):
+    """Steps for `steps_agent`: the plan, the setup, a pilot, then `looks(context)` ((language,
+    code) pairs), then the batch."""
+    def steps(c, m):
+        return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
+                *looks(c), ("python", m.batch_code(c.data_dir, careless=False))]
+    return steps
+
+
 def run_scripted(task_id: str, agent: str, tmp_path: Path, monkeypatch, staged_once, mode: str = "all"):
     """One lite run of `agent` in bwrap with $AUTOMEDBENCH_EXPERIMENTS=`mode`: (report, experiments)."""
     monkeypatch.setenv("AUTOMEDBENCH_EXPERIMENTS", mode)

@@ -19,7 +19,7 @@ from automedbench.runs.options import RunOptions
 from automedbench.scoring.experiments import load_experiments
 from automedbench.tasks import get_task
 
-from tests.judge_runs import PLAN, look_agent, needs_bwrap, run_scripted, steps_agent
+from tests.judge_runs import look_agent, looks_after_pilot, needs_bwrap, run_scripted, steps_agent
 
 LOOKS_THAT_SEE_NOTHING = {
     # prints the input's facts after loading the output
@@ -133,10 +133,7 @@ def test_looks_that_see_nothing_catch_no_broken_output_on_any_track(task_id, tmp
     broken output changes what any of them prints or its exit status (the bytes' values move with
     the same content in other bytes too), so none is caught (S3 0.5, s2e 0) -- on every track, not
     only segmentation's above."""
-    def steps(c, m):
-        return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
-                *(ANY_TRACK_LOOKS[k](c) for k in sorted(ANY_TRACK_LOOKS)),
-                ("python", m.batch_code(c.data_dir, careless=False))]
+    steps = looks_after_pilot(lambda c: [ANY_TRACK_LOOKS[k](c) for k in sorted(ANY_TRACK_LOOKS)])
     AGENT_CLASSES.add("steps-see-nothing", steps_agent("steps-see-nothing", steps), replace=True, description="test")
     report, experiments = run_scripted(task_id, "steps-see-nothing", tmp_path, monkeypatch, staged_once)
     assert len(experiments.calls) == len(ANY_TRACK_LOOKS), [c.summary() for c in experiments.calls]
@@ -222,9 +219,7 @@ GRID_ONLY_LOOK = textwrap.dedent("""\
     """)
 
 
-def _grid_only(c, m):
-    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
-            ("python", GRID_ONLY_LOOK), ("python", m.batch_code(c.data_dir, careless=False))]
+_grid_only = looks_after_pilot(lambda c: [("python", GRID_ONLY_LOOK)])
 
 @needs_bwrap
 @pytest.mark.slow
@@ -282,9 +277,7 @@ def test_a_look_that_asks_only_whether_there_is_something_is_no_inspection(task_
     are some; a report's truth value; a mask's any()): emptiness is the output's form, as a shape
     is. The look catches the emptied output (a form mutant) and none of the broken contents
     (the same box, corners as sizes, a canned report, a flipped or whole mask...): S3 0.5, s2e 0."""
-    def steps(c, m):
-        return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
-                ("python", EMPTINESS_LOOKS[task_id]), ("python", m.batch_code(c.data_dir, careless=False))]
+    steps = looks_after_pilot(lambda c: [("python", EMPTINESS_LOOKS[task_id])])
     AGENT_CLASSES.add("steps-emptiness", steps_agent("steps-emptiness", steps), replace=True, description="test")
     report, experiments = run_scripted(task_id, "steps-emptiness", tmp_path, monkeypatch, staged_once, mode="all")
     (look,) = experiments.calls
@@ -303,9 +296,7 @@ SHAPE_ONLY_LOOK = textwrap.dedent("""\
     """)
 
 
-def _shape_only(c, m):
-    return [PLAN, ("python", m.setup_code(c.data_dir)), ("python", m.pilot_code(c.data_dir)),
-            ("python", SHAPE_ONLY_LOOK), ("python", m.batch_code(c.data_dir, careless=False))]
+_shape_only = looks_after_pilot(lambda c: [("python", SHAPE_ONLY_LOOK)])
 
 
 @needs_bwrap

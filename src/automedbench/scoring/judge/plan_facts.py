@@ -292,9 +292,9 @@ _VAGUE = frozenset("it them this that these those everything all anything someth
 
 def _operation_on_something(line: str) -> bool:
     """An operation followed, within its next four words, by a word that names something."""
-    for m in (m for m in OPERATIONS.finditer(line) if m.group().lower() not in _VAGUE):   # "inference" names the work
+    for m in OPERATIONS.finditer(line):
         after = re.findall(r"[A-Za-z][\w\-]*", line[m.end():])[:4]
-        if any(w.lower() not in _VAGUE for w in after):
+        if m.group().lower() not in _VAGUE and any(w.lower() not in _VAGUE for w in after):   # "inference": no operation
             return True
     return False
 
